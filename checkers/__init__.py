@@ -1,0 +1,1 @@
+"""Numeric question generators backed by a small torch reference implementation."""

@@ -1,0 +1,1 @@
+"""quizzer: spaced-repetition drills for ML/NLP interviews."""
