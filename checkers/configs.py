@@ -1,0 +1,61 @@
+"""Model configurations (sizes only), kept free of torch so checkers can name them at import time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Family = Literal["bert", "gpt"]
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The sizes that decide a Transformer's parameter count.
+
+    `bias` and `layer_norm` switch biases and LayerNorms on or off, which is how the course's
+    "textbook" table (weights only) differs from the exact count of a real checkpoint.
+    """
+
+    name: str
+    family: Family
+    vocab: int
+    positions: int
+    segments: int  # 0 = no segment (token type) embedding: GPT, DistilBERT
+    layers: int
+    hidden: int
+    heads: int
+    ffn: int
+    pre_norm: bool = False  # GPT-2 style (LayerNorm before each sub-layer, plus a final one)
+    pooler: bool = True  # BERT's [CLS] dense + tanh; only meaningful for the bert family
+    bias: bool = True
+    layer_norm: bool = True
+
+    @property
+    def causal(self) -> bool:
+        """Decoder-only models attend to the left only."""
+        return self.family == "gpt"
+
+    def describe(self) -> str:
+        """One line for prompts: the sizes that matter."""
+        seg = f", segments={self.segments}" if self.segments else ""
+        return (
+            f"L={self.layers}, d={self.hidden}, h={self.heads}, d_ff={self.ffn}, "
+            f"V={self.vocab}, P={self.positions}{seg}"
+        )
+
+
+def _bert(name: str, layers: int, hidden: int, heads: int, vocab: int = 30522, **kw) -> ModelConfig:
+    return ModelConfig(name, "bert", vocab, 512, kw.pop("segments", 2), layers, hidden, heads, 4 * hidden, **kw)
+
+
+CONFIGS: dict[str, ModelConfig] = {
+    c.name: c
+    for c in (
+        _bert("bert-base-uncased", 12, 768, 12),
+        _bert("bert-large-uncased", 24, 1024, 16),
+        _bert("bert-base-chinese", 12, 768, 12, vocab=21128),
+        _bert("distilbert-base-uncased", 6, 768, 12, segments=0, pooler=False),
+        ModelConfig("openai-gpt", "gpt", 40478, 512, 0, 12, 768, 12, 3072, pre_norm=False, pooler=False),
+        ModelConfig("gpt2", "gpt", 50257, 1024, 0, 12, 768, 12, 3072, pre_norm=True, pooler=False),
+    )
+}
