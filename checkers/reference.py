@@ -110,6 +110,12 @@ class Block(nn.Module):
         return self.ffn_norm(x + self.ffn(x))
 
 
+def _embedding(num: int, dim: int) -> nn.Embedding:
+    """nn.Embedding initialised with uniform_: its default normal_ init, on the meta device, goes
+    through torch._refs and imports torch._dynamo (about 1 s) for nothing."""
+    return nn.Embedding(num, dim, _weight=torch.empty(num, dim).uniform_(-0.02, 0.02))
+
+
 class Embeddings(nn.Module):
     """token + position (+ segment) embeddings, summed element-wise: [B, S] -> [B, S, d].
 
@@ -118,9 +124,9 @@ class Embeddings(nn.Module):
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
-        self.token = nn.Embedding(cfg.vocab, cfg.hidden)
-        self.position = nn.Embedding(cfg.positions, cfg.hidden)
-        self.segment = nn.Embedding(cfg.segments, cfg.hidden) if cfg.segments else None
+        self.token = _embedding(cfg.vocab, cfg.hidden)
+        self.position = _embedding(cfg.positions, cfg.hidden)
+        self.segment = _embedding(cfg.segments, cfg.hidden) if cfg.segments else None
         self.norm = _norm(cfg) if cfg.family == "bert" else nn.Identity()
 
     def forward(self, input_ids: Tensor, segment_ids: Tensor | None = None) -> Tensor:
