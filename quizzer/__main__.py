@@ -1,0 +1,3 @@
+from quizzer.cli import main
+
+main()

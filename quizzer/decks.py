@@ -1,0 +1,330 @@
+"""Finding, validating and loading deck files.
+
+Validation reports every problem it can find as ``path:line:column: message`` and keeps
+going, because a contributor fixing a pull request wants the whole list at once. Loading
+for study caches validated decks by file content, so starting ``quiz`` does not re-parse
+YAML that has not changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from pydantic import ValidationError
+
+from quizzer import model
+from quizzer.yamlsource import Path as DataPath
+from quizzer.yamlsource import Position, YamlDocument, parse
+
+DECK_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    file: str
+    line: int
+    column: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: {self.message}"
+
+    def github(self) -> str:
+        message = self.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return f"::error file={self.file},line={self.line},col={self.column}::{message}"
+
+
+@dataclass
+class LoadedDeck:
+    """A valid deck, the file it came from, and the line each card starts on."""
+
+    path: Path
+    deck: model.Deck
+    lines: dict[str, int] = field(default_factory=dict)
+
+
+class DeckError(Exception):
+    """Decks that cannot be used; carries every problem found."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("\n".join(map(str, problems)))
+        self.problems = problems
+
+
+def bundled_decks() -> Path:
+    """The decks shipped with quizzer: the checkout's ``decks/``, else the wheel's copy."""
+    package = Path(__file__).resolve().parent
+    checkout = package.parent / "decks"
+    return checkout if checkout.is_dir() else package / "decks"
+
+
+def deck_dirs(option: Path | None = None) -> list[Path]:
+    """``--decks`` wins, then ``QUIZ_DECKS`` (os.pathsep-separated), then the bundled decks."""
+    if option is not None:
+        return [option]
+    env = os.environ.get("QUIZ_DECKS")
+    if env:
+        return [Path(p) for p in env.split(os.pathsep) if p]
+    return [bundled_decks()]
+
+
+def deck_files(paths: Iterable[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.iterdir() if p.suffix in DECK_SUFFIXES))
+        else:
+            files.append(path)
+    return files
+
+
+def display(path: Path) -> str:
+    """A path as a contributor would type it: relative to the working directory if inside."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+# ---------------------------------------------------------------- validation
+
+
+def _friendly(error: dict[str, Any]) -> str:
+    kind, loc = error["type"], error["loc"]
+    name = next((str(p) for p in reversed(loc) if isinstance(p, str) and p not in model.KINDS), "value")
+    if kind == "missing":
+        return f"missing field '{loc[-1]}'"
+    if kind == "extra_forbidden":
+        return f"unknown field '{loc[-1]}'"
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        return f"kind must be one of {', '.join(model.KINDS)}"
+    if kind == "string_pattern_mismatch" and name in ("id", "tags"):
+        return f"{name}: use lowercase a-z, 0-9 and '-' (got {error['input']!r})"
+    if kind == "string_pattern_mismatch" and name == "answer":
+        return f"{name}: {error['input']!r} is not a number/letter in the expected form"
+    if kind in ("too_short", "too_long"):
+        bound = error["ctx"].get("min_length" if kind == "too_short" else "max_length")
+        return f"{name}: needs {'at least' if kind == 'too_short' else 'at most'} {bound} item(s)"
+    if kind == "string_type" and error["input"] is None:
+        return f"{name}: text is empty"
+    if kind in ("string_type", "list_type", "dict_type", "model_type", "model_attributes_type"):
+        expected = {"string_type": "text", "list_type": "a list", "dict_type": "a mapping"}.get(kind, "a mapping")
+        return f"{name}: expected {expected}, got {type(error['input']).__name__ if error['input'] is not None else 'nothing'}"
+    message = error["msg"].removeprefix("Value error, ")
+    return f"{name}: {message}"
+
+
+def _data_path(data: Any, loc: Iterable[str | int]) -> DataPath:
+    """Map a pydantic error location onto the data, skipping union-branch labels."""
+    path: list[str | int] = []
+    for part in loc:
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
+            data = data[part]
+        elif isinstance(data, dict) and not (part in model.KINDS or "[" in str(part)):
+            path.append(part)  # a missing or unknown key: point at the mapping or key
+            break
+        else:
+            continue
+        path.append(part)
+    return tuple(path)
+
+
+def _problems_from(error: ValidationError, doc: YamlDocument, base: DataPath, shown: str) -> list[Problem]:
+    found: list[Problem] = []
+    root = _get(doc.data, base)
+    for err in error.errors():
+        path = base + _data_path(root, err["loc"])
+        at = doc.position(path, prefer_key=err["type"] in ("extra_forbidden", "missing"))
+        problem = Problem(shown, at.line, at.column, _friendly(err))
+        if problem not in found:
+            found.append(problem)
+    return found
+
+
+def _get(data: Any, path: DataPath) -> Any:
+    for part in path:
+        data = data[part]
+    return data
+
+
+def _check_numeric(card: model.NumericCard, doc: YamlDocument, base: DataPath, shown: str, verify: bool) -> list[Problem]:
+    """Checker parameters and the worked example, which only the checker can judge."""
+    from checkers import registry
+
+    checker = registry.get(card.checker)
+    problems: list[Problem] = []
+    try:
+        checker.Params.model_validate(card.params)
+    except ValidationError as err:
+        problems += _problems_from(err, doc, base + ("params",), shown)
+    if card.example is None:
+        return problems
+    try:
+        checker.Inputs.model_validate(card.example.inputs)
+    except ValidationError as err:
+        return problems + _problems_from(err, doc, base + ("example", "inputs"), shown)
+    if verify:
+        from checkers.verify import check_example
+
+        message = check_example(card.checker, card.example.inputs, card.example.answer)
+        if message:
+            at = doc.position(base + ("example", "answer"))
+            problems.append(Problem(shown, at.line, at.column, f"example answer: {message}"))
+    return problems
+
+
+@dataclass
+class Checked:
+    """The outcome of validating one file: the deck if usable, its card lines, its problems."""
+
+    path: Path
+    deck: model.Deck | None
+    lines: list[tuple[str, int]]
+    problems: list[Problem]
+
+    def loaded(self) -> LoadedDeck | None:
+        return LoadedDeck(self.path, self.deck, dict(self.lines)) if self.deck and not self.problems else None
+
+
+def _card_lines(doc: YamlDocument) -> list[tuple[str, int]]:
+    """(id, line) of every card that has a textual id, duplicates included."""
+    cards = doc.data.get("cards") if isinstance(doc.data, dict) else None
+    if not isinstance(cards, list):
+        return []
+    return [
+        (card["id"], doc.position(("cards", i)).line)
+        for i, card in enumerate(cards)
+        if isinstance(card, dict) and isinstance(card.get("id"), str)
+    ]
+
+
+def validate_text(text: str, path: Path, *, verify_examples: bool = True) -> Checked:
+    """Validate one deck's text, collecting every problem rather than stopping at the first."""
+    shown = display(path)
+    doc = parse(text)
+    checked = Checked(path, None, _card_lines(doc), [Problem(shown, p.position.line, p.position.column, p.message) for p in doc.problems])
+    checked.problems += duplicate_ids([(path, checked.lines)])
+    if doc.data is None:
+        if not checked.problems:
+            checked.problems.append(Problem(shown, 1, 1, "the deck file is empty"))
+        return checked
+    if not isinstance(doc.data, dict):
+        checked.problems.append(Problem(shown, 1, 1, "a deck is a mapping with id, title, language, source, cards"))
+        return checked
+    try:
+        checked.deck = model.Deck.model_validate(doc.data)
+    except ValidationError as err:
+        checked.problems += _problems_from(err, doc, (), shown)
+        return checked
+    for index, card in enumerate(checked.deck.cards):
+        if isinstance(card, model.NumericCard):
+            checked.problems += _check_numeric(card, doc, ("cards", index), shown, verify_examples)
+    return checked
+
+
+def _read(path: Path) -> tuple[str | None, bytes | None, list[Problem]]:
+    """The file's text (and bytes, the cache key), or the problem that stops reading it."""
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        return None, None, [Problem(display(path), 1, 1, f"cannot read: {err.strerror}")]
+    try:
+        return raw.decode("utf-8"), raw, []
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        return None, raw, [Problem(display(path), line, 1, "the file is not UTF-8")]
+
+
+def duplicate_ids(decks: Iterable[tuple[Path, Iterable[tuple[str, int]]]]) -> list[Problem]:
+    """A card id must be unique across all decks: review history hangs on it."""
+    seen: dict[str, tuple[Path, int]] = {}
+    problems: list[Problem] = []
+    for path, lines in decks:
+        for card_id, line in lines:
+            if card_id in seen:
+                first, first_line = seen[card_id]
+                problems.append(Problem(display(path), line, 1, f"duplicate card id '{card_id}' (also at {display(first)}:{first_line})"))
+            else:
+                seen[card_id] = (path, line)
+    return problems
+
+
+def lint(paths: Iterable[Path]) -> list[Problem]:
+    """Every problem in the given deck files and folders, duplicate ids across files included."""
+    problems: list[Problem] = []
+    lines: list[tuple[Path, list[tuple[str, int]]]] = []
+    for path in deck_files(paths):
+        text, _, found = _read(path)
+        problems += found
+        if text is not None:
+            checked = validate_text(text, path)
+            problems += checked.problems
+            first_lines = {card_id: line for card_id, line in reversed(checked.lines)}
+            lines.append((path, first_lines.items()))  # repeats inside a file are reported already
+    return sorted(problems + duplicate_ids(lines))
+
+
+# ---------------------------------------------------------------- loading with a cache
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("QUIZ_CACHE_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("quizzer")) / "decks"
+
+
+_MODEL_FINGERPRINT = hashlib.sha256(Path(model.__file__).read_bytes()).hexdigest()[:16]
+
+
+def _cache_path(raw: bytes) -> Path:
+    key = hashlib.sha256(_MODEL_FINGERPRINT.encode() + b"\0" + raw).hexdigest()
+    return cache_dir() / f"{key}.json"
+
+
+def _load_one(path: Path) -> LoadedDeck:
+    text, raw, problems = _read(path)
+    if text is None or raw is None:
+        raise DeckError(problems)
+    cached = _cache_path(raw)
+    try:
+        stored = json.loads(cached.read_text("utf-8"))
+        return LoadedDeck(path, model.Deck.model_validate(stored["deck"]), stored["lines"])
+    except (OSError, ValueError, KeyError):
+        pass  # not cached yet, or cached by another format version: parse again
+    checked = validate_text(text, path, verify_examples=False)
+    loaded = checked.loaded()
+    if loaded is None:
+        raise DeckError(checked.problems)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"deck": loaded.deck.model_dump(mode="json"), "lines": loaded.lines}, ensure_ascii=False), "utf-8")
+        tmp.replace(cached)
+    except OSError:
+        pass  # an unwritable cache only costs speed
+    return loaded
+
+
+def load_decks(dirs: Iterable[Path]) -> list[LoadedDeck]:
+    """All decks in ``dirs``; raises :class:`DeckError` listing the problems of unusable ones."""
+    decks: list[LoadedDeck] = []
+    problems: list[Problem] = []
+    for path in deck_files(dirs):
+        try:
+            decks.append(_load_one(path))
+        except DeckError as err:
+            problems += err.problems
+    problems += duplicate_ids((d.path, d.lines.items()) for d in decks)
+    if problems:
+        raise DeckError(sorted(problems))
+    return decks

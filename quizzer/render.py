@@ -1,0 +1,34 @@
+"""Turning deck text (Markdown with $LaTeX$) into something a terminal shows well."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from rich.markdown import Markdown
+
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
+
+
+@lru_cache(maxsize=1)
+def _latex():
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text(math_mode="text")
+
+
+def math_to_unicode(text: str) -> str:
+    """Replace every ``$...$`` / ``$$...$$`` by its Unicode reading (``\\sqrt{d_k}`` -> ``√(d_k)``)."""
+    if "$" not in text:
+        return text
+
+    def convert(match: re.Match[str]) -> str:
+        block, inline = match.groups()
+        rendered = _latex().latex_to_text(block or inline).strip()
+        return f"\n\n{rendered}\n\n" if block else f"`{rendered}`"
+
+    return _MATH.sub(convert, text)
+
+
+def markdown(text: str) -> Markdown:
+    return Markdown(math_to_unicode(text))
