@@ -1,0 +1,50 @@
+"""Wall clock and study days.
+
+Kept free of heavy imports: the CLI imports this at start-up.
+
+``QUIZ_NOW`` lets tests and demos move time: when set, ``now()`` returns that
+ISO-8601 datetime instead of the real time.  A value with an offset
+("2025-03-01T09:00:00+00:00", "...Z") is taken as is; a naive value
+("2025-03-01T09:00") is read as *local* time, like a wall clock, then
+converted to UTC.
+
+A study day starts at ``rollover_hour`` (04:00 by default) local time, as in
+Anki, so a late-night session still counts for the day it began in.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import date, datetime, time, timedelta, timezone
+
+ROLLOVER_HOUR = 4
+
+
+def now() -> datetime:
+    """UTC now, or the time pinned by ``QUIZ_NOW``."""
+    pinned = os.environ.get("QUIZ_NOW")
+    if not pinned:
+        return datetime.now(timezone.utc)
+    return to_utc(datetime.fromisoformat(pinned.strip().replace("Z", "+00:00")))
+
+
+def to_utc(dt: datetime) -> datetime:
+    """Aware UTC datetime; a naive input is taken as local time."""
+    return dt.astimezone(timezone.utc)
+
+
+def study_day(dt: datetime, rollover_hour: int = ROLLOVER_HOUR) -> date:
+    """The local study day ``dt`` belongs to (before the rollover hour → previous day)."""
+    return (dt.astimezone() - timedelta(hours=rollover_hour)).date()
+
+
+def day_start(day: date | datetime, rollover_hour: int = ROLLOVER_HOUR) -> datetime:
+    """UTC instant a study day begins; a datetime stands for the study day it falls in."""
+    if isinstance(day, datetime):
+        day = study_day(day, rollover_hour)
+    return datetime.combine(day, time(rollover_hour)).astimezone(timezone.utc)
+
+
+def next_day_start(dt: datetime, rollover_hour: int = ROLLOVER_HOUR) -> datetime:
+    """UTC instant the study day after the one containing ``dt`` begins (e.g. for bury)."""
+    return day_start(study_day(dt, rollover_hour) + timedelta(days=1), rollover_hour)

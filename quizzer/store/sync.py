@@ -1,0 +1,115 @@
+"""Deck sync: make the cards table mirror the decks without losing history.
+
+Identity is the card id.  Edited cards keep their memory state and reviews;
+cards gone from the decks are only marked inactive, so they resume with their
+old state when they come back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.orm import Session
+
+from quizzer import clock
+from quizzer.store.engine import Store
+from quizzer.store.models import SYSTEM_TAGS, Card, CardTag, Meta
+
+FINGERPRINT_KEY = "sync_fingerprint"
+
+
+@dataclass(frozen=True)
+class CardRef:
+    """A card as the decks define it (built by the deck loader)."""
+
+    id: str
+    deck: str
+    kind: str
+    position: int
+    content_hash: str
+    tags: tuple[str, ...] = ()
+
+
+@dataclass
+class SyncResult:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    deactivated: list[str] = field(default_factory=list)
+    reactivated: list[str] = field(default_factory=list)
+    unchanged: bool = False  # True when the fingerprint matched and nothing was read
+
+
+def fingerprint(refs: list[CardRef]) -> str:
+    digest = hashlib.sha256()
+    for ref in sorted(refs, key=lambda r: r.id):
+        digest.update(repr((ref.id, ref.deck, ref.kind, ref.position, ref.content_hash,
+                            sorted(set(ref.tags)))).encode())
+    return digest.hexdigest()
+
+
+def sync_cards(store: Store, refs: list[CardRef], now: datetime | None = None) -> SyncResult:
+    """Apply the full current set of deck cards; cheap (one lookup) when unchanged."""
+    now = clock.now() if now is None else now
+    digest = fingerprint(refs)
+    with store.write() as session:
+        stored = session.get(Meta, FINGERPRINT_KEY)
+        if stored is not None and stored.value == digest:
+            return SyncResult(unchanged=True)
+        result = _apply(session, {ref.id: ref for ref in refs}, now)
+        if stored is None:
+            session.add(Meta(key=FINGERPRINT_KEY, value=digest))
+        else:
+            stored.value = digest
+    return result
+
+
+def _apply(session: Session, refs: dict[str, CardRef], now: datetime) -> SyncResult:
+    result = SyncResult()
+    existing = {c.id: c for c in session.scalars(select(Card))}
+    tags: dict[str, set[str]] = defaultdict(set)
+    for card_id, tag in session.execute(select(CardTag.card_id, CardTag.tag)):
+        if tag not in SYSTEM_TAGS:
+            tags[card_id].add(tag)
+
+    new_rows = []
+    for ref in refs.values():
+        card = existing.get(ref.id)
+        if card is None:
+            new_rows.append(dict(id=ref.id, deck=ref.deck, kind=ref.kind, position=ref.position,
+                                 content_hash=ref.content_hash, first_seen=now))
+            result.added.append(ref.id)
+            continue
+        if not card.active:
+            card.active = True
+            result.reactivated.append(ref.id)
+        wanted = (ref.deck, ref.kind, ref.position, ref.content_hash)
+        if wanted != (card.deck, card.kind, card.position, card.content_hash) or set(ref.tags) != tags[ref.id]:
+            card.deck, card.kind, card.position, card.content_hash = wanted
+            result.updated.append(ref.id)
+    if new_rows:
+        session.execute(insert(Card), new_rows)
+    _replace_tags(session, refs, tags, set(result.added) | set(result.updated))
+
+    result.deactivated = [cid for cid, card in existing.items() if card.active and cid not in refs]
+    for card_ids in _chunks(result.deactivated):
+        session.execute(update(Card).where(Card.id.in_(card_ids)).values(active=False),
+                        execution_options={"synchronize_session": False})
+    return result
+
+
+def _replace_tags(session: Session, refs: dict[str, CardRef], current: dict[str, set[str]],
+                  changed: set[str]) -> None:
+    for stale in _chunks([cid for cid in changed if current.get(cid)]):
+        session.execute(delete(CardTag).where(CardTag.card_id.in_(stale), CardTag.tag.not_in(SYSTEM_TAGS)))
+    rows = [dict(card_id=cid, tag=tag) for cid in changed for tag in sorted(set(refs[cid].tags) - SYSTEM_TAGS)]
+    if rows:
+        session.execute(insert(CardTag), rows)
+
+
+def _chunks(items: list[str], size: int = 500) -> list[list[str]]:
+    """Keeps IN lists under database bound-parameter limits."""
+    return [items[i:i + size] for i in range(0, len(items), size)]
