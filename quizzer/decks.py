@@ -106,7 +106,8 @@ def _friendly(error: dict[str, Any]) -> str:
     if kind == "string_pattern_mismatch" and name in ("id", "tags"):
         return f"{name}: use lowercase a-z, 0-9 and '-' (got {error['input']!r})"
     if kind == "string_pattern_mismatch" and name == "answer":
-        return f"{name}: {error['input']!r} is not a number/letter in the expected form"
+        expected = "an option letter" if error["ctx"]["pattern"] == model.LETTER_PATTERN else "a number"
+        return f"{name}: {error['input']!r} is not {expected}"
     if kind in ("too_short", "too_long"):
         bound = error["ctx"].get("min_length" if kind == "too_short" else "max_length")
         return f"{name}: needs {'at least' if kind == 'too_short' else 'at most'} {bound} item(s)"
@@ -141,6 +142,8 @@ def _problems_from(error: ValidationError, doc: YamlDocument, base: DataPath, sh
     root = _get(doc.data, base)
     for err in error.errors():
         path = base + _data_path(root, err["loc"])
+        if err["type"] == "union_tag_invalid":
+            path += ("kind",)
         at = doc.position(path, prefer_key=err["type"] in ("extra_forbidden", "missing"))
         problem = Problem(shown, at.line, at.column, _friendly(err))
         if problem not in found:

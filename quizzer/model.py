@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
     AfterValidator,
+    BeforeValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -36,12 +37,25 @@ Id = Annotated[str, Field(pattern=ID_PATTERN, description="lowercase a-z, 0-9 an
 Tag = Annotated[str, Field(pattern=ID_PATTERN)]
 Section = Annotated[str, Field(pattern=r"^\S+$", description='course section, quoted: "8.6"')]
 # Stated numbers stay text so that lint knows their precision ("0.478" means to 3 decimals).
-Number = Annotated[
-    str,
-    Field(pattern=r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"),
-    WithJsonSchema({"type": "number"}),
-]
-Letter = Annotated[str, Field(pattern=f"^[{LETTERS}]$")]
+NUMBER_PATTERN = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"
+NUMBER_SCHEMA = {"anyOf": [{"type": "number"}, {"type": "string", "pattern": NUMBER_PATTERN}]}
+Number = Annotated[str, Field(pattern=NUMBER_PATTERN), WithJsonSchema(NUMBER_SCHEMA)]
+LETTER_PATTERN = f"^[{LETTERS}]$"
+Letter = Annotated[str, Field(pattern=LETTER_PATTERN)]
+
+
+def one_or_many(item: Any) -> Any:
+    """A field written either as one value or as a list; validated as a list.
+
+    One list type (rather than a union) gives one clear error instead of one per branch.
+    """
+    item_schema = NUMBER_SCHEMA if item is Number else {"type": "string", "pattern": LETTER_PATTERN}
+    return Annotated[
+        list[item],
+        BeforeValidator(lambda v: [v] if isinstance(v, str) else v),
+        Field(min_length=1),
+        WithJsonSchema({"anyOf": [item_schema, {"type": "array", "items": item_schema, "minItems": 1}]}),
+    ]
 
 
 class Strict(BaseModel):
@@ -69,27 +83,22 @@ class ChoiceCard(CardBase):
     kind: Literal["choice"]
     question: Text
     options: Annotated[list[Text], Field(min_length=2, max_length=len(LETTERS))]
-    answer: Union[Letter, Annotated[list[Letter], Field(min_length=1)]]
+    answer: one_or_many(Letter)
     explanation: Text
 
     @field_validator("answer")
     @classmethod
-    def _answer_is_an_option(cls, answer: str | list[str], info: ValidationInfo) -> str | list[str]:
+    def _answer_is_an_option(cls, answer: list[str], info: ValidationInfo) -> list[str]:
         options = info.data.get("options")
         if options is None:
             return answer
-        letters = [answer] if isinstance(answer, str) else answer
         allowed = LETTERS[: len(options)]
-        for letter in letters:
+        for letter in answer:
             if letter not in allowed:
                 raise ValueError(f"answer {letter} is not one of the options {', '.join(allowed)}")
-        if len(set(letters)) != len(letters):
+        if len(set(answer)) != len(answer):
             raise ValueError("answer repeats a letter")
         return answer
-
-    @property
-    def correct(self) -> frozenset[str]:
-        return frozenset([self.answer] if isinstance(self.answer, str) else self.answer)
 
 
 class MistakeCard(CardBase):
@@ -105,7 +114,7 @@ class Example(Strict):
     """The course's worked example; ``quiz lint`` recomputes ``answer`` from ``inputs``."""
 
     inputs: dict[str, Any]
-    answer: Union[Number, Annotated[list[Number], Field(min_length=1)]]
+    answer: one_or_many(Number)
     note: Text | None = None
 
 

@@ -1,0 +1,15 @@
+"""Every test gets its own deck cache, database and clock, never the user's."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("QUIZ_CACHE_DIR", str(home / "cache"))
+    monkeypatch.setenv("QUIZ_DB", str(home / "quiz.db"))
+    monkeypatch.delenv("QUIZ_DECKS", raising=False)
+    monkeypatch.delenv("QUIZ_NOW", raising=False)
+    return home

@@ -1,0 +1,90 @@
+"""The shipped decks, the schema file and deck loading as `quiz decks` uses it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from quizzer import decks
+from quizzer.cli import app
+from quizzer.model import KINDS, json_schema
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[1]
+SEEDS = ROOT.parent / "shared" / "seeds"
+
+
+def test_schema_file_is_generated_from_the_model():
+    assert (ROOT / "decks" / "schema.json").read_text("utf-8") == json_schema()
+
+
+def test_schema_accepts_the_shipped_decks_as_editors_see_them():
+    """The YAML language server reads decks as YAML 1.2 data; the schema must accept them."""
+    import jsonschema
+    import yaml
+
+    schema = json.loads(json_schema())
+    for path in decks.deck_files([ROOT / "decks"]):
+        jsonschema.validate(yaml.safe_load(path.read_text("utf-8")), schema)
+
+
+def test_every_deck_file_starts_with_the_schema_comment():
+    for path in decks.deck_files([ROOT / "decks"]):
+        assert path.read_text("utf-8").startswith("# yaml-language-server: $schema=./schema.json\n"), path
+
+
+def test_quiz_decks_lists_both_decks_with_counts():
+    result = runner.invoke(app, ["decks"])
+    assert result.exit_code == 0, result.output
+    loaded = decks.load_decks([ROOT / "decks"])
+    assert {d.deck.id for d in loaded} == {"ch08-bert", "day12-bert-gpt"}
+    for deck in loaded:
+        counts = [str(sum(c.kind == k for c in deck.deck.cards)) for k in KINDS]
+        row = next(line for line in result.stdout.splitlines() if deck.deck.id in line)
+        assert re.findall(r"\b\d+\b", row)[-5:] == counts + [str(len(deck.deck.cards))]
+
+
+def test_decks_option_and_env_choose_the_folder(tmp_path, monkeypatch):
+    (tmp_path / "mine.yaml").write_text(
+        "id: mine\ntitle: Mine\nlanguage: en\nsource: {file: notes, sections: all}\ncards:\n"
+        "  - {id: m1, kind: mistake, source: '1', claim: a, correction: b, why: c}\n",
+        "utf-8",
+    )
+    result = runner.invoke(app, ["decks", "--decks", str(tmp_path)])
+    assert result.exit_code == 0 and "mine" in result.stdout and "ch08-bert" not in result.stdout
+    monkeypatch.setenv("QUIZ_DECKS", str(tmp_path))
+    result = runner.invoke(app, ["decks"])
+    assert "mine" in result.stdout and "ch08-bert" not in result.stdout
+
+
+def test_loading_uses_the_cache_and_notices_edits(tmp_path):
+    deck = tmp_path / "d.yaml"
+    text = "id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n"
+    deck.write_text(text, "utf-8")
+    first = decks.load_decks([tmp_path])[0]
+    cached = list(decks.cache_dir().glob("*.json"))
+    assert len(cached) == 1
+    assert decks.load_decks([tmp_path])[0].deck == first.deck
+    deck.write_text(text.replace("answer: A", "answer: B"), "utf-8")
+    assert decks.load_decks([tmp_path])[0].deck.cards[0].answer == "B"
+    assert len(list(decks.cache_dir().glob("*.json"))) == 2
+
+
+def test_a_corrupt_cache_entry_is_ignored(tmp_path):
+    deck = tmp_path / "d.yaml"
+    deck.write_text("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n", "utf-8")
+    decks.load_decks([tmp_path])
+    [entry] = decks.cache_dir().glob("*.json")
+    entry.write_text("{not json", "utf-8")
+    assert decks.load_decks([tmp_path])[0].deck.cards[0].answer == "A"
+
+
+def test_bundled_decks_ship_inside_the_wheel():
+    """A non-editable install finds the decks inside the package (hatch force-include)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    assert config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]["decks"] == "quizzer/decks"

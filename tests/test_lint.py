@@ -1,0 +1,246 @@
+"""`quiz lint` on broken decks: one deck per error class, checked for message, line and exit code."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from quizzer.cli import app
+
+runner = CliRunner()
+
+HEADER = """\
+id: test-deck
+title: 测试
+language: zh
+source:
+  file: course.txt
+  sections: "1"
+cards:
+"""
+QA = """\
+  - id: qa-one
+    kind: qa
+    source: "1.1"
+    question: 什么是 BERT？
+    answer: 一个 Encoder-only 模型。
+    points: [Encoder-only]
+"""
+CHOICE = """\
+  - id: choice-one
+    kind: choice
+    source: "1.2"
+    question: 选一个
+    options: [甲, 乙, 丙]
+    answer: B
+    explanation: 因为乙。
+"""
+
+
+def write(tmp_path: Path, cards: str, name: str = "deck.yaml", header: str = HEADER) -> Path:
+    path = tmp_path / name
+    path.write_text(header + textwrap.dedent(cards).replace("\n- ", "\n  - ") if False else header + cards, "utf-8")
+    return path
+
+
+def lint(*paths: Path, fmt: str = "text"):
+    return runner.invoke(app, ["lint", "--format", fmt, *map(str, paths)])
+
+
+def problems(result) -> list[tuple[int, int, str]]:
+    """(line, column, message) of each `path:line:column: message` row."""
+    rows = re.findall(r"^.+?:(\d+):(\d+): (.+)$", result.stdout, re.M)
+    return [(int(line), int(col), msg) for line, col, msg in rows]
+
+
+def test_valid_deck_passes(tmp_path):
+    result = lint(write(tmp_path, QA + CHOICE))
+    assert result.exit_code == 0, result.stdout
+    assert result.stdout == ""
+
+
+def test_shipped_decks_pass():
+    result = runner.invoke(app, ["lint"])
+    assert result.exit_code == 0, result.stdout
+
+
+def test_yaml_syntax_error_names_line(tmp_path):
+    path = write(tmp_path, QA + "  - id: [unclosed\n")
+    result = lint(path)
+    assert result.exit_code == 1
+    [(line, _, message)] = problems(result)
+    assert line == 15 and "YAML syntax error" in message
+    assert str(path.name) in result.stdout
+
+
+def test_unknown_field_points_at_the_key(tmp_path):
+    result = lint(write(tmp_path, QA + "    hint: 多余\n"))
+    assert result.exit_code == 1
+    assert problems(result) == [(14, 5, "unknown field 'hint'")]
+
+
+def test_missing_field(tmp_path):
+    result = lint(write(tmp_path, QA.replace("    points: [Encoder-only]\n", "")))
+    assert result.exit_code == 1
+    assert problems(result) == [(8, 5, "missing field 'points'")]
+
+
+def test_wrong_type(tmp_path):
+    result = lint(write(tmp_path, QA.replace("points: [Encoder-only]", "points: {a: b}")))
+    assert result.exit_code == 1
+    [(line, _, message)] = problems(result)
+    assert line == 13 and message.startswith("points: expected a list")
+
+
+def test_empty_text(tmp_path):
+    result = lint(write(tmp_path, QA.replace("answer: 一个 Encoder-only 模型。", 'answer: "  "')))
+    assert problems(result) == [(12, 13, "answer: text is empty")]
+    assert result.exit_code == 1
+
+
+def test_missing_value_is_empty_text(tmp_path):
+    result = lint(write(tmp_path, QA.replace("answer: 一个 Encoder-only 模型。", "answer:")))
+    assert problems(result)[0][2] == "answer: text is empty"
+
+
+def test_choice_answer_must_be_an_option(tmp_path):
+    result = lint(write(tmp_path, CHOICE.replace("answer: B", "answer: D")))
+    assert result.exit_code == 1
+    assert problems(result) == [(13, 13, "answer: answer D is not one of the options A, B, C")]
+
+
+def test_several_correct_answers(tmp_path):
+    assert lint(write(tmp_path, CHOICE.replace("answer: B", "answer: [A, C]"))).exit_code == 0
+    result = lint(write(tmp_path, CHOICE.replace("answer: B", "answer: [A, E]")))
+    assert "answer E is not one of the options" in result.stdout
+
+
+def test_duplicate_ids_across_files_name_both_places(tmp_path):
+    first = write(tmp_path, QA, "a.yaml")
+    second = write(tmp_path, CHOICE + QA, "b.yaml", header=HEADER.replace("test-deck", "other-deck"))
+    result = lint(first, second)
+    assert result.exit_code == 1
+    [row] = [r for r in result.stdout.splitlines() if "duplicate card id" in r]
+    assert row.endswith(f"b.yaml:15:1: duplicate card id 'qa-one' (also at {first}:8)") or "a.yaml:8)" in row
+    assert row.split(":")[0].endswith("b.yaml") and ":15:" in row
+
+
+def test_duplicate_ids_in_one_file(tmp_path):
+    result = lint(write(tmp_path, QA + QA))
+    assert [p for p in problems(result) if "duplicate card id" in p[2]] == [(14, 1, f"duplicate card id 'qa-one' (also at {tmp_path / 'deck.yaml'}:8)")]
+
+
+def test_duplicate_key_in_one_mapping(tmp_path):
+    result = lint(write(tmp_path, QA + "    question: 又一个问题\n"))
+    assert result.exit_code == 1
+    assert problems(result) == [(14, 5, "duplicate key 'question' (first at line 11); YAML would keep only the last")]
+
+
+def test_anchors_and_aliases_are_forbidden(tmp_path):
+    cards = QA.replace("answer: 一个", "answer: &a 一个") + QA.replace("qa-one", "qa-two").replace("answer: 一个 Encoder-only 模型。", "answer: *a")
+    result = lint(write(tmp_path, cards))
+    assert result.exit_code == 1
+    messages = [p[2] for p in problems(result)]
+    assert any(m.startswith("anchors (&a) are not allowed") for m in messages)
+    assert any(m.startswith("aliases (*a) are not allowed") for m in messages)
+
+
+def test_python_object_tag_is_an_error_and_runs_nothing(tmp_path):
+    marker = tmp_path / "pwned"
+    cards = QA.replace("answer: 一个 Encoder-only 模型。", f"answer: !!python/object/apply:os.system ['touch {marker}']")
+    result = lint(write(tmp_path, cards))
+    assert result.exit_code == 1
+    [(line, _, message)] = [p for p in problems(result) if "tags" in p[2]]
+    assert line == 12 and "!!python/object/apply:os.system" in message
+    assert not marker.exists()
+    # loading for study refuses it the same way
+    result = runner.invoke(app, ["decks", "--decks", str(tmp_path)])
+    assert result.exit_code == 2 and not marker.exists()
+
+
+@pytest.mark.parametrize("written", ["no", "on", "1.10", "12:30", "0x1F", "1e3", "null"])
+def test_yaml_11_surprises_stay_text(tmp_path, written):
+    from quizzer.decks import lint as lint_paths, validate_text
+
+    path = write(tmp_path, QA.replace("question: 什么是 BERT？", f"question: {written}").replace("points: [Encoder-only]", f"points: [{written}]"))
+    checked = validate_text(path.read_text("utf-8"), path)
+    if written == "null":  # a YAML null is an empty field, and says so
+        assert "question: text is empty" in [p.message for p in checked.problems]
+        return
+    assert checked.problems == []
+    card = checked.deck.cards[0]
+    assert card.question == written and card.points == [written]
+    assert lint_paths([path]) == []
+
+
+def test_section_number_keeps_its_zero(tmp_path):
+    from quizzer.decks import validate_text
+
+    path = write(tmp_path, QA.replace('source: "1.1"', "source: 8.10"))
+    assert validate_text(path.read_text("utf-8"), path).deck.cards[0].source == "8.10"
+
+
+def test_unknown_kind(tmp_path):
+    result = lint(write(tmp_path, QA.replace("kind: qa", "kind: essay")))
+    assert problems(result) == [(9, 11, "kind must be one of qa, choice, mistake, numeric")]
+
+
+def test_bad_id(tmp_path):
+    result = lint(write(tmp_path, QA.replace("id: qa-one", "id: QA One")))
+    assert problems(result) == [(8, 9, "id: use lowercase a-z, 0-9 and '-' (got 'QA One')")]
+
+
+def test_unknown_checker(tmp_path):
+    card = """\
+  - id: num-one
+    kind: numeric
+    source: "2"
+    checker: no_such_checker
+"""
+    result = lint(write(tmp_path, card))
+    assert result.exit_code == 1
+    [(line, col, message)] = problems(result)
+    assert (line, col) == (11, 14) and message.startswith("checker: unknown checker 'no_such_checker'; known: ")
+    assert "masked_softmax" in message
+
+
+def test_bad_checker_params(tmp_path):
+    card = """\
+  - id: num-one
+    kind: numeric
+    source: "2"
+    checker: masked_softmax
+    params:
+      variant: sideways
+"""
+    result = lint(write(tmp_path, card))
+    assert result.exit_code == 1
+    [(line, col, message)] = problems(result)
+    assert (line, col) == (13, 16) and message.startswith("variant:")
+
+
+def test_reports_all_problems_in_all_files(tmp_path):
+    a = write(tmp_path, QA.replace("kind: qa", "kind: essay") + CHOICE.replace("answer: B", "answer: Z"), "a.yaml")
+    b = write(tmp_path, QA.replace("qa-one", "qa-b") + "    extra: 1\n", "b.yaml", header=HEADER.replace("test-deck", "deck-b"))
+    result = lint(tmp_path)
+    assert result.exit_code == 1
+    files = [row.split(":")[0] for row in result.stdout.splitlines()]
+    assert len(files) == 3 and sum(f.endswith("a.yaml") for f in files) == 2 and files[-1].endswith("b.yaml")
+
+
+def test_github_annotations(tmp_path):
+    path = write(tmp_path, QA + "    hint: 多余\n")
+    result = lint(path, fmt="github")
+    assert result.exit_code == 1
+    assert result.stdout.strip() == f"::error file={path},line=14,col=5::unknown field 'hint'"
+
+
+def test_not_utf8(tmp_path):
+    path = tmp_path / "deck.yaml"
+    path.write_bytes((HEADER + QA).encode("utf-8") + b"  - id: \xff\n")
+    result = lint(path)
+    assert result.exit_code == 1 and problems(result) == [(14, 1, "the file is not UTF-8")]
