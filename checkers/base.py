@@ -5,7 +5,9 @@ No torch here: the CLI and deck linter import this at start-up.
 
 from __future__ import annotations
 
+import math
 import random
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol
 
@@ -122,7 +124,20 @@ def vec(xs: list[float], digits: int | None = None) -> str:
     return "[" + ", ".join(f"{x:g}" if digits is None else num(x, digits) for x in xs) + "]"
 
 
-class BaseChecker:
+def softmax_steps(scores: list[float], keep: list[int], label: str = "位置") -> str:
+    """Worked softmax as a Markdown table: exp of each kept score, their sum, each ratio.
+
+    Masked positions (keep == 0) show −∞ and weight 0, as the reference computes them.
+    """
+    exps = [math.exp(s) if k else 0.0 for s, k in zip(scores, keep)]
+    total = sum(exps)
+    rows = [f"| {label} | 分数 | exp | 权重 = exp / Σ |", "| --- | --- | --- | --- |"]
+    for j, (s, k, e) in enumerate(zip(scores, keep, exps)):
+        rows.append(f"| {j} | {s:g} | {num(e)} | {num(e / total)} |" if k else f"| {j} | {s:g} → −∞ | 0 | 0 |")
+    return "\n".join(rows) + f"\n\nΣ exp = {' + '.join(num(e) for e, k in zip(exps, keep) if k)} = {num(total)}"
+
+
+class BaseChecker(ABC):
     """generate() = draw inputs from a seeded RNG, solve them with the reference, explain.
 
     Subclasses set the class attributes and implement compose / solve / tolerance / explain.
@@ -151,15 +166,17 @@ class BaseChecker:
             answer_text=tolerance.format(answer),
         )
 
+    @abstractmethod
     def compose(self, rng: random.Random, params: Any) -> tuple[Any, str]:
         """Draw the inputs and write the prompt body (Chinese Markdown) in one go."""
-        raise NotImplementedError
 
+    @abstractmethod
     def solve(self, inputs: Any) -> Answer:
-        raise NotImplementedError
+        """The answer, computed by the torch reference (imported here, not at module level)."""
 
     def tolerance(self, params: Any, inputs: Any) -> Tolerance:
         return Tolerance("decimals", params.decimals)
 
+    @abstractmethod
     def explain(self, inputs: Any, answer: Answer, tolerance: Tolerance) -> str:
-        raise NotImplementedError
+        """The worked solution (Markdown) with the intermediate values."""

@@ -6,6 +6,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 Family = Literal["bert", "gpt"]
+Convention = Literal["textbook", "exact"]
+Component = Literal[
+    "total", "embeddings", "token_embedding", "position_embedding", "segment_embedding",
+    "attention", "ffn", "layer", "encoder", "pooler", "mlm_head", "nsp_head", "embedding_share",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,14 @@ class ModelConfig:
     def causal(self) -> bool:
         """Decoder-only models attend to the left only."""
         return self.family == "gpt"
+
+    def lacks(self, component: str) -> bool:
+        """True for parts this model does not have (GPT: no segments, pooler or MLM/NSP heads)."""
+        if component == "segment_embedding":
+            return not self.segments
+        if component == "pooler":
+            return self.family != "bert" or not self.pooler
+        return component in ("mlm_head", "nsp_head") and self.family != "bert"
 
     def describe(self) -> str:
         """One line for prompts: the sizes that matter."""

@@ -219,12 +219,6 @@ class GPTModel(nn.Module):
 
 # --- parameter counts --------------------------------------------------------------------------
 
-COMPONENTS = (
-    "total", "embeddings", "token_embedding", "position_embedding", "segment_embedding",
-    "attention", "ffn", "layer", "encoder", "pooler", "mlm_head", "nsp_head", "embedding_share",
-)  # fmt: skip
-
-
 def count_parameters(module: nn.Module) -> int:
     """Sum of numel over unique parameters: `parameters()` yields a tied tensor once."""
     return sum(p.numel() for p in module.parameters())

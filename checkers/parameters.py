@@ -1,0 +1,180 @@
+"""Parameter-count drills for BERT and GPT configs, textbook (weights only) or exact."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Literal, get_args
+
+from pydantic import Field, model_validator
+
+from checkers.base import BaseChecker, Strict, Tolerance
+from checkers.configs import CONFIGS, Component, Convention, Family, ModelConfig
+
+COMPONENTS: tuple[str, ...] = get_args(Component)
+
+ASK = {
+    "total": "模型总参数量",
+    "embeddings": "Embedding 层的参数量（各 embedding 之和，精确口径含其后的 LayerNorm）",
+    "token_embedding": "Token Embedding 的参数量",
+    "position_embedding": "Position Embedding 的参数量",
+    "segment_embedding": "Segment Embedding 的参数量",
+    "attention": "**一层**自注意力（Q/K/V/O 四个投影）的参数量",
+    "ffn": "**一层** FFN（d → d_ff → d）的参数量",
+    "layer": "**一层** Transformer block 的参数量（attention + FFN，精确口径含两个 LayerNorm）",
+    "encoder": "全部 L 层 block 合计的参数量（GPT-2 含最后的 LayerNorm）",
+    "pooler": "Pooler（[CLS] 上的 dense + tanh）的参数量",
+    "mlm_head": "MLM 头的参数量（dense + LayerNorm + 输出 bias；解码矩阵与词嵌入共享，不重复计）",
+    "nsp_head": "NSP 头 Linear(d, 2) 的参数量",
+    "embedding_share": "Embedding 层参数占模型总参数量的比例（写成小数）",
+}
+
+CONVENTION = {
+    "textbook": "**课程表格口径**：只算权重矩阵，不含 bias 和 LayerNorm；总计不含 pooler。",
+    "exact": (
+        "**精确口径**：含全部 bias 与 LayerNorm；BERT 总计 = BertModel（含 pooler，不含 MLM/NSP 头）；"
+        "GPT 的输出层与词嵌入共享权重，只算一次。"
+    ),
+}
+
+
+class ParamCountParams(Strict):
+    family: Literal["bert", "gpt", "any"] = "any"
+    convention: Literal["textbook", "exact", "any"] = "any"
+    components: list[Component] = Field(list(COMPONENTS), min_length=1)
+    random_sizes: bool = True  # False: only the named configs (bert-base-uncased, gpt2, ...)
+    precision: Literal["exact", "relative"] = "exact"
+    relative: float = Field(0.01, gt=0, lt=1)  # used when precision == "relative"
+
+
+class ParamCountInputs(Strict):
+    """A named config (`model`), optionally with fields overridden, or every size given explicitly."""
+
+    model: str | None = None
+    family: Family | None = None
+    layers: int | None = Field(None, ge=1)
+    hidden: int | None = Field(None, ge=1)
+    heads: int | None = Field(None, ge=1)
+    ffn: int | None = Field(None, ge=1)
+    vocab: int | None = Field(None, ge=1)
+    positions: int | None = Field(None, ge=1)
+    segments: int | None = Field(None, ge=0)
+    component: Component = "total"
+    convention: Convention = "exact"
+
+    @model_validator(mode="after")
+    def _buildable(self) -> "ParamCountInputs":
+        if self.model is not None and self.model not in CONFIGS:
+            raise ValueError(f"unknown model '{self.model}'; known: {', '.join(CONFIGS)}")
+        if self.model is None and None in (self.family, self.layers, self.hidden, self.vocab):
+            raise ValueError("without `model`, give at least family, layers, hidden and vocab")
+        cfg = self.config()
+        if cfg.lacks(self.component):
+            raise ValueError(f"{cfg.name} has no {self.component}")
+        if cfg.hidden % cfg.heads:
+            raise ValueError(f"hidden {cfg.hidden} is not divisible by heads {cfg.heads}")
+        return self
+
+    def config(self) -> ModelConfig:
+        sizes = {f: getattr(self, f) for f in ("layers", "hidden", "heads", "ffn", "vocab", "positions", "segments")}
+        given = {k: v for k, v in sizes.items() if v is not None}
+        if self.model is not None:
+            return replace(CONFIGS[self.model], **given)
+        bert = self.family == "bert"
+        return ModelConfig(
+            name=f"自定义 {self.family.upper()}",
+            family=self.family,
+            vocab=self.vocab,
+            positions=given.get("positions", 512 if bert else 1024),
+            segments=given.get("segments", 2 if bert else 0),
+            layers=self.layers,
+            hidden=self.hidden,
+            heads=given.get("heads", max(1, self.hidden // 64)),
+            ffn=given.get("ffn", 4 * self.hidden),
+            pre_norm=not bert,
+            pooler=bert,
+        )
+
+
+def formulas(cfg: ModelConfig, convention: str) -> dict[str, str]:
+    """How each count is made up, for the worked table (numbers come from the reference)."""
+    V, P, T, d, f, L = cfg.vocab, cfg.positions, cfg.segments, cfg.hidden, cfg.ffn, cfg.layers
+    exact = convention == "exact"
+    ln = f" + 2×{d}（LayerNorm）" if exact else ""
+    rows = {
+        "token_embedding": f"{V} × {d}",
+        "position_embedding": f"{P} × {d}",
+        "segment_embedding": f"{T} × {d}",
+        "embeddings": f"({V} + {P} + {T}) × {d}" + (ln if cfg.family == "bert" else ""),
+        "attention": f"4 × ({d}×{d} + {d})" if exact else f"4 × {d} × {d}",
+        "ffn": f"{d}×{f} + {f} + {f}×{d} + {d}" if exact else f"2 × {d} × {f}",
+        "layer": "attention + FFN" + (f" + 2 × 2×{d}（两个 LayerNorm）" if exact else ""),
+        "encoder": f"{L} × 每层" + (f" + 2×{d}（最终 LayerNorm）" if exact and cfg.pre_norm else ""),
+        "pooler": f"{d}×{d} + {d}" if exact else f"{d} × {d}（不计入总计）",
+        "total": "embeddings + encoder" + (" + pooler" if exact and not cfg.lacks("pooler") else ""),
+        "mlm_head": f"{d}×{d} + {d} + 2×{d} + {V}（bias）" if exact else f"{d} × {d}（解码矩阵共享）",
+        "nsp_head": f"2×{d} + 2" if exact else f"2 × {d}",
+    }
+    return {k: v for k, v in rows.items() if not cfg.lacks(k)}
+
+
+class ParamCount(BaseChecker):
+    name = "param_count"
+    description = "参数量：BERT/GPT 各部分或总计（课程表格口径或精确口径），以及 Embedding 占比"
+    Params = ParamCountParams
+    Inputs = ParamCountInputs
+
+    def compose(self, rng: random.Random, params: ParamCountParams) -> tuple[ParamCountInputs, str]:
+        family = params.family if params.family != "any" else rng.choice(["bert", "gpt"])
+        convention = params.convention if params.convention != "any" else rng.choice(["textbook", "exact"])
+        if params.random_sizes and rng.random() < 0.5:
+            hidden = rng.choice([256, 384, 512, 768, 1024])
+            fields = dict(
+                family=family,
+                layers=rng.choice([2, 4, 6, 8, 12, 24]),
+                hidden=hidden,
+                heads=hidden // 64,
+                vocab=rng.choice([21128, 30522, 32000, 50257]),
+                positions=512 if family == "bert" else rng.choice([512, 1024]),
+            )
+        else:
+            fields = dict(model=rng.choice([n for n, c in CONFIGS.items() if c.family == family]))
+        probe = ParamCountInputs(**fields, convention=convention)
+        allowed = [c for c in params.components if not probe.config().lacks(c)] or ["total"]
+        inputs = probe.model_copy(update={"component": rng.choice(allowed)})
+        cfg = inputs.config()
+        arch = "BERT（Encoder-only，post-norm）" if family == "bert" else "GPT-2 式（Decoder-only，pre-norm + 最终 LayerNorm）"
+        if cfg.family == "gpt" and not cfg.pre_norm:
+            arch = "GPT-1（Decoder-only，post-norm）"
+        prompt = (
+            f"模型 **{cfg.name}**：{arch}，{cfg.describe()}。\n\n{CONVENTION[convention]}\n\n"
+            f"求{ASK[inputs.component]}。"
+        )
+        return inputs, prompt
+
+    def solve(self, inputs: ParamCountInputs) -> int | float:
+        from checkers import reference
+
+        counts = reference.parameter_breakdown(inputs.config(), inputs.convention)
+        if inputs.component == "embedding_share":
+            return counts["embeddings"] / counts["total"]
+        return counts[inputs.component]
+
+    def tolerance(self, params: ParamCountParams, inputs: ParamCountInputs) -> Tolerance:
+        if inputs.component == "embedding_share":
+            return Tolerance("decimals", 3)
+        return Tolerance("exact") if params.precision == "exact" else Tolerance("relative", relative=params.relative)
+
+    def explain(self, inputs: ParamCountInputs, answer: int | float, tolerance: Tolerance) -> str:
+        from checkers import reference
+
+        cfg = inputs.config()
+        counts = reference.parameter_breakdown(cfg, inputs.convention)
+        rows = ["| 部分 | 计算 | 参数量 |", "| --- | --- | --- |"]
+        for part, formula in formulas(cfg, inputs.convention).items():
+            mark = "**" if part == inputs.component else ""
+            rows.append(f"| {mark}{part}{mark} | {formula} | {mark}{counts[part]:,}{mark} |")
+        share = ""
+        if inputs.component == "embedding_share":
+            share = f"\n\nEmbedding 占比 = {counts['embeddings']:,} / {counts['total']:,} = {answer:.4f}"
+        return f"{CONVENTION[inputs.convention]}\n\n" + "\n".join(rows) + share + f"\n\n答案：`{tolerance.format(answer)}`"

@@ -1,0 +1,233 @@
+"""BERT pre-training drills: MLM loss (ignore_index=-100), NSP loss, the 15% / 80-10-10 budget."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from checkers.base import BaseChecker, LengthBounds, Strict, Tolerance, draw_values, num, softmax_steps, vec
+
+IGNORE = -100
+
+
+class MlmLossParams(LengthBounds):
+    min_len: int = 1  # selected positions (probs form) / sequence length (logits form)
+    max_len: int = 4
+    form: Literal["probs", "logits", "any"] = "any"
+    target: Literal["mean", "position", "any"] = "any"
+    decimals: int = Field(3, ge=1, le=6)
+
+
+class MlmLossInputs(Strict):
+    """Either `probs` (p of the true token at each selected position) or `logits` + `labels`.
+
+    `position` (0-based) asks for the loss at one position instead of the mean.
+    """
+
+    probs: list[float] | None = Field(None, min_length=1)
+    logits: list[list[float]] | None = Field(None, min_length=1)
+    labels: list[int] | None = None
+    position: int | None = None
+
+    @model_validator(mode="after")
+    def _one_form(self) -> "MlmLossInputs":
+        if (self.probs is None) == (self.logits is None):
+            raise ValueError("give either probs, or logits with labels")
+        if self.probs is not None:
+            if self.labels is not None:
+                raise ValueError("labels go with logits, not with probs")
+            if not all(0 < p <= 1 for p in self.probs):
+                raise ValueError("probabilities must lie in (0, 1]")
+            selected = list(range(len(self.probs)))
+        else:
+            vocab = len(self.logits[0])
+            if self.labels is None or len(self.labels) != len(self.logits):
+                raise ValueError("labels need one entry per logits row")
+            if any(len(row) != vocab for row in self.logits):
+                raise ValueError("every logits row needs the same vocabulary size")
+            if any(not (0 <= y < vocab or y == IGNORE) for y in self.labels):
+                raise ValueError(f"labels must be token ids in [0, {vocab}) or {IGNORE}")
+            selected = [i for i, y in enumerate(self.labels) if y != IGNORE]
+            if not selected:
+                raise ValueError(f"every label is {IGNORE}: no position to average over")
+        if self.position is not None and self.position not in selected:
+            raise ValueError(f"position {self.position} is not a selected position ({selected})")
+        return self
+
+
+def _per_position(inputs: MlmLossInputs):
+    """Per-position -ln p (0 where ignored) and the mean over selected positions, from the reference."""
+    import torch
+
+    from checkers import reference
+
+    if inputs.probs is not None:
+        losses = reference.nll_of_probability(torch.tensor(inputs.probs, dtype=reference.DTYPE))
+        return losses, losses.mean()
+    logits = torch.tensor(inputs.logits, dtype=reference.DTYPE)
+    labels = torch.tensor(inputs.labels)
+    return reference.cross_entropy(logits, labels, "none"), reference.cross_entropy(logits, labels)
+
+
+class MlmLoss(BaseChecker):
+    name = "mlm_loss"
+    description = "MLM loss：被选中位置的 −ln p 及其平均（未选中位置 label = −100 忽略）"
+    Params = MlmLossParams
+    Inputs = MlmLossInputs
+
+    def compose(self, rng: random.Random, params: MlmLossParams) -> tuple[MlmLossInputs, str]:
+        n = rng.randint(params.min_len, params.max_len)
+        form = params.form if params.form != "any" else rng.choice(["probs", "logits"])
+        if form == "probs":
+            inputs = MlmLossInputs(probs=draw_values(rng, n, 0.05, 0.95, 2))
+            selected = list(range(n))
+            setting = f"MLM 在 {n} 个被选中的位置上，模型给正确 token 的概率依次为 `{vec(inputs.probs)}`。"
+        else:
+            vocab = rng.choice([3, 4])
+            labels = [rng.randrange(vocab) if rng.random() < 0.6 else IGNORE for _ in range(n)]
+            if IGNORE not in labels or all(y == IGNORE for y in labels):
+                labels[rng.randrange(n)] = rng.randrange(vocab)
+            logits = [draw_values(rng, vocab, -2, 3, 0) for _ in range(n)]
+            inputs = MlmLossInputs(logits=logits, labels=labels)
+            selected = [i for i, y in enumerate(labels) if y != IGNORE]
+            rows = "\n".join(f"| {i} | `{vec(row)}` | {y} |" for i, (row, y) in enumerate(zip(logits, labels)))
+            setting = (
+                f"词表只有 {vocab} 个 token 的玩具 MLM，长度 {n} 的序列，未被选中的位置 label = {IGNORE}：\n\n"
+                f"| 位置 | logits | label |\n| --- | --- | --- |\n{rows}\n\n"
+                f"按 `F.cross_entropy(logits, labels, ignore_index={IGNORE})` 计算。"
+            )
+        target = params.target if params.target != "any" else rng.choice(["mean", "position"])
+        if target == "position" and len(selected) > 1:
+            inputs = inputs.model_copy(update={"position": rng.choice(selected)})
+            ask = f"求位置 {inputs.position}（从 0 数）的 loss（自然对数）。"
+        else:
+            ask = "求被选中位置上的平均 loss（自然对数）。"
+        return inputs, f"{setting}\n\n{ask}"
+
+    def solve(self, inputs: MlmLossInputs) -> float:
+        losses, mean = _per_position(inputs)
+        return float(mean if inputs.position is None else losses[inputs.position])
+
+    def explain(self, inputs: MlmLossInputs, answer: float, tolerance: Tolerance) -> str:
+        losses = _per_position(inputs)[0].tolist()
+        if inputs.probs is not None:
+            steps = [f"- 位置 {i}：−ln({p:g}) = {num(loss)}" for i, (p, loss) in enumerate(zip(inputs.probs, losses))]
+            selected = list(range(len(losses)))
+        else:
+            steps, selected = [], []
+            for i, (row, y) in enumerate(zip(inputs.logits, inputs.labels)):
+                if y == IGNORE:
+                    steps.append(f"- 位置 {i}：label = {IGNORE}，不算 loss。")
+                    continue
+                selected.append(i)
+                steps.append(
+                    f"- 位置 {i}（label = {y}）：\n\n{softmax_steps(row, [1] * len(row), 'token')}\n\n"
+                    f"  loss = −ln p({y}) = {num(losses[i])}"
+                )
+        summary = (
+            f"位置 {inputs.position} 的 loss = {num(losses[inputs.position])}"
+            if inputs.position is not None
+            else f"平均 = ({' + '.join(num(losses[i]) for i in selected)}) / {len(selected)} = {num(answer)}"
+        )
+        return (
+            "每个被选中位置的 loss 是 −ln p(正确 token)；平均只在被选中的位置上取（不是全句）。\n\n"
+            + "\n".join(steps)
+            + f"\n\n{summary}\n\n答案：`{tolerance.format(answer)}`"
+        )
+
+
+class NspLossParams(Strict):
+    decimals: int = Field(3, ge=1, le=6)
+
+
+class NspLossInputs(Strict):
+    p_isnext: float = Field(gt=0, lt=1)
+    label: Literal["IsNext", "NotNext"]
+
+
+class NspLoss(BaseChecker):
+    name = "nsp_loss"
+    description = "NSP loss：已知 P(IsNext)，求真实标签的 −log p"
+    Params = NspLossParams
+    Inputs = NspLossInputs
+
+    def compose(self, rng: random.Random, params: NspLossParams) -> tuple[NspLossInputs, str]:
+        inputs = NspLossInputs(p_isnext=draw_values(rng, 1, 0.05, 0.95, 2)[0], label=rng.choice(["IsNext", "NotNext"]))
+        prompt = (
+            f"NSP 头对句对 (A, B) 输出 P(IsNext) = {inputs.p_isnext:g}。真实标签是 **{inputs.label}**"
+            f"（{'B 确实是 A 的下一句' if inputs.label == 'IsNext' else 'B 是随机抽来的句子'}）。\n\n"
+            "求这条样本的 NSP loss（自然对数）。"
+        )
+        return inputs, prompt
+
+    def solve(self, inputs: NspLossInputs) -> float:
+        import torch
+
+        from checkers import reference
+
+        p = torch.tensor([inputs.p_isnext], dtype=reference.DTYPE)
+        return float(reference.nll_of_probability(p if inputs.label == "IsNext" else 1 - p)[0])
+
+    def explain(self, inputs: NspLossInputs, answer: float, tolerance: Tolerance) -> str:
+        p = inputs.p_isnext if inputs.label == "IsNext" else 1 - inputs.p_isnext
+        first = "" if inputs.label == "IsNext" else f"P(NotNext) = 1 − {inputs.p_isnext:g} = {p:g}；"
+        return f"{first}loss = −ln P({inputs.label}) = −ln({p:g}) = {num(answer)}\n\n答案：`{tolerance.format(answer)}`"
+
+
+class MaskingBudgetParams(Strict):
+    max_batch: int = Field(32, ge=1, le=1024)
+    seq_lens: list[int] = Field([64, 128, 256, 512], min_length=1)
+    decimals: int = Field(2, ge=0, le=4)
+
+
+class MaskingBudgetInputs(Strict):
+    tokens: int = Field(ge=1)  # tokens eligible for selection (PAD excluded)
+    select_rate: float = Field(0.15, ge=0, le=1)
+    mask_rate: float = Field(0.8, ge=0, le=1)
+    random_rate: float = Field(0.1, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _split(self) -> "MaskingBudgetInputs":
+        if self.mask_rate + self.random_rate > 1 + 1e-12:
+            raise ValueError("mask_rate + random_rate must not exceed 1 (the rest keeps the original token)")
+        return self
+
+
+class MaskingBudget(BaseChecker):
+    name = "masking_budget"
+    description = "MLM 的 15% / 80-10-10：一个 batch 里选中、[MASK]、随机词、原词各多少（期望值）"
+    Params = MaskingBudgetParams
+    Inputs = MaskingBudgetInputs
+
+    def compose(self, rng: random.Random, params: MaskingBudgetParams) -> tuple[MaskingBudgetInputs, str]:
+        batch, seq = rng.randint(1, params.max_batch), rng.choice(params.seq_lens)
+        pads = rng.randint(0, batch * seq // 4)
+        inputs = MaskingBudgetInputs(tokens=batch * seq - pads)
+        prompt = (
+            f"batch = {batch} 条序列，都 pad 到长度 {seq}，其中 PAD 共 {pads} 个；PAD 不参与选择，"
+            "其余 token 都可被选（本题不单独排除 [CLS]/[SEP]）。\n\n"
+            "按 BERT 的策略：每个 token 以 15% 的概率被选中预测，选中的再按 80% → [MASK]、10% → 随机词、"
+            "10% → 保持原词处理。\n\n"
+            "**按期望值计算，不取整**，依次给出 [选中数, [MASK] 数, 随机词数, 原词数]。"
+        )
+        return inputs, prompt
+
+    def solve(self, inputs: MaskingBudgetInputs) -> list[float]:
+        from checkers import reference
+
+        return reference.masking_budget(inputs.tokens, inputs.select_rate, inputs.mask_rate, inputs.random_rate).tolist()
+
+    def explain(self, inputs: MaskingBudgetInputs, answer: list[float], tolerance: Tolerance) -> str:
+        selected, masked, rand, kept = answer
+        keep_rate = 1 - inputs.mask_rate - inputs.random_rate
+        return (
+            f"- 选中：{inputs.tokens} × {inputs.select_rate:g} = {num(selected, 2)}\n"
+            f"- [MASK]：{num(selected, 2)} × {inputs.mask_rate:g} = {num(masked, 2)}\n"
+            f"- 随机词：{num(selected, 2)} × {inputs.random_rate:g} = {num(rand, 2)}\n"
+            f"- 原词：{num(selected, 2)} × {keep_rate:g} = {num(kept, 2)}\n\n"
+            "80/10/10 是**被选中的 15% 内部**的比例；三类位置都要预测原词（都进 loss）。\n\n"
+            f"答案：`{tolerance.format(answer)}`"
+        )

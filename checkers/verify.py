@@ -1,0 +1,55 @@
+"""Deck example verification: recompute a card's worked example and compare it digit by digit.
+
+A stated value passes when it agrees with the reference to its own last written digit
+("0.478" within 0.0005; "109482240" exactly; "110000000" also exactly, trailing zeros are
+not read as rounding). Every problem comes back as a short message; None means all good.
+"""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from checkers import registry
+from checkers.grading import AnswerFormatError, Number, parse_number
+
+
+def _shown(truth: float, stated: Number) -> str:
+    """The true value with two digits more than the stated one, so the gap is visible."""
+    if float(truth).is_integer():
+        return f"{int(truth)}"
+    digits = 0
+    while 0.5 * 10.0**-digits > stated.resolution and digits < 10:
+        digits += 1
+    return f"{truth:.{digits + 2}f}"
+
+
+def _errors(messages: list[dict]) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'inputs'}: {e['msg']}" for e in messages)
+
+
+def check_example(checker_name: str, inputs: dict, stated: str | list[str]) -> str | None:
+    """None if every stated value matches the reference to its own last digit, else a message."""
+    try:
+        checker = registry.get(checker_name)
+    except KeyError as err:
+        return str(err.args[0])
+    try:
+        model = checker.Inputs.model_validate(inputs)
+    except ValidationError as err:
+        return f"bad inputs for {checker_name}: {_errors(err.errors(include_url=False))}"
+    truth = checker.solve(model)
+    truths = truth if isinstance(truth, list) else [truth]
+    texts = stated if isinstance(stated, list) else [stated]
+    if isinstance(truth, list) != isinstance(stated, list) or len(texts) != len(truths):
+        want = f"a list of {len(truths)} values" if isinstance(truth, list) else "a single value"
+        return f"{checker_name} answers {want}, but the example states {len(texts) if isinstance(stated, list) else 'one'}"
+    problems = []
+    for i, (text, true) in enumerate(zip(texts, truths)):
+        try:
+            number = parse_number(str(text))
+        except AnswerFormatError as err:
+            return f"cannot read stated value '{text}': {err.hint}"
+        if abs(number.value - true) > number.resolution + 1e-12 * max(1.0, abs(true)):
+            where = f" (index {i})" if isinstance(truth, list) else ""
+            problems.append(f"stated {text} but the reference gives {_shown(true, number)}{where}")
+    return "; ".join(problems) or None
