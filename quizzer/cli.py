@@ -28,6 +28,12 @@ DecksOption = Annotated[
 ]
 
 
+DbOption = Annotated[
+    Optional[Path],
+    typer.Option("--db", help="Database file (or set QUIZ_DB; default: the user data directory).", show_default=False),
+]
+
+
 class LintFormat(str, enum.Enum):
     text = "text"
     github = "github"
@@ -126,6 +132,150 @@ def generate(
     console.print(render.markdown(question.prompt))
     console.print(f"\n[bold]答案[/bold] {question.answer_text}\n")
     console.print(render.markdown(question.solution))
+
+
+def _collection(decks_dir: Path | None, db: Path | None):
+    from quizzer import decks
+    from quizzer.collection import open_collection
+
+    try:
+        return open_collection(decks_dir, db)
+    except decks.DeckError as err:
+        for problem in err.problems:
+            typer.echo(str(problem), err=True)
+        typer.echo("These decks have problems; `quiz lint` checks them.", err=True)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def study(
+    deck: Annotated[Optional[list[str]], typer.Option("--deck", help="Only this deck (repeatable).", show_default=False)] = None,
+    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Only cards with this tag (repeatable).", show_default=False)] = None,
+    kind: Annotated[Optional[list[str]], typer.Option("--kind", help="Only this kind: qa, choice, mistake, numeric.", show_default=False)] = None,
+    new: Annotated[Optional[int], typer.Option("--new", help="At most N new cards this session.", show_default=False)] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="At most N cards this session.", show_default=False)] = None,
+    ahead: Annotated[bool, typer.Option("--ahead", help="Practise cards not yet due (their schedule is kept).")] = False,
+    new_per_day: Annotated[int, typer.Option(help="New cards per study day.")] = 20,
+    reviews_per_day: Annotated[int, typer.Option(help="Reviews per study day.")] = 200,
+    decks_dir: DecksOption = None,
+    db: DbOption = None,
+) -> None:
+    """The daily drill: due cards, then a few new ones, scheduled with FSRS."""
+    from quizzer import clock, scheduler
+    from quizzer.prompter import for_stdin
+    from quizzer.study import StudySession, report
+
+    collection = _collection(decks_dir, db)
+    console = _console()
+    now = clock.now()
+    queue = scheduler.build_queue(
+        collection.store, now, new_per_day=new_per_day, reviews_per_day=reviews_per_day,
+        decks=deck, tags=tag, kinds=kind, new_limit=new, limit=limit, ahead=ahead,
+    )
+    if not queue:
+        upcoming = scheduler.next_due(collection.store, now)
+        when = f" The next card is due {upcoming.astimezone():%Y-%m-%d %H:%M}." if upcoming else ""
+        console.print(f"Nothing is due now.{when} `quiz study --ahead` practises cards early without upsetting their schedule.")
+        return
+    session = StudySession(collection.store, collection.decks, queue, for_stdin(console), console, reload=collection.reload)
+    try:
+        summary = session.run()
+    except KeyboardInterrupt:
+        summary = session.summary
+        console.print("\n[yellow]Interrupted: every answered card is saved.[/yellow]")
+    report(console, summary, collection.store, clock.now())
+
+
+@app.command()
+def card(
+    card_id: Annotated[str, typer.Argument(help="A card id, as `quiz lint` and the decks show them.")],
+    unsuspend: Annotated[bool, typer.Option("--unsuspend", help="Put a suspended card back into the drill.")] = False,
+    decks_dir: DecksOption = None,
+    db: DbOption = None,
+) -> None:
+    """One card: its text, its memory state and its review history."""
+    from rich.table import Table
+
+    from quizzer import clock, scheduler
+
+    collection = _collection(decks_dir, db)
+    try:
+        info = scheduler.card_info(collection.store, card_id, clock.now())
+    except KeyError:
+        typer.echo(f"no card '{card_id}'", err=True)
+        raise typer.Exit(1) from None
+    if unsuspend:
+        scheduler.unsuspend(collection.store, card_id)
+        info = scheduler.card_info(collection.store, card_id, clock.now())
+    console = _console()
+    memory = info.memory
+    status = "suspended" if info.suspended else "not in any deck now" if not info.active else "active"
+    console.print(f"[bold]{info.id}[/bold]  {info.deck} · {info.kind} · {status}  tags: {', '.join(info.tags) or '-'}")
+    retrievability = f"{info.retrievability:.0%}" if info.retrievability is not None else "-"
+    stability = f"{memory.stability:.2f} days" if memory.stability is not None else "-"
+    difficulty = f"{memory.difficulty:.2f}" if memory.difficulty is not None else "-"
+    due = f"{memory.due.astimezone():%Y-%m-%d %H:%M}" if memory.due else "new"
+    console.print(f"due {due} · stability {stability} · difficulty {difficulty} · recall now {retrievability} · lapses {memory.lapses}")
+    table = Table("when", "mode", "rating", "correct", "answer", "seconds")
+    for review in info.reviews:
+        correct = "" if review.correct is None else "yes" if review.correct else "no"
+        seconds = f"{review.duration_ms / 1000:.1f}" if review.duration_ms is not None else ""
+        table.add_row(f"{review.reviewed_at.astimezone():%Y-%m-%d %H:%M}", review.mode, str(review.rating), correct, review.answer_text or "", seconds)
+    console.print(table)
+
+
+backup_app = typer.Typer(help="List and restore the automatic backups.", no_args_is_help=True)
+app.add_typer(backup_app, name="backup")
+
+
+def _db_path(db: Path | None) -> Path:
+    from quizzer.store.engine import resolve
+
+    _, path = resolve(db)
+    if path is None:
+        typer.echo("backups are for SQLite databases", err=True)
+        raise typer.Exit(2)
+    return path
+
+
+@backup_app.command("list")
+def backup_list(db: DbOption = None) -> None:
+    """The backups, newest first."""
+    from quizzer import backup
+
+    for item in backup.list_backups(_db_path(db)):
+        typer.echo(f"{item.taken_at.astimezone():%Y-%m-%d %H:%M:%S}  {item.path}")
+
+
+@backup_app.command("restore")
+def backup_restore(
+    which: Annotated[str, typer.Argument(help="A backup file, or 'latest'.")] = "latest",
+    db: DbOption = None,
+) -> None:
+    """Replace the database by a backup (the current one is backed up first)."""
+    from quizzer import backup, clock
+
+    path = _db_path(db)
+    backups = backup.list_backups(path)
+    chosen = backups[0].path if which == "latest" and backups else Path(which)
+    if not chosen.is_file():
+        typer.echo(f"no backup '{which}'; `quiz backup list` shows them", err=True)
+        raise typer.Exit(1)
+    saved = backup.restore(chosen, path, clock.now())
+    typer.echo(f"restored {chosen}" + (f"; the database before it is saved as {saved}" if saved else ""))
+
+
+@app.command()
+def check(db: DbOption = None) -> None:
+    """Check the database (integrity and foreign keys)."""
+    from quizzer import backup
+
+    problems = backup.check(_db_path(db))
+    for problem in problems:
+        typer.echo(problem)
+    if problems:
+        raise typer.Exit(1)
+    typer.echo("ok")
 
 
 def main() -> None:

@@ -176,7 +176,8 @@ def _check_numeric(card: model.NumericCard, doc: YamlDocument, base: DataPath, s
     if verify:
         from checkers.verify import check_example
 
-        message = check_example(card.checker, card.example.inputs, card.example.answer)
+        stated = _get(doc.data, base + ("example", "answer"))  # as written: one value or a list
+        message = check_example(card.checker, card.example.inputs, stated)
         if message:
             at = doc.position(base + ("example", "answer"))
             problems.append(Problem(shown, at.line, at.column, f"example answer: {message}"))
