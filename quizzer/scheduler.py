@@ -289,7 +289,7 @@ def _done_today(session: Session, start: datetime) -> tuple[int, int]:
     counts = dict(session.execute(
         select(Review.state_before, func.count(Review.id))
         .where(Review.reviewed_at >= start, Review.mode == "study", Review.scheduled.is_(True))
-        .group_by(Review.state_before)).tuples().all())
+        .group_by(Review.state_before)).all())
     return counts.get(NEW, 0), counts.get(REVIEW, 0)
 
 

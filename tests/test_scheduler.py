@@ -1,0 +1,309 @@
+"""Scheduling behaviour: fsrs parity, queue order and limits, undo, leeches, the clock."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import fsrs
+import pytest
+
+from quizzer import clock
+from quizzer.scheduler import (
+    LEECH_LAPSES,
+    answer,
+    build_queue,
+    bury,
+    card_info,
+    due_forecast,
+    import_review_history,
+    next_due,
+    read_review_log,
+    suspend,
+    undo,
+    unsuspend,
+)
+from quizzer.store import NEW, REVIEW, CardRef, open_store, sync_cards
+
+NO_FUZZ = fsrs.Scheduler(enable_fuzzing=False)
+T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)  # a Monday, 09:00 UTC
+REVIEW_LOG = "fsrs-review-log-12k.csv"
+
+
+@pytest.fixture(autouse=True)
+def utc_local_time(monkeypatch):
+    """Study days depend on the local zone; pin it so the expected days are fixed."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def store(tmp_path):
+    st = open_store(tmp_path / "quiz.db")
+    yield st
+    st.close()
+
+
+def refs(n: int, deck: str = "d", kind: str = "qa", tags: tuple[str, ...] = (), start: int = 0) -> list[CardRef]:
+    return [CardRef(f"{deck}{i}", deck, kind, i, f"h{i}", tags) for i in range(start, start + n)]
+
+
+def ans(store, card_id, rating, now, **kw):
+    return answer(store, card_id, rating, now=now, duration_ms=1000, scheduler=NO_FUZZ, **kw)
+
+
+def memory_of(store, card_id):
+    return card_info(store, card_id, T0, scheduler=NO_FUZZ).memory
+
+
+# -- clock -------------------------------------------------------------------
+
+
+def test_quiz_now_pins_the_clock(monkeypatch):
+    monkeypatch.setenv("QUIZ_NOW", "2025-03-03T09:30:00Z")
+    assert clock.now() == datetime(2025, 3, 3, 9, 30, tzinfo=timezone.utc)
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    time.tzset()
+    monkeypatch.setenv("QUIZ_NOW", "2025-03-03T09:30")  # naive: local wall-clock time
+    assert clock.now() == datetime(2025, 3, 3, 8, 30, tzinfo=timezone.utc)
+    assert clock.now().tzinfo is timezone.utc
+
+
+def test_study_day_rolls_over_at_four_local():
+    assert clock.study_day(datetime(2025, 3, 3, 3, 59, tzinfo=timezone.utc)) == date(2025, 3, 2)
+    assert clock.study_day(datetime(2025, 3, 3, 4, 0, tzinfo=timezone.utc)) == date(2025, 3, 3)
+    assert clock.study_day(datetime(2025, 3, 3, 5, 0, tzinfo=timezone.utc), rollover_hour=6) == date(2025, 3, 2)
+    assert clock.day_start(date(2025, 3, 3)) == datetime(2025, 3, 3, 4, tzinfo=timezone.utc)
+    assert clock.day_start(datetime(2025, 3, 3, 2, tzinfo=timezone.utc)) == datetime(2025, 3, 2, 4, tzinfo=timezone.utc)
+    assert clock.next_day_start(T0) == datetime(2025, 3, 4, 4, tzinfo=timezone.utc)
+
+
+def test_importing_clock_is_cheap():
+    code = "import sys, quizzer.clock; print(sorted(m for m in ('sqlalchemy', 'fsrs', 'alembic') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+# -- parity with fsrs --------------------------------------------------------
+
+
+def test_multi_day_run_matches_fsrs_directly(store, monkeypatch):
+    """Study for 40 simulated days through the queue; every stored memory state must
+    equal fsrs run directly on the same ratings and times."""
+    sync_cards(store, refs(12), T0)
+    direct = {f"d{i}": fsrs.Card(card_id=i) for i in range(12)}
+    rng = random.Random(7)
+    answered = 0
+    for day in range(40):
+        monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(days=day)).isoformat())
+        now = clock.now()
+        end_of_day = clock.next_day_start(now)
+        while now < end_of_day:
+            queue = build_queue(store, now, new_per_day=3, scheduler=NO_FUZZ)
+            if not queue:
+                upcoming = next_due(store, now)
+                if upcoming is None or upcoming >= end_of_day:
+                    break
+                now = upcoming
+                continue
+            card_id, rating = queue[0], rng.choices([1, 2, 3, 4], weights=[2, 1, 6, 1])[0]
+            ans(store, card_id, rating, now)
+            direct[card_id], _ = NO_FUZZ.review_card(direct[card_id], fsrs.Rating(rating), now)
+            stored, expected = memory_of(store, card_id), direct[card_id]
+            assert (stored.state, stored.step, stored.due, stored.last_review) == (
+                int(expected.state), expected.step, expected.due, expected.last_review)
+            assert stored.stability == pytest.approx(expected.stability, rel=1e-12)
+            assert stored.difficulty == pytest.approx(expected.difficulty, rel=1e-12)
+            answered += 1
+            now += timedelta(seconds=30)
+    assert answered > 100
+    assert all(memory_of(store, cid).state != NEW for cid in direct)
+
+
+def _review_log_path() -> Path | None:
+    here = Path(__file__).resolve()
+    for candidate in [os.environ.get("QUIZ_REVIEW_LOG"), here.parents[2] / "shared" / "data" / REVIEW_LOG,
+                      here.parents[1] / "shared" / "data" / REVIEW_LOG, Path("/work/shared/data") / REVIEW_LOG]:
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+def test_real_review_history_replays_like_fsrs(store):
+    path = _review_log_path()
+    if path is None:
+        pytest.skip("shared review log not available")
+    reviews = read_review_log(path)
+    assert len(reviews) == 12580 and len({r.card_id for r in reviews}) == 1205
+    cards = sorted({r.card_id for r in reviews})[:80]
+    subset = [r for r in reviews if r.card_id in set(cards)]
+    assert import_review_history(store, subset, scheduler=NO_FUZZ) == len(subset)
+    for card_id in cards:
+        expected = fsrs.Card(card_id=0)
+        for r in sorted((r for r in subset if r.card_id == card_id), key=lambda r: r.reviewed_at):
+            expected, _ = NO_FUZZ.review_card(expected, fsrs.Rating(r.rating), r.reviewed_at)
+        info = card_info(store, card_id, T0, scheduler=NO_FUZZ)
+        assert (info.memory.state, info.memory.due) == (int(expected.state), expected.due)
+        assert info.memory.stability == pytest.approx(expected.stability, rel=1e-12)
+        assert len(info.reviews) == sum(r.card_id == card_id for r in subset)
+
+
+# -- queue -------------------------------------------------------------------
+
+
+def graduate(store, card_ids, start):
+    """Make review cards answered on successive days (earlier → less retrievable later)."""
+    for offset, card_id in enumerate(card_ids):
+        ans(store, card_id, 4, start + timedelta(days=offset))
+
+
+def test_queue_order_learning_then_reviews_interleaved_with_new(store):
+    sync_cards(store, refs(5, deck="r") + refs(4, deck="n"), T0)
+    graduate(store, ["r0", "r1", "r2", "r3"], T0)
+    now = T0 + timedelta(days=40)
+    ans(store, "r4", 1, now)  # new card into learning, due in a minute
+    now += timedelta(minutes=2)
+    queue = build_queue(store, now, new_per_day=3, scheduler=NO_FUZZ)
+    # learning first; reviews least retrievable first; 2 new left (1 used today) spread among them
+    assert queue == ["r4", "r0", "n0", "r1", "r2", "n1", "r3"]
+
+
+def test_daily_limits_count_what_was_done_today(store):
+    sync_cards(store, refs(6, deck="r") + refs(10, deck="n"), T0)
+    graduate(store, [f"r{i}" for i in range(6)], T0)
+    now = T0 + timedelta(days=60)
+    queue = build_queue(store, now, new_per_day=4, reviews_per_day=5, scheduler=NO_FUZZ)
+    assert sorted(queue) == ["n0", "n1", "n2", "n3", "r0", "r1", "r2", "r3", "r4"]
+    ans(store, "n0", 3, now)  # now a learning card, due again in 10 minutes
+    ans(store, "r0", 3, now)
+    ans(store, "r1", 3, now, mode="exam")  # reschedules r1 but does not use up study limits
+    later = now + timedelta(hours=1)
+    queue = build_queue(store, later, new_per_day=4, reviews_per_day=3, scheduler=NO_FUZZ)
+    assert queue[0] == "n0"
+    assert [c for c in queue[1:] if c.startswith("n")] == ["n1", "n2", "n3"]
+    assert [c for c in queue if c.startswith("r")] == ["r2", "r3"]
+    assert build_queue(store, later, new_limit=1, reviews_per_day=0, scheduler=NO_FUZZ) == ["n0", "n1"]
+    # a new study day resets the counts
+    tomorrow = clock.next_day_start(now) + timedelta(hours=5)
+    new_tomorrow = [c for c in build_queue(store, tomorrow, new_per_day=4, scheduler=NO_FUZZ)
+                    if memory_of(store, c).state == NEW]
+    assert new_tomorrow == ["n1", "n2", "n3", "n4"]
+
+
+def test_queue_filters_and_limit(store):
+    sync_cards(store, refs(3, deck="a", kind="qa", tags=("attention",)) + refs(3, deck="b", kind="numeric"), T0)
+    assert build_queue(store, T0, decks=["b"]) == ["b0", "b1", "b2"]
+    assert build_queue(store, T0, kinds=["qa"]) == ["a0", "a1", "a2"]
+    assert build_queue(store, T0, tags=["attention"]) == ["a0", "a1", "a2"]
+    assert build_queue(store, T0, limit=2) == ["a0", "b0"]
+    assert build_queue(store, T0, new_limit=0) == []
+
+
+def test_bury_suspend_and_inactive_are_left_out(store):
+    sync_cards(store, refs(4), T0)
+    bury(store, "d0", clock.next_day_start(T0))
+    suspend(store, "d1")
+    sync_cards(store, refs(4)[1:], T0)  # d0 removed from the deck
+    sync_cards(store, refs(4), T0)  # ...and back
+    sync_cards(store, [r for r in refs(4) if r.id != "d3"], T0)
+    assert build_queue(store, T0) == ["d2"]
+    assert build_queue(store, clock.next_day_start(T0)) == ["d0", "d2"]
+    unsuspend(store, "d1")
+    assert build_queue(store, clock.next_day_start(T0)) == ["d0", "d1", "d2"]
+
+
+def test_ahead_practice_leaves_the_schedule_alone(store):
+    sync_cards(store, refs(3), T0)
+    graduate(store, ["d0", "d1", "d2"], T0)
+    now = T0 + timedelta(days=3)
+    assert build_queue(store, now, scheduler=NO_FUZZ) == []
+    queue = build_queue(store, now, ahead=True, scheduler=NO_FUZZ)
+    assert queue == ["d0", "d1", "d2"]  # soonest due first
+    before = memory_of(store, "d0")
+    result = ans(store, "d0", 1, now)
+    assert not result.scheduled and result.previous == result.current
+    assert memory_of(store, "d0") == before
+    info = card_info(store, "d0", now, scheduler=NO_FUZZ)
+    assert [r.scheduled for r in info.reviews] == [True, False]
+    # practice reviews do not use up the day's review allowance
+    due_day = before.due + timedelta(hours=1)
+    assert "d0" in build_queue(store, due_day, reviews_per_day=1, scheduler=NO_FUZZ)
+
+
+def test_next_due_and_forecast(store):
+    sync_cards(store, refs(3), T0)
+    assert next_due(store, T0) is None
+    first = ans(store, "d0", 4, T0)
+    ans(store, "d1", 3, T0)
+    assert next_due(store, T0) == T0 + timedelta(minutes=10)  # d1's learning step
+    forecast = due_forecast(store, T0, days=14)
+    assert len(forecast) == 14 and forecast[0] == (date(2025, 3, 3), 1)
+    assert forecast[(first.due.date() - T0.date()).days][1] == 1
+    bury(store, "d1", clock.next_day_start(T0))
+    assert next_due(store, T0) == clock.next_day_start(T0)
+
+
+# -- undo and leeches --------------------------------------------------------
+
+
+def drive_to_lapses(store, card_id, lapses, start):
+    """Graduate a card, then forget and relearn it ``lapses`` times; returns the last answer and time."""
+    result = ans(store, card_id, 4, start)
+    now = start
+    for _ in range(lapses):
+        now = result.due
+        result = ans(store, card_id, 1, now)
+        if _ < lapses - 1:
+            now += timedelta(minutes=10)
+            result = ans(store, card_id, 3, now)
+    return result, now
+
+
+def test_leech_tag_at_eight_lapses(store):
+    sync_cards(store, refs(1, tags=("attention",)), T0)
+    result, _ = drive_to_lapses(store, "d0", LEECH_LAPSES - 1, T0)
+    assert result.current.lapses == LEECH_LAPSES - 1 and not result.current.leech
+    now = result.due + timedelta(minutes=10)
+    result = ans(store, "d0", 3, now)
+    result = ans(store, "d0", 1, result.due)
+    assert result.became_leech and result.current.lapses == LEECH_LAPSES
+    info = card_info(store, "d0", now)
+    assert info.tags == ("attention", "leech")
+    sync_cards(store, refs(1, tags=("attention", "transformers")), T0)  # deck edits keep the flag
+    assert card_info(store, "d0", now).tags == ("attention", "leech", "transformers")
+
+
+def test_undo_restores_everything(store):
+    sync_cards(store, refs(2), T0)
+    result, now = drive_to_lapses(store, "d0", LEECH_LAPSES - 1, T0)
+    now = result.due + timedelta(minutes=10)
+    ans(store, "d0", 3, now)
+    before = card_info(store, "d0", now, scheduler=NO_FUZZ)
+    leech = ans(store, "d0", 1, before.memory.due)
+    assert leech.became_leech
+    undo(store, leech)
+    after = card_info(store, "d0", now, scheduler=NO_FUZZ)
+    assert after == before
+    first = ans(store, "d1", 3, T0)
+    ans(store, "d1", 3, T0 + timedelta(minutes=10))
+    with pytest.raises(ValueError):
+        undo(store, first)  # not the latest answer of d1
+
+
+def test_answer_rejects_bad_input(store):
+    sync_cards(store, refs(1), T0)
+    with pytest.raises(ValueError):
+        ans(store, "d0", 5, T0)
+    with pytest.raises(ValueError):
+        ans(store, "d0", 3, T0, mode="cram")
+    with pytest.raises(KeyError):
+        ans(store, "nope", 3, T0)
+    assert card_info(store, "d0", T0).reviews == []
