@@ -133,6 +133,7 @@ class StudySession:
                         answer_text=outcome.answer_text, correct=outcome.correct, seed=outcome.seed,
                     )
                     self._count(answered, outcome)
+                    self.console.print(f"[dim]saved {card_id} → {RATING_NAMES[outcome.rating]}[/dim]")
                     position += 1
                 except Command as command:
                     position = self.command(command.key, card_id, position)

@@ -1,0 +1,192 @@
+"""`quiz study` driven as a script (one line per prompt), across simulated days."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import fsrs
+import pytest
+from typer.testing import CliRunner
+
+from quizzer import scheduler
+from quizzer.cli import app
+from quizzer.store import open_store
+
+runner = CliRunner()
+
+DECK = """\
+id: mini
+title: Mini
+language: zh
+source: {file: course.txt, sections: "1"}
+cards:
+  - {id: q-one, kind: qa, source: "1.1", question: 问题一, answer: 答案一, points: [要点一]}
+  - {id: q-two, kind: qa, source: "1.2", question: 问题二, answer: 答案二, points: [要点二]}
+  - {id: m-one, kind: mistake, source: "1.3", claim: 错误说法, correction: 正确说法, why: 原因}
+  - id: c-one
+    kind: choice
+    source: "1.4"
+    question: 选哪个？
+    options: [甲, 乙, 丙]
+    answer: B
+    explanation: 乙对。
+"""
+
+
+@pytest.fixture
+def deck_dir(tmp_path) -> Path:
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    (folder / "mini.yaml").write_text(DECK, "utf-8")
+    return folder
+
+
+def study(deck_dir: Path, lines: list[str], when: datetime, *args: str):
+    result = runner.invoke(
+        app, ["study", "--decks", str(deck_dir), *args],
+        input="".join(line + "\n" for line in lines), env={"QUIZ_NOW": when.isoformat()},
+    )
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def session_lines(rating: int, cards: int) -> list[str]:
+    """Reveal and rate each self-rated card; pick B (right) or A (wrong) for the choice card."""
+    return ["", str(rating)] * cards
+
+
+def test_multi_day_session_matches_fsrs_run_directly(deck_dir):
+    """Every card's stored memory state equals fsrs replaying the same ratings at the same times."""
+    start = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    sessions = [(start, 3), (start + timedelta(minutes=15), 3), (start + timedelta(days=3), 1),
+                (start + timedelta(days=3, minutes=20), 3), (start + timedelta(days=10), 4), (start + timedelta(days=40), 2)]
+    given: dict[str, list[tuple[datetime, int]]] = {}
+    for when, rating in sessions:
+        result = study(deck_dir, session_lines(rating, 4) + ["B"] * 2, when, "--kind", "qa", "--kind", "mistake")
+        for line in result.stdout.splitlines():
+            if line.startswith("saved "):
+                card_id = line.split()[1]
+                given.setdefault(card_id, []).append((when, rating))
+    assert set(given) == {"q-one", "q-two", "m-one"}
+    assert all(len(v) >= 3 for v in given.values())  # several reviews each
+    assert len({when.date() for v in given.values() for when, _ in v}) >= 3  # over several days
+
+    store = open_store()
+    for card_id, reviews in given.items():
+        direct = fsrs.Card()
+        for when, rating in reviews:
+            direct, _ = scheduler.DEFAULT_SCHEDULER.review_card(direct, fsrs.Rating(rating), review_datetime=when)
+        stored = scheduler.card_info(store, card_id, start + timedelta(days=13))
+        assert [r.rating for r in stored.reviews] == [r for _, r in reviews]
+        assert stored.memory.state == direct.state.value
+        assert stored.memory.step == direct.step
+        assert stored.memory.stability == pytest.approx(direct.stability, rel=1e-9)
+        assert stored.memory.difficulty == pytest.approx(direct.difficulty, rel=1e-9)
+        assert stored.memory.last_review == direct.last_review
+
+
+def test_choice_is_graded_and_rated_automatically(deck_dir):
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    result = study(deck_dir, ["b"], when, "--kind", "choice")  # lower-case b is option B, not bury
+    assert "✓ 正确" in result.stdout
+    store = open_store()
+    [review] = scheduler.card_info(store, "c-one", when).reviews
+    assert (review.rating in (3, 4), review.correct, review.answer_text) == (True, True, "B")
+
+    later = when + timedelta(days=30)
+    result = study(deck_dir, ["A"], later, "--kind", "choice")
+    assert "✗ 错误" in result.stdout and "正确答案 B" in result.stdout
+    last = scheduler.card_info(store, "c-one", later).reviews[-1]
+    assert (last.rating, last.correct, last.answer_text) == (1, False, "A")
+
+
+def test_invalid_choice_asks_again_and_bang_commands_work(deck_dir):
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    result = study(deck_dir, ["Z", "!b"], when, "--kind", "choice")
+    assert "Type one of A, B, C." in result.stdout and "Buried until tomorrow: c-one" in result.stdout
+    info = scheduler.card_info(open_store(), "c-one", when)
+    assert info.reviews == [] and info.buried_until is not None
+
+
+def test_undo_restores_the_previous_state(deck_dir):
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    store = open_store()
+    # rate the first card Good, undo, then rate it Again: only the Again review remains
+    result = study(deck_dir, ["", "3", "u", "", "1", "q"], when, "--kind", "qa")
+    assert "Undone: q-one" in result.stdout
+    info = scheduler.card_info(store, "q-one", when)
+    assert [r.rating for r in info.reviews] == [1]
+    direct, _ = scheduler.DEFAULT_SCHEDULER.review_card(fsrs.Card(), fsrs.Rating.Again, review_datetime=when)
+    assert info.memory.stability == pytest.approx(direct.stability)
+    assert "Reviewed 1" in result.stdout
+
+
+def test_suspend_and_quit(deck_dir):
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    result = study(deck_dir, ["s", "q"], when, "--kind", "qa")
+    assert "Suspended: q-one" in result.stdout and "Reviewed 0" in result.stdout
+    result = study(deck_dir, ["", "3"], when, "--kind", "qa")
+    assert "q-one" not in result.stdout.split("saved")[1]  # the suspended card is not shown again
+    runner.invoke(app, ["card", "q-one", "--unsuspend", "--decks", str(deck_dir)])
+    assert not scheduler.card_info(open_store(), "q-one", when).suspended
+
+
+def test_nothing_due_says_when_and_offers_ahead(deck_dir):
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    study(deck_dir, session_lines(4, 4) + ["B"], when)
+    result = study(deck_dir, [], when + timedelta(hours=1))
+    assert "Nothing is due now. The next card is due" in result.stdout and "--ahead" in result.stdout
+    result = study(deck_dir, ["", "3", "q"], when + timedelta(hours=1), "--ahead")
+    assert "saved" in result.stdout
+
+
+def test_deck_edits_keep_history(deck_dir):
+    """Changed text keeps progress, a removed card keeps its history, a re-added card resumes."""
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    deck = deck_dir / "mini.yaml"
+    study(deck_dir, session_lines(3, 3), when, "--kind", "qa", "--kind", "mistake")
+    store = open_store()
+    before = scheduler.card_info(store, "q-one", when)
+    assert len(before.reviews) == 1
+
+    deck.write_text(DECK.replace("问题一", "问题一（修订）").replace(
+        '  - {id: q-two, kind: qa, source: "1.2", question: 问题二, answer: 答案二, points: [要点二]}\n', ""), "utf-8")
+    day2 = when + timedelta(days=1)
+    result = study(deck_dir, session_lines(3, 3), day2, "--kind", "qa", "--kind", "mistake")
+    assert "问题一（修订）" in result.stdout and "q-two" not in result.stdout
+    edited = scheduler.card_info(store, "q-one", day2)
+    assert edited.reviews[0] == before.reviews[0] and edited.content_hash != before.content_hash
+    removed = scheduler.card_info(store, "q-two", day2)
+    assert not removed.active and len(removed.reviews) == 1
+
+    deck.write_text(DECK, "utf-8")
+    result = study(deck_dir, [], day2, "--kind", "qa")
+    back = scheduler.card_info(store, "q-two", day2)
+    assert back.active and back.reviews == removed.reviews and back.memory == removed.memory
+
+
+def test_card_command_shows_history(deck_dir):
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    study(deck_dir, ["", "3"], when, "--kind", "qa", "--limit", "1")
+    result = runner.invoke(app, ["card", "q-one", "--decks", str(deck_dir)], env={"QUIZ_NOW": when.isoformat()})
+    assert result.exit_code == 0 and "q-one" in result.stdout and "stability" in result.stdout
+    assert result.stdout.count("study") == 1
+    assert runner.invoke(app, ["card", "nope", "--decks", str(deck_dir)]).exit_code == 1
+
+
+def test_check_and_backups(deck_dir, isolated):
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    study(deck_dir, ["", "3"], when, "--limit", "1")
+    assert runner.invoke(app, ["check"]).stdout.strip() == "ok"
+    listed = runner.invoke(app, ["backup", "list"]).stdout.strip().splitlines()
+    assert len(listed) == 1
+    db = isolated / "quiz.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM review_log")
+    result = runner.invoke(app, ["backup", "restore"], env={"QUIZ_NOW": (when + timedelta(hours=1)).isoformat()})
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(db) as conn:
+        # the backup was taken when the session opened, before its one review
+        assert conn.execute("SELECT count(*) FROM review_log").fetchone()[0] == 0
