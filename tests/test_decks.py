@@ -88,3 +88,13 @@ def test_bundled_decks_ship_inside_the_wheel():
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
     assert config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]["decks"] == "quizzer/decks"
+
+
+def test_contributing_examples_are_valid_cards(tmp_path):
+    """Each card kind's example in CONTRIBUTING.md passes `quiz lint`, worked example included."""
+    guide = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
+    blocks = [b for b in re.findall(r"```yaml\n(.*?)```", guide, re.S) if b.startswith("  - id:")]
+    assert len(blocks) == len(KINDS)
+    deck = tmp_path / "examples.yaml"
+    deck.write_text("id: examples\ntitle: E\nlanguage: zh\nsource: {file: f, sections: s}\ncards:\n" + "".join(blocks), "utf-8")
+    assert decks.lint([deck]) == []
