@@ -1,0 +1,107 @@
+"""Backups: cadence, thinning rule, restore round trip, integrity checks."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import time
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from quizzer.backup import backup_now, check, list_backups, maybe_backup, restore, thin
+from quizzer.scheduler import answer, card_info
+from quizzer.store import CardRef, open_store, sync_cards
+
+NOW = datetime(2025, 6, 30, 12, 0, tzinfo=timezone.utc)  # a Monday
+
+
+@pytest.fixture(autouse=True)
+def utc_local_time(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "quiz.db"
+    store = open_store(path)
+    sync_cards(store, [CardRef(f"c{i}", "deck", "qa", i, "h" * 40) for i in range(300)], NOW)
+    store.close()
+    return path
+
+
+def test_missing_database_is_not_backed_up(tmp_path):
+    assert maybe_backup(tmp_path / "none.db", NOW) is None
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_at_most_one_backup_per_half_hour(db):
+    first = maybe_backup(db, NOW)
+    assert first is not None and first.parent == db.parent / "backups"
+    assert maybe_backup(db, NOW + timedelta(minutes=29)) is None
+    assert maybe_backup(db, NOW + timedelta(minutes=30)) is not None
+    assert [b.taken_at for b in list_backups(db)] == [NOW + timedelta(minutes=30), NOW]
+
+
+def test_thinning_keeps_today_then_daily_weekly_monthly(db):
+    taken = [NOW.replace(hour=h) for h in (5, 8, 11)]
+    for age in range(1, 8):
+        day = NOW - timedelta(days=age)
+        taken += [day.replace(hour=6), day.replace(hour=20)]
+    taken += [NOW - timedelta(days=age) for age in range(8, 121)]
+    for when in taken:
+        backup_now(db, when)
+    thin(db, NOW)
+    kept = sorted(b.taken_at for b in list_backups(db))
+    today = [t for t in kept if t.date() == NOW.date()]
+    daily = [t for t in kept if 1 <= (NOW.date() - t.date()).days <= 7]
+    older = [t.date() for t in kept if (NOW.date() - t.date()).days > 7]
+    assert len(today) == 3
+    assert len(daily) == 7 and all(t.hour == 20 for t in daily)
+    assert older == [date(2025, 3, 31), date(2025, 4, 30), date(2025, 5, 30),  # newest of each month
+                     date(2025, 6, 1), date(2025, 6, 8), date(2025, 6, 15), date(2025, 6, 22)]  # of each week
+
+
+def test_restore_round_trip_backs_up_the_current_database_first(db):
+    snapshot = backup_now(db, NOW)
+    store = open_store(db)
+    answer(store, "c1", 3, now=NOW, duration_ms=100)
+    store.close()
+    safety = restore(snapshot, db, NOW + timedelta(hours=1))
+    store = open_store(db)
+    assert card_info(store, "c1", NOW).reviews == []
+    store.close()
+    with sqlite3.connect(safety) as conn:
+        assert conn.execute("SELECT count(*) FROM review_log").fetchone() == (1,)
+    assert check(db) == []
+
+
+def test_check_reports_ok_and_damage(db, tmp_path):
+    assert check(db) == []
+    assert check(tmp_path / "missing.db") != []
+
+    not_a_db = tmp_path / "garbage.db"
+    not_a_db.write_bytes(b"this is not sqlite" * 500)
+    assert check(not_a_db) != []
+
+    damaged = tmp_path / "damaged.db"
+    backup_now(db, NOW).replace(damaged)
+    data = bytearray(damaged.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    data[3 * page + 8: 3 * page + 600] = b"\xff" * 592  # scribble over a b-tree page
+    damaged.write_bytes(bytes(data))
+    assert check(damaged) != []
+    with pytest.raises(ValueError):
+        restore(damaged, db, NOW)
+
+    orphan = tmp_path / "orphan.db"
+    shutil.copy(backup_now(db, NOW), orphan)
+    with sqlite3.connect(orphan) as conn:  # foreign keys are off by default in raw sqlite3
+        conn.execute("INSERT INTO review_log (card_id, reviewed_at, rating, mode, state_before, scheduled) "
+                     "VALUES ('ghost', '2025-01-01 00:00:00.000000', 3, 'study', 0, 1)")
+    problems = check(orphan)
+    assert len(problems) == 1 and "review_log" in problems[0]
