@@ -98,3 +98,11 @@ def test_contributing_examples_are_valid_cards(tmp_path):
     deck = tmp_path / "examples.yaml"
     deck.write_text("id: examples\ntitle: E\nlanguage: zh\nsource: {file: f, sections: s}\ncards:\n" + "".join(blocks), "utf-8")
     assert decks.lint([deck]) == []
+
+
+def test_readme_deck_table_matches_the_decks():
+    readme = (ROOT / "README.md").read_text("utf-8")
+    for loaded in decks.load_decks([ROOT / "decks"]):
+        counts = [sum(c.kind == k for c in loaded.deck.cards) for k in KINDS] + [len(loaded.deck.cards)]
+        row = f"| {loaded.deck.id} | {loaded.deck.title} | " + " | ".join(map(str, counts)) + " |"
+        assert row in readme
