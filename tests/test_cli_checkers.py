@@ -1,0 +1,86 @@
+"""`quiz checkers`, `quiz generate`, and deck numbers verified by `quiz lint`."""
+
+from __future__ import annotations
+
+import json
+from decimal import ROUND_UP, Decimal
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from checkers import registry
+from quizzer.cli import app
+from quizzer.yamlsource import parse
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_checkers_lists_every_registered_checker():
+    result = runner.invoke(app, ["checkers"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    for name in registry.names():
+        assert name in result.stdout
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_generate_json_is_reproducible_and_complete(name):
+    first = runner.invoke(app, ["generate", name, "--seed", "11", "--json"])
+    again = runner.invoke(app, ["generate", name, "--seed", "11", "--json"])
+    other = runner.invoke(app, ["generate", name, "--seed", "12", "--json"])
+    assert first.exit_code == 0, first.output
+    assert first.stdout == again.stdout and first.stdout != other.stdout
+    data = json.loads(first.stdout)
+    assert {"prompt", "inputs", "answer", "tolerance", "solution"} <= data.keys()
+    question = registry.get(name).generate(11)
+    assert data["answer"] == question.answer and data["inputs"] == question.inputs
+
+
+def test_generate_text_shows_answer_and_solution():
+    result = runner.invoke(app, ["generate", "masked_softmax", "--seed", "3"])
+    question = registry.get("masked_softmax").generate(3)
+    assert result.exit_code == 0 and question.answer_text in result.stdout and "Σ" in result.stdout
+
+
+def test_generate_unknown_checker():
+    result = runner.invoke(app, ["generate", "nope"])
+    assert result.exit_code == 2 and "unknown checker 'nope'" in result.output
+
+
+def numeric_examples():
+    """(deck file, line of the example's answer, its first stated value) for every worked example."""
+    found = []
+    for path in sorted((ROOT / "decks").glob("*.yaml")):
+        doc = parse(path.read_text("utf-8"))
+        for i, card in enumerate(doc.data["cards"]):
+            if card.get("kind") == "numeric" and card.get("example"):
+                answer_path = ("cards", i, "example", "answer")
+                stated = card["example"]["answer"]
+                first_path = answer_path + ((0,) if isinstance(stated, list) else ())
+                first = stated[0] if isinstance(stated, list) else stated
+                found.append((path, doc.values[answer_path].line, doc.values[first_path], first))
+    return found
+
+
+def test_the_decks_have_worked_examples():
+    assert len(numeric_examples()) >= 15
+
+
+@pytest.mark.parametrize("path,line,position,stated", numeric_examples(), ids=lambda v: str(v) if not isinstance(v, Path) else v.stem)
+def test_a_stated_value_off_by_5_percent_fails_lint_with_its_line(tmp_path, path, line, position, stated):
+    value = Decimal(stated)
+    wrong = value * Decimal("1.05") if value != 0 else Decimal("0.05")
+    # 5% off, rounded away from the truth to the stated digits so the change always shows
+    wrong_text = format(wrong.quantize(Decimal(1).scaleb(value.as_tuple().exponent), rounding=ROUND_UP), "f")
+    lines = path.read_text("utf-8").splitlines(keepends=True)
+    row = lines[position.line - 1]
+    start = position.column - 1
+    assert row[start:].startswith(stated) or row[start:].startswith(f'"{stated}"') or row[start:].startswith(f"'{stated}'")
+    quote = row[start] if row[start] in "\"'" else ""
+    lines[position.line - 1] = row[:start] + quote + wrong_text + row[start + len(quote) + len(stated):]
+    broken = tmp_path / path.name
+    broken.write_text("".join(lines), "utf-8")
+    result = runner.invoke(app, ["lint", str(broken)])
+    assert result.exit_code == 1
+    assert f"{broken}:{line}:" in result.stdout and "example answer" in result.stdout
