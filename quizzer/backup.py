@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from quizzer import clock
 from quizzer.clock import ROLLOVER_HOUR, study_day
 
 BACKUP_EVERY = timedelta(minutes=30)
@@ -110,9 +111,10 @@ def thin(db_path: Path, now: datetime, rollover_hour: int = ROLLOVER_HOUR) -> li
     return removed
 
 
-def restore(backup: Path, db_path: Path, now: datetime) -> Path | None:
+def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | None:
     """Replace the database's content with ``backup``; the current database is
     backed up first (returned), so a restore can itself be undone."""
+    now = clock.now() if now is None else now
     problems = check(backup)
     if problems:
         raise ValueError(f"refusing to restore a damaged backup: {problems}")

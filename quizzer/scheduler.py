@@ -24,6 +24,7 @@ import fsrs
 from sqlalchemy import ColumnElement, case, delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
+from quizzer import clock
 from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, study_day, to_utc
 from quizzer.store import LEECH_TAG, NEW, REVIEW, Card, CardTag, Review, Store
 
@@ -108,7 +109,12 @@ def answer(
     scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER,
     rollover_hour: int = ROLLOVER_HOUR,
 ) -> Answered:
-    """Record one answer and its new memory state in a single write transaction."""
+    """Record one answer and its new memory state in a single write transaction.
+
+    ``now`` is the review time (aware; naive means local).  A Review-state card
+    answered before its due study day is an ahead review (module docstring):
+    logged, state untouched, ``Answered.scheduled`` False.
+    """
     with store.write() as session:
         return _answer(session, card_id, rating, to_utc(now), duration_ms=duration_ms, mode=mode,
                        answer_text=answer_text, correct=correct, seed=seed, scheduler=scheduler,
@@ -343,9 +349,10 @@ def due_forecast(store: Store, now: datetime, days: int = 7,
     return [(today + timedelta(days=i), per_day[today + timedelta(days=i)]) for i in range(days)]
 
 
-def card_info(store: Store, card_id: str, now: datetime,
+def card_info(store: Store, card_id: str, now: datetime | None = None,
               scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER) -> CardInfo:
-    """A card's columns, tags, review history and current retrievability."""
+    """A card's columns, tags, review history and retrievability at ``now`` (default: clock.now())."""
+    now = clock.now() if now is None else to_utc(now)
     with store.read() as session:
         card = session.get(Card, card_id)
         if card is None:
@@ -358,7 +365,7 @@ def card_info(store: Store, card_id: str, now: datetime,
         ]
         memory = _memory(session, card, leech=LEECH_TAG in tags)
     retrievability = (None if card.state == NEW
-                      else scheduler.get_card_retrievability(_to_fsrs(card, now), to_utc(now)))
+                      else scheduler.get_card_retrievability(_to_fsrs(card, now), now))
     return CardInfo(card.id, card.deck, card.kind, card.position, card.content_hash, tags, card.active,
                     card.suspended, card.buried_until, card.first_seen, memory, retrievability, reviews)
 

@@ -125,6 +125,17 @@ def test_upgrading_an_existing_database_backs_it_up_first(tmp_path):
     st.close()
 
 
+def test_a_newer_schema_is_refused_untouched(tmp_path):
+    db = tmp_path / "quiz.db"
+    st = open_store(db)
+    with st.engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+    st.close()
+    with pytest.raises(RuntimeError, match="newer"):
+        open_store(db)
+    assert list_backups(db) == []
+
+
 # -- sync --------------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
@@ -42,9 +43,12 @@ class Store:
         so concurrent writers queue on the busy timeout instead of failing or
         overwriting each other's reads.
         """
-        writer = self.engine.execution_options(**{_WRITE_OPTION: True})
-        with Session(writer, expire_on_commit=False) as session, session.begin():
+        with Session(self._writer, expire_on_commit=False) as session, session.begin():
             yield session
+
+    @cached_property
+    def _writer(self) -> Engine:
+        return self.engine.execution_options(**{_WRITE_OPTION: True})
 
     def close(self) -> None:
         self.engine.dispose()

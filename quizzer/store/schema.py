@@ -35,6 +35,7 @@ def ensure_schema(store: Store) -> None:
 def _upgrade(store: Store) -> None:
     from alembic import command
     from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
     from quizzer import backup, clock
 
@@ -42,11 +43,15 @@ def _upgrade(store: Store) -> None:
     # once: the second one re-reads the version after the first committed.
     with store.write() as session:
         conn = session.connection()
-        if schema_version(conn) == SCHEMA_HEAD:
+        version = schema_version(conn)
+        if version == SCHEMA_HEAD:
             return
-        if store.path is not None and inspect(conn).get_table_names():
-            backup.backup_now(store.path, clock.now())
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS_DIR))
         config.attributes["connection"] = conn
+        known = {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
+        if version is not None and version not in known:
+            raise RuntimeError(f"database schema {version} is newer than this quizzer knows ({SCHEMA_HEAD})")
+        if store.path is not None and inspect(conn).get_table_names():
+            backup.backup_now(store.path, clock.now())
         command.upgrade(config, "head")
