@@ -16,6 +16,11 @@ from pydantic import BaseModel, ConfigDict, model_validator
 Answer = int | float | list[float]
 
 
+def float_slack(truth: float) -> float:
+    """Room for binary rounding when a written decimal is compared with a computed float."""
+    return 1e-14 * max(1.0, abs(truth))
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """What the question asks for, which fixes both the display and the grading bound.
@@ -31,7 +36,7 @@ class Tolerance:
     def allowed(self, truth: float) -> float:
         """Largest accepted |answer - truth|; the tiny slack absorbs float rounding of the display."""
         bound = {"exact": 0.0, "decimals": 0.5 * 10.0**-self.decimals, "relative": self.relative * abs(truth)}
-        return bound[self.kind] + 1e-12 * max(1.0, abs(truth))
+        return bound[self.kind] + float_slack(truth)
 
     def phrase(self) -> str:
         """The precision request as the prompt states it."""

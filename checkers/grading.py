@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from checkers.base import Question, Tolerance
+from checkers.base import Question, Tolerance, float_slack
 
 Outcome = Literal["correct", "wrong", "imprecise", "format"]
 
@@ -98,7 +98,7 @@ def judge(number: Number, truth: float, tolerance: Tolerance) -> Outcome:
     error, allowed = abs(number.value - truth), tolerance.allowed(truth)
     if error <= allowed:
         return "correct"
-    if number.resolution > allowed and error <= number.resolution + 1e-12 * max(1.0, abs(truth)):
+    if number.resolution > allowed and error <= number.resolution + float_slack(truth):
         return "imprecise"
     return "wrong"
 

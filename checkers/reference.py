@@ -256,10 +256,10 @@ def parameter_breakdown(cfg: ModelConfig, convention: str = "exact") -> dict[str
         "attention": count_parameters(block.attn),
         "ffn": count_parameters(block.ffn),
         "layer": count_parameters(block),
-        "encoder": sum(count_parameters(m) for m in base.layers) + count_parameters(getattr(base, "final_norm", nn.Identity())),
         "pooler": count_parameters(base.pooler) if getattr(base, "pooler", None) is not None else 0,
         "total": count_parameters(base),
     }
+    counts["encoder"] = counts["total"] - counts["embeddings"] - counts["pooler"]  # blocks (+ GPT-2's final LN)
     if convention == "textbook":
         counts["total"] -= counts["pooler"]
     if isinstance(model, BertForPreTraining):

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from checkers import registry
-from checkers.grading import AnswerFormatError, Number, parse_number
+from checkers.base import Tolerance
+from checkers.grading import AnswerFormatError, Number, judge, parse_number
 
 
 def _shown(truth: float, stated: Number) -> str:
@@ -49,7 +50,7 @@ def check_example(checker_name: str, inputs: dict, stated: str | list[str]) -> s
             number = parse_number(str(text))
         except AnswerFormatError as err:
             return f"cannot read stated value '{text}': {err.hint}"
-        if abs(number.value - true) > number.resolution + 1e-12 * max(1.0, abs(true)):
+        if judge(number, true, Tolerance("exact")) == "wrong":  # exact, or right to its own last digit
             where = f" (index {i})" if isinstance(truth, list) else ""
             problems.append(f"stated {text} but the reference gives {_shown(true, number)}{where}")
     return "; ".join(problems) or None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from checkers.base import Question, Tolerance
 from checkers.grading import AnswerFormatError, grade, parse_answer
@@ -131,3 +133,13 @@ def test_probability_as_percent_or_fraction():
     assert grade("75%", q).outcome == "correct"
     assert grade("3/4", q).outcome == "correct"
     assert grade("2/3", q).outcome == "wrong"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(-1e6, 1e6, allow_nan=False), st.integers(0, 6))
+def test_displayed_value_always_grades_correct_and_the_next_step_wrong(truth, decimals):
+    tolerance = Tolerance("decimals", decimals)
+    q = question(truth, tolerance)
+    assert grade(q.answer_text, q).outcome == "correct"
+    step = 10.0**-decimals
+    assert grade(f"{float(q.answer_text) + 1.5 * step:.{decimals + 1}f}", q).outcome == "wrong"
