@@ -138,7 +138,7 @@ def test_nothing_due_says_when_and_offers_ahead(deck_dir):
     study(deck_dir, session_lines(4, 4) + ["B"], when)
     result = study(deck_dir, [], when + timedelta(hours=1))
     assert "Nothing is due now. The next card is due" in result.stdout and "--ahead" in result.stdout
-    result = study(deck_dir, ["", "3", "q"], when + timedelta(hours=1), "--ahead")
+    result = study(deck_dir, ["", "3", "q"], when + timedelta(hours=1), "--ahead", "--kind", "qa")
     assert "saved" in result.stdout
 
 
