@@ -60,7 +60,7 @@ def bundled_decks() -> Path:
     """The decks shipped with quizzer: the checkout's ``decks/``, else the wheel's copy."""
     package = Path(__file__).resolve().parent
     checkout = package.parent / "decks"
-    return checkout if checkout.is_dir() else package / "decks"
+    return checkout if checkout.is_dir() else package / "bundled_decks"
 
 
 def deck_dirs(option: Path | None = None) -> list[Path]:

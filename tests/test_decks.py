@@ -87,7 +87,7 @@ def test_bundled_decks_ship_inside_the_wheel():
     import tomllib
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
-    assert config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]["decks"] == "quizzer/decks"
+    assert config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]["decks"] == "quizzer/bundled_decks"
 
 
 def test_contributing_examples_are_valid_cards(tmp_path):
