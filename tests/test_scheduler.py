@@ -28,7 +28,7 @@ from quizzer.scheduler import (
     undo,
     unsuspend,
 )
-from quizzer.store import NEW, REVIEW, CardRef, open_store, sync_cards
+from quizzer.store import NEW, CardRef, open_store, sync_cards
 
 NO_FUZZ = fsrs.Scheduler(enable_fuzzing=False)
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)  # a Monday, 09:00 UTC
