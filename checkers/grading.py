@@ -129,5 +129,6 @@ def grade(text: str, question: Question) -> Grade:
             where = "第 " + "、".join(str(i + 1) for i, o in enumerate(outcomes) if o == "wrong") + " 个数不对。"
         return Grade("wrong", f"不对。{where}{shown}")
     if "imprecise" in outcomes:
-        return Grade("imprecise", f"精度不够：题目要求{question.tolerance.phrase()}。{shown}")
+        # no answer shown: the learner is asked again, at the precision the question wants
+        return Grade("imprecise", f"精度不够：题目要求{question.tolerance.phrase()}，再算精确些。")
     return Grade("correct", f"正确！{shown}")

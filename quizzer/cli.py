@@ -162,7 +162,7 @@ def study(
 ) -> None:
     """The daily drill: due cards, then a few new ones, scheduled with FSRS."""
     from quizzer import clock, scheduler
-    from quizzer.prompter import for_stdin
+    from quizzer.prompter import TerminalPrompter, for_stdin
     from quizzer.study import StudySession, report
 
     collection = _collection(decks_dir, db)
@@ -177,7 +177,11 @@ def study(
         when = f" The next card is due {upcoming.astimezone():%Y-%m-%d %H:%M}." if upcoming else ""
         console.print(f"Nothing is due now.{when} `quiz study --ahead` practises cards early without upsetting their schedule.")
         return
-    session = StudySession(collection.store, collection.decks, queue, for_stdin(console), console, reload=collection.reload)
+    prompter = for_stdin(console)
+    session = StudySession(
+        collection.store, collection.decks, queue, prompter, console,
+        reload=collection.reload, pause_after_feedback=isinstance(prompter, TerminalPrompter),
+    )
     try:
         summary = session.run()
     except KeyboardInterrupt:

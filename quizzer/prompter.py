@@ -45,7 +45,7 @@ class TerminalPrompter:
         import termios
         import tty
 
-        self.console.print(prompt, end=" ", style="dim")
+        self.console.print(prompt, end=" ", style="dim", markup=False)
         fd = sys.stdin.fileno()
         saved = termios.tcgetattr(fd)
         try:
@@ -60,7 +60,9 @@ class TerminalPrompter:
 
     def line(self, prompt: str) -> str:
         try:
-            return self.console.input(f"[dim]{prompt}[/dim] ")
+            from rich.markup import escape
+
+            return self.console.input(f"[dim]{escape(prompt)}[/dim] ")
         except EOFError:
             return "q"
 

@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Callable
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 
 from quizzer import clock, render
@@ -98,8 +99,10 @@ class StudySession:
         *,
         mode: str = "study",
         reload: Callable[[], list[LoadedDeck]] | None = None,
+        pause_after_feedback: bool = False,
     ) -> None:
         self.store = store
+        self.pause_after_feedback = pause_after_feedback
         self.prompter = prompter
         self.console = console
         self.mode = mode
@@ -135,6 +138,11 @@ class StudySession:
                     self._count(answered, outcome)
                     self.console.print(f"[dim]saved {card_id} → {RATING_NAMES[outcome.rating]}[/dim]")
                     position += 1
+                    if self.pause_after_feedback and outcome.correct is not None:
+                        # let the learner read the verdict and explanation; u undoes this answer
+                        key = self.prompter.key("[space/Enter] next · u undo · q quit")
+                        if key in ("u", "q"):
+                            position = self.command(key, card_id, position)
                 except Command as command:
                     position = self.command(command.key, card_id, position)
         except Quit:
@@ -169,10 +177,10 @@ class StudySession:
             if answered.became_leech:
                 self.summary.leeches.remove(answered.card_id)
             self.console.print(f"[yellow]Undone: {answered.card_id}[/yellow]")
-            if answered.card_id in self.queue[position:]:
-                self.queue.remove(answered.card_id)
-            self.queue.insert(position, answered.card_id)
-            return position
+            # the undone card was answered earlier in this queue: show it again, next
+            earlier = max(i for i in range(position) if self.queue[i] == answered.card_id)
+            self.queue.insert(position - 1, self.queue.pop(earlier))
+            return position - 1
         if key == "b":
             scheduler.bury(self.store, card_id, clock.next_day_start(clock.now()))
             self.console.print(f"[yellow]Buried until tomorrow: {card_id}[/yellow]")
@@ -291,10 +299,9 @@ class StudySession:
             break
         right = result.outcome == "correct"
         rating = auto_rating("numeric", right, time.monotonic() - tick)
-        if right:
-            self.console.print(f"[green]✓ 正确[/green] {question.answer_text}", f"[dim]→ {RATING_NAMES[rating]}[/dim]")
-        else:
-            self.console.print(f"[red]✗ {result.message}[/red] 正确答案 {question.answer_text}", f"[dim]→ {RATING_NAMES[rating]}[/dim]")
+        mark = "[green]✓" if right else "[red]✗"
+        self.console.print(f"{mark} {escape(result.message)}[/]", f"[dim]→ {RATING_NAMES[rating]}[/dim]")
+        if not right:
             self.console.print(Panel(render.markdown(question.solution), title="解题过程", border_style="red"))
         return Outcome(rating, text, right, seed)
 

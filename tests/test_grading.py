@@ -85,6 +85,7 @@ def test_fewer_digits_than_asked_is_imprecise_not_wrong():
     grade_ = grade("0.23", q)
     assert grade_.outcome == "imprecise"
     assert "保留 3 位小数" in grade_.message
+    assert q.answer_text not in grade_.message  # asked again, so the answer stays hidden
     assert grade("0.2", q).outcome == "imprecise"
     assert grade("0.3", q).outcome == "wrong"  # wrong even at its own precision
     assert grade("22.7%", q).outcome == "correct"
