@@ -181,6 +181,7 @@ def study(
     session = StudySession(
         collection.store, collection.decks, queue, prompter, console,
         reload=collection.reload, pause_after_feedback=isinstance(prompter, TerminalPrompter),
+        filters={"decks": deck, "tags": tag, "kinds": kind},
     )
     try:
         summary = session.run()

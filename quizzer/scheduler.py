@@ -259,9 +259,7 @@ def build_queue(
     eligible = _eligible(now, decks, tags, kinds)
     with store.read() as session:
         new_done, reviews_done = _done_today(session, start)
-        learning = session.scalars(
-            select(Card.id).where(*eligible, Card.state.not_in((NEW, REVIEW)), Card.due <= now)
-            .order_by(Card.due, Card.id)).all()
+        learning = _learning(session, eligible, now)
         reviews = _due_reviews(session, eligible, end, now, scheduler)[:max(0, reviews_per_day - reviews_done)]
         new_left = max(0, new_per_day - new_done)
         if new_limit is not None:
@@ -275,6 +273,21 @@ def build_queue(
                 select(Card.id).where(*eligible, Card.state != NEW).order_by(Card.due, Card.id)
                 .limit(limit if limit is not None else reviews_per_day)))
     return queue if limit is None else queue[:limit]
+
+
+def learning_due(store: Store, until: datetime, *, decks: Iterable[str] | None = None,
+                 tags: Iterable[str] | None = None, kinds: Iterable[str] | None = None) -> list[str]:
+    """Learning/relearning cards due by ``until``: what a session shows again before it ends,
+    as Anki does with its learn-ahead limit, so a card just failed is not left for tomorrow."""
+    until = to_utc(until)
+    with store.read() as session:
+        return _learning(session, _eligible(until, decks, tags, kinds), until)
+
+
+def _learning(session: Session, eligible: list[ColumnElement[bool]], until: datetime) -> list[str]:
+    return list(session.scalars(
+        select(Card.id).where(*eligible, Card.state.not_in((NEW, REVIEW)), Card.due <= until)
+        .order_by(Card.due, Card.id)))
 
 
 def _eligible(now: datetime, decks: Iterable[str] | None, tags: Iterable[str] | None,

@@ -18,7 +18,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Callable
 
 from rich.console import Console
@@ -35,6 +35,7 @@ RATING_NAMES = {AGAIN: "Again", HARD: "Hard", GOOD: "Good", EASY: "Easy"}
 # seconds: (answered within -> Easy, took longer than -> Hard)
 FAST_SLOW = {"choice": (8, 45), "numeric": (30, 180)}
 COMMANDS = "ubseq"
+LEARN_AHEAD = timedelta(minutes=20)  # Anki's default: show learning cards due this soon before ending
 
 
 class Quit(Exception):
@@ -100,8 +101,10 @@ class StudySession:
         mode: str = "study",
         reload: Callable[[], list[LoadedDeck]] | None = None,
         pause_after_feedback: bool = False,
+        filters: dict | None = None,
     ) -> None:
         self.store = store
+        self.filters = filters or {}
         self.pause_after_feedback = pause_after_feedback
         self.prompter = prompter
         self.console = console
@@ -125,7 +128,7 @@ class StudySession:
         started = time.monotonic()
         position = 0
         try:
-            while position < len(self.queue):
+            while position < len(self.queue) or self.requeue_learning(position):
                 card_id = self.queue[position]
                 try:
                     tick = time.monotonic()
@@ -150,6 +153,14 @@ class StudySession:
         finally:
             self.summary.seconds = time.monotonic() - started
         return self.summary
+
+    def requeue_learning(self, position: int) -> bool:
+        """At the end of the queue, bring back cards in learning that are due within LEARN_AHEAD."""
+        from quizzer import scheduler
+
+        due = scheduler.learning_due(self.store, clock.now() + LEARN_AHEAD, **self.filters)
+        self.queue[position:] = [card_id for card_id in due if card_id in self.cards]
+        return position < len(self.queue)
 
     def _count(self, answered, outcome: Outcome) -> None:
         self.history.append((answered, outcome))

@@ -64,7 +64,7 @@ def test_multi_day_session_matches_fsrs_run_directly(deck_dir):
                 (start + timedelta(days=3, minutes=20), 3), (start + timedelta(days=10), 4), (start + timedelta(days=40), 2)]
     given: dict[str, list[tuple[datetime, int]]] = {}
     for when, rating in sessions:
-        result = study(deck_dir, session_lines(rating, 4) + ["B"] * 2, when, "--kind", "qa", "--kind", "mistake")
+        result = study(deck_dir, session_lines(rating, 6), when, "--kind", "qa", "--kind", "mistake")
         for line in result.stdout.splitlines():
             if line.startswith("saved "):
                 card_id = line.split()[1]
@@ -85,6 +85,16 @@ def test_multi_day_session_matches_fsrs_run_directly(deck_dir):
         assert stored.memory.stability == pytest.approx(direct.stability, rel=1e-9)
         assert stored.memory.difficulty == pytest.approx(direct.difficulty, rel=1e-9)
         assert stored.memory.last_review == direct.last_review
+
+
+def test_a_failed_card_comes_back_before_the_session_ends(deck_dir):
+    """As in Anki: a card rated Again is due again in minutes, so the same session shows it again."""
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    result = study(deck_dir, ["", "1", "", "3", "", "3", "q"], when, "--kind", "qa", "--limit", "1")
+    saved = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("saved ")]
+    assert saved[0] == saved[1] == "q-one"
+    info = scheduler.card_info(open_store(), "q-one", when)
+    assert [r.rating for r in info.reviews][:2] == [1, 3]
 
 
 def test_choice_is_graded_and_rated_automatically(deck_dir):
