@@ -1,6 +1,8 @@
-"""Every test gets its own deck cache, database and clock, never the user's."""
+"""Every test gets its own deck cache, database, clock and time zone, never the user's."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 
@@ -13,3 +15,13 @@ def isolated(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("QUIZ_DECKS", raising=False)
     monkeypatch.delenv("QUIZ_NOW", raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def utc_local_time(monkeypatch):
+    """Study days depend on the local zone; pin it so the expected days are fixed."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-import time
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
@@ -14,15 +13,6 @@ from quizzer.scheduler import answer, card_info
 from quizzer.store import CardRef, open_store, sync_cards
 
 NOW = datetime(2025, 6, 30, 12, 0, tzinfo=timezone.utc)  # a Monday
-
-
-@pytest.fixture(autouse=True)
-def utc_local_time(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 @pytest.fixture

@@ -35,16 +35,6 @@ T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)  # a Monday, 09:00 UTC
 REVIEW_LOG = "fsrs-review-log-12k.csv"
 
 
-@pytest.fixture(autouse=True)
-def utc_local_time(monkeypatch):
-    """Study days depend on the local zone; pin it so the expected days are fixed."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
-
-
 @pytest.fixture
 def store(tmp_path):
     st = open_store(tmp_path / "quiz.db")
