@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from quizzer.store.engine import Store, default_db_path, make_engine, resolve
-from quizzer.store.models import NEW, LEARNING, REVIEW, RELEARNING, LEECH_TAG, Card, CardTag, Meta, Review
+from quizzer.store.models import NEW, LEARNING, REVIEW, RELEARNING, LEECH_TAG, Card, CardTag, Exam, ExamQuestion, Meta, Mistake, Review
 from quizzer.store.schema import SCHEMA_HEAD, ensure_schema
 from quizzer.store.sync import CardRef, SyncResult, sync_cards
 
@@ -24,6 +24,6 @@ def open_store(url_or_path: str | Path | None = None) -> Store:
 
 __all__ = [
     "NEW", "LEARNING", "REVIEW", "RELEARNING", "LEECH_TAG", "SCHEMA_HEAD",
-    "Card", "CardRef", "CardTag", "Meta", "Review", "Store", "SyncResult",
+    "Card", "CardRef", "CardTag", "Exam", "ExamQuestion", "Meta", "Mistake", "Review", "Store", "SyncResult",
     "default_db_path", "open_store", "sync_cards",
 ]

@@ -137,3 +137,53 @@ class Meta(Base):
 
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+class Exam(Base):
+    """A mock interview: its paper is in ``exam_questions``; unfinished until handed in."""
+
+    __tablename__ = "exams"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    minutes: Mapped[float] = mapped_column(Float)
+    filters: Mapped[str] = mapped_column(Text)  # JSON: count, decks, tags, kinds (to redraw the same paper)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    score: Mapped[float | None] = mapped_column(Float)  # percent, set when finished
+
+    __table_args__ = (Index("ix_exams_seed", "seed"),)
+
+
+class ExamQuestion(Base):
+    """One question of an exam and what the learner did with it, saved as it happens."""
+
+    __tablename__ = "exam_questions"
+
+    exam_id: Mapped[int] = mapped_column(ForeignKey("exams.id", ondelete="CASCADE"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    card_id: Mapped[str] = mapped_column(ForeignKey("cards.id"))
+    kind: Mapped[str] = mapped_column(String(50))
+    seed: Mapped[int | None] = mapped_column(BigInteger)  # the generated question of a numeric card
+    status: Mapped[str] = mapped_column(String(12), default="unanswered")
+    answer_text: Mapped[str | None] = mapped_column(Text)
+    duration_ms: Mapped[int] = mapped_column(Integer, default=0)
+    covered: Mapped[str | None] = mapped_column(Text)  # JSON list of key points the learner marked
+    score: Mapped[float | None] = mapped_column(Float)  # 0..1, set when the exam is scored
+    review_id: Mapped[int | None] = mapped_column(ForeignKey("review_log.id", ondelete="SET NULL"))
+
+    __table_args__ = (
+        CheckConstraint("status IN ('unanswered', 'skipped', 'answered')", name="status"),
+        Index("ix_exam_questions_card_id", "card_id"),
+    )
+
+
+class Mistake(Base):
+    """The mistakes notebook: cards got wrong in an exam, until right on two later days."""
+
+    __tablename__ = "mistakes"
+
+    card_id: Mapped[str] = mapped_column(ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True)
+    times_wrong: Mapped[int] = mapped_column(Integer, default=0)
+    last_wrong_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_wrong_answer: Mapped[str | None] = mapped_column(Text)

@@ -13,7 +13,7 @@ from sqlalchemy import Connection, inspect, text
 
 from quizzer.store.engine import Store
 
-SCHEMA_HEAD = "0001"  # keep equal to the newest revision in quizzer/migrations/versions
+SCHEMA_HEAD = "0002"  # keep equal to the newest revision in quizzer/migrations/versions
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 
 
