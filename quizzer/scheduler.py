@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import csv
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -108,17 +108,25 @@ def answer(
     seed: int | None = None,
     scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER,
     rollover_hour: int = ROLLOVER_HOUR,
+    ahead_rule: bool = True,
+    also: Callable[[Session, Answered], None] | None = None,
 ) -> Answered:
     """Record one answer and its new memory state in a single write transaction.
 
     ``now`` is the review time (aware; naive means local).  A Review-state card
     answered before its due study day is an ahead review (module docstring):
-    logged, state untouched, ``Answered.scheduled`` False.
+    logged, state untouched, ``Answered.scheduled`` False — unless ``ahead_rule`` is
+    off (an exam's wrong answer is news about memory whenever it comes).  ``also``
+    writes what else belongs to this answer (an exam's score, the mistakes notebook)
+    in the same transaction.
     """
     with store.write() as session:
-        return _answer(session, card_id, rating, to_utc(now), duration_ms=duration_ms, mode=mode,
-                       answer_text=answer_text, correct=correct, seed=seed, scheduler=scheduler,
-                       ahead_after=next_day_start(now, rollover_hour))
+        answered = _answer(session, card_id, rating, to_utc(now), duration_ms=duration_ms, mode=mode,
+                           answer_text=answer_text, correct=correct, seed=seed, scheduler=scheduler,
+                           ahead_after=next_day_start(now, rollover_hour) if ahead_rule else None)
+        if also is not None:
+            also(session, answered)
+        return answered
 
 
 def _answer(
@@ -191,6 +199,11 @@ def _memory(session: Session, card: Card, leech: bool | None = None) -> MemorySt
         leech = session.get(CardTag, (card.id, LEECH_TAG)) is not None
     return MemoryState(card.state, card.step, card.stability, card.difficulty, card.due,
                        card.last_review, card.lapses, leech)
+
+
+def retrievability(card: Card, now: datetime, scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER) -> float:
+    """The chance of recalling ``card`` at ``now`` (0 for a card never reviewed)."""
+    return 0.0 if card.state == NEW else scheduler.get_card_retrievability(_to_fsrs(card, now), to_utc(now))
 
 
 def _to_fsrs(card: Card, now: datetime) -> fsrs.Card:
@@ -377,10 +390,9 @@ def card_info(store: Store, card_id: str, now: datetime | None = None,
             for r in session.scalars(select(Review).where(Review.card_id == card_id).order_by(Review.id))
         ]
         memory = _memory(session, card, leech=LEECH_TAG in tags)
-    retrievability = (None if card.state == NEW
-                      else scheduler.get_card_retrievability(_to_fsrs(card, now), now))
+    recall = None if card.state == NEW else retrievability(card, now, scheduler)
     return CardInfo(card.id, card.deck, card.kind, card.position, card.content_hash, tags, card.active,
-                    card.suspended, card.buried_until, card.first_seen, memory, retrievability, reviews)
+                    card.suspended, card.buried_until, card.first_seen, memory, recall, reviews)
 
 
 # -- importing real history --------------------------------------------------
