@@ -1,13 +1,23 @@
 """How a session reads the learner: single keys on a terminal, one line per prompt otherwise.
 
 The line protocol makes every session scriptable (``printf '\\n3\\n' | quiz study``): each
-prompt consumes exactly one line, and the end of input means quit.
+prompt consumes exactly one line, and the end of input means quit. Timed prompts (the exam
+clock) give up when time runs out, even in the middle of a line.
 """
 
 from __future__ import annotations
 
+import codecs
+import io
+import os
+import select
 import sys
+import time
 from typing import Protocol, TextIO
+
+
+class TimeUp(Exception):
+    """The clock ran out while waiting for an answer."""
 
 
 class Prompter(Protocol):
@@ -17,22 +27,60 @@ class Prompter(Protocol):
     def line(self, prompt: str) -> str:
         """A typed answer; 'q' at end of input."""
 
+    def timed_line(self, prompt: str, seconds: float) -> str:
+        """A typed answer within ``seconds``, else :class:`TimeUp`; '!q' at end of input."""
+
+
+def _fileno(stream) -> int | None:
+    try:
+        return stream.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return None
+
 
 class LinePrompter:
-    """Reads one line per prompt, echoing the prompt so a transcript reads like a session."""
+    """Reads one line per prompt, echoing the prompt so a transcript reads like a session.
+
+    On a real pipe it reads the file descriptor itself, so a timed prompt can wait on it
+    with select(); a stream without one (a test's StringIO) is read line by line.
+    """
 
     def __init__(self, stream: TextIO, echo: TextIO) -> None:
         self.stream = stream
         self.echo = echo
+        self.fd = _fileno(stream)
+        self.pending = b""
 
-    def line(self, prompt: str) -> str:
+    def _readline(self, prompt: str, seconds: float | None) -> str | None:
         self.echo.write(prompt + "\n")
         self.echo.flush()
-        text = self.stream.readline()
-        return text.rstrip("\r\n") if text else "q"
+        if self.fd is None:
+            text = self.stream.readline()
+            return text.rstrip("\r\n") if text else None
+        until = None if seconds is None else time.monotonic() + seconds
+        while b"\n" not in self.pending:
+            wait = None if until is None else max(0.0, until - time.monotonic())
+            if not select.select([self.fd], [], [], wait)[0]:
+                raise TimeUp
+            chunk = os.read(self.fd, 4096)
+            if not chunk:
+                break
+            self.pending += chunk
+        if not self.pending:
+            return None
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line.decode("utf-8", "replace").rstrip("\r")
+
+    def line(self, prompt: str) -> str:
+        text = self._readline(prompt, None)
+        return "q" if text is None else text
 
     def key(self, prompt: str) -> str:
         return self.line(prompt).strip().lower()
+
+    def timed_line(self, prompt: str, seconds: float) -> str:
+        text = self._readline(prompt, seconds)
+        return "!q" if text is None else text
 
 
 class TerminalPrompter:
@@ -42,29 +90,79 @@ class TerminalPrompter:
         self.console = console
 
     def key(self, prompt: str) -> str:
-        import termios
-        import tty
-
         self.console.print(prompt, end=" ", style="dim", markup=False)
-        fd = sys.stdin.fileno()
-        saved = termios.tcgetattr(fd)
-        try:
-            tty.setcbreak(fd)
-            char = sys.stdin.read(1)
-        finally:
-            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        with _cbreak() as fd:
+            char = _read_char(fd, codecs.getincrementaldecoder("utf-8")())
         self.console.print()
-        if char == "":
+        if char in ("", "\x04"):
             return "q"
         return "" if char in " \r\n" else char.lower()
 
     def line(self, prompt: str) -> str:
-        try:
-            from rich.markup import escape
+        from rich.markup import escape
 
+        try:
             return self.console.input(f"[dim]{escape(prompt)}[/dim] ")
         except EOFError:
             return "q"
+
+    def timed_line(self, prompt: str, seconds: float) -> str:
+        """A small line editor that redraws a countdown every second while the learner types."""
+        out = self.console.file
+        until = time.monotonic() + seconds
+        typed = ""
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        with _cbreak() as fd:
+            while True:
+                left = until - time.monotonic()
+                if left <= 0:
+                    out.write("\n")
+                    raise TimeUp
+                minutes, secs = divmod(int(left + 0.999), 60)
+                out.write(f"\r\x1b[K[{minutes:02d}:{secs:02d}] {prompt} {typed}")
+                out.flush()
+                if not select.select([fd], [], [], min(1.0, left))[0]:
+                    continue
+                char = _read_char(fd, decoder)
+                if char in ("\r", "\n"):
+                    out.write("\n")
+                    return typed
+                if char in ("\x7f", "\x08"):
+                    typed = typed[:-1]
+                elif char == "\x04" and not typed:
+                    out.write("\n")
+                    return "!q"
+                elif char.isprintable():
+                    typed += char
+
+
+class _cbreak:
+    """The terminal in cbreak mode for the duration of a ``with`` block."""
+
+    def __enter__(self) -> int:
+        import termios
+        import tty
+
+        self.fd = sys.stdin.fileno()
+        self.saved = termios.tcgetattr(self.fd)
+        tty.setcbreak(self.fd)
+        return self.fd
+
+    def __exit__(self, *exc) -> None:
+        import termios
+
+        termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
+
+
+def _read_char(fd: int, decoder) -> str:
+    """One whole character from the terminal (several bytes for 中文), '' at end of input."""
+    while True:
+        byte = os.read(fd, 1)
+        if not byte:
+            return ""
+        char = decoder.decode(byte)
+        if char:
+            return char
 
 
 def for_stdin(console) -> Prompter:
