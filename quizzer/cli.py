@@ -14,6 +14,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from quizzer import clock  # standard library only: cheap at start-up
+
 app = typer.Typer(
     help="Flashcards, numeric drills and mock interviews for BERT / GPT / Transformer interviews.",
     no_args_is_help=True,
@@ -161,7 +163,7 @@ def study(
     db: DbOption = None,
 ) -> None:
     """The daily drill: due cards, then a few new ones, scheduled with FSRS."""
-    from quizzer import clock, scheduler
+    from quizzer import scheduler
     from quizzer.prompter import TerminalPrompter, for_stdin
     from quizzer.study import StudySession, report
 
@@ -201,7 +203,7 @@ def card(
     """One card: its text, its memory state and its review history."""
     from rich.table import Table
 
-    from quizzer import clock, scheduler
+    from quizzer import scheduler
 
     collection = _collection(decks_dir, db)
     try:
@@ -226,6 +228,91 @@ def card(
         correct = "" if review.correct is None else "yes" if review.correct else "no"
         seconds = f"{review.duration_ms / 1000:.1f}" if review.duration_ms is not None else ""
         table.add_row(f"{review.reviewed_at.astimezone():%Y-%m-%d %H:%M}", review.mode, str(review.rating), correct, review.answer_text or "", seconds)
+    console.print(table)
+
+
+@app.command()
+def exam(
+    count: Annotated[int, typer.Option("--count", help="Questions on the paper.")] = 15,
+    minutes: Annotated[float, typer.Option("--minutes", help="Time allowed.")] = 30.0,
+    deck: Annotated[Optional[list[str]], typer.Option("--deck", help="Only this deck (repeatable).", show_default=False)] = None,
+    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Only cards with this tag (repeatable).", show_default=False)] = None,
+    kind: Annotated[Optional[list[str]], typer.Option("--kind", help="Only this kind (repeatable).", show_default=False)] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Draw this paper (the same seed gives the same paper).", show_default=False)] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue the last unfinished exam.")] = False,
+    show_history: Annotated[bool, typer.Option("--history", help="Past exams and the trend of the score.")] = False,
+    decks_dir: DecksOption = None,
+    db: DbOption = None,
+) -> None:
+    """A timed mock interview: no hints until the end, then a score and what to work on."""
+    from quizzer import exam as exams
+    from quizzer.exam_session import ExamSession, show_history as render_history, show_report
+    from quizzer.prompter import for_stdin
+
+    collection = _collection(decks_dir, db)
+    console = _console()
+    store = collection.store
+    if show_history:
+        render_history(console, exams.history(store), clock.now())
+        return
+    cards = {card.id: card for d in collection.decks for card in d.deck.cards}
+    if resume:
+        row = exams.latest_unfinished(store)
+        if row is None:
+            typer.echo("No unfinished exam to resume.", err=True)
+            raise typer.Exit(1)
+    else:
+        spec = exams.PaperSpec(count, deck, tag, kind)
+        paper_seed = exams.new_seed() if seed is None else seed
+        paper = exams.draw_paper(store, cards, spec, paper_seed, clock.now())
+        if not paper:
+            typer.echo("No cards match; nothing to examine.", err=True)
+            raise typer.Exit(1)
+        exam_id = exams.start(store, spec, paper_seed, minutes, paper, clock.now())
+        row = exams.latest_unfinished(store)
+        assert row is not None and row.id == exam_id
+        console.print(f"Exam {exam_id}: {len(paper)} questions, {minutes:g} minutes (seed {paper_seed}).")
+    session = ExamSession(store, cards, row, for_stdin(console), console)
+    outcome = "time up" if session.left() <= 0 else session.run()
+    if outcome == "time up" and resume:
+        console.print("[yellow]This exam's time had run out; scoring what was answered.[/yellow]")
+    if outcome == "left":
+        until = f"{exams.deadline(row).astimezone():%H:%M}"
+        console.print(f"Exam {row.id} left unfinished; `quiz exam --resume` continues it until {until}.")
+        return
+    exams.finish(store, row.id, session.mark(), clock.now())
+    show_report(console, exams.report(store, row.id, cards))
+    console.print("Wrong answers are in `quiz mistakes` and come back soon in `quiz study`.")
+
+
+@app.command()
+def mistakes(
+    drill: Annotated[bool, typer.Option("--drill", help="Study the notebook's cards now.")] = False,
+    decks_dir: DecksOption = None,
+    db: DbOption = None,
+) -> None:
+    """The mistakes notebook: what went wrong in exams, until right on two later days."""
+    from rich.table import Table
+
+    from quizzer import notebook
+
+    collection = _collection(decks_dir, db)
+    console = _console()
+    entries = notebook.entries(collection.store)
+    if not entries:
+        console.print("The mistakes notebook is empty.")
+        return
+    if drill:
+        from quizzer.prompter import for_stdin
+        from quizzer.study import StudySession, report
+
+        session = StudySession(collection.store, collection.decks, [e.card_id for e in entries], for_stdin(console), console)
+        report(console, session.run(), collection.store, clock.now())
+        return
+    table = Table("card", "times wrong", "last wrong", "last wrong answer", "right on later days")
+    for entry in entries:
+        table.add_row(entry.card_id, str(entry.times_wrong), f"{entry.last_wrong_at.astimezone():%Y-%m-%d %H:%M}",
+                      (entry.last_wrong_answer or "（未作答）")[:40], f"{entry.right_days} / {notebook.RIGHT_DAYS_TO_LEAVE}")
     console.print(table)
 
 
@@ -258,7 +345,7 @@ def backup_restore(
     db: DbOption = None,
 ) -> None:
     """Replace the database by a backup (the current one is backed up first)."""
-    from quizzer import backup, clock
+    from quizzer import backup
 
     path = _db_path(db)
     backups = backup.list_backups(path)
