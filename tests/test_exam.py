@@ -1,0 +1,240 @@
+"""`quiz exam`: a scripted mock interview, its score and report, the clock, kills and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from checkers import registry
+from quizzer import exam, notebook, scheduler
+from quizzer.cli import app
+from quizzer.decks import load_decks
+from quizzer.store import open_store
+
+runner = CliRunner()
+T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+
+DECK = """\
+id: mini
+title: Mini
+language: zh
+source: {file: course.txt, sections: "1"}
+cards:
+  - {id: q-qa, kind: qa, source: "1.1", question: BERT 是什么？, answer: 双向编码器。, points: [Encoder-only, 双向注意力, MLM 预训练]}
+  - {id: q-right, kind: choice, source: "1.2", question: 选乙, options: [甲, 乙, 丙], answer: B, explanation: 乙对。}
+  - {id: q-wrong, kind: choice, source: "1.3", question: 选丙, options: [甲, 乙, 丙], answer: C, explanation: 丙对。}
+  - {id: q-num, kind: numeric, source: "1.4", checker: mlm_loss, params: {}}
+  - {id: q-mis, kind: mistake, source: "1.5", claim: BERT 是 Decoder, correction: 它是 Encoder-only, why: 没有 causal mask}
+"""
+
+
+@pytest.fixture
+def deck_dir(tmp_path) -> Path:
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    (folder / "mini.yaml").write_text(DECK, "utf-8")
+    return folder
+
+
+def run(deck_dir: Path, args: list[str], lines: list[str] = (), when: datetime = T0):
+    result = runner.invoke(app, [*args, "--decks", str(deck_dir)], input="".join(l + "\n" for l in lines),
+                           env={"QUIZ_NOW": when.isoformat(), "COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def paper(deck_dir: Path, seed: int, count: int = 5, kinds: list[str] | None = None) -> list[exam.Item]:
+    """The paper `quiz exam --seed` will draw (the store must be synced first)."""
+    cards = {c.id: c for d in load_decks([deck_dir]) for c in d.deck.cards}
+    return exam.draw_paper(open_store(), cards, exam.PaperSpec(count, kinds=kinds), seed, T0)
+
+
+def numeric_answer(deck_dir: Path, item: exam.Item) -> str:
+    card = next(c for d in load_decks([deck_dir]) for c in d.deck.cards if c.id == item.card_id)
+    return exam.generated(card, item.seed).answer_text
+
+
+def test_scripted_exam_scores_reports_and_feeds_mistakes_and_study(deck_dir):
+    run(deck_dir, ["exam", "--history"])  # creates and syncs the store
+    items = paper(deck_dir, seed=7)
+    assert sorted(i.card_id for i in items) == ["q-mis", "q-num", "q-qa", "q-right", "q-wrong"]
+    first_round = {
+        "q-qa": ["Encoder-only，用 MLM 训练"],  # free text, marked below: points 1 and 3 of 3
+        "q-right": ["b"],
+        "q-wrong": ["A"],
+        "q-num": ["not a number", numeric_answer(deck_dir, next(i for i in items if i.card_id == "q-num"))],
+        "q-mis": [""],  # skipped
+    }
+    lines = [line for item in items for line in first_round[item.card_id]]
+    lines += ["!f"]  # the skipped question comes round again: hand in instead
+    lines += ["1 3"]  # marking the free-text answer
+    result = run(deck_dir, ["exam", "--seed", "7", "--count", "5"], lines)
+
+    assert "无法识别" in result.stdout  # the format error asked again, without grading
+    expected = 100 * (2 / 3 + 1 + 0 + 1 + 0) / 5
+    assert f"{expected:.1f} / 100" in result.stdout
+    rows = {line.split("│")[2].strip(): line for line in result.stdout.splitlines() if line.count("│") == 7}
+    assert "0.67" in rows["q-qa"] and "1.00" in rows["q-right"] and "0.00" in rows["q-wrong"]
+    assert "1.00" in rows["q-num"] and "(skipped)" in rows["q-mis"]
+    assert "Right answer：C" in result.stdout  # the wrong choice is explained
+
+    store = open_store()
+    [stored] = exam.history(store)
+    assert stored[0].score == pytest.approx(expected) and stored[0].finished_at == T0
+    questions = {q.card_id: q for q in exam.questions(store, stored[0].id)}
+    assert {k: q.status for k, q in questions.items()} == {
+        "q-qa": "answered", "q-right": "answered", "q-wrong": "answered", "q-num": "answered", "q-mis": "skipped"}
+    assert json.loads(questions["q-qa"].covered) == [1, 3]
+    ratings = {cid: scheduler.card_info(store, cid, T0).reviews[-1] for cid in questions}
+    assert {cid: r.rating for cid, r in ratings.items()} == {"q-qa": 2, "q-right": 3, "q-wrong": 1, "q-num": 3, "q-mis": 1}
+    assert all(r.mode == "exam" for r in ratings.values())
+
+    assert [e.card_id for e in notebook.entries(store)] in (["q-wrong", "q-mis"], ["q-mis", "q-wrong"])
+    listed = run(deck_dir, ["mistakes"]).stdout
+    assert "q-wrong" in listed and "q-mis" in listed and "q-right" not in listed
+
+    later = T0 + timedelta(hours=1)
+    queue = scheduler.build_queue(store, later)
+    assert set(queue[:2]) == {"q-wrong", "q-mis"}  # due first in the next study session
+
+
+def test_same_seed_same_paper(deck_dir):
+    run(deck_dir, ["exam", "--history"])
+    first = paper(deck_dir, seed=3, count=4)
+    run(deck_dir, ["exam", "--seed", "3", "--count", "4"], ["!q"])
+    assert paper(deck_dir, seed=3, count=4) == first
+    assert paper(deck_dir, seed=4, count=4) != first
+    assert {i.kind for i in first} == {"qa", "choice", "numeric", "mistake"}  # every kind represented
+
+
+def test_clock_moved_past_the_limit_scores_the_answered_part(deck_dir):
+    run(deck_dir, ["exam", "--history"])
+    items = paper(deck_dir, seed=5)
+    answers = {"q-right": "B", "q-wrong": "C", "q-qa": "x", "q-mis": "y", "q-num": "1"}
+    run(deck_dir, ["exam", "--seed", "5", "--minutes", "10"], [answers[items[0].card_id], answers[items[1].card_id], "!q"])
+    history = run(deck_dir, ["exam", "--history"], when=T0 + timedelta(minutes=5)).stdout
+    assert "unfinished (--resume)" in history
+    result = run(deck_dir, ["exam", "--resume"], ["a", "a"], when=T0 + timedelta(minutes=11))
+    assert "time had run out" in result.stdout
+    store = open_store()
+    stored = exam.questions(store, 1)
+    assert [q.status for q in stored] == ["answered", "answered", "unanswered", "unanswered", "unanswered"]
+    assert all(q.score == 0 for q in stored[2:])
+    assert exam.history(store)[0][0].finished_at is not None
+
+
+def exam_process(tmp_path: Path, deck_dir: Path, *args: str, now: str | None = None) -> subprocess.Popen:
+    env = {**os.environ, "QUIZ_DB": os.environ["QUIZ_DB"], "QUIZ_CACHE_DIR": os.environ["QUIZ_CACHE_DIR"],
+           "QUIZ_DECKS": str(deck_dir), "COLUMNS": "100"}
+    env.pop("QUIZ_NOW", None)
+    if now:
+        env["QUIZ_NOW"] = now
+    return subprocess.Popen([sys.executable, "-m", "quizzer", "exam", *args], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, bufsize=1)
+
+
+def read_until(proc: subprocess.Popen, marker: str, seen: list[str]) -> None:
+    for line in proc.stdout:
+        seen.append(line)
+        if marker in line:
+            return
+    raise AssertionError(f"{marker!r} never came:\n{''.join(seen)}")
+
+
+def test_time_runs_out_in_the_middle_of_typing(tmp_path, deck_dir):
+    """A real clock: the exam ends by itself while the learner is still on a question."""
+    proc = exam_process(tmp_path, deck_dir, "--kind", "choice", "--minutes", "0.05")  # 3 seconds
+    seen: list[str] = []
+    read_until(proc, "letter(s)", seen)
+    proc.stdin.write("A\n")
+    proc.stdin.flush()
+    read_until(proc, "letter(s)", seen)
+    proc.stdin.write("B")  # half an answer, never finished
+    proc.stdin.flush()
+    started = time.monotonic()
+    guard = threading.Timer(30, proc.kill)  # stdin stays open: only the clock can end this exam
+    guard.start()
+    output = proc.stdout.read()
+    guard.cancel()
+    assert proc.wait() == 0 and time.monotonic() - started < 10
+    assert "Time is up" in output
+    stored = exam.questions(open_store(), 1)
+    assert [q.status for q in stored] == ["answered", "unanswered"]
+    assert stored[0].score is not None and stored[1].score == 0
+
+
+def test_killed_exam_keeps_its_answers_and_resumes(tmp_path, deck_dir):
+    now = T0.isoformat()
+    proc = exam_process(tmp_path, deck_dir, "--kind", "choice", "--seed", "9", now=now)
+    seen: list[str] = []
+    read_until(proc, "letter(s)", seen)
+    first = "选丙" if "选丙" in "".join(seen) else "选乙"
+    proc.stdin.write("C\n")
+    proc.stdin.flush()
+    read_until(proc, "letter(s)", seen)  # the first answer is saved before the next question shows
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+    db = os.environ["QUIZ_DB"]
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        rows = conn.execute("SELECT status, answer_text FROM exam_questions ORDER BY position").fetchall()
+    assert rows == [("answered", "C"), ("unanswered", None)]
+
+    assert "unfinished (--resume)" in run(deck_dir, ["exam", "--history"], when=T0 + timedelta(minutes=1)).stdout
+    result = run(deck_dir, ["exam", "--resume"], ["B"], when=T0 + timedelta(minutes=2))
+    assert "Question 2 of 2" in result.stdout and "Question 1 of 2" not in result.stdout.split("/ 100")[0]
+    store = open_store()
+    [(row, total, answered)] = exam.history(store)
+    assert (total, answered) == (2, 2) and row.finished_at is not None
+    # 选丙 answered C is right; the other question, answered B after resuming, is 选乙: right too
+    expected = 100.0 if first == "选丙" else 0.0
+    assert row.score == pytest.approx(expected)
+
+
+def test_resume_continues_with_the_unanswered_questions(deck_dir):
+    run(deck_dir, ["exam", "--history"])
+    items = paper(deck_dir, seed=11, count=2, kinds=["choice"])
+    run(deck_dir, ["exam", "--seed", "11", "--count", "2", "--kind", "choice"], ["!q"])
+    result = run(deck_dir, ["exam", "--resume"], ["A", "A"], when=T0 + timedelta(minutes=3))
+    assert "Exam 1:" in result.stdout and "/ 100" in result.stdout
+    assert [q.status for q in exam.questions(open_store(), 1)] == ["answered", "answered"]
+    assert run(deck_dir, ["exam", "--history"]).stdout.count("unfinished") == 0
+    assert len(items) == 2
+
+
+def test_a_mistake_leaves_the_notebook_after_two_right_days(deck_dir):
+    run(deck_dir, ["exam", "--history"])
+    items = paper(deck_dir, seed=2, count=5)
+    answers = {"q-right": "A", "q-wrong": "A", "q-qa": "", "q-mis": "", "q-num": ""}  # all wrong or skipped
+    run(deck_dir, ["exam", "--seed", "2"], [answers[i.card_id] for i in items] + ["!f"])
+    store = open_store()
+    assert "q-right" in [e.card_id for e in notebook.entries(store)]
+    for day in (1, 2):
+        when = T0 + timedelta(days=day)
+        drill = run(deck_dir, ["mistakes", "--drill"], ["B", "C", "", "3", "", "3", "", "3"], when=when)
+        assert "saved q-right" in drill.stdout
+        left = [e.card_id for e in notebook.entries(store)]
+        assert ("q-right" in left) == (day == 1)
+
+
+def test_history_shows_the_trend(deck_dir):
+    run(deck_dir, ["exam", "--history"])
+    for seed, when in ((21, T0), (22, T0 + timedelta(days=1))):
+        items = paper(deck_dir, seed=seed, count=2, kinds=["choice"])
+        answers = {"q-right": "B", "q-wrong": "C"}
+        run(deck_dir, ["exam", "--seed", str(seed), "--count", "2", "--kind", "choice"],
+            [answers[i.card_id] for i in items] + ["!f"], when=when)
+    result = run(deck_dir, ["exam", "--history"])
+    assert "Trend:" in result.stdout and result.stdout.count("100.0") == 2
