@@ -306,7 +306,8 @@ def mistakes(
         from quizzer.prompter import for_stdin
         from quizzer.study import StudySession, report
 
-        session = StudySession(collection.store, collection.decks, [e.card_id for e in entries], for_stdin(console), console)
+        session = StudySession(collection.store, collection.decks, [e.card_id for e in entries], for_stdin(console),
+                               console, only_queued=True)
         report(console, session.run(), collection.store, clock.now())
         return
     table = Table("card", "times wrong", "last wrong", "last wrong answer", "right on later days")

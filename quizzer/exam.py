@@ -107,13 +107,15 @@ def draw_paper(store: Store, cards: dict, spec: PaperSpec, seed: int, now: datet
     kind_of = {c.id: c.kind for c in pool}
     count = min(spec.count, len(pool))
     # one question of every kind the pool has, then the weak spots and a share of never-seen cards
+    kinds = [kind for kind in KINDS if kind in kind_of.values()]
+    rng.shuffle(kinds)  # a paper shorter than the number of kinds leaves out a different one
     chosen = [_sample(rng, [(cid, weight[cid]) for cid in kind_of if kind_of[cid] == kind], 1)[0]
-              for kind in KINDS if kind in kind_of.values()][:count]
+              for kind in kinds[:count]]
     rest = [c for c in pool if c.id not in chosen]
     unseen = [c.id for c in rest if c.state == NEW]
     seen = [(c.id, weight[c.id]) for c in rest if c.state != NEW]
     left = count - len(chosen)
-    n_unseen = min(len(unseen), max(round(count * NEVER_SEEN_SHARE), left - len(seen)))
+    n_unseen = min(len(unseen), left, max(round(count * NEVER_SEEN_SHARE), left - len(seen)))
     chosen += _sample(rng, [(cid, 1.0) for cid in unseen], n_unseen)
     chosen += _sample(rng, seen, left - n_unseen)
     rng.shuffle(chosen)

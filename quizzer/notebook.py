@@ -46,4 +46,5 @@ def entries(store: Store, rollover_hour: int = ROLLOVER_HOUR) -> list[Entry]:
         Entry(m.card_id, m.times_wrong, m.last_wrong_at, m.last_wrong_answer, len(right_days.get(m.card_id, ())))
         for m in mistakes
     ]
-    return sorted((e for e in found if e.right_days < RIGHT_DAYS_TO_LEAVE), key=lambda e: e.last_wrong_at, reverse=True)
+    kept = sorted((e for e in found if e.right_days < RIGHT_DAYS_TO_LEAVE), key=lambda e: e.card_id)
+    return sorted(kept, key=lambda e: e.last_wrong_at, reverse=True)  # stable: ties stay by card id

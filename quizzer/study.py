@@ -102,9 +102,11 @@ class StudySession:
         reload: Callable[[], list[LoadedDeck]] | None = None,
         pause_after_feedback: bool = False,
         filters: dict | None = None,
+        only_queued: bool = False,
     ) -> None:
         self.store = store
         self.filters = filters or {}
+        self.scope = set(queue) if only_queued else None  # a drill brings back only its own cards
         self.pause_after_feedback = pause_after_feedback
         self.prompter = prompter
         self.console = console
@@ -159,7 +161,7 @@ class StudySession:
         from quizzer import scheduler
 
         due = scheduler.learning_due(self.store, clock.now() + LEARN_AHEAD, **self.filters)
-        self.queue[position:] = [card_id for card_id in due if card_id in self.cards]
+        self.queue[position:] = [c for c in due if c in self.cards and (self.scope is None or c in self.scope)]
         return position < len(self.queue)
 
     def _count(self, answered, outcome: Outcome) -> None:

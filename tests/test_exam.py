@@ -118,6 +118,26 @@ def test_same_seed_same_paper(deck_dir):
     assert {i.kind for i in first} == {"qa", "choice", "numeric", "mistake"}  # every kind represented
 
 
+@pytest.mark.parametrize("count", [1, 2, 3, 5, 9])
+def test_the_paper_has_the_asked_number_of_distinct_questions(deck_dir, count):
+    run(deck_dir, ["exam", "--history"])
+    items = paper(deck_dir, seed=count, count=count)
+    assert len(items) == min(count, 5) == len({i.card_id for i in items})
+
+
+def test_weak_spots_are_drawn_more_often(deck_dir):
+    """A card with lapses and past exam mistakes appears on more papers than a well-known one."""
+    run(deck_dir, ["exam", "--history"])
+    store = open_store()
+    for card_id in ("q-qa", "q-right", "q-wrong", "q-num", "q-mis"):
+        scheduler.answer(store, card_id, 3, now=T0 - timedelta(days=30), duration_ms=1000)
+        scheduler.answer(store, card_id, 3, now=T0 - timedelta(days=29), duration_ms=1000)
+    for day in range(3):  # q-wrong keeps lapsing
+        scheduler.answer(store, "q-wrong", 1, now=T0 - timedelta(days=20 - day), duration_ms=1000)
+    picks = [i.card_id for seed in range(300) for i in paper(deck_dir, seed=1000 + seed, count=1)]
+    assert picks.count("q-wrong") > 2 * picks.count("q-right")
+
+
 def test_clock_moved_past_the_limit_scores_the_answered_part(deck_dir):
     run(deck_dir, ["exam", "--history"])
     items = paper(deck_dir, seed=5)
@@ -216,17 +236,16 @@ def test_resume_continues_with_the_unanswered_questions(deck_dir):
 
 def test_a_mistake_leaves_the_notebook_after_two_right_days(deck_dir):
     run(deck_dir, ["exam", "--history"])
-    items = paper(deck_dir, seed=2, count=5)
-    answers = {"q-right": "A", "q-wrong": "A", "q-qa": "", "q-mis": "", "q-num": ""}  # all wrong or skipped
-    run(deck_dir, ["exam", "--seed", "2"], [answers[i.card_id] for i in items] + ["!f"])
+    run(deck_dir, ["exam", "--seed", "2", "--count", "2", "--kind", "choice"], ["A", "A", "!f"])  # both wrong
     store = open_store()
-    assert "q-right" in [e.card_id for e in notebook.entries(store)]
+    assert [e.card_id for e in notebook.entries(store)] == ["q-right", "q-wrong"]
+    right = {"q-right": "B", "q-wrong": "C"}
     for day in (1, 2):
         when = T0 + timedelta(days=day)
-        drill = run(deck_dir, ["mistakes", "--drill"], ["B", "C", "", "3", "", "3", "", "3"], when=when)
-        assert "saved q-right" in drill.stdout
-        left = [e.card_id for e in notebook.entries(store)]
-        assert ("q-right" in left) == (day == 1)
+        drill = run(deck_dir, ["mistakes", "--drill"], [right[e.card_id] for e in notebook.entries(store)], when=when)
+        assert "saved q-right" in drill.stdout and "saved q-wrong" in drill.stdout
+        assert [e.right_days for e in notebook.entries(store)] == ([1, 1] if day == 1 else [])
+    assert "notebook is empty" in run(deck_dir, ["mistakes"], when=T0 + timedelta(days=2)).stdout
 
 
 def test_history_shows_the_trend(deck_dir):
