@@ -171,3 +171,25 @@ def test_unchanged_sync_is_one_lookup(store):
     assert sync_cards(store, list(reversed(cards)), T0).unchanged
     assert len([s for s in statements if not s.startswith(("BEGIN", "PRAGMA"))]) == 1
     assert not sync_cards(store, cards[:-1], T0).unchanged
+
+
+def test_history_survives_the_upgrade_from_the_first_schema(tmp_path):
+    """A database made by the first release (0001) keeps every review when opened by this one."""
+    db = tmp_path / "quiz.db"
+    st = open_store(db)
+    sync_cards(st, refs("a", "b"), T0)
+    answer(st, "a", 3, now=T0, duration_ms=700)
+    answer(st, "b", 1, now=T0, duration_ms=900)
+    with st.engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0001")  # back to the first release's schema
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+        before = conn.execute(text("SELECT card_id, rating, duration_ms FROM review_log ORDER BY id")).all()
+    st.close()
+    st = open_store(db)
+    with st.engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == SCHEMA_HEAD
+        after = conn.execute(text("SELECT card_id, rating, duration_ms FROM review_log ORDER BY id")).all()
+        assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+    assert after == before == [("a", 3, 700), ("b", 1, 900)]
+    assert len(list_backups(db)) == 1  # taken before the upgrade
+    st.close()
