@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from quizzer import clock  # standard library only: cheap at start-up
+from quizzer import KINDS, clock  # standard library only: cheap at start-up
 
 app = typer.Typer(
     help="Flashcards, numeric drills and mock interviews for BERT / GPT / Transformer interviews.",
@@ -34,6 +34,16 @@ DbOption = Annotated[
     Optional[Path],
     typer.Option("--db", help="Database file (or set QUIZ_DB; default: the user data directory).", show_default=False),
 ]
+
+
+DeckFilter = Annotated[Optional[list[str]], typer.Option("--deck", metavar="DECK", help="Only this deck (repeatable).", show_default=False)]
+TagFilter = Annotated[Optional[list[str]], typer.Option("--tag", metavar="TAG", help="Only cards with this tag (repeatable).", show_default=False)]
+Kind = enum.Enum("Kind", {kind: kind for kind in KINDS}, type=str)  # typer validates the choice
+KindFilter = Annotated[Optional[list[Kind]], typer.Option("--kind", help="Only this kind (repeatable).", show_default=False)]
+
+
+def _values(kinds: list | None) -> list[str] | None:
+    return [k.value for k in kinds] if kinds else None
 
 
 class LintFormat(str, enum.Enum):
@@ -151,9 +161,9 @@ def _collection(decks_dir: Path | None, db: Path | None):
 
 @app.command()
 def study(
-    deck: Annotated[Optional[list[str]], typer.Option("--deck", help="Only this deck (repeatable).", show_default=False)] = None,
-    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Only cards with this tag (repeatable).", show_default=False)] = None,
-    kind: Annotated[Optional[list[str]], typer.Option("--kind", help="Only this kind: qa, choice, mistake, numeric.", show_default=False)] = None,
+    deck: DeckFilter = None,
+    tag: TagFilter = None,
+    kind: KindFilter = None,
     new: Annotated[Optional[int], typer.Option("--new", help="At most N new cards this session.", show_default=False)] = None,
     limit: Annotated[Optional[int], typer.Option("--limit", help="At most N cards this session.", show_default=False)] = None,
     ahead: Annotated[bool, typer.Option("--ahead", help="Practise cards not yet due (their schedule is kept).")] = False,
@@ -172,7 +182,7 @@ def study(
     now = clock.now()
     queue = scheduler.build_queue(
         collection.store, now, new_per_day=new_per_day, reviews_per_day=reviews_per_day,
-        decks=deck, tags=tag, kinds=kind, new_limit=new, limit=limit, ahead=ahead,
+        decks=deck, tags=tag, kinds=_values(kind), new_limit=new, limit=limit, ahead=ahead,
     )
     if not queue:
         upcoming = scheduler.next_due(collection.store, now)
@@ -183,7 +193,7 @@ def study(
     session = StudySession(
         collection.store, collection.decks, queue, prompter, console,
         reload=collection.reload, pause_after_feedback=isinstance(prompter, TerminalPrompter),
-        filters={"decks": deck, "tags": tag, "kinds": kind},
+        filters={"decks": deck, "tags": tag, "kinds": _values(kind)},
     )
     try:
         summary = session.run()
@@ -235,9 +245,9 @@ def card(
 def exam(
     count: Annotated[int, typer.Option("--count", help="Questions on the paper.")] = 15,
     minutes: Annotated[float, typer.Option("--minutes", help="Time allowed.")] = 30.0,
-    deck: Annotated[Optional[list[str]], typer.Option("--deck", help="Only this deck (repeatable).", show_default=False)] = None,
-    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Only cards with this tag (repeatable).", show_default=False)] = None,
-    kind: Annotated[Optional[list[str]], typer.Option("--kind", help="Only this kind (repeatable).", show_default=False)] = None,
+    deck: DeckFilter = None,
+    tag: TagFilter = None,
+    kind: KindFilter = None,
     seed: Annotated[Optional[int], typer.Option("--seed", help="Draw this paper (the same seed gives the same paper).", show_default=False)] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the last unfinished exam.")] = False,
     show_history: Annotated[bool, typer.Option("--history", help="Past exams and the trend of the score.")] = False,
@@ -262,7 +272,7 @@ def exam(
             typer.echo("No unfinished exam to resume.", err=True)
             raise typer.Exit(1)
     else:
-        spec = exams.PaperSpec(count, deck, tag, kind)
+        spec = exams.PaperSpec(count, deck, tag, _values(kind))
         paper_seed = exams.new_seed() if seed is None else seed
         paper = exams.draw_paper(store, cards, spec, paper_seed, clock.now())
         if not paper:

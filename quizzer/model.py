@@ -11,6 +11,7 @@ import json
 import string
 from typing import Annotated, Any, Literal, Union
 
+from quizzer import KINDS
 from pydantic import (
     AfterValidator,
     BeforeValidator,
@@ -138,7 +139,6 @@ class NumericCard(CardBase):
 
 
 Card = Annotated[Union[QaCard, ChoiceCard, MistakeCard, NumericCard], Field(discriminator="kind")]
-KINDS = ("qa", "choice", "mistake", "numeric")
 
 
 class DeckSource(Strict):

@@ -25,3 +25,16 @@ def utc_local_time(monkeypatch):
     yield
     monkeypatch.undo()
     time.tzset()
+
+
+@pytest.fixture
+def deck_folder(tmp_path):
+    """Write one deck's YAML into a fresh folder, for commands that take ``--decks``."""
+
+    def write(text: str, name: str = "mini.yaml"):
+        folder = tmp_path / "decks"
+        folder.mkdir(exist_ok=True)
+        (folder / name).write_text(text, "utf-8")
+        return folder
+
+    return write

@@ -36,11 +36,8 @@ cards:
 
 
 @pytest.fixture
-def deck_dir(tmp_path) -> Path:
-    folder = tmp_path / "decks"
-    folder.mkdir()
-    (folder / "mini.yaml").write_text(DECK, "utf-8")
-    return folder
+def deck_dir(deck_folder) -> Path:
+    return deck_folder(DECK)
 
 
 def study(deck_dir: Path, lines: list[str], when: datetime, *args: str):
