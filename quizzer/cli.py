@@ -283,14 +283,20 @@ def exam(
         assert row is not None and row.id == exam_id
         console.print(f"Exam {exam_id}: {len(paper)} questions, {minutes:g} minutes (seed {paper_seed}).")
     session = ExamSession(store, cards, row, for_stdin(console), console)
-    outcome = "time up" if session.left() <= 0 else session.run()
-    if outcome == "time up" and resume:
-        console.print("[yellow]This exam's time had run out; scoring what was answered.[/yellow]")
-    if outcome == "left":
-        until = f"{exams.deadline(row).astimezone():%H:%M}"
-        console.print(f"Exam {row.id} left unfinished; `quiz exam --resume` continues it until {until}.")
-        return
-    exams.finish(store, row.id, session.mark(), clock.now())
+    left_message = (f"Exam {row.id} left unfinished, every answer saved; `quiz exam --resume` continues it "
+                    f"until {exams.deadline(row).astimezone():%H:%M}.")
+    try:
+        outcome = "time up" if session.left() <= 0 else session.run()
+        if outcome == "time up" and resume:
+            console.print("[yellow]This exam's time had run out; scoring what was answered.[/yellow]")
+        if outcome == "left":
+            console.print(left_message)
+            return
+        scored = session.mark()
+    except KeyboardInterrupt:
+        console.print(f"\n{left_message}")
+        raise typer.Exit(130) from None
+    exams.finish(store, row.id, scored, clock.now())
     show_report(console, exams.report(store, row.id, cards))
     console.print("Wrong answers are in `quiz mistakes` and come back soon in `quiz study`.")
 

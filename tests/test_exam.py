@@ -254,3 +254,16 @@ def test_history_shows_the_trend(deck_dir):
             [answers[i.card_id] for i in items] + ["!f"], when=when)
     result = run(deck_dir, ["exam", "--history"])
     assert "Trend:" in result.stdout and result.stdout.count("100.0") == 2
+
+
+def test_ctrl_c_leaves_the_exam_resumable(tmp_path, deck_dir):
+    proc = exam_process(tmp_path, deck_dir, "--kind", "choice", "--seed", "9", now=T0.isoformat())
+    seen: list[str] = []
+    read_until(proc, "letter(s)", seen)
+    proc.stdin.write("C\n")
+    proc.stdin.flush()
+    read_until(proc, "letter(s)", seen)
+    proc.send_signal(signal.SIGINT)
+    output = proc.stdout.read()
+    assert proc.wait() == 130 and "left unfinished, every answer saved" in output and "Traceback" not in output
+    assert [q.status for q in exam.questions(open_store(), 1)] == ["answered", "unanswered"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -197,3 +199,40 @@ def test_check_and_backups(deck_dir, isolated):
     with sqlite3.connect(db) as conn:
         # the backup was taken when the session opened, before its one review
         assert conn.execute("SELECT count(*) FROM review_log").fetchone()[0] == 0
+
+
+def test_e_opens_the_card_in_the_editor_at_its_line_and_shows_the_edit(deck_dir, tmp_path):
+    """The editor gets +LINE and the deck file; the session reloads and shows the edited card."""
+    editor = tmp_path / "editor.py"
+    calls = tmp_path / "calls.txt"
+    editor.write_text(
+        "import sys, pathlib\n"
+        f"pathlib.Path({str(calls)!r}).write_text(' '.join(sys.argv[1:]))\n"
+        "deck = pathlib.Path(sys.argv[2])\n"
+        "deck.write_text(deck.read_text('utf-8').replace('问题一', '问题一（已改）'), 'utf-8')\n",
+        "utf-8",
+    )
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    result = runner.invoke(
+        app, ["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", "1"], input="e\n\n3\n",
+        env={"QUIZ_NOW": when.isoformat(), "EDITOR": f"{sys.executable} {editor}", "VISUAL": ""},
+    )
+    assert result.exit_code == 0, result.output
+    line = 6  # q-one's line in the deck
+    assert calls.read_text() == f"+{line} {deck_dir / 'mini.yaml'}"
+    assert "问题一（已改）" in result.stdout and "saved q-one" in result.stdout
+
+
+def test_torch_is_imported_in_the_background_only_for_numeric_cards():
+    code = (
+        "import sys\n"
+        "from quizzer.model import NumericCard, QaCard\n"
+        "from quizzer.study import prewarm_torch\n"
+        "qa = QaCard(id='a', kind='qa', source='1', question='q', answer='a', points=['p'])\n"
+        "assert prewarm_torch([qa]) is None and 'torch' not in sys.modules\n"
+        "num = NumericCard(id='n', kind='numeric', source='1', checker='mlm_loss')\n"
+        "thread = prewarm_torch([qa, num])\n"
+        "thread.join()\n"
+        "assert 'torch' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
