@@ -104,6 +104,8 @@ class ExamSession:
                 raise TimeUp
             problem = None if text.strip() in ("", HAND_IN, LEAVE) else self.format_problem(card, asked, text)
             if problem is None:
+                if isinstance(card, ChoiceCard) and text.strip() not in ("", HAND_IN, LEAVE):
+                    text = "".join(sorted({c for c in text.upper() if c.isalpha()}))  # "c, a" is stored as "AC"
                 return text, int((time.monotonic() - tick) * 1000)
             self.console.print(f"[yellow]{escape(problem)}[/yellow]")
 
