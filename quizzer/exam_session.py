@@ -17,7 +17,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from quizzer import clock, exam, render
-from quizzer.model import LETTERS, ChoiceCard, MistakeCard, NumericCard
+from quizzer.model import LETTERS, ChoiceCard, MistakeCard, NumericCard, QaCard
 from quizzer.prompter import Prompter, TimeUp
 
 HAND_IN, LEAVE = "!f", "!q"
@@ -136,8 +136,8 @@ class ExamSession:
                 continue
             points = exam.key_points(card)
             self.console.print()
-            model = card.answer if hasattr(card, "answer") else ""
-            body = (f"**Your answer**：{question.answer_text}\n\n" + (f"**参考答案**：{model}\n\n" if model else "")
+            model = f"**参考答案**：{card.answer}\n\n" if isinstance(card, QaCard) else ""
+            body = (f"**Your answer**：{question.answer_text}\n\n" + model
                     + "**要点**\n\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(points, 1)))
             self.console.print(Panel(render.markdown(body), title=f"Mark question {question.position + 1}: {question_text(card)[:60]}",
                                      title_align="left", border_style="cyan"))
