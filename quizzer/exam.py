@@ -91,7 +91,7 @@ def draw_paper(store: Store, cards: dict, spec: PaperSpec, seed: int, now: datet
     """The questions of a new exam. The same seed, filters and history give the same paper."""
     previous = _paper_of_seed(store, seed, spec)
     if previous is not None:
-        return previous
+        return [item for item in previous if item.card_id in cards]  # minus cards removed since
     rng = random.Random(seed)
     with store.read() as session:
         query = select(Card).where(Card.active.is_(True), Card.suspended.is_(False)).order_by(Card.id)

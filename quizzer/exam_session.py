@@ -60,7 +60,7 @@ class ExamSession:
         """Ask until handed in ('handed in'), out of time ('time up') or left ('left')."""
         questions = exam.questions(self.store, self.exam.id)
         total = len(questions)
-        pending = [q for q in questions if q.status != "answered"]
+        pending = [q for q in questions if q.status != "answered" and q.card_id in self.cards]  # a removed card stays unanswered
         while pending:
             for question in list(pending):
                 if self.left() <= 0:

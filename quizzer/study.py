@@ -212,7 +212,11 @@ class StudySession:
     def edit(self, card_id: str) -> None:
         deck, line = self.where[card_id]
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        subprocess.call([*shlex.split(editor), f"+{line}", str(deck.path)])
+        try:
+            subprocess.call([*shlex.split(editor), f"+{line}", str(deck.path)])
+        except OSError as err:
+            self.console.print(f"[red]Could not start the editor '{escape(editor)}' ({err.strerror}); set $EDITOR.[/red]")
+            return
         if self.reload is None:
             return
         try:

@@ -267,3 +267,12 @@ def test_ctrl_c_leaves_the_exam_resumable(tmp_path, deck_dir):
     output = proc.stdout.read()
     assert proc.wait() == 130 and "left unfinished, every answer saved" in output and "Traceback" not in output
     assert [q.status for q in exam.questions(open_store(), 1)] == ["answered", "unanswered"]
+
+
+def test_resume_after_a_card_left_the_decks(deck_folder, deck_dir):
+    run(deck_dir, ["exam", "--seed", "4", "--count", "2", "--kind", "choice"], ["!q"])
+    deck_folder(DECK.replace("  - {id: q-wrong,", "  - {id: q-gone,"))  # q-wrong is removed (renamed)
+    result = run(deck_dir, ["exam", "--resume"], ["B"], when=T0 + timedelta(minutes=1))
+    assert "/ 100" in result.stdout
+    stored = {q.card_id: q for q in exam.questions(open_store(), 1)}
+    assert stored["q-right"].status == "answered" and stored["q-wrong"].status == "unanswered"

@@ -236,3 +236,11 @@ def test_torch_is_imported_in_the_background_only_for_numeric_cards():
         "assert 'torch' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_missing_editor_is_a_message_not_a_crash(deck_dir):
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    result = runner.invoke(app, ["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", "1"], input="e\n\n3\n",
+                           env={"QUIZ_NOW": when.isoformat(), "EDITOR": "no-such-editor-here", "VISUAL": ""})
+    assert result.exit_code == 0, result.output
+    assert "Could not start the editor 'no-such-editor-here'" in result.stdout and "saved q-one" in result.stdout
