@@ -18,7 +18,7 @@ from quizzer import KINDS, clock  # standard library only: cheap at start-up
 
 app = typer.Typer(
     help="Flashcards, numeric drills and mock interviews for BERT / GPT / Transformer interviews.",
-    no_args_is_help=True,
+    invoke_without_command=True,
     add_completion=True,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
@@ -68,6 +68,26 @@ def _load(decks_dir: Path | None):
             typer.echo(str(problem), err=True)
         typer.echo("These decks have problems; `quiz lint` checks them.", err=True)
         raise typer.Exit(2) from None
+
+
+@app.callback()
+def overview(ctx: typer.Context, decks_dir: DecksOption = None, db: DbOption = None) -> None:
+    """With no command: today's numbers per deck, as Anki's deck list shows them."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from rich.table import Table
+
+    from quizzer import scheduler
+
+    collection = _collection(decks_dir, db)
+    today = scheduler.today_by_deck(collection.store, clock.now())
+    table = Table("deck", "title", "new", "learning", "due", title="Today")
+    for loaded in collection.decks:
+        counts = today.get(loaded.deck.id, scheduler.DeckToday(0, 0, 0))
+        table.add_row(loaded.deck.id, loaded.deck.title, str(counts.new), str(counts.learning), str(counts.due))
+    console = _console()
+    console.print(table)
+    console.print("`quiz study` for the daily drill, `quiz exam` for a mock interview, `quiz --help` for everything.")
 
 
 @app.command("decks")

@@ -354,6 +354,28 @@ def _available_due() -> ColumnElement[datetime]:
     return case((Card.buried_until > Card.due, Card.buried_until), else_=Card.due)
 
 
+@dataclass(frozen=True)
+class DeckToday:
+    """Anki's deck list numbers: new cards waiting, cards in learning, reviews due today."""
+
+    new: int
+    learning: int
+    due: int
+
+
+def today_by_deck(store: Store, now: datetime, rollover_hour: int = ROLLOVER_HOUR) -> dict[str, DeckToday]:
+    end = next_day_start(to_utc(now), rollover_hour)
+    with store.read() as session:
+        rows = session.execute(
+            select(Card.deck, Card.state, func.count(Card.id))
+            .where(*_eligible(to_utc(now), None, None, None), or_(Card.state == NEW, Card.due < end))
+            .group_by(Card.deck, Card.state)).all()
+    counts: dict[str, Counter] = {}
+    for deck, state, count in rows:
+        counts.setdefault(deck, Counter())["new" if state == NEW else "due" if state == REVIEW else "learning"] += count
+    return {deck: DeckToday(c["new"], c["learning"], c["due"]) for deck, c in counts.items()}
+
+
 def next_due(store: Store, now: datetime) -> datetime | None:
     """The soonest moment after ``now`` a seen, active, unsuspended card falls due."""
     available = _available_due()

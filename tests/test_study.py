@@ -244,3 +244,15 @@ def test_a_missing_editor_is_a_message_not_a_crash(deck_dir):
                            env={"QUIZ_NOW": when.isoformat(), "EDITOR": "no-such-editor-here", "VISUAL": ""})
     assert result.exit_code == 0, result.output
     assert "Could not start the editor 'no-such-editor-here'" in result.stdout and "saved q-one" in result.stdout
+
+
+def test_bare_quiz_shows_todays_numbers_per_deck(deck_dir):
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    before = runner.invoke(app, ["--decks", str(deck_dir)], env={"QUIZ_NOW": when.isoformat(), "COLUMNS": "120"})
+    assert before.exit_code == 0, before.output
+    row = next(line for line in before.stdout.splitlines() if "mini" in line)
+    assert [cell.strip() for cell in row.split("│")[3:6]] == ["4", "0", "0"]  # new, learning, due
+    study(deck_dir, ["", "3"], when, "--kind", "qa", "--limit", "1")
+    after = runner.invoke(app, ["--decks", str(deck_dir)], env={"QUIZ_NOW": when.isoformat(), "COLUMNS": "120"})
+    row = next(line for line in after.stdout.splitlines() if "mini" in line)
+    assert [cell.strip() for cell in row.split("│")[3:6]] == ["3", "1", "0"]
