@@ -20,6 +20,8 @@ HINT = "数字可写 0.478、-1.2e-3、1.09×10^8、21.7%、110M、1.1亿、3/4�
 
 _NUMBER = re.compile(r"([+-]?)(\d+)?(?:\.(\d*))?(?:e([+-]?\d+))?", re.IGNORECASE)
 _SHIFT = {"%": -2, "k": 3, "m": 6, "b": 9, "万": 4, "亿": 8}  # powers of ten, so "1.1亿" is exact
+MAX_EXPONENT = 300  # past float range a typed number is a typo, not an answer
+IMPRECISE_AT_MOST = 0.25  # an imprecise answer's last digit is worth at most a quarter of the truth
 _THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d+)?")
 _TIMES_TEN = re.compile(r"\s*[×xX*]\s*10\s*\^\s*\(?([+-]?\d+)\)?")
 
@@ -67,6 +69,8 @@ def parse_number(token: str) -> Number:
         raise AnswerFormatError(f"无法识别 '{token}'。{HINT}")
     sign, whole, frac, exp = match.groups()
     exponent = int(exp or 0) + (shift or 0)
+    if abs(exponent) > MAX_EXPONENT:
+        raise AnswerFormatError(f"'{token}' 超出范围：指数最多 ±{MAX_EXPONENT}。")
     value = float(f"{sign}{whole or 0}.{frac or 0}e{exponent}")
     return Number(value, 0.5 * 10.0 ** (exponent - len(frac or "")))
 
@@ -94,11 +98,15 @@ def parse_answer(text: str) -> float | list[float]:
 
 
 def judge(number: Number, truth: float, tolerance: Tolerance) -> Outcome:
-    """correct within the asked bound; imprecise if right only to the coarser digits written."""
+    """correct within the asked bound; imprecise if right only to the coarser digits written,
+    and only when those digits say something (one digit short of what was asked, or a last
+    digit worth at most a quarter of the truth): "0" for 0.174 or "1亿" for 84,934,656 is
+    right to its own coarse digit but is a guess, not an approximation, so it is wrong."""
     error, allowed = abs(number.value - truth), tolerance.allowed(truth)
     if error <= allowed:
         return "correct"
-    if number.resolution > allowed and error <= number.resolution + float_slack(truth):
+    informative = number.resolution <= max(10 * allowed, IMPRECISE_AT_MOST * abs(truth))
+    if informative and number.resolution > allowed and error <= number.resolution + float_slack(truth):
         return "imprecise"
     return "wrong"
 

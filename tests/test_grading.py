@@ -144,3 +144,20 @@ def test_displayed_value_always_grades_correct_and_the_next_step_wrong(truth, de
     assert grade(q.answer_text, q).outcome == "correct"
     step = 10.0**-decimals
     assert grade(f"{float(q.answer_text) + 1.5 * step:.{decimals + 1}f}", q).outcome == "wrong"
+
+
+def test_huge_exponents_are_format_errors_not_crashes():
+    q = question(0.2269, Tolerance("decimals", 3))
+    for text in ("1e400", "1/1e400", "[1e999, 0]"):
+        assert grade(text, q).outcome == "format"
+
+
+def test_a_coarse_guess_is_wrong_not_imprecise():
+    """Right to its own digit but saying nothing: '0' for 0.174, '1亿' for 84,934,656."""
+    assert grade("0", question(0.174, Tolerance("decimals", 3))).outcome == "wrong"
+    assert grade("1亿", question(84934656, Tolerance("exact"))).outcome == "wrong"
+    assert grade("8493万", question(84934656, Tolerance("exact"))).outcome == "imprecise"
+    assert grade("0.1", question(0.07, Tolerance("decimals", 2))).outcome == "imprecise"  # one digit short
+    vector = question([0.269, 0.731, 0.0], Tolerance("decimals", 3))
+    assert grade("[0, 1, 0]", vector).outcome == "wrong"
+    assert grade("[0.3, 0.7, 0]", vector).outcome == "imprecise"
