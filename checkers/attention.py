@@ -42,7 +42,7 @@ class MaskedSoftmax(BaseChecker):
         scores = draw_values(rng, n, -2, 5, rng.choice([0, 1]))
         pads = rng.randint(1, n - 1) if n > 1 else 0
         if params.variant == "causal":
-            row = rng.randrange(n)
+            row = rng.randrange(1, n) if n > 1 else 0  # row 0 would only ever give [1, 0, ...]
             mask = [int(j <= row) for j in range(n)]
             setting = f"GPT 的因果自注意力，长度 {n} 的序列中第 {row} 行（位置从 0 数）：位置 j ≤ {row} 可见，其余遮住。"
         elif params.variant == "padding":

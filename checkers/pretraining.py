@@ -87,8 +87,10 @@ class MlmLoss(BaseChecker):
         else:
             vocab = rng.choice([3, 4])
             labels = [rng.randrange(vocab) if rng.random() < 0.6 else IGNORE for _ in range(n)]
-            if IGNORE not in labels or all(y == IGNORE for y in labels):
+            if all(y == IGNORE for y in labels):  # at least one position is selected...
                 labels[rng.randrange(n)] = rng.randrange(vocab)
+            if IGNORE not in labels and n > 1:  # ...and, when there is room, one is ignored
+                labels[rng.randrange(n)] = IGNORE
             logits = [draw_values(rng, vocab, -2, 3, 0) for _ in range(n)]
             inputs = MlmLossInputs(logits=logits, labels=labels)
             selected = [i for i, y in enumerate(labels) if y != IGNORE]

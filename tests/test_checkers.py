@@ -205,3 +205,13 @@ def test_check_example_reports_bad_requests():
     assert "bad inputs" in check_example("mlm_loss", {"probs": ["0.62"], "extra": "1"}, "0.478")
     assert "list of 6" in check_example("masked_softmax", {"scores": ["2"] * 6, "mask": ["1"] * 6}, ["0.1", "0.2"])
     assert "cannot read" in check_example("mlm_loss", {"probs": ["0.62"]}, "about half")
+
+
+def test_generated_questions_are_never_trivial():
+    """A logits MLM question has an ignored and a selected position; a causal row sees more than itself."""
+    mlm, softmax = registry.get("mlm_loss"), registry.get("masked_softmax")
+    for seed in SEEDS:
+        q = mlm.generate(seed, {"form": "logits", "min_len": 2})
+        assert -100 in q.inputs["labels"] and any(y != -100 for y in q.inputs["labels"])
+        q = softmax.generate(seed, {"variant": "causal"})
+        assert sum(q.inputs["mask"]) >= 2
