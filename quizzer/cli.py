@@ -184,18 +184,16 @@ def study(
     deck: DeckFilter = None,
     tag: TagFilter = None,
     kind: KindFilter = None,
-    new: Annotated[Optional[int], typer.Option("--new", help="At most N new cards this session.", show_default=False)] = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="At most N cards this session.", show_default=False)] = None,
+    new: Annotated[Optional[int], typer.Option("--new", min=0, help="At most N new cards this session.", show_default=False)] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="At most N cards this session.", show_default=False)] = None,
     ahead: Annotated[bool, typer.Option("--ahead", help="Practise cards not yet due (their schedule is kept).")] = False,
-    new_per_day: Annotated[int, typer.Option(help="New cards per study day.")] = 20,
-    reviews_per_day: Annotated[int, typer.Option(help="Reviews per study day.")] = 200,
+    new_per_day: Annotated[int, typer.Option(min=0, help="New cards per study day.")] = 20,
+    reviews_per_day: Annotated[int, typer.Option(min=0, help="Reviews per study day.")] = 200,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
     """The daily drill: due cards, then a few new ones, scheduled with FSRS."""
     from quizzer import scheduler
-    from quizzer.prompter import TerminalPrompter, for_stdin
-    from quizzer.study import StudySession, report
 
     collection = _collection(decks_dir, db)
     console = _console()
@@ -209,11 +207,19 @@ def study(
         when = f" The next card is due {upcoming.astimezone():%Y-%m-%d %H:%M}." if upcoming else ""
         console.print(f"Nothing is due now.{when} `quiz study --ahead` practises cards early without upsetting their schedule.")
         return
+    _run_session(collection, queue, console, filters={"decks": deck, "tags": tag, "kinds": _values(kind)})
+
+
+def _run_session(collection, queue: list[str], console, *, filters: dict | None = None, only_queued: bool = False) -> None:
+    """A study session over ``queue``; Ctrl-C ends it with the summary, every answer kept."""
+    from quizzer.prompter import TerminalPrompter, for_stdin
+    from quizzer.study import StudySession, report
+
     prompter = for_stdin(console)
     session = StudySession(
         collection.store, collection.decks, queue, prompter, console,
         reload=collection.reload, pause_after_feedback=isinstance(prompter, TerminalPrompter),
-        filters={"decks": deck, "tags": tag, "kinds": _values(kind)},
+        filters=filters, only_queued=only_queued,
     )
     try:
         summary = session.run()
@@ -263,8 +269,8 @@ def card(
 
 @app.command()
 def exam(
-    count: Annotated[int, typer.Option("--count", help="Questions on the paper.")] = 15,
-    minutes: Annotated[float, typer.Option("--minutes", help="Time allowed.")] = 30.0,
+    count: Annotated[int, typer.Option("--count", min=1, help="Questions on the paper.")] = 15,
+    minutes: Annotated[float, typer.Option("--minutes", min=0.01, help="Time allowed.")] = 30.0,
     deck: DeckFilter = None,
     tag: TagFilter = None,
     kind: KindFilter = None,
@@ -339,12 +345,13 @@ def mistakes(
         console.print("The mistakes notebook is empty.")
         return
     if drill:
-        from quizzer.prompter import for_stdin
-        from quizzer.study import StudySession, report
+        from quizzer import scheduler
 
-        session = StudySession(collection.store, collection.decks, [e.card_id for e in entries], for_stdin(console),
-                               console, only_queued=True)
-        report(console, session.run(), collection.store, clock.now())
+        queue = scheduler.studiable(collection.store, [e.card_id for e in entries], clock.now())
+        if not queue:
+            console.print("Every card in the notebook is suspended or buried for today.")
+            return
+        _run_session(collection, queue, console, only_queued=True)
         return
     table = Table("card", "times wrong", "last wrong", "last wrong answer", "right on later days")
     for entry in entries:

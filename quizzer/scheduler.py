@@ -288,6 +288,13 @@ def build_queue(
     return queue if limit is None else queue[:limit]
 
 
+def studiable(store: Store, card_ids: list[str], now: datetime) -> list[str]:
+    """Those of ``card_ids`` a session may show now (active, not suspended, not buried), in order."""
+    with store.read() as session:
+        ok = set(session.scalars(select(Card.id).where(*_eligible(to_utc(now), None, None, None), Card.id.in_(card_ids))))
+    return [card_id for card_id in card_ids if card_id in ok]
+
+
 def learning_due(store: Store, until: datetime, *, decks: Iterable[str] | None = None,
                  tags: Iterable[str] | None = None, kinds: Iterable[str] | None = None) -> list[str]:
     """Learning/relearning cards due by ``until``: what a session shows again before it ends,

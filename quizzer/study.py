@@ -26,7 +26,7 @@ from rich.markup import escape
 from rich.panel import Panel
 
 from quizzer import clock, render
-from quizzer.decks import LoadedDeck
+from quizzer.decks import DeckError, LoadedDeck
 from quizzer.model import LETTERS, ChoiceCard, MistakeCard, NumericCard, QaCard
 from quizzer.prompter import Prompter
 
@@ -132,6 +132,9 @@ class StudySession:
         try:
             while position < len(self.queue) or self.requeue_learning(position):
                 card_id = self.queue[position]
+                if card_id not in self.cards:  # undone, then edited away
+                    del self.queue[position]
+                    continue
                 try:
                     tick = time.monotonic()
                     outcome = self.ask(self.cards[card_id], done=position, left=len(self.queue) - position)
@@ -205,24 +208,30 @@ class StudySession:
             del self.queue[position]
             return position
         if key == "e":
-            self.edit(card_id)
-            return position
+            return self.edit(card_id, position)
         return position
 
-    def edit(self, card_id: str) -> None:
+    def edit(self, card_id: str, position: int) -> int:
+        """Open the card in the editor, reload the decks; returns where the session goes on."""
         deck, line = self.where[card_id]
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         try:
             subprocess.call([*shlex.split(editor), f"+{line}", str(deck.path)])
         except OSError as err:
             self.console.print(f"[red]Could not start the editor '{escape(editor)}' ({err.strerror}); set $EDITOR.[/red]")
-            return
+            return position
         if self.reload is None:
-            return
+            return position
         try:
             self._index(self.reload())
-        except Exception as err:  # a broken edit must not end the session
-            self.console.print(f"[red]The deck has problems now, keeping the old card:[/red]\n{err}")
+        except DeckError as err:  # a broken edit must not end the session
+            self.console.print(f"[red]The deck has problems now, keeping the old card:[/red]\n{escape(str(err))}")
+            return position
+        gone = [c for c in self.queue[position:] if c not in self.cards]
+        if gone:
+            self.console.print(f"[yellow]No longer in the decks, skipped: {', '.join(gone)}[/yellow]")
+            self.queue[position:] = [c for c in self.queue[position:] if c in self.cards]
+        return position
 
     # ------------------------------------------------------------ one card
 
@@ -240,7 +249,7 @@ class StudySession:
             key = self.prompter.key(prompt)
             if key in allowed:
                 return key
-            if key and key in COMMANDS:
+            if len(key) == 1 and key in COMMANDS:
                 raise Command(key)
 
     def typed(self, prompt: str, is_answer: Callable[[str], bool]) -> str:

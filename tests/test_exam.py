@@ -276,3 +276,15 @@ def test_resume_after_a_card_left_the_decks(deck_folder, deck_dir):
     assert "/ 100" in result.stdout
     stored = {q.card_id: q for q in exam.questions(open_store(), 1)}
     assert stored["q-right"].status == "answered" and stored["q-wrong"].status == "unanswered"
+
+
+def test_drill_skips_suspended_cards_and_exam_options_are_checked(deck_dir):
+    run(deck_dir, ["exam", "--seed", "2", "--count", "2", "--kind", "choice"], ["A", "A", "!f"])  # both wrong
+    drill = run(deck_dir, ["mistakes", "--drill"], ["s", "q"], when=T0 + timedelta(days=1))
+    assert "Suspended" in drill.stdout
+    again = run(deck_dir, ["mistakes", "--drill"], ["q"], when=T0 + timedelta(days=1))
+    suspended = drill.stdout.split("Suspended: ")[1].split()[0]
+    assert f"{suspended} " not in again.stdout.split("╭")[1]  # the suspended card is not drilled again
+    for args in (["--minutes", "0"], ["--minutes", "-1"], ["--count", "0"], ["--count", "-1"]):
+        result = runner.invoke(app, ["exam", "--decks", str(deck_dir), *args])
+        assert result.exit_code == 2 and "Invalid value" in result.output

@@ -256,3 +256,32 @@ def test_bare_quiz_shows_todays_numbers_per_deck(deck_dir):
     after = runner.invoke(app, ["--decks", str(deck_dir)], env={"QUIZ_NOW": when.isoformat(), "COLUMNS": "120"})
     row = next(line for line in after.stdout.splitlines() if "mini" in line)
     assert [cell.strip() for cell in row.split("│")[3:6]] == ["3", "1", "0"]
+
+
+def test_editing_a_card_away_skips_it_instead_of_crashing(deck_dir, tmp_path):
+    editor = tmp_path / "rename.py"
+    editor.write_text(
+        "import sys, pathlib\n"
+        "deck = pathlib.Path(sys.argv[2])\n"
+        "deck.write_text(deck.read_text('utf-8').replace('id: q-one', 'id: q-renamed'), 'utf-8')\n",
+        "utf-8",
+    )
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    result = runner.invoke(
+        app, ["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", "2"], input="e\n\n3\nq\n",
+        env={"QUIZ_NOW": when.isoformat(), "EDITOR": f"{sys.executable} {editor}", "VISUAL": ""},
+    )
+    assert result.exit_code == 0, result.output
+    assert "No longer in the decks, skipped: q-one" in result.stdout and "saved q-two" in result.stdout
+
+
+def test_limits_must_be_sensible(deck_dir):
+    for args in (["--new", "-1"], ["--limit", "0"], ["--new-per-day", "-5"]):
+        result = runner.invoke(app, ["study", "--decks", str(deck_dir), *args])
+        assert result.exit_code == 2 and "Invalid value" in result.output
+
+
+def test_a_multi_letter_line_at_a_key_prompt_asks_again(deck_dir):
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    result = study(deck_dir, ["ub", "", "3", "q"], when, "--kind", "qa", "--limit", "1")
+    assert result.stdout.split("saved q-one")[0].count("show answer") == 2  # "ub" was asked again
