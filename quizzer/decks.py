@@ -224,13 +224,24 @@ def validate_text(text: str, path: Path, *, verify_examples: bool = True) -> Che
         return checked
     try:
         checked.deck = model.Deck.model_validate(doc.data)
+        numeric = [(i, c) for i, c in enumerate(checked.deck.cards) if isinstance(c, model.NumericCard)]
     except ValidationError as err:
         checked.problems += _problems_from(err, doc, (), shown)
-        return checked
-    for index, card in enumerate(checked.deck.cards):
-        if isinstance(card, model.NumericCard):
-            checked.problems += _check_numeric(card, doc, ("cards", index), shown, verify_examples)
+        numeric = list(_valid_numeric_cards(doc.data))  # still check these: report every problem at once
+    for index, card in numeric:
+        checked.problems += _check_numeric(card, doc, ("cards", index), shown, verify_examples)
     return checked
+
+
+def _valid_numeric_cards(data: Any):
+    """(index, card) of the numeric cards that are valid on their own in a deck that is not."""
+    cards = data.get("cards") if isinstance(data, dict) else None
+    for index, raw in enumerate(cards if isinstance(cards, list) else []):
+        if isinstance(raw, dict) and raw.get("kind") == "numeric":
+            try:
+                yield index, model.NumericCard.model_validate(raw)
+            except ValidationError:
+                pass  # its problems are reported with the deck's
 
 
 def _read(path: Path) -> tuple[str | None, bytes | None, list[Problem]]:
@@ -264,7 +275,12 @@ def lint(paths: Iterable[Path]) -> list[Problem]:
     """Every problem in the given deck files and folders, duplicate ids across files included."""
     problems: list[Problem] = []
     lines: list[tuple[Path, list[tuple[str, int]]]] = []
-    for path in deck_files(paths):
+    paths = list(paths)
+    files = deck_files(paths)
+    if not files:
+        shown = ", ".join(display(p) for p in paths) or "."
+        return [Problem(shown, 1, 1, f"no deck files ({', '.join('*' + s for s in DECK_SUFFIXES)}) found")]
+    for path in files:
         text, _, found = _read(path)
         problems += found
         if text is not None:

@@ -244,3 +244,24 @@ def test_not_utf8(tmp_path):
     path.write_bytes((HEADER + QA).encode("utf-8") + b"  - id: \xff\n")
     result = lint(path)
     assert result.exit_code == 1 and problems(result) == [(14, 1, "the file is not UTF-8")]
+
+
+def test_a_folder_without_decks_is_an_error_not_a_silent_pass(tmp_path):
+    result = lint(tmp_path)
+    assert result.exit_code == 1 and "no deck files" in result.stdout
+
+
+def test_worked_examples_are_checked_even_when_another_card_is_broken(tmp_path):
+    numeric = """\
+  - id: num-one
+    kind: numeric
+    source: "2"
+    checker: mlm_loss
+    example:
+      inputs: {probs: [0.62]}
+      answer: 0.512
+"""
+    result = lint(write(tmp_path, CHOICE.replace("answer: B", "answer: Z") + numeric))
+    messages = [m for _, _, m in problems(result)]
+    assert any(m.startswith("answer: 'Z'") for m in messages)
+    assert any(m.startswith("example answer:") for m in messages)
