@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -73,6 +74,11 @@ def _load(decks_dir: Path | None):
 @app.callback()
 def overview(ctx: typer.Context, decks_dir: DecksOption = None, db: DbOption = None) -> None:
     """With no command: today's numbers per deck, as Anki's deck list shows them."""
+    try:
+        clock.now()
+    except ValueError:
+        typer.echo(f"QUIZ_NOW={os.environ['QUIZ_NOW']!r} is not an ISO date-time (e.g. 2026-01-05T10:00)", err=True)
+        raise typer.Exit(2) from None
     if ctx.invoked_subcommand is not None:
         return
     from rich.table import Table
@@ -205,7 +211,7 @@ def study(
     if not queue:
         upcoming = scheduler.next_due(collection.store, now)
         when = f" The next card is due {upcoming.astimezone():%Y-%m-%d %H:%M}." if upcoming else ""
-        console.print(f"Nothing is due now.{when} `quiz study --ahead` practises cards early without upsetting their schedule.")
+        console.print(f"Nothing is due now.{when} `quiz study --ahead` practises cards early; reviews of cards not yet due leave their schedule alone.")
         return
     _run_session(collection, queue, console, filters={"decks": deck, "tags": tag, "kinds": _values(kind)})
 
@@ -237,9 +243,10 @@ def card(
     db: DbOption = None,
 ) -> None:
     """One card: its text, its memory state and its review history."""
+    from rich.panel import Panel
     from rich.table import Table
 
-    from quizzer import scheduler
+    from quizzer import render, scheduler
 
     collection = _collection(decks_dir, db)
     try:
@@ -252,8 +259,16 @@ def card(
         info = scheduler.card_info(collection.store, card_id, clock.now())
     console = _console()
     memory = info.memory
-    status = "suspended" if info.suspended else "not in any deck now" if not info.active else "active"
+    buried = info.buried_until is not None and info.buried_until > clock.now()
+    status = ("suspended" if info.suspended else "not in any deck now" if not info.active
+              else f"buried until {info.buried_until.astimezone():%Y-%m-%d %H:%M}" if buried else "active")
     console.print(f"[bold]{info.id}[/bold]  {info.deck} · {info.kind} · {status}  tags: {', '.join(info.tags) or '-'}")
+    text = next((c for d in collection.decks for c in d.deck.cards if c.id == card_id), None)
+    if text is not None:
+        from quizzer.exam_session import question_text
+
+        console.print(Panel(render.markdown(question_text(text, None) if text.kind != "numeric"
+                                            else f"numeric · checker `{text.checker}`"), border_style="dim"))
     retrievability = f"{info.retrievability:.0%}" if info.retrievability is not None else "-"
     stability = f"{memory.stability:.2f} days" if memory.stability is not None else "-"
     difficulty = f"{memory.difficulty:.2f}" if memory.difficulty is not None else "-"
@@ -309,18 +324,22 @@ def exam(
         assert row is not None and row.id == exam_id
         console.print(f"Exam {exam_id}: {len(paper)} questions, {minutes:g} minutes (seed {paper_seed}).")
     session = ExamSession(store, cards, row, for_stdin(console), console)
-    left_message = (f"Exam {row.id} left unfinished, every answer saved; `quiz exam --resume` continues it "
-                    f"until {exams.deadline(row).astimezone():%H:%M}.")
+    def left_message() -> str:
+        if exams.deadline(row) <= clock.now():
+            return f"Exam {row.id} left unfinished, every answer saved; its time is up: `quiz exam --resume` scores it."
+        return (f"Exam {row.id} left unfinished, every answer saved; `quiz exam --resume` continues it "
+                f"until {exams.deadline(row).astimezone():%H:%M}.")
+
     try:
         outcome = "time up" if session.left() <= 0 else session.run()
         if outcome == "time up" and resume:
             console.print("[yellow]This exam's time had run out; scoring what was answered.[/yellow]")
         if outcome == "left":
-            console.print(left_message)
+            console.print(left_message())
             return
         scored = session.mark()
     except KeyboardInterrupt:
-        console.print(f"\n{left_message}")
+        console.print(f"\n{left_message()}")
         raise typer.Exit(130) from None
     exams.finish(store, row.id, scored, clock.now())
     show_report(console, exams.report(store, row.id, cards))
@@ -354,6 +373,7 @@ def mistakes(
         _run_session(collection, queue, console, only_queued=True)
         return
     table = Table("card", "times wrong", "last wrong", "last wrong answer", "right on later days")
+    table.columns[0].overflow = "fold"  # the full id, for `quiz card ID`
     for entry in entries:
         table.add_row(entry.card_id, str(entry.times_wrong), f"{entry.last_wrong_at.astimezone():%Y-%m-%d %H:%M}",
                       (entry.last_wrong_answer or "（未作答）")[:40], f"{entry.right_days} / {notebook.RIGHT_DAYS_TO_LEAVE}")

@@ -50,6 +50,7 @@ class ExamSession:
         self.prompter = prompter
         self.console = console
         self.deadline = exam.deadline(exam_row)
+        self.asked_at = time.monotonic()  # when the question on screen was shown
 
     def left(self) -> float:
         return (self.deadline - clock.now()).total_seconds()
@@ -65,9 +66,12 @@ class ExamSession:
             for question in list(pending):
                 if self.left() <= 0:
                     return self._time_up()
+                self.asked_at = time.monotonic()
                 try:
                     text, spent = self.ask(question, total)
                 except TimeUp:
+                    spent = int((time.monotonic() - self.asked_at) * 1000)
+                    exam.save_answer(self.store, self.exam.id, question.position, spent_ms=spent)
                     return self._time_up()
                 if text in (LEAVE, HAND_IN):
                     exam.save_answer(self.store, self.exam.id, question.position, spent_ms=spent)
@@ -97,7 +101,7 @@ class ExamSession:
         if question.answer_text:
             self.console.print(f"[dim]Your earlier answer: {escape(question.answer_text)}[/dim]")
         hint = {"choice": "letter(s)", "numeric": "number / vector"}.get(card.kind, "your answer")
-        tick = time.monotonic()
+        tick = self.asked_at
         while True:
             text = self.prompter.timed_line(f"{hint} (empty: skip · {HAND_IN}: hand in · {LEAVE}: leave)", self.left())
             if self.left() <= 0:  # typed past the deadline (a pipe cannot be interrupted mid-line)
@@ -139,7 +143,7 @@ class ExamSession:
             model = f"**参考答案**：{card.answer}\n\n" if isinstance(card, QaCard) else ""
             body = (f"**Your answer**：{question.answer_text}\n\n" + model
                     + "**要点**\n\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(points, 1)))
-            self.console.print(Panel(render.markdown(body), title=f"Mark question {question.position + 1}: {question_text(card)[:60]}",
+            self.console.print(Panel(render.markdown(body), title=f"Mark question {question.position + 1} · {card.id}",
                                      title_align="left", border_style="cyan"))
             covered = self.covered(len(points))
             scored[question.position] = exam.Scored(len(covered) / len(points), covered)
@@ -171,6 +175,7 @@ def show_report(console: Console, report: exam.Report) -> None:
             table.add_row(group, f"{percent:.0f}%", str(count))
         console.print(table)
     table = Table("#", "card", "kind", "your answer", "score", "seconds", title="Questions")
+    table.columns[1].overflow = "fold"  # the full id, for `quiz card ID`
     for row in report.rows:
         given = row.question.answer_text or f"({row.question.status})"
         table.add_row(str(row.position + 1), row.card.id, row.card.kind, given[:40], f"{row.score:.2f}",

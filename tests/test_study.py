@@ -285,3 +285,8 @@ def test_a_multi_letter_line_at_a_key_prompt_asks_again(deck_dir):
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
     result = study(deck_dir, ["ub", "", "3", "q"], when, "--kind", "qa", "--limit", "1")
     assert result.stdout.split("saved q-one")[0].count("show answer") == 2  # "ub" was asked again
+
+
+def test_a_bad_quiz_now_is_a_clear_error(deck_dir):
+    result = runner.invoke(app, ["study", "--decks", str(deck_dir)], env={"QUIZ_NOW": "garbage"})
+    assert result.exit_code == 2 and "QUIZ_NOW='garbage' is not an ISO date-time" in result.output
