@@ -201,23 +201,25 @@ def test_check_and_backups(deck_dir, isolated):
         assert conn.execute("SELECT count(*) FROM review_log").fetchone()[0] == 0
 
 
-def test_e_opens_the_card_in_the_editor_at_its_line_and_shows_the_edit(deck_dir, tmp_path):
-    """The editor gets +LINE and the deck file; the session reloads and shows the edited card."""
+def study_with_editor(deck_dir: Path, tmp_path: Path, edit: str, lines: list[str], limit: str):
+    """A qa session whose $EDITOR is a Python script running ``edit`` on ``deck`` (the file given)."""
     editor = tmp_path / "editor.py"
-    calls = tmp_path / "calls.txt"
-    editor.write_text(
-        "import sys, pathlib\n"
-        f"pathlib.Path({str(calls)!r}).write_text(' '.join(sys.argv[1:]))\n"
-        "deck = pathlib.Path(sys.argv[2])\n"
-        "deck.write_text(deck.read_text('utf-8').replace('问题一', '问题一（已改）'), 'utf-8')\n",
-        "utf-8",
-    )
+    editor.write_text(f"import sys, pathlib\ndeck = pathlib.Path(sys.argv[2])\n{edit}\n", "utf-8")
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
     result = runner.invoke(
-        app, ["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", "1"], input="e\n\n3\n",
+        app, ["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", limit], input="".join(l + "\n" for l in lines),
         env={"QUIZ_NOW": when.isoformat(), "EDITOR": f"{sys.executable} {editor}", "VISUAL": ""},
     )
     assert result.exit_code == 0, result.output
+    return result
+
+
+def test_e_opens_the_card_in_the_editor_at_its_line_and_shows_the_edit(deck_dir, tmp_path):
+    """The editor gets +LINE and the deck file; the session reloads and shows the edited card."""
+    calls = tmp_path / "calls.txt"
+    result = study_with_editor(
+        deck_dir, tmp_path, f"pathlib.Path({str(calls)!r}).write_text(' '.join(sys.argv[1:]))\n"
+        "deck.write_text(deck.read_text('utf-8').replace('问题一', '问题一（已改）'), 'utf-8')", ["e", "", "3"], "1")
     line = 6  # q-one's line in the deck
     assert calls.read_text() == f"+{line} {deck_dir / 'mini.yaml'}"
     assert "问题一（已改）" in result.stdout and "saved q-one" in result.stdout
@@ -259,19 +261,9 @@ def test_bare_quiz_shows_todays_numbers_per_deck(deck_dir):
 
 
 def test_editing_a_card_away_skips_it_instead_of_crashing(deck_dir, tmp_path):
-    editor = tmp_path / "rename.py"
-    editor.write_text(
-        "import sys, pathlib\n"
-        "deck = pathlib.Path(sys.argv[2])\n"
-        "deck.write_text(deck.read_text('utf-8').replace('id: q-one', 'id: q-renamed'), 'utf-8')\n",
-        "utf-8",
-    )
-    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
-    result = runner.invoke(
-        app, ["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", "2"], input="e\n\n3\nq\n",
-        env={"QUIZ_NOW": when.isoformat(), "EDITOR": f"{sys.executable} {editor}", "VISUAL": ""},
-    )
-    assert result.exit_code == 0, result.output
+    result = study_with_editor(
+        deck_dir, tmp_path, "deck.write_text(deck.read_text('utf-8').replace('id: q-one', 'id: q-renamed'), 'utf-8')",
+        ["e", "", "3", "q"], "2")
     assert "No longer in the decks, skipped: q-one" in result.stdout and "saved q-two" in result.stdout
 
 
