@@ -11,11 +11,13 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Callable, Optional, TypeVar
 
 import typer
 
 from quizzer import KINDS, clock  # standard library only: cheap at start-up
+
+T = TypeVar("T")
 
 app = typer.Typer(
     help="Flashcards, numeric drills and mock interviews for BERT / GPT / Transformer interviews.",
@@ -58,17 +60,24 @@ def _console():
     return Console()
 
 
-def _load(decks_dir: Path | None):
-    """The decks to use, or a clean exit naming every problem that makes them unusable."""
-    from quizzer import decks
+def _usable(load: Callable[[], T]) -> T:
+    """What ``load`` returns, or a clean exit naming every problem that makes the decks unusable."""
+    from quizzer.decks import DeckError
 
     try:
-        return decks.load_decks(decks.deck_dirs(decks_dir))
-    except decks.DeckError as err:
+        return load()
+    except DeckError as err:
         for problem in err.problems:
             typer.echo(str(problem), err=True)
         typer.echo("These decks have problems; `quiz lint` checks them.", err=True)
         raise typer.Exit(2) from None
+
+
+def _load(decks_dir: Path | None):
+    """The decks to use (no database needed)."""
+    from quizzer import decks
+
+    return _usable(lambda: decks.load_decks(decks.deck_dirs(decks_dir)))
 
 
 @app.callback()
@@ -173,16 +182,9 @@ def generate(
 
 
 def _collection(decks_dir: Path | None, db: Path | None):
-    from quizzer import decks
     from quizzer.collection import open_collection
 
-    try:
-        return open_collection(decks_dir, db)
-    except decks.DeckError as err:
-        for problem in err.problems:
-            typer.echo(str(problem), err=True)
-        typer.echo("These decks have problems; `quiz lint` checks them.", err=True)
-        raise typer.Exit(2) from None
+    return _usable(lambda: open_collection(decks_dir, db))
 
 
 @app.command()

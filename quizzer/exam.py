@@ -196,8 +196,7 @@ def auto_score(card, question: ExamQuestion) -> float | None:
     if question.status != "answered" or not question.answer_text:
         return 0.0
     if isinstance(card, ChoiceCard):
-        picked = sorted({c for c in question.answer_text.upper() if c.isalpha()})
-        return 1.0 if picked == sorted(card.answer) else 0.0
+        return 1.0 if card.pick(question.answer_text) == sorted(card.answer) else 0.0
     if isinstance(card, NumericCard):
         from checkers.grading import grade
 

@@ -17,7 +17,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from quizzer import clock, exam, render
-from quizzer.model import LETTERS, ChoiceCard, MistakeCard, NumericCard, QaCard
+from quizzer.model import ChoiceCard, MistakeCard, NumericCard, QaCard
 from quizzer.prompter import Prompter, TimeUp
 
 HAND_IN, LEAVE = "!f", "!q"
@@ -32,9 +32,7 @@ def _clock(seconds: float) -> str:
 def question_text(card, asked=None) -> str:
     """The question as the exam shows it (``asked``: the generated numeric question)."""
     if isinstance(card, ChoiceCard):
-        options = "\n".join(f"- **{letter}.** {text}" for letter, text in zip(LETTERS, card.options))
-        several = "（多选）" if len(card.answer) > 1 and "多选" not in card.question else ""
-        return f"{card.question}{several}\n\n{options}"
+        return render.choice_text(card)
     if isinstance(card, MistakeCard):
         return f"**常见说法**：{card.claim}\n\n这句话错在哪里？为什么？"
     if isinstance(card, NumericCard):
@@ -109,7 +107,7 @@ class ExamSession:
             problem = None if text.strip() in ("", HAND_IN, LEAVE) else self.format_problem(card, asked, text)
             if problem is None:
                 if isinstance(card, ChoiceCard) and text.strip() not in ("", HAND_IN, LEAVE):
-                    text = "".join(sorted({c for c in text.upper() if c.isalpha()}))  # "c, a" is stored as "AC"
+                    text = "".join(card.pick(text))  # "c, a" is stored as "AC"
                 return text, int((time.monotonic() - tick) * 1000)
             self.console.print(f"[yellow]{escape(problem)}[/yellow]")
 
@@ -117,9 +115,7 @@ class ExamSession:
     def format_problem(card, asked, text: str) -> str | None:
         """Why an answer cannot be read (never whether it is right)."""
         if isinstance(card, ChoiceCard):
-            letters = LETTERS[: len(card.options)]
-            picked = [c for c in text.upper() if c not in " ,，、"]
-            return None if picked and all(c in letters for c in picked) else f"Type letters among {', '.join(letters)}."
+            return None if card.pick(text) else f"Type letters among {', '.join(card.letters)}."
         if isinstance(card, NumericCard):
             from checkers.grading import grade
 

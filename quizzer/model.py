@@ -101,6 +101,15 @@ class ChoiceCard(CardBase):
             raise ValueError("answer repeats a letter")
         return answer
 
+    @property
+    def letters(self) -> str:
+        return LETTERS[: len(self.options)]
+
+    def pick(self, text: str) -> list[str] | None:
+        """The letters a typed answer picks ("c, a" -> ["A", "C"]), None if it is not only option letters."""
+        picked = [c for c in text.upper() if c not in " ,，、"]
+        return sorted(set(picked)) if picked and all(c in self.letters for c in picked) else None
+
 
 class MistakeCard(CardBase):
     """A common wrong claim: the learner says what is wrong with it."""

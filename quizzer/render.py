@@ -30,5 +30,12 @@ def math_to_unicode(text: str) -> str:
     return _MATH.sub(convert, text)
 
 
+def choice_text(card) -> str:
+    """A choice card's question with its lettered options (and a note when several are right)."""
+    options = "\n".join(f"- **{letter}.** {text}" for letter, text in zip(card.letters, card.options))
+    several = "（多选）" if len(card.answer) > 1 and "多选" not in card.question else ""
+    return f"{card.question}{several}\n\n{options}"
+
+
 def markdown(text: str) -> Markdown:
     return Markdown(math_to_unicode(text))

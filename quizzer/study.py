@@ -27,7 +27,7 @@ from rich.panel import Panel
 
 from quizzer import clock, render
 from quizzer.decks import DeckError, LoadedDeck
-from quizzer.model import LETTERS, ChoiceCard, MistakeCard, NumericCard, QaCard
+from quizzer.model import ChoiceCard, MistakeCard, NumericCard, QaCard
 from quizzer.prompter import Prompter
 
 AGAIN, HARD, GOOD, EASY = 1, 2, 3, 4
@@ -282,23 +282,15 @@ class StudySession:
         return Outcome(int(rating))
 
     def ask_choice(self, card: ChoiceCard, done: int, left: int) -> Outcome:
-        letters = LETTERS[: len(card.options)]
-        options = "\n".join(f"- **{letter}.** {text}" for letter, text in zip(letters, card.options))
         several = len(card.answer) > 1
-        marker = "（多选）" if several and "多选" not in card.question else ""
-        self.show(card, f"{card.question}{marker}\n\n{options}", done, left)
+        self.show(card, render.choice_text(card), done, left)
         tick = time.monotonic()
-
-        def parse(text: str) -> list[str] | None:
-            picked = [c for c in text.upper() if c not in " ,，、"]
-            return sorted(set(picked)) if picked and all(c in letters for c in picked) else None
-
         while True:
-            text = self.typed(f"answer ({'letters, e.g. AC' if several else 'a letter'})", lambda t: parse(t) is not None)
-            picked = parse(text)
+            text = self.typed(f"answer ({'letters, e.g. AC' if several else 'a letter'})", lambda t: card.pick(t) is not None)
+            picked = card.pick(text)
             if picked is not None:
                 break
-            self.console.print(f"[yellow]Type {'one or more of' if several else 'one of'} {', '.join(letters)}.[/yellow]")
+            self.console.print(f"[yellow]Type {'one or more of' if several else 'one of'} {', '.join(card.letters)}.[/yellow]")
         right = picked == sorted(card.answer)
         rating = auto_rating("choice", right, time.monotonic() - tick)
         verdict = "[green]✓ 正确[/green]" if right else f"[red]✗ 错误[/red]，正确答案 {''.join(card.answer)}"
