@@ -110,8 +110,6 @@ def decks_command(decks_dir: DecksOption = None) -> None:
     """List the decks with how many cards of each kind they hold."""
     from rich.table import Table
 
-    from quizzer.model import KINDS
-
     table = Table("deck", "title", *KINDS, "total")
     for loaded in _load(decks_dir):
         counts = [sum(card.kind == kind for card in loaded.deck.cards) for kind in KINDS]
@@ -267,10 +265,7 @@ def card(
     console.print(f"[bold]{info.id}[/bold]  {info.deck} · {info.kind} · {status}  tags: {', '.join(info.tags) or '-'}")
     text = next((c for d in collection.decks for c in d.deck.cards if c.id == card_id), None)
     if text is not None:
-        from quizzer.exam_session import question_text
-
-        console.print(Panel(render.markdown(question_text(text, None) if text.kind != "numeric"
-                                            else f"numeric · checker `{text.checker}`"), border_style="dim"))
+        console.print(Panel(render.markdown(render.question_text(text)), border_style="dim"))
     retrievability = f"{info.retrievability:.0%}" if info.retrievability is not None else "-"
     stability = f"{memory.stability:.2f} days" if memory.stability is not None else "-"
     difficulty = f"{memory.difficulty:.2f}" if memory.difficulty is not None else "-"

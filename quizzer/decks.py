@@ -17,9 +17,9 @@ from typing import Any, Iterable
 
 from pydantic import ValidationError
 
-from quizzer import model
+from quizzer import KINDS, model
 from quizzer.yamlsource import Path as DataPath
-from quizzer.yamlsource import Position, YamlDocument, parse
+from quizzer.yamlsource import YamlDocument, parse
 
 DECK_SUFFIXES = (".yaml", ".yml")
 
@@ -96,13 +96,13 @@ def display(path: Path) -> str:
 
 def _friendly(error: dict[str, Any]) -> str:
     kind, loc = error["type"], error["loc"]
-    name = next((str(p) for p in reversed(loc) if isinstance(p, str) and p not in model.KINDS), "value")
+    name = next((str(p) for p in reversed(loc) if isinstance(p, str) and p not in KINDS), "value")
     if kind == "missing":
         return f"missing field '{loc[-1]}'"
     if kind == "extra_forbidden":
         return f"unknown field '{loc[-1]}'"
     if kind in ("union_tag_invalid", "union_tag_not_found"):
-        return f"kind must be one of {', '.join(model.KINDS)}"
+        return f"kind must be one of {', '.join(KINDS)}"
     if kind == "string_pattern_mismatch" and name in ("id", "tags"):
         return f"{name}: use lowercase a-z, 0-9 and '-' (got {error['input']!r})"
     if kind == "string_pattern_mismatch" and name == "answer":
@@ -128,7 +128,7 @@ def _data_path(data: Any, loc: Iterable[str | int]) -> DataPath:
             data = data[part]
         elif isinstance(data, list) and isinstance(part, int) and part < len(data):
             data = data[part]
-        elif isinstance(data, dict) and not (part in model.KINDS or "[" in str(part)):
+        elif isinstance(data, dict) and not (part in KINDS or "[" in str(part)):
             path.append(part)  # a missing or unknown key: point at the mapping or key
             break
         else:

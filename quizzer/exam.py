@@ -27,8 +27,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from quizzer import scheduler
-from quizzer.model import KINDS, ChoiceCard, MistakeCard, NumericCard, QaCard
+from quizzer import KINDS, render, scheduler
+from quizzer.model import ChoiceCard, MistakeCard, NumericCard, QaCard
 from quizzer.store import NEW, Card, CardTag, Exam, ExamQuestion, Mistake, Store
 
 DEFAULT_COUNT = 15
@@ -263,6 +263,7 @@ class ReportRow:
     card: object
     question: ExamQuestion
     score: float
+    text: str  # the question as it was asked
     right_answer: str
     solution: str | None = None
 
@@ -291,7 +292,7 @@ def report(store: Store, exam_id: int, cards: dict) -> Report:
         card = cards.get(question.card_id)
         if card is None:  # removed from the decks since: the score stands, the text is gone
             continue
-        solution = None
+        solution, asked = None, None
         if isinstance(card, ChoiceCard):
             right = "".join(card.answer)
             solution = card.explanation
@@ -302,5 +303,6 @@ def report(store: Store, exam_id: int, cards: dict) -> Report:
             right = card.answer
         else:
             right = f"{card.correction}\n\n{card.why}"
-        result.rows.append(ReportRow(question.position, card, question, question.score or 0.0, right, solution))
+        text = render.question_text(card, asked)
+        result.rows.append(ReportRow(question.position, card, question, question.score or 0.0, text, right, solution))
     return result

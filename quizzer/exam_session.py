@@ -17,7 +17,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from quizzer import clock, exam, render
-from quizzer.model import ChoiceCard, MistakeCard, NumericCard, QaCard
+from quizzer.model import ChoiceCard, NumericCard, QaCard
 from quizzer.prompter import Prompter, TimeUp
 
 HAND_IN, LEAVE = "!f", "!q"
@@ -27,17 +27,6 @@ SPARKS = "▁▂▃▄▅▆▇█"
 def _clock(seconds: float) -> str:
     minutes, secs = divmod(max(0, int(seconds + 0.999)), 60)
     return f"{minutes:02d}:{secs:02d}"
-
-
-def question_text(card, asked=None) -> str:
-    """The question as the exam shows it (``asked``: the generated numeric question)."""
-    if isinstance(card, ChoiceCard):
-        return render.choice_text(card)
-    if isinstance(card, MistakeCard):
-        return f"**常见说法**：{card.claim}\n\n这句话错在哪里？为什么？"
-    if isinstance(card, NumericCard):
-        return (f"{card.prompt}\n\n" if card.prompt else "") + asked.prompt
-    return card.question
 
 
 class ExamSession:
@@ -95,7 +84,7 @@ class ExamSession:
         title = (f"Question {question.position + 1} of {total} · {_clock(self.left())} left · "
                  f"{card.kind} · §{card.source}")
         self.console.print()
-        self.console.print(Panel(render.markdown(question_text(card, asked)), title=title, title_align="left"))
+        self.console.print(Panel(render.markdown(render.question_text(card, asked)), title=title, title_align="left"))
         if question.answer_text:
             self.console.print(f"[dim]Your earlier answer: {escape(question.answer_text)}[/dim]")
         hint = {"choice": "letter(s)", "numeric": "number / vector"}.get(card.kind, "your answer")
@@ -180,7 +169,7 @@ def show_report(console: Console, report: exam.Report) -> None:
     for row in report.rows:
         if row.score >= 1.0:
             continue
-        body = (f"{question_text(row.card, exam.generated(row.card, row.question.seed) if row.card.kind == 'numeric' else None)}\n\n"
+        body = (f"{row.text}\n\n"
                 f"**Your answer**：{row.question.answer_text or '（未作答）'}\n\n**Right answer**：{row.right_answer}")
         if row.solution:
             body += f"\n\n{row.solution}"

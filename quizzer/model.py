@@ -11,7 +11,6 @@ import json
 import string
 from typing import Annotated, Any, Literal, Union
 
-from quizzer import KINDS
 from pydantic import (
     AfterValidator,
     BeforeValidator,

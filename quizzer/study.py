@@ -269,11 +269,10 @@ class StudySession:
         return self.ask_numeric(card, done, left)
 
     def ask_self_rated(self, card: QaCard | MistakeCard, done: int, left: int) -> Outcome:
+        front = render.question_text(card)
         if isinstance(card, QaCard):
-            front = card.question
             back = card.answer + "\n\n**要点**\n\n" + "\n".join(f"- {p}" for p in card.points)
         else:
-            front = f"**常见说法**：{card.claim}\n\n这句话错在哪里？"
             back = f"**实际上**：{card.correction}\n\n**为什么**：{card.why}"
         self.show(card, front, done, left)
         self.key("[space/Enter] show answer", ("",))
@@ -283,7 +282,7 @@ class StudySession:
 
     def ask_choice(self, card: ChoiceCard, done: int, left: int) -> Outcome:
         several = len(card.answer) > 1
-        self.show(card, render.choice_text(card), done, left)
+        self.show(card, render.question_text(card), done, left)
         tick = time.monotonic()
         while True:
             text = self.typed(f"answer ({'letters, e.g. AC' if several else 'a letter'})", lambda t: card.pick(t) is not None)

@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from quizzer import decks
 from quizzer.cli import app
-from quizzer.model import KINDS, json_schema
+from quizzer import KINDS
+from quizzer.model import json_schema
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
