@@ -13,7 +13,7 @@ from checkers.base import BaseChecker, LengthBounds, Strict, Tolerance, draw_val
 
 class MaskedSoftmaxParams(LengthBounds):
     variant: Literal["padding", "causal", "unmasked"] = "padding"
-    decimals: int = Field(3, ge=1, le=6)
+    decimals: int = Field(default=3, ge=1, le=6)
 
 
 class MaskedSoftmaxInputs(Strict):
@@ -31,7 +31,7 @@ class MaskedSoftmaxInputs(Strict):
         return self
 
 
-class MaskedSoftmax(BaseChecker):
+class MaskedSoftmax(BaseChecker[MaskedSoftmaxParams, MaskedSoftmaxInputs, list[float]]):
     name = "masked_softmax"
     description = "带 mask 的 softmax：padding / causal 行的注意力权重（被遮位置为 0）"
     Params = MaskedSoftmaxParams
@@ -80,8 +80,8 @@ class MaskedSoftmax(BaseChecker):
 class ScaledScoresParams(LengthBounds):
     min_len: int = 2  # number of keys
     max_len: int = 4
-    d_k: int | None = Field(None, ge=1, le=8)  # None: drawn from 2..4
-    decimals: int = Field(3, ge=1, le=6)
+    d_k: int | None = Field(default=None, ge=1, le=8)  # None: drawn from 2..4
+    decimals: int = Field(default=3, ge=1, le=6)
 
 
 class ScaledScoresInputs(Strict):
@@ -95,7 +95,7 @@ class ScaledScoresInputs(Strict):
         return self
 
 
-class ScaledScores(BaseChecker):
+class ScaledScores(BaseChecker[ScaledScoresParams, ScaledScoresInputs, list[float]]):
     name = "scaled_scores"
     description = "缩放点积分数：一个 query 对各个 key 的 q·k / √d_k"
     Params = ScaledScoresParams

@@ -1,4 +1,4 @@
-"""The checker interface (Question, Tolerance, Checker) and the seeded generate flow they share.
+"""The checker interface (Question, Tolerance, BaseChecker) and the seeded generate flow they share.
 
 No torch here: the CLI and deck linter import this at start-up.
 """
@@ -9,7 +9,8 @@ import math
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Protocol
+from collections.abc import Sequence
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -83,17 +84,6 @@ class Question:
         }
 
 
-class Checker(Protocol):
-    name: str
-    description: str
-    Params: type[BaseModel]
-    Inputs: type[BaseModel]
-
-    def generate(self, seed: int, params: BaseModel | None = None) -> Question: ...
-
-    def solve(self, inputs: BaseModel) -> Answer: ...
-
-
 class Strict(BaseModel):
     """Base for Params/Inputs: unknown keys are errors; lax mode so YAML's "4" becomes 4."""
 
@@ -124,12 +114,12 @@ def num(x: float, digits: int = 4) -> str:
     return f"{x + 0.0:.{digits}f}"
 
 
-def vec(xs: list[float], digits: int | None = None) -> str:
+def vec(xs: Sequence[float], digits: int | None = None) -> str:
     """A vector as the course writes it; digits=None shows the values as given."""
     return "[" + ", ".join(f"{x:g}" if digits is None else num(x, digits) for x in xs) + "]"
 
 
-def softmax_steps(scores: list[float], keep: list[int], label: str = "位置") -> str:
+def softmax_steps(scores: Sequence[float], keep: Sequence[int], label: str = "位置") -> str:
     """Worked softmax as a Markdown table: exp of each kept score, their sum, each ratio.
 
     Masked positions (keep == 0) show −∞ and weight 0, as the reference computes them.
@@ -142,18 +132,24 @@ def softmax_steps(scores: list[float], keep: list[int], label: str = "位置") -
     return "\n".join(rows) + f"\n\nΣ exp = {' + '.join(num(e) for e, k in zip(exps, keep) if k)} = {num(total)}"
 
 
-class BaseChecker(ABC):
+ParamsT = TypeVar("ParamsT", bound=Strict)
+InputsT = TypeVar("InputsT", bound=Strict)
+AnswerT = TypeVar("AnswerT", bound=Answer)
+
+
+class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
     """generate() = draw inputs from a seeded RNG, solve them with the reference, explain.
 
-    Subclasses set the class attributes and implement compose / solve / tolerance / explain.
+    Subclasses set the class attributes and implement compose / solve / tolerance / explain;
+    the type parameters are their Params, their Inputs and the shape of their answer.
     """
 
     name: ClassVar[str]
     description: ClassVar[str]
-    Params: ClassVar[type[Strict]]
-    Inputs: ClassVar[type[Strict]]
+    Params: type[ParamsT]  # set on the class; not ClassVar only because a ClassVar cannot be generic
+    Inputs: type[InputsT]
 
-    def generate(self, seed: int, params: BaseModel | dict | None = None) -> Question:
+    def generate(self, seed: int, params: BaseModel | dict[str, Any] | None = None) -> Question:
         if not isinstance(params, self.Params):
             params = self.Params.model_validate(params or {})
         rng = random.Random(f"{self.name}:{seed}")  # str seeds hash deterministically, per checker
@@ -172,16 +168,18 @@ class BaseChecker(ABC):
         )
 
     @abstractmethod
-    def compose(self, rng: random.Random, params: Any) -> tuple[Any, str]:
+    def compose(self, rng: random.Random, params: ParamsT) -> tuple[InputsT, str]:
         """Draw the inputs and write the prompt body (Chinese Markdown) in one go."""
 
     @abstractmethod
-    def solve(self, inputs: Any) -> Answer:
+    def solve(self, inputs: InputsT) -> AnswerT:
         """The answer, computed by the torch reference (imported here, not at module level)."""
 
-    def tolerance(self, params: Any, inputs: Any) -> Tolerance:
+    def tolerance(self, params: Any, inputs: InputsT) -> Tolerance:
+        """`params.decimals` places. Any: every Params but ParamCount's has `decimals` (a field, with
+        per-checker bounds, that no common base declares); ParamCount overrides this."""
         return Tolerance("decimals", params.decimals)
 
     @abstractmethod
-    def explain(self, inputs: Any, answer: Answer, tolerance: Tolerance) -> str:
+    def explain(self, inputs: InputsT, answer: AnswerT, tolerance: Tolerance) -> str:
         """The worked solution (Markdown) with the intermediate values."""

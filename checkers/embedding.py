@@ -12,7 +12,7 @@ from checkers.base import BaseChecker, LengthBounds, Strict, Tolerance, draw_val
 class EmbeddingSumParams(LengthBounds):
     min_len: int = 3  # embedding dimension d
     max_len: int = 5
-    decimals: int = Field(2, ge=1, le=6)
+    decimals: int = Field(default=2, ge=1, le=6)
 
 
 class EmbeddingSumInputs(Strict):
@@ -27,7 +27,7 @@ class EmbeddingSumInputs(Strict):
         return self
 
 
-class EmbeddingSum(BaseChecker):
+class EmbeddingSum(BaseChecker[EmbeddingSumParams, EmbeddingSumInputs, list[float]]):
     name = "embedding_sum"
     description = "三种 Embedding 逐元素相加：token + position + segment（形状不变）"
     Params = EmbeddingSumParams

@@ -75,6 +75,14 @@ def parse_number(token: str) -> Number:
     return Number(value, 0.5 * 10.0 ** (exponent - len(frac or "")))
 
 
+def read_number(text: str) -> Number:
+    """One typed number in any form the grammar knows ("15%", "0.15", "110M", "1.1亿", "3/4")."""
+    parsed = _parse(text, vector=False)
+    if isinstance(parsed, list):
+        raise AnswerFormatError(f"这里要一个数，你给了 {len(parsed)} 个。")
+    return parsed
+
+
 def _parse(text: str, vector: bool | None = None) -> Number | list[Number]:
     """vector=None: guess from the text; "1,234,567" (3-digit groups) then reads as one number."""
     text = _normalise(text)

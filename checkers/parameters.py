@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 from checkers.base import BaseChecker, Strict, Tolerance
 from checkers.configs import CONFIGS, Component, Convention, Family, ModelConfig
 
-COMPONENTS: tuple[str, ...] = get_args(Component)
+COMPONENTS: tuple[Component, ...] = get_args(Component)
 
 ASK = {
     "total": "模型总参数量",
@@ -41,10 +41,10 @@ CONVENTION = {
 class ParamCountParams(Strict):
     family: Literal["bert", "gpt", "any"] = "any"
     convention: Literal["textbook", "exact", "any"] = "any"
-    components: list[Component] = Field(list(COMPONENTS), min_length=1)
+    components: list[Component] = Field(default=list(COMPONENTS), min_length=1)
     random_sizes: bool = True  # False: only the named configs (bert-base-uncased, gpt2, ...)
     precision: Literal["exact", "relative"] = "exact"
-    relative: float = Field(0.01, gt=0, lt=1)  # used when precision == "relative"
+    relative: float = Field(default=0.01, gt=0, lt=1)  # used when precision == "relative"
 
 
 class ParamCountInputs(Strict):
@@ -52,13 +52,13 @@ class ParamCountInputs(Strict):
 
     model: str | None = None
     family: Family | None = None
-    layers: int | None = Field(None, ge=1)
-    hidden: int | None = Field(None, ge=1)
-    heads: int | None = Field(None, ge=1)
-    ffn: int | None = Field(None, ge=1)
-    vocab: int | None = Field(None, ge=1)
-    positions: int | None = Field(None, ge=1)
-    segments: int | None = Field(None, ge=0)
+    layers: int | None = Field(default=None, ge=1)
+    hidden: int | None = Field(default=None, ge=1)
+    heads: int | None = Field(default=None, ge=1)
+    ffn: int | None = Field(default=None, ge=1)
+    vocab: int | None = Field(default=None, ge=1)
+    positions: int | None = Field(default=None, ge=1)
+    segments: int | None = Field(default=None, ge=0)
     component: Component = "total"
     convention: Convention = "exact"
 
@@ -66,9 +66,7 @@ class ParamCountInputs(Strict):
     def _buildable(self) -> "ParamCountInputs":
         if self.model is not None and self.model not in CONFIGS:
             raise ValueError(f"unknown model '{self.model}'; known: {', '.join(CONFIGS)}")
-        if self.model is None and None in (self.family, self.layers, self.hidden, self.vocab):
-            raise ValueError("without `model`, give at least family, layers, hidden and vocab")
-        cfg = self.config()
+        cfg = self.config()  # also rejects a custom config without family, layers, hidden or vocab
         if cfg.lacks(self.component):
             raise ValueError(f"{cfg.name} has no {self.component}")
         if cfg.hidden % cfg.heads:
@@ -80,17 +78,20 @@ class ParamCountInputs(Strict):
         given = {k: v for k, v in sizes.items() if v is not None}
         if self.model is not None:
             return replace(CONFIGS[self.model], **given)
-        bert = self.family == "bert"
+        family, layers, hidden, vocab = self.family, self.layers, self.hidden, self.vocab
+        if family is None or layers is None or hidden is None or vocab is None:
+            raise ValueError("without `model`, give at least family, layers, hidden and vocab")
+        bert = family == "bert"
         return ModelConfig(
-            name=f"自定义 {self.family.upper()}",
-            family=self.family,
-            vocab=self.vocab,
+            name=f"自定义 {family.upper()}",
+            family=family,
+            vocab=vocab,
             positions=given.get("positions", 512 if bert else 1024),
             segments=given.get("segments", 2 if bert else 0),
-            layers=self.layers,
-            hidden=self.hidden,
-            heads=given.get("heads", max(1, self.hidden // 64)),
-            ffn=given.get("ffn", 4 * self.hidden),
+            layers=layers,
+            hidden=hidden,
+            heads=given.get("heads", max(1, hidden // 64)),
+            ffn=given.get("ffn", 4 * hidden),
             pre_norm=not bert,
             pooler=bert,
         )
@@ -118,28 +119,29 @@ def formulas(cfg: ModelConfig, convention: str) -> dict[str, str]:
     return {k: v for k, v in rows.items() if not cfg.lacks(k)}
 
 
-class ParamCount(BaseChecker):
+class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
     name = "param_count"
     description = "参数量：BERT/GPT 各部分或总计（课程表格口径或精确口径），以及 Embedding 占比"
     Params = ParamCountParams
     Inputs = ParamCountInputs
 
     def compose(self, rng: random.Random, params: ParamCountParams) -> tuple[ParamCountInputs, str]:
-        family = params.family if params.family != "any" else rng.choice(["bert", "gpt"])
-        convention = params.convention if params.convention != "any" else rng.choice(["textbook", "exact"])
+        family: Family = params.family if params.family != "any" else rng.choice(["bert", "gpt"])
+        convention: Convention = params.convention if params.convention != "any" else rng.choice(["textbook", "exact"])
         if params.random_sizes and rng.random() < 0.5:
             hidden = rng.choice([256, 384, 512, 768, 1024])
-            fields = dict(
+            probe = ParamCountInputs(
                 family=family,
                 layers=rng.choice([2, 4, 6, 8, 12, 24]),
                 hidden=hidden,
                 heads=hidden // 64,
                 vocab=rng.choice([21128, 30522, 32000, 50257]),
                 positions=512 if family == "bert" else rng.choice([512, 1024]),
+                convention=convention,
             )
         else:
-            fields = dict(model=rng.choice([n for n, c in CONFIGS.items() if c.family == family]))
-        probe = ParamCountInputs(**fields, convention=convention)
+            model = rng.choice([n for n, c in CONFIGS.items() if c.family == family])
+            probe = ParamCountInputs(model=model, convention=convention)
         allowed = [c for c in params.components if not probe.config().lacks(c)] or ["total"]
         inputs = probe.model_copy(update={"component": rng.choice(allowed)})
         cfg = inputs.config()

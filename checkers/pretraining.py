@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import random
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, model_validator
 
 from checkers.base import BaseChecker, LengthBounds, Strict, Tolerance, draw_values, num, softmax_steps, vec
+
+if TYPE_CHECKING:
+    from torch import Tensor
 
 IGNORE = -100
 
@@ -17,7 +20,7 @@ class MlmLossParams(LengthBounds):
     max_len: int = 4
     form: Literal["probs", "logits", "any"] = "any"
     target: Literal["mean", "position", "any"] = "any"
-    decimals: int = Field(3, ge=1, le=6)
+    decimals: int = Field(default=3, ge=1, le=6)
 
 
 class MlmLossInputs(Strict):
@@ -26,22 +29,20 @@ class MlmLossInputs(Strict):
     `position` (0-based) asks for the loss at one position instead of the mean.
     """
 
-    probs: list[float] | None = Field(None, min_length=1)
-    logits: list[list[float]] | None = Field(None, min_length=1)
+    probs: list[float] | None = Field(default=None, min_length=1)
+    logits: list[list[float]] | None = Field(default=None, min_length=1)
     labels: list[int] | None = None
     position: int | None = None
 
     @model_validator(mode="after")
     def _one_form(self) -> "MlmLossInputs":
-        if (self.probs is None) == (self.logits is None):
-            raise ValueError("give either probs, or logits with labels")
-        if self.probs is not None:
+        if self.probs is not None and self.logits is None:
             if self.labels is not None:
                 raise ValueError("labels go with logits, not with probs")
             if not all(0 < p <= 1 for p in self.probs):
                 raise ValueError("probabilities must lie in (0, 1]")
             selected = list(range(len(self.probs)))
-        else:
+        elif self.logits is not None and self.probs is None:
             vocab = len(self.logits[0])
             if self.labels is None or len(self.labels) != len(self.logits):
                 raise ValueError("labels need one entry per logits row")
@@ -52,12 +53,14 @@ class MlmLossInputs(Strict):
             selected = [i for i, y in enumerate(self.labels) if y != IGNORE]
             if not selected:
                 raise ValueError(f"every label is {IGNORE}: no position to average over")
+        else:
+            raise ValueError("give either probs, or logits with labels")
         if self.position is not None and self.position not in selected:
             raise ValueError(f"position {self.position} is not a selected position ({selected})")
         return self
 
 
-def _per_position(inputs: MlmLossInputs):
+def _per_position(inputs: MlmLossInputs) -> tuple[Tensor, Tensor]:
     """Per-position -ln p (0 where ignored) and the mean over selected positions, from the reference."""
     import torch
 
@@ -71,7 +74,7 @@ def _per_position(inputs: MlmLossInputs):
     return reference.cross_entropy(logits, labels, "none"), reference.cross_entropy(logits, labels)
 
 
-class MlmLoss(BaseChecker):
+class MlmLoss(BaseChecker[MlmLossParams, MlmLossInputs, float]):
     name = "mlm_loss"
     description = "MLM loss：被选中位置的 −ln p 及其平均（未选中位置 label = −100 忽略）"
     Params = MlmLossParams
@@ -81,9 +84,10 @@ class MlmLoss(BaseChecker):
         n = rng.randint(params.min_len, params.max_len)
         form = params.form if params.form != "any" else rng.choice(["probs", "logits"])
         if form == "probs":
-            inputs = MlmLossInputs(probs=draw_values(rng, n, 0.05, 0.95, 2))
+            probs = draw_values(rng, n, 0.05, 0.95, 2)
+            inputs = MlmLossInputs(probs=probs)
             selected = list(range(n))
-            setting = f"MLM 在 {n} 个被选中的位置上，模型给正确 token 的概率依次为 `{vec(inputs.probs)}`。"
+            setting = f"MLM 在 {n} 个被选中的位置上，模型给正确 token 的概率依次为 `{vec(probs)}`。"
         else:
             vocab = rng.choice([3, 4])
             labels = [rng.randrange(vocab) if rng.random() < 0.6 else IGNORE for _ in range(n)]
@@ -114,11 +118,12 @@ class MlmLoss(BaseChecker):
 
     def explain(self, inputs: MlmLossInputs, answer: float, tolerance: Tolerance) -> str:
         losses = _per_position(inputs)[0].tolist()
+        steps: list[str] = []
+        selected: list[int] = []
         if inputs.probs is not None:
             steps = [f"- 位置 {i}：−ln({p:g}) = {num(loss)}" for i, (p, loss) in enumerate(zip(inputs.probs, losses))]
             selected = list(range(len(losses)))
-        else:
-            steps, selected = [], []
+        elif inputs.logits is not None and inputs.labels is not None:  # the other form, as validated
             for i, (row, y) in enumerate(zip(inputs.logits, inputs.labels)):
                 if y == IGNORE:
                     steps.append(f"- 位置 {i}：label = {IGNORE}，不算 loss。")
@@ -141,7 +146,7 @@ class MlmLoss(BaseChecker):
 
 
 class NspLossParams(Strict):
-    decimals: int = Field(3, ge=1, le=6)
+    decimals: int = Field(default=3, ge=1, le=6)
 
 
 class NspLossInputs(Strict):
@@ -149,7 +154,7 @@ class NspLossInputs(Strict):
     label: Literal["IsNext", "NotNext"]
 
 
-class NspLoss(BaseChecker):
+class NspLoss(BaseChecker[NspLossParams, NspLossInputs, float]):
     name = "nsp_loss"
     description = "NSP loss：已知 P(IsNext)，求真实标签的 −log p"
     Params = NspLossParams
@@ -179,16 +184,16 @@ class NspLoss(BaseChecker):
 
 
 class MaskingBudgetParams(Strict):
-    max_batch: int = Field(32, ge=1, le=1024)
-    seq_lens: list[int] = Field([64, 128, 256, 512], min_length=1)
-    decimals: int = Field(2, ge=0, le=4)
+    max_batch: int = Field(default=32, ge=1, le=1024)
+    seq_lens: list[int] = Field(default=[64, 128, 256, 512], min_length=1)
+    decimals: int = Field(default=2, ge=0, le=4)
 
 
 class MaskingBudgetInputs(Strict):
     tokens: int = Field(ge=1)  # tokens eligible for selection (PAD excluded)
-    select_rate: float = Field(0.15, ge=0, le=1)
-    mask_rate: float = Field(0.8, ge=0, le=1)
-    random_rate: float = Field(0.1, ge=0, le=1)
+    select_rate: float = Field(default=0.15, ge=0, le=1)
+    mask_rate: float = Field(default=0.8, ge=0, le=1)
+    random_rate: float = Field(default=0.1, ge=0, le=1)
 
     @model_validator(mode="after")
     def _split(self) -> "MaskingBudgetInputs":
@@ -197,7 +202,7 @@ class MaskingBudgetInputs(Strict):
         return self
 
 
-class MaskingBudget(BaseChecker):
+class MaskingBudget(BaseChecker[MaskingBudgetParams, MaskingBudgetInputs, list[float]]):
     name = "masking_budget"
     description = "MLM 的 15% / 80-10-10：一个 batch 里选中、[MASK]、随机词、原词各多少（期望值）"
     Params = MaskingBudgetParams

@@ -232,7 +232,7 @@ def textbook(cfg: ModelConfig) -> ModelConfig:
 
 
 @lru_cache(maxsize=256)
-def _meta_model(cfg: ModelConfig) -> nn.Module:
+def _meta_model(cfg: ModelConfig) -> BertForPreTraining | GPTModel:
     """Built on the meta device: shapes without storage, so BERT-large allocates nothing."""
     with torch.device("meta"):
         return BertForPreTraining(cfg) if cfg.family == "bert" else GPTModel(cfg)
@@ -248,6 +248,7 @@ def parameter_breakdown(cfg: ModelConfig, convention: str = "exact") -> dict[str
     model = _meta_model(cfg)
     base = model.bert if isinstance(model, BertForPreTraining) else model
     emb, block = base.embeddings, base.layers[0]
+    assert isinstance(block, Block)  # ModuleList items are typed as plain Modules
     counts = {
         "token_embedding": count_parameters(emb.token),
         "position_embedding": count_parameters(emb.position),
@@ -256,7 +257,7 @@ def parameter_breakdown(cfg: ModelConfig, convention: str = "exact") -> dict[str
         "attention": count_parameters(block.attn),
         "ffn": count_parameters(block.ffn),
         "layer": count_parameters(block),
-        "pooler": count_parameters(base.pooler) if getattr(base, "pooler", None) is not None else 0,
+        "pooler": count_parameters(base.pooler) if isinstance(base, BertModel) and base.pooler is not None else 0,
         "total": count_parameters(base),
     }
     counts["encoder"] = counts["total"] - counts["embeddings"] - counts["pooler"]  # blocks (+ GPT-2's final LN)

@@ -2,25 +2,35 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from checkers.attention import MaskedSoftmax, ScaledScores
-from checkers.base import Checker
+from checkers.base import BaseChecker
 from checkers.embedding import EmbeddingSum
 from checkers.parameters import ParamCount
 from checkers.pretraining import MaskingBudget, MlmLoss, NspLoss
 
-_CHECKERS: dict[str, Checker] = {
+_CHECKERS: dict[str, BaseChecker[Any, Any, Any]] = {
     c.name: c
     for c in (MaskedSoftmax(), ScaledScores(), EmbeddingSum(), ParamCount(), MlmLoss(), NspLoss(), MaskingBudget())
 }
+
+
+class UnknownChecker(LookupError):
+    """No checker has this name; the message lists the known ones."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"unknown checker '{name}'; known: {', '.join(names())}")
+        self.name = name
 
 
 def names() -> list[str]:
     return sorted(_CHECKERS)
 
 
-def get(name: str) -> Checker:
-    """The checker called `name`; KeyError lists the known names."""
+def get(name: str) -> BaseChecker[Any, Any, Any]:
+    """The checker called `name`; UnknownChecker (a LookupError, not a KeyError) lists the known names."""
     try:
         return _CHECKERS[name]
     except KeyError:
-        raise KeyError(f"unknown checker '{name}'; known: {', '.join(names())}") from None
+        raise UnknownChecker(name) from None

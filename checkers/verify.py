@@ -8,6 +8,7 @@ not read as rounding). Every problem comes back as a short message; None means a
 from __future__ import annotations
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from checkers import registry
 from checkers.base import Tolerance
@@ -24,7 +25,7 @@ def _shown(truth: float, stated: Number) -> str:
     return f"{truth:.{digits + 2}f}"
 
 
-def _errors(messages: list[dict]) -> str:
+def _errors(messages: list[ErrorDetails]) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'inputs'}: {e['msg']}" for e in messages)
 
 
@@ -32,8 +33,8 @@ def check_example(checker_name: str, inputs: dict, stated: str | list[str]) -> s
     """None if every stated value matches the reference to its own last digit, else a message."""
     try:
         checker = registry.get(checker_name)
-    except KeyError as err:
-        return str(err.args[0])
+    except registry.UnknownChecker as err:
+        return str(err)
     try:
         model = checker.Inputs.model_validate(inputs)
     except ValidationError as err:

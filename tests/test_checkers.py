@@ -40,7 +40,7 @@ def test_registry_has_the_required_checkers_with_one_line_descriptions():
         checker = registry.get(name)
         assert checker.name == name
         assert checker.description and "\n" not in checker.description
-    with pytest.raises(KeyError, match="unknown checker"):
+    with pytest.raises(registry.UnknownChecker, match="unknown checker"):
         registry.get("nope")
 
 
