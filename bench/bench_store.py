@@ -17,7 +17,9 @@ from pathlib import Path
 
 from sqlalchemy import insert, text
 
-from quizzer.scheduler import answer, build_queue, card_info, due_forecast, next_due
+from quizzer.scheduling.answer import answer
+from quizzer.scheduling.queue import build_queue
+from quizzer.scheduling.summary import card_info, due_forecast, next_due
 from quizzer.store import LEARNING, NEW, REVIEW, Card, CardRef, Review, Store, open_store, sync_cards
 
 CARDS, REVIEWS, NEW_CARDS, BATCH = 50_000, 1_000_000, 10_000, 50_000

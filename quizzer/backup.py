@@ -12,11 +12,18 @@ Thinning (``thin``), by study day of the backup relative to the study day of
   * 1-7 days old: the newest backup of each study day;
   * 8-30 days old: the newest backup of each ISO week;
   * older: the newest backup of each calendar month, kept indefinitely.
+
+Failures raise ``quizzer.errors.BackupError`` naming the files: a backup that
+cannot be written (disk full, no permission) leaves no ``.partial`` file behind,
+and a damaged backup is never restored.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import shutil
 import sqlite3
 from contextlib import closing
 from dataclasses import dataclass
@@ -25,6 +32,7 @@ from pathlib import Path
 
 from quizzer import clock
 from quizzer.clock import ROLLOVER_HOUR, study_day
+from quizzer.errors import BackupError
 
 BACKUP_EVERY = timedelta(minutes=30)
 _STAMP = "%Y%m%dT%H%M%S%fZ"
@@ -57,21 +65,31 @@ def list_backups(db_path: Path) -> list[Backup]:
 
 def backup_now(db_path: Path, now: datetime) -> Path:
     """Copy the database now; written under a temporary name and renamed, so an
-    interrupted backup never looks like a finished one."""
+    interrupted backup never looks like a finished one.  A failed copy removes
+    its ``.partial`` file and raises BackupError."""
     db_path = Path(db_path)
     if not db_path.is_file():
-        raise FileNotFoundError(db_path)
+        raise BackupError(f"cannot back up {db_path}: no such database file")
     folder = backup_dir(db_path)
-    folder.mkdir(parents=True, exist_ok=True)
     stamp = now.astimezone(timezone.utc).strftime(_STAMP)
     dest = folder / f"{db_path.stem}-{stamp}.db"
-    n = 1
-    while dest.exists():
-        dest = folder / f"{db_path.stem}-{stamp}-{n}.db"
-        n += 1
     partial = dest.with_name(dest.name + ".partial")
-    _copy(db_path, partial)
-    partial.replace(dest)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if not os.access(folder, os.W_OK | os.X_OK):  # SQLite would only say "unable to open database file"
+            raise PermissionError(errno.EACCES, "the folder is read-only", str(folder))
+        n = 1
+        while dest.exists():
+            dest = folder / f"{db_path.stem}-{stamp}-{n}.db"
+            n += 1
+        partial = dest.with_name(dest.name + ".partial")
+        _copy(db_path, partial)
+        partial.replace(dest)
+    except (OSError, sqlite3.Error) as exc:
+        _remove(partial)
+        reason, hint = _reason(exc)
+        raise BackupError(f"backup of {db_path} into {folder} failed: {reason}",
+                          _join(hint, "the database itself is unchanged")) from exc
     return dest
 
 
@@ -115,12 +133,68 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | 
     """Replace the database's content with ``backup``; the current database is
     backed up first (returned), so a restore can itself be undone."""
     now = clock.now() if now is None else now
+    backup, db_path = Path(backup), Path(db_path)
+    why = None
     problems = check(backup)
     if problems:
-        raise ValueError(f"refusing to restore a damaged backup: {problems}")
-    safety = backup_now(db_path, now) if Path(db_path).exists() else None
-    _copy(Path(backup), Path(db_path))
+        more = f"; and {len(problems) - 1} more problems" if len(problems) > 1 else ""
+        why = f"the backup is damaged ({_one_line(problems[0])}{more})"
+    elif not _has_version_table(backup):
+        why = "the backup has no alembic_version table, so it is not a quizzer database"
+    if why:
+        raise BackupError(f"not restoring {backup} over {db_path}: {why}",
+                          "pick another backup (`quiz backup list`); the database is unchanged")
+    if db_path.exists() and not db_path.is_file():
+        raise BackupError(f"not restoring {backup} over {db_path}: that is not a database file", "correct --db / QUIZ_DB")
+    damaged = db_path.exists() and bool(check(db_path))
+    if not db_path.exists():
+        safety = None
+    elif damaged:  # SQLite cannot copy it: keep its bytes aside, out of the backup list
+        safety = _set_aside(db_path, now)
+    else:
+        safety = backup_now(db_path, now)
+    try:
+        if damaged:
+            _replace(backup, db_path)
+        else:
+            _copy(backup, db_path)  # through SQLite: safe while other processes have it open
+    except (OSError, sqlite3.Error) as exc:
+        reason, hint = _reason(exc)
+        raise BackupError(f"restoring {backup} over {db_path} failed: {reason}",
+                          _join(hint, safety and f"the database as it was is saved as {safety}")) from exc
     return safety
+
+
+def _set_aside(db_path: Path, now: datetime) -> Path:
+    """A byte copy of a damaged database (and its -wal) in ``backups/``, named so that
+    ``list_backups`` leaves it out: ``restore latest`` must never pick it."""
+    folder = backup_dir(db_path)
+    dest = folder / f"{db_path.stem}-{now.astimezone(timezone.utc).strftime(_STAMP)}-damaged.db"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(db_path, dest)
+        wal = db_path.with_name(db_path.name + "-wal")
+        if wal.is_file():
+            shutil.copyfile(wal, dest.with_name(dest.name + "-wal"))
+    except OSError as exc:
+        _remove(dest)
+        reason, hint = _reason(exc)
+        raise BackupError(f"cannot set the damaged {db_path} aside in {folder}: {reason}",
+                          _join(hint, "the database is unchanged")) from exc
+    return dest
+
+
+def _replace(backup: Path, db_path: Path) -> None:
+    """Put a copy of ``backup`` in place of a damaged ``db_path`` (which SQLite cannot write into)."""
+    fresh = db_path.with_name(db_path.name + ".restoring")
+    try:
+        _copy(backup, fresh)
+        for suffix in ("-wal", "-shm"):  # the damaged file's, set aside already; stale for the new one
+            db_path.with_name(db_path.name + suffix).unlink(missing_ok=True)
+        fresh.replace(db_path)
+    except BaseException:
+        _remove(fresh)
+        raise
 
 
 def check(db_path: Path) -> list[str]:
@@ -143,3 +217,53 @@ def _copy(source: Path, dest: Path) -> None:
     with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(dest)) as dst:
         dst.execute("PRAGMA busy_timeout = 10000")
         src.backup(dst)
+
+
+def _has_version_table(db_path: Path) -> bool:
+    try:
+        with closing(sqlite3.connect(db_path)) as conn:
+            row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'").fetchone()
+    except sqlite3.Error:
+        return False
+    return row is not None
+
+
+def _remove(path: Path) -> None:
+    """Delete a failed copy and any journal SQLite left beside it."""
+    for leftover in (path, *(path.with_name(path.name + suffix) for suffix in ("-journal", "-wal", "-shm"))):
+        try:
+            leftover.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+_SQLITE_FULL, _SQLITE_READONLY = 13, 8  # SQLite's primary result codes
+_FULL_HINT = "free some disk space and try again"
+_PERMISSION_HINT = "make the folder writable and try again"
+
+
+def _reason(exc: BaseException) -> tuple[str, str | None]:
+    """Why a copy failed, in a few words (the disk is full, no permission, or the error's
+    own text), and what to do about it when that is clear."""
+    if isinstance(exc, OSError):
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return "the disk is full", _FULL_HINT
+        if isinstance(exc, PermissionError) or exc.errno == errno.EROFS:
+            return f"no permission to write: {exc.strerror or exc}", _PERMISSION_HINT
+        return _one_line(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")), None
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+; else SQLite's message
+    primary = code & 0xFF if code is not None else None
+    if primary == _SQLITE_FULL or "database or disk is full" in str(exc):
+        return "the disk is full", _FULL_HINT
+    if primary == _SQLITE_READONLY or "readonly database" in str(exc):
+        return f"no permission to write: {exc}", _PERMISSION_HINT
+    return _one_line(str(exc)), None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _join(*hints: object) -> str | None:
+    """Hints joined into one, None when there are none."""
+    return "; ".join(str(h) for h in hints if h) or None

@@ -9,7 +9,9 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from quizzer.backup import backup_now, check, list_backups, maybe_backup, restore, thin
-from quizzer.scheduler import answer, card_info
+from quizzer.errors import BackupError
+from quizzer.scheduling.answer import answer
+from quizzer.scheduling.summary import card_info
 from quizzer.store import CardRef, open_store, sync_cards
 
 NOW = datetime(2025, 6, 30, 12, 0, tzinfo=timezone.utc)  # a Monday
@@ -85,7 +87,7 @@ def test_check_reports_ok_and_damage(db, tmp_path):
     data[3 * page + 8: 3 * page + 600] = b"\xff" * 592  # scribble over a b-tree page
     damaged.write_bytes(bytes(data))
     assert check(damaged) != []
-    with pytest.raises(ValueError):
+    with pytest.raises(BackupError):
         restore(damaged, db, NOW)
 
     orphan = tmp_path / "orphan.db"

@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def work(db: str, count: int, seed: int) -> None:
-    from quizzer.scheduler import answer
+    from quizzer.scheduling.answer import answer
     from quizzer.store import open_store
 
     store = open_store(db)
@@ -51,8 +51,9 @@ import pytest  # noqa: E402  (the worker above needs none of the test machinery)
 from sqlalchemy import select  # noqa: E402
 
 from quizzer.backup import check  # noqa: E402
-from quizzer.scheduler import card_info  # noqa: E402
-from quizzer.store import CardRef, Review, open_store, sync_cards  # noqa: E402
+from quizzer.scheduling.summary import card_info  # noqa: E402
+from quizzer.store import CardRef, open_store, sync_cards  # noqa: E402
+from quizzer.store.models import Review  # noqa: E402
 
 
 @pytest.fixture

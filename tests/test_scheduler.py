@@ -14,20 +14,13 @@ import fsrs
 import pytest
 
 from quizzer import clock
-from quizzer.scheduler import (
-    LEECH_LAPSES,
-    answer,
-    build_queue,
-    bury,
-    card_info,
-    due_forecast,
-    import_review_history,
-    next_due,
-    read_review_log,
-    suspend,
-    undo,
-    unsuspend,
-)
+from quizzer.defaults import LEECH_LAPSES
+from quizzer.errors import CardNotFound
+from quizzer.scheduling.answer import answer, bury, suspend, undo, unsuspend
+from quizzer.scheduling.queue import build_queue
+from quizzer.scheduling.summary import card_info, due_forecast, next_due
+from quizzer.store.filter import CardFilter
+from quizzer.transfer.fsrs_csv import import_review_history, read_review_log
 from quizzer.store import NEW, CardRef, open_store, sync_cards
 
 NO_FUZZ = fsrs.Scheduler(enable_fuzzing=False)
@@ -190,9 +183,9 @@ def test_daily_limits_count_what_was_done_today(store):
 
 def test_queue_filters_and_limit(store):
     sync_cards(store, refs(3, deck="a", kind="qa", tags=("attention",)) + refs(3, deck="b", kind="numeric"), T0)
-    assert build_queue(store, T0, decks=["b"]) == ["b0", "b1", "b2"]
-    assert build_queue(store, T0, kinds=["qa"]) == ["a0", "a1", "a2"]
-    assert build_queue(store, T0, tags=["attention"]) == ["a0", "a1", "a2"]
+    assert build_queue(store, T0, chosen=CardFilter(decks=("b",))) == ["b0", "b1", "b2"]
+    assert build_queue(store, T0, chosen=CardFilter(kinds=("qa",))) == ["a0", "a1", "a2"]
+    assert build_queue(store, T0, chosen=CardFilter(tags=("attention",))) == ["a0", "a1", "a2"]
     assert build_queue(store, T0, limit=2) == ["a0", "b0"]
     assert build_queue(store, T0, new_limit=0) == []
 
@@ -294,6 +287,6 @@ def test_answer_rejects_bad_input(store):
         ans(store, "d0", 5, T0)
     with pytest.raises(ValueError):
         ans(store, "d0", 3, T0, mode="cram")
-    with pytest.raises(KeyError):
+    with pytest.raises(CardNotFound):
         ans(store, "nope", 3, T0)
     assert card_info(store, "d0", T0).reviews == []

@@ -16,8 +16,11 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import event, select, text
 
 from quizzer.backup import list_backups
-from quizzer.scheduler import answer, card_info
-from quizzer.store import SCHEMA_HEAD, Card, CardRef, open_store, sync_cards
+from quizzer.scheduling.answer import answer
+from quizzer.scheduling.summary import card_info
+from quizzer.store import SCHEMA_HEAD, CardRef, open_store, sync_cards
+from quizzer.errors import DatabaseTooNew
+from quizzer.store.models import Card
 from quizzer.store.models import Base
 from quizzer.store.schema import MIGRATIONS_DIR
 
@@ -46,6 +49,7 @@ def refs(*ids: str, version: str = "v1", tags: tuple[str, ...] = ()) -> list[Car
 
 
 def test_default_location_comes_from_quiz_db(tmp_path, monkeypatch):
+    (tmp_path / "nested").mkdir()  # a missing folder is an error, not created silently
     monkeypatch.setenv("QUIZ_DB", str(tmp_path / "nested" / "from-env.db"))
     st = open_store(None)
     assert st.path == tmp_path / "nested" / "from-env.db" and st.path.exists()
@@ -131,7 +135,7 @@ def test_a_newer_schema_is_refused_untouched(tmp_path):
     with st.engine.begin() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
     st.close()
-    with pytest.raises(RuntimeError, match="newer"):
+    with pytest.raises(DatabaseTooNew, match="newer"):
         open_store(db)
     assert list_backups(db) == []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from quizzer.store.engine import Store, default_db_path, make_engine, resolve
-from quizzer.store.models import NEW, LEARNING, REVIEW, RELEARNING, LEECH_TAG, Card, CardTag, Exam, ExamQuestion, Meta, Mistake, Review
+from quizzer.store.records import LEARNING, LEECH_TAG, NEW, RELEARNING, REVIEW
 from quizzer.store.schema import SCHEMA_HEAD, ensure_schema
 from quizzer.store.sync import CardRef, SyncResult, sync_cards
 
@@ -16,14 +16,22 @@ def open_store(url_or_path: str | Path | None = None) -> Store:
     None means ``$QUIZ_DB`` or else ``quizzer.db`` in the platform user data dir;
     a string containing ``://`` is a SQLAlchemy URL, anything else a file path.
     """
+    from quizzer.store.engine import check_location, uses_default
+
     url, path = resolve(url_or_path)
+    if path is not None:  # refused before SQLite touches it; only the default folder is created
+        check_location(path, create_folder=uses_default(url_or_path))
     store = Store(make_engine(url, path), path)
-    ensure_schema(store)
+    try:
+        ensure_schema(store)  # a damaged, foreign, newer or locked database fails here
+    except BaseException:
+        store.close()
+        raise
     return store
 
 
 __all__ = [
     "NEW", "LEARNING", "REVIEW", "RELEARNING", "LEECH_TAG", "SCHEMA_HEAD",
-    "Card", "CardRef", "CardTag", "Exam", "ExamQuestion", "Meta", "Mistake", "Review", "Store", "SyncResult",
+    "CardRef", "Store", "SyncResult",
     "default_db_path", "open_store", "sync_cards",
 ]

@@ -2,22 +2,37 @@
 
 All dialect-specific behaviour lives in ``_install_sqlite_hooks``; the rest of
 the library only sees ``Store.read()`` and ``Store.write()``.
+
+Failures a user can cause surface as ``quizzer.errors`` exceptions naming the file:
+``check_location`` looks at the file and its folder before SQLite touches them (so a
+text file, a directory, a missing folder or a read-only file is refused and left as
+it is), and ``Store.read()`` / ``Store.write()`` translate SQLite's own errors (disk
+full, locked past the busy timeout, damaged, read-only) in one place,
+``database_error``.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
+from quizzer.errors import DatabaseBusy, DatabaseError, UsageError
+
 BUSY_TIMEOUT_MS = 10_000
+# QUIZ_BUSY_TIMEOUT_MS overrides BUSY_TIMEOUT_MS: how long a write waits for another
+# process's write lock before failing with DatabaseBusy (the tests use a short one).
+BUSY_TIMEOUT_ENV = "QUIZ_BUSY_TIMEOUT_MS"
+SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite 3 database file
 _WRITE_OPTION = "quizzer_write"
 
 
@@ -29,11 +44,17 @@ class Store:
     engine: Engine
     path: Path | None
 
+    @property
+    def where(self) -> str:
+        """The database as error messages name it: the file, else the URL without password."""
+        return str(self.path) if self.path is not None else self.engine.url.render_as_string(hide_password=True)
+
     @contextmanager
     def read(self) -> Iterator[Session]:
         """A read-only unit of work (deferred BEGIN: a consistent snapshot under WAL)."""
-        with Session(self.engine, expire_on_commit=False) as session, session.begin():
-            yield session
+        with self.translating_errors():
+            with Session(self.engine, expire_on_commit=False) as session, session.begin():
+                yield session
 
     @contextmanager
     def write(self) -> Iterator[Session]:
@@ -43,8 +64,36 @@ class Store:
         so concurrent writers queue on the busy timeout instead of failing or
         overwriting each other's reads.
         """
-        with Session(self._writer, expire_on_commit=False) as session, session.begin():
-            yield session
+        with self.translating_errors():
+            with Session(self._writer, expire_on_commit=False) as session, session.begin():
+                yield session
+
+    @contextmanager
+    def translating_errors(self) -> Iterator[None]:
+        """Turn a SQLite error a user can cause into a DatabaseError naming the file
+        (``database_error``); any other exception passes through unchanged."""
+        try:
+            yield
+        except (DBAPIError, sqlite3.Error) as exc:
+            error = database_error(exc, self.where)
+            if error is None:
+                raise
+            raise error from exc
+
+    def use_wal(self, conn: Connection) -> None:
+        """Put a SQLite file in WAL mode (persistent in the file; a no-op once it is).
+
+        Not done on connect: the schema check reads a database without changing it,
+        so a file that turns out not to be ours is left byte for byte as it was.
+        ``conn`` must not be in a transaction (the mode cannot change inside one).
+        """
+        if self.engine.dialect.name != "sqlite":
+            return
+        with self.translating_errors():
+            # On the driver's connection: through SQLAlchemy the "begin" hook would open a transaction first.
+            driver = conn.connection.driver_connection
+            assert driver is not None  # a checked-out connection always has one
+            driver.execute("PRAGMA journal_mode = WAL").fetchall()
 
     @cached_property
     def _writer(self) -> Engine:
@@ -54,37 +103,154 @@ class Store:
         self.engine.dispose()
 
 
+# SQLite's primary result codes (sqlite3.h) that a user can cause, and the messages
+# SQLite gives for them (matched when the driver does not expose the code: Python < 3.11).
+SQLITE_BUSY, SQLITE_READONLY, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB = 5, 8, 10, 11, 13, 14, 26
+_SQLITE_MESSAGES = {
+    "database is locked": SQLITE_BUSY,
+    "attempt to write a readonly database": SQLITE_READONLY,
+    "disk i/o error": SQLITE_IOERR,
+    "database disk image is malformed": SQLITE_CORRUPT,
+    "database or disk is full": SQLITE_FULL,
+    "unable to open database file": SQLITE_CANTOPEN,
+    "file is not a database": SQLITE_NOTADB,
+}
+RESTORE_HINT = "`quiz check` shows the damage; `quiz backup list` shows the backups, `quiz backup restore FILE` brings one back"
+NOT_SQLITE_HINT = "point --db / QUIZ_DB at a quizzer database, or move this file away to start a new one"
+READ_ONLY_HINT = "make the file and its folder writable, or point --db / QUIZ_DB at a writable copy"
+
+
+def sqlite_code(exc: BaseException) -> int | None:
+    """SQLite's primary result code of a driver error (also when SQLAlchemy wraps it), else None."""
+    orig = exc.orig if isinstance(exc, DBAPIError) else exc
+    if not isinstance(orig, sqlite3.Error):
+        return None
+    code = getattr(orig, "sqlite_errorcode", None)  # Python 3.11+: the extended result code
+    if code is not None:
+        return code & 0xFF
+    text = str(orig).lower()
+    return next((value for message, value in _SQLITE_MESSAGES.items() if message in text), None)
+
+
+def database_error(exc: BaseException, where: str) -> DatabaseError | None:
+    """The DatabaseError for a SQLite error a user can cause; None for anything else."""
+    code = sqlite_code(exc)
+    if code == SQLITE_FULL:
+        return DatabaseError(f"{where}: the disk is full, so the change was not saved",
+                             "free some disk space and run the command again")
+    if code == SQLITE_BUSY:
+        return DatabaseBusy(f"{where} is locked: another process held its write lock for more than {busy_timeout_ms() / 1000:g} s")
+    if code == SQLITE_READONLY:
+        return DatabaseError(f"{where} is read-only", READ_ONLY_HINT)
+    if code == SQLITE_CORRUPT:
+        return DatabaseError(f"{where} is damaged: SQLite says the database disk image is malformed", RESTORE_HINT)
+    if code == SQLITE_NOTADB:
+        return DatabaseError(f"{where} is not a SQLite database", NOT_SQLITE_HINT)
+    if code == SQLITE_CANTOPEN:
+        return DatabaseError(f"{where} cannot be opened: SQLite is unable to open the database file",
+                             "check that the file and its folder exist and are writable")
+    if code == SQLITE_IOERR:
+        return DatabaseError(f"{where}: disk I/O error: {exc.orig if isinstance(exc, DBAPIError) else exc}",
+                             "check the disk and its free space, then run the command again")
+    return None
+
+
 def default_db_path() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("quizzer", appauthor=False)) / "quizzer.db"
 
 
+def _explicit(url_or_path: str | Path | None) -> str | Path | None:
+    """The database the user named (argument or ``QUIZ_DB``), None for the default."""
+    target = url_or_path if url_or_path is not None else os.environ.get("QUIZ_DB")
+    return None if target is None or str(target) == "" else target
+
+
+def uses_default(url_or_path: str | Path | None) -> bool:
+    """True when neither the argument (--db) nor ``QUIZ_DB`` names a database."""
+    return _explicit(url_or_path) is None
+
+
 def resolve(url_or_path: str | Path | None) -> tuple[URL, Path | None]:
     """URL and (for SQLite files) path: explicit argument, else ``QUIZ_DB``, else the
     platform user data directory.  Strings containing ``://`` are URLs."""
-    target = url_or_path if url_or_path is not None else os.environ.get("QUIZ_DB")
-    if target is None or str(target) == "":
+    target = _explicit(url_or_path)
+    if target is None:
         target = default_db_path()
     if isinstance(target, str) and "://" in target:
         url = make_url(target)
-        is_file = url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
-        return url, Path(url.database).resolve() if is_file else None
+        database = url.database if url.get_backend_name() == "sqlite" else None
+        return url, Path(database).resolve() if database and database != ":memory:" else None
     path = Path(target).expanduser().resolve()
     return URL.create("sqlite", database=str(path)), path
 
 
+def check_location(path: Path, *, create_folder: bool = False) -> None:
+    """Refuse, before SQLite opens it, a database file that cannot work; changes nothing.
+
+    Only ``create_folder`` (the default data directory) creates a missing folder: a
+    mistyped --db / QUIZ_DB is an error, not a new tree of folders.  Read-only is
+    judged by ``os.access``, which also answers for root: a read-only mount (EROFS)
+    or an immutable file (EPERM) is refused even though file modes do not bind root.
+    """
+    folder = path.parent
+    if not folder.exists():
+        if not create_folder:
+            raise DatabaseError(f"{path}: its folder {folder} does not exist",
+                                "create the folder, or correct --db / QUIZ_DB")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DatabaseError(f"{path}: cannot create its folder {folder}: {exc.strerror or exc}") from exc
+    if not folder.is_dir():
+        raise DatabaseError(f"{path}: {folder} is not a folder", "correct --db / QUIZ_DB")
+    if path.is_dir():
+        raise DatabaseError(f"{path} is a directory, not a database file",
+                            f"point --db / QUIZ_DB at a file, e.g. {path / 'quizzer.db'}")
+    if path.exists():
+        if not path.is_file():
+            raise DatabaseError(f"{path} is not a regular file", "point --db / QUIZ_DB at a database file")
+        try:
+            with path.open("rb") as file:
+                head = file.read(len(SQLITE_MAGIC))
+        except OSError as exc:
+            raise DatabaseError(f"{path} cannot be read: {exc.strerror or exc}", "check the file's permissions") from exc
+        if head and head != SQLITE_MAGIC:
+            raise DatabaseError(f"{path} is not a SQLite database", NOT_SQLITE_HINT)
+        if not os.access(path, os.R_OK | os.W_OK):
+            raise DatabaseError(f"{path} is read-only", READ_ONLY_HINT)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        # WAL keeps <name>-wal and <name>-shm beside the database: its folder must be writable.
+        raise DatabaseError(f"{path}: its folder {folder} is read-only, and SQLite must create {path.name}-wal and -shm there",
+                            "make the folder writable, or point --db / QUIZ_DB at a writable place")
+
+
+def busy_timeout_ms() -> int:
+    """BUSY_TIMEOUT_MS, or ``$QUIZ_BUSY_TIMEOUT_MS`` when set."""
+    value = os.environ.get(BUSY_TIMEOUT_ENV, "").strip()
+    if not value:
+        return BUSY_TIMEOUT_MS
+    try:
+        timeout = int(value)
+    except ValueError:
+        timeout = -1
+    if timeout < 0:
+        raise UsageError(f"{BUSY_TIMEOUT_ENV}={value!r} is not a number of milliseconds")
+    return timeout
+
+
 def make_engine(url: URL, path: Path | None) -> Engine:
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    """The engine; opening the file is left to the first session (see ``check_location``)."""
     engine = create_engine(url)
     if engine.dialect.name == "sqlite":
-        _install_sqlite_hooks(engine)
+        _install_sqlite_hooks(engine, busy_timeout_ms())
     return engine
 
 
-def _install_sqlite_hooks(engine: Engine) -> None:
-    """WAL, busy timeout and foreign keys per connection; explicit BEGIN [IMMEDIATE].
+def _install_sqlite_hooks(engine: Engine, busy_timeout: int = BUSY_TIMEOUT_MS) -> None:
+    """Busy timeout and foreign keys per connection; explicit BEGIN [IMMEDIATE].
+    (WAL is a property of the file, set once its schema is known: ``Store.use_wal``.)
 
     pysqlite's own transaction handling is switched off (isolation_level=None) so
     SQLAlchemy's "begin" event decides how each transaction starts, as in the
@@ -92,15 +258,14 @@ def _install_sqlite_hooks(engine: Engine) -> None:
     """
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    def _on_connect(dbapi_connection, _record) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute(f"PRAGMA busy_timeout = {busy_timeout}")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
+    def _on_begin(conn) -> None:
         immediate = conn.get_execution_options().get(_WRITE_OPTION, False)
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")

@@ -26,8 +26,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-NEW, LEARNING, REVIEW, RELEARNING = 0, 1, 2, 3
-LEECH_TAG = "leech"
+from quizzer.store.records import LEECH_TAG, NEW
+
 SYSTEM_TAGS = frozenset({LEECH_TAG})  # set by the scheduler, never by deck sync
 
 

@@ -3,6 +3,11 @@
 The common case (schema current) costs one small query and never imports
 alembic; only a missing or older schema loads alembic and runs the packaged
 migrations, after backing up an existing database.
+
+A database this code cannot use is refused before anything is written to it
+(its file stays byte for byte as it was): one from a newer quizzer
+(``DatabaseTooNew``), or one with tables but no ``alembic_version`` (another
+program's database, or a quizzer database whose version table was lost).
 """
 
 from __future__ import annotations
@@ -11,31 +16,71 @@ from pathlib import Path
 
 from sqlalchemy import Connection, inspect, text
 
+from quizzer.errors import DatabaseError, DatabaseTooNew
 from quizzer.store.engine import Store
 
 SCHEMA_HEAD = "0002"  # keep equal to the newest revision in quizzer/migrations/versions
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+VERSION_TABLE = "alembic_version"
 
 
 def schema_version(conn: Connection) -> str | None:
     """The alembic revision recorded in the database, None when there is none."""
-    if not inspect(conn).has_table("alembic_version"):
+    if not inspect(conn).has_table(VERSION_TABLE):
         return None
-    return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    return conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
 
 
 def ensure_schema(store: Store) -> None:
-    """Upgrade the database to SCHEMA_HEAD unless it is already there."""
-    with store.engine.connect() as conn:
-        if schema_version(conn) == SCHEMA_HEAD:
-            return
-    _upgrade(store)
+    """Upgrade the database to SCHEMA_HEAD unless it is already there.
+
+    Reads first (a damaged file or a foreign schema fails here, unchanged), then
+    puts the file in WAL mode, then upgrades if needed.
+    """
+    with store.translating_errors(), store.engine.connect() as conn:
+        version = schema_version(conn)
+        if version != SCHEMA_HEAD:
+            _check_usable(store, version, set(inspect(conn).get_table_names()))
+        conn.rollback()  # end the read: the journal mode cannot change inside a transaction
+        store.use_wal(conn)
+    if version != SCHEMA_HEAD:
+        _upgrade(store)
+
+
+def _check_usable(store: Store, version: str | None, tables: set[str]) -> None:
+    """Raise when the database is not one this code can upgrade."""
+    if version is None and tables and VERSION_TABLE not in tables:
+        listed = ", ".join(sorted(tables)[:5]) + (" ..." if len(tables) > 5 else "")
+        raise DatabaseError(
+            f"{store.where} has tables ({listed}) but no {VERSION_TABLE} table, so its schema version is unknown",
+            "it is not a quizzer database, or its version table was lost: point --db / QUIZ_DB at another "
+            "file, or restore a backup with `quiz backup restore`",
+        )
+    if version is not None and version not in _known_revisions():
+        raise _too_new(store, version)
+
+
+def _too_new(store: Store, version: str) -> DatabaseTooNew:
+    return DatabaseTooNew(f"{store.where} has schema {version}, newer than this quizzer knows (up to {SCHEMA_HEAD})")
+
+
+def _alembic_config(conn: Connection | None = None):
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.attributes["connection"] = conn
+    return config
+
+
+def _known_revisions() -> set[str]:
+    from alembic.script import ScriptDirectory
+
+    return {script.revision for script in ScriptDirectory.from_config(_alembic_config()).walk_revisions()}
 
 
 def _upgrade(store: Store) -> None:
     from alembic import command
-    from alembic.config import Config
-    from alembic.script import ScriptDirectory
 
     from quizzer import backup, clock
 
@@ -46,12 +91,8 @@ def _upgrade(store: Store) -> None:
         version = schema_version(conn)
         if version == SCHEMA_HEAD:
             return
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS_DIR))
-        config.attributes["connection"] = conn
-        known = {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
-        if version is not None and version not in known:
-            raise RuntimeError(f"database schema {version} is newer than this quizzer knows ({SCHEMA_HEAD})")
+        if version is not None and version not in _known_revisions():
+            raise _too_new(store, version)
         if store.path is not None and inspect(conn).get_table_names():
             backup.backup_now(store.path, clock.now())
-        command.upgrade(config, "head")
+        command.upgrade(_alembic_config(conn), "head")

@@ -1,0 +1,26 @@
+"""Numbers the scheduler and the CLI share, each defined once (a settings file will override
+the limits; until then these are the values)."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class Rating(IntEnum):
+    """Anki's four buttons (the values fsrs uses)."""
+
+    AGAIN = 1
+    HARD = 2
+    GOOD = 3
+    EASY = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.capitalize()
+
+
+NEW_PER_DAY = 20  # Anki's default
+REVIEWS_PER_DAY = 200  # Anki's default
+LEECH_LAPSES = 8  # Anki's leech threshold
+EXAM_COUNT = 15
+EXAM_MINUTES = 30.0

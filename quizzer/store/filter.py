@@ -1,0 +1,56 @@
+"""One card filter (decks, tags, kinds) for the queue, the exam paper and the listings, with
+its one SQL translation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import ColumnElement, or_, select
+
+from quizzer.errors import UnknownName
+from quizzer.store.models import Card, CardTag
+
+
+@dataclass(frozen=True)
+class CardFilter:
+    """None means no restriction; an empty tuple matches nothing."""
+
+    decks: tuple[str, ...] | None = None
+    tags: tuple[str, ...] | None = None
+    kinds: tuple[str, ...] | None = None
+
+    @classmethod
+    def of(cls, decks: Iterable[str] | None = None, tags: Iterable[str] | None = None,
+           kinds: Iterable[str] | None = None) -> CardFilter:
+        """From option values, where an empty list means the option was not given."""
+        return cls(tuple(decks) if decks else None, tuple(tags) if tags else None, tuple(kinds) if kinds else None)
+
+    def validate(self, known_decks: Iterable[str], known_tags: Iterable[str], known_kinds: Iterable[str]) -> CardFilter:
+        """Itself, or UnknownName for a deck, tag or kind the collection does not have (a typo
+        must not look like "nothing due")."""
+        for what, wanted, known in (("deck", self.decks, known_decks), ("tag", self.tags, known_tags),
+                                    ("kind", self.kinds, known_kinds)):
+            names = sorted(set(known))
+            for name in wanted or ():
+                if name not in names:
+                    raise UnknownName(what, name, names)
+        return self
+
+    def where(self, now: datetime | None = None) -> list[ColumnElement[bool]]:
+        """The SQL conditions: matching, active cards; with ``now``, also studiable then
+        (not suspended, not buried)."""
+        conditions: list[ColumnElement[bool]] = [Card.active.is_(True)]
+        if now is not None:
+            conditions += [Card.suspended.is_(False), or_(Card.buried_until.is_(None), Card.buried_until <= now)]
+        if self.decks is not None:
+            conditions.append(Card.deck.in_(self.decks))
+        if self.kinds is not None:
+            conditions.append(Card.kind.in_(self.kinds))
+        if self.tags is not None:
+            conditions.append(Card.id.in_(select(CardTag.card_id).where(CardTag.tag.in_(self.tags))))
+        return conditions
+
+
+EVERYTHING = CardFilter()

@@ -1,0 +1,382 @@
+"""A database that cannot be used ends `quiz` with one line, never a traceback.
+
+Each case runs the real CLI in a subprocess against a database it cannot use and checks:
+exit code 1, stderr exactly one line `Error: ...` naming the database file, no
+"Traceback" anywhere, no card shown, and the database file's bytes unchanged.
+
+Read-only and full-disk cases need a real fault, and file modes do not stop root (the
+tests run as root in CI): as root they use an immutable file (``chattr +i``), a
+read-only bind mount or a small tmpfs; as another user, ``chmod``. A mechanism this
+machine does not allow is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+NOW = "2026-01-05T10:00:00+00:00"
+LATER = "2026-01-05T12:00:00+00:00"  # past the 30 minutes between automatic backups
+IS_ROOT = os.geteuid() == 0
+
+
+def write_deck(folder: Path, cards: int = 5) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = "".join(
+        f"  - {{id: c{i}, kind: qa, source: '1', question: Q{i}, answer: A{i}, points: [p]}}\n" for i in range(cards)
+    )
+    (folder / "d.yaml").write_text(f"id: d\ntitle: D\nlanguage: en\nsource: {{file: f, sections: s}}\ncards:\n{rows}", "utf-8")
+    return folder
+
+
+@pytest.fixture
+def env(tmp_path) -> dict[str, str]:
+    variables = {key: value for key, value in os.environ.items() if key not in ("QUIZ_DEBUG", "QUIZ_DB")}
+    return {
+        **variables,
+        "QUIZ_DECKS": str(write_deck(tmp_path / "decks")),
+        "QUIZ_CACHE_DIR": str(tmp_path / "cache"),
+        "QUIZ_NOW": NOW,
+        "COLUMNS": "200",  # one error line stays one line
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
+
+
+def quiz(env: dict[str, str], db: Path | None, *args: str, stdin: str = "", **extra: str) -> subprocess.CompletedProcess[str]:
+    run_env = {**env, **extra}
+    if db is not None:
+        run_env["QUIZ_DB"] = str(db)
+    return subprocess.run([sys.executable, "-m", "quizzer", *args], input=stdin, capture_output=True,
+                          text=True, env=run_env, cwd=REPO, timeout=120)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def beside(db: Path) -> list[str]:
+    """The database's own files and backups: a refused database gets no -wal, -shm or backups."""
+    return sorted(p.name for p in db.parent.iterdir() if p.name.startswith(db.name) or p.name == "backups")
+
+
+def assert_refused(result: subprocess.CompletedProcess[str], db: Path, *words: str) -> str:
+    """Exit 1, one `Error:` line naming ``db`` (and ``words``), no traceback, no card shown."""
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output, output
+    assert result.returncode == 1, output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and len(lines[0]) > len("Error: "), result.stderr
+    assert str(db) in lines[0], lines[0]
+    for word in words:
+        assert word in lines[0], lines[0]
+    assert "show answer" not in result.stdout  # refused before any card
+    return lines[0]
+
+
+@pytest.fixture
+def good_db(env, tmp_path) -> Path:
+    """A database made by `quiz` itself (schema, cards, one automatic backup)."""
+    db = tmp_path / "data" / "quiz.db"
+    db.parent.mkdir()
+    result = quiz(env, db)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return db
+
+
+STUDY = ("study",)
+STUDY_INPUT = "\n3\n\n3\nq\n"  # reveal and rate cards, if a card were ever shown
+
+
+# -- faults that need privileges -----------------------------------------------
+
+
+def _sh(*cmd: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+@contextmanager
+def read_only(path: Path, how: str):
+    """Make ``path`` (a file or a folder) genuinely read-only for this machine's user."""
+    if how == "chmod":
+        if IS_ROOT:
+            pytest.skip("file modes do not stop root from writing; see the immutable and read-only mount cases")
+        mode = path.stat().st_mode
+        path.chmod(0o555 if path.is_dir() else 0o444)
+        try:
+            yield
+        finally:
+            path.chmod(mode)
+    elif how == "immutable":
+        if not IS_ROOT or shutil.which("chattr") is None:
+            pytest.skip("chattr +i needs root (CAP_LINUX_IMMUTABLE) and the chattr tool")
+        done = _sh("chattr", "+i", str(path))
+        if done.returncode:
+            pytest.skip(f"chattr +i is not possible here: {done.stderr.strip()}")
+        try:
+            yield
+        finally:
+            _sh("chattr", "-i", str(path))
+    elif how == "read-only mount":
+        if not IS_ROOT or shutil.which("mount") is None:
+            pytest.skip("a read-only bind mount needs root (CAP_SYS_ADMIN) and the mount tool")
+        done = _sh("mount", "--bind", str(path), str(path))
+        if done.returncode:
+            pytest.skip(f"bind mounts are not permitted here: {done.stderr.strip()}")
+        try:
+            done = _sh("mount", "-o", "remount,bind,ro", str(path))
+            if done.returncode:
+                pytest.skip(f"read-only remounts are not permitted here: {done.stderr.strip()}")
+            yield
+        finally:
+            _unmount(path)
+    else:
+        raise ValueError(how)
+
+
+def _unmount(path: Path) -> None:
+    if _sh("umount", str(path)).returncode:
+        _sh("umount", "-l", str(path))
+
+
+@contextmanager
+def small_disk(path: Path, size: str = "2m"):
+    """A tmpfs of ``size`` mounted at ``path`` (root only)."""
+    if not IS_ROOT or shutil.which("mount") is None:
+        pytest.skip("mounting a small tmpfs needs root (CAP_SYS_ADMIN) and the mount tool")
+    path.mkdir(parents=True)
+    done = _sh("mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path))
+    if done.returncode:
+        pytest.skip(f"mounting a tmpfs is not permitted here: {done.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        _unmount(path)
+
+
+def fill(disk: Path, leave: int = 64 * 1024) -> None:
+    """Fill ``disk`` to the last byte, then free ``leave`` bytes (room for SQLite's -shm
+    and -wal files, so what fails is the write itself)."""
+    fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"\0" * 65536)
+    except OSError:  # ENOSPC
+        pass
+    try:
+        while True:
+            os.write(fd, b"\0" * 512)
+    except OSError:
+        pass
+    os.ftruncate(fd, max(0, os.fstat(fd).st_size - leave))
+    os.close(fd)
+
+
+READ_ONLY_WAYS = ["chmod", "immutable", "read-only mount"]
+
+
+# -- 1, 2: not SQLite, truncated, damaged ------------------------------------------
+
+
+def test_a_text_file_is_not_a_database(env, tmp_path):
+    db = tmp_path / "notes.db"
+    db.write_text("these are my notes, not a database\n" * 20, "utf-8")
+    before = sha256(db)
+    assert_refused(quiz(env, db), db, "not a SQLite database")
+    assert sha256(db) == before
+    assert beside(db) == ["notes.db"]
+
+
+def test_a_truncated_database_is_damaged(env, good_db):
+    data = good_db.read_bytes()
+    good_db.write_bytes(data[: len(data) // 2])
+    before = sha256(good_db)
+    assert_refused(quiz(env, good_db, *STUDY, stdin=STUDY_INPUT), good_db, "damaged")
+    assert sha256(good_db) == before
+
+
+def test_a_damaged_schema_page_is_found_at_open(env, good_db):
+    data = bytearray(good_db.read_bytes())
+    data[100:400] = b"\xff" * 300  # scribble over the schema table on page 1, after the header
+    good_db.write_bytes(bytes(data))
+    before = sha256(good_db)
+    assert_refused(quiz(env, good_db, "card", "c1"), good_db, "damaged")
+    assert sha256(good_db) == before
+
+
+def test_the_damage_hint_works_restore_over_a_damaged_database(env, good_db):
+    """The damaged-database hint points at `quiz backup restore`, so that must work."""
+    data = good_db.read_bytes()
+    good_db.write_bytes(data[: len(data) // 2])
+    damaged = sha256(good_db)
+    restored = quiz(env, good_db, "backup", "restore", "latest", QUIZ_NOW=LATER)
+    assert restored.returncode == 0, restored.stdout + restored.stderr
+    kept = list((good_db.parent / "backups").glob("*-damaged.db"))
+    assert len(kept) == 1 and sha256(kept[0]) == damaged  # the damaged bytes are kept, out of the backup list
+    assert quiz(env, good_db, QUIZ_NOW=LATER).returncode == 0
+
+
+# -- 3: read-only ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", READ_ONLY_WAYS)
+def test_a_read_only_database_file_is_refused_before_any_card(env, good_db, how):
+    before = sha256(good_db)
+    with read_only(good_db, how):
+        result = quiz(env, good_db, *STUDY, stdin=STUDY_INPUT)
+    assert_refused(result, good_db, "read-only")
+    assert sha256(good_db) == before
+
+
+@pytest.mark.parametrize("how", READ_ONLY_WAYS)
+def test_a_database_in_a_read_only_folder_is_refused_before_any_card(env, good_db, how):
+    """WAL needs to create quiz.db-wal and quiz.db-shm beside the database."""
+    before = sha256(good_db)
+    with read_only(good_db.parent, how):
+        result = quiz(env, good_db, *STUDY, stdin=STUDY_INPUT)
+    assert_refused(result, good_db, "read-only")
+    assert sha256(good_db) == before
+
+
+# -- 4, 5: a directory, a missing folder --------------------------------------------
+
+
+def test_a_directory_is_not_a_database(env, tmp_path):
+    db = tmp_path / "quiz.db"
+    db.mkdir()
+    assert_refused(quiz(env, db, "card", "c1"), db, "directory")
+    assert list(db.iterdir()) == []
+
+
+@pytest.mark.parametrize("via", ["QUIZ_DB", "--db"])
+def test_a_missing_folder_is_an_error_not_created(env, tmp_path, via):
+    db = tmp_path / "typo" / "sub" / "quiz.db"
+    result = quiz(env, db) if via == "QUIZ_DB" else quiz(env, None, "study", "--db", str(db))
+    assert_refused(result, db, "does not exist")
+    assert not (tmp_path / "typo").exists()
+
+
+def test_the_default_data_folder_is_still_created(env, tmp_path):
+    data_home = tmp_path / "xdg"  # platformdirs: $XDG_DATA_HOME/quizzer/quizzer.db
+    result = quiz(env, None, XDG_DATA_HOME=str(data_home))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (data_home / "quizzer" / "quizzer.db").is_file()
+
+
+# -- 6, 7: a schema this code does not know -----------------------------------------
+
+
+def test_a_database_from_a_newer_quizzer_is_refused_untouched(env, good_db):
+    with sqlite3.connect(good_db) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999'")
+    conn.close()
+    before, backups = sha256(good_db), sorted((good_db.parent / "backups").iterdir())
+    line = assert_refused(quiz(env, good_db, QUIZ_NOW=LATER), good_db, "newer", "9999")
+    assert "upgrade quizzer" in line  # DatabaseTooNew's hint
+    assert sha256(good_db) == before
+    assert sorted((good_db.parent / "backups").iterdir()) == backups
+
+
+def test_quizzer_like_tables_without_a_version_table_are_refused_untouched(env, tmp_path):
+    """Made by hand with sqlite3 (rollback journal): not even the journal mode may change."""
+    db = tmp_path / "quiz.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE cards (id TEXT PRIMARY KEY, deck TEXT, kind TEXT)")
+        conn.execute("CREATE TABLE review_log (id INTEGER PRIMARY KEY, card_id TEXT REFERENCES cards (id))")
+        conn.execute("INSERT INTO cards VALUES ('c1', 'd', 'qa')")
+    conn.close()
+    before = sha256(db)
+    assert_refused(quiz(env, db), db, "alembic_version")
+    assert sha256(db) == before
+    assert beside(db) == ["quiz.db"]
+
+
+def test_a_lost_version_table_is_refused_untouched(env, good_db):
+    with sqlite3.connect(good_db) as conn:
+        conn.execute("DROP TABLE alembic_version")
+    conn.close()
+    before = sha256(good_db)
+    assert_refused(quiz(env, good_db, "card", "c1"), good_db, "alembic_version")
+    assert sha256(good_db) == before
+
+
+# -- 8, 9: a full disk, a write lock held too long -------------------------------------
+
+
+def test_a_full_disk_during_a_write_says_the_disk_is_full(env, tmp_path):
+    with small_disk(tmp_path / "disk") as disk:
+        db = disk / "quiz.db"
+        made = quiz(env, db)  # schema, 5 cards and a backup, taken at NOW
+        assert made.returncode == 0, made.stdout + made.stderr
+        before = sha256(db)
+        fill(disk)
+        big = write_deck(tmp_path / "big", cards=3000)  # syncing these needs far more than the room left
+        result = quiz(env, db, QUIZ_DECKS=str(big))  # same QUIZ_NOW: no backup due, the sync write fails
+        assert_refused(result, db, "disk is full")
+        assert sha256(db) == before
+
+
+def test_a_write_lock_held_past_the_busy_timeout_is_busy(env, good_db):
+    before = sha256(good_db)
+    holder = sqlite3.connect(good_db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process writing, for longer than the timeout
+    try:
+        result = quiz(env, good_db, *STUDY, stdin=STUDY_INPUT, QUIZ_BUSY_TIMEOUT_MS="300")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    line = assert_refused(result, good_db, "locked")
+    assert "another quiz is writing" in line  # DatabaseBusy's hint
+    assert sha256(good_db) == before
+
+
+# -- 10: backups -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("damage", ["truncated", "text"])
+def test_restoring_a_damaged_backup_is_refused(env, good_db, tmp_path, damage):
+    backup = next((good_db.parent / "backups").glob("quiz-*.db"))
+    bad = tmp_path / "bad-backup.db"
+    if damage == "truncated":
+        bad.write_bytes(backup.read_bytes()[: backup.stat().st_size // 2])
+    else:
+        bad.write_text("not a backup\n", "utf-8")
+    before, backups = sha256(good_db), sorted((good_db.parent / "backups").iterdir())
+    line = assert_refused(quiz(env, good_db, "backup", "restore", str(bad), QUIZ_NOW=LATER), good_db, "damaged")
+    assert str(bad) in line
+    assert sha256(good_db) == before
+    assert sorted((good_db.parent / "backups").iterdir()) == backups  # not even a safety backup
+
+
+def test_a_backup_on_a_full_disk_leaves_no_partial_file(env, tmp_path):
+    with small_disk(tmp_path / "disk") as disk:
+        db = disk / "quiz.db"
+        made = quiz(env, db)
+        assert made.returncode == 0, made.stdout + made.stderr
+        backups = sorted((disk / "backups").iterdir())
+        before = sha256(db)
+        fill(disk)  # the database (~100 kB) no longer fits in the room left
+        result = quiz(env, db, QUIZ_NOW=LATER)  # a backup is due first
+        assert_refused(result, db, "backup", "disk is full")
+        assert sorted((disk / "backups").iterdir()) == backups  # no .partial left
+        assert sha256(db) == before
+
+
+@pytest.mark.parametrize("how", READ_ONLY_WAYS)
+def test_a_backup_into_a_read_only_folder_fails_cleanly(env, good_db, how):
+    folder = good_db.parent / "backups"
+    backups = sorted(folder.iterdir())
+    before = sha256(good_db)
+    with read_only(folder, how):
+        result = quiz(env, good_db, QUIZ_NOW=LATER)  # a backup is due first
+    assert_refused(result, good_db, "backup", "permission")
+    assert sorted(folder.iterdir()) == backups
+    assert sha256(good_db) == before
