@@ -13,11 +13,14 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from pydantic import ValidationError
 
-from quizzer import KINDS, model
+from quizzer import kinds, model
+from quizzer.errors import DeckProblems
+from quizzer.kinds.base import Issue
+from quizzer.kinds.validation import issues_from
 from quizzer.yamlsource import Path as DataPath
 from quizzer.yamlsource import YamlDocument, parse
 
@@ -46,14 +49,6 @@ class LoadedDeck:
     path: Path
     deck: model.Deck
     lines: dict[str, int] = field(default_factory=dict)
-
-
-class DeckError(Exception):
-    """Decks that cannot be used; carries every problem found."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__("\n".join(map(str, problems)))
-        self.problems = problems
 
 
 def bundled_decks() -> Path:
@@ -94,58 +89,14 @@ def display(path: Path) -> str:
 # ---------------------------------------------------------------- validation
 
 
-def _friendly(error: dict[str, Any]) -> str:
-    kind, loc = error["type"], error["loc"]
-    name = next((str(p) for p in reversed(loc) if isinstance(p, str) and p not in KINDS), "value")
-    if kind == "missing":
-        return f"missing field '{loc[-1]}'"
-    if kind == "extra_forbidden":
-        return f"unknown field '{loc[-1]}'"
-    if kind in ("union_tag_invalid", "union_tag_not_found"):
-        return f"kind must be one of {', '.join(KINDS)}"
-    if kind == "string_pattern_mismatch" and name in ("id", "tags"):
-        return f"{name}: use lowercase a-z, 0-9 and '-' (got {error['input']!r})"
-    if kind == "string_pattern_mismatch" and name == "answer":
-        expected = "an option letter" if error["ctx"]["pattern"] == model.LETTER_PATTERN else "a number"
-        return f"{name}: {error['input']!r} is not {expected}"
-    if kind in ("too_short", "too_long"):
-        bound = error["ctx"].get("min_length" if kind == "too_short" else "max_length")
-        return f"{name}: needs {'at least' if kind == 'too_short' else 'at most'} {bound} item(s)"
-    if kind == "string_type" and error["input"] is None:
-        return f"{name}: text is empty"
-    if kind in ("string_type", "list_type", "dict_type", "model_type", "model_attributes_type"):
-        expected = {"string_type": "text", "list_type": "a list", "dict_type": "a mapping"}.get(kind, "a mapping")
-        return f"{name}: expected {expected}, got {type(error['input']).__name__ if error['input'] is not None else 'nothing'}"
-    message = error["msg"].removeprefix("Value error, ")
-    return f"{name}: {message}"
-
-
-def _data_path(data: Any, loc: Iterable[str | int]) -> DataPath:
-    """Map a pydantic error location onto the data, skipping union-branch labels."""
-    path: list[str | int] = []
-    for part in loc:
-        if isinstance(data, dict) and part in data:
-            data = data[part]
-        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
-            data = data[part]
-        elif isinstance(data, dict) and not (part in KINDS or "[" in str(part)):
-            path.append(part)  # a missing or unknown key: point at the mapping or key
-            break
-        else:
-            continue
-        path.append(part)
-    return tuple(path)
-
-
-def _problems_from(error: ValidationError, doc: YamlDocument, base: DataPath, shown: str) -> list[Problem]:
+def _problems(issues: Iterable[Issue], doc: YamlDocument, base: DataPath, shown: str) -> list[Problem]:
+    """Issues found inside the value at ``base`` as positioned problems (no repeats)."""
     found: list[Problem] = []
-    root = _get(doc.data, base)
-    for err in error.errors():
-        path = base + _data_path(root, err["loc"])
-        if err["type"] == "union_tag_invalid":
-            path += ("kind",)
-        at = doc.position(path, prefer_key=err["type"] in ("extra_forbidden", "missing"))
-        problem = Problem(shown, at.line, at.column, _friendly(err))
+    for issue in issues:
+        path = base + issue.path
+        at = doc.position(path, prefer_key=issue.prefer_key)
+        line = at.line + issue.line_offset + (1 if path in doc.blocks else 0)  # a block's text starts below its '|'
+        problem = Problem(shown, line, at.column if line == at.line else 1, issue.message)
         if problem not in found:
             found.append(problem)
     return found
@@ -157,30 +108,13 @@ def _get(data: Any, path: DataPath) -> Any:
     return data
 
 
-def _check_numeric(card: model.NumericCard, doc: YamlDocument, base: DataPath, shown: str, verify: bool) -> list[Problem]:
-    """Checker parameters and the worked example, which only the checker can judge."""
-    from checkers import registry
-
-    checker = registry.get(card.checker)
+def _check_cards(cards: Iterable[tuple[int, Any]], doc: YamlDocument, shown: str, verify: bool) -> list[Problem]:
+    """What only each card's kind can judge (checker parameters, worked examples, cloze syntax)."""
     problems: list[Problem] = []
-    try:
-        checker.Params.model_validate(card.params)
-    except ValidationError as err:
-        problems += _problems_from(err, doc, base + ("params",), shown)
-    if card.example is None:
-        return problems
-    try:
-        checker.Inputs.model_validate(card.example.inputs)
-    except ValidationError as err:
-        return problems + _problems_from(err, doc, base + ("example", "inputs"), shown)
-    if verify:
-        from checkers.verify import check_example
-
-        stated = _get(doc.data, base + ("example", "answer"))  # as written: one value or a list
-        message = check_example(card.checker, card.example.inputs, stated)
-        if message:
-            at = doc.position(base + ("example", "answer"))
-            problems.append(Problem(shown, at.line, at.column, f"example answer: {message}"))
+    for index, card in cards:
+        base = ("cards", index)
+        issues = kinds.of(card).check(card, verify, _get(doc.data, base))
+        problems += _problems(issues, doc, base, shown)
     return problems
 
 
@@ -224,22 +158,21 @@ def validate_text(text: str, path: Path, *, verify_examples: bool = True) -> Che
         return checked
     try:
         checked.deck = model.Deck.model_validate(doc.data)
-        numeric = [(i, c) for i, c in enumerate(checked.deck.cards) if isinstance(c, model.NumericCard)]
+        valid = list(enumerate(checked.deck.cards))
     except ValidationError as err:
-        checked.problems += _problems_from(err, doc, (), shown)
-        numeric = list(_valid_numeric_cards(doc.data))  # still check these: report every problem at once
-    for index, card in numeric:
-        checked.problems += _check_numeric(card, doc, ("cards", index), shown, verify_examples)
+        checked.problems += _problems(issues_from(err, doc.data), doc, (), shown)
+        valid = list(_valid_cards(doc.data))  # still check these: report every problem at once
+    checked.problems += _check_cards(valid, doc, shown, verify_examples)
     return checked
 
 
-def _valid_numeric_cards(data: Any):
-    """(index, card) of the numeric cards that are valid on their own in a deck that is not."""
+def _valid_cards(data: Any) -> Iterator[tuple[int, Any]]:
+    """(index, card) of the cards that are valid on their own in a deck that is not."""
     cards = data.get("cards") if isinstance(data, dict) else None
     for index, raw in enumerate(cards if isinstance(cards, list) else []):
-        if isinstance(raw, dict) and raw.get("kind") == "numeric":
+        if isinstance(raw, dict) and raw.get("kind") in kinds.KINDS:
             try:
-                yield index, model.NumericCard.model_validate(raw)
+                yield index, kinds.get(raw["kind"]).model.model_validate(raw)
             except ValidationError:
                 pass  # its problems are reported with the deck's
 
@@ -287,7 +220,7 @@ def lint(paths: Iterable[Path]) -> list[Problem]:
             checked = validate_text(text, path)
             problems += checked.problems
             first_lines = {card_id: line for card_id, line in reversed(checked.lines)}
-            lines.append((path, first_lines.items()))  # repeats inside a file are reported already
+            lines.append((path, list(first_lines.items())))  # repeats inside a file are reported already
     return sorted(problems + duplicate_ids(lines))
 
 
@@ -314,7 +247,7 @@ def _cache_path(raw: bytes) -> Path:
 def _load_one(path: Path) -> LoadedDeck:
     text, raw, problems = _read(path)
     if text is None or raw is None:
-        raise DeckError(problems)
+        raise DeckProblems(problems)
     cached = _cache_path(raw)
     try:
         stored = json.loads(cached.read_text("utf-8"))
@@ -324,7 +257,7 @@ def _load_one(path: Path) -> LoadedDeck:
     checked = validate_text(text, path, verify_examples=False)
     loaded = checked.loaded()
     if loaded is None:
-        raise DeckError(checked.problems)
+        raise DeckProblems(checked.problems)
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
@@ -336,15 +269,15 @@ def _load_one(path: Path) -> LoadedDeck:
 
 
 def load_decks(dirs: Iterable[Path]) -> list[LoadedDeck]:
-    """All decks in ``dirs``; raises :class:`DeckError` listing the problems of unusable ones."""
+    """All decks in ``dirs``; raises :class:`DeckProblems` listing the problems of unusable ones."""
     decks: list[LoadedDeck] = []
     problems: list[Problem] = []
     for path in deck_files(dirs):
         try:
             decks.append(_load_one(path))
-        except DeckError as err:
+        except DeckProblems as err:
             problems += err.problems
     problems += duplicate_ids((d.path, d.lines.items()) for d in decks)
     if problems:
-        raise DeckError(sorted(problems))
+        raise DeckProblems(sorted(problems))
     return decks

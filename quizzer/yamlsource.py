@@ -17,7 +17,7 @@ import yaml
 try:  # the C parser is several times faster; the pure one behaves the same
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _Loader
 
 Path = tuple[str | int, ...]
 NULLS = {"", "~", "null", "Null", "NULL"}
@@ -48,6 +48,7 @@ class YamlDocument:
     data: Any
     values: dict[Path, Position] = field(default_factory=dict)
     keys: dict[Path, Position] = field(default_factory=dict)
+    blocks: set[Path] = field(default_factory=set)  # texts written as '|' or '>' blocks
     problems: list[YamlProblem] = field(default_factory=list)
 
     def position(self, path: Path, *, prefer_key: bool = False) -> Position:
@@ -107,10 +108,12 @@ class _Builder:
             short = tag.replace("tag:yaml.org,2002:", "!!")
             self.problem(event, f"tags ({short}) are not allowed in decks; remove it (and quote the text if needed)")
         if isinstance(event, yaml.ScalarEvent):
+            if event.style in ("|", ">"):
+                self.doc.blocks.add(path)
             plain = event.implicit[0]
             return None if plain and event.value in NULLS else event.value
         if isinstance(event, yaml.SequenceStartEvent):
-            items = []
+            items: list[Any] = []
             for event in self.events:
                 if isinstance(event, yaml.SequenceEndEvent):
                     return items

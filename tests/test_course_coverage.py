@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from quizzer.decks import load_decks
-from quizzer.model import LETTERS
+from quizzer.kinds.fields import LETTERS
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT.parent / "shared" / "seeds"

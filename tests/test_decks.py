@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from quizzer import decks
 from quizzer.cli import app
-from quizzer import KINDS
+from quizzer.kinds import KINDS
 from quizzer.model import json_schema
 
 runner = CliRunner()
@@ -45,7 +45,7 @@ def test_quiz_decks_lists_both_decks_with_counts():
     for deck in loaded:
         counts = [str(sum(c.kind == k for c in deck.deck.cards)) for k in KINDS]
         row = next(line for line in result.stdout.splitlines() if deck.deck.id in line)
-        assert re.findall(r"\b\d+\b", row)[-5:] == counts + [str(len(deck.deck.cards))]
+        assert re.findall(r"\b\d+\b", row)[-len(KINDS) - 1:] == counts + [str(len(deck.deck.cards))]
 
 
 def test_decks_option_and_env_choose_the_folder(tmp_path, monkeypatch):

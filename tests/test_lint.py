@@ -159,7 +159,7 @@ def test_python_object_tag_is_an_error_and_runs_nothing(tmp_path):
     assert not marker.exists()
     # loading for study refuses it the same way
     result = runner.invoke(app, ["decks", "--decks", str(tmp_path)])
-    assert result.exit_code == 2 and not marker.exists()
+    assert result.exit_code == 1 and not marker.exists()
 
 
 @pytest.mark.parametrize("written", ["no", "on", "1.10", "12:30", "0x1F", "1e3", "null"])
@@ -186,7 +186,7 @@ def test_section_number_keeps_its_zero(tmp_path):
 
 def test_unknown_kind(tmp_path):
     result = lint(write(tmp_path, QA.replace("kind: qa", "kind: essay")))
-    assert problems(result) == [(9, 11, "kind must be one of qa, choice, mistake, numeric")]
+    assert problems(result) == [(9, 11, "kind must be one of qa, choice, mistake, numeric, cloze")]
 
 
 def test_bad_id(tmp_path):
@@ -265,3 +265,34 @@ def test_worked_examples_are_checked_even_when_another_card_is_broken(tmp_path):
     messages = [m for _, _, m in problems(result)]
     assert any(m.startswith("answer: 'Z'") for m in messages)
     assert any(m.startswith("example answer:") for m in messages)
+
+
+CLOZE = """\
+  - id: cloze-one
+    kind: cloze
+    source: "1.3"
+    text: |
+      BERT 随机选 {{c1::15%}} 的 token，
+      其中 {{c2:80%}} 换成 [MASK]。
+"""
+
+
+def test_broken_cloze_is_reported_at_its_line(tmp_path):
+    """A malformed blank on the second line of a block text: the problem names that line (19)."""
+    result = lint(write(tmp_path, QA + CLOZE))
+    assert result.exit_code == 1
+    assert problems(result) == [(19, 1, "cloze: '{{' does not start a blank like {{c1::answer}} or {{c1::answer::hint}}"),
+                                (19, 1, "cloze: '}}' closes no blank")]
+
+
+@pytest.mark.parametrize("text, accept, message", [
+    ("没有空", "", "cloze: no blank; mark one as {{c1::answer}}"),
+    ("{{c1::15%}} 和 {{c1::20%}}", "", "cloze: c1 is used twice with different answers ('15%', '20%')"),
+    ("{{c1::15%}}", "\n    accept: {c2: [x]}", "accept: the text has no blank c2"),
+    ("{{c1:: }}", "", "cloze: blank c1 has no answer"),
+])
+def test_cloze_syntax_problems(tmp_path, text, accept, message):
+    card = f'  - id: cloze-two\n    kind: cloze\n    source: "1.3"\n    text: "{text}"{accept}\n'
+    result = lint(write(tmp_path, card))
+    assert [p[2] for p in problems(result)] == [message]
+    assert problems(result)[0][0] == (12 if "accept" in message else 11)  # the text's line, or accept's key

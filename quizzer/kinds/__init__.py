@@ -1,0 +1,40 @@
+"""The card kinds: one module per kind, each holding its deck model and its behaviour.
+
+Adding a kind is one module (a pydantic model and a :class:`~quizzer.kinds.base.Kind`
+named ``KIND``) plus one line here; the deck schema, ``--kind``, lint, study, exam and the
+README's deck table all follow from this registry. The registry names modules instead of
+importing them, so the CLI can list the kinds without loading pydantic.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from quizzer.kinds.base import Kind
+
+_MODULES = {
+    "qa": "quizzer.kinds.qa",
+    "choice": "quizzer.kinds.choice",
+    "mistake": "quizzer.kinds.mistake",
+    "numeric": "quizzer.kinds.numeric",
+    "cloze": "quizzer.kinds.cloze",
+}
+KINDS: tuple[str, ...] = tuple(_MODULES)
+
+
+def get(name: str) -> Kind[Any]:
+    """The kind called ``name`` (one of KINDS)."""
+    kind: Kind[Any] = importlib.import_module(_MODULES[name]).KIND
+    return kind
+
+
+def of(card: Any) -> Kind[Any]:
+    """The kind of a deck card."""
+    return get(card.kind)
+
+
+def models() -> list[type]:
+    """Every kind's deck model, in registry order."""
+    return [get(name).model for name in KINDS]

@@ -1,0 +1,125 @@
+"""The one interface every card kind implements, so that study, exam, lint and the report
+never branch on a card's kind.
+
+A kind is a deck model (pydantic, in the same module) plus a :class:`Kind` object that says
+how a card of that kind is asked, read, scored and shown. Texts are Markdown with ``$LaTeX$``;
+the front end decides how to draw them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from quizzer.kinds.fields import CardBase
+
+Outcome = Literal["correct", "imprecise", "wrong"]
+C = TypeVar("C", bound=CardBase)
+CardPath = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One showing of a card: the card and, for a generated kind, what was drawn for it."""
+
+    card: Any  # the kind's deck model
+    seed: int | None = None
+    drawn: Any = None  # numeric: the checkers.base.Question generated from ``seed``
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A typed answer as its kind reads it: the answer to store, or why it cannot be read
+    (a format problem, never a verdict: the learner is asked again)."""
+
+    answer: str | None
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How right an answer is: ``score`` 0..1 (exam), ``outcome`` and what to tell the learner."""
+
+    score: float
+    outcome: Outcome
+    message: str
+
+    @property
+    def correct(self) -> bool:
+        return self.outcome == "correct"
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A problem lint finds in a card that only its kind can judge; ``path`` is inside the card,
+    ``line_offset`` counts lines inside a multi-line text."""
+
+    path: CardPath
+    message: str
+    line_offset: int = 0
+    prefer_key: bool = False  # point at the key (a missing or unknown field), not its value
+
+
+class Kind(ABC, Generic[C]):
+    """How cards of one kind behave. Subclasses set the class attributes."""
+
+    name: ClassVar[str]
+    model: ClassVar[type[CardBase]]
+    graded: ClassVar[bool]  # True: the learner types an answer that is graded; False: reveal and rate
+    # graded kinds: answered within the first -> Easy, took longer than the second -> Hard (seconds)
+    fast_slow: ClassVar[tuple[float, float]] = (0.0, 0.0)
+
+    def ask(self, card: C, seed: int | None = None) -> Asked:
+        """What to show this time (a generated kind draws its question from ``seed``)."""
+        return Asked(card)
+
+    @property
+    def generated(self) -> bool:
+        """Whether every showing draws a fresh question (the seed is stored with the answer)."""
+        return False
+
+    @abstractmethod
+    def front(self, asked: Asked) -> str:
+        """The question side."""
+
+    @abstractmethod
+    def back(self, asked: Asked) -> str:
+        """The answer side: what a self-rated card reveals, and the right answer in a report."""
+
+    def solution(self, asked: Asked) -> str | None:
+        """A worked solution or explanation, shown after a graded answer."""
+        return None
+
+    def model_answer(self, card: C) -> str | None:
+        """The model answer shown beside a free-text answer while marking it (if any)."""
+        return None
+
+    def key_points(self, card: C) -> list[str]:
+        """What an exam's free-text answer is marked against (ungraded kinds)."""
+        return []
+
+    def hint(self, asked: Asked) -> str:
+        """What to type at the answer prompt (graded kinds)."""
+        return "your answer"
+
+    def read(self, asked: Asked, text: str) -> Reading:
+        """A typed answer, normalised for storage, or its format problem."""
+        return Reading(text.strip())
+
+    def could_be_answer(self, asked: Asked, text: str) -> bool:
+        """Whether ``text`` reads as an answer (so a bare command letter is not taken as a command)."""
+        return self.read(asked, text).problem is None
+
+    def score(self, asked: Asked, answer: str) -> Verdict:
+        """The verdict on a stored answer (graded kinds)."""
+        raise NotImplementedError(f"{self.name} cards are not graded")
+
+    def texts(self, card: C) -> list[str]:
+        """Every text of the card (search, lint's checks on text)."""
+        return []
+
+    def check(self, card: C, verify: bool, raw: dict[str, Any] | None = None) -> list[Issue]:
+        """Problems beyond the deck model's own validation (lint); ``raw`` is the card as written,
+        ``verify`` asks for the slow checks (recomputing worked examples)."""
+        return []

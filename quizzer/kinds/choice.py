@@ -1,0 +1,89 @@
+"""``choice``: multiple choice, options lettered A, B, ... by position; one or several right."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from quizzer.kinds.base import Asked, Kind, Reading, Verdict
+from quizzer.kinds.fields import LETTERS, CardBase, Letter, Text, one_or_many
+
+SEPARATORS = " ,，、"
+
+
+class ChoiceCard(CardBase):
+    """Multiple choice; options are lettered A, B, ... by position."""
+
+    kind: Literal["choice"]
+    question: Text
+    options: Annotated[list[Text], Field(min_length=2, max_length=len(LETTERS))]
+    answer: one_or_many(Letter)  # type: ignore[valid-type]  # a list type built at import
+    explanation: Text
+
+    @field_validator("answer")
+    @classmethod
+    def _answer_is_an_option(cls, answer: list[str], info: ValidationInfo) -> list[str]:
+        options = info.data.get("options")
+        if options is None:
+            return answer
+        allowed = LETTERS[: len(options)]
+        for letter in answer:
+            if letter not in allowed:
+                raise ValueError(f"answer {letter} is not one of the options {', '.join(allowed)}")
+        if len(set(answer)) != len(answer):
+            raise ValueError("answer repeats a letter")
+        return answer
+
+    @property
+    def letters(self) -> str:
+        return LETTERS[: len(self.options)]
+
+    @property
+    def several(self) -> bool:
+        return len(self.answer) > 1
+
+
+class Choice(Kind[ChoiceCard]):
+    name = "choice"
+    model = ChoiceCard
+    graded = True
+    fast_slow = (8.0, 45.0)
+
+    def front(self, asked: Asked) -> str:
+        card: ChoiceCard = asked.card
+        options = "\n".join(f"- **{letter}.** {text}" for letter, text in zip(card.letters, card.options))
+        several = "（多选）" if card.several and "多选" not in card.question else ""
+        return f"{card.question}{several}\n\n{options}"
+
+    def back(self, asked: Asked) -> str:
+        return "".join(asked.card.answer)
+
+    def solution(self, asked: Asked) -> str:
+        return str(asked.card.explanation)
+
+    def hint(self, asked: Asked) -> str:
+        return "letters, e.g. AC" if asked.card.several else "a letter"
+
+    def read(self, asked: Asked, text: str) -> Reading:
+        """The letters picked ("c, a" -> "AC"); anything else, or several on a one-answer card, is asked again."""
+        card: ChoiceCard = asked.card
+        picked = [c for c in text.upper() if c not in SEPARATORS]
+        if not picked or any(c not in card.letters for c in picked):
+            return Reading(None, f"Type {'one or more of' if card.several else 'one of'} {', '.join(card.letters)}.")
+        letters = sorted(set(picked))
+        if len(letters) > 1 and not card.several:
+            return Reading(None, f"Only one answer is right here: type one of {', '.join(card.letters)}.")
+        return Reading("".join(letters))
+
+    def score(self, asked: Asked, answer: str) -> Verdict:
+        right = "".join(asked.card.answer)
+        if sorted(answer) == sorted(right):
+            return Verdict(1.0, "correct", "✓ 正确")
+        return Verdict(0.0, "wrong", f"✗ 错误，正确答案 {right}")
+
+    def texts(self, card: ChoiceCard) -> list[str]:
+        return [card.question, *card.options, card.explanation]
+
+
+KIND = Choice()

@@ -1,0 +1,118 @@
+"""``numeric``: a calculation drawn afresh by a checker (``quiz checkers``) on every showing."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, ValidationError, field_validator
+
+from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
+from quizzer.kinds.fields import CardBase, Number, Strict, Text, one_or_many
+from quizzer.kinds.validation import issues_from
+
+SCORES = {"correct": 1.0, "imprecise": 0.5, "wrong": 0.0}  # imprecise: right only to fewer digits than asked
+
+
+class Example(Strict):
+    """The course's worked example; ``quiz lint`` recomputes ``answer`` from ``inputs``."""
+
+    inputs: dict[str, Any]
+    answer: one_or_many(Number)  # type: ignore[valid-type]  # a list type built at import
+    note: Text | None = None
+
+
+class NumericCard(CardBase):
+    """A calculation generated afresh by a checker (``quiz checkers``) on every review."""
+
+    kind: Literal["numeric"]
+    checker: Annotated[str, Field(description="a name from `quiz checkers`")]
+    params: dict[str, Any] = {}
+    prompt: Text | None = None
+    example: Example | None = None
+
+    @field_validator("checker")
+    @classmethod
+    def _known_checker(cls, name: str) -> str:
+        from checkers import registry
+
+        if name not in registry.names():
+            raise ValueError(f"unknown checker '{name}'; known: {', '.join(registry.names())}")
+        return name
+
+
+class Numeric(Kind[NumericCard]):
+    name = "numeric"
+    model = NumericCard
+    graded = True
+    fast_slow = (30.0, 180.0)
+
+    @property
+    def generated(self) -> bool:
+        return True
+
+    def ask(self, card: NumericCard, seed: int | None = None) -> Asked:
+        from checkers import registry
+
+        seed = secrets.randbelow(2**31) if seed is None else seed
+        checker = registry.get(card.checker)
+        return Asked(card, seed, checker.generate(seed, checker.Params.model_validate(card.params)))
+
+    def front(self, asked: Asked) -> str:
+        intro = f"{asked.card.prompt}\n\n" if asked.card.prompt else ""
+        return intro + (asked.drawn.prompt if asked.drawn else f"（由 `{asked.card.checker}` 每次生成）")
+
+    def back(self, asked: Asked) -> str:
+        return str(asked.drawn.answer_text)
+
+    def solution(self, asked: Asked) -> str:
+        return str(asked.drawn.solution)
+
+    def hint(self, asked: Asked) -> str:
+        return "number / vector"
+
+    def read(self, asked: Asked, text: str) -> Reading:
+        from checkers.grading import grade
+
+        result = grade(text, asked.drawn)
+        return Reading(None, result.message) if result.outcome == "format" else Reading(text.strip())
+
+    def score(self, asked: Asked, answer: str) -> Verdict:
+        from checkers.grading import grade
+
+        result = grade(answer, asked.drawn)
+        outcome = "wrong" if result.outcome == "format" else result.outcome
+        return Verdict(SCORES[outcome], outcome, result.message)
+
+    def texts(self, card: NumericCard) -> list[str]:
+        return [t for t in (card.prompt, card.example.note if card.example else None) if t]
+
+    def check(self, card: NumericCard, verify: bool, raw: dict[str, Any] | None = None) -> list[Issue]:
+        """Checker parameters and the worked example, which only the checker can judge."""
+        from checkers import registry
+
+        checker = registry.get(card.checker)
+        issues: list[Issue] = []
+        try:
+            checker.Params.model_validate(card.params)
+        except ValidationError as err:
+            issues += issues_from(err, card.params, ("params",))
+        if card.example is None:
+            return issues
+        try:
+            checker.Inputs.model_validate(card.example.inputs)
+        except ValidationError as err:
+            return issues + issues_from(err, card.example.inputs, ("example", "inputs"))
+        if verify:
+            from checkers.verify import check_example
+
+            example = (raw or {}).get("example")
+            written = example.get("answer") if isinstance(example, dict) else None
+            stated: str | list[str] = written if isinstance(written, (str, list)) else list(card.example.answer)
+            message = check_example(card.checker, card.example.inputs, stated)
+            if message:
+                issues.append(Issue(("example", "answer"), f"example answer: {message}"))
+        return issues
+
+
+KIND = Numeric()
