@@ -17,7 +17,13 @@ import pytest
 from typer.testing import CliRunner
 
 from checkers import registry
-from quizzer import exam, notebook, scheduler
+from quizzer import kinds
+from quizzer.app import exam, notebook
+from quizzer.scheduling import answer as answering
+from quizzer.scheduling import queue as queues
+from quizzer.scheduling.summary import card_info
+from quizzer.store import exams as exam_store
+from quizzer.store.records import PaperSpec
 from quizzer.cli import app
 from quizzer.decks import load_decks
 from quizzer.store import open_store
@@ -54,12 +60,12 @@ def run(deck_dir: Path, args: list[str], lines: list[str] = (), when: datetime =
 def paper(deck_dir: Path, seed: int, count: int = 5, kinds: list[str] | None = None) -> list[exam.Item]:
     """The paper `quiz exam --seed` will draw (the store must be synced first)."""
     cards = {c.id: c for d in load_decks([deck_dir]) for c in d.deck.cards}
-    return exam.draw_paper(open_store(), cards, exam.PaperSpec(count, kinds=kinds), seed, T0)
+    return exam.draw_paper(open_store(), cards, PaperSpec(count, kinds=kinds), seed, T0)
 
 
 def numeric_answer(deck_dir: Path, item: exam.Item) -> str:
     card = next(c for d in load_decks([deck_dir]) for c in d.deck.cards if c.id == item.card_id)
-    return exam.generated(card, item.seed).answer_text
+    return kinds.of(card).ask(card, item.seed).drawn.answer_text
 
 
 def test_scripted_exam_scores_reports_and_feeds_mistakes_and_study(deck_dir):
@@ -87,13 +93,13 @@ def test_scripted_exam_scores_reports_and_feeds_mistakes_and_study(deck_dir):
     assert "Right answer：C" in result.stdout  # the wrong choice is explained
 
     store = open_store()
-    [stored] = exam.history(store)
+    [stored] = exam_store.history(store)
     assert stored[0].score == pytest.approx(expected) and stored[0].finished_at == T0
-    questions = {q.card_id: q for q in exam.questions(store, stored[0].id)}
+    questions = {q.card_id: q for q in exam_store.questions(store, stored[0].id)}
     assert {k: q.status for k, q in questions.items()} == {
         "q-qa": "answered", "q-right": "answered", "q-wrong": "answered", "q-num": "answered", "q-mis": "skipped"}
-    assert json.loads(questions["q-qa"].covered) == [1, 3]
-    ratings = {cid: scheduler.card_info(store, cid, T0).reviews[-1] for cid in questions}
+    assert questions["q-qa"].covered == [1, 3]
+    ratings = {cid: card_info(store, cid, T0).reviews[-1] for cid in questions}
     assert {cid: r.rating for cid, r in ratings.items()} == {"q-qa": 2, "q-right": 3, "q-wrong": 1, "q-num": 3, "q-mis": 1}
     assert all(r.mode == "exam" for r in ratings.values())
 
@@ -102,7 +108,7 @@ def test_scripted_exam_scores_reports_and_feeds_mistakes_and_study(deck_dir):
     assert "q-wrong" in listed and "q-mis" in listed and "q-right" not in listed
 
     later = T0 + timedelta(hours=1)
-    queue = scheduler.build_queue(store, later)
+    queue = queues.build_queue(store, later)
     assert set(queue[:2]) == {"q-wrong", "q-mis"}  # due first in the next study session
 
 
@@ -127,10 +133,10 @@ def test_weak_spots_are_drawn_more_often(deck_dir):
     run(deck_dir, ["exam", "--history"])
     store = open_store()
     for card_id in ("q-qa", "q-right", "q-wrong", "q-num", "q-mis"):
-        scheduler.answer(store, card_id, 3, now=T0 - timedelta(days=30), duration_ms=1000)
-        scheduler.answer(store, card_id, 3, now=T0 - timedelta(days=29), duration_ms=1000)
+        answering.answer(store, card_id, 3, now=T0 - timedelta(days=30), duration_ms=1000)
+        answering.answer(store, card_id, 3, now=T0 - timedelta(days=29), duration_ms=1000)
     for day in range(3):  # q-wrong keeps lapsing
-        scheduler.answer(store, "q-wrong", 1, now=T0 - timedelta(days=20 - day), duration_ms=1000)
+        answering.answer(store, "q-wrong", 1, now=T0 - timedelta(days=20 - day), duration_ms=1000)
     picks = [i.card_id for seed in range(300) for i in paper(deck_dir, seed=1000 + seed, count=1)]
     assert picks.count("q-wrong") > 2 * picks.count("q-right")
 
@@ -145,10 +151,10 @@ def test_clock_moved_past_the_limit_scores_the_answered_part(deck_dir):
     result = run(deck_dir, ["exam", "--resume"], ["a", "a"], when=T0 + timedelta(minutes=11))
     assert "time had run out" in result.stdout
     store = open_store()
-    stored = exam.questions(store, 1)
+    stored = exam_store.questions(store, 1)
     assert [q.status for q in stored] == ["answered", "answered", "unanswered", "unanswered", "unanswered"]
     assert all(q.score == 0 for q in stored[2:])
-    assert exam.history(store)[0][0].finished_at is not None
+    assert exam_store.history(store)[0][0].finished_at is not None
 
 
 def exam_process(tmp_path: Path, deck_dir: Path, *args: str, now: str | None = None) -> subprocess.Popen:
@@ -173,10 +179,10 @@ def test_time_runs_out_in_the_middle_of_typing(tmp_path, deck_dir):
     """A real clock: the exam ends by itself while the learner is still on a question."""
     proc = exam_process(tmp_path, deck_dir, "--kind", "choice", "--minutes", "0.05")  # 3 seconds
     seen: list[str] = []
-    read_until(proc, "letter(s)", seen)
+    read_until(proc, "(empty: skip", seen)
     proc.stdin.write("A\n")
     proc.stdin.flush()
-    read_until(proc, "letter(s)", seen)
+    read_until(proc, "(empty: skip", seen)
     proc.stdin.write("B")  # half an answer, never finished
     proc.stdin.flush()
     started = time.monotonic()
@@ -186,7 +192,7 @@ def test_time_runs_out_in_the_middle_of_typing(tmp_path, deck_dir):
     guard.cancel()
     assert proc.wait() == 0 and time.monotonic() - started < 10
     assert "Time is up" in output
-    stored = exam.questions(open_store(), 1)
+    stored = exam_store.questions(open_store(), 1)
     assert [q.status for q in stored] == ["answered", "unanswered"]
     assert stored[0].score is not None and stored[1].score == 0
 
@@ -195,11 +201,11 @@ def test_killed_exam_keeps_its_answers_and_resumes(tmp_path, deck_dir):
     now = T0.isoformat()
     proc = exam_process(tmp_path, deck_dir, "--kind", "choice", "--seed", "9", now=now)
     seen: list[str] = []
-    read_until(proc, "letter(s)", seen)
+    read_until(proc, "(empty: skip", seen)
     first = "选丙" if "选丙" in "".join(seen) else "选乙"
     proc.stdin.write("C\n")
     proc.stdin.flush()
-    read_until(proc, "letter(s)", seen)  # the first answer is saved before the next question shows
+    read_until(proc, "(empty: skip", seen)  # the first answer is saved before the next question shows
     proc.send_signal(signal.SIGKILL)
     proc.wait()
 
@@ -213,7 +219,7 @@ def test_killed_exam_keeps_its_answers_and_resumes(tmp_path, deck_dir):
     result = run(deck_dir, ["exam", "--resume"], ["B"], when=T0 + timedelta(minutes=2))
     assert "Question 2 of 2" in result.stdout and "Question 1 of 2" not in result.stdout.split("/ 100")[0]
     store = open_store()
-    [(row, total, answered)] = exam.history(store)
+    [(row, total, answered)] = exam_store.history(store)
     assert (total, answered) == (2, 2) and row.finished_at is not None
     # 选丙 answered C is right; the other question, answered B after resuming, is 选乙: right too
     expected = 100.0 if first == "选丙" else 0.0
@@ -226,7 +232,7 @@ def test_resume_continues_with_the_unanswered_questions(deck_dir):
     run(deck_dir, ["exam", "--seed", "11", "--count", "2", "--kind", "choice"], ["!q"])
     result = run(deck_dir, ["exam", "--resume"], ["A", "A"], when=T0 + timedelta(minutes=3))
     assert "Exam 1:" in result.stdout and "/ 100" in result.stdout
-    assert [q.status for q in exam.questions(open_store(), 1)] == ["answered", "answered"]
+    assert [q.status for q in exam_store.questions(open_store(), 1)] == ["answered", "answered"]
     assert run(deck_dir, ["exam", "--history"]).stdout.count("unfinished") == 0
     assert len(items) == 2
 
@@ -259,14 +265,14 @@ def test_history_shows_the_trend(deck_dir):
 def test_ctrl_c_leaves_the_exam_resumable(tmp_path, deck_dir):
     proc = exam_process(tmp_path, deck_dir, "--kind", "choice", "--seed", "9", now=T0.isoformat())
     seen: list[str] = []
-    read_until(proc, "letter(s)", seen)
+    read_until(proc, "(empty: skip", seen)
     proc.stdin.write("C\n")
     proc.stdin.flush()
-    read_until(proc, "letter(s)", seen)
+    read_until(proc, "(empty: skip", seen)
     proc.send_signal(signal.SIGINT)
     output = proc.stdout.read()
     assert proc.wait() == 130 and "left unfinished, every answer saved" in output and "Traceback" not in output
-    assert [q.status for q in exam.questions(open_store(), 1)] == ["answered", "unanswered"]
+    assert [q.status for q in exam_store.questions(open_store(), 1)] == ["answered", "unanswered"]
 
 
 def test_resume_after_a_card_left_the_decks(deck_folder, deck_dir):
@@ -274,7 +280,7 @@ def test_resume_after_a_card_left_the_decks(deck_folder, deck_dir):
     deck_folder(DECK.replace("  - {id: q-wrong,", "  - {id: q-gone,"))  # q-wrong is removed (renamed)
     result = run(deck_dir, ["exam", "--resume"], ["B"], when=T0 + timedelta(minutes=1))
     assert "/ 100" in result.stdout
-    stored = {q.card_id: q for q in exam.questions(open_store(), 1)}
+    stored = {q.card_id: q for q in exam_store.questions(open_store(), 1)}
     assert stored["q-right"].status == "answered" and stored["q-wrong"].status == "unanswered"
 
 
@@ -288,3 +294,14 @@ def test_drill_skips_suspended_cards_and_exam_options_are_checked(deck_dir):
     for args in (["--minutes", "0"], ["--minutes", "-1"], ["--count", "0"], ["--count", "-1"]):
         result = runner.invoke(app, ["exam", "--decks", str(deck_dir), *args])
         assert result.exit_code == 2 and "Invalid value" in result.output
+
+
+def test_cloze_in_an_exam_through_the_cli(deck_folder):
+    """A cloze question is read when answered (wrong count asked again) and scored by its blanks."""
+    folder = deck_folder(DECK + '  - {id: q-cloze, kind: cloze, source: "1.6", text: "遮 {{c1::15%}}，其中 {{c2::80%}} 换成 MASK"}\n')
+    run(folder, ["exam", "--history"])
+    result = run(folder, ["exam", "--seed", "5", "--count", "1", "--kind", "cloze"], ["15%", "15%; 70%", "!f"])
+    assert "Type 2 answers" in result.stdout and "50.0 / 100" in result.stdout
+    [question] = exam_store.questions(open_store(), 1)
+    assert (question.answer_text, question.score) == ("15% ; 70%", 0.5)
+    assert card_info(open_store(), "q-cloze", T0).reviews[-1].rating == 2  # half right → Hard

@@ -1,6 +1,6 @@
 """Deck text in the terminal: LaTeX math becomes readable Unicode, the rest stays Markdown."""
 
-from quizzer.render import math_to_unicode
+from quizzer.terminal.render import math_to_unicode
 
 
 def test_inline_math_becomes_unicode():

@@ -12,7 +12,8 @@ import fsrs
 import pytest
 from typer.testing import CliRunner
 
-from quizzer import scheduler
+from quizzer.scheduling.memory import DEFAULT_SCHEDULER
+from quizzer.scheduling.summary import card_info
 from quizzer.cli import app
 from quizzer.store import open_store
 
@@ -76,8 +77,8 @@ def test_multi_day_session_matches_fsrs_run_directly(deck_dir):
     for card_id, reviews in given.items():
         direct = fsrs.Card()
         for when, rating in reviews:
-            direct, _ = scheduler.DEFAULT_SCHEDULER.review_card(direct, fsrs.Rating(rating), review_datetime=when)
-        stored = scheduler.card_info(store, card_id, start + timedelta(days=13))
+            direct, _ = DEFAULT_SCHEDULER.review_card(direct, fsrs.Rating(rating), review_datetime=when)
+        stored = card_info(store, card_id, start + timedelta(days=13))
         assert [r.rating for r in stored.reviews] == [r for _, r in reviews]
         assert stored.memory.state == direct.state.value
         assert stored.memory.step == direct.step
@@ -92,7 +93,7 @@ def test_a_failed_card_comes_back_before_the_session_ends(deck_dir):
     result = study(deck_dir, ["", "1", "", "3", "", "3", "q"], when, "--kind", "qa", "--limit", "1")
     saved = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("saved ")]
     assert saved[0] == saved[1] == "q-one"
-    info = scheduler.card_info(open_store(), "q-one", when)
+    info = card_info(open_store(), "q-one", when)
     assert [r.rating for r in info.reviews][:2] == [1, 3]
 
 
@@ -101,13 +102,13 @@ def test_choice_is_graded_and_rated_automatically(deck_dir):
     result = study(deck_dir, ["b"], when, "--kind", "choice")  # lower-case b is option B, not bury
     assert "✓ 正确" in result.stdout
     store = open_store()
-    [review] = scheduler.card_info(store, "c-one", when).reviews
+    [review] = card_info(store, "c-one", when).reviews
     assert (review.rating in (3, 4), review.correct, review.answer_text) == (True, True, "B")
 
     later = when + timedelta(days=30)
     result = study(deck_dir, ["A"], later, "--kind", "choice")
     assert "✗ 错误" in result.stdout and "正确答案 B" in result.stdout
-    last = scheduler.card_info(store, "c-one", later).reviews[-1]
+    last = card_info(store, "c-one", later).reviews[-1]
     assert (last.rating, last.correct, last.answer_text) == (1, False, "A")
 
 
@@ -115,7 +116,7 @@ def test_invalid_choice_asks_again_and_bang_commands_work(deck_dir):
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
     result = study(deck_dir, ["Z", "!b"], when, "--kind", "choice")
     assert "Type one of A, B, C." in result.stdout and "Buried until tomorrow: c-one" in result.stdout
-    info = scheduler.card_info(open_store(), "c-one", when)
+    info = card_info(open_store(), "c-one", when)
     assert info.reviews == [] and info.buried_until is not None
 
 
@@ -125,9 +126,9 @@ def test_undo_restores_the_previous_state(deck_dir):
     # rate the first card Good, undo, then rate it Again: only the Again review remains
     result = study(deck_dir, ["", "3", "u", "", "1", "q"], when, "--kind", "qa")
     assert "Undone: q-one" in result.stdout
-    info = scheduler.card_info(store, "q-one", when)
+    info = card_info(store, "q-one", when)
     assert [r.rating for r in info.reviews] == [1]
-    direct, _ = scheduler.DEFAULT_SCHEDULER.review_card(fsrs.Card(), fsrs.Rating.Again, review_datetime=when)
+    direct, _ = DEFAULT_SCHEDULER.review_card(fsrs.Card(), fsrs.Rating.Again, review_datetime=when)
     assert info.memory.stability == pytest.approx(direct.stability)
     assert "Reviewed 1" in result.stdout
 
@@ -139,7 +140,7 @@ def test_suspend_and_quit(deck_dir):
     result = study(deck_dir, ["", "3"], when, "--kind", "qa")
     assert "q-one" not in result.stdout.split("saved")[1]  # the suspended card is not shown again
     runner.invoke(app, ["card", "q-one", "--unsuspend", "--decks", str(deck_dir)])
-    assert not scheduler.card_info(open_store(), "q-one", when).suspended
+    assert not card_info(open_store(), "q-one", when).suspended
 
 
 def test_nothing_due_says_when_and_offers_ahead(deck_dir):
@@ -157,7 +158,7 @@ def test_deck_edits_keep_history(deck_dir):
     deck = deck_dir / "mini.yaml"
     study(deck_dir, session_lines(3, 3), when, "--kind", "qa", "--kind", "mistake")
     store = open_store()
-    before = scheduler.card_info(store, "q-one", when)
+    before = card_info(store, "q-one", when)
     assert len(before.reviews) == 1
 
     deck.write_text(DECK.replace("问题一", "问题一（修订）").replace(
@@ -165,14 +166,14 @@ def test_deck_edits_keep_history(deck_dir):
     day2 = when + timedelta(days=1)
     result = study(deck_dir, session_lines(3, 3), day2, "--kind", "qa", "--kind", "mistake")
     assert "问题一（修订）" in result.stdout and "q-two" not in result.stdout
-    edited = scheduler.card_info(store, "q-one", day2)
+    edited = card_info(store, "q-one", day2)
     assert edited.reviews[0] == before.reviews[0] and edited.content_hash != before.content_hash
-    removed = scheduler.card_info(store, "q-two", day2)
+    removed = card_info(store, "q-two", day2)
     assert not removed.active and len(removed.reviews) == 1
 
     deck.write_text(DECK, "utf-8")
     result = study(deck_dir, [], day2, "--kind", "qa")
-    back = scheduler.card_info(store, "q-two", day2)
+    back = card_info(store, "q-two", day2)
     assert back.active and back.reviews == removed.reviews and back.memory == removed.memory
 
 
@@ -228,8 +229,9 @@ def test_e_opens_the_card_in_the_editor_at_its_line_and_shows_the_edit(deck_dir,
 def test_torch_is_imported_in_the_background_only_for_numeric_cards():
     code = (
         "import sys\n"
-        "from quizzer.model import NumericCard, QaCard\n"
-        "from quizzer.study import prewarm_torch\n"
+        "from quizzer.kinds.numeric import NumericCard\n"
+        "from quizzer.kinds.qa import QaCard\n"
+        "from quizzer.app.study import prewarm as prewarm_torch\n"
         "qa = QaCard(id='a', kind='qa', source='1', question='q', answer='a', points=['p'])\n"
         "assert prewarm_torch([qa]) is None and 'torch' not in sys.modules\n"
         "num = NumericCard(id='n', kind='numeric', source='1', checker='mlm_loss')\n"
@@ -282,3 +284,26 @@ def test_a_multi_letter_line_at_a_key_prompt_asks_again(deck_dir):
 def test_a_bad_quiz_now_is_a_clear_error(deck_dir):
     result = runner.invoke(app, ["study", "--decks", str(deck_dir)], env={"QUIZ_NOW": "garbage"})
     assert result.exit_code == 2 and "QUIZ_NOW='garbage' is not an ISO date-time" in result.output
+
+
+CLOZE_DECK = DECK + """\
+  - id: z-one
+    kind: cloze
+    source: "1.5"
+    text: 选取 {{c1::15%}} 的 token，其中 {{c2::80%}} 换成 {{c3::[MASK]}}。
+"""
+
+
+def test_cloze_through_the_line_protocol(deck_folder):
+    """Blanks typed on one line: a wrong count asks again, numbers grade as numbers, a wrong blank is named."""
+    folder = deck_folder(CLOZE_DECK)
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    result = study(folder, ["15%", "0.15; 80 %; [mask]", "q"], when, "--kind", "cloze")
+    assert "answer (3 blanks, separated by ;)" in result.stdout and "Type 3 answers" in result.stdout
+    assert "✓ 正确" in result.stdout and "saved z-one" in result.stdout
+    [review] = card_info(open_store(), "z-one", when).reviews
+    assert review.correct and review.rating in (3, 4) and review.answer_text == "0.15 ; 80 % ; [mask]"
+    later = when + timedelta(days=30)
+    result = study(folder, ["15%; 70%; [MASK]"], later, "--kind", "cloze")
+    assert "✗ 第 2 空不对" in result.stdout and "［2］80%" in result.stdout
+    assert card_info(open_store(), "z-one", later).reviews[-1].rating == 1

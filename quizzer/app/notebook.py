@@ -7,12 +7,12 @@ counts a pass); only study days after the day of the last mistake count.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
-
-from sqlalchemy import select
+from datetime import date, datetime
 
 from quizzer.clock import ROLLOVER_HOUR, study_day
-from quizzer.store import Mistake, Review, Store
+from quizzer.defaults import Rating
+from quizzer.store import exams
+from quizzer.store.engine import Store
 
 RIGHT_DAYS_TO_LEAVE = 2
 
@@ -28,20 +28,14 @@ class Entry:
 
 def entries(store: Store, rollover_hour: int = ROLLOVER_HOUR) -> list[Entry]:
     """The notebook, most recent mistake first; cards right on two later days have left it."""
-    with store.read() as session:
-        mistakes = list(session.scalars(select(Mistake)))
-        later = session.execute(
-            select(Review.card_id, Review.reviewed_at, Review.rating, Review.correct)
-            .join(Mistake, Mistake.card_id == Review.card_id)
-            .where(Review.reviewed_at > Mistake.last_wrong_at)
-        ).all()
-    right_days: dict[str, set] = {}
+    mistakes, later = exams.mistakes(store)
+    right_days: dict[str, set[date]] = {}
     wrong_day = {m.card_id: study_day(m.last_wrong_at, rollover_hour) for m in mistakes}
-    for card_id, reviewed_at, rating, correct in later:
-        right = correct if correct is not None else rating >= 2
-        day = study_day(reviewed_at, rollover_hour)
-        if right and day > wrong_day[card_id]:
-            right_days.setdefault(card_id, set()).add(day)
+    for review in later:
+        right = review.correct if review.correct is not None else review.rating >= Rating.HARD
+        day = study_day(review.reviewed_at, rollover_hour)
+        if right and day > wrong_day[review.card_id]:
+            right_days.setdefault(review.card_id, set()).add(day)
     found = [
         Entry(m.card_id, m.times_wrong, m.last_wrong_at, m.last_wrong_answer, len(right_days.get(m.card_id, ())))
         for m in mistakes

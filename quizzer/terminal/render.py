@@ -30,25 +30,5 @@ def math_to_unicode(text: str) -> str:
     return _MATH.sub(convert, text)
 
 
-def question_text(card, asked=None) -> str:
-    """The front of any card (``asked``: the question generated for a numeric card)."""
-    from quizzer.model import ChoiceCard, MistakeCard, NumericCard
-
-    if isinstance(card, ChoiceCard):
-        return choice_text(card)
-    if isinstance(card, MistakeCard):
-        return f"**常见说法**：{card.claim}\n\n这句话错在哪里？为什么？"
-    if isinstance(card, NumericCard):
-        return (f"{card.prompt}\n\n" if card.prompt else "") + (asked.prompt if asked else f"（由 `{card.checker}` 每次生成）")
-    return card.question
-
-
-def choice_text(card) -> str:
-    """A choice card's question with its lettered options (and a note when several are right)."""
-    options = "\n".join(f"- **{letter}.** {text}" for letter, text in zip(card.letters, card.options))
-    several = "（多选）" if len(card.answer) > 1 and "多选" not in card.question else ""
-    return f"{card.question}{several}\n\n{options}"
-
-
 def markdown(text: str) -> Markdown:
     return Markdown(math_to_unicode(text))

@@ -1,0 +1,451 @@
+"""Mock interviews as a state machine: drawing the paper, answers saved as given, marking,
+scoring and the report.
+
+The paper mixes every card kind the decks allow, leans toward the learner's weak spots
+(low recall, lapses, past exam mistakes) and keeps a share of never-seen cards, because an
+interviewer asks what you do not know yet too. Scores per question, from 0 to 1: a graded
+kind scores itself (choice 1 or 0; numeric 1, or 0.5 when right only to fewer digits than
+asked; cloze the share of blanks right); qa and mistake score the share of key points the
+learner marks as covered after the exam; skipped or unanswered 0.
+
+Scoring writes one exam-mode review per question: 1 → Good, from 0.5 → Hard, below 0.5 →
+Again, and a question below 0.5 goes into the mistakes notebook. A wrong answer always moves
+the schedule (the card comes back soon in ``quiz study``); a right answer to a card not yet
+due is logged as practice and leaves its schedule alone, as in ``--ahead``.
+
+During the exam nothing says right or wrong. An empty answer skips (skipped questions come
+round again while time is left); ``HandIn`` ends it; ``Leave`` leaves it unfinished, to be
+resumed while its time lasts. When the clock runs out the exam ends at once.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Union
+
+from quizzer import clock, kinds
+from quizzer.app.collection import Collection
+from quizzer.defaults import Rating
+from quizzer.errors import NoUnfinishedExam, NothingToExamine
+from quizzer.kinds.base import Asked
+from quizzer.scheduling.answer import answer as record_answer
+from quizzer.scheduling.memory import retrievability
+from quizzer.store import cards as card_store
+from quizzer.store import exams as exam_store
+from quizzer.store.engine import Store
+from quizzer.store.filter import CardFilter
+from quizzer.store.records import NEW, ExamMark, ExamRecord, MemoryState, PaperSpec, QuestionRecord
+
+NEVER_SEEN_SHARE = 0.2
+WRONG_BELOW = 0.5
+# weakness = 1 + RECALL_WEIGHT * (1 - recall) + min(lapses, LAPSES_CAP) + WRONG_WEIGHT * min(times wrong, WRONG_CAP)
+RECALL_WEIGHT, LAPSES_CAP, WRONG_WEIGHT, WRONG_CAP = 4.0, 5, 2.0, 3
+
+
+# ------------------------------------------------------------------ the paper
+
+
+@dataclass(frozen=True)
+class Item:
+    card_id: str
+    kind: str
+    seed: int | None  # generated kinds: the question drawn
+
+
+def _weakness(memory: MemoryState, times_wrong: int, now: datetime) -> float:
+    """Higher for what the learner is likely to get wrong: low recall, lapses, exam mistakes."""
+    recall = retrievability(memory, now)
+    return (1.0 + RECALL_WEIGHT * (1.0 - recall) + min(memory.lapses, LAPSES_CAP)
+            + WRONG_WEIGHT * min(times_wrong, WRONG_CAP))
+
+
+def _sample(rng: random.Random, weighted: list[tuple[str, float]], k: int) -> list[str]:
+    """k ids without replacement, each drawn with probability proportional to its weight."""
+    keyed = sorted(((rng.random() ** (1.0 / w), cid) for cid, w in weighted), reverse=True)
+    return [cid for _, cid in keyed[:k]]
+
+
+def draw_paper(store: Store, cards: dict[str, Any], spec: PaperSpec, seed: int, now: datetime) -> list[Item]:
+    """The questions of a new exam. The same seed, filters and history give the same paper."""
+    previous = exam_store.first_of_seed(store, seed, spec)
+    if previous is not None:  # that seed's paper, minus cards removed since
+        return [Item(q.card_id, q.kind, q.seed) for q in exam_store.questions(store, previous.id) if q.card_id in cards]
+    rng = random.Random(seed)
+    chosen_cards = CardFilter.of(spec.decks, spec.tags, spec.kinds)
+    pool = {cid: entry for cid, entry in card_store.memories(store, chosen_cards, now).items() if cid in cards}
+    wrong = exam_store.times_wrong(store)
+    weight = {cid: 1.0 if memory.state == NEW else _weakness(memory, wrong.get(cid, 0), now)
+              for cid, (_, memory) in pool.items()}
+    kind_of = {cid: kind for cid, (kind, _) in pool.items()}
+    count = min(spec.count, len(pool))
+    # one question of every kind the pool has, then the weak spots and a share of never-seen cards
+    present = [kind for kind in kinds.KINDS if kind in kind_of.values()]
+    rng.shuffle(present)  # a paper shorter than the number of kinds leaves out a different one
+    chosen = [_sample(rng, [(cid, weight[cid]) for cid in kind_of if kind_of[cid] == kind], 1)[0]
+              for kind in present[:count]]
+    rest = [cid for cid in pool if cid not in chosen]
+    unseen = [cid for cid in rest if pool[cid][1].state == NEW]
+    seen = [(cid, weight[cid]) for cid in rest if pool[cid][1].state != NEW]
+    left = count - len(chosen)
+    n_unseen = min(len(unseen), left, max(round(count * NEVER_SEEN_SHARE), left - len(seen)))
+    chosen += _sample(rng, [(cid, 1.0) for cid in unseen], n_unseen)
+    chosen += _sample(rng, seen, left - n_unseen)
+    rng.shuffle(chosen)
+    return [Item(cid, kind_of[cid], rng.randrange(2**31) if kinds.get(kind_of[cid]).generated else None)
+            for cid in chosen]
+
+
+def new_seed() -> int:
+    return secrets.randbelow(2**31)
+
+
+def rating_for(score: float) -> int:
+    return Rating.GOOD if score >= 1.0 else Rating.HARD if score >= WRONG_BELOW else Rating.AGAIN
+
+
+# ------------------------------------------------------------------ events and views
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str  # empty: skip
+
+
+@dataclass(frozen=True)
+class HandIn:
+    pass
+
+
+@dataclass(frozen=True)
+class Leave:
+    pass
+
+
+@dataclass(frozen=True)
+class TimeUp:
+    """The clock ran out while the learner was typing."""
+
+
+@dataclass(frozen=True)
+class Mark:
+    text: str  # the key points covered: "1 3", "a" for all, empty for none
+
+
+Event = Union[Answer, HandIn, Leave, TimeUp, Mark]
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    position: int
+    number: int  # 1-based, as shown
+    total: int
+    seconds_left: float
+    card_id: str
+    kind: str
+    source: str
+    front: str
+    hint: str
+    earlier_answer: str | None
+
+
+@dataclass(frozen=True)
+class Retry:
+    message: str
+
+
+@dataclass(frozen=True)
+class GoingRound:
+    """Skipped questions come round again."""
+
+    skipped: int
+
+
+@dataclass(frozen=True)
+class TimeIsUp:
+    at_start: bool  # the exam's time had already run out when it was resumed
+
+
+@dataclass(frozen=True)
+class LeftUnfinished:
+    exam_id: int
+    deadline: datetime
+    expired: bool
+
+
+@dataclass(frozen=True)
+class MarkView:
+    """A free-text answer to mark against its key points."""
+
+    position: int
+    card_id: str
+    answer_text: str | None
+    model_answer: str | None
+    points: list[str]
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    position: int
+    card_id: str
+    kind: str
+    source: str
+    tags: list[str]
+    status: str
+    answer_text: str | None
+    duration_ms: int
+    score: float
+    text: str  # the question as it was asked
+    right_answer: str
+    solution: str | None
+
+
+@dataclass
+class Report:
+    exam: ExamRecord
+    rows: list[ReportRow] = field(default_factory=list)
+
+    @property
+    def answered(self) -> int:
+        return sum(row.status == "answered" for row in self.rows)
+
+    def by(self, key: Callable[[ReportRow], str | list[str]]) -> list[tuple[str, float, int]]:
+        """(group, mean score in percent, questions) grouped by ``key(row)`` (a str or list)."""
+        groups: dict[str, list[float]] = {}
+        for row in self.rows:
+            keys = key(row)
+            for k in [keys] if isinstance(keys, str) else keys:
+                groups.setdefault(k, []).append(row.score)
+        return [(k, 100.0 * sum(v) / len(v), len(v)) for k, v in sorted(groups.items())]
+
+
+View = Union[QuestionView, Retry, GoingRound, TimeIsUp, LeftUnfinished, MarkView, Report]
+
+
+# ------------------------------------------------------------------ the session
+
+
+class ExamSession:
+    """One exam from its first question to its report.
+
+    ``start`` draws and saves a new paper, ``resume`` picks up the latest unfinished one.
+    Then ``begin()`` gives the first view and ``handle(event)`` the views after each event;
+    the last view returned is what waits for input.
+    """
+
+    def __init__(self, collection: Collection, exam: ExamRecord, *, tick: Callable[[], float] = time.monotonic) -> None:
+        self.collection = collection
+        self.store = collection.store
+        self.exam = exam
+        self.tick = tick
+        self.phase: Literal["answering", "marking", "done"] = "answering"
+        self.asked_at = tick()
+        self.current: QuestionRecord | None = None
+        self.to_mark: list[QuestionRecord] = []
+        self.marks: dict[int, tuple[float, list[int] | None]] = {}
+        questions = exam_store.questions(self.store, exam.id)
+        self.total = len(questions)
+        # a removed card stays unanswered
+        self.pending = [q for q in questions if q.status != "answered" and q.card_id in collection.cards]
+        self.round: list[QuestionRecord] = list(self.pending)
+
+    @classmethod
+    def start(cls, collection: Collection, spec: PaperSpec, seed: int | None, minutes: float,
+              **options: Any) -> ExamSession:
+        paper_seed = new_seed() if seed is None else seed
+        paper = draw_paper(collection.store, collection.cards, spec, paper_seed, clock.now())
+        if not paper:
+            raise NothingToExamine()
+        exam = exam_store.start(collection.store, spec, paper_seed, minutes,
+                                [(item.card_id, item.kind, item.seed) for item in paper], clock.now())
+        return cls(collection, exam, **options)
+
+    @classmethod
+    def resume(cls, collection: Collection, **options: Any) -> ExamSession:
+        exam = exam_store.latest_unfinished(collection.store)
+        if exam is None:
+            raise NoUnfinishedExam()
+        return cls(collection, exam, **options)
+
+    def seconds_left(self) -> float:
+        return (self.exam.deadline - clock.now()).total_seconds()
+
+    # -- answering -----------------------------------------------------------
+
+    def begin(self) -> list[View]:
+        if self.seconds_left() <= 0:
+            return [TimeIsUp(at_start=True), *self._hand_in()]
+        return self._ask_next()
+
+    def handle(self, event: Event) -> list[View]:
+        if self.phase == "answering":
+            return self._answering(event)
+        if self.phase == "marking" and isinstance(event, Mark):
+            return self._mark(event.text)
+        return [self._waiting()]
+
+    def _asked(self, question: QuestionRecord) -> Asked:
+        card = self.collection.cards[question.card_id]
+        return kinds.of(card).ask(card, question.seed)
+
+    def _ask_next(self) -> list[View]:
+        views: list[View] = []
+        if not self.round:
+            if not self.pending:
+                return self._hand_in()
+            self.round = list(self.pending)
+            views.append(GoingRound(len(self.pending)))
+        if self.seconds_left() <= 0:
+            return views + self._time_up()
+        self.current = self.round.pop(0)
+        self.asked_at = self.tick()
+        return views + [self._question_view()]
+
+    def _question_view(self) -> QuestionView:
+        question = self.current
+        assert question is not None
+        card = self.collection.cards[question.card_id]
+        kind = kinds.of(card)
+        asked = self._asked(question)
+        return QuestionView(question.position, question.position + 1, self.total, self.seconds_left(), card.id,
+                            card.kind, card.source, kind.front(asked), kind.hint(asked) if kind.graded else "your answer",
+                            question.answer_text)
+
+    def _spent(self) -> int:
+        return int((self.tick() - self.asked_at) * 1000)
+
+    def _answering(self, event: Event) -> list[View]:
+        question = self.current
+        assert question is not None
+        if isinstance(event, TimeUp) or self.seconds_left() <= 0:  # typed past the deadline
+            exam_store.save_answer(self.store, self.exam.id, question.position, spent_ms=self._spent())
+            return self._time_up()
+        if isinstance(event, (HandIn, Leave)):
+            exam_store.save_answer(self.store, self.exam.id, question.position, spent_ms=self._spent())
+            if isinstance(event, Leave):
+                self.phase = "done"
+                return [LeftUnfinished(self.exam.id, self.exam.deadline, self.seconds_left() <= 0)]
+            return self._hand_in()
+        if not isinstance(event, Answer):
+            return [self._question_view()]
+        text = event.text.strip()
+        if not text:
+            exam_store.save_answer(self.store, self.exam.id, question.position, status="skipped",
+                                   answer_text=None, spent_ms=self._spent())
+            return self._ask_next()
+        card = self.collection.cards[question.card_id]
+        kind = kinds.of(card)
+        reading = kind.read(self._asked(question), text) if kind.graded else None
+        if reading is not None and reading.answer is None:
+            return [Retry(reading.problem or "?"), self._question_view()]
+        stored = reading.answer if reading is not None else text  # choice "c, a" is stored as "AC"
+        exam_store.save_answer(self.store, self.exam.id, question.position, status="answered",
+                               answer_text=stored, spent_ms=self._spent())
+        self.pending = [q for q in self.pending if q.position != question.position]
+        return self._ask_next()
+
+    def _time_up(self) -> list[View]:
+        return [TimeIsUp(at_start=False), *self._hand_in()]
+
+    def _hand_in(self) -> list[View]:
+        """Score what scores itself; the free-text answers go to marking."""
+        self.phase = "marking"
+        for question in exam_store.questions(self.store, self.exam.id):
+            card = self.collection.cards.get(question.card_id)
+            if card is None:  # removed from the decks since: unanswered
+                self.marks[question.position] = (0.0, None)
+            elif kinds.of(card).graded or question.status != "answered" or not question.answer_text:
+                self.marks[question.position] = (self._auto_score(question), None)
+            else:
+                self.to_mark.append(question)
+        return [self._waiting()]
+
+    def _auto_score(self, question: QuestionRecord) -> float:
+        if question.status != "answered" or not question.answer_text:
+            return 0.0
+        card = self.collection.cards[question.card_id]
+        return kinds.of(card).score(self._asked(question), question.answer_text).score
+
+    # -- marking -------------------------------------------------------------
+
+    def _waiting(self) -> View:
+        if self.phase == "marking" and self.to_mark:
+            question = self.to_mark[0]
+            card = self.collection.cards[question.card_id]
+            kind = kinds.of(card)
+            return MarkView(question.position, card.id, question.answer_text, kind.model_answer(card),
+                            kind.key_points(card))
+        return self._finish()
+
+    def _mark(self, text: str) -> list[View]:
+        question = self.to_mark[0]
+        points = kinds.of(self.collection.cards[question.card_id]).key_points(self.collection.cards[question.card_id])
+        covered = read_covered(text, len(points))
+        if covered is None:
+            return [Retry(f"Numbers between 1 and {len(points)}, separated by spaces."), self._waiting()]
+        self.marks[question.position] = (len(covered) / len(points), covered)
+        self.to_mark.pop(0)
+        return [self._waiting()]
+
+    def _finish(self) -> Report:
+        """Record every question's score as an exam review (and a mistake where wrong).
+
+        Each question is one transaction, and questions already recorded are skipped, so an
+        interrupted scoring can simply run again.
+        """
+        now = clock.now()
+        for question in exam_store.questions(self.store, self.exam.id):
+            if question.review_id is not None:
+                continue
+            score, covered = self.marks[question.position]
+            wrong = score < WRONG_BELOW
+            record_answer(
+                self.store, question.card_id, rating_for(score), now=now, duration_ms=question.duration_ms,
+                mode="exam", answer_text=question.answer_text, correct=not wrong, seed=question.seed,
+                ahead_rule=not wrong, mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
+            )
+        self.exam = exam_store.close(self.store, self.exam.id, now)
+        self.phase = "done"
+        return report(self.collection, self.exam.id)
+
+
+def read_covered(text: str, count: int) -> list[int] | None:
+    """The key points a marking line names ("1 3", "a" for all, empty for none); None if unreadable.
+    Only ASCII digits count (``²`` is a digit to Python but not a point number)."""
+    text = text.strip().lower()
+    if text in ("a", "all"):
+        return list(range(1, count + 1))
+    if text in ("", "q"):
+        return []
+    parts = text.replace(",", " ").replace("，", " ").split()
+    if all(p.isascii() and p.isdigit() and 1 <= int(p) <= count for p in parts):
+        return sorted({int(p) for p in parts})
+    return None
+
+
+def report(collection: Collection, exam_id: int) -> Report:
+    """Everything the end-of-exam report shows, from what is stored."""
+    exam = exam_store.get(collection.store, exam_id)
+    if exam is None:
+        raise NoUnfinishedExam()
+    result = Report(exam)
+    for question in exam_store.questions(collection.store, exam_id):
+        card = collection.cards.get(question.card_id)
+        if card is None:  # removed from the decks since: the score stands, the text is gone
+            continue
+        kind = kinds.of(card)
+        asked = kind.ask(card, question.seed)
+        result.rows.append(ReportRow(
+            question.position, card.id, card.kind, card.source, list(card.tags), question.status,
+            question.answer_text, question.duration_ms, question.score or 0.0, kind.front(asked),
+            kind.back(asked), kind.solution(asked)))
+    return result
+
+
+def history(collection: Collection) -> list[tuple[ExamRecord, int, int]]:
+    """Every exam, oldest first, with its question count and how many were answered."""
+    return exam_store.history(collection.store)

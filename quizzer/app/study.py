@@ -1,0 +1,391 @@
+"""The daily drill as a state machine: events in (reveal, rate, answer, undo, bury, suspend,
+edited, next, quit), views out (the card to show, the back, feedback, notices, the summary).
+
+Self-rated kinds show their front, then their back on ``Reveal``, then take a ``Rate``.
+Graded kinds take an ``Answer``: a format problem asks again, a verdict rates itself
+(wrong → Again; right → Good, or Easy when fast, Hard when slow, by the kind's thresholds).
+Each answer is committed as it is made. A card failed in this session comes back before the
+session ends (Anki's learn-ahead limit).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any, Literal, Union
+
+from quizzer import clock, kinds
+from quizzer.app.collection import Collection
+from quizzer.defaults import Rating
+from quizzer.errors import DeckProblems
+from quizzer.kinds.base import Asked
+from quizzer.scheduling import answer as answering
+from quizzer.scheduling import queue as queues
+from quizzer.scheduling.summary import due_forecast, next_due
+from quizzer.store.filter import EVERYTHING, CardFilter
+from quizzer.store.records import Answered
+
+LEARN_AHEAD = timedelta(minutes=20)  # Anki's default: show learning cards due this soon before ending
+
+
+# -- events ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reveal:
+    pass
+
+
+@dataclass(frozen=True)
+class Rate:
+    rating: int
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+
+
+@dataclass(frozen=True)
+class Next:
+    """Go on after reading the feedback."""
+
+
+@dataclass(frozen=True)
+class Undo:
+    pass
+
+
+@dataclass(frozen=True)
+class Bury:
+    pass
+
+
+@dataclass(frozen=True)
+class Suspend:
+    pass
+
+
+@dataclass(frozen=True)
+class Edited:
+    """The learner edited the current card's deck: reload the decks."""
+
+
+@dataclass(frozen=True)
+class Quit:
+    pass
+
+
+Event = Union[Reveal, Rate, Answer, Next, Undo, Bury, Suspend, Edited, Quit]
+
+
+# -- views -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardView:
+    """A card's front, waiting for Reveal (self-rated) or an Answer (graded)."""
+
+    card_id: str
+    deck_title: str
+    kind: str
+    source: str
+    done: int
+    left: int
+    front: str
+    graded: bool
+    hint: str  # graded: what to type
+
+
+@dataclass(frozen=True)
+class BackView:
+    """A self-rated card's back, waiting for a Rate."""
+
+    card_id: str
+    back: str
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The verdict on a graded answer (already saved), waiting for Next."""
+
+    card_id: str
+    correct: bool
+    message: str
+    rating: int
+    solution: str | None  # shown in full when the answer was wrong
+    explanation: str | None  # shown when right
+
+
+@dataclass(frozen=True)
+class Continue:
+    """Feedback was shown: waiting for Next (Undo and Quit work too)."""
+
+
+@dataclass(frozen=True)
+class Retry:
+    """The answer could not be read (or is less precise than asked): type it again."""
+
+    message: str
+
+
+NoticeKind = Literal["saved", "undone", "nothing_to_undo", "buried", "suspended", "edit_failed", "skipped_gone"]
+
+
+@dataclass(frozen=True)
+class Notice:
+    kind: NoticeKind
+    card_id: str = ""
+    rating: int = 0
+    detail: str = ""
+
+
+@dataclass
+class Summary:
+    reviewed: int = 0
+    correct: int = 0
+    seconds: float = 0.0
+    leeches: list[str] = field(default_factory=list)
+    ratings: dict[int, int] = field(default_factory=dict)
+    forecast: list[tuple[date, int]] = field(default_factory=list)
+
+
+View = Union[CardView, BackView, Feedback, Continue, Retry, Notice, Summary]
+
+
+def auto_rating(fast_slow: tuple[float, float], right: bool, seconds: float) -> int:
+    """The rating a graded card earns from being right and how long it took."""
+    if not right:
+        return Rating.AGAIN
+    fast, slow = fast_slow
+    return Rating.EASY if seconds <= fast else Rating.HARD if seconds > slow else Rating.GOOD
+
+
+def prewarm(cards: list[Any]) -> threading.Thread | None:
+    """Import torch in the background when the queue holds a generated card, so it shows at once."""
+    if not any(kinds.of(card).generated for card in cards):
+        return None
+
+    def load() -> None:
+        from checkers import reference  # noqa: F401  (imports torch)
+
+    thread = threading.Thread(target=load, name="torch-prewarm", daemon=True)
+    thread.start()
+    return thread
+
+
+@dataclass(frozen=True)
+class Done:
+    """One answer of this session, for undo and the summary."""
+
+    answered: Answered
+    rating: int
+
+
+class StudySession:
+    """Shows ``queue``'s cards one at a time and records each answer."""
+
+    def __init__(
+        self,
+        collection: Collection,
+        queue: list[str],
+        *,
+        chosen: CardFilter = EVERYTHING,
+        only_queued: bool = False,
+        pause_after_feedback: bool = True,
+        tick: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.collection = collection
+        self.chosen = chosen
+        self.scope = set(queue) if only_queued else None  # a drill brings back only its own cards
+        self.pause_after_feedback = pause_after_feedback
+        self.tick = tick
+        self.queue = [card_id for card_id in queue if card_id in collection.cards]
+        self.position = 0  # the card on screen (or, in feedback, the one after the card answered)
+        self.phase: Literal["front", "back", "feedback", "done"] = "front"
+        self.asked: Asked | None = None
+        self.shown_at = tick()
+        self.started = tick()
+        self.history: list[Done] = []
+        self.summary = Summary()
+
+    # -- driving -------------------------------------------------------------
+
+    def start(self) -> list[View]:
+        prewarm([self.collection.cards[card_id] for card_id in self.queue])
+        return [self._show_next()]
+
+    def handle(self, event: Event) -> list[View]:
+        """The views that follow ``event``; the last one is what waits for the next event."""
+        if self.phase == "done":
+            return [self.summary]
+        if isinstance(event, Quit):
+            return [self._finish()]
+        if isinstance(event, Undo):
+            return self._undo()
+        if isinstance(event, Edited):
+            return self._edited()
+        if self.phase == "feedback":
+            return [self._show_next()] if isinstance(event, Next) else [self._current()]
+        if isinstance(event, (Bury, Suspend)):
+            return self._set_aside(event)
+        if self.phase == "front" and isinstance(event, Reveal) and not self._kind().graded:
+            self.phase = "back"
+            return [BackView(self._card_id(), self._kind().back(self._asked()))]
+        if self.phase == "back" and isinstance(event, Rate) and event.rating in range(1, 5):
+            return self._record(event.rating, None, None)
+        if self.phase == "front" and isinstance(event, Answer) and self._kind().graded:
+            return self._answer(event.text)
+        return [self._current()]
+
+    def could_be_answer(self, text: str) -> bool:
+        """Whether ``text`` answers the card on screen (so ``b`` is option B, not bury)."""
+        return self.phase == "front" and self._kind().graded and self._kind().could_be_answer(self._asked(), text)
+
+    def location(self) -> tuple[Any, int]:
+        """The deck file and line of the card on screen (for the editor)."""
+        return self.collection.location(self._card_id())
+
+    # -- steps ---------------------------------------------------------------
+
+    def _card_id(self) -> str:
+        return self.queue[self.position]
+
+    def _kind(self) -> Any:
+        return kinds.of(self.collection.cards[self._card_id()])
+
+    def _asked(self) -> Asked:
+        assert self.asked is not None, "a card is on screen"
+        return self.asked
+
+    def _current(self) -> View:
+        if self.phase == "back":
+            return BackView(self._card_id(), self._kind().back(self._asked()))
+        if self.phase == "feedback":
+            return Continue()
+        return self._view()
+
+    def _view(self) -> CardView:
+        card = self.collection.cards[self._card_id()]
+        kind = kinds.of(card)
+        asked = self._asked()
+        return CardView(card.id, self.collection.deck_of(card.id).deck.title, card.kind, card.source,
+                        self.position, len(self.queue) - self.position, kind.front(asked), kind.graded,
+                        kind.hint(asked) if kind.graded else "")
+
+    def _show_next(self) -> View:
+        while self.position < len(self.queue) or self._requeue_learning():
+            card = self.collection.cards.get(self._card_id())
+            if card is None:  # undone, then edited away
+                del self.queue[self.position]
+                continue
+            self.asked = kinds.of(card).ask(card)
+            self.phase = "front"
+            self.shown_at = self.tick()
+            return self._view()
+        return self._finish()
+
+    def _requeue_learning(self) -> bool:
+        """At the end of the queue, bring back cards in learning due within LEARN_AHEAD."""
+        due = queues.learning_due(self.collection.store, clock.now() + LEARN_AHEAD, self.chosen)
+        self.queue[self.position:] = [c for c in due if c in self.collection.cards
+                                      and (self.scope is None or c in self.scope)]
+        return self.position < len(self.queue)
+
+    def _answer(self, text: str) -> list[View]:
+        kind, asked = self._kind(), self._asked()
+        reading = kind.read(asked, text)
+        if reading.answer is None:
+            return [Retry(reading.problem or "?"), self._view()]
+        verdict = kind.score(asked, reading.answer)
+        if verdict.outcome == "imprecise":  # the answer is not shown: asked again at the precision wanted
+            return [Retry(verdict.message), self._view()]
+        rating = auto_rating(kind.fast_slow, verdict.correct, self.tick() - self.shown_at)
+        feedback = Feedback(self._card_id(), verdict.correct, verdict.message, rating,
+                            None if verdict.correct else kind.solution(asked),
+                            kind.solution(asked) if verdict.correct else None)
+        return [feedback, *self._record(rating, reading.answer, verdict.correct)]
+
+    def _record(self, rating: int, answer_text: str | None, correct: bool | None) -> list[View]:
+        card_id = self._card_id()
+        asked = self._asked()
+        answered = answering.answer(
+            self.collection.store, card_id, rating, now=clock.now(),
+            duration_ms=int((self.tick() - self.shown_at) * 1000), answer_text=answer_text, correct=correct,
+            seed=asked.seed,
+        )
+        self.history.append(Done(answered, rating))
+        self._count(answered, rating, +1)
+        self.position += 1
+        saved = Notice("saved", card_id, rating)
+        if correct is not None and self.pause_after_feedback:
+            self.phase = "feedback"
+            return [saved, Continue()]
+        return [saved, self._show_next()]
+
+    def _count(self, answered: Answered, rating: int, sign: int) -> None:
+        self.summary.reviewed += sign
+        self.summary.correct += sign * (rating > Rating.AGAIN)
+        self.summary.ratings[rating] = self.summary.ratings.get(rating, 0) + sign
+        if answered.became_leech:
+            if sign > 0:
+                self.summary.leeches.append(answered.card_id)
+            else:
+                self.summary.leeches.remove(answered.card_id)
+
+    def _undo(self) -> list[View]:
+        if not self.history:
+            return [Notice("nothing_to_undo"), self._current()]
+        done = self.history.pop()
+        answering.undo(self.collection.store, done.answered)
+        self._count(done.answered, done.rating, -1)
+        # the undone card was answered earlier in this queue: show it again, next
+        earlier = max(i for i in range(self.position) if self.queue[i] == done.answered.card_id)
+        self.queue.insert(self.position - 1, self.queue.pop(earlier))
+        self.position -= 1
+        card = self.collection.cards.get(done.answered.card_id)
+        if card is None:  # edited away since: skip it
+            return [Notice("undone", done.answered.card_id), self._show_next()]
+        self.asked = kinds.of(card).ask(card)
+        self.phase = "front"
+        self.shown_at = self.tick()
+        return [Notice("undone", done.answered.card_id), self._view()]
+
+    def _set_aside(self, event: Bury | Suspend) -> list[View]:
+        card_id = self._card_id()
+        if isinstance(event, Bury):
+            answering.bury(self.collection.store, card_id, clock.next_day_start(clock.now()))
+            notice = Notice("buried", card_id)
+        else:
+            answering.suspend(self.collection.store, card_id)
+            notice = Notice("suspended", card_id)
+        del self.queue[self.position]
+        return [notice, self._show_next()]
+
+    def _edited(self) -> list[View]:
+        try:
+            self.collection.reload()
+        except DeckProblems as err:  # a broken edit must not end the session
+            return [Notice("edit_failed", detail="\n".join(err.details)), self._current()]
+        views: list[View] = []
+        gone = [c for c in self.queue[self.position:] if c not in self.collection.cards]
+        if gone:
+            views.append(Notice("skipped_gone", detail=", ".join(gone)))
+            self.queue[self.position:] = [c for c in self.queue[self.position:] if c in self.collection.cards]
+        if self.phase == "feedback":
+            return views + [Continue()]
+        return views + [self._show_next()]  # the card on screen again, as edited
+
+    def _finish(self) -> Summary:
+        self.phase = "done"
+        self.summary.seconds = self.tick() - self.started
+        self.summary.forecast = due_forecast(self.collection.store, clock.now())
+        return self.summary
+
+
+def next_card_due(collection: Collection) -> datetime | None:
+    """When the next card falls due (for "nothing is due now")."""
+    return next_due(collection.store, clock.now())

@@ -1,0 +1,14 @@
+"""The ``quiz`` command line: one module per command, each a few lines over the application
+layer (``quizzer.app``) and the terminal front end (``quizzer.terminal``)."""
+
+from __future__ import annotations
+
+from quizzer.cli import backup, card, checkers, decks, exam, lint, mistakes, overview, study  # noqa: F401  (registers)
+from quizzer.cli.base import app
+
+
+def main() -> None:
+    app()
+
+
+__all__ = ["app", "main"]

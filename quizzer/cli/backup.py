@@ -1,0 +1,64 @@
+"""``quiz backup`` and ``quiz check``: the automatic backups, and checking the database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from quizzer.cli.base import DbOption, app, where
+from quizzer.errors import BackupError, UsageError
+
+backup_app = typer.Typer(help="List and restore the automatic backups.", no_args_is_help=True,
+                         context_settings={"help_option_names": ["-h", "--help"]})
+app.add_typer(backup_app, name="backup")
+
+
+def _db_path(ctx: typer.Context, db: Path | None) -> Path:
+    from quizzer.store.engine import resolve
+
+    _, path = resolve(where(ctx, None, db).db)
+    if path is None:
+        raise UsageError("backups and checks are for SQLite database files")
+    return path
+
+
+@backup_app.command("list")
+def backup_list(ctx: typer.Context, db: DbOption = None) -> None:
+    """The backups, newest first."""
+    from quizzer import backup
+
+    for item in backup.list_backups(_db_path(ctx, db)):
+        typer.echo(f"{item.taken_at.astimezone():%Y-%m-%d %H:%M:%S}  {item.path}")
+
+
+@backup_app.command("restore")
+def backup_restore(
+    ctx: typer.Context,
+    which: Annotated[str, typer.Argument(metavar="FILE|latest", help="A backup file, or 'latest'.")] = "latest",
+    db: DbOption = None,
+) -> None:
+    """Replace the database by a backup (the current one is backed up first)."""
+    from quizzer import backup, clock
+
+    path = _db_path(ctx, db)
+    backups = backup.list_backups(path)
+    chosen = backups[0].path if which == "latest" and backups else Path(which)
+    if not chosen.is_file():
+        raise BackupError(f"no backup '{which}'", "`quiz backup list` shows them")
+    saved = backup.restore(chosen, path, clock.now())
+    typer.echo(f"restored {chosen}" + (f"; the database before it is saved as {saved}" if saved else ""))
+
+
+@app.command()
+def check(ctx: typer.Context, db: DbOption = None) -> None:
+    """Check the database (integrity and foreign keys)."""
+    from quizzer import backup
+
+    problems = backup.check(_db_path(ctx, db))
+    for problem in problems:
+        typer.echo(problem)
+    if problems:
+        raise typer.Exit(1)
+    typer.echo("ok")

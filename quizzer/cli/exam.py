@@ -1,0 +1,55 @@
+"""``quiz exam``: a timed mock interview, its resumption and the history of exams."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from quizzer.cli.base import DbOption, DeckFilter, DecksOption, KindFilter, TagFilter, app, collection, console, kind_values
+from quizzer.defaults import EXAM_COUNT, EXAM_MINUTES
+
+
+@app.command()
+def exam(
+    ctx: typer.Context,
+    count: Annotated[int, typer.Option("--count", min=1, metavar="N", help="Questions on the paper.")] = EXAM_COUNT,
+    minutes: Annotated[float, typer.Option("--minutes", min=0.01, metavar="M", help="Time allowed.")] = EXAM_MINUTES,
+    deck: DeckFilter = None,
+    tag: TagFilter = None,
+    kind: KindFilter = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", show_default=False,
+                                                help="Draw this paper (the same seed gives the same paper).")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue the last unfinished exam.")] = False,
+    show_history: Annotated[bool, typer.Option("--history", help="Past exams and the trend of the score.")] = False,
+    decks_dir: DecksOption = None,
+    db: DbOption = None,
+) -> None:
+    """A timed mock interview: no hints until the end, then a score and what to work on."""
+    from quizzer import clock
+    from quizzer.app import exam as exams
+    from quizzer.store.records import PaperSpec
+    from quizzer.terminal.exam import ExamScreen, left_message, show_history as draw_history
+    from quizzer.terminal.prompter import for_stdin
+
+    opened = collection(ctx, decks_dir, db)
+    out = console()
+    if show_history:
+        draw_history(out, exams.history(opened), clock.now())
+        return
+    if resume:
+        session = exams.ExamSession.resume(opened)
+    else:
+        chosen = opened.card_filter(deck, tag, kind_values(kind))
+        spec = PaperSpec(count, list(chosen.decks or []) or None, list(chosen.tags or []) or None,
+                         list(chosen.kinds or []) or None)
+        session = exams.ExamSession.start(opened, spec, seed, minutes)
+        out.print(f"Exam {session.exam.id}: {session.total} questions, {minutes:g} minutes "
+                  f"(seed {session.exam.seed}).", markup=False)
+    try:
+        ExamScreen(session, for_stdin(out), out).run()
+    except KeyboardInterrupt:
+        expired = session.seconds_left() <= 0
+        out.print("\n" + left_message(exams.LeftUnfinished(session.exam.id, session.exam.deadline, expired)),
+                  markup=False)
+        raise

@@ -1,0 +1,44 @@
+"""``quiz lint`` and ``quiz schema``: checking deck files, and the format they are checked against."""
+
+from __future__ import annotations
+
+import enum
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from quizzer.cli.base import DecksOption, app, where
+
+
+class LintFormat(str, enum.Enum):
+    text = "text"
+    github = "github"
+
+
+@app.command()
+def lint(
+    ctx: typer.Context,
+    paths: Annotated[Optional[list[Path]], typer.Argument(metavar="[PATH]...", show_default=False,
+                                                         help="Deck files or folders (default: all decks).")] = None,
+    output: Annotated[LintFormat, typer.Option("--format", help="text: path:line:column: message; github: Actions annotations.")] = LintFormat.text,
+    decks_dir: DecksOption = None,
+) -> None:
+    """Check deck files: YAML, fields, ids, answers, checkers and worked examples."""
+    from quizzer import decks
+
+    problems = decks.lint(paths or decks.deck_dirs(where(ctx, decks_dir).decks))
+    for problem in problems:
+        typer.echo(problem.github() if output is LintFormat.github else str(problem))
+    if problems:
+        typer.echo(f"{len(problems)} problem(s)", err=True)
+        raise typer.Exit(1)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of the deck format (decks/schema.json is this output)."""
+    from quizzer.model import json_schema
+
+    sys.stdout.write(json_schema())

@@ -1,0 +1,217 @@
+"""The study session and the exam as state machines, driven directly: no terminal, no subprocess."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import fsrs
+import pytest
+
+from quizzer.app import exam as exams
+from quizzer.app import study
+from quizzer.app.collection import open_collection
+from quizzer.scheduling.memory import DEFAULT_SCHEDULER
+from quizzer.scheduling.queue import build_queue
+from quizzer.scheduling.summary import card_info
+from quizzer.store import exams as exam_store
+from quizzer.store.records import PaperSpec
+
+T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+
+DECK = """\
+id: mini
+title: Mini
+language: zh
+source: {file: course.txt, sections: "1"}
+cards:
+  - {id: q-one, kind: qa, source: "1.1", question: 问题一, answer: 答案一, points: [要点一, 要点二]}
+  - {id: m-one, kind: mistake, source: "1.2", claim: 错误说法, correction: 正确说法, why: 原因}
+  - id: c-one
+    kind: choice
+    source: "1.3"
+    question: 选哪个？
+    options: [甲, 乙, 丙]
+    answer: B
+    explanation: 乙对。
+  - id: z-one
+    kind: cloze
+    source: "1.4"
+    text: BERT 随机选 {{c1::15%}} 的 token，其中 {{c2::80%::比例}} 换成 {{c3::[MASK]}}。
+    accept: {c3: ["MASK"]}
+"""
+
+
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def collection(deck_folder, monkeypatch, tmp_path):
+    monkeypatch.setenv("QUIZ_NOW", T0.isoformat())
+    return open_collection(deck_folder(DECK), tmp_path / "app.db")
+
+
+def session(collection, kinds: tuple[str, ...], clock: Clock | None = None, **options) -> study.StudySession:
+    chosen = collection.card_filter(kinds=list(kinds))
+    queue = build_queue(collection.store, T0, chosen=chosen)
+    return study.StudySession(collection, queue, chosen=chosen, tick=clock or Clock(), **options)
+
+
+def test_self_rated_card_reveal_rate_and_summary(collection):
+    machine = session(collection, ("qa",))
+    [front] = machine.start()
+    assert isinstance(front, study.CardView) and front.front == "问题一" and not front.graded
+    assert (front.done, front.left) == (0, 1)
+    assert machine.handle(study.Rate(3)) == [front]  # rating before revealing is not taken
+    [back] = machine.handle(study.Reveal())
+    assert isinstance(back, study.BackView) and "答案一" in back.back and "要点二" in back.back
+    saved, after = machine.handle(study.Rate(3))
+    assert saved == study.Notice("saved", "q-one", 3)
+    # a Good on a new card is still learning: due within the learn-ahead window, so it comes back
+    assert isinstance(after, study.CardView) and after.card_id == "q-one"
+    summary = machine.handle(study.Quit())[-1]
+    assert isinstance(summary, study.Summary) and (summary.reviewed, summary.correct) == (1, 1)
+    assert [r.rating for r in card_info(collection.store, "q-one", T0).reviews] == [3]
+
+
+def test_graded_choice_format_problem_then_verdict_and_rating_by_time(collection):
+    clock = Clock()
+    machine = session(collection, ("choice",), clock)
+    [front] = machine.start()
+    assert front.graded and front.hint == "a letter"
+    retry, again = machine.handle(study.Answer("Z"))
+    assert isinstance(retry, study.Retry) and "one of A, B, C" in retry.message and again == front
+    retry, _ = machine.handle(study.Answer("AB"))  # one answer is right here: asked again, not graded
+    assert isinstance(retry, study.Retry) and "Only one" in retry.message
+    clock.t += 3  # fast: Easy
+    feedback, saved, waiting = machine.handle(study.Answer("b"))
+    assert feedback.correct and feedback.rating == 4 and feedback.explanation == "乙对。"
+    assert saved == study.Notice("saved", "c-one", 4) and isinstance(waiting, study.Continue)
+    [review] = card_info(collection.store, "c-one", T0).reviews
+    assert (review.rating, review.answer_text, review.correct) == (4, "B", True)
+
+
+def test_undo_restores_the_card_and_shows_it_again(collection):
+    machine = session(collection, ("qa", "mistake"))
+    machine.start()
+    machine.handle(study.Reveal())
+    machine.handle(study.Rate(1))
+    undone, shown = machine.handle(study.Undo())
+    assert undone == study.Notice("undone", "q-one") and shown.card_id == "q-one" and shown.done == 0
+    info = card_info(collection.store, "q-one", T0)
+    assert info.reviews == [] and info.memory.state == 0
+    assert machine.summary.reviewed == 0 and machine.summary.ratings[1] == 0
+    nothing = machine.handle(study.Undo())
+    assert nothing[0] == study.Notice("nothing_to_undo") and nothing[-1] == shown
+
+
+def test_bury_and_suspend_take_the_card_out(collection):
+    machine = session(collection, ("qa", "mistake"))
+    machine.start()
+    buried, nxt = machine.handle(study.Bury())
+    assert buried == study.Notice("buried", "q-one") and nxt.card_id == "m-one"
+    suspended, summary = machine.handle(study.Suspend())
+    assert suspended.kind == "suspended" and isinstance(summary, study.Summary)
+    assert card_info(collection.store, "m-one", T0).suspended
+    assert card_info(collection.store, "q-one", T0).buried_until is not None
+
+
+def test_cloze_blanks_are_graded_as_numbers_or_text(collection):
+    clock = Clock()
+    machine = session(collection, ("cloze",), clock)
+    [front] = machine.start()
+    assert "**［1］**" in front.front and "**［2：比例］**" in front.front and "15%" not in front.front
+    assert front.hint == "3 blanks, separated by ;"
+    retry, _ = machine.handle(study.Answer("15%; 80%"))
+    assert "Type 3 answers" in retry.message
+    clock.t += 20
+    feedback, saved, _ = machine.handle(study.Answer("0.15；80% ; ［ｍａｓｋ］"))  # number, width, case
+    assert feedback.correct and feedback.rating == 3 and saved.card_id == "z-one"
+    assert card_info(collection.store, "z-one", T0).reviews[0].answer_text == "0.15 ; 80% ; ［ｍａｓｋ］"
+
+
+def test_cloze_wrong_blank_is_named(collection):
+    machine = session(collection, ("cloze",))
+    machine.start()
+    feedback, *_ = machine.handle(study.Answer("15%; 0.7; MASK"))
+    assert not feedback.correct and feedback.rating == 1 and "第 2 空不对" in feedback.message
+
+
+def test_study_ratings_equal_fsrs_run_directly(collection):
+    machine = session(collection, ("qa",))
+    machine.start()
+    machine.handle(study.Reveal())
+    machine.handle(study.Rate(4))
+    direct, _ = DEFAULT_SCHEDULER.review_card(fsrs.Card(), fsrs.Rating.Easy, review_datetime=T0)
+    memory = card_info(collection.store, "q-one", T0).memory
+    assert memory.stability == pytest.approx(direct.stability) and memory.difficulty == pytest.approx(direct.difficulty)
+
+
+# -- exam ----------------------------------------------------------------------
+
+
+def exam_of(collection, clock: Clock, minutes: float = 30.0) -> exams.ExamSession:
+    return exams.ExamSession.start(collection, PaperSpec(4), seed=3, minutes=minutes, tick=clock)
+
+
+def answer_all(machine: exams.ExamSession, answers: dict[str, str], clock: Clock) -> list:
+    views = machine.begin()
+    while isinstance(views[-1], exams.QuestionView):
+        clock.t += 10
+        views = machine.handle(exams.Answer(answers[views[-1].card_id]))
+    return views
+
+
+def test_exam_answers_mark_and_report_without_a_terminal(collection):
+    clock = Clock()
+    machine = exam_of(collection, clock)
+    assert machine.total == 4
+    views = answer_all(machine, {"q-one": "讲了要点一", "m-one": "说反了", "c-one": "a", "z-one": "15%; 80%; [MASK]"}, clock)
+    marks = [v for v in views if isinstance(v, exams.MarkView)]
+    assert marks and marks[-1].card_id in ("q-one", "m-one")
+    while isinstance(views[-1], exams.MarkView):
+        view = views[-1]
+        if view.card_id == "q-one":
+            assert view.model_answer == "答案一" and view.points == ["要点一", "要点二"]
+            retry, same = machine.handle(exams.Mark("１ ²"))  # only ASCII digits are point numbers
+            assert isinstance(retry, exams.Retry) and same == view
+            views = machine.handle(exams.Mark("1"))
+        else:
+            views = machine.handle(exams.Mark("a"))
+    report = views[-1]
+    assert isinstance(report, exams.Report)
+    scores = {row.card_id: row.score for row in report.rows}
+    assert scores == {"q-one": 0.5, "m-one": 1.0, "c-one": 0.0, "z-one": 1.0}
+    assert report.exam.score == pytest.approx(62.5)
+    stored = {q.card_id: q for q in exam_store.questions(collection.store, report.exam.id)}
+    assert stored["c-one"].answer_text == "A" and stored["q-one"].covered == [1]
+    assert card_info(collection.store, "c-one", T0).reviews[-1].rating == 1
+
+
+def test_exam_skip_goes_round_and_time_up_scores_what_was_given(collection, monkeypatch):
+    clock = Clock()
+    machine = exam_of(collection, clock, minutes=1)
+    [first] = machine.begin()
+    views = machine.handle(exams.Answer(""))  # skip
+    assert isinstance(views[-1], exams.QuestionView) and views[-1].card_id != first.card_id
+    monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(minutes=2)).isoformat())
+    views = machine.handle(exams.Answer("late"))
+    assert views[0] == exams.TimeIsUp(at_start=False)
+    assert all(q.status != "answered" for q in exam_store.questions(collection.store, machine.exam.id))
+
+
+def test_leave_keeps_the_exam_for_resume(collection):
+    clock = Clock()
+    machine = exam_of(collection, clock)
+    [first] = machine.begin()
+    machine.handle(exams.Answer("c" if first.kind == "choice" else "x; y; z" if first.kind == "cloze" else "答"))
+    [left] = machine.handle(exams.Leave())
+    assert isinstance(left, exams.LeftUnfinished) and not left.expired
+    again = exams.ExamSession.resume(collection, tick=clock)
+    assert again.exam.id == machine.exam.id and len(again.pending) == 3

@@ -1,0 +1,95 @@
+"""The CLI surface: global options, --version and -h, unknown names, exit codes, the boundary."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from importlib.metadata import version
+
+from typer.testing import CliRunner
+
+from quizzer.cli import app
+
+runner = CliRunner()
+
+DECK = """\
+id: tiny
+title: Tiny
+language: zh
+source: {file: course.txt, sections: "1"}
+cards:
+  - {id: t-one, kind: qa, source: "1.1", tags: [basics], question: 问题, answer: 答案, points: [要点]}
+"""
+
+
+def test_version_and_short_help():
+    assert runner.invoke(app, ["--version"]).stdout.strip() == f"quiz {version('quizzer')}"
+    for args in (["-h"], ["study", "-h"], ["backup", "-h"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0 and "Usage:" in result.stdout, args
+
+
+def test_help_metavars_read_as_words():
+    text = runner.invoke(app, ["study", "--help"], env={"COLUMNS": "200"}).stdout
+    assert "--kind KIND" in text and "qa, choice, mistake, numeric, cloze" in text and "<list" not in text
+
+
+def test_global_decks_and_db_options_reach_every_command(deck_folder, tmp_path):
+    folder = deck_folder(DECK)
+    listed = runner.invoke(app, ["--decks", str(folder), "decks"], env={"COLUMNS": "120"})
+    assert listed.exit_code == 0 and "tiny" in listed.stdout and "ch08-bert" not in listed.stdout
+    db = tmp_path / "other.db"
+    studied = runner.invoke(app, ["--decks", str(folder), "--db", str(db), "study"], input="\n3\nq\n")
+    assert studied.exit_code == 0 and "saved t-one" in studied.stdout and db.exists()
+    assert runner.invoke(app, ["--db", str(db), "check"]).stdout.strip() == "ok"
+    # a command's own option wins over the global one
+    own = runner.invoke(app, ["--decks", str(tmp_path / "nowhere"), "decks", "--decks", str(folder)])
+    assert own.exit_code == 0 and "tiny" in own.stdout
+
+
+def test_unknown_deck_tag_or_kind_is_an_error_naming_the_known_ones(deck_folder):
+    folder = deck_folder(DECK)
+    deck = runner.invoke(app, ["study", "--decks", str(folder), "--deck", "nope"])
+    assert deck.exit_code == 2 and "Error: no deck 'nope' (known: tiny)" in deck.stderr
+    tag = runner.invoke(app, ["exam", "--decks", str(folder), "--tag", "nope"])
+    assert tag.exit_code == 2 and "Error: no tag 'nope'" in tag.stderr and "basics" in tag.stderr
+    kind = runner.invoke(app, ["study", "--decks", str(folder), "--kind", "essay"])
+    assert kind.exit_code == 2 and "Invalid value" in kind.output
+
+
+def test_an_unknown_card_is_one_line_and_exit_1(deck_folder):
+    result = runner.invoke(app, ["card", "nope", "--decks", str(deck_folder(DECK))])
+    assert result.exit_code == 1 and result.stderr.strip().splitlines() == [
+        "Error: no card 'nope' (`quiz decks` lists the decks; card ids are in the deck files)"]
+
+
+def test_deck_problems_list_every_problem_then_one_error_line(deck_folder):
+    folder = deck_folder(DECK.replace("kind: qa", "kind: essay"))
+    result = runner.invoke(app, ["study", "--decks", str(folder)])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 1 and lines[0].endswith("kind must be one of qa, choice, mistake, numeric, cloze")
+    assert lines[-1].startswith("Error: the decks have 1 problem(s)") and "quiz lint" in lines[-1]
+
+
+def test_quiz_debug_lets_the_traceback_through(deck_folder):
+    env = {**os.environ, "QUIZ_DEBUG": "1", "QUIZ_DECKS": str(deck_folder(DECK))}
+    result = subprocess.run([sys.executable, "-m", "quizzer", "card", "nope"], capture_output=True, text=True, env=env)
+    assert result.returncode == 1 and "Traceback" in result.stderr and "CardNotFound" in result.stderr
+
+
+def test_ctrl_c_in_study_shows_the_summary_and_exits_130(deck_folder):
+    env = {**os.environ, "QUIZ_DECKS": str(deck_folder(DECK))}
+    proc = subprocess.Popen([sys.executable, "-m", "quizzer", "study"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if "show answer" in line:
+            break
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "Reviewed 0" in out
+    assert "Interrupted; every answer given so far is saved." in err and "Traceback" not in err

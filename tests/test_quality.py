@@ -1,0 +1,36 @@
+"""Checks that keep the design honest: types, layers, and kinds as the only place that knows kinds."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_mypy_is_clean():
+    result = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_import_contracts_hold():
+    """cli → terminal → app → decks/scheduling → model/store → kinds; SQL only in the store,
+    rich only in the terminal and CLI, and checkers/ never imports quizzer (pyproject.toml)."""
+    result = subprocess.run([sys.executable, "-c", "from importlinter.cli import lint_imports_command; lint_imports_command()"],
+                            cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0 and "0 broken" in result.stdout, result.stdout + result.stderr
+
+
+def test_no_module_outside_the_kinds_names_a_kind():
+    """Study, exam, lint and the front ends go through the Kind interface: none of them
+    compares a card with a kind's name or class."""
+    kind_names = "|".join(("qa", "choice", "mistake", "numeric", "cloze"))
+    branching = re.compile(rf"""(\.kind\s*[!=]=\s*["']({kind_names})["']|isinstance\([^)]*(Qa|Choice|Mistake|Numeric|Cloze)Card)""")
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in (ROOT / "quizzer").rglob("*.py") if "kinds" not in path.parts
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1) if branching.search(line)
+    ]
+    assert offenders == []
