@@ -126,7 +126,7 @@ def test_cloze_blanks_are_graded_as_numbers_or_text(collection):
     clock = Clock()
     machine = session(collection, ("cloze",), clock)
     [front] = machine.start()
-    assert "**［1］**" in front.front and "**［2：比例］**" in front.front and "15%" not in front.front
+    assert "`［1］`" in front.front and "`［2：比例］`" in front.front and "15%" not in front.front
     assert front.hint == "3 blanks, separated by ;"
     retry, _ = machine.handle(study.Answer("15%; 80%"))
     assert "Type 3 answers" in retry.message

@@ -86,12 +86,12 @@ class Cloze(Kind[ClozeCard]):
 
         def hide(match: re.Match[str]) -> str:
             hint = (match[3] or "").strip()
-            return f"**［{order[int(match[1])]}{'：' + hint if hint else ''}］**"
+            return f"`［{order[int(match[1])]}{'：' + hint if hint else ''}］`"  # a code span: bold fails beside CJK
 
         return CLOZE.sub(hide, asked.card.text)
 
     def back(self, asked: Asked) -> str:
-        return CLOZE.sub(lambda m: f"**{m[2].strip()}**", asked.card.text)
+        return CLOZE.sub(lambda m: f"`{m[2].strip()}`", asked.card.text)
 
     def solution(self, asked: Asked) -> str | None:
         return asked.card.note
