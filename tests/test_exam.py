@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sqlite3
@@ -16,7 +15,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from checkers import registry
 from quizzer import kinds
 from quizzer.app import exam, notebook
 from quizzer.scheduling import answer as answering

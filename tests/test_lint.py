@@ -224,8 +224,8 @@ def test_bad_checker_params(tmp_path):
 
 
 def test_reports_all_problems_in_all_files(tmp_path):
-    a = write(tmp_path, QA.replace("kind: qa", "kind: essay") + CHOICE.replace("answer: B", "answer: Z"), "a.yaml")
-    b = write(tmp_path, QA.replace("qa-one", "qa-b") + "    extra: 1\n", "b.yaml", header=HEADER.replace("test-deck", "deck-b"))
+    write(tmp_path, QA.replace("kind: qa", "kind: essay") + CHOICE.replace("answer: B", "answer: Z"), "a.yaml")
+    write(tmp_path, QA.replace("qa-one", "qa-b") + "    extra: 1\n", "b.yaml", header=HEADER.replace("test-deck", "deck-b"))
     result = lint(tmp_path)
     assert result.exit_code == 1
     files = [row.split(":")[0] for row in result.stdout.splitlines()]

@@ -30,6 +30,7 @@ from typing import Any, Literal, Union
 
 from quizzer import clock, kinds
 from quizzer.app.collection import Collection
+from quizzer.app.views import Retry
 from quizzer.defaults import Rating
 from quizzer.errors import NoUnfinishedExam, NothingToExamine
 from quizzer.kinds.base import Asked
@@ -151,11 +152,6 @@ class QuestionView:
     front: str
     hint: str
     earlier_answer: str | None
-
-
-@dataclass(frozen=True)
-class Retry:
-    message: str
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from typing import Any, Literal, Union
 
 from quizzer import clock, kinds
 from quizzer.app.collection import Collection
+from quizzer.app.views import Retry
 from quizzer.defaults import Rating
 from quizzer.errors import DeckProblems
 from quizzer.kinds.base import Asked
@@ -123,13 +124,6 @@ class Feedback:
 @dataclass(frozen=True)
 class Continue:
     """Feedback was shown: waiting for Next (Undo and Quit work too)."""
-
-
-@dataclass(frozen=True)
-class Retry:
-    """The answer could not be read (or is less precise than asked): type it again."""
-
-    message: str
 
 
 NoticeKind = Literal["saved", "undone", "nothing_to_undo", "buried", "suspended", "edit_failed", "skipped_gone"]

@@ -23,14 +23,16 @@ from quizzer.app.exam import (
     MarkView,
     QuestionView,
     Report,
-    Retry,
+
     TimeIsUp,
     TimeUp,
     View,
 )
+from quizzer.app.views import Retry
 from quizzer.store.records import ExamRecord
 from quizzer.terminal.prompter import Prompter
 from quizzer.terminal.prompter import TimeUp as TimedOut
+from quizzer.terminal import render
 from quizzer.terminal.render import markdown
 
 HAND_IN, LEAVE = "!f", "!q"
@@ -81,12 +83,11 @@ class ExamScreen:
         if isinstance(view, QuestionView):
             title = (f"Question {view.number} of {view.total} · {clock_text(view.seconds_left)} left · "
                      f"{view.kind} · §{escape(view.source)}")
-            out.print()
-            out.print(Panel(markdown(view.front), title=title, title_align="left"))
+            render.card(out, title, view.front)
             if view.earlier_answer:
                 out.print(f"[dim]Your earlier answer: {escape(view.earlier_answer)}[/dim]")
         elif isinstance(view, Retry):
-            out.print(f"[yellow]{escape(view.message)}[/yellow]")
+            render.retry(out, view.message)
         elif isinstance(view, GoingRound):
             out.print(f"[yellow]{view.skipped} skipped: going round them again "
                       f"(empty line skips, {HAND_IN} hands in).[/yellow]")

@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
+from rich.panel import Panel
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
 
@@ -32,3 +35,14 @@ def math_to_unicode(text: str) -> str:
 
 def markdown(text: str) -> Markdown:
     return Markdown(math_to_unicode(text))
+
+
+def card(console: Console, title: str, front: str) -> None:
+    """A card's (or question's) front in a panel under its title (markup: escape deck text)."""
+    console.print()
+    console.print(Panel(markdown(front), title=title, title_align="left"))
+
+
+def retry(console: Console, message: str) -> None:
+    """Why an answer is asked again."""
+    console.print(f"[yellow]{escape(message)}[/yellow]")

@@ -31,7 +31,7 @@ from quizzer.app.study import (
     Quit,
     Rate,
     Reveal,
-    Retry,
+
     StudySession,
     Summary,
     Suspend,
@@ -40,9 +40,11 @@ from quizzer.app.study import (
 )
 from quizzer.app.collection import Collection
 from quizzer.app.study import Answer as AnswerEvent
+from quizzer.app.views import Retry
 from quizzer.defaults import LEECH_LAPSES, Rating
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.terminal.prompter import Prompter, TerminalPrompter, for_stdin
+from quizzer.terminal import render
 from quizzer.terminal.render import markdown
 
 COMMANDS: dict[str, Event] = {"u": Undo(), "b": Bury(), "s": Suspend(), "q": Quit()}  # and "e", which the terminal handles
@@ -126,8 +128,7 @@ class StudyScreen:
         if isinstance(view, CardView):
             title = (f"{escape(view.deck_title)} · {view.kind} · §{escape(view.source)}   "
                      f"[dim]{view.done} done · {view.left} left[/dim]")
-            out.print()
-            out.print(Panel(markdown(view.front), title=title, title_align="left"))
+            render.card(out, title, view.front)
         elif isinstance(view, BackView):
             out.print(Panel(markdown(view.back), border_style="green"))
         elif isinstance(view, Feedback):
@@ -138,7 +139,7 @@ class StudyScreen:
             if view.solution:
                 out.print(Panel(markdown(view.solution), title="解题过程", border_style="red"))
         elif isinstance(view, Retry):
-            out.print(f"[yellow]{escape(view.message)}[/yellow]")
+            render.retry(out, view.message)
         elif isinstance(view, Notice):
             self.notice(view)
         elif isinstance(view, Summary):
