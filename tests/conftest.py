@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import pty
+import re
+import select
+import sys
 import time
 
 import pytest
@@ -38,3 +43,37 @@ def deck_folder(tmp_path):
         return folder
 
     return write
+
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+
+def run_in_terminal(args: list[str], env: dict[str, str], keys: list[str], timeout: float = 60) -> tuple[int, str]:
+    """``quiz ARGS`` on a pseudo-terminal (a real tty: single keys, the editor allowed), sending
+    ``keys`` one at a time, each once the program waits for input; (exit code, screen text)."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the program, with the pty as its terminal
+        os.execvpe(sys.executable, [sys.executable, "-m", "quizzer", *args], {**os.environ, **env, "COLUMNS": "100"})
+    output = b""
+    pending = list(keys)
+    answered = True  # the program has printed something since the last key
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.4)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # EIO: the program ended and closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+            answered = True
+        elif pending and answered and output:  # it printed, then went quiet: it waits for a key
+            os.write(fd, pending.pop(0).encode())
+            answered = False
+    else:
+        os.kill(pid, 9)
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), ANSI.sub("", output.decode("utf-8", "replace")).replace("\r", "")

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER
 from quizzer.scheduling.summary import card_info
 from quizzer.cli import app
+from conftest import run_in_terminal
 from quizzer.store import open_store
 
 runner = CliRunner()
@@ -202,17 +203,18 @@ def test_check_and_backups(deck_dir, isolated):
         assert conn.execute("SELECT count(*) FROM review_log").fetchone()[0] == 0
 
 
-def study_with_editor(deck_dir: Path, tmp_path: Path, edit: str, lines: list[str], limit: str):
-    """A qa session whose $EDITOR is a Python script running ``edit`` on ``deck`` (the file given)."""
+def study_with_editor(deck_dir: Path, tmp_path: Path, edit: str, keys: list[str], limit: str) -> str:
+    """A qa session on a terminal whose $EDITOR is a Python script running ``edit`` on ``deck``
+    (the file given); returns the screen."""
     editor = tmp_path / "editor.py"
     editor.write_text(f"import sys, pathlib\ndeck = pathlib.Path(sys.argv[2])\n{edit}\n", "utf-8")
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
-    result = runner.invoke(
-        app, ["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", limit], input="".join(l + "\n" for l in lines),
+    code, screen = run_in_terminal(
+        ["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", limit], keys=keys,
         env={"QUIZ_NOW": when.isoformat(), "EDITOR": f"{sys.executable} {editor}", "VISUAL": ""},
     )
-    assert result.exit_code == 0, result.output
-    return result
+    assert code == 0, screen
+    return screen
 
 
 def test_e_opens_the_card_in_the_editor_at_its_line_and_shows_the_edit(deck_dir, tmp_path):
@@ -220,10 +222,10 @@ def test_e_opens_the_card_in_the_editor_at_its_line_and_shows_the_edit(deck_dir,
     calls = tmp_path / "calls.txt"
     result = study_with_editor(
         deck_dir, tmp_path, f"pathlib.Path({str(calls)!r}).write_text(' '.join(sys.argv[1:]))\n"
-        "deck.write_text(deck.read_text('utf-8').replace('问题一', '问题一（已改）'), 'utf-8')", ["e", "", "3"], "1")
+        "deck.write_text(deck.read_text('utf-8').replace('问题一', '问题一（已改）'), 'utf-8')", ["e", " ", "3", "q"], "1")
     line = 6  # q-one's line in the deck
     assert calls.read_text() == f"+{line} {deck_dir / 'mini.yaml'}"
-    assert "问题一（已改）" in result.stdout and "saved q-one" in result.stdout
+    assert "问题一（已改）" in result and "saved q-one" in result
 
 
 def test_torch_is_imported_in_the_background_only_for_numeric_cards():
@@ -244,10 +246,18 @@ def test_torch_is_imported_in_the_background_only_for_numeric_cards():
 
 def test_a_missing_editor_is_a_message_not_a_crash(deck_dir):
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
-    result = runner.invoke(app, ["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", "1"], input="e\n\n3\n",
-                           env={"QUIZ_NOW": when.isoformat(), "EDITOR": "no-such-editor-here", "VISUAL": ""})
-    assert result.exit_code == 0, result.output
-    assert "Could not start the editor 'no-such-editor-here'" in result.stdout and "saved q-one" in result.stdout
+    code, screen = run_in_terminal(["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", "1"], keys=["e", " ", "3", "q"],
+                                   env={"QUIZ_NOW": when.isoformat(), "EDITOR": "no-such-editor-here", "VISUAL": ""})
+    assert code == 0, screen
+    assert "Could not start the editor 'no-such-editor-here'" in screen and "saved q-one" in screen
+
+
+def test_the_editor_is_refused_on_a_pipe(deck_dir, tmp_path):
+    """On a pipe an editor would eat the script's lines (or hang): `e` says so and the session goes on."""
+    marker = tmp_path / "ran"
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    result = study(deck_dir, ["e", "", "3"], when, "--kind", "qa", "--limit", "1")
+    assert "`e` needs a terminal" in result.stdout and "saved q-one" in result.stdout and not marker.exists()
 
 
 def test_bare_quiz_shows_todays_numbers_per_deck(deck_dir):
@@ -265,8 +275,8 @@ def test_bare_quiz_shows_todays_numbers_per_deck(deck_dir):
 def test_editing_a_card_away_skips_it_instead_of_crashing(deck_dir, tmp_path):
     result = study_with_editor(
         deck_dir, tmp_path, "deck.write_text(deck.read_text('utf-8').replace('id: q-one', 'id: q-renamed'), 'utf-8')",
-        ["e", "", "3", "q"], "2")
-    assert "No longer in the decks, skipped: q-one" in result.stdout and "saved q-two" in result.stdout
+        ["e", " ", "3", "q"], "2")
+    assert "No longer in the decks, skipped: q-one" in result and "saved q-two" in result
 
 
 def test_limits_must_be_sensible(deck_dir):

@@ -32,7 +32,7 @@ from quizzer import clock, kinds
 from quizzer.app.collection import Collection
 from quizzer.app.views import Retry
 from quizzer.defaults import Rating
-from quizzer.errors import NoUnfinishedExam, NothingToExamine
+from quizzer.errors import NothingToExamine, NoUnfinishedExam
 from quizzer.kinds.base import Asked
 from quizzer.scheduling.answer import answer as record_answer
 from quizzer.scheduling.memory import retrievability
@@ -40,7 +40,14 @@ from quizzer.store import cards as card_store
 from quizzer.store import exams as exam_store
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
-from quizzer.store.records import NEW, ExamMark, ExamRecord, MemoryState, PaperSpec, QuestionRecord
+from quizzer.store.records import (
+    NEW,
+    ExamMark,
+    ExamRecord,
+    MemoryState,
+    PaperSpec,
+    QuestionRecord,
+)
 
 NEVER_SEEN_SHARE = 0.2
 WRONG_BELOW = 0.5

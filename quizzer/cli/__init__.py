@@ -3,7 +3,17 @@ layer (``quizzer.app``) and the terminal front end (``quizzer.terminal``)."""
 
 from __future__ import annotations
 
-from quizzer.cli import backup, card, checkers, decks, exam, lint, mistakes, overview, study  # noqa: F401  (registers)
+from quizzer.cli import (  # noqa: F401  (registers)
+    backup,
+    card,
+    checkers,
+    decks,
+    exam,
+    lint,
+    mistakes,
+    overview,
+    study,
+)
 from quizzer.cli.base import app
 
 

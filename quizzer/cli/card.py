@@ -18,7 +18,6 @@ def card(
     db: DbOption = None,
 ) -> None:
     """One card: its text, its memory state and its review history."""
-    from rich.markup import escape
     from rich.panel import Panel
     from rich.table import Table
 
@@ -26,7 +25,7 @@ def card(
     from quizzer.scheduling import answer as answering
     from quizzer.scheduling.summary import card_info
     from quizzer.terminal.exam import when
-    from quizzer.terminal.render import markdown
+    from quizzer.terminal.render import markdown, safe
 
     opened = collection(ctx, decks_dir, db)
     info = card_info(opened.store, card_id, clock.now())
@@ -38,8 +37,8 @@ def card(
     buried = info.buried_until is not None and info.buried_until > clock.now()
     status = ("suspended" if info.suspended else "not in any deck now" if not info.active
               else f"buried until {when(info.buried_until)}" if buried and info.buried_until else "active")
-    out.print(f"[bold]{escape(info.id)}[/bold]  {escape(info.deck)} · {info.kind} · {status}  "
-              f"tags: {escape(', '.join(info.tags) or '-')}")
+    out.print(f"[bold]{safe(info.id)}[/bold]  {safe(info.deck)} · {info.kind} · {status}  "
+              f"tags: {safe(', '.join(info.tags) or '-')}")
     deck_card = opened.cards.get(card_id)
     if deck_card is not None:
         kind = kinds.of(deck_card)
@@ -54,5 +53,5 @@ def card(
         correct = "" if review.correct is None else "yes" if review.correct else "no"
         seconds = f"{review.duration_ms / 1000:.1f}" if review.duration_ms is not None else ""
         table.add_row(when(review.reviewed_at), review.mode, str(review.rating), correct,
-                      escape(review.answer_text or ""), seconds)
+                      safe(review.answer_text or ""), seconds)
     out.print(table)

@@ -32,7 +32,6 @@ def generate(
 ) -> None:
     """Generate one numeric question with its answer and worked solution."""
     from checkers import registry
-
     from quizzer.terminal.render import markdown
 
     try:

@@ -6,7 +6,17 @@ from typing import Annotated, Optional
 
 import typer
 
-from quizzer.cli.base import DbOption, DeckFilter, DecksOption, KindFilter, TagFilter, app, collection, console, kind_values
+from quizzer.cli.base import (
+    DbOption,
+    DeckFilter,
+    DecksOption,
+    KindFilter,
+    TagFilter,
+    app,
+    collection,
+    console,
+    kind_values,
+)
 from quizzer.defaults import EXAM_COUNT, EXAM_MINUTES
 
 
@@ -29,7 +39,8 @@ def exam(
     from quizzer import clock
     from quizzer.app import exam as exams
     from quizzer.store.records import PaperSpec
-    from quizzer.terminal.exam import ExamScreen, left_message, show_history as draw_history
+    from quizzer.terminal.exam import ExamScreen, left_message
+    from quizzer.terminal.exam import show_history as draw_history
     from quizzer.terminal.prompter import for_stdin
 
     opened = collection(ctx, decks_dir, db)

@@ -17,7 +17,6 @@ def mistakes(
     db: DbOption = None,
 ) -> None:
     """The mistakes notebook: what went wrong in exams, until right on two later days."""
-    from rich.markup import escape
     from rich.table import Table
 
     from quizzer import clock
@@ -25,6 +24,7 @@ def mistakes(
     from quizzer.store.cards import studiable
     from quizzer.terminal import study as screen
     from quizzer.terminal.exam import when
+    from quizzer.terminal.render import safe
 
     opened = collection(ctx, decks_dir, db)
     out = console()
@@ -43,6 +43,6 @@ def mistakes(
     table.columns[0].overflow = "fold"  # the full id, for `quiz card ID`
     for entry in entries:
         table.add_row(entry.card_id, str(entry.times_wrong), when(entry.last_wrong_at),
-                      escape((entry.last_wrong_answer or "（未作答）")[:40]),
+                      safe((entry.last_wrong_answer or "（未作答）")[:40]),
                       f"{entry.right_days} / {notebook.RIGHT_DAYS_TO_LEAVE}")
     out.print(table)

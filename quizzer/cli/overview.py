@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, DecksOption, Where, app, check_clock, collection, console
+from quizzer.cli.base import (
+    DbOption,
+    DecksOption,
+    Where,
+    app,
+    check_clock,
+    collection,
+    console,
+)
 
 
 def _version(value: bool) -> None:

@@ -6,7 +6,17 @@ from typing import Annotated, Optional
 
 import typer
 
-from quizzer.cli.base import DbOption, DeckFilter, DecksOption, KindFilter, TagFilter, app, collection, console, kind_values
+from quizzer.cli.base import (
+    DbOption,
+    DeckFilter,
+    DecksOption,
+    KindFilter,
+    TagFilter,
+    app,
+    collection,
+    console,
+    kind_values,
+)
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 
 

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from rich.console import Console
-from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -23,17 +22,16 @@ from quizzer.app.exam import (
     MarkView,
     QuestionView,
     Report,
-
     TimeIsUp,
     TimeUp,
     View,
 )
 from quizzer.app.views import Retry
 from quizzer.store.records import ExamRecord
+from quizzer.terminal import render
 from quizzer.terminal.prompter import Prompter
 from quizzer.terminal.prompter import TimeUp as TimedOut
-from quizzer.terminal import render
-from quizzer.terminal.render import markdown
+from quizzer.terminal.render import markdown, safe
 
 HAND_IN, LEAVE = "!f", "!q"
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -82,10 +80,10 @@ class ExamScreen:
         out = self.console
         if isinstance(view, QuestionView):
             title = (f"Question {view.number} of {view.total} · {clock_text(view.seconds_left)} left · "
-                     f"{view.kind} · §{escape(view.source)}")
+                     f"{view.kind} · §{safe(view.source)}")
             render.card(out, title, view.front)
             if view.earlier_answer:
-                out.print(f"[dim]Your earlier answer: {escape(view.earlier_answer)}[/dim]")
+                out.print(f"[dim]Your earlier answer: {safe(view.earlier_answer)}[/dim]")
         elif isinstance(view, Retry):
             render.retry(out, view.message)
         elif isinstance(view, GoingRound):
@@ -101,7 +99,7 @@ class ExamScreen:
             body = (f"**Your answer**：{view.answer_text}\n\n" + model
                     + "**要点**\n\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(view.points, 1)))
             out.print()
-            out.print(Panel(markdown(body), title=f"Mark question {view.position + 1} · {escape(view.card_id)}",
+            out.print(Panel(markdown(body), title=f"Mark question {view.position + 1} · {safe(view.card_id)}",
                             title_align="left", border_style="cyan"))
         elif isinstance(view, LeftUnfinished):
             out.print(left_message(view))
@@ -126,13 +124,13 @@ def show_report(console: Console, report: Report) -> None:
                        ("tag", lambda r: r.tags or ["-"])):
         table = Table(title, "score", "questions", title=f"By {title}")
         for group, percent, count in report.by(key):
-            table.add_row(escape(group), f"{percent:.0f}%", str(count))
+            table.add_row(safe(group), f"{percent:.0f}%", str(count))
         console.print(table)
     table = Table("#", "card", "kind", "your answer", "score", "seconds", title="Questions")
     table.columns[1].overflow = "fold"  # the full id, for `quiz card ID`
     for row in report.rows:
         given = row.answer_text or f"({row.status})"
-        table.add_row(str(row.position + 1), row.card_id, row.kind, escape(given[:40]), f"{row.score:.2f}",
+        table.add_row(str(row.position + 1), row.card_id, row.kind, safe(given[:40]), f"{row.score:.2f}",
                       f"{row.duration_ms / 1000:.0f}")
     console.print(table)
     for row in report.rows:
@@ -142,7 +140,7 @@ def show_report(console: Console, report: Report) -> None:
                 f"**Your answer**：{row.answer_text or '（未作答）'}\n\n**Right answer**：{row.right_answer}")
         if row.solution:
             body += f"\n\n{row.solution}"
-        console.print(Panel(markdown(body), title=f"Question {row.position + 1} · {escape(row.card_id)} · {row.score:.2f}",
+        console.print(Panel(markdown(body), title=f"Question {row.position + 1} · {safe(row.card_id)} · {row.score:.2f}",
                             title_align="left", border_style="red"))
 
 

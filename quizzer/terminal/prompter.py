@@ -21,6 +21,8 @@ class TimeUp(Exception):
 
 
 class Prompter(Protocol):
+    interactive: bool  # a person at a terminal (the editor can run), not a pipe
+
     def key(self, prompt: str) -> str:
         """One keypress (terminal) or one line (pipe), lower-cased; '' for Enter/space; 'q' at end of input."""
 
@@ -38,12 +40,19 @@ def _fileno(stream) -> int | None:
         return None
 
 
+MAX_LINE = 4096  # bytes: an answer is never longer; a longer line is refused, not parsed
+
+
 class LinePrompter:
     """Reads one line per prompt, echoing the prompt so a transcript reads like a session.
 
     On a real pipe it reads the file descriptor itself, so a timed prompt can wait on it
-    with select(); a stream without one (a test's StringIO) is read line by line.
+    with select(); a stream without one (a test's StringIO) is read line by line. A line
+    longer than MAX_LINE bytes, or one that is not UTF-8 text, is refused with a message and
+    the next line is read; memory stays bounded however long the line.
     """
+
+    interactive = False
 
     def __init__(self, stream: TextIO, echo: TextIO) -> None:
         self.stream = stream
@@ -54,10 +63,22 @@ class LinePrompter:
     def _readline(self, prompt: str, seconds: float | None) -> str | None:
         self.echo.write(prompt + "\n")
         self.echo.flush()
+        until = None if seconds is None else time.monotonic() + seconds
+        while True:
+            raw = self._raw_line(until)
+            if raw is None:
+                return None
+            problem = _unusable(raw)
+            if problem is None:
+                return raw.decode("utf-8").rstrip("\r")
+            self.echo.write(f"{problem}; the line is ignored\n{prompt}\n")
+            self.echo.flush()
+
+    def _raw_line(self, until: float | None) -> bytes | None:
+        """The next line's bytes (cut at MAX_LINE + 1), None at the end of input."""
         if self.fd is None:
             text = self.stream.readline()
-            return text.rstrip("\r\n") if text else None
-        until = None if seconds is None else time.monotonic() + seconds
+            return text.rstrip("\r\n").encode("utf-8", "surrogateescape") if text else None
         while b"\n" not in self.pending:
             wait = None if until is None else max(0.0, until - time.monotonic())
             if not select.select([self.fd], [], [], wait)[0]:
@@ -66,10 +87,12 @@ class LinePrompter:
             if not chunk:
                 break
             self.pending += chunk
+            if len(self.pending) > MAX_LINE and b"\n" not in self.pending:
+                self.pending = self.pending[: MAX_LINE + 1]  # too long already: drop the rest of the line
         if not self.pending:
             return None
         line, _, self.pending = self.pending.partition(b"\n")
-        return line.decode("utf-8", "replace").rstrip("\r")
+        return line
 
     def line(self, prompt: str) -> str:
         text = self._readline(prompt, None)
@@ -83,8 +106,23 @@ class LinePrompter:
         return "!q" if text is None else text
 
 
+def _unusable(raw: bytes) -> str | None:
+    """Why a line cannot be an answer, or None."""
+    if len(raw) > MAX_LINE:
+        return f"line longer than {MAX_LINE} bytes"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "line is not UTF-8 text"
+    if "\x00" in text:
+        return "line holds binary data (NUL)"
+    return None
+
+
 class TerminalPrompter:
     """Single keys in cbreak mode (Ctrl-C still interrupts); typed answers with line editing."""
+
+    interactive = True
 
     def __init__(self, console) -> None:  # a rich Console
         self.console = console
@@ -99,10 +137,10 @@ class TerminalPrompter:
         return "" if char in " \r\n" else char.lower()
 
     def line(self, prompt: str) -> str:
-        from rich.markup import escape
+        from quizzer.terminal.render import clean, safe
 
         try:
-            return self.console.input(f"[dim]{escape(prompt)}[/dim] ")
+            return clean(self.console.input(f"[dim]{safe(prompt)}[/dim] "))  # a paste can hold escapes
         except EOFError:
             return "q"
 

@@ -11,6 +11,19 @@ from rich.markup import escape
 from rich.panel import Panel
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
+# C0 controls but tab and newline, DEL, C1 controls, and the bidi overrides that reorder a line
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: str) -> str:
+    """Text that cannot steer the terminal: no escape sequences (colours, title, clipboard),
+    no bell, no carriage return, no bidi overrides. Deck text and typed answers are data."""
+    return _CONTROL.sub("", text)
+
+
+def safe(text: str) -> str:
+    """Data text for a rich markup string: cleaned, and brackets that are not markup."""
+    return escape(clean(text))
 
 
 @lru_cache(maxsize=1)
@@ -34,7 +47,7 @@ def math_to_unicode(text: str) -> str:
 
 
 def markdown(text: str) -> Markdown:
-    return Markdown(math_to_unicode(text))
+    return Markdown(math_to_unicode(clean(text)))
 
 
 def card(console: Console, title: str, front: str) -> None:
@@ -45,4 +58,4 @@ def card(console: Console, title: str, front: str) -> None:
 
 def retry(console: Console, message: str) -> None:
     """Why an answer is asked again."""
-    console.print(f"[yellow]{escape(message)}[/yellow]")
+    console.print(f"[yellow]{safe(message)}[/yellow]")

@@ -14,10 +14,11 @@ import subprocess
 from collections.abc import Sequence
 
 from rich.console import Console
-from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
+from quizzer.app.collection import Collection
+from quizzer.app.study import Answer as AnswerEvent
 from quizzer.app.study import (
     BackView,
     Bury,
@@ -31,21 +32,18 @@ from quizzer.app.study import (
     Quit,
     Rate,
     Reveal,
-
     StudySession,
     Summary,
     Suspend,
     Undo,
     View,
 )
-from quizzer.app.collection import Collection
-from quizzer.app.study import Answer as AnswerEvent
 from quizzer.app.views import Retry
 from quizzer.defaults import LEECH_LAPSES, Rating
 from quizzer.store.filter import EVERYTHING, CardFilter
-from quizzer.terminal.prompter import Prompter, TerminalPrompter, for_stdin
 from quizzer.terminal import render
-from quizzer.terminal.render import markdown
+from quizzer.terminal.prompter import Prompter, TerminalPrompter, for_stdin
+from quizzer.terminal.render import markdown, safe
 
 COMMANDS: dict[str, Event] = {"u": Undo(), "b": Bury(), "s": Suspend(), "q": Quit()}  # and "e", which the terminal handles
 RATE_PROMPT = "1 Again · 2 Hard · 3 Good · 4 Easy"
@@ -111,13 +109,17 @@ class StudyScreen:
         return COMMANDS.get(key)
 
     def _edit(self) -> Event | None:
-        """Open the card in the editor at its line; the session reloads the decks."""
+        """Open the card in the editor at its line; the session reloads the decks. Refused on a
+        pipe: an editor would read the script's remaining lines as keystrokes."""
+        if not self.prompter.interactive:
+            self.console.print("[yellow]`e` needs a terminal: the editor cannot run on a pipe.[/yellow]")
+            return None
         path, line = self.session.location()
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         try:
             subprocess.call([*shlex.split(editor), f"+{line}", str(path)])
         except OSError as err:
-            self.console.print(f"[red]Could not start the editor '{escape(editor)}' ({err.strerror}); set $EDITOR.[/red]")
+            self.console.print(f"[red]Could not start the editor '{safe(editor)}' ({err.strerror}); set $EDITOR.[/red]")
             return None
         return Edited()
 
@@ -126,14 +128,14 @@ class StudyScreen:
     def draw(self, view: View) -> None:
         out = self.console
         if isinstance(view, CardView):
-            title = (f"{escape(view.deck_title)} · {view.kind} · §{escape(view.source)}   "
+            title = (f"{safe(view.deck_title)} · {view.kind} · §{safe(view.source)}   "
                      f"[dim]{view.done} done · {view.left} left[/dim]")
             render.card(out, title, view.front)
         elif isinstance(view, BackView):
             out.print(Panel(markdown(view.back), border_style="green"))
         elif isinstance(view, Feedback):
             colour = "green" if view.correct else "red"
-            out.print(f"[{colour}]{escape(view.message)}[/{colour}]", f"[dim]→ {label(view.rating)}[/dim]")
+            out.print(f"[{colour}]{safe(view.message)}[/{colour}]", f"[dim]→ {label(view.rating)}[/dim]")
             if view.explanation:
                 out.print(markdown(view.explanation))
             if view.solution:
@@ -146,15 +148,15 @@ class StudyScreen:
             report(out, view)
 
     def notice(self, notice: Notice) -> None:
-        card = escape(notice.card_id)
+        card = safe(notice.card_id)
         text = {
             "saved": f"[dim]saved {card} → {label(notice.rating) if notice.rating else ''}[/dim]",
             "undone": f"[yellow]Undone: {card}[/yellow]",
             "nothing_to_undo": "[yellow]Nothing to undo.[/yellow]",
             "buried": f"[yellow]Buried until tomorrow: {card}[/yellow]",
             "suspended": f"[yellow]Suspended: {card} (`quiz card {card} --unsuspend` brings it back)[/yellow]",
-            "edit_failed": f"[red]The deck has problems now, keeping the old card:[/red]\n{escape(notice.detail)}",
-            "skipped_gone": f"[yellow]No longer in the decks, skipped: {escape(notice.detail)}[/yellow]",
+            "edit_failed": f"[red]The deck has problems now, keeping the old card:[/red]\n{safe(notice.detail)}",
+            "skipped_gone": f"[yellow]No longer in the decks, skipped: {safe(notice.detail)}[/yellow]",
         }[notice.kind]
         self.console.print(text)
 
