@@ -4,8 +4,8 @@ and the summaries need. Everything returned is a frozen dataclass (``records``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import case, delete, func, insert, or_, select
 from sqlalchemy.orm import Session

@@ -9,7 +9,13 @@ from sqlalchemy import select
 
 from quizzer.store.engine import Store
 from quizzer.store.models import Exam, ExamQuestion, Mistake, Review
-from quizzer.store.records import ExamRecord, MistakeRecord, PaperSpec, QuestionRecord, ReviewSince
+from quizzer.store.records import (
+    ExamRecord,
+    MistakeRecord,
+    PaperSpec,
+    QuestionRecord,
+    ReviewSince,
+)
 
 
 def _exam(row: Exam) -> ExamRecord:

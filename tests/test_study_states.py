@@ -1,0 +1,127 @@
+"""A stateful property test of the study session: rate, answer, undo, bury, suspend, edit a
+card away and quit, in any order; the session's summary, its screen and the database agree."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from quizzer.app import study
+from quizzer.app.collection import open_collection
+from quizzer.scheduling.queue import build_queue
+from quizzer.store import cards as card_store
+
+T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+CARDS = {
+    "q-one": '{id: q-one, kind: qa, source: "1.1", question: 问一, answer: 答一, points: [点]}',
+    "q-two": '{id: q-two, kind: qa, source: "1.2", question: 问二, answer: 答二, points: [点]}',
+    "m-one": '{id: m-one, kind: mistake, source: "1.3", claim: 说法, correction: 更正, why: 原因}',
+    "c-one": '{id: c-one, kind: choice, source: "1.4", question: 选, options: [甲, 乙], answer: B, explanation: 乙}',
+    "z-one": '{id: z-one, kind: cloze, source: "1.5", text: "遮 {{c1::15%}} 的词"}',
+}
+HEADER = 'id: st\ntitle: States\nlanguage: zh\nsource: {file: c.txt, sections: "1"}\ncards:\n'
+
+
+def write_deck(folder: Path, ids: list[str]) -> None:
+    (folder / "st.yaml").write_text(HEADER + "".join(f"  - {CARDS[i]}\n" for i in ids), "utf-8")
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    """A database with the schema already in place, copied for every example (fast)."""
+    folder = tmp_path_factory.mktemp("template")
+    write_deck(folder, list(CARDS))
+    collection = open_collection(folder, folder / "template.db")
+    collection.store.close()
+    return folder / "template.db"
+
+
+class StudyStates(RuleBasedStateMachine):
+    template: Path
+    root: Path
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.folder = self.root / f"run{id(self)}"
+        self.folder.mkdir()
+        self.deck_ids = list(CARDS)
+        write_deck(self.folder, self.deck_ids)
+        shutil.copy(self.template, self.folder / "q.db")
+        self.collection = open_collection(self.folder, self.folder / "q.db")
+        queue = build_queue(self.collection.store, T0)
+        self.session = study.StudySession(self.collection, queue, tick=lambda: 0.0)
+        self.views = self.session.start()
+
+    def teardown(self) -> None:
+        self.collection.store.close()
+
+    @property
+    def waiting(self) -> object:
+        return self.views[-1]
+
+    def running(self) -> bool:
+        return not isinstance(self.waiting, study.Summary)
+
+    @precondition(running)
+    @rule(rating=st.integers(1, 4), typed=st.sampled_from(["b", "a", "B", "Z", "AB", "15%", "0.15", "x", ""]))
+    def go_on(self, rating: int, typed: str) -> None:
+        """Whatever the screen waits for: reveal, rate, answer or next."""
+        view = self.waiting
+        if isinstance(view, study.CardView):
+            event: study.Event = study.Answer(typed) if view.graded else study.Reveal()
+        elif isinstance(view, study.BackView):
+            event = study.Rate(rating)
+        else:
+            event = study.Next()
+        self.views = self.session.handle(event)
+
+    @precondition(running)
+    @rule(command=st.sampled_from([study.Undo(), study.Bury(), study.Suspend()]))
+    def command(self, command: study.Event) -> None:
+        self.views = self.session.handle(command)
+
+    @precondition(running)
+    @rule(data=st.data())
+    def edit_a_card_away(self, data: st.DataObject) -> None:
+        if len(self.deck_ids) == 1:
+            return
+        gone = data.draw(st.sampled_from(self.deck_ids))
+        self.deck_ids.remove(gone)
+        write_deck(self.folder, self.deck_ids)
+        self.views = self.session.handle(study.Edited())
+
+    @rule()
+    def quit(self) -> None:  # also after the end: the summary again
+        self.views = self.session.handle(study.Quit())
+        assert isinstance(self.waiting, study.Summary)
+
+    @invariant()
+    def summary_matches_the_database(self) -> None:
+        summary = self.session.summary
+        stored = sum(len(card_store.reviews(self.collection.store, cid)) for cid in CARDS)
+        assert summary.reviewed == stored == len(self.session.history)
+        assert sum(summary.ratings.values()) == summary.reviewed and min(summary.ratings.values(), default=0) >= 0
+        assert 0 <= summary.correct <= summary.reviewed
+
+    @invariant()
+    def the_card_on_screen_may_be_studied(self) -> None:
+        view = self.waiting
+        if isinstance(view, study.CardView):
+            assert view.card_id in self.deck_ids
+            record = card_store.card(self.collection.store, view.card_id)
+            assert not record.suspended and (record.buried_until is None or record.buried_until <= T0)
+            assert view.left == len(self.session.queue) - self.session.position >= 1
+
+
+def test_study_session_commands_in_any_order(template, tmp_path, monkeypatch):
+    monkeypatch.setenv("QUIZ_NOW", T0.isoformat())
+    StudyStates.template, StudyStates.root = template, tmp_path
+    runner = settings(max_examples=25, stateful_step_count=15, deadline=None,
+                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])(StudyStates)
+    runner.TestCase().runTest()
