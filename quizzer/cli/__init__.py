@@ -1,20 +1,17 @@
-"""The ``quiz`` command line: one module per command, each a few lines over the application
-layer (``quizzer.app``) and the terminal front end (``quizzer.terminal``)."""
+"""The ``quiz`` command line: one module per command (or group) in this package, each a few
+lines over the application layer (``quizzer.app``) and the terminal front end
+(``quizzer.terminal``). Every module here is imported to register its commands; they import
+nothing heavy at module level, so ``quiz --help`` stays instant."""
 
 from __future__ import annotations
 
-from quizzer.cli import (  # noqa: F401  (registers)
-    backup,
-    card,
-    checkers,
-    decks,
-    exam,
-    lint,
-    mistakes,
-    overview,
-    study,
-)
+import importlib
+import pkgutil
+
 from quizzer.cli.base import app
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
 
 
 def main() -> None:
