@@ -7,6 +7,7 @@ written, but fewer digits than asked) from "wrong".
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -18,12 +19,20 @@ Outcome = Literal["correct", "wrong", "imprecise", "format"]
 
 HINT = "数字可写 0.478、-1.2e-3、1.09×10^8、21.7%、110M、1.1亿、3/4；向量写 [0.1, 0.2] 或 0.1 0.2"
 
-_NUMBER = re.compile(r"([+-]?)(\d+)?(?:\.(\d*))?(?:e([+-]?\d+))?", re.IGNORECASE)
-_SHIFT = {"%": -2, "k": 3, "m": 6, "b": 9, "万": 4, "亿": 8}  # powers of ten, so "1.1亿" is exact
+# Limits on untrusted text, all checked on the text before any int()/float() conversion.
+MAX_VECTOR_LEN = 64  # numbers in one vector answer (the checkers ask for at most 12)
+MAX_ANSWER_CHARS = 16 * MAX_VECTOR_LEN  # 1024 after normalising: 64 numbers like "-1234.567890, " fit
 MAX_EXPONENT = 300  # past float range a typed number is a typo, not an answer
+MAX_DIGITS = MAX_EXPONENT + 20  # per number: Tolerance.format shows 1e300 as 301 digits + 6 decimals
 IMPRECISE_AT_MOST = 0.25  # an imprecise answer's last digit is worth at most a quarter of the truth
-_THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d+)?")
-_TIMES_TEN = re.compile(r"\s*[×xX*]\s*10\s*\^\s*\(?([+-]?\d+)\)?")
+
+_NUMBER = re.compile(r"([+-]?)([0-9]+)?(?:\.([0-9]*))?(?:e([+-]?[0-9]+))?", re.IGNORECASE)
+_SHIFT = {"%": -2, "k": 3, "m": 6, "b": 9, "万": 4, "亿": 8}  # powers of ten, so "1.1亿" is exact
+_THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]+)?")
+_TIMES_TEN = re.compile(r"(?<=[0-9.])\s*[×xX*]\s*10\s*\^\s*\(?([+-]?[0-9]+)\)?")
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+_SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")
+_SHOWN_CHARS = 40  # how much of a bad token a hint quotes back
 
 
 class AnswerFormatError(ValueError):
@@ -46,33 +55,94 @@ class Grade:
     message: str
 
 
+def _shown(text: str) -> str:
+    """Typed text as a hint quotes it: cut short, invisible / unprintable characters escaped."""
+    if len(text) > _SHOWN_CHARS:
+        text = text[: _SHOWN_CHARS - 1] + "…"
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def _too_long(length: int) -> AnswerFormatError:
+    return AnswerFormatError(
+        f"答案太长（{length} 个字符）：最多 {MAX_ANSWER_CHARS} 个字符，向量最多 {MAX_VECTOR_LEN} 个数。{HINT}"
+    )
+
+
+def _ascii_digits(text: str) -> str:
+    """Decimal digits of any script ("٣", "३", "𝟑") as ASCII, so the grammar reads one set of digits."""
+    if text.isascii():
+        return text
+    return "".join(str(unicodedata.decimal(c)) if not c.isascii() and unicodedata.category(c) == "Nd" else c for c in text)
+
+
 def _normalise(text: str) -> str:
-    """Full-width forms (，％１) to ASCII via NFKC, Unicode minus to '-', 'a×10^n' to 'aen'."""
+    """Full-width forms (，％１) to ASCII via NFKC, Unicode minus to '-', 'a×10^n' to 'aen'.
+
+    Invisible format characters (BOM, zero-width space, LTR/RTL marks) are dropped; any
+    script's decimal digits read as 0-9; superscripts are an exponent ("1.09×10⁸"), never
+    digits glued on ("10²" is not 102); other digit-like symbols ("①", "₂", "½") are errors.
+    """
+    if len(text) > 4 * MAX_ANSWER_CHARS:  # before NFKC, which may lengthen the text
+        raise _too_long(len(text))
+    if not text.isascii():
+        text = _SUPERSCRIPTS.sub(lambda m: f"^({m.group().translate(_SUPERSCRIPT)})", text)
+        kept = []
+        for c in text:
+            category = unicodedata.category(c)
+            if category == "Cf":
+                continue
+            if category == "No":
+                raise AnswerFormatError(f"无法识别 '{_shown(c)}'：数字请用 0-9（全角也可）。{HINT}")
+            kept.append(c)
+        text = "".join(kept)
     text = unicodedata.normalize("NFKC", text).replace("\u2212", "-").strip()
+    if len(text) > MAX_ANSWER_CHARS:
+        raise _too_long(len(text))
+    text = _ascii_digits(text)
     text = re.sub(r"^(≈|~|约)\s*", "", text)
     text = _TIMES_TEN.sub(lambda m: f"e{m.group(1)}", text)
-    return re.sub(r"(?<=[\d.])\s+(?=[%kKmMbB万亿])", "", text)
+    return re.sub(r"(?<=[0-9.])\s+(?=[%kKmMbB万亿])", "", text)
 
 
-def parse_number(token: str) -> Number:
-    """One number: sign, decimals, e-notation, %, K/M/B, 万/亿, or a fraction a/b."""
+def _parse_decimal(token: str) -> Number:
+    """One number without '/': sign, decimals, e-notation, %, K/M/B, 万/亿."""
     token = token.strip()
-    if "/" in token:
-        top, _, bottom = token.partition("/")
-        a, b = parse_number(top), parse_number(bottom)
-        if b.value == 0:
-            raise AnswerFormatError(f"分母不能为 0：'{token}'")
-        return Number(a.value / b.value, 0.0)
     shift = _SHIFT.get(token[-1:].lower())
     match = _NUMBER.fullmatch(token if shift is None else token[:-1])
     if not match or not (match.group(2) or match.group(3)):
-        raise AnswerFormatError(f"无法识别 '{token}'。{HINT}")
+        raise AnswerFormatError(f"无法识别 '{_shown(token)}'。{HINT}")
     sign, whole, frac, exp = match.groups()
+    if len(whole or "") + len(frac or "") > MAX_DIGITS:
+        raise AnswerFormatError(f"'{_shown(token)}' 位数太多：一个数最多 {MAX_DIGITS} 位数字。{HINT}")
+    out_of_range = AnswerFormatError(f"'{_shown(token)}' 超出范围：指数最多 ±{MAX_EXPONENT}。")
+    if len((exp or "0").lstrip("+-").lstrip("0")) > len(str(MAX_EXPONENT)):  # before int(): no 4,300-digit parse
+        raise out_of_range
     exponent = int(exp or 0) + (shift or 0)
     if abs(exponent) > MAX_EXPONENT:
-        raise AnswerFormatError(f"'{token}' 超出范围：指数最多 ±{MAX_EXPONENT}。")
+        raise out_of_range
     value = float(f"{sign}{whole or 0}.{frac or 0}e{exponent}")
+    if not math.isfinite(value):  # "9"*320 fits MAX_DIGITS but not a float
+        raise out_of_range
     return Number(value, 0.5 * 10.0 ** (exponent - len(frac or "")))
+
+
+def parse_number(token: str) -> Number:
+    """One number: sign, decimals, e-notation, %, K/M/B, 万/亿, or a fraction a/b (one '/')."""
+    if len(token) > MAX_ANSWER_CHARS:
+        raise _too_long(len(token))
+    token = _ascii_digits(token.strip())
+    if "/" not in token:
+        return _parse_decimal(token)
+    if token.count("/") > 1:
+        raise AnswerFormatError(f"无法识别 '{_shown(token)}'：分数只能有一个 '/'，如 3/4。{HINT}")
+    top, _, bottom = token.partition("/")
+    a, b = _parse_decimal(top), _parse_decimal(bottom)
+    if b.value == 0:
+        raise AnswerFormatError(f"分母不能为 0：'{_shown(token)}'")
+    value = a.value / b.value
+    if not math.isfinite(value):  # 1e300/1e-300
+        raise AnswerFormatError(f"'{_shown(token)}' 超出范围：指数最多 ±{MAX_EXPONENT}。")
+    return Number(value, 0.0)
 
 
 def read_number(text: str) -> Number:
@@ -84,7 +154,10 @@ def read_number(text: str) -> Number:
 
 
 def _parse(text: str, vector: bool | None = None) -> Number | list[Number]:
-    """vector=None: guess from the text; "1,234,567" (3-digit groups) then reads as one number."""
+    """vector=None: guess from the text; "1,234,567" (3-digit groups) then reads as one number.
+
+    Bounded: at most MAX_ANSWER_CHARS characters, MAX_VECTOR_LEN numbers, MAX_DIGITS digits
+    each; every failure is an AnswerFormatError."""
     text = _normalise(text)
     if not text:
         raise AnswerFormatError(f"答案为空。{HINT}")
@@ -95,6 +168,8 @@ def _parse(text: str, vector: bool | None = None) -> Number | list[Number]:
     tokens = [t for t in re.split(r"[,;、\s]+", body) if t]
     if not tokens:
         raise AnswerFormatError(f"向量是空的。{HINT}")
+    if len(tokens) > MAX_VECTOR_LEN:
+        raise AnswerFormatError(f"向量最多 {MAX_VECTOR_LEN} 个数，你给了 {len(tokens)} 个。{HINT}")
     numbers = [parse_number(t) for t in tokens]
     return numbers if bracketed or len(numbers) > 1 else numbers[0]
 
