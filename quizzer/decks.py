@@ -4,20 +4,28 @@ Validation reports every problem it can find as ``path:line:column: message`` an
 going, because a contributor fixing a pull request wants the whole list at once. Loading
 for study caches validated decks by file content, so starting ``quiz`` does not re-parse
 YAML that has not changed.
+
+Deck files come from pull requests, so reading them assumes nothing: only regular files are
+opened (a symlink is followed, but a FIFO or a device never opened), a file larger than
+:data:`MAX_DECK_BYTES` is refused from its size before it is read, and the read itself stops
+there. The YAML limits (depth, values, text length, control characters) are in ``yamlsource``.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, cast
 
 from pydantic import ValidationError
 
-from quizzer import kinds, model
+from quizzer import kinds, model, yamlsource
 from quizzer.errors import DeckProblems
 from quizzer.kinds.base import Issue
 from quizzer.kinds.validation import issues_from
@@ -25,6 +33,17 @@ from quizzer.yamlsource import Path as DataPath
 from quizzer.yamlsource import YamlDocument, parse
 
 DECK_SUFFIXES = (".yaml", ".yml")
+MAX_DECK_BYTES = 8_000_000  # the shipped decks are 54 and 68 kB; bench/bench_decks.py's 10,000 cards are 5.5 MB
+MAX_PROBLEMS = yamlsource.MAX_PROBLEMS  # listed per file; one last problem says that more are not listed
+
+_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_LONGEST = 1000  # characters of one file name or message shown (a message can quote a long text)
+
+
+def _printable(text: str) -> str:
+    """``text`` on one line, the characters a terminal would obey written as escapes (``\\x1b``), cut if long."""
+    text = text if len(text) <= _LONGEST else text[: _LONGEST - 1] + "…"
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text)
 
 
 @dataclass(frozen=True, order=True)
@@ -34,21 +53,23 @@ class Problem:
     column: int
     message: str
 
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}: {self.message}"
+    def __str__(self) -> str:  # file names and messages can quote a hostile deck: one line, no control characters
+        return f"{_printable(self.file)}:{self.line}:{self.column}: {_printable(self.message)}"
 
     def github(self) -> str:
         message = self.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        return f"::error file={self.file},line={self.line},col={self.column}::{message}"
+        file = self.file.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace(":", "%3A").replace(",", "%2C")
+        return f"::error file={_printable(file)},line={self.line},col={self.column}::{_printable(message)}"
 
 
 @dataclass
 class LoadedDeck:
-    """A valid deck, the file it came from, and the line each card starts on."""
+    """A valid deck, the file it came from, the line each card starts on and the line of its id."""
 
     path: Path
     deck: model.Deck
     lines: dict[str, int] = field(default_factory=dict)
+    id_line: int = 1
 
 
 def bundled_decks() -> Path:
@@ -79,10 +100,13 @@ def deck_files(paths: Iterable[Path]) -> list[Path]:
 
 
 def display(path: Path) -> str:
-    """A path as a contributor would type it: relative to the working directory if inside."""
+    """A path as a contributor would type it: relative to the working directory if inside.
+
+    The file keeps its own name even when it is a symlink (and a symlink loop is no error here).
+    """
     try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
+        return str((Path(os.path.realpath(path.parent)) / path.name).relative_to(Path.cwd()))
+    except (ValueError, OSError):
         return str(path)
 
 
@@ -91,15 +115,13 @@ def display(path: Path) -> str:
 
 def _problems(issues: Iterable[Issue], doc: YamlDocument, base: DataPath, shown: str) -> list[Problem]:
     """Issues found inside the value at ``base`` as positioned problems (no repeats)."""
-    found: list[Problem] = []
+    found: dict[Problem, None] = {}  # ordered, and no quadratic search for repeats
     for issue in issues:
         path = base + issue.path
         at = doc.position(path, prefer_key=issue.prefer_key)
         line = at.line + issue.line_offset + (1 if path in doc.blocks else 0)  # a block's text starts below its '|'
-        problem = Problem(shown, line, at.column if line == at.line else 1, issue.message)
-        if problem not in found:
-            found.append(problem)
-    return found
+        found[Problem(shown, line, at.column if line == at.line else 1, issue.message)] = None
+    return list(found)
 
 
 def _get(data: Any, path: DataPath) -> Any:
@@ -112,6 +134,8 @@ def _check_cards(cards: Iterable[tuple[int, Any]], doc: YamlDocument, shown: str
     """What only each card's kind can judge (checker parameters, worked examples, cloze syntax)."""
     problems: list[Problem] = []
     for index, card in cards:
+        if len(problems) > MAX_PROBLEMS:
+            break  # a hostile deck: the first problems are listed, checking on would only take long
         base = ("cards", index)
         issues = kinds.of(card).check(card, verify, _get(doc.data, base))
         problems += _problems(issues, doc, base, shown)
@@ -126,9 +150,12 @@ class Checked:
     deck: model.Deck | None
     lines: list[tuple[str, int]]
     problems: list[Problem]
+    deck_id: tuple[str, int] | None = None  # the deck's id and its line, if the id is text
 
     def loaded(self) -> LoadedDeck | None:
-        return LoadedDeck(self.path, self.deck, dict(self.lines)) if self.deck and not self.problems else None
+        if not self.deck or self.problems:
+            return None
+        return LoadedDeck(self.path, self.deck, dict(self.lines), self.deck_id[1] if self.deck_id else 1)
 
 
 def _card_lines(doc: YamlDocument) -> list[tuple[str, int]]:
@@ -143,11 +170,37 @@ def _card_lines(doc: YamlDocument) -> list[tuple[str, int]]:
     ]
 
 
+def _deck_id(doc: YamlDocument) -> tuple[str, int] | None:
+    """The deck's id and the line it is on, if it is text."""
+    deck_id = doc.data.get("id") if isinstance(doc.data, dict) else None
+    return (deck_id, doc.position(("id",)).line) if isinstance(deck_id, str) else None
+
+
+class _FirstErrors:
+    """The first errors of a ValidationError: a hostile deck can hold hundreds of thousands, and
+    ``issues_from`` compares each with those before it."""
+
+    def __init__(self, error: ValidationError, limit: int) -> None:
+        self._errors = error.errors(include_url=False)[:limit]
+
+    def errors(self) -> list[Any]:
+        return self._errors
+
+
 def validate_text(text: str, path: Path, *, verify_examples: bool = True) -> Checked:
     """Validate one deck's text, collecting every problem rather than stopping at the first."""
+    checked = _validate(text, path, verify_examples)
+    if len(checked.problems) > MAX_PROBLEMS:  # a hostile deck can have one per value: list the first
+        listed = [p for p in sorted(checked.problems) if p.message != yamlsource.UNLISTED][:MAX_PROBLEMS]
+        checked.problems = listed + [Problem(listed[-1].file, listed[-1].line, listed[-1].column, yamlsource.UNLISTED)]
+    return checked
+
+
+def _validate(text: str, path: Path, verify_examples: bool) -> Checked:
     shown = display(path)
     doc = parse(text)
-    checked = Checked(path, None, _card_lines(doc), [Problem(shown, p.position.line, p.position.column, p.message) for p in doc.problems])
+    problems = [Problem(shown, p.position.line, p.position.column, p.message) for p in doc.problems]
+    checked = Checked(path, None, _card_lines(doc), problems, _deck_id(doc))
     checked.problems += duplicate_ids([(path, checked.lines)])
     if doc.data is None:
         if not checked.problems:
@@ -160,7 +213,8 @@ def validate_text(text: str, path: Path, *, verify_examples: bool = True) -> Che
         checked.deck = model.Deck.model_validate(doc.data)
         valid = list(enumerate(checked.deck.cards))
     except ValidationError as err:
-        checked.problems += _problems(issues_from(err, doc.data), doc, (), shown)
+        first = cast(ValidationError, _FirstErrors(err, MAX_PROBLEMS))
+        checked.problems += _problems(issues_from(first, doc.data), doc, (), shown)
         valid = list(_valid_cards(doc.data))  # still check these: report every problem at once
     checked.problems += _check_cards(valid, doc, shown, verify_examples)
     return checked
@@ -177,12 +231,71 @@ def _valid_cards(data: Any) -> Iterator[tuple[int, Any]]:
                 pass  # its problems are reported with the deck's
 
 
+_FILE_TYPES = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _is_symlink(path: Path) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _not_regular(path: Path, mode: int) -> str:
+    what = next((name for test, name in _FILE_TYPES if test(mode)), "a special file")
+    return f"not a regular file ({'a symlink to ' if _is_symlink(path) else ''}{what}); a deck is a plain file"
+
+
+def _read_bytes(path: Path) -> bytes | str:
+    """The bytes of a regular file of at most MAX_DECK_BYTES, or why it is not read.
+
+    A FIFO or a device is never opened (the type is checked before), the open does not block
+    (O_NONBLOCK, in case the file was swapped since), and the read stops past the limit.
+    """
+    try:
+        info = os.stat(path)  # follows symlinks; a loop is ELOOP
+        if not stat.S_ISREG(info.st_mode):
+            return _not_regular(path, info.st_mode)
+        if info.st_size > MAX_DECK_BYTES:
+            return _too_large(info.st_size)
+        fd = os.open(path, _OPEN_FLAGS)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return _not_regular(path, info.st_mode)
+            chunks: list[bytes] = []
+            size = 0
+            while size <= MAX_DECK_BYTES:
+                chunk = os.read(fd, min(1 << 20, MAX_DECK_BYTES + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            return "symlink loop"
+        if err.errno == errno.ENOENT and _is_symlink(path):
+            return "symlink to a file that does not exist"
+        return f"cannot read: {err.strerror}"
+    if size > MAX_DECK_BYTES:  # it grew since, or its size said 0 (/proc)
+        return _too_large(None)
+    return b"".join(chunks)
+
+
+def _too_large(size: int | None) -> str:
+    limit = f"larger than the {MAX_DECK_BYTES // 1_000_000} MB a deck may be; split it"
+    return f"the file is {size / 1e6:.1f} MB, {limit}" if size is not None else f"the file is {limit}"
+
+
 def _read(path: Path) -> tuple[str | None, bytes | None, list[Problem]]:
     """The file's text (and bytes, the cache key), or the problem that stops reading it."""
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        return None, None, [Problem(display(path), 1, 1, f"cannot read: {err.strerror}")]
+    raw = _read_bytes(path)
+    if isinstance(raw, str):
+        return None, None, [Problem(display(path), 1, 1, raw)]
     try:
         return raw.decode("utf-8"), raw, []
     except UnicodeDecodeError as err:
@@ -190,26 +303,68 @@ def _read(path: Path) -> tuple[str | None, bytes | None, list[Problem]]:
         return None, raw, [Problem(display(path), line, 1, "the file is not UTF-8")]
 
 
-def duplicate_ids(decks: Iterable[tuple[Path, Iterable[tuple[str, int]]]]) -> list[Problem]:
-    """A card id must be unique across all decks: review history hangs on it."""
-    seen: dict[str, tuple[Path, int]] = {}
-    problems: list[Problem] = []
+def duplicate_ids(decks: Iterable[tuple[Path, Iterable[tuple[str, int]]]], what: str = "card",
+                  report: set[Path] | None = None) -> list[Problem]:
+    """An id used twice: card ids must be unique across all decks (review history hangs on
+    them), deck ids too (``--deck`` names one). Each repeat is reported naming the first place.
+
+    With ``report``, only problems in those files are wanted; a clash between one of them and
+    another file is then reported in the one reported, naming the other.
+    """
+    places: dict[str, list[tuple[Path, int]]] = {}
     for path, lines in decks:
-        for card_id, line in lines:
-            if card_id in seen:
-                first, first_line = seen[card_id]
-                problems.append(Problem(display(path), line, 1, f"duplicate card id '{card_id}' (also at {display(first)}:{first_line})"))
+        for name, line in lines:
+            places.setdefault(name, []).append((path, line))
+    problems: list[Problem] = []
+    for name, found in places.items():
+        reported = [i for i, (path, _) in enumerate(found) if report is None or path in report]
+        for i in reported:
+            if i == 0 and len(found) > 1 and len(reported) == 1:
+                other = found[1]  # the first place, clashing with files not reported on
+            elif i > 0:
+                other = found[0]
             else:
-                seen[card_id] = (path, line)
+                continue
+            path, line = found[i]
+            problems.append(Problem(display(path), line, 1, f"duplicate {what} id '{name}' (also at {display(other[0])}:{other[1]})"))
     return problems
 
 
+def _identity(path: Path) -> str:
+    """One name for a path however it is written (``decks/../decks/a.yaml`` is ``decks/a.yaml``).
+
+    Not its inode: a symlink next to its target is a second deck file, loaded twice.
+    """
+    return os.path.normcase(os.path.abspath(path))
+
+
+def _siblings(files: list[Path]) -> list[Path]:
+    """The other deck files in the folders of ``files``: the decks they will be loaded with."""
+    known = {_identity(f) for f in files}
+    found: list[Path] = []
+    for folder in dict.fromkeys(f.parent for f in files):
+        if folder.is_dir():
+            for path in deck_files([folder]):
+                if _identity(path) not in known:
+                    known.add(_identity(path))
+                    found.append(path)
+    return found
+
+
 def lint(paths: Iterable[Path]) -> list[Problem]:
-    """Every problem in the given deck files and folders, duplicate ids across files included."""
+    """Every problem in the given deck files and folders, duplicate ids across files included.
+
+    The ids are also checked against the other deck files in the same folders (the decks a
+    given file will be loaded with), though only the given files' problems are reported.
+    """
     problems: list[Problem] = []
-    lines: list[tuple[Path, list[tuple[str, int]]]] = []
+    card_ids: list[tuple[Path, list[tuple[str, int]]]] = []
+    deck_ids: list[tuple[Path, list[tuple[str, int]]]] = []
     paths = list(paths)
-    files = deck_files(paths)
+    unique: dict[str, Path] = {}
+    for path in deck_files(paths):
+        unique.setdefault(_identity(path), path)  # each file once, however often it is named
+    files = list(unique.values())
     if not files:
         shown = ", ".join(display(p) for p in paths) or "."
         return [Problem(shown, 1, 1, f"no deck files ({', '.join('*' + s for s in DECK_SUFFIXES)}) found")]
@@ -220,8 +375,17 @@ def lint(paths: Iterable[Path]) -> list[Problem]:
             checked = validate_text(text, path)
             problems += checked.problems
             first_lines = {card_id: line for card_id, line in reversed(checked.lines)}
-            lines.append((path, list(first_lines.items())))  # repeats inside a file are reported already
-    return sorted(problems + duplicate_ids(lines))
+            card_ids.append((path, list(first_lines.items())))  # repeats inside a file are reported already
+            deck_ids.append((path, [checked.deck_id] if checked.deck_id else []))
+    for path in _siblings(files):  # read for their ids only; their own problems are not asked for
+        text = _read(path)[0]
+        if text is not None:
+            doc = parse(text)
+            card_ids.append((path, list({card_id: line for card_id, line in reversed(_card_lines(doc))}.items())))
+            deck_ids.append((path, [deck_id] if (deck_id := _deck_id(doc)) else []))
+    given = set(files)
+    problems += duplicate_ids(card_ids, "card", given) + duplicate_ids(deck_ids, "deck", given)
+    return sorted(problems)
 
 
 # ---------------------------------------------------------------- loading with a cache
@@ -236,7 +400,17 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("quizzer")) / "decks"
 
 
-_MODEL_FINGERPRINT = hashlib.sha256(Path(model.__file__).read_bytes()).hexdigest()[:16]
+def _fingerprint() -> str:
+    """The code that decides what a valid deck is: a cached deck is only trusted by the same code."""
+    package = Path(__file__).parent
+    sources = [package / "model.py", package / "yamlsource.py", package / "decks.py", *sorted((package / "kinds").glob("*.py"))]
+    digest = hashlib.sha256()
+    for source in sources:
+        digest.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+_MODEL_FINGERPRINT = _fingerprint()
 
 
 def _cache_path(raw: bytes) -> Path:
@@ -251,8 +425,8 @@ def _load_one(path: Path) -> LoadedDeck:
     cached = _cache_path(raw)
     try:
         stored = json.loads(cached.read_text("utf-8"))
-        return LoadedDeck(path, model.Deck.model_validate(stored["deck"]), stored["lines"])
-    except (OSError, ValueError, KeyError):
+        return LoadedDeck(path, model.Deck.model_validate(stored["deck"]), stored["lines"], stored["id_line"])
+    except (OSError, ValueError, KeyError, TypeError):
         pass  # not cached yet, or cached by another format version: parse again
     checked = validate_text(text, path, verify_examples=False)
     loaded = checked.loaded()
@@ -261,7 +435,8 @@ def _load_one(path: Path) -> LoadedDeck:
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"deck": loaded.deck.model_dump(mode="json"), "lines": loaded.lines}, ensure_ascii=False), "utf-8")
+        entry = {"deck": loaded.deck.model_dump(mode="json"), "lines": loaded.lines, "id_line": loaded.id_line}
+        tmp.write_text(json.dumps(entry, ensure_ascii=False), "utf-8")
         tmp.replace(cached)
     except OSError:
         pass  # an unwritable cache only costs speed
@@ -278,6 +453,7 @@ def load_decks(dirs: Iterable[Path]) -> list[LoadedDeck]:
         except DeckProblems as err:
             problems += err.problems
     problems += duplicate_ids((d.path, d.lines.items()) for d in decks)
+    problems += duplicate_ids(((d.path, [(d.deck.id, d.id_line)]) for d in decks), "deck")
     if problems:
         raise DeckProblems(sorted(problems))
     return decks

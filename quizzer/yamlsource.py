@@ -5,10 +5,19 @@ event stream ourselves. Nothing can run (there is no constructor to call), every
 stays the exact text its author wrote (YAML 1.1 would turn ``no`` into False and ``1.10``
 into 1.1; the deck model converts numbers where a field wants one), and anchors, aliases,
 tags and repeated keys become problems with a line and column instead of surprises.
+
+A hostile file must not crash, hang or exhaust memory either, so the builder never goes
+deeper than :data:`MAX_DEPTH` collections (it skips the rest of a deeper subtree by counting
+events, without recursing), stops reading after :data:`MAX_VALUES` values, and reports a
+text longer than :data:`MAX_TEXT` characters. Control characters, which a learner's terminal
+would obey, are refused: anywhere in the file as written (YAML itself forbids most of them,
+even in comments), and in a text's value, where a double-quoted escape (``"\\e"``) could put
+them.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -21,6 +30,33 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 
 Path = tuple[str | int, ...]
 NULLS = {"", "~", "null", "Null", "NULL"}
+
+MAX_DEPTH = 20  # collections nested in one another; a deck needs 7 (deck, cards, card, example, inputs, matrix, row)
+MAX_TEXT = 20_000  # characters in one text; the shipped decks' longest is under 400
+MAX_VALUES = 250_000  # scalars and collections (keys included) in one file; a 100-card deck has ~2,500
+MAX_PROBLEMS = 100  # problems listed per file; one last problem says that more are not listed
+UNLISTED = "more problems in this file are not listed; fix these first"
+
+# Refused anywhere in the file as written: C0 controls but tab and line breaks, DEL, C1 controls
+# (U+0080-U+009F), the bidi embeddings, overrides and isolates that make text read differently
+# from what it is ("Trojan Source"), and lone surrogates (only a str built in Python has them).
+FORBIDDEN_IN_FILE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# Refused in a text's value, where double-quoted escapes ("\e", "\x9b") can put them: the same, and CR.
+FORBIDDEN_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_CONTROL_NAMES = {0x00: "NUL", 0x07: "BEL", 0x08: "BS", 0x0B: "VT", 0x0C: "FF", 0x0D: "CR", 0x1B: "ESC", 0x7F: "DEL", 0x85: "NEL", 0x9B: "CSI"}
+
+
+def describe(char: str) -> str:
+    """A refused character as a contributor can find it: ``control character U+001B (ESC)``."""
+    code = ord(char)
+    if 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069:
+        return f"bidi control U+{code:04X}"
+    if 0xD800 <= code <= 0xDFFF:
+        return f"lone surrogate U+{code:04X}"
+    if code < 0x20 or 0x7F <= code <= 0x9F:
+        name = _CONTROL_NAMES.get(code)
+        return f"control character U+{code:04X}" + (f" ({name})" if name else "")
+    return f"character U+{code:04X}"
 
 
 @dataclass(frozen=True, order=True)
@@ -50,6 +86,18 @@ class YamlDocument:
     keys: dict[Path, Position] = field(default_factory=dict)
     blocks: set[Path] = field(default_factory=set)  # texts written as '|' or '>' blocks
     problems: list[YamlProblem] = field(default_factory=list)
+    unlisted: int = 0  # problems past MAX_PROBLEMS, not listed
+
+    @property
+    def full(self) -> bool:
+        """Whether MAX_PROBLEMS are listed: further problems are only counted."""
+        return len(self.problems) >= MAX_PROBLEMS
+
+    def report(self, where: Position, message: str) -> None:
+        if self.full:
+            self.unlisted += 1
+        else:
+            self.problems.append(YamlProblem(where, message))
 
     def position(self, path: Path, *, prefer_key: bool = False) -> Position:
         """Where ``path`` is, or its nearest enclosing value that exists."""
@@ -62,83 +110,204 @@ class YamlDocument:
         return Position(1, 1)
 
 
+_BREAK = re.compile("\r\n?|[\n\u2028\u2029]")  # what the parser counts as a new line
+
+
+class _Lines:
+    """Line and column of text offsets visited in order, found in one pass over the text."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.pos, self.line, self.start = text, 0, 1, 0
+
+    def at(self, index: int) -> Position:
+        for match in _BREAK.finditer(self.text, self.pos, index):
+            self.line, self.start = self.line + 1, match.end()
+        self.pos = max(self.pos, index)
+        return Position(self.line, index - self.start + 1)
+
+
 def parse(text: str) -> YamlDocument:
-    """Parse ``text`` into a :class:`YamlDocument`; syntax errors become its one problem."""
+    """Parse ``text`` into a :class:`YamlDocument`; a file it cannot read has no data, only problems."""
     doc = YamlDocument(data=None)
-    try:
-        events = yaml.parse(text, Loader=_Loader)
-        _Builder(doc, events).document()
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        where = Position.of(mark) if mark else Position(1, 1)
-        what = err.problem or err.context or "invalid YAML"
-        doc.problems.append(YamlProblem(where, f"YAML syntax error: {what}"))
-        doc.data = None
+    if not _refuse_characters(text, doc):
+        try:
+            events = yaml.parse(text, Loader=_Loader)
+            _Builder(doc, events).document()
+        except yaml.MarkedYAMLError as err:
+            mark = err.problem_mark or err.context_mark
+            where = Position.of(mark) if mark else Position(1, 1)
+            what = err.problem or err.context or "invalid YAML"
+            doc.report(where, f"YAML syntax error: {what}")
+            doc.data = None
+        except yaml.reader.ReaderError as err:  # not a MarkedYAMLError: a character the reader refuses
+            char = chr(err.character) if isinstance(err.character, int) else None
+            index = text.find(char) if char else -1
+            where = _Lines(text).at(index) if index >= 0 else Position(1, 1)
+            doc.report(where, f"YAML syntax error: {describe(char) if char else 'a character'}: {err.reason}")
+            doc.data = None
+        except yaml.YAMLError as err:  # any other error of the parser: still a problem, never a traceback
+            doc.report(Position(1, 1), f"YAML syntax error: {err}")
+            doc.data = None
+        except _TooMany:
+            doc.data = None
+    if doc.unlisted:
+        last = doc.problems[-1].position
+        doc.problems.append(YamlProblem(last, UNLISTED))
     return doc
+
+
+def _refuse_characters(text: str, doc: YamlDocument) -> bool:
+    """Report every character the file may not hold (as written, comments included); any found?"""
+    lines = _Lines(text)
+    for match in FORBIDDEN_IN_FILE.finditer(text):
+        if doc.full:  # count the rest without placing each one
+            rest = text[match.start():]
+            doc.unlisted += len(rest) - len(FORBIDDEN_IN_FILE.sub("", rest))
+            break
+        doc.report(lines.at(match.start()), f"{describe(match.group())} is not allowed in a deck file, not even in a comment; delete it")
+    return bool(doc.problems)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """A name from the file, cut to fit in a message."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _field(path: Path) -> str:
+    """The field a value belongs to, for messages: ``question``, ``points``, ``key``."""
+    for part in reversed(path):
+        if isinstance(part, str):
+            return _short(part) if not part.startswith("<") else "key" if part == "<key>" else "value"
+    return "value"
+
+
+class _TooMany(Exception):
+    """Too many values, or too deep: the rest of the file is not read."""
+
+
+_OPEN = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
 class _Builder:
     def __init__(self, doc: YamlDocument, events: Iterator[yaml.Event]) -> None:
         self.doc = doc
         self.events = events
+        self.count = 0
 
     def problem(self, event: yaml.Event, message: str) -> None:
-        self.doc.problems.append(YamlProblem(Position.of(event.start_mark), message))
+        self.doc.report(Position.of(event.start_mark), message)
+
+    def counted(self, event: yaml.Event) -> None:
+        self.count += 1
+        if self.count > MAX_VALUES:
+            self.too_many(event)
+
+    def too_many(self, event: yaml.Event) -> None:
+        self.problem(event, f"more than {MAX_VALUES:,} values in one file; the rest is not read (split the deck)")
+        raise _TooMany
 
     def document(self) -> None:
         documents = 0
         for event in self.events:
             if isinstance(event, yaml.DocumentStartEvent):
                 documents += 1
-                data = self.node(next(self.events), ())
+                data = self.node(next(self.events), (), 1)
                 if documents == 1:
                     self.doc.data = data
                 else:
                     self.problem(event, "a deck file holds one YAML document; remove the extra '---'")
 
-    def node(self, event: yaml.Event, path: Path) -> Any:
+    def node(self, event: yaml.Event, path: Path, depth: int) -> Any:
+        """The value that starts with ``event``, at ``depth`` (the top is 1)."""
+        self.count += 1
+        if self.count > MAX_VALUES:
+            self.too_many(event)
         self.doc.values.setdefault(path, Position.of(event.start_mark))
         if isinstance(event, yaml.AliasEvent):
-            self.problem(event, f"aliases (*{event.anchor}) are not allowed in decks; write the value out")
+            self.problem(event, f"aliases (*{_short(event.anchor)}) are not allowed in decks; write the value out")
             return None
         if getattr(event, "anchor", None):
-            self.problem(event, f"anchors (&{event.anchor}) are not allowed in decks; write the value out")
+            self.problem(event, f"anchors (&{_short(event.anchor)}) are not allowed in decks; write the value out")
         tag = getattr(event, "tag", None)
         if tag is not None and tag != "!":
             short = tag.replace("tag:yaml.org,2002:", "!!")
-            self.problem(event, f"tags ({short}) are not allowed in decks; remove it (and quote the text if needed)")
+            self.problem(event, f"tags ({_short(short)}) are not allowed in decks; remove it (and quote the text if needed)")
         if isinstance(event, yaml.ScalarEvent):
             if event.style in ("|", ">"):
                 self.doc.blocks.add(path)
-            plain = event.implicit[0]
-            return None if plain and event.value in NULLS else event.value
+            if event.implicit[0] and event.value in NULLS:
+                return None
+            value: str = event.value
+            if len(value) > MAX_TEXT or FORBIDDEN_IN_TEXT.search(value):
+                value = self.refuse_text(event, path)
+            return value
+        if isinstance(event, _OPEN) and depth > MAX_DEPTH:
+            self.problem(event, f"nested deeper than {MAX_DEPTH} levels (a deck needs 7); this part is not read")
+            self.skip()
+            return None
         if isinstance(event, yaml.SequenceStartEvent):
             items: list[Any] = []
             for event in self.events:
                 if isinstance(event, yaml.SequenceEndEvent):
                     return items
-                items.append(self.node(event, path + (len(items),)))
+                items.append(self.node(event, path + (len(items),), depth + 1))
         if isinstance(event, yaml.MappingStartEvent):
-            return self.mapping(path)
+            return self.mapping(path, depth)
         raise AssertionError(f"unexpected YAML event {event!r}")  # pragma: no cover
 
-    def mapping(self, path: Path) -> dict[str, Any]:
+    def refuse_text(self, event: yaml.ScalarEvent, path: Path) -> str:
+        """Report a text too long or holding a control character; one too long is cut at the limit
+        (checking the rest could take ages)."""
+        value: str = event.value
+        if len(value) > MAX_TEXT:
+            self.problem(event, f"{_field(path)}: text is {len(value):,} characters long; the limit is {MAX_TEXT:,}")
+            value = value[:MAX_TEXT]
+        bad = FORBIDDEN_IN_TEXT.search(value)
+        if bad:  # written as an escape ("\\e", "\\x9b"): the file itself holds none
+            if self.doc.full:
+                self.doc.unlisted += 1
+            else:
+                self.problem(event, f"{_field(path)}: {describe(bad.group())} is not allowed in a text (a terminal would obey it); remove it")
+        return value
+
+    def skip(self) -> None:
+        """Read past the rest of the collection just opened without building it: no recursion, a count.
+
+        Nesting twice as deep as allowed stops the reading: the parser slows down with every level.
+        """
+        open_collections = 1
+        for event in self.events:
+            if isinstance(event, _OPEN):
+                self.counted(event)
+                open_collections += 1
+                if open_collections > MAX_DEPTH:
+                    self.problem(event, f"nested deeper than {2 * MAX_DEPTH} levels; the rest of the file is not read")
+                    raise _TooMany
+            elif isinstance(event, _CLOSE):
+                open_collections -= 1
+                if open_collections == 0:
+                    return
+            elif isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+                self.counted(event)
+
+    def mapping(self, path: Path, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
         for key_event in self.events:
             if isinstance(key_event, yaml.MappingEndEvent):
                 return result
-            key = self.node(key_event, path + ("<key>",))
+            key = self.node(key_event, path + ("<key>",), depth + 1)
             value_event = next(self.events)
             if not isinstance(key, str):
                 self.problem(key_event, "mapping keys must be plain words")
-                self.node(value_event, path + ("<key>",))
+                self.node(value_event, path + ("<key>",), depth + 1)
                 continue
             here = path + (key,)
             if key in result:
                 first = self.doc.keys[here]
-                self.problem(key_event, f"duplicate key '{key}' (first at line {first.line}); YAML would keep only the last")
-                self.node(value_event, path + ("<duplicate>",))
+                self.problem(key_event, f"duplicate key '{_short(key)}' (first at line {first.line}); YAML would keep only the last")
+                self.node(value_event, path + ("<duplicate>",), depth + 1)
                 continue
             self.doc.keys[here] = Position.of(key_event.start_mark)
-            result[key] = self.node(value_event, here)
+            result[key] = self.node(value_event, here, depth + 1)
         raise AssertionError("unterminated mapping")  # pragma: no cover

@@ -1,0 +1,281 @@
+"""Deck files as a hostile pull request could write them: every one is a positioned problem
+(`path:line:column: message`, exit 1), never a crash, a hang or runaway memory, in `quiz lint`
+and in loading for study (`quiz decks`, `quiz study`: the problems, then `Error:` last)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from quizzer.cli import app
+
+runner = CliRunner()
+
+DECK = """\
+id: hostile
+title: 测试
+language: zh
+source:
+  file: course.txt
+  sections: "1"
+cards:
+  - id: qa-one
+    kind: qa
+    source: "1.1"
+    question: 什么是 BERT？
+    answer: 一个 Encoder-only 模型。
+    points: [Encoder-only]
+"""
+QUESTION_LINE = 11
+
+
+def folder_with(tmp_path: Path, text: str | None = DECK, name: str = "deck.yaml") -> Path:
+    folder = tmp_path / "decks"
+    folder.mkdir(exist_ok=True)
+    if text is not None:
+        (folder / name).write_text(text, "utf-8")
+    return folder
+
+
+def cli(*args: str) -> tuple[int, list[str], list[str]]:
+    """Exit code, stdout lines and stderr lines of `quiz ARGS`, which must not have crashed."""
+    result = runner.invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    return result.exit_code, result.stdout.splitlines(), result.stderr.splitlines()
+
+
+def process(*args: str, timeout: float, memory: int | None = None) -> tuple[int, list[str], list[str]]:
+    """`python -m quizzer ARGS` in a child process, under a timeout and an address-space limit."""
+
+    def limit() -> None:
+        if memory is not None:
+            import resource  # POSIX, as are the files these tests make
+
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    try:
+        done = subprocess.run([sys.executable, "-m", "quizzer", *args], check=False, capture_output=True, text=True,
+                              timeout=timeout, preexec_fn=limit, env={**os.environ, "COLUMNS": "200"})
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"`quiz {' '.join(args)}` still running after {timeout} s")
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr[-3000:]
+    return done.returncode, done.stdout.splitlines(), done.stderr.splitlines()
+
+
+def assert_lint_reports(result: tuple[int, list[str], list[str]], *expected: str) -> None:
+    """`quiz lint` exited 1 and printed each expected `path:line:column: message` (by its ending)."""
+    code, out, _ = result
+    assert code == 1, out
+    for row in expected:
+        assert any(line == row or line.endswith(os.sep + row) for line in out), (row, out)
+
+
+def assert_load_refuses(result: tuple[int, list[str], list[str]], *expected: str) -> None:
+    """`quiz decks` / `quiz study` exited 1: the problems on stderr, then `Error:` last."""
+    code, _, err = result
+    assert code == 1, err
+    assert err and err[-1].startswith("Error: the decks have"), err
+    for row in expected:
+        assert any(row in line for line in err[:-1]), (row, err)
+
+
+# ---------------------------------------------------------------- 1. special files
+
+
+def test_symlink_to_dev_zero_is_refused_without_reading_it(tmp_path):
+    """Today lint and study read /dev/zero until memory runs out (23 GB); git stores the symlink."""
+    folder = folder_with(tmp_path)
+    (folder / "zero.yaml").symlink_to("/dev/zero")
+    for command in (["lint", str(folder)], ["decks", "--decks", str(folder)]):
+        result = process(*command, timeout=60, memory=1 << 30)
+        expected = "zero.yaml:1:1: not a regular file (a symlink to a character device); a deck is a plain file"
+        if command[0] == "lint":
+            assert_lint_reports(result, expected)
+            assert len(result[1]) == 1  # the good deck next to it has nothing to report
+        else:
+            assert_load_refuses(result, expected)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_named_pipe_is_refused_without_opening_it(tmp_path):
+    """Today opening `p.yaml` waits forever for a writer."""
+    folder = folder_with(tmp_path)
+    os.mkfifo(folder / "p.yaml")
+    expected = "p.yaml:1:1: not a regular file (a named pipe); a deck is a plain file"
+    assert_lint_reports(process("lint", str(folder), timeout=20), expected)
+    assert_lint_reports(process("lint", str(folder / "p.yaml"), timeout=20), expected)
+    assert_load_refuses(process("decks", "--decks", str(folder), timeout=20), expected)
+
+
+def test_folder_named_like_a_deck_is_not_a_deck(tmp_path):
+    folder = folder_with(tmp_path)
+    (folder / "sub.yaml").mkdir()
+    assert_lint_reports(cli("lint", str(folder)), "sub.yaml:1:1: not a regular file (a folder); a deck is a plain file")
+
+
+# ---------------------------------------------------------------- 2. symlinks
+
+
+def test_symlink_loop_is_a_problem_not_a_crash(tmp_path):
+    """Today `Path.resolve()` raises RuntimeError before any error handling, in lint and in study."""
+    folder = folder_with(tmp_path)
+    (folder / "loop.yaml").symlink_to("loop.yaml")
+    (folder / "ping.yaml").symlink_to("pong.yaml")
+    (folder / "pong.yaml").symlink_to("ping.yaml")
+    result = cli("lint", str(folder))
+    assert_lint_reports(result, "loop.yaml:1:1: symlink loop", "ping.yaml:1:1: symlink loop", "pong.yaml:1:1: symlink loop")
+    assert len(result[1]) == 3
+    assert_lint_reports(cli("lint", str(folder / "loop.yaml")), "loop.yaml:1:1: symlink loop")
+    assert_load_refuses(cli("decks", "--decks", str(folder)), "loop.yaml:1:1: symlink loop")
+    assert_load_refuses(cli("study", "--decks", str(folder)), "loop.yaml:1:1: symlink loop")
+
+
+def test_symlink_to_a_regular_file_is_read(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "real.yaml").write_text(DECK.replace("question: 什么是 BERT？", "question: linked"), "utf-8")
+    folder = folder_with(tmp_path, None)
+    (folder / "link.yaml").symlink_to(elsewhere / "real.yaml")
+    assert cli("lint", str(folder))[0] == 0
+    code, out, _ = cli("decks", "--decks", str(folder))
+    assert code == 0 and any("hostile" in line for line in out)
+    (folder / "dangling.yaml").symlink_to(tmp_path / "missing.yaml")
+    assert_lint_reports(cli("lint", str(folder)), "dangling.yaml:1:1: symlink to a file that does not exist")
+
+
+# ---------------------------------------------------------------- 3. sizes
+
+
+def test_file_over_the_size_limit_is_refused_before_reading(tmp_path):
+    """A valid deck padded past 8 MB with a comment: today it passes lint (slowly)."""
+    folder = folder_with(tmp_path, DECK + "# " + "x" * 8_100_000 + "\n")
+    expected = "deck.yaml:1:1: the file is 8.1 MB, larger than the 8 MB a deck may be; split it"
+    assert_lint_reports(cli("lint", str(folder)), expected)
+    assert_load_refuses(cli("decks", "--decks", str(folder)), expected)
+
+
+def test_text_over_the_length_limit_is_a_problem_at_its_line(tmp_path):
+    """Today a 50 MB question passes lint and study spends minutes rendering it."""
+    folder = folder_with(tmp_path, DECK.replace("question: 什么是 BERT？", "question: " + "长" * 20_000))
+    assert cli("lint", str(folder))[0] == 0  # the limit itself is allowed
+    folder = folder_with(tmp_path, DECK.replace("question: 什么是 BERT？", "question: " + "长" * 20_001))
+    expected = f"deck.yaml:{QUESTION_LINE}:15: question: text is 20,001 characters long; the limit is 20,000"
+    result = cli("lint", str(folder))
+    assert_lint_reports(result, expected)
+    assert len(result[1]) == 1
+    assert_load_refuses(cli("decks", "--decks", str(folder)), expected)
+    assert_load_refuses(cli("study", "--decks", str(folder)), expected)
+
+
+# ---------------------------------------------------------------- 4. control characters
+
+
+@pytest.mark.parametrize("char, described", [
+    ("\x00", "control character U+0000 (NUL)"),
+    ("\x07", "control character U+0007 (BEL)"),
+    ("\x1b", "control character U+001B (ESC)"),
+    ("\x7f", "control character U+007F (DEL)"),
+    ("\x9b", "control character U+009B (CSI)"),
+    ("\u202e", "bidi control U+202E"),
+])
+def test_control_character_in_the_file_is_a_positioned_problem(tmp_path, char, described):
+    """Even in a comment: today the C loader raises ReaderError (not a MarkedYAMLError), a traceback."""
+    folder = folder_with(tmp_path, DECK.replace("  - id: qa-one\n", f"  # a comment with {char}[31m in it\n  - id: qa-one\n"))
+    expected = f"deck.yaml:8:20: {described} is not allowed in a deck file, not even in a comment; delete it"
+    result = cli("lint", str(folder))
+    assert_lint_reports(result, expected)
+    assert len(result[1]) == 1
+    assert_load_refuses(cli("decks", "--decks", str(folder)), expected)
+    assert_load_refuses(cli("study", "--decks", str(folder)), expected)
+
+
+@pytest.mark.parametrize("escape, described", [
+    ("\\e[2J", "control character U+001B (ESC)"),
+    ("\\a", "control character U+0007 (BEL)"),
+    ("\\0", "control character U+0000 (NUL)"),
+    ("\\r", "control character U+000D (CR)"),
+    ("\\x9b", "control character U+009B (CSI)"),
+    ("\\u2066", "bidi control U+2066"),
+])
+def test_control_character_written_as_an_escape_is_refused_in_a_text(tmp_path, escape, described):
+    """A double-quoted escape puts the character in the value although the file holds none."""
+    folder = folder_with(tmp_path, DECK.replace("question: 什么是 BERT？", f'question: "什么是 {escape}BERT？"'))
+    expected = f"deck.yaml:{QUESTION_LINE}:15: question: {described} is not allowed in a text (a terminal would obey it); remove it"
+    assert_lint_reports(cli("lint", str(folder)), expected)
+    assert_load_refuses(cli("decks", "--decks", str(folder)), expected)
+
+
+def test_a_problem_never_prints_the_control_characters_it_quotes(tmp_path):
+    folder = folder_with(tmp_path, DECK + '    "\\e]0;pwned\\a\\e[2J": x\n')
+    code, out, _ = cli("lint", str(folder))
+    assert code == 1 and out
+    assert not any(c in "\n".join(out) for c in "\x1b\x07")
+    assert any("unknown field '\\x1b]0;pwned\\x07\\x1b[2J'" in line for line in out), out
+
+
+def test_every_yaml_reader_error_is_positioned(tmp_path):
+    """U+FFFE passes the deck's own character check; the YAML reader refuses it: still file:line."""
+    folder = folder_with(tmp_path, DECK.replace("什么是 BERT？", "什么是 \ufffe？"))
+    expected = f"deck.yaml:{QUESTION_LINE}:19: YAML syntax error: character U+FFFE: control characters are not allowed"
+    assert_lint_reports(cli("lint", str(folder)), expected)
+    assert_load_refuses(cli("decks", "--decks", str(folder)), expected)
+
+
+# ---------------------------------------------------------------- 5. nesting
+
+
+def test_deep_nesting_is_a_problem_not_a_recursion_error(tmp_path):
+    """500 nested mappings: today a RecursionError in lint and in study."""
+    nested = "{a: " * 500 + "b" + "}" * 500
+    folder = folder_with(tmp_path, DECK + f"    example: {nested}\n")
+    # deck, cards, card, then example's '{' at column 14 is level 4: level 21 is the 18th '{a: '
+    expected = f"deck.yaml:14:{14 + 4 * 17}: nested deeper than 20 levels (a deck needs 7); this part is not read"
+    assert_lint_reports(cli("lint", str(folder)), expected,
+                        f"deck.yaml:14:{14 + 4 * 37}: nested deeper than 40 levels; the rest of the file is not read")
+    assert_load_refuses(cli("decks", "--decks", str(folder)), expected)
+    assert_load_refuses(cli("study", "--decks", str(folder)), expected)
+
+
+def test_a_million_levels_stop_the_reading_quickly(tmp_path):
+    """The YAML parser slows down with every open level: reading stops at twice the limit."""
+    folder = folder_with(tmp_path, DECK + "    example: " + "[" * 1_000_000 + "]" * 1_000_000 + "\n")
+    result = process("lint", str(folder), timeout=60, memory=1 << 30)
+    assert_lint_reports(result, f"deck.yaml:14:{14 + 17}: nested deeper than 20 levels (a deck needs 7); this part is not read",
+                        f"deck.yaml:14:{14 + 37}: nested deeper than 40 levels; the rest of the file is not read")
+
+
+# ---------------------------------------------------------------- 6. deck ids
+
+
+def test_deck_ids_are_unique_across_the_folder(tmp_path):
+    """Today two files with one deck id pass lint and `quiz decks` shows two rows."""
+    folder = folder_with(tmp_path, DECK, "a.yaml")
+    folder_with(tmp_path, DECK.replace("qa-one", "qa-two"), "b.yaml")
+    expected = f"b.yaml:1:1: duplicate deck id 'hostile' (also at {folder / 'a.yaml'}:1)"
+    result = cli("lint", str(folder))
+    assert_lint_reports(result, expected)
+    assert len(result[1]) == 1
+    assert_load_refuses(cli("decks", "--decks", str(folder)), expected)
+
+
+def test_linting_one_file_checks_its_ids_against_the_other_decks_in_its_folder(tmp_path):
+    """CONTRIBUTING says `quiz lint decks/FILE`: the clash is reported in the file linted, naming the
+    other place; the other deck's own problems are not (they are not what was asked)."""
+    folder = folder_with(tmp_path, DECK + "    extra: 1\n", "a.yaml")  # a's own problem: an unknown field
+    folder_with(tmp_path, DECK.replace("title: 测试", "title: 另一个"), "b.yaml")
+    a, b = folder / "a.yaml", folder / "b.yaml"
+    code, out, _ = cli("lint", str(b))
+    assert code == 1
+    assert out == [f"{b}:1:1: duplicate deck id 'hostile' (also at {a}:1)",
+                   f"{b}:8:1: duplicate card id 'qa-one' (also at {a}:8)"]
+    code, out, _ = cli("lint", str(a))
+    assert code == 1
+    assert out == [f"{a}:1:1: duplicate deck id 'hostile' (also at {b}:1)",
+                   f"{a}:8:1: duplicate card id 'qa-one' (also at {b}:8)",
+                   f"{a}:14:5: unknown field 'extra'"]
