@@ -60,7 +60,7 @@ def problems(result) -> list[tuple[int, int, str]]:
 def test_valid_deck_passes(tmp_path):
     result = lint(write(tmp_path, QA + CHOICE))
     assert result.exit_code == 0, result.stdout
-    assert result.stdout == ""
+    assert result.stdout == "1 deck, 2 cards: no problems\n"
 
 
 def test_shipped_decks_pass():

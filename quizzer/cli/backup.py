@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, app, where
+from quizzer.cli.base import DbOption, JsonOption, app, where
 from quizzer.errors import BackupError, UsageError
 
 backup_app = typer.Typer(help="List and restore the automatic backups.", no_args_is_help=True,
@@ -25,11 +25,19 @@ def _db_path(ctx: typer.Context, db: Path | None) -> Path:
 
 
 @backup_app.command("list")
-def backup_list(ctx: typer.Context, db: DbOption = None) -> None:
+def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = None) -> None:
     """The backups, newest first."""
     from quizzer import backup
 
-    for item in backup.list_backups(_db_path(ctx, db)):
+    items = backup.list_backups(_db_path(ctx, db))
+    if as_json:
+        from quizzer.cli.output import emit_json
+
+        emit_json([{"path": str(item.path), "taken_at": item.taken_at} for item in items])
+        return
+    if not items:
+        typer.echo("No backups yet (one is taken at most every 30 minutes of use).")
+    for item in items:
         typer.echo(f"{item.taken_at.astimezone():%Y-%m-%d %H:%M:%S}  {item.path}")
 
 

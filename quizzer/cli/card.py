@@ -1,54 +1,103 @@
-"""``quiz card ID``: one card's text, memory state and review history."""
+"""``quiz show ID``: one card as study and exam show it (front, back, worked solution), its
+memory state and its review history. ``quiz card ID`` is a hidden alias, kept for scripts."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from quizzer.cli.base import DbOption, DecksOption, app, collection, console
+from quizzer.cli.base import DbOption, DecksOption, JsonOption, app, collection, console
+
+if TYPE_CHECKING:
+    from quizzer.app.browse import Shown
 
 
-@app.command()
-def card(
+def show(
     ctx: typer.Context,
-    card_id: Annotated[str, typer.Argument(metavar="ID", help="A card id, as `quiz lint` and the decks show them.")],
+    card_id: Annotated[str, typer.Argument(metavar="ID", help="A card id, as `quiz cards` lists them.")],
+    seed: Annotated[Optional[int], typer.Option(
+        "--seed", metavar="N", show_default=False,
+        help="A generated (numeric) card: ask the question drawn from seed N (default: a fresh one).")] = None,
     unsuspend: Annotated[bool, typer.Option("--unsuspend", help="Put a suspended card back into the drill.")] = False,
+    as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    """One card: its text, its memory state and its review history."""
+    """One card: its question and answer as study asks them, its memory state and review history."""
+    from quizzer import clock
+    from quizzer.app import browse
+    from quizzer.cli.output import emit_json
+    from quizzer.scheduling import answer as answering
+
+    opened = collection(ctx, decks_dir, db)
+    shown = browse.show(opened, card_id, clock.now(), seed)  # CardNotFound (exit 1) before any change
+    if unsuspend and shown.info.suspended:
+        answering.unsuspend(opened.store, card_id)
+        shown = browse.show(opened, card_id, clock.now(), shown.seed)
+    if as_json:
+        emit_json(_json(shown))
+        return
+    _draw(shown)
+
+
+app.command("show")(show)
+app.command("card", hidden=True, help="The same as `quiz show` (kept for scripts).")(show)
+
+
+def _json(shown: Shown) -> dict[str, Any]:
+    from quizzer.store.records import NEW, STATE_NAMES
+
+    info, memory = shown.info, shown.info.memory
+
+    return {
+        "id": info.id, "deck": info.deck, "deck_title": shown.deck_title, "kind": info.kind, "section": shown.source,
+        "tags": list(info.tags), "status": shown.status, "state": STATE_NAMES[memory.state],
+        "due": memory.due if memory.state != NEW else None, "stability": memory.stability, "difficulty": memory.difficulty,
+        "recall": info.retrievability, "lapses": memory.lapses, "leech": memory.leech, "suspended": info.suspended,
+        "buried_until": info.buried_until if shown.buried else None, "mistake": shown.mistake,
+        "seed": shown.seed, "front": shown.front, "back": shown.back, "solution": shown.solution,
+        "reviews": [
+            {"reviewed_at": r.reviewed_at, "mode": r.mode, "rating": r.rating, "correct": r.correct,
+             "answer": r.answer_text, "seed": r.seed, "duration_ms": r.duration_ms, "scheduled": r.scheduled}
+            for r in info.reviews
+        ],
+    }
+
+
+def _draw(shown: Shown) -> None:
     from rich.panel import Panel
     from rich.table import Table
 
-    from quizzer import clock, kinds
-    from quizzer.scheduling import answer as answering
-    from quizzer.scheduling.summary import card_info
+    from quizzer.store.records import NEW
+    from quizzer.terminal import render
     from quizzer.terminal.exam import when
     from quizzer.terminal.render import markdown, safe
 
-    opened = collection(ctx, decks_dir, db)
-    info = card_info(opened.store, card_id, clock.now())
-    if unsuspend:
-        answering.unsuspend(opened.store, card_id)
-        info = card_info(opened.store, card_id, clock.now())
     out = console()
-    memory = info.memory
-    buried = info.buried_until is not None and info.buried_until > clock.now()
-    status = ("suspended" if info.suspended else "not in any deck now" if not info.active
-              else f"buried until {when(info.buried_until)}" if buried and info.buried_until else "active")
-    out.print(f"[bold]{safe(info.id)}[/bold]  {safe(info.deck)} · {info.kind} · {status}  "
+    info, memory = shown.info, shown.info.memory
+    status = shown.status
+    if shown.buried and info.buried_until is not None:
+        status = f"buried until {when(info.buried_until)}"
+    extra = [flag for flag, on in (("leech", memory.leech), ("in the mistakes notebook", shown.mistake)) if on]
+    out.print(f"[bold]{safe(info.id)}[/bold]  {safe(info.deck)} · {info.kind} · {', '.join([status, *extra])}  "
               f"tags: {safe(', '.join(info.tags) or '-')}")
-    deck_card = opened.cards.get(card_id)
-    if deck_card is not None:
-        kind = kinds.of(deck_card)
-        out.print(Panel(markdown(kind.front(kind.ask(deck_card))), border_style="dim"))
+    if shown.front is not None:
+        seed = f" · seed {shown.seed}" if shown.seed is not None else ""
+        render.card(out, f"{safe(shown.deck_title or '')} · {info.kind} · §{safe(shown.source or '')}{seed}",
+                    shown.front)
+        out.print(Panel(markdown(shown.back or ""), border_style="green"))
+        if shown.solution:
+            out.print(Panel(markdown(shown.solution), title="解题过程", border_style="dim"))
     recall = f"{info.retrievability:.0%}" if info.retrievability is not None else "-"
     stability = f"{memory.stability:.2f} days" if memory.stability is not None else "-"
     difficulty = f"{memory.difficulty:.2f}" if memory.difficulty is not None else "-"
-    due = when(memory.due) if memory.due else "new"
+    due = when(memory.due) if memory.due and memory.state != NEW else "new"
     out.print(f"due {due} · stability {stability} · difficulty {difficulty} · recall now {recall} · lapses {memory.lapses}")
-    table = Table("when", "mode", "rating", "correct", "answer", "seconds")
+    if not info.reviews:
+        out.print("No reviews yet.")
+        return
+    table = Table("when", "mode", "rating", "correct", "answer", "seconds", title="Reviews")
     for review in info.reviews:
         correct = "" if review.correct is None else "yes" if review.correct else "no"
         seconds = f"{review.duration_ms / 1000:.1f}" if review.duration_ms is not None else ""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
@@ -12,12 +11,17 @@ from quizzer.errors import UsageError
 
 
 @app.command("checkers")
-def checkers_command() -> None:
+def checkers_command(as_json: JsonOption = False) -> None:
     """List the numeric-question checkers."""
     from rich.table import Table
 
     from checkers import registry
 
+    if as_json:
+        from quizzer.cli.output import emit_json
+
+        emit_json([{"name": name, "description": registry.get(name).description} for name in registry.names()])
+        return
     table = Table("checker", "what it asks")
     for name in registry.names():
         table.add_row(name, registry.get(name).description)
@@ -40,7 +44,9 @@ def generate(
         raise UsageError(str(err), "`quiz checkers` lists them") from None
     question = checker.generate(seed)
     if as_json:
-        typer.echo(json.dumps(question.to_dict(), ensure_ascii=False, indent=2))
+        from quizzer.cli.output import emit_json
+
+        emit_json(question.to_dict())
         return
     out = console()
     out.print(markdown(question.prompt))

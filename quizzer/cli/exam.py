@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -10,6 +10,7 @@ from quizzer.cli.base import (
     DbOption,
     DeckFilter,
     DecksOption,
+    JsonOption,
     KindFilter,
     TagFilter,
     app,
@@ -18,6 +19,12 @@ from quizzer.cli.base import (
     kind_values,
 )
 from quizzer.defaults import EXAM_COUNT, EXAM_MINUTES
+from quizzer.errors import UsageError
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from quizzer.store.records import ExamRecord
 
 
 @app.command()
@@ -32,6 +39,7 @@ def exam(
                                                 help="Draw this paper (the same seed gives the same paper).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the last unfinished exam.")] = False,
     show_history: Annotated[bool, typer.Option("--history", help="Past exams and the trend of the score.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="With --history: print JSON instead of a table.")] = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
@@ -43,10 +51,18 @@ def exam(
     from quizzer.terminal.exam import show_history as draw_history
     from quizzer.terminal.prompter import for_stdin
 
+    if as_json and not show_history:
+        raise UsageError("--json goes with --history", "quiz exam --history --json")
     opened = collection(ctx, decks_dir, db)
     out = console()
     if show_history:
-        draw_history(out, exams.history(opened), clock.now())
+        past = exams.history(opened)
+        if as_json:
+            _history_json(past, clock.now())
+        elif past:
+            draw_history(out, past, clock.now())
+        else:
+            out.print("No exams yet: `quiz exam` starts one.", markup=False)
         return
     if resume:
         session = exams.ExamSession.resume(opened)
@@ -64,3 +80,24 @@ def exam(
         out.print("\n" + left_message(exams.LeftUnfinished(session.exam.id, session.exam.deadline, expired)),
                   markup=False)
         raise
+
+
+def _history_json(past: list[tuple[ExamRecord, int, int]], now: datetime) -> None:
+    import json
+
+    from quizzer.cli.output import emit_json
+
+    def filters(text: str) -> Any:
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    emit_json([
+        {"id": exam.id, "seed": exam.seed, "started_at": exam.started_at, "finished_at": exam.finished_at,
+         "minutes": exam.minutes, "questions": total, "answered": answered,
+         "score": exam.score if exam.finished_at is not None else None,
+         "unfinished": exam.finished_at is None, "resumable": exam.finished_at is None and exam.deadline > now,
+         "filters": filters(exam.filters)}
+        for exam, total, answered in past
+    ])

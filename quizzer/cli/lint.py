@@ -28,12 +28,31 @@ def lint(
     """Check deck files: YAML, fields, ids, answers, checkers and worked examples."""
     from quizzer import decks
 
-    problems = decks.lint(paths or decks.deck_dirs(where(ctx, decks_dir).decks))
+    chosen = paths or decks.deck_dirs(where(ctx, decks_dir).decks)
+    problems = decks.lint(chosen)
     for problem in problems:
         typer.echo(problem.github() if output is LintFormat.github else str(problem))
     if problems:
         typer.echo(f"{len(problems)} problem(s)", err=True)
         raise typer.Exit(1)
+    typer.echo(_checked(chosen))
+
+
+def _checked(paths: list[Path]) -> str:
+    """What a clean lint checked: ``2 decks, 214 cards: no problems``."""
+    from quizzer import decks
+    from quizzer.errors import DeckProblems
+
+    files = list({path.resolve(): path for path in decks.deck_files(paths)}.values())  # each file once
+    try:
+        cards = sum(len(loaded.deck.cards) for loaded in decks.load_decks(files))  # cached for the next command
+    except DeckProblems:  # changed while being checked: count the files only
+        return f"{_count(len(files), 'deck')}: no problems"
+    return f"{_count(len(files), 'deck')}, {_count(cards, 'card')}: no problems"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 @app.command()

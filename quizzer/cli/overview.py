@@ -9,12 +9,14 @@ import typer
 from quizzer.cli.base import (
     DbOption,
     DecksOption,
+    JsonOption,
     Where,
     app,
     check_clock,
     collection,
     console,
 )
+from quizzer.errors import UsageError
 
 
 def _version(value: bool) -> None:
@@ -32,26 +34,44 @@ def overview(
     db: DbOption = None,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """With no command: today's numbers per deck, as Anki's deck list shows them."""
     check_clock()
     ctx.obj = Where(decks_dir, db)
     if ctx.invoked_subcommand is not None:
+        if as_json:
+            raise UsageError("--json before a command is the overview's", f"put it after: quiz {ctx.invoked_subcommand} --json")
+        return
+    from quizzer import clock
+    from quizzer.app import browse
+    from quizzer.defaults import NEW_PER_DAY
+
+    opened = collection(ctx, None, None)
+    rows, total = browse.today(opened, clock.now(), NEW_PER_DAY)
+    if as_json:
+        from quizzer.cli.output import emit_json
+
+        emit_json({"decks": rows, "total": {"new": total.new, "new_waiting": total.new_waiting,
+                                             "learning": total.learning, "due": total.due}})
+        return
+    out = console()
+    if not rows:
+        out.print("No decks: the deck folders hold no deck files (*.yaml, *.yml).", markup=False)
         return
     from rich.table import Table
 
-    from quizzer import clock
-    from quizzer.scheduling.summary import DeckToday, today_by_deck
+    from quizzer.terminal.render import safe
 
-    opened = collection(ctx, None, None)
-    today = today_by_deck(opened.store, clock.now())
     table = Table("deck", "title", "new", "learning", "due", title="Today")
     table.columns[0].no_wrap = True  # the id is what --deck needs: never cut it
-    for loaded in opened.decks:
-        counts = today.get(loaded.deck.id, DeckToday(0, 0, 0))
-        table.add_row(loaded.deck.id, loaded.deck.title, str(counts.new), str(counts.learning), str(counts.due),
-                      )
-    out = console()
-    out.print(table, markup=False)
+    for row in rows:
+        table.add_row(safe(row.deck), safe(row.title), str(row.new), str(row.learning), str(row.due))
+    table.add_section()
+    table.add_row("total", "", str(total.new), str(total.learning), str(total.due), style="bold")
+    out.print(table)
+    if total.new < total.new_waiting:
+        out.print(f"new: what today's study introduces ({NEW_PER_DAY} new cards a day; {total.new_waiting} waiting)",
+                  markup=False)
     out.print("`quiz study` for the daily drill, `quiz exam` for a mock interview, `quiz --help` for everything.",
               markup=False)

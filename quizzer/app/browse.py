@@ -1,0 +1,298 @@
+"""Looking at the collection without studying it: the card browser (``quiz cards``), one card
+(``quiz show``), the mistakes notebook as a list, and today's numbers per deck (``quiz``).
+
+Texts come from each card's Kind (front, back, solution, texts), never from its fields, so a
+new kind shows up here with nothing to change. ``plain`` turns a front's Markdown/LaTeX into
+the text a one-line preview should show (the CLI passes the terminal's math rendering).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from quizzer import kinds
+from quizzer.app import notebook
+from quizzer.app.collection import Collection
+from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, to_utc
+from quizzer.defaults import NEW_PER_DAY
+from quizzer.kinds.base import Asked
+from quizzer.scheduling.memory import retrievability
+from quizzer.scheduling.summary import CardInfo, DeckToday, card_info, today_by_deck
+from quizzer.store import browse as browse_store
+from quizzer.store import cards as card_store
+from quizzer.store.records import LEARNING, NEW, RELEARNING, REVIEW, STATE_NAMES, CardRecord
+
+STATES = ("new", "learning", "review", "due", "suspended", "buried", "leech", "mistake")
+SORTS = ("due", "recall", "lapses", "id")
+FRONT_COLUMNS = 40
+
+Plain = Callable[[str], str]
+
+
+def _same(text: str) -> str:
+    return text
+
+
+# ------------------------------------------------------------------ one-line previews
+
+
+_MARKERS = re.compile(r"\*\*|__|`|^#+\s+|^\s*[-*]\s+|^\s*>\s?", re.M)
+
+
+def columns(text: str) -> int:
+    """How many terminal columns ``text`` takes (CJK and full-width characters take two)."""
+    return sum(_char_columns(c) for c in text)
+
+
+def _char_columns(char: str) -> int:
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def one_line(text: str, width: int = FRONT_COLUMNS) -> str:
+    """``text`` on one line, without Markdown markers, cut to ``width`` columns (… marks a cut)."""
+    flat = " ".join(_MARKERS.sub("", text).split())
+    if columns(flat) <= width:
+        return flat
+    kept, used = [], 0
+    for char in flat:
+        used += _char_columns(char)
+        if used > width - 1:
+            break
+        kept.append(char)
+    return "".join(kept).rstrip() + "…"
+
+
+def short_front(card: Any, plain: Plain = _same, width: int = FRONT_COLUMNS) -> str:
+    """The first ``width`` columns of a card's front, as study would show it; a generated kind's
+    front without drawing a question (so no checker runs)."""
+    return one_line(plain(kinds.of(card).front(Asked(card))), width)
+
+
+# ------------------------------------------------------------------ search
+
+
+def _fold(text: str) -> str:
+    """Width and case do not matter (``ＢＥＲＴ``, ``bert`` and ``BERT`` are one word)."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def search_terms(query: str | None) -> list[str]:
+    return _fold(query or "").split()
+
+
+def card_text(card: Any) -> str:
+    """Everything search looks at: the id, the tags and every text of the card (its Kind's texts)."""
+    return _fold("\n".join([card.id, *card.tags, *kinds.of(card).texts(card)]))
+
+
+def matches(card: Any, terms: Iterable[str]) -> bool:
+    """Whether every term occurs somewhere in the card's text."""
+    text = card_text(card)
+    return all(term in text for term in terms)
+
+
+# ------------------------------------------------------------------ the browser
+
+
+@dataclass(frozen=True)
+class Row:
+    """One card of ``quiz cards`` (also its --json object)."""
+
+    id: str
+    kind: str
+    deck: str
+    section: str
+    front: str  # the first ~40 columns of the front, one line
+    state: str  # new, learning, relearning or review
+    due: datetime | None  # None for a new card
+    stability: float | None  # days
+    recall: float | None  # the chance of recall now, 0..1; None for a new card
+    lapses: int
+    tags: list[str]
+    due_today: bool  # learning or review, due before the study day ends, not suspended or buried
+    suspended: bool
+    buried: bool
+    leech: bool
+    mistake: bool  # in the mistakes notebook
+
+    @property
+    def flags(self) -> list[str]:
+        names = ("due", "suspended", "buried", "leech", "mistake")
+        return [name for name, on in zip(names, (self.due_today, self.suspended, self.buried, self.leech,
+                                                 self.mistake)) if on]
+
+    @property
+    def label(self) -> str:
+        """The state column: the memory state, then the flags that apply."""
+        return ", ".join([self.state, *self.flags])
+
+    def has(self, state: str) -> bool:
+        """Whether the card is in ``state`` (one of STATES)."""
+        checks = {
+            "new": self.state == STATE_NAMES[NEW],
+            "learning": self.state in (STATE_NAMES[LEARNING], STATE_NAMES[RELEARNING]),
+            "review": self.state == STATE_NAMES[REVIEW],
+            "due": self.due_today, "suspended": self.suspended, "buried": self.buried,
+            "leech": self.leech, "mistake": self.mistake,
+        }
+        return checks[state]
+
+
+def _buried(record: CardRecord, now: datetime) -> bool:
+    return record.buried_until is not None and record.buried_until > now
+
+
+def _row(record: CardRecord, card: Any, now: datetime, end: datetime, mistakes: set[str], plain: Plain) -> Row:
+    memory = record.memory
+    seen = memory.state != NEW
+    buried = _buried(record, now)
+    due_today = seen and memory.due is not None and memory.due < end and not record.suspended and not buried
+    return Row(
+        id=record.id, kind=record.kind, deck=record.deck, section=card.source,
+        front=short_front(card, plain), state=STATE_NAMES[memory.state], due=memory.due if seen else None,
+        stability=memory.stability if seen else None, recall=retrievability(memory, now) if seen else None,
+        lapses=memory.lapses, tags=list(record.tags), due_today=due_today, suspended=record.suspended,
+        buried=buried, leech=memory.leech, mistake=record.id in mistakes,
+    )
+
+
+def _sort_key(sort: str) -> Callable[[tuple[int, Row]], tuple[Any, ...]]:
+    """(deck order, row) -> key. Cards never reviewed come last (in deck order) where they have no value."""
+    keys: dict[str, Callable[[tuple[int, Row]], tuple[Any, ...]]] = {
+        "due": lambda p: (p[1].due is None, p[1].due.timestamp() if p[1].due else 0.0, p[0]),
+        "recall": lambda p: (p[1].recall is None, p[1].recall if p[1].recall is not None else 0.0, p[0]),
+        "lapses": lambda p: (-p[1].lapses, p[0]),
+        "id": lambda p: (p[1].id,),
+    }
+    return keys[sort]
+
+
+def browse(collection: Collection, now: datetime, *, search: str | None = None, decks: list[str] | None = None,
+           tags: list[str] | None = None, kinds_wanted: list[str] | None = None, state: str | None = None,
+           sort: str = "due", plain: Plain = _same, rollover_hour: int = ROLLOVER_HOUR) -> list[Row]:
+    """The cards in the decks that the filters match, sorted. An unknown deck, tag or kind is an
+    UnknownName (exit 2), as for ``quiz study``; ``state`` is one of STATES, ``sort`` of SORTS."""
+    if state is not None and state not in STATES:
+        raise ValueError(f"state must be one of {STATES}")
+    chosen = collection.card_filter(decks, tags, kinds_wanted)
+    now = to_utc(now)
+    end = next_day_start(now, rollover_hour)
+    terms = search_terms(search)
+    in_notebook = {entry.card_id for entry in notebook.entries(collection.store, rollover_hour)}
+    found: list[tuple[int, Row]] = []
+    for order, record in enumerate(browse_store.matching(collection.store, chosen)):
+        card = collection.cards.get(record.id)
+        if card is None or (terms and not matches(card, terms)):
+            continue
+        row = _row(record, card, now, end, in_notebook, plain)
+        if state is None or row.has(state):
+            found.append((order, row))
+    return [row for _, row in sorted(found, key=_sort_key(sort))]
+
+
+# ------------------------------------------------------------------ one card
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One card as ``quiz show`` gives it: its texts as study and exam ask it, and its state."""
+
+    info: CardInfo
+    deck_title: str | None  # None: the card is in no deck now (its history stays)
+    source: str | None
+    seed: int | None  # the generated question's seed (numeric), to ask the same one again
+    front: str | None
+    back: str | None
+    solution: str | None
+    buried: bool
+    mistake: bool
+
+    @property
+    def status(self) -> str:
+        if not self.info.active:
+            return "not in any deck now"
+        if self.info.suspended:
+            return "suspended"
+        return "buried" if self.buried else "active"
+
+
+def show(collection: Collection, card_id: str, now: datetime, seed: int | None = None) -> Shown:
+    """One card; CardNotFound (exit 1) if the store has never seen it. A generated kind draws
+    its question from ``seed`` (a fresh one if None)."""
+    now = to_utc(now)
+    info = card_info(collection.store, card_id, now)
+    in_notebook = any(entry.card_id == card_id for entry in notebook.entries(collection.store))
+    buried = info.buried_until is not None and info.buried_until > now
+    card = collection.cards.get(card_id)
+    if card is None:
+        return Shown(info, None, None, None, None, None, None, buried, in_notebook)
+    kind = kinds.of(card)
+    asked = kind.ask(card, seed)
+    return Shown(info, collection.deck_of(card_id).deck.title, card.source, asked.seed, kind.front(asked),
+                 kind.back(asked), kind.solution(asked), buried, in_notebook)
+
+
+# ------------------------------------------------------------------ the mistakes notebook
+
+
+@dataclass(frozen=True)
+class MistakeRow:
+    """One card of ``quiz mistakes`` (also its --json object)."""
+
+    id: str
+    front: str | None  # None: the card is in no deck now
+    times_wrong: int
+    last_wrong_at: datetime
+    last_wrong_answer: str | None
+    right_days: int
+    right_days_needed: int
+
+
+def mistakes(collection: Collection, plain: Plain = _same) -> list[MistakeRow]:
+    """The notebook, most recent mistake first, with each card's question."""
+    rows = []
+    for entry in notebook.entries(collection.store):
+        card = collection.cards.get(entry.card_id)
+        rows.append(MistakeRow(entry.card_id, short_front(card, plain) if card is not None else None,
+                               entry.times_wrong, entry.last_wrong_at, entry.last_wrong_answer, entry.right_days,
+                               notebook.RIGHT_DAYS_TO_LEAVE))
+    return rows
+
+
+# ------------------------------------------------------------------ today
+
+
+@dataclass(frozen=True)
+class DeckDay:
+    """A deck's line of ``quiz`` (also its --json object): ``new`` is what today's study offers,
+    the new cards waiting capped by what is left of the day's new-card limit."""
+
+    deck: str
+    title: str
+    new: int
+    new_waiting: int
+    learning: int
+    due: int
+
+
+def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
+          rollover_hour: int = ROLLOVER_HOUR) -> tuple[list[DeckDay], DeckDay]:
+    """Each deck's numbers for today and the total. The new-card limit is global (as in
+    ``quiz study``), so the total's ``new`` is the cap of all the waiting cards, not a sum."""
+    counts = today_by_deck(collection.store, now, rollover_hour)
+    new_done, _ = card_store.done_since(collection.store, day_start(to_utc(now), rollover_hour))
+    left = max(0, new_per_day - new_done)
+    rows = []
+    for loaded in collection.decks:
+        c = counts.get(loaded.deck.id, DeckToday(0, 0, 0))
+        rows.append(DeckDay(loaded.deck.id, loaded.deck.title, min(c.new, left), c.new, c.learning, c.due))
+    waiting = sum(r.new_waiting for r in rows)
+    total = DeckDay("total", "", min(waiting, left), waiting, sum(r.learning for r in rows), sum(r.due for r in rows))
+    return rows, total

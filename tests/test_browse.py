@@ -1,0 +1,399 @@
+"""Looking at the collection: `quiz cards` (search, filters, states, sorts), `quiz show` for each
+kind, `--json` on every listing, the overview's capped new count, the clean lint line and
+empty listings. Everything through the CLI; each test has its own database (conftest)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from typer.testing import CliRunner
+
+from quizzer import kinds
+from quizzer.app import browse
+from quizzer.cli import app
+from quizzer.cli.cards import Sort, State
+from quizzer.clock import next_day_start
+from quizzer.decks import load_decks
+from quizzer.scheduling.answer import answer, bury, suspend
+from quizzer.store import open_store
+
+runner = CliRunner()
+T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+
+DECK = """\
+id: mini
+title: Mini 牌组
+language: zh
+source: {file: course.txt, sections: "1"}
+cards:
+  - {id: qa-bert, kind: qa, source: "1.1", tags: [pretraining], question: BERT 的预训练任务有哪些？, answer: MLM 和 NSP。, points: [Masked LM, Next Sentence Prediction]}
+  - {id: ch-mask, kind: choice, source: "1.2", tags: [mask], question: padding 掩码加在哪里？, options: [softmax 之后, softmax 之前的分数上, 输出层], answer: B, explanation: 在 softmax 之前加负无穷。}
+  - {id: mis-gpt, kind: mistake, source: "1.3", tags: [gpt], claim: GPT 是 Encoder-only, correction: GPT 是 Decoder-only, why: 它用 causal mask}
+  - {id: num-loss, kind: numeric, source: "1.4", tags: [loss], checker: mlm_loss, params: {}, prompt: 算一算 MLM loss。}
+  - {id: cz-mask, kind: cloze, source: "1.5", tags: [mask, pretraining], text: "BERT 随机选 {{c1::15%}} 的 token 做 {{c2::MLM}}。", note: 其余 85% 不算 loss。}
+  - {id: qa-ffn, kind: qa, source: "2.1", tags: [ffn], question: FFN 的隐藏维度是多少？, answer: 4d, points: [四倍]}
+"""
+OTHER = """\
+id: other
+title: Other
+language: en
+source: {file: notes.txt, sections: "1"}
+cards:
+  - {id: o-attention, kind: qa, source: "9.1", tags: [attention], question: Why scale by sqrt(d_k)?, answer: To keep the softmax from saturating., points: [variance]}
+"""
+IDS = {"qa-bert", "ch-mask", "mis-gpt", "num-loss", "cz-mask", "qa-ffn", "o-attention"}
+
+
+@pytest.fixture
+def deck_dir(deck_folder):
+    deck_folder(OTHER, "other.yaml")
+    return deck_folder(DECK)
+
+
+def quiz(deck_dir, *args: str, input: str = "", when: datetime = T0, code: int = 0):
+    result = runner.invoke(app, [*args, "--decks", str(deck_dir)], input=input,
+                           env={"QUIZ_NOW": when.isoformat(), "COLUMNS": "200"})
+    assert result.exit_code == code, result.output
+    return result
+
+
+def as_json(deck_dir, *args: str, when: datetime = T0):
+    return json.loads(quiz(deck_dir, *args, "--json", when=when).stdout)
+
+
+@pytest.fixture
+def studied(deck_dir):
+    """The mini deck with one card in each state:
+
+    qa-bert   review, overdue (Easy 40 days ago)       ch-mask   review, not due; in the mistakes notebook
+    mis-gpt   learning, due in minutes                 cz-mask   relearning, due, a leech (8 lapses)
+    num-loss  new, suspended                           qa-ffn    new, buried until tomorrow
+    o-attention (deck other) new
+    """
+    # a wrong exam answer three days ago puts ch-mask into the notebook
+    quiz(deck_dir, "exam", "--kind", "choice", "--deck", "mini", "--count", "1", input="A\n!f\n",
+         when=T0 - timedelta(days=3))
+    store = open_store()
+    answer(store, "ch-mask", 4, now=T0 - timedelta(hours=1), duration_ms=1000)
+    answer(store, "qa-bert", 4, now=T0 - timedelta(days=40), duration_ms=1000)
+    answer(store, "mis-gpt", 3, now=T0 - timedelta(minutes=1), duration_ms=1000)
+    moment = T0 - timedelta(days=100)
+    answer(store, "cz-mask", 4, now=moment, duration_ms=1000)
+    for _ in range(8):  # lapse eight times: a leech
+        moment += timedelta(days=5)
+        answer(store, "cz-mask", 1, now=moment, duration_ms=1000, ahead_rule=False)
+        if _ < 7:
+            moment += timedelta(minutes=15)
+            answer(store, "cz-mask", 3, now=moment, duration_ms=1000, ahead_rule=False)
+    suspend(store, "num-loss")
+    bury(store, "qa-ffn", next_day_start(T0))
+    return deck_dir
+
+
+def ids(rows) -> list[str]:
+    return [row["id"] for row in rows]
+
+
+# ------------------------------------------------------------------ the browser
+
+
+def test_every_card_is_a_row_with_its_columns(deck_dir):
+    result = quiz(deck_dir, "cards")
+    for card_id in IDS:
+        assert card_id in result.stdout
+    assert "BERT 的预训练任务有哪些？" in result.stdout and "7 cards" in result.stdout
+    header = next(line for line in result.stdout.splitlines() if line.startswith("id "))
+    assert header.split() == ["id", "kind", "deck", "§", "front", "state", "due", "stability", "recall"]
+
+
+def test_a_long_id_is_folded_never_cut(deck_folder):
+    long_id = "a-" + "very-long-card-id-" * 3 + "end"
+    folder = deck_folder(DECK.replace("qa-ffn", long_id))
+    out = runner.invoke(app, ["cards", "--decks", str(folder)], env={"COLUMNS": "60"}).stdout.splitlines()
+    header = next(i for i, line in enumerate(out) if line.startswith("id "))
+    width = out[header].index("kind")
+    first_column = "".join(line[:width].strip() for line in out[header + 2:])
+    assert long_id in first_column  # every character is there, over several lines
+
+
+@pytest.mark.parametrize("option, value, expected", [
+    ("--deck", "other", {"o-attention"}),
+    ("--deck", "mini", IDS - {"o-attention"}),
+    ("--tag", "mask", {"ch-mask", "cz-mask"}),
+    ("--kind", "qa", {"qa-bert", "qa-ffn", "o-attention"}),
+    ("--kind", "numeric", {"num-loss"}),
+])
+def test_filters(deck_dir, option, value, expected):
+    assert set(ids(as_json(deck_dir, "cards", option, value))) == expected
+
+
+def test_filters_combine_and_repeat(deck_dir):
+    rows = as_json(deck_dir, "cards", "--tag", "mask", "--tag", "ffn", "--kind", "qa")
+    assert ids(rows) == ["qa-ffn"]
+
+
+@pytest.mark.parametrize("option", ["--deck", "--tag"])
+def test_an_unknown_deck_or_tag_is_a_usage_error(deck_dir, option):
+    result = quiz(deck_dir, "cards", option, "nope", code=2)
+    assert f"Error: no {option[2:]} 'nope'" in result.stderr
+
+
+def test_an_unknown_kind_state_or_sort_is_a_usage_error(deck_dir):
+    for args in (["--kind", "essay"], ["--state", "nope"], ["--sort", "nope"]):
+        assert quiz(deck_dir, "cards", *args, code=2).exit_code == 2
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("掩码", {"ch-mask"}),  # Chinese, in a question
+    ("负无穷", {"ch-mask"}),  # in the explanation
+    ("bert", {"qa-bert", "cz-mask"}),  # Latin, any case
+    ("ＢＥＲＴ", {"qa-bert", "cz-mask"}),  # full width
+    ("next sentence", {"qa-bert"}),  # every word, in a key point
+    ("DECODER-ONLY", {"mis-gpt"}),  # in a correction
+    ("85%", {"cz-mask"}),  # a cloze note
+    ("算一算", {"num-loss"}),  # a numeric card's prompt
+    ("MLM loss", {"num-loss", "cz-mask"}),  # words anywhere in the card: cz-mask's note says loss
+    ("ffn", {"qa-ffn"}),  # an id and a tag
+    ("SQRT", {"o-attention"}),
+    ("mask 15%", {"cz-mask"}),  # a tag and the text
+])
+def test_search(deck_dir, query, expected):
+    assert set(ids(as_json(deck_dir, "cards", "--search", query))) == expected
+
+
+def test_search_goes_with_the_filters(deck_dir):
+    assert ids(as_json(deck_dir, "cards", "--search", "bert", "--kind", "cloze")) == ["cz-mask"]
+
+
+@pytest.mark.parametrize("state, expected", [
+    ("new", {"num-loss", "qa-ffn", "o-attention"}),
+    ("learning", {"mis-gpt", "cz-mask"}),
+    ("review", {"qa-bert", "ch-mask"}),
+    ("due", {"qa-bert", "mis-gpt", "cz-mask"}),
+    ("suspended", {"num-loss"}),
+    ("buried", {"qa-ffn"}),
+    ("leech", {"cz-mask"}),
+    ("mistake", {"ch-mask"}),
+])
+def test_states(studied, state, expected):
+    assert set(ids(as_json(studied, "cards", "--state", state))) == expected
+
+
+def test_the_state_column_names_the_state_and_its_flags(studied):
+    rows = {row["id"]: row for row in as_json(studied, "cards")}
+    assert rows["cz-mask"]["state"] == "relearning" and rows["cz-mask"]["leech"] and rows["cz-mask"]["lapses"] == 8
+    assert rows["qa-bert"]["due_today"] and rows["qa-bert"]["recall"] < 0.9 and rows["qa-bert"]["stability"] > 1
+    assert rows["o-attention"]["due"] is None and rows["o-attention"]["recall"] is None
+    out = quiz(studied, "cards").stdout
+    line = next(line for line in out.splitlines() if line.startswith("cz-mask"))
+    assert "relearning, due, leech" in line and "%" in line
+    line = next(line for line in out.splitlines() if line.startswith("ch-mask"))
+    assert "review, mistake" in line
+
+
+def test_sorts(studied):
+    by_id = as_json(studied, "cards", "--sort", "id")
+    assert ids(by_id) == sorted(IDS)
+    by_due = as_json(studied, "cards", "--sort", "due")
+    seen = [row for row in by_due if row["due"] is not None]
+    assert [row["due"] for row in seen] == sorted(row["due"] for row in seen)
+    assert all(row["due"] is None for row in by_due[len(seen):])  # new cards last
+    assert ids(by_due)[len(seen):] == ["num-loss", "qa-ffn", "o-attention"]  # in deck order
+    by_recall = as_json(studied, "cards", "--sort", "recall")
+    recalls = [row["recall"] for row in by_recall if row["recall"] is not None]
+    assert recalls == sorted(recalls) and len(recalls) == 4 and by_recall[-1]["recall"] is None
+    assert ids(as_json(studied, "cards", "--sort", "lapses"))[0] == "cz-mask"
+    assert ids(as_json(studied, "cards")) == ids(by_due)  # due is the default
+
+
+def test_the_option_choices_are_the_app_s():
+    assert tuple(s.value for s in State) == browse.STATES
+    assert tuple(s.value for s in Sort) == browse.SORTS
+
+
+def test_the_short_front_is_one_line_of_about_40_columns(deck_folder):
+    folder = deck_folder(DECK.replace("FFN 的隐藏维度是多少？", "很长的问题" * 20 + "\\n第二行"))
+    rows = {row["id"]: row for row in as_json(folder, "cards")}
+    front = rows["qa-ffn"]["front"]
+    assert "\n" not in front and front.endswith("…") and browse.columns(front) <= 40
+    assert rows["mis-gpt"]["front"] == "常见说法：GPT 是 Encoder-only 这句话错…"  # markdown stripped, cut at 40
+    assert rows["cz-mask"]["front"].startswith("BERT 随机选 ［1］ 的 token")  # blanks hidden, as study asks
+
+
+def test_no_card_matches(deck_dir):
+    result = quiz(deck_dir, "cards", "--search", "zzz")
+    assert result.stdout.strip() == "No cards match."
+    assert as_json(deck_dir, "cards", "--search", "zzz") == []
+
+
+# ------------------------------------------------------------------ show
+
+
+def deck_card(deck_dir, card_id):
+    return next(c for d in load_decks([deck_dir]) for c in d.deck.cards if c.id == card_id)
+
+
+@pytest.mark.parametrize("card_id, front, back", [
+    ("qa-bert", ["BERT 的预训练任务有哪些？"], ["MLM 和 NSP。", "要点", "Next Sentence Prediction"]),
+    ("ch-mask", ["padding 掩码加在哪里？", "A. softmax 之后", "C. 输出层"], ["在 softmax 之前加负无穷。"]),
+    ("mis-gpt", ["常见说法", "GPT 是 Encoder-only"], ["实际上", "GPT 是 Decoder-only", "它用 causal mask"]),
+    ("cz-mask", ["［1］", "［2］"], ["15%", "其余 85% 不算 loss。"]),
+])
+def test_show_gives_front_and_back_as_study_does(deck_dir, card_id, front, back):
+    out = quiz(deck_dir, "show", card_id).stdout
+    for text in front + back:
+        assert text in out, text
+    assert max(out.index(text) for text in front) < min(out.index(text) for text in back)  # front, then back
+    assert "§1." in out and "Mini 牌组" in out and "No reviews yet." in out
+
+
+def test_show_a_numeric_card_with_a_seed(deck_dir):
+    first = quiz(deck_dir, "show", "num-loss", "--seed", "7").stdout
+    again = quiz(deck_dir, "show", "num-loss", "--seed", "7").stdout
+    assert first == again and "seed 7" in first
+    asked = kinds.of(card := deck_card(deck_dir, "num-loss")).ask(card, 7)
+    assert "算一算 MLM loss。" in first and asked.drawn.answer_text in first and "解题过程" in first
+    other = quiz(deck_dir, "show", "num-loss", "--seed", "8").stdout
+    assert other != first
+    shown = as_json(deck_dir, "show", "num-loss", "--seed", "7")
+    assert shown["seed"] == 7 and shown["back"] == asked.drawn.answer_text and shown["solution"] == asked.drawn.solution
+
+
+def test_show_has_memory_state_and_history(studied):
+    out = quiz(studied, "show", "cz-mask").stdout
+    assert "stability" in out and "recall now" in out and "lapses 8" in out and "leech" in out
+    assert out.count(" study ") == 16  # one history row per review
+    shown = as_json(studied, "show", "cz-mask")
+    assert shown["lapses"] == 8 and shown["leech"] and len(shown["reviews"]) == 16
+    assert {"reviewed_at", "mode", "rating", "correct", "answer", "seed", "duration_ms", "scheduled"} == set(shown["reviews"][0])
+
+
+def test_show_unknown_card_is_one_error_line(deck_dir):
+    for command in ("show", "card"):
+        result = quiz(deck_dir, command, "nope", code=1)
+        assert result.stderr.strip().splitlines() == [
+            "Error: no card 'nope' (`quiz decks` lists the decks; card ids are in the deck files)"]
+
+
+def test_card_is_a_hidden_alias_of_show_with_unsuspend(studied):
+    assert quiz(studied, "card", "qa-bert").stdout == quiz(studied, "show", "qa-bert").stdout
+    assert as_json(studied, "card", "num-loss", "--seed", "1") == as_json(studied, "show", "num-loss", "--seed", "1")
+    help_text = runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).stdout
+    assert " show " in help_text and " card " not in help_text
+    assert as_json(studied, "show", "num-loss", "--seed", "1")["suspended"]
+    quiz(studied, "show", "num-loss", "--seed", "1", "--unsuspend")
+    assert as_json(studied, "show", "num-loss", "--seed", "1")["status"] == "active"
+    assert quiz(studied, "card", "num-loss", "--seed", "1", "--unsuspend").exit_code == 0  # the old spelling
+
+
+# ------------------------------------------------------------------ mistakes
+
+
+def test_mistakes_show_the_question(studied):
+    out = quiz(studied, "mistakes").stdout
+    assert "ch-mask" in out and "padding 掩码加在哪里？" in out
+    [row] = as_json(studied, "mistakes")
+    assert row["id"] == "ch-mask" and row["front"].startswith("padding 掩码加在哪里？")
+    assert row["times_wrong"] == 1 and row["last_wrong_answer"] == "A" and row["right_days_needed"] == 2
+
+
+def test_mistakes_json_does_not_go_with_drill(deck_dir):
+    assert quiz(deck_dir, "mistakes", "--drill", "--json", code=2).exit_code == 2
+
+
+# ------------------------------------------------------------------ the overview
+
+
+def test_overview_new_is_capped_by_the_day_s_limit_with_a_total(deck_folder):
+    many = "\n".join(f"  - {{id: n{i}, kind: qa, source: '1', question: Q{i}, answer: A, points: [p]}}"
+                     for i in range(25))
+    deck_folder(OTHER.replace("id: other", "id: many").replace("  - {id: o-attention", many + "\n  - {id: o-attention"),
+                "many.yaml")
+    folder = deck_folder(DECK)
+    quiz(folder, "cards")  # sync
+    store = open_store()
+    answer(store, "n0", 3, now=T0 - timedelta(hours=1), duration_ms=1000)  # two new cards done today
+    answer(store, "n1", 3, now=T0 - timedelta(hours=1), duration_ms=1000)
+    result = runner.invoke(app, ["--decks", str(folder), "--json"], env={"QUIZ_NOW": T0.isoformat()})
+    data = json.loads(result.stdout)
+    decks = {row["deck"]: row for row in data["decks"]}
+    assert decks["many"]["new_waiting"] == 24 and decks["many"]["new"] == 18  # 20 a day, 2 done
+    assert decks["mini"]["new_waiting"] == decks["mini"]["new"] == 6
+    assert data["total"] == {"new": 18, "new_waiting": 30, "learning": 2, "due": 0}
+    assert set(data["decks"][0]) == {"deck", "title", "new", "new_waiting", "learning", "due"}
+    table = runner.invoke(app, ["--decks", str(folder)], env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": "120"}).stdout
+    row = next(line for line in table.splitlines() if "total" in line)
+    assert row.split("│")[3].strip() == "18"
+    assert next(line for line in table.splitlines() if " many " in line).split("│")[3].strip() == "18"
+
+
+def test_json_before_a_command_is_a_usage_error(deck_dir):
+    result = runner.invoke(app, ["--json", "decks", "--decks", str(deck_dir)])
+    assert result.exit_code == 2 and "quiz decks --json" in result.stderr
+
+
+# ------------------------------------------------------------------ --json everywhere
+
+
+def test_every_listing_has_json_with_its_documented_fields(studied):
+    overview = json.loads(runner.invoke(app, ["--decks", str(studied), "--json"],
+                                        env={"QUIZ_NOW": T0.isoformat()}).stdout)
+    assert set(overview) == {"decks", "total"}
+    decks = as_json(studied, "decks")
+    assert {d["deck"] for d in decks} == {"mini", "other"}
+    assert set(decks[0]) == {"deck", "title", "path", "kinds", "total"} and set(decks[0]["kinds"]) == set(kinds.KINDS)
+    mini = next(d for d in decks if d["deck"] == "mini")
+    assert mini["title"] == "Mini 牌组" and mini["total"] == 6 and mini["kinds"]["qa"] == 2
+    cards = as_json(studied, "cards")
+    assert set(cards[0]) == {"id", "kind", "deck", "section", "front", "state", "due", "stability", "recall",
+                             "lapses", "tags", "due_today", "suspended", "buried", "leech", "mistake"}
+    shown = as_json(studied, "show", "qa-bert")
+    assert set(shown) == {"id", "deck", "deck_title", "kind", "section", "tags", "status", "state", "due",
+                          "stability", "difficulty", "recall", "lapses", "leech", "suspended", "buried_until",
+                          "mistake", "seed", "front", "back", "solution", "reviews"}
+    assert shown["front"] == "BERT 的预训练任务有哪些？" and shown["state"] == "review"
+    mistakes = as_json(studied, "mistakes")
+    assert set(mistakes[0]) == {"id", "front", "times_wrong", "last_wrong_at", "last_wrong_answer", "right_days",
+                                "right_days_needed"}
+    [exam] = as_json(studied, "exam", "--history")
+    assert set(exam) == {"id", "seed", "started_at", "finished_at", "minutes", "questions", "answered", "score",
+                         "unfinished", "resumable", "filters"}
+    assert exam["questions"] == exam["answered"] == 1 and exam["score"] == 0 and exam["filters"]["kinds"] == ["choice"]
+    backups = json.loads(runner.invoke(app, ["backup", "list", "--json"]).stdout)
+    assert backups and set(backups[0]) == {"path", "taken_at"}
+    checkers = json.loads(runner.invoke(app, ["checkers", "--json"]).stdout)
+    assert {"name", "description"} == set(checkers[0]) and "mlm_loss" in {c["name"] for c in checkers}
+
+
+def test_json_is_utf8_unescaped(deck_dir):
+    out = quiz(deck_dir, "cards", "--search", "掩码", "--json").stdout
+    assert "掩码" in out and "\\u" not in out
+
+
+def test_exam_json_goes_with_history(deck_dir):
+    assert quiz(deck_dir, "exam", "--json", code=2).exit_code == 2
+
+
+# ------------------------------------------------------------------ lint and empty listings
+
+
+def test_a_clean_lint_says_what_it_checked(deck_dir):
+    result = runner.invoke(app, ["lint", str(deck_dir)])
+    assert result.exit_code == 0 and result.stdout == "2 decks, 7 cards: no problems\n"
+    one = runner.invoke(app, ["lint", str(deck_dir / "other.yaml"), str(deck_dir / "other.yaml")])
+    assert one.stdout == "1 deck, 1 card: no problems\n"
+
+
+def test_empty_listings_say_so(deck_dir, tmp_path):
+    assert runner.invoke(app, ["backup", "list"]).stdout.strip().startswith("No backups yet")
+    assert as_json(deck_dir, "mistakes") == [] and as_json(deck_dir, "exam", "--history") == []
+    assert "The mistakes notebook is empty." in quiz(deck_dir, "mistakes").stdout
+    assert "No exams yet" in quiz(deck_dir, "exam", "--history").stdout
+    assert as_json(deck_dir, "cards", "--state", "leech") == []
+    assert quiz(deck_dir, "cards", "--state", "leech").stdout.strip() == "No cards match."
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert quiz(empty, "decks").stdout.startswith("No decks")
+    assert as_json(empty, "decks") == []
