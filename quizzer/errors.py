@@ -91,3 +91,10 @@ class DatabaseBusy(DatabaseError):
 
 class BackupError(QuizError):
     """A backup that cannot be taken or restored (damaged, disk full, no permission)."""
+
+
+class HistoryFileError(QuizError):
+    """A review-history file that cannot be imported or written; the message names the file
+    and, for a bad row, its line (``FILE:LINE: message``). An import is all or nothing."""
+
+    hint = "fix the file and run the command again; nothing was imported"

@@ -162,12 +162,12 @@ def card(store: Store, card_id: str) -> CardRecord:
 
 
 def reviews(store: Store, card_id: str) -> list[ReviewRecord]:
-    """A card's reviews, oldest first."""
+    """A card's reviews, oldest first (by time: imported history may interleave with later log rows)."""
     with store.read() as session:
         return [
             ReviewRecord(r.id, r.card_id, r.reviewed_at, r.rating, r.duration_ms, r.mode, r.answer_text,
                          r.correct, r.seed, r.state_before, r.scheduled)
-            for r in session.scalars(select(Review).where(Review.card_id == card_id).order_by(Review.id))
+            for r in session.scalars(select(Review).where(Review.card_id == card_id).order_by(Review.reviewed_at, Review.id))
         ]
 
 

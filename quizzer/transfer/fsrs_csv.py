@@ -1,52 +1,178 @@
 """Review history in the common FSRS CSV form: ``card_id, review_rating, review_time,
-review_duration`` (the form of py-fsrs's test data and of Anki's FSRS exports)."""
+review_duration`` (the form of py-fsrs's test data and of Anki's FSRS exports).
+
+Reading checks every row and names the first bad one as ``FILE:LINE: message``; importing
+is one transaction (``quizzer.store.history``): ids that match a card attach to it, unknown
+ids become archived cards, a review already there is skipped, and every card that gains a
+review is replayed from scratch through FSRS with the ahead rule off (these reviews really
+happened). Writing gives the same form: times in UTC ISO 8601, durations in ms (0 unknown).
+"""
 
 from __future__ import annotations
 
 import csv
+import os
+from collections.abc import Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from functools import partial
 from pathlib import Path
+from typing import TextIO
 
 import fsrs
 
-from quizzer.clock import to_utc
+from quizzer.errors import HistoryFileError
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER, decide
-from quizzer.store import cards
+from quizzer.store import history
 from quizzer.store.engine import Store
-from quizzer.store.records import NewReview
+from quizzer.store.history import HistoryImport, LoggedReview
+
+COLUMNS = ("card_id", "review_rating", "review_time", "review_duration")
+ARCHIVE_DECK = "archived"  # where reviewed ids that no deck has are kept (inactive cards)
+IMPORTED_KIND = "imported"
+MAX_ID_LENGTH = 200  # the cards table's id column
+MAX_DURATION_MS = 2**31 - 1
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+RATINGS = {"1": 1, "2": 2, "3": 3, "4": 4}
+
+__all__ = ["ARCHIVE_DECK", "COLUMNS", "IMPORTED_KIND", "HistoryExport", "HistoryImport", "LoggedReview",
+           "export_history", "format_review_log", "import_history", "import_review_history", "read_review_log",
+           "write_review_log"]
 
 
 @dataclass(frozen=True)
-class LoggedReview:
-    card_id: str
-    rating: int
-    reviewed_at: datetime
-    duration_ms: int
+class HistoryExport:
+    exported: int  # reviews written
+    cards: int  # cards they belong to
 
 
-def read_review_log(csv_path: Path) -> list[LoggedReview]:
-    """The rows of a review log CSV."""
-    with open(csv_path, newline="") as handle:
-        return [LoggedReview(row["card_id"], int(row["review_rating"]),
-                             to_utc(datetime.fromisoformat(row["review_time"])), int(row["review_duration"]))
-                for row in csv.DictReader(handle)]
+class _BadRow(ValueError):
+    pass
 
 
-def import_review_history(store: Store, reviews: list[LoggedReview], *, deck: str = "imported",
+def _time(text: str) -> datetime:
+    """ISO 8601 (an offset or ``Z``; without one, UTC), or milliseconds since the epoch."""
+    if text.isascii() and text.isdigit():
+        try:
+            return EPOCH + timedelta(milliseconds=int(text))
+        except OverflowError:
+            raise _BadRow(f"review_time {text!r} is out of range (milliseconds since 1970)") from None
+    try:
+        parsed = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+    except ValueError:
+        raise _BadRow(f"review_time {text!r} is not an ISO 8601 date-time (e.g. 2024-03-29T20:32:32+00:00)") from None
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc)
+
+
+def _review(row: dict[str | None, str | list[str] | None], width: int, now: datetime | None) -> LoggedReview:
+    if row.get(None):
+        extra = row[None]
+        raise _BadRow(f"{width + len(extra or [])} values, but the header names {width} columns")
+    values: dict[str, str] = {}
+    for column in COLUMNS:
+        value = row.get(column)
+        if value is None:
+            raise _BadRow(f"missing {column} (the row has fewer values than the header)")
+        values[column] = str(value).strip()
+    card_id = values["card_id"]
+    if not card_id:
+        raise _BadRow("empty card_id")
+    if len(card_id) > MAX_ID_LENGTH:
+        raise _BadRow(f"card_id is longer than {MAX_ID_LENGTH} characters")
+    rating = RATINGS.get(values["review_rating"])
+    if rating is None:
+        raise _BadRow(f"review_rating must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy), got {values['review_rating']!r}")
+    if not values["review_time"]:
+        raise _BadRow("empty review_time")
+    reviewed_at = _time(values["review_time"])
+    if now is not None and reviewed_at > now:
+        raise _BadRow(f"review_time {values['review_time']} is in the future")
+    text = values["review_duration"]
+    duration: int | None = None
+    if text:
+        if not (text.isascii() and text.isdigit()) or int(text) > MAX_DURATION_MS:
+            raise _BadRow(f"review_duration must be a whole number of milliseconds, 0 or more, got {text!r}")
+        duration = int(text)
+    return LoggedReview(card_id, rating, reviewed_at, duration)
+
+
+def read_review_log(csv_path: Path, now: datetime | None = None) -> list[LoggedReview]:
+    """The rows of a review log CSV, in file order; HistoryFileError naming the file and line
+    of the first bad row. Extra columns are ignored; an empty review_duration is unknown.
+    With ``now``, a review later than it is an error too."""
+    try:
+        with open(csv_path, newline="", encoding="utf-8-sig") as handle:
+            reader = csv.DictReader(handle)
+            try:
+                if not reader.fieldnames:
+                    raise _BadRow(f"no header line (expected {', '.join(COLUMNS)})")
+                header = [name.strip() for name in reader.fieldnames]
+                missing = [column for column in COLUMNS if column not in header]
+                if missing:
+                    raise _BadRow(f"the header lacks {', '.join(missing)} (expected {', '.join(COLUMNS)})")
+                reader.fieldnames = header
+                return [_review(row, len(header), now) for row in reader]
+            except _BadRow as bad:
+                raise HistoryFileError(f"{csv_path}:{max(reader.line_num, 1)}: {bad}") from None
+            except csv.Error as exc:
+                raise HistoryFileError(f"{csv_path}:{reader.line_num}: not valid CSV: {exc}") from None
+    except UnicodeDecodeError:
+        raise HistoryFileError(f"{csv_path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise HistoryFileError(f"{csv_path}: cannot be read: {exc.strerror or exc}", "check the file name") from None
+
+
+def import_history(store: Store, reviews: Sequence[LoggedReview], *, scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER,
+                   deck: str = ARCHIVE_DECK, first_seen: datetime | None = None) -> HistoryImport:
+    """Add past reviews in one transaction (see ``quizzer.store.history.import_reviews``):
+    unknown ids become inactive cards of ``deck``, kind "imported"; reviews already there are
+    skipped; each card that gains one is replayed from scratch with the ahead rule off."""
+    return history.import_reviews(store, reviews, partial(decide, scheduler=scheduler, ahead_after=None),
+                                  deck=deck, kind=IMPORTED_KIND, first_seen=first_seen)
+
+
+def import_review_history(store: Store, reviews: list[LoggedReview], *, deck: str = ARCHIVE_DECK,
                           now: datetime | None = None, scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER) -> int:
-    """Replay past reviews (in time order) through the same rule as a live answer.
+    """``import_history``, returning the number of reviews added."""
+    return import_history(store, reviews, scheduler=scheduler, deck=deck, first_seen=now).imported
 
-    Unknown cards are created first (kind "imported", positions in order of first review).
-    One transaction for the lot; the ahead rule is off because these reviews really
-    happened. Returns the number of reviews applied.
-    """
-    ordered = sorted(reviews, key=lambda r: r.reviewed_at)
-    first_seen = now or (ordered[0].reviewed_at if ordered else None)
-    known = cards.card_ids(store)
-    fresh = list(dict.fromkeys(r.card_id for r in ordered if r.card_id not in known))
-    new_cards = [dict(id=cid, deck=deck, kind="imported", position=i, content_hash="", first_seen=first_seen)
-                 for i, cid in enumerate(fresh)]
-    replayed = [(r.card_id, NewReview(r.rating, r.reviewed_at, r.duration_ms)) for r in ordered]
-    return cards.replay(store, new_cards, replayed, partial(decide, scheduler=scheduler, ahead_after=None))
+
+def format_review_log(handle: TextIO, reviews: Iterable[LoggedReview]) -> None:
+    """The header and one row per review, in the same form."""
+    writer = csv.writer(handle, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    writer.writerows((r.card_id, r.rating, r.reviewed_at.astimezone(timezone.utc).isoformat(), r.duration_ms or 0)
+                     for r in reviews)
+
+
+def write_review_log(csv_path: Path, reviews: Iterable[LoggedReview]) -> None:
+    """Write ``reviews`` to ``csv_path``; the file is replaced only once it is complete."""
+    partial_path = csv_path.with_name(f".{csv_path.name}.partial")
+    try:
+        with open(partial_path, "w", newline="", encoding="utf-8") as handle:
+            format_review_log(handle, reviews)
+        os.replace(partial_path, csv_path)
+    except OSError as exc:
+        with suppress(OSError):
+            partial_path.unlink()
+        raise HistoryFileError(f"{csv_path}: cannot be written: {exc.strerror or exc}",
+                               "check that its folder exists and is writable, and the free disk space") from None
+    except BaseException:
+        with suppress(OSError):
+            partial_path.unlink()
+        raise
+
+
+def export_history(store: Store, target: Path | TextIO, decks: Sequence[str] | None = None,
+                   since: datetime | None = None) -> HistoryExport:
+    """Write the store's reviews (of every card, or of ``decks``; from ``since`` on) to a file,
+    or to an open text stream."""
+    reviews = history.review_log(store, decks, since)
+    if isinstance(target, Path):
+        write_review_log(target, reviews)
+    else:
+        format_review_log(target, reviews)
+    return HistoryExport(len(reviews), len({r.card_id for r in reviews}))

@@ -1,0 +1,185 @@
+"""Review history in bulk: many past reviews imported in one transaction, and the log read
+back out for export.
+
+An import replays each affected card's whole history (what the store has plus what arrives)
+from scratch in time order through ``decide``, in Python, then writes the outcome with a
+handful of bulk statements: new cards, new log rows, the recomputed log rows and card states.
+A review is identified by (card id, time, rating), so importing the same history twice adds
+nothing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.orm import Session
+
+from quizzer.store.cards import Decide
+from quizzer.store.engine import Store
+from quizzer.store.models import Card, CardTag, Review
+from quizzer.store.records import LEECH_TAG, NEW, MemoryState, NewReview
+
+
+@dataclass(frozen=True)
+class LoggedReview:
+    """One review as a history file holds it."""
+
+    card_id: str
+    rating: int
+    reviewed_at: datetime  # aware UTC
+    duration_ms: int | None  # None: unknown
+
+
+@dataclass(frozen=True)
+class HistoryImport:
+    """What an import did."""
+
+    imported: int  # reviews added
+    cards: int  # cards those reviews belong to
+    new_cards: int  # of them, cards created for ids the store did not know
+    already_there: int  # reviews skipped: the store (or the file, earlier) has the same card, time and rating
+
+
+# Core inserts: the rows are complete, so the ORM's per-row bookkeeping is only overhead
+_CARDS, _LOG = Card.metadata.tables[Card.__tablename__], Review.metadata.tables[Review.__tablename__]
+_BLANK = MemoryState(NEW, None, None, None, None, None, 0, False)
+
+
+@dataclass
+class _Entry:
+    """One review of a card's merged history, in replay order."""
+
+    review: NewReview
+    review_id: int | None = None  # the log row it already is, None for an imported one
+    logged: tuple[int, bool] | None = None  # that row's (state_before, scheduled)
+    state_before: int = NEW  # as the replay finds them
+    scheduled: bool = True
+
+
+def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Decide, *, deck: str, kind: str,
+                   first_seen: datetime | None = None) -> HistoryImport:
+    """Add ``reviews`` in one write transaction; nothing is written if anything fails.
+
+    Ids the store does not know become cards of ``deck`` / ``kind`` that are not active (so
+    no session shows them and deck sync leaves them, and their history, alone), first seen at
+    ``first_seen`` or else at their first review. Every card that gains a review has its whole
+    history replayed from a new card through ``decide``; the state before each review and
+    whether it moved the schedule are rewritten to match.
+    """
+    with store.write() as session:
+        ids = list(dict.fromkeys(r.card_id for r in reviews))
+        known = set(_in_chunks(session, select(Card.id), Card.id, ids))
+        history: dict[str, list[_Entry]] = defaultdict(list)
+        seen: set[tuple[str, datetime, int]] = set()
+        for rid, cid, at, rating, duration, mode, before, scheduled in _in_chunks(
+                session, select(Review.id, Review.card_id, Review.reviewed_at, Review.rating, Review.duration_ms,
+                                Review.mode, Review.state_before, Review.scheduled).order_by(Review.id),
+                Review.card_id, sorted(known)):
+            history[cid].append(_Entry(NewReview(rating, at, duration, mode), rid, (before, scheduled)))
+            seen.add((cid, at, rating))
+
+        fresh: dict[str, list[LoggedReview]] = defaultdict(list)
+        skipped = 0
+        for r in reviews:
+            key = (r.card_id, r.reviewed_at, r.rating)
+            if key in seen:
+                skipped += 1
+                continue
+            seen.add(key)
+            fresh[r.card_id].append(r)
+        if not fresh:
+            return HistoryImport(0, 0, 0, skipped)
+
+        leeches = set(_in_chunks(session, select(CardTag.card_id).where(CardTag.tag == LEECH_TAG),
+                                 CardTag.card_id, [cid for cid in fresh if cid in known]))
+        new_cards: list[dict[str, Any]] = []
+        card_updates: list[dict[str, Any]] = []
+        log_rows: list[dict[str, Any]] = []
+        log_updates: list[dict[str, Any]] = []
+        new_leeches: list[dict[str, Any]] = []
+        # positions follow first review, after every card the store has
+        order = sorted(fresh, key=lambda cid: min(r.reviewed_at for r in fresh[cid]))
+        for card_id in order:
+            entries = history[card_id] + [_Entry(NewReview(r.rating, r.reviewed_at, r.duration_ms))
+                                          for r in fresh[card_id]]
+            # time order; at the same instant a logged review before an imported one (stable sort)
+            entries.sort(key=lambda e: e.review.reviewed_at)
+            had_leech = card_id in leeches
+            memory = _replay(entries, decide, replace(_BLANK, leech=had_leech))
+            columns = dict(id=card_id, state=memory.state, step=memory.step, stability=memory.stability,
+                           difficulty=memory.difficulty, due=memory.due, last_review=memory.last_review,
+                           lapses=memory.lapses)
+            if card_id in known:
+                card_updates.append(columns)
+            else:
+                new_cards.append(dict(columns, deck=deck, kind=kind, position=0, content_hash="", active=False,
+                                      first_seen=first_seen or entries[0].review.reviewed_at))
+            if memory.leech and not had_leech:
+                new_leeches.append(dict(card_id=card_id, tag=LEECH_TAG))
+            for e in entries:
+                if e.review_id is None:
+                    log_rows.append(dict(card_id=card_id, reviewed_at=e.review.reviewed_at, rating=e.review.rating,
+                                         duration_ms=e.review.duration_ms, mode="study", state_before=e.state_before,
+                                         scheduled=e.scheduled))
+                elif (e.state_before, e.scheduled) != e.logged:
+                    log_updates.append(dict(id=e.review_id, state_before=e.state_before, scheduled=e.scheduled))
+
+        if new_cards:
+            top = session.scalar(select(Card.position).order_by(Card.position.desc()).limit(1))
+            for offset, row in enumerate(new_cards, start=(top or 0) + 1):
+                row["position"] = offset
+            session.execute(insert(_CARDS), new_cards)
+        if card_updates:
+            session.execute(update(Card), card_updates)
+        if log_rows:  # in time order, so a fresh history's log ids follow the clock
+            log_rows.sort(key=lambda row: row["reviewed_at"])
+            session.execute(insert(_LOG), log_rows)
+        if log_updates:
+            session.execute(update(Review), log_updates)
+        if new_leeches:
+            session.execute(insert(CardTag), new_leeches)
+        return HistoryImport(len(log_rows), len(fresh), len(new_cards), skipped)
+
+
+def _replay(entries: list[_Entry], decide: Decide, memory: MemoryState) -> MemoryState:
+    """Run ``entries`` through ``decide`` from ``memory``; notes each one's state before and
+    whether it moved the schedule. Returns the memory after the last."""
+    for entry in entries:
+        decision = decide(memory, entry.review)
+        entry.state_before, entry.scheduled = memory.state, decision.scheduled
+        if decision.scheduled:
+            memory = decision.after
+    return memory
+
+
+def _in_chunks(session: Session, query: Any, column: Any, values: Sequence[str], size: int = 500) -> Iterable[Any]:
+    """The rows of ``query`` where ``column`` is one of ``values``, asked in chunks that keep
+    IN lists under database bound-parameter limits (scalars for a one-column query)."""
+    single = len(query.selected_columns) == 1
+    for start in range(0, len(values), size):
+        chunk = query.where(column.in_(values[start:start + size]))
+        yield from (session.scalars(chunk) if single else session.execute(chunk))
+
+
+def decks(store: Store) -> list[str]:
+    """Every deck the store's cards name, active or not (``archived`` among them after an import)."""
+    with store.read() as session:
+        return sorted(session.scalars(select(Card.deck).distinct()))
+
+
+def review_log(store: Store, decks: Sequence[str] | None = None, since: datetime | None = None) -> list[LoggedReview]:
+    """Every logged review (of active and inactive cards alike), oldest first; only those of
+    cards in ``decks`` and at or after ``since`` when given."""
+    query = (select(Review.card_id, Review.rating, Review.reviewed_at, Review.duration_ms)
+             .order_by(Review.reviewed_at, Review.id))
+    if decks is not None:
+        query = query.where(Review.card_id.in_(select(Card.id).where(Card.deck.in_(decks))))
+    if since is not None:
+        query = query.where(Review.reviewed_at >= since)
+    with store.read() as session:
+        return [LoggedReview(card_id, rating, at, duration) for card_id, rating, at, duration in session.execute(query)]

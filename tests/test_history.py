@@ -1,0 +1,371 @@
+"""Review history in and out: ``quiz history import`` / ``export`` over the real 12,580-review
+log, a hand-written log for a small deck, malformed rows, archived cards and FSRS parity."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sqlite3
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import fsrs
+import pytest
+from typer.testing import CliRunner
+
+from quizzer.cli import app
+from quizzer.scheduling.answer import answer
+from quizzer.store import REVIEW, CardRef, open_store, sync_cards
+from quizzer.store.cards import card, reviews
+from quizzer.transfer.fsrs_csv import import_history, read_review_log
+
+runner = CliRunner()
+NO_FUZZ = fsrs.Scheduler(enable_fuzzing=False)
+SHARED_LOG = Path(__file__).resolve().parents[2] / "shared" / "data" / "fsrs-review-log-12k.csv"
+HEADER = ["card_id", "review_rating", "review_time", "review_duration"]
+T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
+
+DECK = """\
+id: tiny
+title: Tiny
+language: zh
+source: {file: course.txt, sections: "1"}
+cards:
+  - {id: t-one, kind: qa, source: "1.1", question: 问题一, answer: 答案一, points: [要点]}
+  - {id: t-two, kind: qa, source: "1.1", question: 问题二, answer: 答案二, points: [要点]}
+"""
+
+
+def quiz(*args: str, env: dict[str, str] | None = None, input: str | None = None):
+    return runner.invoke(app, list(args), env=env, input=input)
+
+
+def quiz_db() -> str:
+    """The test's own database (conftest sets QUIZ_DB)."""
+    return os.environ["QUIZ_DB"]
+
+
+def rows_of(path: Path) -> set[tuple[str, ...]]:
+    """A CSV's rows (header included) as a set, read with the csv module alone."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        return {tuple(row) for row in csv.reader(handle)}
+
+
+def write_log(path: Path, rows: list[tuple[object, ...]], header: list[str] = HEADER) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def copy_db(source: Path, target: Path) -> Path:
+    """A consistent copy through SQLite's backup API (the source may have a WAL)."""
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
+    return target
+
+
+def dump(db: Path) -> list[str]:
+    with sqlite3.connect(db) as conn:
+        return list(conn.iterdump())
+
+
+def fsrs_replay(rows: list[tuple[int, datetime]], scheduler: fsrs.Scheduler = NO_FUZZ) -> tuple[fsrs.Card, int]:
+    """fsrs run directly over (rating, time) in time order; (card, lapses)."""
+    memory, lapses = fsrs.Card(card_id=0), 0
+    for rating, at in sorted(rows, key=lambda r: r[1]):
+        lapses += memory.state == fsrs.State.Review and rating == 1
+        memory, _ = scheduler.review_card(memory, fsrs.Rating(rating), at)
+    return memory, lapses
+
+
+# -- the real log ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shared_log() -> Path:
+    if not SHARED_LOG.is_file():
+        pytest.skip(f"the shared review log is not there: {SHARED_LOG} (the shared data folder sits beside the checkout)")
+    return SHARED_LOG
+
+
+@pytest.fixture(scope="module")
+def imported(shared_log, tmp_path_factory):
+    """The 12k log imported once through the CLI into a database of its own (bundled decks):
+    (database, the summary line). Tests work on copies."""
+    home = tmp_path_factory.mktemp("imported")
+    db = home / "quiz.db"
+    env = {"QUIZ_DB": str(db), "QUIZ_CACHE_DIR": str(home / "cache"), "QUIZ_NOW": "", "QUIZ_DECKS": "",
+           "QUIZ_CONFIG": str(home / "no-config.toml")}
+    result = quiz("history", "import", str(shared_log), env=env)
+    assert result.exit_code == 0, result.output
+    return db, result.stdout.strip()
+
+
+@pytest.fixture
+def imported_copy(imported, tmp_path) -> Path:
+    return copy_db(imported[0], tmp_path / "copy.db")
+
+
+def test_import_counts_then_a_second_import_adds_nothing(imported, imported_copy, shared_log):
+    assert imported[1] == "imported 12580 reviews of 1205 cards (1205 new archived cards); 0 already there"
+    before = dump(imported_copy)
+    again = quiz("history", "import", str(shared_log), "--json", "--db", str(imported_copy))
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout) == dict(file=str(shared_log), imported=0, cards=0, new_archived_cards=0,
+                                            already_there=12580)
+    assert dump(imported_copy) == before
+    with sqlite3.connect(imported_copy) as conn:
+        assert conn.execute("SELECT count(*) FROM review_log").fetchone() == (12580,)
+        assert conn.execute("SELECT deck, kind, active, count(*) FROM cards WHERE deck = 'archived' "
+                            "GROUP BY deck, kind, active").fetchall() == [("archived", "imported", 0, 1205)]
+
+
+def test_export_then_import_into_a_fresh_database_round_trips_every_row(imported_copy, shared_log, tmp_path):
+    exported = tmp_path / "out.csv"
+    result = quiz("history", "export", str(exported), "--db", str(imported_copy))
+    assert result.exit_code == 0 and result.stdout.strip() == f"exported 12580 reviews of 1205 cards to {exported}"
+    original = rows_of(shared_log)
+    assert rows_of(exported) == original and len(original) == 12581  # the header and every review
+    fresh = quiz("history", "import", str(exported), "--json")  # into the test's own empty QUIZ_DB
+    assert json.loads(fresh.stdout) | {"file": ""} == dict(file="", imported=12580, cards=1205, new_archived_cards=1205,
+                                                            already_there=0)
+    again = tmp_path / "again.csv"
+    assert quiz("history", "export", str(again)).exit_code == 0
+    assert rows_of(again) == original
+
+
+def test_memory_after_import_equals_fsrs_replaying_the_rows(imported_copy, shared_log):
+    """Every card's state, stability, difficulty, last review and lapses as fsrs gives them; the
+    due date too, give or take the fuzz the CLI's scheduler adds to review intervals."""
+    by_card: dict[str, list[tuple[int, datetime]]] = {}
+    with open(shared_log, newline="") as handle:
+        for row in csv.DictReader(handle):
+            by_card.setdefault(row["card_id"], []).append(
+                (int(row["review_rating"]), datetime.fromisoformat(row["review_time"])))
+    with sqlite3.connect(imported_copy) as conn:
+        stored = {row[0]: row[1:] for row in conn.execute(
+            "SELECT id, state, step, stability, difficulty, due, last_review, lapses FROM cards WHERE deck = 'archived'")}
+    assert stored.keys() == by_card.keys()
+
+    def utc(text: str) -> datetime:
+        return datetime.fromisoformat(text).replace(tzinfo=timezone.utc)
+
+    for card_id, rows in by_card.items():
+        expected, lapses = fsrs_replay(rows)
+        state, step, stability, difficulty, due, last_review, got_lapses = stored[card_id]
+        assert (state, step, stability, difficulty, utc(last_review), got_lapses) == (
+            int(expected.state), expected.step, expected.stability, expected.difficulty, expected.last_review,
+            lapses), card_id
+        assert expected.due is not None and expected.last_review is not None
+        interval = (expected.due - expected.last_review) / timedelta(days=1)
+        assert abs(utc(due) - expected.due) <= timedelta(days=4 + 0.06 * interval), card_id
+
+
+def test_with_fuzz_off_in_the_settings_the_due_dates_equal_fsrs_too(shared_log, tmp_path):
+    """The import schedules with the learner's FSRS settings: with ``fuzz`` off (QUIZ_FUZZ) every
+    due date equals fsrs's unfuzzed one as well (a sample of 150 cards)."""
+    with open(shared_log, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    chosen = set(sorted({row["card_id"] for row in rows})[::8])
+    sample = write_log(tmp_path / "sample.csv", [tuple(row[c] for c in HEADER) for row in rows if row["card_id"] in chosen])
+    env = {"QUIZ_FUZZ": "off", "QUIZ_CONFIG": str(tmp_path / "no-config.toml")}
+    result = quiz("history", "import", str(sample), "--json", env=env)
+    assert result.exit_code == 0, result.output
+    counts = json.loads(result.stdout)
+    assert (counts["cards"], counts["new_archived_cards"]) == (len(chosen), len(chosen))
+    store = open_store(quiz_db())
+    try:
+        for card_id in chosen:
+            expected, lapses = fsrs_replay([(int(row["review_rating"]), datetime.fromisoformat(row["review_time"]))
+                                            for row in rows if row["card_id"] == card_id])
+            got = card(store, card_id).memory
+            assert (got.state, got.step, got.due, got.last_review, got.stability, got.difficulty, got.lapses) == (
+                int(expected.state), expected.step, expected.due, expected.last_review, expected.stability,
+                expected.difficulty, lapses), card_id
+    finally:
+        store.close()
+
+
+def test_a_malformed_row_late_in_the_real_log_names_its_line_and_writes_nothing(imported_copy, shared_log, tmp_path):
+    lines = shared_log.read_text().splitlines()
+    lines.insert(11999, "1711684180217,3,2024-13-01T10:00:00+00:00,1000")  # becomes line 12000
+    bad = tmp_path / "bad.csv"
+    bad.write_text("\n".join(lines) + "\n")
+    before = dump(imported_copy)
+    result = quiz("history", "import", str(bad), "--db", str(imported_copy))
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"Error: {bad}:12000: review_time '2024-13-01T10:00:00+00:00' is not an ISO 8601")
+    assert dump(imported_copy) == before
+
+
+# -- small hand-written logs ----------------------------------------------------
+
+
+@pytest.fixture
+def tiny(deck_folder, tmp_path):
+    """The two-card deck, synced into the test's database."""
+    folder = deck_folder(DECK)
+    assert quiz("decks", "--decks", str(folder)).exit_code == 0
+    return folder
+
+
+GOOD = [("t-one", 3, "2025-01-02T08:00:00+00:00", 4000), ("old-1", 1, "2025-01-01T08:00:00+00:00", 9000),
+        ("t-one", 3, "2025-01-05T08:00:00+00:00", 3000), ("old-1", 3, "2025-01-01T08:10:00+00:00", "")]
+
+
+@pytest.mark.parametrize("row, line, message", [
+    (("t-one", "3", "2025-01-03T08:00:00+00:00"), 3, "missing review_duration"),
+    (("t-one", "3", "2025-01-03T08:00:00+00:00", "1", "x"), 3, "5 values, but the header names 4 columns"),
+    (("", "3", "2025-01-03T08:00:00+00:00", "1"), 3, "empty card_id"),
+    (("t-one", "5", "2025-01-03T08:00:00+00:00", "1"), 3, "review_rating must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy), got '5'"),
+    (("t-one", "Good", "2025-01-03T08:00:00+00:00", "1"), 3, "review_rating must be"),
+    (("t-one", "3", "yesterday", "1"), 3, "review_time 'yesterday' is not an ISO 8601 date-time"),
+    (("t-one", "3", "2099-01-03T08:00:00+00:00", "1"), 3, "review_time 2099-01-03T08:00:00+00:00 is in the future"),
+    (("t-one", "3", "2025-01-03T08:00:00+00:00", "-5"), 3, "review_duration must be a whole number of milliseconds, 0 or more, got '-5'"),
+    (("t-one", "3", "2025-01-03T08:00:00+00:00", "1.5"), 3, "review_duration must be"),
+])
+def test_a_malformed_row_is_an_error_naming_its_line_and_nothing_is_written(tiny, tmp_path, row, line, message):
+    assert quiz("history", "import", str(write_log(tmp_path / "good.csv", GOOD[:1])), "--decks", str(tiny)).exit_code == 0
+    before = dump(Path(quiz_db()))
+    bad = write_log(tmp_path / "bad.csv", [GOOD[2], row, GOOD[1]])
+    result = quiz("history", "import", str(bad), "--decks", str(tiny))
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"Error: {bad}:{line}: {message}")
+    assert "nothing was imported" in result.stderr
+    assert dump(Path(quiz_db())) == before
+
+
+def test_a_header_without_the_columns_is_an_error_on_line_1(tmp_path):
+    bad = write_log(tmp_path / "bad.csv", [GOOD[0]], header=["card_id", "rating", "review_time", "review_duration"])
+    result = quiz("history", "import", str(bad))
+    assert result.exit_code == 1 and result.stderr.startswith(f"Error: {bad}:1: the header lacks review_rating")
+    missing = quiz("history", "import", str(tmp_path / "nowhere.csv"))
+    assert missing.exit_code == 1 and f"Error: {tmp_path / 'nowhere.csv'}: cannot be read" in missing.stderr
+
+
+def test_reviews_of_a_deck_card_attach_to_it_and_unknown_ids_are_archived(tiny, tmp_path):
+    log = write_log(tmp_path / "log.csv", GOOD)
+    result = quiz("history", "import", str(log), "--decks", str(tiny))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "imported 4 reviews of 2 cards (1 new archived cards); 0 already there"
+    store = open_store(quiz_db())
+    try:
+        one, old = card(store, "t-one"), card(store, "old-1")
+        assert (one.deck, one.kind, one.active) == ("tiny", "qa", True)
+        assert [(r.rating, r.reviewed_at.day, r.duration_ms) for r in reviews(store, "t-one")] == [(3, 2, 4000), (3, 5, 3000)]
+        assert (old.deck, old.kind, old.active, old.first_seen.day) == ("archived", "imported", False, 1)
+        assert [(r.rating, r.duration_ms) for r in reviews(store, "old-1")] == [(1, 9000), (3, None)]
+        assert card(store, "t-two").memory.state == 0  # untouched
+    finally:
+        store.close()
+    # part of it again, with one new row: only that one is added
+    more = write_log(tmp_path / "more.csv", GOOD[:2] + [("t-two", 4, "2025-01-06T08:00:00Z", 1200)])
+    again = quiz("history", "import", str(more), "--decks", str(tiny))
+    assert again.stdout.strip() == "imported 1 reviews of 1 cards (0 new archived cards); 2 already there"
+    # export: every review, one deck, or from a study day on; unknown deck is a usage error
+    out = tmp_path / "out.csv"
+    assert quiz("history", "export", str(out), "--decks", str(tiny)).stdout.strip() == f"exported 5 reviews of 3 cards to {out}"
+    assert rows_of(out) == {tuple(HEADER), ("t-one", "3", "2025-01-02T08:00:00+00:00", "4000"),
+                            ("old-1", "1", "2025-01-01T08:00:00+00:00", "9000"),
+                            ("t-one", "3", "2025-01-05T08:00:00+00:00", "3000"),
+                            ("old-1", "3", "2025-01-01T08:10:00+00:00", "0"),
+                            ("t-two", "4", "2025-01-06T08:00:00+00:00", "1200")}
+    piped = quiz("history", "export", "-", "--deck", "archived", "--decks", str(tiny))
+    assert piped.exit_code == 0 and piped.stderr.strip() == "exported 2 reviews of 1 cards to stdout"
+    assert {tuple(row) for row in csv.reader(piped.stdout.splitlines())} == {
+        tuple(HEADER), ("old-1", "1", "2025-01-01T08:00:00+00:00", "9000"), ("old-1", "3", "2025-01-01T08:10:00+00:00", "0")}
+    deck_only = quiz("history", "export", str(out), "--deck", "tiny", "--since", "2025-01-03", "--json", "--decks", str(tiny))
+    assert json.loads(deck_only.stdout) == dict(file=str(out), exported=2, cards=2)
+    assert {row[0] for row in rows_of(out)} == {"card_id", "t-one", "t-two"}
+    archived = quiz("history", "export", str(out), "--deck", "archived", "--decks", str(tiny))
+    assert archived.exit_code == 0 and {row[0] for row in rows_of(out)} == {"card_id", "old-1"}
+    unknown = quiz("history", "export", str(out), "--deck", "nope", "--decks", str(tiny))
+    assert unknown.exit_code == 2 and "Error: no deck 'nope' (known: archived, tiny)" in unknown.stderr
+    bad_date = quiz("history", "export", str(out), "--since", "2025-02-30", "--decks", str(tiny))
+    assert bad_date.exit_code == 2 and "--since '2025-02-30' is not a date" in bad_date.stderr
+
+
+def test_archived_cards_survive_deck_sync_and_study_never_shows_them(tiny, deck_folder, tmp_path):
+    # long-ago reviews: were these cards active, they would be due now
+    log = write_log(tmp_path / "log.csv", [(f"gone-{i}", 4, f"2024-0{i + 1}-01T08:00:00+00:00", 5000) for i in range(4)])
+    assert quiz("history", "import", str(log), "--decks", str(tiny)).exit_code == 0
+    env = {"QUIZ_NOW": "2025-03-03T09:00:00+00:00"}
+    studied = quiz("study", "--decks", str(tiny), env=env, input="\n3\n\n3\n\n3\nq\n")
+    assert studied.exit_code == 0 and "saved t-one" in studied.stdout and "saved t-two" in studied.stdout
+    ahead = quiz("study", "--ahead", "--decks", str(tiny), env={"QUIZ_NOW": "2025-03-03T12:00:00+00:00"},
+                 input="\n3\n\n3\n\n3\nq\n")
+    assert ahead.exit_code == 0
+    for output in (studied.stdout, ahead.stdout):
+        assert "gone-" not in output
+    # the decks change (a card goes, one comes): a real sync runs, the archive stays as it was
+    folder = deck_folder(DECK.replace("t-two", "t-three"))
+    assert quiz("study", "--decks", str(folder), env=env, input="q\n").exit_code == 0
+    store = open_store(quiz_db())
+    try:
+        assert card(store, "t-two").active is False
+        for i in range(4):
+            kept = card(store, f"gone-{i}")
+            assert (kept.deck, kept.kind, kept.active, kept.memory.state) == ("archived", "imported", False, REVIEW)
+            assert len(reviews(store, f"gone-{i}")) == 1
+    finally:
+        store.close()
+
+
+def test_interleaved_import_replays_the_whole_history_from_scratch(tmp_path):
+    """A card with live reviews (one a practice review ahead of schedule) gains older and
+    in-between imported ones: its memory is fsrs over all of them in time order, and every
+    log row says what the replay did."""
+    store = open_store(tmp_path / "mix.db")
+    try:
+        sync_cards(store, [CardRef("c", "d", "qa", 0, "h")], T0)
+        live = [(3, T0), (3, T0 + timedelta(days=1)), (3, T0 + timedelta(days=2))]  # the last is ahead: practice
+        results = [answer(store, "c", rating, now=at, duration_ms=1000, scheduler=NO_FUZZ) for rating, at in live]
+        assert [r.scheduled for r in results] == [True, True, False]
+        old = [(1, T0 - timedelta(days=30)), (3, T0 - timedelta(days=29)), (2, T0 + timedelta(hours=12))]
+        log = write_log(tmp_path / "old.csv", [("c", rating, at.isoformat(), 2000) for rating, at in old])
+        result = import_history(store, read_review_log(log), scheduler=NO_FUZZ)
+        assert (result.imported, result.cards, result.new_cards, result.already_there) == (3, 1, 0, 0)
+        expected, lapses = fsrs_replay(live + old)
+        got = card(store, "c").memory
+        assert (got.state, got.step, got.due, got.last_review, got.stability, got.difficulty, got.lapses) == (
+            int(expected.state), expected.step, expected.due, expected.last_review, expected.stability,
+            expected.difficulty, lapses)
+        logged = sorted(reviews(store, "c"), key=lambda r: r.reviewed_at)
+        assert len(logged) == 6 and all(r.scheduled for r in logged)
+        assert [r.state_before for r in logged][:2] == [0, int(fsrs.State.Learning)]
+        assert import_history(store, read_review_log(log), scheduler=NO_FUZZ).already_there == 3
+    finally:
+        store.close()
+
+
+class FailingScheduler(fsrs.Scheduler):
+    """Fails on its n-th review, as a crash half-way through an import would."""
+
+    def __init__(self, fail_at: int) -> None:
+        super().__init__(enable_fuzzing=False)
+        self.left = fail_at
+
+    def review_card(self, *args, **kwargs):
+        self.left -= 1
+        if self.left == 0:
+            raise RuntimeError("boom")
+        return super().review_card(*args, **kwargs)
+
+
+def test_an_import_that_fails_half_way_leaves_nothing_behind(tmp_path):
+    db = tmp_path / "atomic.db"
+    store = open_store(db)
+    try:
+        sync_cards(store, [CardRef("c", "d", "qa", 0, "h")], T0)
+        answer(store, "c", 3, now=T0, duration_ms=1000, scheduler=NO_FUZZ)
+        log = write_log(tmp_path / "log.csv", [("c", 3, (T0 - timedelta(days=1)).isoformat(), 1)] +
+                        [(f"x{i}", 3, (T0 - timedelta(days=i)).isoformat(), 1) for i in range(2, 80)])
+        before = dump(db)
+        with pytest.raises(RuntimeError, match="boom"):
+            import_history(store, read_review_log(log), scheduler=FailingScheduler(fail_at=40))
+        assert dump(db) == before
+    finally:
+        store.close()
