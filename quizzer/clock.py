@@ -9,7 +9,8 @@ ISO-8601 datetime instead of the real time.  A value with an offset
 converted to UTC.
 
 A study day starts at ``rollover_hour`` (04:00 by default) local time, as in
-Anki, so a late-night session still counts for the day it began in.
+Anki, so a late-night session still counts for the day it began in. The
+``day_start_hour`` setting (``quizzer.settings``) moves it: callers pass it in.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Numbers the scheduler and the CLI share, each defined once (a settings file will override
-the limits; until then these are the values)."""
+"""Numbers the scheduler and the CLI share, each defined once. The daily limits here are the
+defaults of the settings (``quizzer.settings``: config.toml, QUIZ_<KEY>, options)."""
 
 from __future__ import annotations
 

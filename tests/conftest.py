@@ -19,6 +19,10 @@ def isolated(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("QUIZ_DB", str(home / "quiz.db"))
     monkeypatch.delenv("QUIZ_DECKS", raising=False)
     monkeypatch.delenv("QUIZ_NOW", raising=False)
+    monkeypatch.setenv("QUIZ_CONFIG", str(home / "config.toml"))  # never the developer's own settings
+    for name in [n for n in os.environ if n.startswith("QUIZ_") and n.isupper()]:
+        if name not in ("QUIZ_CACHE_DIR", "QUIZ_DB", "QUIZ_CONFIG"):
+            monkeypatch.delenv(name, raising=False)
     return home
 
 

@@ -23,7 +23,8 @@ def run(line: str) -> str:
 
 def test_study_example_rates_two_questions_then_quits():
     out = run(example("reveal and rate two interview questions"))
-    assert [l.split()[-1] for l in out.splitlines() if l.startswith("saved ")] == ["Good", "Easy"]
+    # "saved CARD-ID → RATING", then " · due in 10m" for people
+    assert [l.split(" · ")[0].split()[-1] for l in out.splitlines() if l.startswith("saved ")] == ["Good", "Easy"]
 
 
 def test_exam_example_answers_one_skips_one_and_hands_in():

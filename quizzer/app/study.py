@@ -6,6 +6,10 @@ Graded kinds take an ``Answer``: a format problem asks again, a verdict rates it
 (wrong → Again; right → Good, or Easy when fast, Hard when slow, by the kind's thresholds).
 Each answer is committed as it is made. A card failed in this session comes back before the
 session ends (Anki's learn-ahead limit).
+
+The learner's settings (``quizzer.settings``) give the scheduler and the hour a study day
+starts. The back of a card carries when it would next be due after each rating (computed,
+not saved); feedback and the "saved" notice carry when it is due after the rating given.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ from quizzer.errors import DeckProblems
 from quizzer.kinds.base import Asked
 from quizzer.scheduling import answer as answering
 from quizzer.scheduling import queue as queues
+from quizzer.scheduling.memory import scheduler_for
 from quizzer.scheduling.summary import due_forecast, next_due
+from quizzer.settings import DEFAULTS, Settings
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.store.records import Answered
 
@@ -103,10 +109,13 @@ class CardView:
 
 @dataclass(frozen=True)
 class BackView:
-    """A self-rated card's back, waiting for a Rate."""
+    """A self-rated card's back, waiting for a Rate. ``intervals``: how long until the card is
+    due again after Again, Hard, Good and Easy (before fuzz; a practice review ahead of its
+    day keeps its due date whatever the rating)."""
 
     card_id: str
     back: str
+    intervals: tuple[timedelta, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -119,6 +128,7 @@ class Feedback:
     rating: int
     solution: str | None  # shown in full when the answer was wrong
     explanation: str | None  # shown when right
+    interval: timedelta | None = None  # until the card is due again after ``rating``
 
 
 @dataclass(frozen=True)
@@ -135,6 +145,8 @@ class Notice:
     card_id: str = ""
     rating: int = 0
     detail: str = ""
+    # "saved": until the card is due again. Not part of equality: it says when, the notice what.
+    due_in: timedelta | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -191,9 +203,12 @@ class StudySession:
         only_queued: bool = False,
         pause_after_feedback: bool = True,
         tick: Callable[[], float] = time.monotonic,
+        settings: Settings = DEFAULTS,
     ) -> None:
         self.collection = collection
         self.chosen = chosen
+        self.settings = settings
+        self.scheduler = scheduler_for(settings)
         self.scope = set(queue) if only_queued else None  # a drill brings back only its own cards
         self.pause_after_feedback = pause_after_feedback
         self.tick = tick
@@ -201,9 +216,11 @@ class StudySession:
         self.position = 0  # the card on screen (or, in feedback, the one after the card answered)
         self.phase: Literal["front", "back", "feedback", "done"] = "front"
         self.asked: Asked | None = None
+        self.intervals: tuple[timedelta, ...] = ()  # the back on screen: after each rating
         self.shown_at = tick()
         self.started = tick()
         self.history: list[Done] = []
+        self.set_aside: set[str] = set()  # buried or suspended in this session
         self.summary = Summary()
 
     # -- driving -------------------------------------------------------------
@@ -228,9 +245,13 @@ class StudySession:
             return self._set_aside(event)
         if self.phase == "front" and isinstance(event, Reveal) and not self._kind().graded:
             self.phase = "back"
-            return [BackView(self._card_id(), self._kind().back(self._asked()))]
+            now = clock.now()
+            due = answering.preview(self.collection.store, self._card_id(), now=now, scheduler=self.scheduler,
+                                    rollover_hour=self.settings.day_start_hour)
+            self.intervals = tuple(when - now for when in due)
+            return [self._back()]
         if self.phase == "back" and isinstance(event, Rate) and event.rating in range(1, 5):
-            return self._record(event.rating, None, None)
+            return list(self._record(event.rating, None, None))
         if self.phase == "front" and isinstance(event, Answer) and self._kind().graded:
             return self._answer(event.text)
         return [self._current()]
@@ -255,9 +276,12 @@ class StudySession:
         assert self.asked is not None, "a card is on screen"
         return self.asked
 
+    def _back(self) -> BackView:
+        return BackView(self._card_id(), self._kind().back(self._asked()), self.intervals)
+
     def _current(self) -> View:
         if self.phase == "back":
-            return BackView(self._card_id(), self._kind().back(self._asked()))
+            return self._back()
         if self.phase == "feedback":
             return Continue()
         return self._view()
@@ -298,27 +322,31 @@ class StudySession:
         if verdict.outcome == "imprecise":  # the answer is not shown: asked again at the precision wanted
             return [Retry(verdict.message), self._view()]
         rating = auto_rating(kind.fast_slow, verdict.correct, self.tick() - self.shown_at)
-        feedback = Feedback(self._card_id(), verdict.correct, verdict.message, rating,
+        card_id = self._card_id()
+        saved, *after = self._record(rating, reading.answer, verdict.correct)
+        feedback = Feedback(card_id, verdict.correct, verdict.message, rating,
                             None if verdict.correct else kind.solution(asked),
-                            kind.solution(asked) if verdict.correct else None)
-        return [feedback, *self._record(rating, reading.answer, verdict.correct)]
+                            kind.solution(asked) if verdict.correct else None, saved.due_in)
+        return [feedback, saved, *after]
 
-    def _record(self, rating: int, answer_text: str | None, correct: bool | None) -> list[View]:
+    def _record(self, rating: int, answer_text: str | None, correct: bool | None) -> tuple[Notice, View]:
         card_id = self._card_id()
         asked = self._asked()
+        now = clock.now()
         answered = answering.answer(
-            self.collection.store, card_id, rating, now=clock.now(),
+            self.collection.store, card_id, rating, now=now,
             duration_ms=int((self.tick() - self.shown_at) * 1000), answer_text=answer_text, correct=correct,
-            seed=asked.seed,
+            seed=asked.seed, scheduler=self.scheduler, rollover_hour=self.settings.day_start_hour,
         )
         self.history.append(Done(answered, rating))
         self._count(answered, rating, +1)
         self.position += 1
-        saved = Notice("saved", card_id, rating)
+        due = answered.current.due
+        saved = Notice("saved", card_id, rating, due_in=None if due is None else due - now)
         if correct is not None and self.pause_after_feedback:
             self.phase = "feedback"
-            return [saved, Continue()]
-        return [saved, self._show_next()]
+            return saved, Continue()
+        return saved, self._show_next()
 
     def _count(self, answered: Answered, rating: int, sign: int) -> None:
         self.summary.reviewed += sign
@@ -336,6 +364,8 @@ class StudySession:
         done = self.history.pop()
         answering.undo(self.collection.store, done.answered)
         self._count(done.answered, done.rating, -1)
+        if done.answered.card_id in self.set_aside:  # buried or suspended since: the review is undone,
+            return [Notice("undone", done.answered.card_id), self._current()]  # the card stays aside
         # the undone card was answered earlier in this queue: show it again, next
         earlier = max(i for i in range(self.position) if self.queue[i] == done.answered.card_id)
         self.queue.insert(self.position - 1, self.queue.pop(earlier))
@@ -351,12 +381,15 @@ class StudySession:
     def _set_aside(self, event: Bury | Suspend) -> list[View]:
         card_id = self._card_id()
         if isinstance(event, Bury):
-            answering.bury(self.collection.store, card_id, clock.next_day_start(clock.now()))
+            answering.bury(self.collection.store, card_id,
+                           clock.next_day_start(clock.now(), self.settings.day_start_hour))
             notice = Notice("buried", card_id)
         else:
             answering.suspend(self.collection.store, card_id)
             notice = Notice("suspended", card_id)
-        del self.queue[self.position]
+        self.set_aside.add(card_id)
+        # every later showing goes too (a card undone after coming back is queued twice)
+        self.queue[self.position:] = [c for c in self.queue[self.position:] if c != card_id]
         return [notice, self._show_next()]
 
     def _edited(self) -> list[View]:
@@ -376,7 +409,8 @@ class StudySession:
     def _finish(self) -> Summary:
         self.phase = "done"
         self.summary.seconds = self.tick() - self.started
-        self.summary.forecast = due_forecast(self.collection.store, clock.now())
+        self.summary.forecast = due_forecast(self.collection.store, clock.now(),
+                                             rollover_hour=self.settings.day_start_hour)
         return self.summary
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from quizzer.app.collection import Collection
     from quizzer.decks import LoadedDeck
+    from quizzer.settings import Settings
 
 
 class QuizGroup(TyperGroup):
@@ -116,6 +117,14 @@ def collection(ctx: typer.Context, decks: Path | None, db: Path | None) -> Colle
 
     chosen = where(ctx, decks, db)
     return open_collection(chosen.decks, chosen.db)
+
+
+def settings(**options: Any) -> Settings:
+    """The learner's settings (defaults, config file, environment) with the options given for
+    this run (None: not given); a bad value anywhere is a UsageError naming its key."""
+    from quizzer.settings import load
+
+    return load().with_options(**options)
 
 
 def check_clock() -> None:

@@ -16,8 +16,8 @@ from quizzer.cli.base import (
     collection,
     console,
     kind_values,
+    settings,
 )
-from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 
 
 @app.command()
@@ -29,25 +29,35 @@ def study(
     new: Annotated[Optional[int], typer.Option("--new", min=0, metavar="N", help="At most N new cards this session.", show_default=False)] = None,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, metavar="N", help="At most N cards this session.", show_default=False)] = None,
     ahead: Annotated[bool, typer.Option("--ahead", help="Practise cards not yet due (their schedule is kept).")] = False,
-    new_per_day: Annotated[int, typer.Option(min=0, metavar="N", help="New cards per study day.")] = NEW_PER_DAY,
-    reviews_per_day: Annotated[int, typer.Option(min=0, metavar="N", help="Reviews per study day.")] = REVIEWS_PER_DAY,
+    new_per_day: Annotated[Optional[int], typer.Option(
+        min=0, max=9999, metavar="N", show_default=False,
+        help="New cards per study day, this run (default: `quiz config`'s new_per_day, 20).")] = None,
+    reviews_per_day: Annotated[Optional[int], typer.Option(
+        min=0, max=9999, metavar="N", show_default=False,
+        help="Reviews per study day, this run (default: `quiz config`'s reviews_per_day, 200).")] = None,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
     """The daily drill: due cards, then a few new ones, scheduled with FSRS."""
     from quizzer import clock
+    from quizzer.scheduling.memory import scheduler_for
     from quizzer.scheduling.queue import build_queue
     from quizzer.scheduling.summary import next_due
     from quizzer.terminal import study as screen
 
+    chosen_settings = settings(new_per_day=new_per_day, reviews_per_day=reviews_per_day)
     opened = collection(ctx, decks_dir, db)
     chosen = opened.card_filter(deck, tag, kind_values(kind))
-    queue = build_queue(opened.store, clock.now(), new_per_day=new_per_day, reviews_per_day=reviews_per_day,
-                        chosen=chosen, new_limit=new, limit=limit, ahead=ahead)
+    queue = build_queue(opened.store, clock.now(), new_per_day=chosen_settings.new_per_day,
+                        reviews_per_day=chosen_settings.reviews_per_day, chosen=chosen, new_limit=new, limit=limit,
+                        ahead=ahead, rollover_hour=chosen_settings.day_start_hour,
+                        scheduler=scheduler_for(chosen_settings),
+                        deck_new_per_day=chosen_settings.deck_new_per_day,
+                        deck_reviews_per_day=chosen_settings.deck_reviews_per_day)
     if not queue:
         upcoming = next_due(opened.store, clock.now())
         when = f" The next card is due {upcoming.astimezone():%Y-%m-%d %H:%M}." if upcoming else ""
         console().print(f"Nothing is due now.{when} `quiz study --ahead` practises cards early; "
                         "reviews of cards not yet due leave their schedule alone.", markup=False)
         return
-    screen.run(opened, queue, chosen=chosen)
+    screen.run(opened, queue, chosen=chosen, settings=chosen_settings)

@@ -8,7 +8,7 @@ from functools import partial
 import fsrs
 
 from quizzer.clock import ROLLOVER_HOUR, next_day_start, to_utc
-from quizzer.scheduling.memory import DEFAULT_SCHEDULER, decide
+from quizzer.scheduling.memory import DEFAULT_SCHEDULER, decide, outcomes
 from quizzer.store import cards
 from quizzer.store.engine import Store
 from quizzer.store.records import Answered, ExamMark, NewReview
@@ -41,6 +41,22 @@ def answer(
     review = NewReview(rating, to_utc(now), duration_ms, mode, answer_text, correct, seed)
     ahead_after = next_day_start(now, rollover_hour) if ahead_rule else None
     return cards.record_answer(store, card_id, review, partial(decide, scheduler=scheduler, ahead_after=ahead_after), mark)
+
+
+def preview(
+    store: Store,
+    card_id: str,
+    *,
+    now: datetime,
+    scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER,
+    rollover_hour: int = ROLLOVER_HOUR,
+    ahead_rule: bool = True,
+) -> tuple[datetime, ...]:
+    """When ``card_id`` would next be due after Again, Hard, Good and Easy now (what the rating
+    buttons show; before fuzz). Nothing is written. The ahead rule applies as in ``answer``: a
+    practice review shows the unchanged due date for every rating."""
+    ahead_after = next_day_start(now, rollover_hour) if ahead_rule else None
+    return outcomes(cards.card(store, card_id).memory, now, scheduler=scheduler, ahead_after=ahead_after)
 
 
 def undo(store: Store, answered: Answered) -> None:

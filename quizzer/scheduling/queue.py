@@ -1,18 +1,29 @@
 """What to study now, in Anki's order: learning cards due, then due reviews (lowest recall
-first) with new cards spread among them, within the daily limits."""
+first) with new cards spread among them, within the daily limits (global, and per deck where
+the settings give a deck its own); and how many reviews a desired retention makes due."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 
 import fsrs
 
-from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, to_utc
+from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, study_day, to_utc
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
-from quizzer.scheduling.memory import DEFAULT_SCHEDULER, recall_of_review
+from quizzer.scheduling.memory import (
+    DEFAULT_SCHEDULER,
+    recall_of_review,
+    review_interval,
+)
 from quizzer.store import cards
 from quizzer.store.engine import Store
 from quizzer.store.filter import EVERYTHING, CardFilter
+from quizzer.store.records import NEW, REVIEW
+
+ALL = 1 << 62  # "no limit" for the store's limited reads
+FOREVER = timedelta(days=2 * 36500)  # past any due date (the longest interval is 36500 days)
 
 
 def build_queue(
@@ -27,6 +38,8 @@ def build_queue(
     ahead: bool = False,
     rollover_hour: int = ROLLOVER_HOUR,
     scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER,
+    deck_new_per_day: Mapping[str, int] | None = None,
+    deck_reviews_per_day: Mapping[str, int] | None = None,
 ) -> list[str]:
     """Card ids to study now, in order.
 
@@ -34,8 +47,10 @@ def build_queue(
     Then reviews due today (by study day), lowest retrievability first, with new cards (by
     ``position``, then deck, then id) spread evenly among them. Daily limits are global and
     subtract what was already studied since the study day began (scheduled reviews in mode
-    "study"); ``new_limit`` can only lower the remaining new-card allowance. With ``ahead``
-    and nothing to study, returns already-seen cards soonest due first (the ahead rule).
+    "study"); ``new_limit`` can only lower the remaining new-card allowance. A deck named in
+    ``deck_new_per_day`` / ``deck_reviews_per_day`` also keeps to its own limit (less what
+    was studied in it today), within the global one. With ``ahead`` and nothing to study,
+    returns already-seen cards soonest due first (the ahead rule).
     """
     now = to_utc(now)
     start, end = day_start(now, rollover_hour), next_day_start(now, rollover_hour)
@@ -43,11 +58,17 @@ def build_queue(
     learning = cards.learning_due(store, chosen, now, now)
     due = sorted(cards.due_reviews(store, chosen, now, end),
                  key=lambda row: (recall_of_review(row.stability, row.last_review, now, scheduler), row.due, row.id))
-    reviews = [row.id for row in due][:max(0, reviews_per_day - reviews_done)]
+    reviews_left = max(0, reviews_per_day - reviews_done)
     new_left = max(0, new_per_day - new_done)
     if new_limit is not None:
         new_left = min(new_left, new_limit)
-    queue = learning + interleave(reviews, cards.new_cards(store, chosen, now, new_left))
+    decks = _DeckLimits(store, chosen, now, start, deck_new_per_day or {}, deck_reviews_per_day or {})
+    reviews = decks.take([row.id for row in due], reviews_left, "reviews")
+    if decks.new:
+        new = decks.take(cards.new_cards(store, chosen, now, new_left + decks.held_back("new")), new_left, "new")
+    else:
+        new = cards.new_cards(store, chosen, now, new_left)
+    queue = learning + interleave(reviews, new)
     if not queue and ahead:
         queue = cards.seen_by_due(store, chosen, now, limit if limit is not None else reviews_per_day)
     return queue if limit is None else queue[:limit]
@@ -65,3 +86,87 @@ def interleave(reviews: list[str], new: list[str]) -> list[str]:
     keyed = [((i + 1) / (len(reviews) + 1), 0, cid) for i, cid in enumerate(reviews)]
     keyed += [((i + 1) / (len(new) + 1), 1, cid) for i, cid in enumerate(new)]
     return [cid for *_, cid in sorted(keyed)]
+
+
+class _DeckLimits:
+    """The decks with limits of their own: which of the chosen cards each holds, and what is
+    left of its limits today (its limit less what was studied in it since ``start``, counted
+    as ``cards.done_since`` counts: scheduled answers in study mode)."""
+
+    def __init__(self, store: Store, chosen: CardFilter, now: datetime, start: datetime,
+                 new_per_day: Mapping[str, int], reviews_per_day: Mapping[str, int]) -> None:
+        in_scope = [d for d in {*new_per_day, *reviews_per_day} if chosen.decks is None or d in chosen.decks]
+        self.new = {d: new_per_day[d] for d in in_scope if d in new_per_day}
+        self.reviews = {d: reviews_per_day[d] for d in in_scope if d in reviews_per_day}
+        self.deck_of: dict[str, dict[str, str]] = {"new": {}, "reviews": {}}
+        for deck in in_scope:
+            new_done, reviews_done = _done_in_deck(store, deck, now, start)
+            only = replace(chosen, decks=(deck,))
+            if deck in self.new:
+                self.new[deck] = max(0, self.new[deck] - new_done)
+                self.deck_of["new"].update(dict.fromkeys(cards.new_cards(store, only, now, ALL), deck))
+            if deck in self.reviews:
+                self.reviews[deck] = max(0, self.reviews[deck] - reviews_done)
+                self.deck_of["reviews"].update(
+                    dict.fromkeys((row.id for row in cards.due_reviews(store, only, now, now + FOREVER)), deck))
+
+    def _left(self, what: str) -> dict[str, int]:
+        return self.new if what == "new" else self.reviews
+
+    def held_back(self, what: str) -> int:
+        """How many cards of the decks with limits the limits may leave out (read this many more)."""
+        return max(0, len(self.deck_of[what]) - sum(self._left(what).values()))
+
+    def take(self, ordered: list[str], limit: int, what: str) -> list[str]:
+        """The first ``limit`` of ``ordered`` that their decks' limits allow."""
+        left = dict(self._left(what))
+        taken: list[str] = []
+        for card_id in ordered:
+            if len(taken) >= limit:
+                break
+            deck = self.deck_of[what].get(card_id)
+            if deck is not None:
+                if left[deck] <= 0:
+                    continue
+                left[deck] -= 1
+            taken.append(card_id)
+        return taken
+
+
+def _done_in_deck(store: Store, deck: str, now: datetime, start: datetime) -> tuple[int, int]:
+    """(new cards introduced, reviews done) in ``deck`` since ``start``, as ``cards.done_since``
+    counts them for all decks. Read card by card from the cards studied since ``start`` (few);
+    a card suspended or buried since is not seen, as the store has no per-deck count yet."""
+    only = CardFilter(decks=(deck,))
+    touched = [row.id for row in cards.due_reviews(store, only, now, now + FOREVER) if row.last_review >= start]
+    touched += cards.learning_due(store, only, now, now + FOREVER)
+    done = {NEW: 0, REVIEW: 0}
+    for card_id in touched:
+        for review in cards.reviews(store, card_id):
+            if (review.reviewed_at >= start and review.mode == "study" and review.scheduled
+                    and review.state_before in done):
+                done[review.state_before] += 1
+    return done[NEW], done[REVIEW]
+
+
+@dataclass(frozen=True)
+class DueCounts:
+    today: int
+    week: int  # the 7 study days from today, today (and anything overdue) included
+
+
+def due_counts(store: Store, now: datetime, scheduler: fsrs.Scheduler,
+               rollover_hour: int = ROLLOVER_HOUR, days: int = 7) -> DueCounts:
+    """How many cards in review would be due today and within ``days`` study days if each were
+    scheduled by ``scheduler``'s desired retention: due at its last review plus the interval
+    FSRS gives its stability (before fuzz). Comparing two retentions shows what a change does
+    to the workload; the due dates already stored change only as each card is next reviewed."""
+    now = to_utc(now)
+    today_end = next_day_start(now, rollover_hour)
+    week_end = day_start(study_day(now, rollover_hour) + timedelta(days=days), rollover_hour)
+    today = week = 0
+    for row in cards.due_reviews(store, EVERYTHING, now, now + FOREVER):
+        due = row.last_review + review_interval(row.stability, scheduler)
+        today += due < today_end
+        week += due < week_end
+    return DueCounts(today, week)

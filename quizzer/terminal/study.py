@@ -12,6 +12,7 @@ import os
 import shlex
 import subprocess
 from collections.abc import Sequence
+from datetime import timedelta
 
 from rich.console import Console
 from rich.panel import Panel
@@ -40,17 +41,38 @@ from quizzer.app.study import (
 )
 from quizzer.app.views import Retry
 from quizzer.defaults import LEECH_LAPSES, Rating
+from quizzer.settings import Settings
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.terminal import render
 from quizzer.terminal.prompter import Prompter, TerminalPrompter, for_stdin
 from quizzer.terminal.render import markdown, safe
 
 COMMANDS: dict[str, Event] = {"u": Undo(), "b": Bury(), "s": Suspend(), "q": Quit()}  # and "e", which the terminal handles
-RATE_PROMPT = "1 Again · 2 Hard · 3 Good · 4 Easy"
+RATE_PROMPT = "1 Again · 2 Hard · 3 Good · 4 Easy"  # with each button's interval when known: rate_prompt()
 
 
 def label(rating: int) -> str:
     return Rating(rating).label
+
+
+def interval(span: timedelta) -> str:
+    """An interval as Anki's answer buttons show it: seconds under a minute, minutes under an
+    hour, hours under a day, days under 30 days, then months (30 days) and years (365 days)
+    to one decimal: ``45s``, ``10m``, ``3h``, ``8d``, ``1.5mo``, ``2y``."""
+    seconds = max(0.0, span.total_seconds())
+    for unit, size, limit in (("s", 1, 60), ("m", 60, 3600), ("h", 3600, 86400), ("d", 86400, 30 * 86400)):
+        if seconds < limit:
+            return f"{round(seconds / size)}{unit}"
+    days = seconds / 86400
+    amount, unit = (days / 30, "mo") if days < 365 else (days / 365, "y")
+    return f"{amount:.1f}".removesuffix(".0") + unit
+
+
+def rate_prompt(intervals: Sequence[timedelta] = ()) -> str:
+    """``1 Again 10m · 2 Hard 1d · 3 Good 3d · 4 Easy 8d`` (RATE_PROMPT when not known)."""
+    if len(intervals) != len(Rating):
+        return RATE_PROMPT
+    return " · ".join(f"{r.value} {r.label} {interval(span)}" for r, span in zip(Rating, intervals))
 
 
 class StudyScreen:
@@ -90,7 +112,7 @@ class StudyScreen:
         if isinstance(view, CardView):
             return self._key("[space/Enter] show answer", {"": Reveal()})
         if isinstance(view, BackView):
-            return self._key(RATE_PROMPT, {str(r): Rate(r) for r in range(1, 5)})
+            return self._key(rate_prompt(view.intervals), {str(r): Rate(r) for r in range(1, 5)})
         if isinstance(view, Continue):
             key = self.prompter.key("[space/Enter] next · u undo · q quit")
             return COMMANDS[key] if key in ("u", "q") else Next()
@@ -135,7 +157,8 @@ class StudyScreen:
             out.print(Panel(markdown(view.back), border_style="green"))
         elif isinstance(view, Feedback):
             colour = "green" if view.correct else "red"
-            out.print(f"[{colour}]{safe(view.message)}[/{colour}]", f"[dim]→ {label(view.rating)}[/dim]")
+            due = f" · due in {interval(view.interval)}" if view.interval is not None else ""
+            out.print(f"[{colour}]{safe(view.message)}[/{colour}]", f"[dim]→ {label(view.rating)}{due}[/dim]")
             if view.explanation:
                 out.print(markdown(view.explanation))
             if view.solution:
@@ -149,8 +172,9 @@ class StudyScreen:
 
     def notice(self, notice: Notice) -> None:
         card = safe(notice.card_id)
-        text = {
-            "saved": f"[dim]saved {card} → {label(notice.rating) if notice.rating else ''}[/dim]",
+        due = f" · due in {interval(notice.due_in)}" if notice.due_in is not None else ""
+        text = {  # "saved CARD-ID → RATING" starts the line scripts read; what follows is for people
+            "saved": f"[dim]saved {card} → {label(notice.rating) if notice.rating else ''}{due}[/dim]",
             "undone": f"[yellow]Undone: {card}[/yellow]",
             "nothing_to_undo": "[yellow]Nothing to undo.[/yellow]",
             "buried": f"[yellow]Buried until tomorrow: {card}[/yellow]",
@@ -178,13 +202,18 @@ def report(console: Console, summary: Summary) -> None:
         console.print(table)
 
 
-def run(collection: Collection, queue: list[str], *, chosen: CardFilter = EVERYTHING, only_queued: bool = False) -> None:
+def run(collection: Collection, queue: list[str], *, chosen: CardFilter = EVERYTHING, only_queued: bool = False,
+        settings: Settings | None = None) -> None:
     """A study session over ``queue`` on standard input; Ctrl-C shows the summary, then
-    propagates (every answer is already saved)."""
+    propagates (every answer is already saved). ``settings``: the learner's (config file and
+    environment) unless given."""
+    from quizzer import settings as configured
+
     out = Console()
     prompter = for_stdin(out)
     session = StudySession(collection, queue, chosen=chosen, only_queued=only_queued,
-                           pause_after_feedback=isinstance(prompter, TerminalPrompter))
+                           pause_after_feedback=isinstance(prompter, TerminalPrompter),
+                           settings=configured.load() if settings is None else settings)
     try:
         StudyScreen(session, prompter, out).run()
     except KeyboardInterrupt:

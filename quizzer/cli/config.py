@@ -1,0 +1,159 @@
+"""``quiz config``: the settings that stay (``config.toml``), shown, set and unset."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from quizzer.cli.base import DbOption, JsonOption, app, console, settings, where
+
+if TYPE_CHECKING:
+    from quizzer.settings import Settings
+
+config_app = typer.Typer(
+    help="Settings that stay: show them (with where each comes from), set or unset one.",
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(config_app, name="config")
+
+KeyArgument = Annotated[str, typer.Argument(
+    metavar="KEY", show_default=False,
+    help="A setting: desired_retention, new_per_day, reviews_per_day, learning_steps, relearning_steps, "
+         "maximum_interval, day_start_hour, fuzz, language, deck.ID.new_per_day, deck.ID.reviews_per_day.")]
+
+
+@config_app.callback()
+def config(ctx: typer.Context, json: JsonOption = False) -> None:
+    """Every setting: its value, where it comes from (default, file, environment, option) and what
+    it may be. The file is $QUIZ_CONFIG, else config.toml in the user config directory."""
+    if ctx.invoked_subcommand is not None:
+        return
+    shown = settings()
+    assert shown.path is not None  # loaded from a file (or where it would be)
+    if json:
+        from quizzer.cli.output import emit_json
+
+        emit_json({"path": str(shown.path), "exists": shown.path.exists(),
+                   "settings": {key.name: {"value": key.toml(value), "source": source, "allowed": key.allowed}
+                                for key, value, source in shown.items()}})
+        return
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table("key", "value", "source", "allowed", title="Settings")
+    table.columns[0].no_wrap = True
+    for key, value, source in shown.items():
+        table.add_row(Text(key.name), Text(key.show(value)), Text(source), Text(key.allowed))
+    out = console()
+    out.print(table)
+    state = "" if shown.path.exists() else " (not written yet)"
+    out.print(f"file: {shown.path}{state}; `quiz config set KEY VALUE` changes a value, `quiz config unset KEY` "
+              "goes back to the default. QUIZ_<KEY> in the environment (QUIZ_NEW_PER_DAY=10) overrides the file.",
+              markup=False, highlight=False)
+
+
+@config_app.command("set")
+def config_set(
+    ctx: typer.Context,
+    key: KeyArgument,
+    value: Annotated[str, typer.Argument(metavar="VALUE", show_default=False,
+                                         help='The value, e.g. 0.85, 10, "1m 10m", on, zh.')],
+    db: DbOption = None,
+) -> None:
+    """Set KEY to VALUE in the config file (checked first: a bad value changes nothing)."""
+    from quizzer import settings as config_file
+
+    config_file.parse(key, value)  # a bad value is refused before anything is read or written
+    before = _file_and_defaults(key)
+    path = config_file.config_path()
+    config_file.set_value(path, key, value)
+    _report(ctx, key, before, f"saved in {path}", db)
+
+
+@config_app.command("unset")
+def config_unset(ctx: typer.Context, key: KeyArgument, db: DbOption = None) -> None:
+    """Remove KEY from the config file: its default applies again."""
+    from quizzer import settings as config_file
+
+    config_file.key_of(key)
+    before = _file_and_defaults(key)
+    path = config_file.config_path()
+    if not config_file.unset_value(path, key):
+        typer.echo(f"{key} is not set in {path}; nothing changed")
+        return
+    _report(ctx, key, before, f"the default; removed from {path}", db)
+
+
+def _file_and_defaults(key: str, strict: bool = False) -> Settings | None:
+    """The settings as the file and the defaults give them (``key``'s environment variable
+    aside: the report is about the file). None when the file holds a bad value and not
+    ``strict`` (setting or unsetting a key may be what fixes it)."""
+    from quizzer import settings as config_file
+    from quizzer.errors import UsageError
+
+    variable = config_file.KEYS[key].env if key in config_file.KEYS else None
+    try:
+        return config_file.load({k: v for k, v in os.environ.items() if k != variable})
+    except UsageError:
+        if strict:
+            raise
+        return None
+
+
+def _report(ctx: typer.Context, key: str, before: Settings | None, what: str, db: Path | None) -> None:
+    """What changed, whether the environment hides it, and for desired_retention what it does
+    to the reviews due."""
+    from quizzer import settings as config_file
+
+    after = _file_and_defaults(key, strict=True)
+    assert after is not None
+    old = "?" if before is None else _shown(before, key)
+    typer.echo(f"{key}: {old} → {_shown(after, key)} ({what})")
+    variable = config_file.KEYS[key].env if key in config_file.KEYS else None
+    if variable and os.environ.get(variable):
+        typer.echo(f"{variable}={os.environ[variable]} is set in the environment: it wins over the file while set.")
+    if key == "desired_retention" and before is not None and before.desired_retention != after.desired_retention:
+        change = _due_change(ctx, before, after, db)
+        if change:
+            typer.echo(change)
+
+
+def _shown(chosen: Settings, key: str) -> str:
+    from quizzer import settings as config_file
+
+    if key not in config_file.KEYS and key not in chosen.deck_limits:
+        return "(not set)"
+    return config_file.key_of(key).show(chosen.value(key))
+
+
+def _due_change(ctx: typer.Context, before: Settings, after: Settings, db: Path | None) -> str | None:
+    """``due today: 12 → 19; next 7 days: 80 → 95``, from the learner's collection scheduled
+    with the old and the new retention; None when there is no database yet."""
+    from quizzer import clock
+    from quizzer.errors import QuizError
+    from quizzer.scheduling.memory import scheduler_for
+    from quizzer.scheduling.queue import due_counts
+    from quizzer.store import open_store
+    from quizzer.store.engine import resolve
+
+    target = where(ctx, None, db).db
+    _, path = resolve(target)
+    if path is not None and not path.exists():
+        return None
+    try:
+        store = open_store(target)
+    except QuizError as err:
+        return f"(the due counts cannot be shown: {err.message})"
+    try:
+        now = clock.now()
+        old = due_counts(store, now, scheduler_for(before), after.day_start_hour)
+        new = due_counts(store, now, scheduler_for(after), after.day_start_hour)
+    finally:
+        store.close()
+    return (f"due today: {old.today} → {new.today}; next 7 days: {old.week} → {new.week} "
+            f"(cards in review, scheduled for {before.desired_retention:g} and for {after.desired_retention:g}; "
+            "each card's due date moves at its next review)")

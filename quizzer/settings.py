@@ -1,0 +1,389 @@
+"""The learner's settings: defaults, then the config file, then the environment, then options.
+
+The file is TOML, ``platformdirs.user_config_dir("quizzer")/config.toml`` unless ``QUIZ_CONFIG``
+names another; ``quiz config set KEY VALUE`` / ``unset KEY`` write it (flat ``key = value`` lines,
+rewritten whole: comments in a hand-edited file are not kept). Each key has an environment
+variable, ``QUIZ_`` and the key in capitals (``QUIZ_DESIRED_RETENTION=0.85``), and a command's
+options (``quiz study --new-per-day 5``) win over everything for one run.
+
+Every value is checked where it is read: a bad one is a UsageError naming the key and what it
+may be (``config.toml: desired_retention: must be a number from 0.70 to 0.99, not 1.5``).
+
+Kept light (stdlib only at import): the CLI imports this at start-up. No layer below the CLI
+reads the file on its own: the CLI (or the terminal front end) loads the settings and hands
+them down.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, fields, replace
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from quizzer.clock import ROLLOVER_HOUR
+from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
+from quizzer.errors import QuizError, UsageError
+
+CONFIG_ENV = "QUIZ_CONFIG"
+DECK_ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # quizzer.kinds.fields.ID_PATTERN (not imported: that pulls pydantic)
+DECK_KEY = re.compile(rf"^deck\.({DECK_ID})\.(new_per_day|reviews_per_day)$")
+SOURCES = ("default", "file", "environment", "option")  # what Settings.source() says, lowest first
+
+
+# -- values ------------------------------------------------------------------
+
+
+class BadValue(ValueError):
+    """What a value may be, said to the learner (the caller adds the key)."""
+
+
+def _shown(raw: Any) -> str:
+    return repr(raw) if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False, default=str)
+
+
+def _number(raw: Any, what: str) -> float:
+    if isinstance(raw, bool):
+        raise BadValue(f"must be {what}, not {_shown(raw)}")
+    if isinstance(raw, (int, float)):
+        return float(raw)
+    if isinstance(raw, str):
+        try:
+            return float(raw.strip())
+        except ValueError:
+            pass
+    raise BadValue(f"must be {what}, not {_shown(raw)}")
+
+
+def retention(raw: Any) -> float:
+    what = "a number from 0.70 to 0.99"
+    value = _number(raw, what)
+    if not 0.70 <= round(value, 6) <= 0.99:
+        raise BadValue(f"must be {what}, not {_shown(raw)}")
+    return value
+
+
+def whole(low: int, high: int) -> Callable[[Any], int]:
+    what = f"a whole number from {low} to {high}"
+
+    def parse(raw: Any) -> int:
+        value = _number(raw, what)
+        if not value.is_integer() or not low <= value <= high:
+            raise BadValue(f"must be {what}, not {_shown(raw)}")
+        return int(value)
+
+    return parse
+
+
+STEP = re.compile(r"^(\d+(?:\.\d+)?)([smhd]?)$")
+UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "": 60}  # a bare number is minutes, as in Anki
+MAX_STEPS = 10
+MAX_STEP = timedelta(days=30)
+
+
+def steps(raw: Any) -> tuple[timedelta, ...]:
+    """Learning steps: "1m 10m" (or a TOML list of such strings); "" for none."""
+    what = f"durations like \"1m 10m\" (units s, m, h, d; each from 1s to 30d; at most {MAX_STEPS}; \"\" for none)"
+    if isinstance(raw, list) and all(isinstance(item, str) for item in raw):
+        raw = " ".join(raw)
+    if not isinstance(raw, str):
+        raise BadValue(f"must be {what}, not {_shown(raw)}")
+    words = raw.replace(",", " ").split()
+    parsed = []
+    for word in words:
+        match = STEP.match(word.lower())
+        seconds = round(float(match.group(1)) * UNIT_SECONDS[match.group(2)]) if match else 0
+        if not match or not 1 <= seconds <= MAX_STEP.total_seconds():
+            raise BadValue(f"must be {what}; {word!r} is not")
+        parsed.append(timedelta(seconds=seconds))
+    if len(parsed) > MAX_STEPS:
+        raise BadValue(f"must be {what}, not {len(parsed)} steps")
+    return tuple(parsed)
+
+
+def switch(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().lower() in ("on", "true", "yes", "1"):
+        return True
+    if isinstance(raw, str) and raw.strip().lower() in ("off", "false", "no", "0"):
+        return False
+    raise BadValue(f"must be on or off, not {_shown(raw)}")
+
+
+LANGUAGES = ("zh", "en")
+
+
+def language(raw: Any) -> str:
+    if isinstance(raw, str) and raw.strip().lower() in LANGUAGES:
+        return raw.strip().lower()
+    raise BadValue(f"must be {' or '.join(LANGUAGES)}, not {_shown(raw)}")
+
+
+def format_duration(span: timedelta) -> str:
+    """A step as typed: the largest unit that divides it (90s → "90s", 600s → "10m")."""
+    seconds = round(span.total_seconds())
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def format_steps(value: tuple[timedelta, ...]) -> str:
+    return " ".join(format_duration(step) for step in value)
+
+
+# -- keys --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+    parse: Callable[[Any], Any]
+    allowed: str  # for `quiz config` and the README
+    help: str
+    toml: Callable[[Any], Any] = lambda value: value  # the typed value as the file (and --json) hold it
+    show: Callable[[Any], str] = str  # the typed value as `quiz config` shows it
+
+    @property
+    def env(self) -> str:
+        return "QUIZ_" + self.name.upper()
+
+
+COUNT = whole(0, 9999)
+KEYS: dict[str, Key] = {key.name: key for key in (
+    Key("desired_retention", retention, "0.70-0.99", "the chance of recall FSRS schedules reviews for"),
+    Key("new_per_day", COUNT, "0-9999", "new cards per study day (all decks together)"),
+    Key("reviews_per_day", COUNT, "0-9999", "reviews per study day (all decks together)"),
+    Key("learning_steps", steps, "durations, e.g. \"1m 10m\"", "steps of a new card before it is in review",
+        format_steps, lambda value: format_steps(value) or "(none)"),
+    Key("relearning_steps", steps, "durations, e.g. \"10m\"", "steps of a card after Again in review",
+        format_steps, lambda value: format_steps(value) or "(none)"),
+    Key("maximum_interval", whole(1, 36500), "1-36500 (days)", "the longest interval, in days"),
+    Key("day_start_hour", whole(0, 23), "0-23", "the local hour a study day starts"),
+    Key("fuzz", switch, "on/off", "spread review intervals a little, as Anki does",
+        show=lambda value: "on" if value else "off"),
+    Key("language", language, "zh/en", "the interface language (stored for now)"),
+)}
+DECK_KEYS = {suffix: Key(f"deck.ID.{suffix}", COUNT, "0-9999", f"{what} per study day in deck ID")
+             for suffix, what in (("new_per_day", "new cards"), ("reviews_per_day", "reviews"))}
+
+
+def key_of(name: str) -> Key:
+    """The key ``name`` is (a global key or ``deck.ID.new_per_day``); UsageError if none."""
+    if name in KEYS:
+        return KEYS[name]
+    match = DECK_KEY.match(name)
+    if match:
+        return replace(DECK_KEYS[match.group(2)], name=name)
+    known = ", ".join([*KEYS, *(key.name for key in DECK_KEYS.values())])
+    hint = "deck ids are lowercase a-z, 0-9 and '-'" if name.startswith("deck.") else f"known: {known}"
+    raise UsageError(f"{name}: not a setting", hint)
+
+
+def parse(name: str, raw: Any, where: str = "", hint: str | None = None) -> Any:
+    """``raw`` (a string typed, or a TOML value) as ``name``'s value; UsageError naming the key,
+    prefixed by ``where`` (``config.toml: ``) when it comes from somewhere else than the command line."""
+    try:
+        key = key_of(name)
+    except UsageError as err:
+        raise UsageError(f"{where}{err.message}", f"{hint}; {err.hint}" if hint else err.hint) from None
+    try:
+        return key.parse(raw)
+    except BadValue as problem:
+        raise UsageError(f"{where}{name}: {problem}", hint) from None
+
+
+# -- the settings ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting, typed; ``sources`` says where each came from (default, file,
+    environment, option); ``deck_limits`` holds the ``deck.ID.*`` keys that are set."""
+
+    desired_retention: float = 0.9
+    new_per_day: int = NEW_PER_DAY
+    reviews_per_day: int = REVIEWS_PER_DAY
+    learning_steps: tuple[timedelta, ...] = (timedelta(minutes=1), timedelta(minutes=10))
+    relearning_steps: tuple[timedelta, ...] = (timedelta(minutes=10),)
+    maximum_interval: int = 36500
+    day_start_hour: int = ROLLOVER_HOUR
+    fuzz: bool = True
+    language: str = "zh"
+    deck_limits: Mapping[str, int] = field(default_factory=dict)
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+    path: Path | None = field(default=None, compare=False)
+
+    def value(self, name: str) -> Any:
+        return getattr(self, name) if name in KEYS else self.deck_limits[name]
+
+    def source(self, name: str) -> str:
+        return self.sources.get(name, SOURCES[0])
+
+    def items(self) -> Iterator[tuple[Key, Any, str]]:
+        """(key, value, source) of every global key, then of every deck key that is set."""
+        for name in [*KEYS, *sorted(self.deck_limits)]:
+            yield key_of(name), self.value(name), self.source(name)
+
+    def per_deck(self, suffix: str) -> dict[str, int]:
+        """``{deck id: limit}`` of the ``deck.ID.<suffix>`` keys (new_per_day, reviews_per_day)."""
+        found = (DECK_KEY.match(name) for name in self.deck_limits)
+        return {m.group(1): self.deck_limits[m.group(0)] for m in found if m and m.group(2) == suffix}
+
+    @property
+    def deck_new_per_day(self) -> dict[str, int]:
+        return self.per_deck("new_per_day")
+
+    @property
+    def deck_reviews_per_day(self) -> dict[str, int]:
+        return self.per_deck("reviews_per_day")
+
+    def with_options(self, **options: Any) -> Settings:
+        """These settings with the options given on the command line (None: not given)."""
+        given = {name: parse(name, value) for name, value in options.items() if value is not None}
+        return replace(self, **given, sources={**self.sources, **dict.fromkeys(given, "option")})
+
+
+DEFAULTS = Settings()
+
+
+def build(values: Mapping[str, Any], sources: Mapping[str, str], path: Path | None = None) -> Settings:
+    """Settings from typed ``values`` by name (global keys and ``deck.ID.*`` keys)."""
+    known = {f.name for f in fields(Settings)} & set(KEYS)
+    return Settings(**{k: v for k, v in values.items() if k in known},
+                    deck_limits={k: v for k, v in values.items() if k not in known},
+                    sources=dict(sources), path=path)
+
+
+# -- the file ----------------------------------------------------------------
+
+
+def config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """``$QUIZ_CONFIG``, else ``config.toml`` in the user config directory."""
+    environ = os.environ if environ is None else environ
+    named = environ.get(CONFIG_ENV)
+    if named:
+        return Path(named).expanduser()
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("quizzer", appauthor=False)) / "config.toml"
+
+
+def _toml() -> Any:
+    """tomllib (Python 3.11+), else the tomli backport it came from (a dependency on 3.10 only)."""
+    import importlib
+
+    return importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli")
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for name, value in table.items():
+        if isinstance(value, dict):
+            yield from _flatten(value, f"{prefix}{name}.")
+        else:
+            yield f"{prefix}{name}", value
+
+
+def _fix_hint(path: Path, name: str | None = None) -> str:
+    return f"correct it in {path}" + (f", or `quiz config unset {name}`" if name else "")
+
+
+def read_raw(path: Path) -> dict[str, Any]:
+    """The file's values by dotted name, not yet checked ({} when there is no file)."""
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as err:
+        raise QuizError(f"{path} cannot be read: {getattr(err, 'strerror', None) or err}",
+                        f"check the file, or point {CONFIG_ENV} at another") from None
+    toml = _toml()
+    try:
+        table = toml.loads(text)
+    except toml.TOMLDecodeError as err:
+        raise UsageError(f"{path.name}: not valid TOML: {err}", _fix_hint(path)) from None
+    return dict(_flatten(table))
+
+
+def check(raw: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """Typed values of a file's raw ones; UsageError ``config.toml: key: ...`` for a bad one."""
+    return {name: parse(name, value, f"{path.name}: ", _fix_hint(path, name)) for name, value in raw.items()}
+
+
+def from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
+    found = {}
+    for key in KEYS.values():
+        raw = environ.get(key.env)
+        if raw is not None and raw != "":
+            found[key.name] = parse(key.name, raw, f"{key.env}: ", f"correct or unset {key.env}")
+    return found
+
+
+def load(environ: Mapping[str, str] | None = None) -> Settings:
+    """Defaults, then the config file, then the environment (``QUIZ_<KEY>``)."""
+    environ = os.environ if environ is None else environ
+    path = config_path(environ)
+    from_file = check(read_raw(path), path)
+    from_env = from_environment(environ)
+    sources = {**dict.fromkeys(from_file, "file"), **dict.fromkeys(from_env, "environment")}
+    return build({**from_file, **from_env}, sources, path)
+
+
+def _toml_key(name: str) -> str:
+    return ".".join(part if re.fullmatch(r"[A-Za-z0-9_-]+", part) else json.dumps(part) for part in name.split("."))
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return json.dumps(str(value))  # a JSON string is a TOML basic string
+
+
+HEADER = "# quizzer settings: `quiz config` shows them all, `quiz config set KEY VALUE` writes them.\n"
+
+
+def write(path: Path, values: Mapping[str, Any]) -> None:
+    """Write typed ``values`` as flat ``key = value`` lines (global keys first, in their
+    order, then deck keys), replacing the file atomically."""
+    order = {name: i for i, name in enumerate(KEYS)}
+    names = sorted(values, key=lambda name: (order.get(name, len(order)), name))
+    lines = [f"{_toml_key(name)} = {_toml_value(key_of(name).toml(values[name]))}\n" for name in names]
+    folder = path.parent
+    try:
+        if not folder.exists() and not os.environ.get(CONFIG_ENV):
+            folder.mkdir(parents=True, exist_ok=True)  # only the default folder is created, as for the database
+        temporary = folder / f".{path.name}.tmp{os.getpid()}"
+        temporary.write_text(HEADER + "".join(lines), "utf-8")
+        os.replace(temporary, path)
+    except OSError as err:
+        raise QuizError(f"{path} cannot be written: {err.strerror or err}",
+                        f"check that its folder exists and is writable, or point {CONFIG_ENV} elsewhere") from None
+
+
+def set_value(path: Path, name: str, raw: str) -> Any:
+    """Check ``raw`` for ``name`` and write it to the file; the value written. The file's other
+    keys must be valid too (so a bad one can be fixed by setting or unsetting it)."""
+    value = parse(name, raw)
+    current = read_raw(path)
+    current.pop(name, None)
+    write(path, {**check(current, path), name: value})
+    return value
+
+
+def unset_value(path: Path, name: str) -> bool:
+    """Remove ``name`` from the file; False when it was not there."""
+    key_of(name)
+    current = read_raw(path)
+    if name not in current:
+        return False
+    del current[name]
+    write(path, check(current, path))
+    return True

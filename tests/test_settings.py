@@ -1,0 +1,419 @@
+"""Settings that stay (``quiz config``, config.toml, QUIZ_<KEY>, options for one run), the
+scheduler they build, and the rating buttons' intervals. Every test has its own database
+(conftest) and its own config file (QUIZ_CONFIG, below)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import fsrs
+import pytest
+from typer.testing import CliRunner
+
+from quizzer import settings as config_file
+from quizzer.app import study
+from quizzer.app.collection import open_collection
+from quizzer.cli import app
+from quizzer.scheduling.memory import scheduler_for
+from quizzer.scheduling.queue import build_queue
+from quizzer.scheduling.summary import card_info
+from quizzer.store import open_store
+from quizzer.terminal.study import interval, rate_prompt
+
+runner = CliRunner()
+T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+
+HEADER = 'id: {deck}\ntitle: {deck}\nlanguage: zh\nsource: {{file: c.txt, sections: "1"}}\ncards:\n'
+
+
+def deck(name: str, ids: list[str]) -> str:
+    return HEADER.format(deck=name) + "".join(
+        f'  - {{id: {i}, kind: qa, source: "1.{n}", question: 问{n}, answer: 答{n}, points: [点]}}\n'
+        for n, i in enumerate(ids, 1))
+
+
+CHOICE = '  - {id: c-one, kind: choice, source: "1.9", question: 选, options: [甲, 乙], answer: B, explanation: 乙}\n'
+
+
+@pytest.fixture(autouse=True)
+def config(tmp_path, monkeypatch):
+    """This test's own config file, and no QUIZ_<KEY> from the developer's shell."""
+    path = tmp_path / "cfg" / "config.toml"
+    path.parent.mkdir()
+    monkeypatch.setenv("QUIZ_CONFIG", str(path))
+    for key in config_file.KEYS.values():
+        monkeypatch.delenv(key.env, raising=False)
+    return path
+
+
+@pytest.fixture
+def decks(deck_folder):
+    return deck_folder(deck("mini", ["q-one", "q-two", "q-three"]))
+
+
+def quiz(*args: str, input: str = "", now: datetime = T0, **env: str):
+    return runner.invoke(app, list(args), input=input, env={"QUIZ_NOW": now.isoformat(), "COLUMNS": "200", **env})
+
+
+def saved_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith("saved ")]
+
+
+def rows(output: str) -> dict[str, tuple[str, str]]:
+    """`quiz config`'s table as {key: (value, source)}."""
+    found = {}
+    for line in output.splitlines():
+        cells = [cell.strip() for cell in line.strip("│┃ ").split("│")]
+        if len(cells) == 4 and (cells[0] in config_file.KEYS or cells[0].startswith("deck.")):
+            found[cells[0]] = (cells[1], cells[2])
+    return found
+
+
+# -- quiz config ---------------------------------------------------------------
+
+
+def test_show_set_unset_with_sources(config):
+    shown = quiz("config")
+    assert shown.exit_code == 0, shown.output
+    table = rows(shown.stdout)
+    assert table["desired_retention"] == ("0.9", "default") and table["learning_steps"] == ("1m 10m", "default")
+    assert table["day_start_hour"] == ("4", "default") and table["fuzz"] == ("on", "default")
+    assert set(config_file.KEYS) <= set(table) and "(not written yet)" in shown.stdout
+
+    said = {}
+    for key, value in [("desired_retention", "0.85"), ("learning_steps", "30s, 5m 1h"), ("fuzz", "off"),
+                       ("deck.ch08-bert.new_per_day", "5"), ("language", "EN")]:
+        result = quiz("config", "set", key, value)
+        assert result.exit_code == 0, result.output
+        said[key] = result.stdout
+    assert said["learning_steps"].startswith(f"learning_steps: 1m 10m → 30s 5m 1h (saved in {config})")
+    assert said["deck.ch08-bert.new_per_day"].startswith("deck.ch08-bert.new_per_day: (not set) → 5 (saved in")
+    assert config.read_text().splitlines()[1:] == [
+        "desired_retention = 0.85", 'learning_steps = "30s 5m 1h"', "fuzz = false", 'language = "en"',
+        "deck.ch08-bert.new_per_day = 5"]
+
+    table = rows(quiz("config").stdout)
+    assert table["desired_retention"] == ("0.85", "file") and table["fuzz"] == ("off", "file")
+    assert table["deck.ch08-bert.new_per_day"] == ("5", "file") and table["new_per_day"] == ("20", "default")
+
+    from_env = quiz("config", QUIZ_NEW_PER_DAY="7", QUIZ_DESIRED_RETENTION="0.8")
+    table = rows(from_env.stdout)
+    assert table["new_per_day"] == ("7", "environment") and table["desired_retention"] == ("0.8", "environment")
+
+    as_json = quiz("config", "--json")
+    import json
+
+    data = json.loads(as_json.stdout)
+    assert data["path"] == str(config) and data["exists"]
+    assert data["settings"]["learning_steps"] == {"value": "30s 5m 1h", "source": "file", "allowed": 'durations, e.g. "1m 10m"'}
+    assert data["settings"]["fuzz"]["value"] is False and data["settings"]["reviews_per_day"]["value"] == 200
+
+    unset = quiz("config", "unset", "desired_retention")
+    assert unset.exit_code == 0 and "desired_retention: 0.85 → 0.9 (the default; removed from" in unset.stdout
+    assert rows(quiz("config").stdout)["desired_retention"] == ("0.9", "default")
+    again = quiz("config", "unset", "desired_retention")
+    assert again.exit_code == 0 and "is not set" in again.stdout
+    assert "desired_retention" not in config.read_text() and "fuzz = false" in config.read_text()
+
+
+def test_the_library_reads_the_same_file(config):
+    quiz("config", "set", "relearning_steps", "")
+    quiz("config", "set", "maximum_interval", "365")
+    loaded = config_file.load()
+    assert loaded.relearning_steps == () and loaded.maximum_interval == 365
+    assert loaded.source("maximum_interval") == "file" and loaded.source("fuzz") == "default"
+    once = loaded.with_options(new_per_day=3, reviews_per_day=None)
+    assert once.new_per_day == 3 and once.source("new_per_day") == "option"
+    assert once.source("reviews_per_day") == "default" and config_file.load().new_per_day == 20
+    scheduler = scheduler_for(loaded)
+    assert scheduler.relearning_steps == () and scheduler.maximum_interval == 365 and scheduler.enable_fuzzing
+    assert rows(quiz("config").stdout)["relearning_steps"] == ("(none)", "file")
+
+
+def test_an_option_overrides_the_file_for_one_run(decks, config):
+    quiz("config", "set", "new_per_day", "1")
+    first = quiz("study", "--decks", str(decks), "--new-per-day", "2", input="\n4\n\n4\nq\n")
+    assert first.exit_code == 0 and "0 done · 2 left" in first.stdout and len(saved_lines(first.stdout)) == 2
+    # the same study day, without the option: the file's 1 is used up (2 done), nothing new
+    later = quiz("study", "--decks", str(decks), input="q\n", now=T0 + timedelta(hours=1))
+    assert later.exit_code == 0 and "Nothing is due now" in later.stdout
+    assert "new_per_day = 1" in config.read_text()
+    # the next day: the file's one new card
+    tomorrow = quiz("study", "--decks", str(decks), input="q\n", now=T0 + timedelta(days=1))
+    assert "0 done · 1 left" in tomorrow.stdout
+
+
+# -- bad values ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key,value,allowed", [
+    ("desired_retention", "0.69", "a number from 0.70 to 0.99"),
+    ("desired_retention", "1", "a number from 0.70 to 0.99"),
+    ("desired_retention", "high", "a number from 0.70 to 0.99"),
+    ("new_per_day", "-1", "a whole number from 0 to 9999"),
+    ("new_per_day", "2.5", "a whole number from 0 to 9999"),
+    ("reviews_per_day", "10000", "a whole number from 0 to 9999"),
+    ("learning_steps", "1m 10x", "durations like \"1m 10m\" (units s, m, h, d; each from 1s to 30d"),
+    ("learning_steps", "0m", "each from 1s to 30d"),
+    ("relearning_steps", "31d", "each from 1s to 30d"),
+    ("maximum_interval", "0", "a whole number from 1 to 36500"),
+    ("maximum_interval", "36501", "a whole number from 1 to 36500"),
+    ("day_start_hour", "24", "a whole number from 0 to 23"),
+    ("day_start_hour", "-1", "a whole number from 0 to 23"),
+    ("fuzz", "maybe", "on or off"),
+    ("language", "fr", "zh or en"),
+    ("deck.ch08-bert.reviews_per_day", "-5", "a whole number from 0 to 9999"),
+])
+def test_a_bad_value_is_refused_naming_the_key_and_its_range(config, key, value, allowed):
+    result = quiz("config", "set", "--", key, value)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"Error: {key}: must be ") and allowed in result.stderr
+    assert not config.exists()  # nothing written
+
+
+def test_an_unknown_key_is_refused(config):
+    for key in ("colour", "deck.Ch08.new_per_day", "deck.ch08-bert.limit"):
+        result = quiz("config", "set", key, "1")
+        assert result.exit_code == 2 and result.stderr.startswith(f"Error: {key}: not a setting"), key
+    assert "known: desired_retention, new_per_day" in quiz("config", "set", "colour", "1").stderr
+    assert quiz("config", "unset", "colour").exit_code == 2
+    assert not config.exists()
+
+
+@pytest.mark.parametrize("text,error", [
+    ("desired_retention = 1.5\n", "Error: config.toml: desired_retention: must be a number from 0.70 to 0.99, not 1.5"),
+    ("new_per_day = true\n", "Error: config.toml: new_per_day: must be a whole number from 0 to 9999, not true"),
+    ('day_start_hour = "5am"\n', "Error: config.toml: day_start_hour: must be a whole number from 0 to 23"),
+    ('[deck.ch08-bert]\nnew_per_day = 99999\n', "Error: config.toml: deck.ch08-bert.new_per_day: must be a whole number"),
+    ('colour = "red"\n', "Error: config.toml: colour: not a setting"),
+    ("new_per_day = = 3\n", "Error: config.toml: not valid TOML"),
+])
+def test_a_hand_edited_bad_file_is_an_error_everywhere_until_fixed(decks, config, text, error):
+    config.write_text(text, "utf-8")
+    for args in (["config"], ["study", "--decks", str(decks)]):
+        result = quiz(*args, input="q\n")
+        assert result.exit_code == 2 and result.stderr.startswith(error), (args, result.output)
+        assert str(config) in result.stderr  # where to correct it
+    if "TOML" not in error and "colour" not in error:  # setting or unsetting the bad key fixes the file
+        bad_key = error.split(": ")[2]
+        assert quiz("config", "unset", bad_key).exit_code == 0
+        assert quiz("config").exit_code == 0
+
+
+def test_a_bad_environment_value_names_its_variable(config):
+    result = quiz("config", QUIZ_DAY_START_HOUR="25")
+    assert result.exit_code == 2 and "Error: QUIZ_DAY_START_HOUR: day_start_hour: must be a whole number from 0 to 23" in result.stderr
+
+
+def test_hand_written_forms_are_read(config):
+    config.write_text('fuzz = "off"\nlearning_steps = ["2m", "20m"]\n[deck.ch08-bert]\nreviews_per_day = 50\n', "utf-8")
+    loaded = config_file.load()
+    assert loaded.fuzz is False and loaded.learning_steps == (timedelta(minutes=2), timedelta(minutes=20))
+    assert loaded.deck_reviews_per_day == {"ch08-bert": 50} and loaded.deck_new_per_day == {}
+
+
+# -- the scheduler the settings build --------------------------------------------
+
+
+def review_card_fsrs(retention: float) -> tuple[fsrs.Scheduler, fsrs.Card]:
+    """A new card answered Easy at T0 (now in review), scheduled by fsrs directly without fuzz."""
+    scheduler = fsrs.Scheduler(desired_retention=retention, enable_fuzzing=False)
+    card, _ = scheduler.review_card(fsrs.Card(), fsrs.Rating.Easy, T0)
+    return scheduler, card
+
+
+@pytest.mark.parametrize("retention", ["0.8", "0.95"])
+def test_the_scheduler_uses_desired_retention(deck_folder, config, retention):
+    folder = deck_folder(deck("one", ["q-one"]))
+    quiz("config", "set", "fuzz", "off")
+    quiz("config", "set", "desired_retention", retention)
+    scheduler, direct = review_card_fsrs(float(retention))
+    first = quiz("study", "--decks", str(folder), input="\n4\nq\n")
+    assert first.exit_code == 0 and saved_lines(first.stdout) == [f"saved q-one → Easy · due in {interval(direct.due - T0)}"]
+    assert card_info(open_store(), "q-one", T0).memory.due == direct.due
+
+    when = direct.due  # a Good on the card in review, the day it is due
+    after, _ = scheduler.review_card(direct, fsrs.Rating.Good, when)
+    second = quiz("study", "--decks", str(folder), input="\n3\nq\n", now=when)
+    assert saved_lines(second.stdout) == [f"saved q-one → Good · due in {interval(after.due - when)}"]
+    stored = card_info(open_store(), "q-one", when).memory
+    assert stored.due == after.due and stored.stability == pytest.approx(after.stability)
+    # and it is not what the default retention gives
+    default, _ = fsrs.Scheduler(enable_fuzzing=False).review_card(direct, fsrs.Rating.Good, when)
+    assert after.due != default.due
+
+
+def test_day_start_hour_moves_the_study_day(decks, config):
+    quiz("config", "set", "new_per_day", "1")
+    first = quiz("study", "--decks", str(decks), input="\n4\nq\n")  # Easy: in review for days, not in learning
+    assert len(saved_lines(first.stdout)) == 1
+    night = T0.replace(day=6, hour=3)  # 03:00 the next morning
+    assert "Nothing is due now" in quiz("study", "--decks", str(decks), input="q\n", now=night).stdout  # still the 5th
+    quiz("config", "set", "day_start_hour", "2")
+    moved = quiz("study", "--decks", str(decks), input="q\n", now=night)
+    assert "0 done · 1 left" in moved.stdout  # a new study day began at 02:00: one more new card
+
+
+def test_day_start_hour_sets_bury_until(decks, config):
+    quiz("config", "set", "day_start_hour", "6")
+    result = quiz("study", "--decks", str(decks), input="b\nq\n")
+    assert result.exit_code == 0
+    buried = [card_info(open_store(), cid, T0).buried_until for cid in ("q-one", "q-two", "q-three")]
+    assert T0.replace(day=6, hour=6) in buried
+
+
+def test_per_deck_new_per_day(deck_folder, config):
+    deck_folder(deck("alpha", ["a-one", "a-two", "a-three"]), "alpha.yaml")
+    folder = deck_folder(deck("beta", ["b-one", "b-two", "b-three"]), "beta.yaml")
+    quiz("config", "set", "deck.alpha.new_per_day", "1")
+    quiz("config", "set", "new_per_day", "3")
+    shown = quiz("study", "--decks", str(folder), input="\n4\n" * 3 + "q\n")
+    assert "0 done · 3 left" in shown.stdout
+    assert [line.split()[1] for line in saved_lines(shown.stdout)] == ["a-one", "b-one", "b-two"]  # alpha: one
+
+    collection = open_collection(folder, None)
+    loaded = config_file.load()
+    later = T0 + timedelta(hours=1)
+    assert build_queue(collection.store, later, new_per_day=loaded.new_per_day,
+                       deck_new_per_day=loaded.deck_new_per_day) == []  # 3 a day in all, 3 done
+    assert build_queue(collection.store, later, new_per_day=5, deck_new_per_day={"alpha": 1}) == ["b-three"]
+    assert build_queue(collection.store, later, new_per_day=5) == ["a-two", "a-three"]  # without alpha's limit
+    tomorrow = T0 + timedelta(days=1)
+    assert build_queue(collection.store, tomorrow, new_per_day=3, deck_new_per_day={"alpha": 1}) == ["a-two", "b-three"]
+    assert build_queue(collection.store, tomorrow, new_per_day=1, deck_new_per_day={"alpha": 1}) == ["a-two"]
+    assert build_queue(collection.store, tomorrow, new_per_day=9, deck_new_per_day={"alpha": 0},
+                       chosen=collection.card_filter(["alpha"])) == []
+
+
+def test_per_deck_reviews_per_day(deck_folder):
+    deck_folder(deck("alpha", ["a-one", "a-two", "a-three"]), "alpha.yaml")
+    folder = deck_folder(deck("beta", ["b-one", "b-two"]), "beta.yaml")
+    collection = open_collection(folder, None)
+    from quizzer.scheduling.answer import answer
+
+    for card_id in collection.cards:
+        answer(collection.store, card_id, 4, now=T0, duration_ms=None)
+    later = T0 + timedelta(days=60)  # every card is due
+    everything = build_queue(collection.store, later, new_per_day=0)
+    assert sorted(everything) == sorted(collection.cards)
+    limited = build_queue(collection.store, later, new_per_day=0, deck_reviews_per_day={"alpha": 1})
+    assert len(limited) == 3 and sum(c.startswith("a-") for c in limited) == 1
+    first_alpha = next(c for c in everything if c.startswith("a-"))  # the lowest recall of alpha's
+    assert limited == [c for c in everything if c.startswith("b-") or c == first_alpha]  # in the same order
+    capped = build_queue(collection.store, later, new_per_day=0, reviews_per_day=2, deck_reviews_per_day={"alpha": 1})
+    assert len(capped) == 2
+    # a review done in alpha today counts against its limit
+    answer(collection.store, first_alpha, 3, now=later, duration_ms=None)
+    after = build_queue(collection.store, later, new_per_day=0, deck_reviews_per_day={"alpha": 1})
+    assert not any(c.startswith("a-") for c in after) and sorted(after) == ["b-one", "b-two"]
+
+
+# -- the rating buttons' intervals -------------------------------------------------
+
+
+def fsrs_intervals(card: fsrs.Card, when: datetime, scheduler: fsrs.Scheduler) -> tuple[timedelta, ...]:
+    return tuple(scheduler.review_card(card, rating, when)[0].due - when for rating in fsrs.Rating)
+
+
+def session(collection, now: datetime, **settings) -> study.StudySession:
+    queue = build_queue(collection.store, now, ahead=True)
+    return study.StudySession(collection, queue, tick=lambda: 0.0,
+                              settings=config_file.DEFAULTS.with_options(**settings))
+
+
+def test_rating_preview_equals_fsrs_for_a_new_and_a_review_card(deck_folder, monkeypatch):
+    collection = open_collection(deck_folder(deck("one", ["q-one"])), None)
+    plain = fsrs.Scheduler(enable_fuzzing=False)
+    monkeypatch.setenv("QUIZ_NOW", T0.isoformat())
+    machine = session(collection, T0, fuzz="off")
+    machine.start()
+    [back] = machine.handle(study.Reveal())
+    assert back.intervals == fsrs_intervals(fsrs.Card(), T0, plain)
+    assert [interval(i) for i in back.intervals] == ["1m", "6m", "10m", "8d"]
+    saved, _ = machine.handle(study.Rate(4))
+    assert saved == study.Notice("saved", "q-one", 4) and saved.due_in == timedelta(days=8)
+
+    _, direct = review_card_fsrs(0.9)  # the same card in fsrs, in review now
+    when = direct.due + timedelta(days=3)  # overdue: recall has fallen below the retention
+    monkeypatch.setenv("QUIZ_NOW", when.isoformat())
+    machine = session(collection, when, fuzz="off")
+    machine.start()
+    [back] = machine.handle(study.Reveal())
+    assert back.intervals == fsrs_intervals(direct, when, plain)
+    # with other settings the buttons follow them
+    steps = session(collection, when, relearning_steps="5m 1h", desired_retention="0.8")
+    steps.start()
+    [back] = steps.handle(study.Reveal())
+    other = fsrs.Scheduler(desired_retention=0.8, relearning_steps=(timedelta(minutes=5), timedelta(hours=1)),
+                           enable_fuzzing=False)
+    assert back.intervals == fsrs_intervals(direct, when, other) and back.intervals[0] == timedelta(minutes=5)
+
+
+def test_a_practice_review_shows_the_unchanged_due(deck_folder, monkeypatch):
+    collection = open_collection(deck_folder(deck("one", ["q-one"])), None)
+    from quizzer.scheduling.answer import answer
+
+    answer(collection.store, "q-one", 4, now=T0, duration_ms=None)
+    due = card_info(collection.store, "q-one", T0).memory.due
+    early = T0 + timedelta(days=1)
+    monkeypatch.setenv("QUIZ_NOW", early.isoformat())
+    machine = session(collection, early)  # --ahead: the card is not due for days
+    machine.start()
+    [back] = machine.handle(study.Reveal())
+    assert back.intervals == (due - early,) * 4
+    saved, _ = machine.handle(study.Rate(1))
+    assert saved.due_in == due - early and card_info(collection.store, "q-one", early).memory.due == due
+
+
+def test_graded_feedback_shows_the_interval_its_rating_got(deck_folder, monkeypatch):
+    collection = open_collection(deck_folder(deck("one", []) + CHOICE), None)
+    monkeypatch.setenv("QUIZ_NOW", T0.isoformat())
+    machine = session(collection, T0, fuzz="off")
+    machine.start()
+    feedback, saved, _ = machine.handle(study.Answer("B"))  # right and fast: Easy
+    assert feedback.rating == 4 and feedback.interval == saved.due_in == timedelta(days=8)
+    assert card_info(collection.store, "c-one", T0).memory.due == T0 + timedelta(days=8)
+
+
+def test_the_prompt_and_the_saved_line_through_the_cli(decks):
+    quiz("config", "set", "fuzz", "off")
+    result = quiz("study", "--decks", str(decks), "--limit", "1", input="\n3\nq\n")
+    assert result.exit_code == 0
+    assert "1 Again 1m · 2 Hard 6m · 3 Good 10m · 4 Easy 8d" in result.stdout.splitlines()
+    assert saved_lines(result.stdout) == ["saved q-one → Good · due in 10m"]
+
+
+def test_intervals_are_written_as_anki_writes_them():
+    cases = {timedelta(seconds=30): "30s", timedelta(minutes=1): "1m", timedelta(minutes=5.5): "6m",
+             timedelta(minutes=59): "59m", timedelta(minutes=90): "2h", timedelta(hours=23): "23h",
+             timedelta(days=1): "1d", timedelta(days=29): "29d", timedelta(days=30): "1mo",
+             timedelta(days=45): "1.5mo", timedelta(days=364): "12.1mo", timedelta(days=365): "1y",
+             timedelta(days=548): "1.5y"}
+    assert {span: interval(span) for span in cases} == cases
+    assert rate_prompt() == "1 Again · 2 Hard · 3 Good · 4 Easy"
+
+
+# -- what a retention change does -------------------------------------------------
+
+
+def test_changing_desired_retention_says_how_the_due_counts_change(decks, config):
+    quiz("study", "--decks", str(decks), input="\n4\n" * 3 + "q\n")  # three cards in review from T0
+    now = T0 + timedelta(days=5)
+    end_today, end_week = datetime(2026, 1, 11, 4, tzinfo=timezone.utc), datetime(2026, 1, 17, 4, tzinfo=timezone.utc)
+
+    def counts(retention: float) -> tuple[int, int]:
+        due = review_card_fsrs(retention)[1].due  # every card: Easy at T0 from new
+        return 3 * (due < end_today), 3 * (due < end_week)
+
+    for old, new in ((0.9, 0.95), (0.95, 0.8)):
+        result = quiz("config", "set", "desired_retention", str(new), now=now)
+        (a, b), (c, d) = counts(old), counts(new)
+        assert result.exit_code == 0, result.output
+        assert f"due today: {a} → {c}; next 7 days: {b} → {d}" in result.stdout
+    assert counts(0.9) != counts(0.95) and counts(0.95) != counts(0.8)  # the example shows a change
+    assert "due today" not in quiz("config", "set", "desired_retention", "0.8", now=now).stdout  # no change
+
+
+def test_no_due_counts_without_a_database(config, tmp_path):
+    result = quiz("--db", str(tmp_path / "none.db"), "config", "set", "desired_retention", "0.85")
+    assert result.exit_code == 0 and "due today" not in result.stdout and not (tmp_path / "none.db").exists()
