@@ -20,7 +20,9 @@ from sqlalchemy import insert, text
 from quizzer.scheduling.answer import answer
 from quizzer.scheduling.queue import build_queue
 from quizzer.scheduling.summary import card_info, due_forecast, next_due
-from quizzer.store import LEARNING, NEW, REVIEW, Card, CardRef, Review, Store, open_store, sync_cards
+from quizzer.store import LEARNING, NEW, REVIEW, CardRef, Store, open_store, sync_cards
+from quizzer.store.filter import CardFilter
+from quizzer.store.models import Card, Review
 
 CARDS, REVIEWS, NEW_CARDS, BATCH = 50_000, 1_000_000, 10_000, 50_000
 NOW = datetime(2025, 6, 30, 9, 0, tzinfo=timezone.utc)
@@ -87,7 +89,7 @@ def main() -> None:
         ("sync_cards, first sync of 50k refs", timed(lambda: sync_cards(store, refs, NOW), 1)),
         ("sync_cards, unchanged", timed(lambda: sync_cards(store, refs, NOW), 10)),
         ("build_queue (today)", timed(lambda: build_queue(store, NOW), 10)),
-        ("build_queue (one deck, qa only)", timed(lambda: build_queue(store, NOW, decks=["deck-3"], kinds=["qa"]), 10)),
+        ("build_queue (one deck, qa only)", timed(lambda: build_queue(store, NOW, chosen=CardFilter(decks=("deck-3",), kinds=("qa",))), 10)),
         ("answer one card", timed(lambda: answer(store, next(ids), 3, now=NOW, duration_ms=4000), 50)),
         ("next_due", timed(lambda: next_due(store, NOW), 10)),
         ("due_forecast (7 days)", timed(lambda: due_forecast(store, NOW), 10)),

@@ -1,0 +1,186 @@
+"""``quiz stats`` on a large collection: 50,000 cards in 12 decks, 1,000,000 reviews.
+
+The collection has the shape of ``bench_store.py``'s (10,000 new cards, 39,900 in review due
+from 30 days overdue to a year ahead, 100 in learning; a million reviews over two years),
+with what a real collection has and the stats read: the log is in time order (it is
+appended as answers are given), a review's ``state_before`` is not always Review, and there are
+tags, suspended and leech cards, a mistakes notebook and finished exams. The decks are
+YAML files of minimal cards with the same ids, so every card is active.
+
+Prints Markdown rows, wall time and CPU time (the CPU figure is the steadier one on a shared
+machine): the whole command in a fresh process (``quiz stats --json``, decks cached, so it
+includes start-up, loading the 50,000-card decks and the unchanged-sync check), the same with
+``--deck``, plain ``quiz`` on the same collection (what every command pays before its own
+work), and the figures alone (``quizzer.app.stats.compute``, in process).
+Usage: python bench/bench_stats.py [--keep DIR] [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import insert
+
+from quizzer.store import LEARNING, NEW, RELEARNING, REVIEW, Store, open_store
+from quizzer.store.filter import CardFilter
+from quizzer.store.models import Card, CardTag, Exam, ExamQuestion, Mistake, Review
+
+CARDS, REVIEWS, NEW_CARDS, DECKS, TAGS, BATCH = 50_000, 1_000_000, 10_000, 12, 40, 50_000
+NOW = datetime(2025, 6, 30, 9, 0, tzinfo=timezone.utc)
+
+
+def deck_of(i: int) -> str:
+    return f"deck-{i % DECKS}"
+
+
+def tags_of(i: int) -> list[str]:
+    return [f"tag-{i % TAGS}", f"topic-{i % 7}"]
+
+
+def generate(store: Store, rng: random.Random) -> None:
+    cards: list[dict[str, Any]] = []
+    tags: list[dict[str, str]] = []
+    for i in range(CARDS):
+        row: dict[str, Any] = {
+            "id": f"card-{i:05d}", "deck": deck_of(i), "kind": "qa", "position": i, "content_hash": "",
+            "first_seen": NOW - timedelta(days=730), "state": NEW, "step": None, "stability": None,
+            "difficulty": None, "due": None, "last_review": None, "lapses": 0, "suspended": i % 500 == 7}
+        if i >= NEW_CARDS:
+            learning = i % 400 == 0
+            last = NOW - timedelta(days=rng.uniform(0, 60))
+            row.update(state=LEARNING if learning else REVIEW, step=0 if learning else None,
+                       stability=rng.uniform(0.5, 200), difficulty=rng.uniform(1, 10), last_review=last,
+                       due=last + timedelta(minutes=10) if learning else NOW + timedelta(days=rng.uniform(-30, 365)),
+                       lapses=min(12, int(rng.expovariate(0.7))))
+            if row["lapses"] >= 8:
+                tags.append({"card_id": row["id"], "tag": "leech"})
+        tags += [{"card_id": row["id"], "tag": tag} for tag in tags_of(i)]
+        cards.append(row)
+    seen = [c["id"] for c in cards[NEW_CARDS:]]
+    times = sorted(NOW - timedelta(days=rng.uniform(1, 730)) for _ in range(REVIEWS))  # the log is appended in time order
+    states = (REVIEW,) * 8 + (LEARNING, RELEARNING)
+    with store.write() as session:
+        session.execute(insert(Card), cards)
+        session.execute(insert(CardTag), tags)
+        for start in range(0, REVIEWS, BATCH):
+            session.execute(insert(Review), [
+                {"card_id": rng.choice(seen), "reviewed_at": at, "rating": rng.choice((1, 2, 3, 3, 3, 4)),
+                 "duration_ms": rng.randrange(500, 30_000), "mode": "study", "state_before": rng.choice(states),
+                 "scheduled": True}
+                for at in times[start:start + BATCH]])
+        for exam_id in range(1, 41):
+            started = NOW - timedelta(days=400 - 10 * exam_id)
+            session.add(Exam(id=exam_id, seed=exam_id, started_at=started, minutes=30, filters="{}",
+                             finished_at=started + timedelta(minutes=25), score=None))
+            picked = rng.sample(seen, 15)
+            session.execute(insert(ExamQuestion), [
+                {"exam_id": exam_id, "position": k, "card_id": cid, "kind": "qa", "status": "answered",
+                 "duration_ms": 60_000, "score": rng.random()} for k, cid in enumerate(picked)])
+            session.flush()
+        session.execute(insert(Mistake), [
+            {"card_id": cid, "times_wrong": rng.randint(1, 3), "last_wrong_at": NOW - timedelta(days=rng.uniform(0, 30))}
+            for cid in rng.sample(seen, 300)])
+    with store.write() as session:  # exam scores as closing an exam computes them
+        for exam in session.query(Exam):
+            scores = [q.score or 0.0 for q in session.query(ExamQuestion).filter_by(exam_id=exam.id)]
+            exam.score = 100 * sum(scores) / len(scores)
+    with store.engine.connect() as conn:
+        conn.exec_driver_sql("ANALYZE")
+
+
+def write_decks(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for d in range(DECKS):
+        lines = [f"id: deck-{d}", f"title: Deck {d}", "language: en", "source: {file: bench.txt, sections: '1'}",
+                 "cards:"]
+        for i in range(d, CARDS, DECKS):
+            lines.append(f"  - {{id: card-{i:05d}, kind: qa, source: '1.1', tags: [{', '.join(tags_of(i))}], "
+                         f"question: q{i}, answer: a{i}, points: [p{i}]}}")
+        (folder / f"deck-{d}.yaml").write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def timed_runs(args: list[str], env: dict[str, str], runs: int) -> list[tuple[float, float]]:
+    """(wall, CPU) milliseconds of each run of a fresh process."""
+    samples = []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(args, env=env, stdout=subprocess.DEVNULL, check=True)
+        wall = (time.perf_counter() - start) * 1000
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
+        samples.append((wall, cpu))
+    return samples
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--keep", type=Path, help="directory to build the database and decks in (reused if there)")
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="quizzer-bench-stats-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    db, decks, cache = folder / "bench.db", folder / "decks", folder / "cache"
+    if not db.exists():
+        start = time.perf_counter()
+        store = open_store(db)
+        generate(store, random.Random(1))
+        store.close()
+        write_decks(decks)
+        print(f"generated {CARDS:,} cards / {REVIEWS:,} reviews in {time.perf_counter() - start:.0f} s "
+              f"({db.stat().st_size / 2**20:.0f} MiB) at {db}")
+    env = {**os.environ, "QUIZ_DB": str(db), "QUIZ_DECKS": str(decks), "QUIZ_CACHE_DIR": str(cache),
+           "QUIZ_NOW": NOW.isoformat()}
+    quiz = [sys.executable, "-m", "quizzer"]
+    subprocess.run([*quiz, "stats", "--json"], env=env, stdout=subprocess.DEVNULL, check=True)  # cache + first sync
+
+    os.environ.update(env)
+    from quizzer.app.collection import open_collection
+    from quizzer.app.stats import compute
+
+    opened = open_collection(None, None)
+    everything = opened.card_filter()
+    one_deck = opened.card_filter(["deck-3"])
+    one_tag = opened.card_filter(None, ["tag-5"])
+
+    def in_process(chosen: CardFilter) -> list[tuple[float, float]]:
+        samples = []
+        for _ in range(args.runs):
+            start, cpu = time.perf_counter(), time.process_time()
+            compute(opened.store, chosen, NOW, [d.deck.id for d in opened.decks])
+            samples.append(((time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000))
+        return samples
+
+    rows = [
+        ("`quiz stats --json`, fresh process", timed_runs([*quiz, "stats", "--json"], env, args.runs)),
+        ("`quiz stats --json --deck deck-3` (one deck of 12), fresh process",
+         timed_runs([*quiz, "stats", "--json", "--deck", "deck-3"], env, args.runs)),
+        ("`quiz` (today's numbers), fresh process: the floor of any command on these decks",
+         timed_runs(quiz, env, args.runs)),
+        ("the figures alone (`app.stats.compute`), whole collection", in_process(everything)),
+        ("the figures alone, one deck of 12", in_process(one_deck)),
+        ("the figures alone, one tag of 40", in_process(one_tag)),
+    ]
+    opened.store.close()
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"{CARDS:,} cards, {REVIEWS:,} reviews; median of {args.runs} runs; Python {sys.version.split()[0]}, "
+          f"{os.cpu_count()} CPUs, load average {load}\n")
+    print("| operation | wall, median (max) | CPU, median |\n| --- | ---: | ---: |")
+    for name, samples in rows:
+        walls, cpus = [w for w, _ in samples], [c for _, c in samples]
+        print(f"| {name} | {statistics.median(walls):.0f} ms ({max(walls):.0f}) | {statistics.median(cpus):.0f} ms |")
+
+
+if __name__ == "__main__":
+    main()

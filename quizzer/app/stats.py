@@ -1,0 +1,296 @@
+"""``quiz stats``: the collection's figures as one dataclass (the JSON is its fields).
+
+Definitions (as Anki's statistics, where Anki has the figure):
+
+* cards by state: active cards; ``suspended`` and ``buried`` (buried past now) are counted
+  apart from the four memory states, so a deck's columns add up to its ``total``; ``leech``
+  counts cards with the leech tag whatever their state.
+* reviews: every review in the log of a card the filter matches, active or not (history
+  imported for cards no deck has still happened), study and exam alike. A review's day is its
+  study day (``clock.study_day``: days start at 04:00 local time).
+* true retention, over the last ``PERIOD_DAYS`` study days (today included): the first review
+  of a card on a study day, if the card was in the Review state before it; passed = Hard,
+  Good or Easy; mature when the time since the card's previous review was at least
+  ``MATURE_DAYS`` days.
+* streak: consecutive study days up to today with a review; today not studied yet does not
+  break it until it is over.
+* average recall: the mean FSRS retrievability now of the active cards already reviewed.
+* weakest cards: most lapses first, then most notebook mistakes, then lowest recall; tags the
+  same by lapses per card, mistakes, mean recall.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+import numpy as np
+
+from quizzer.app import notebook
+from quizzer.clock import ROLLOVER_HOUR, study_day, to_utc
+from quizzer.defaults import Rating
+from quizzer.scheduling.memory import DEFAULT_SCHEDULER
+from quizzer.store import stats as queries
+from quizzer.store.engine import Store
+from quizzer.store.filter import CardFilter
+from quizzer.store.records import LEARNING, NEW, RELEARNING, REVIEW
+
+PERIOD_DAYS = 30  # retention, ratings and time per day look back this many study days
+FORECAST_DAYS = 30
+MATURE_DAYS = 21  # Anki's threshold for a mature card
+WEAKEST = 10
+
+
+@dataclass(frozen=True)
+class DeckCards:
+    """Active cards of a deck (``deck`` is None for the total) by state."""
+
+    deck: str | None
+    new: int
+    learning: int
+    review: int
+    relearning: int
+    suspended: int
+    buried: int
+    leech: int
+    total: int
+
+
+@dataclass(frozen=True)
+class DayDue:
+    day: date
+    due: int
+
+
+@dataclass(frozen=True)
+class DayReviews:
+    day: date
+    reviews: int
+
+
+@dataclass(frozen=True)
+class DayTime:
+    day: date
+    reviews: int
+    duration_ms: int
+
+
+@dataclass(frozen=True)
+class Retention:
+    passed: int
+    failed: int
+    rate: float | None  # passed / (passed + failed); None without reviews
+
+
+@dataclass(frozen=True)
+class TrueRetention:
+    young: Retention
+    mature: Retention
+    all: Retention
+
+
+@dataclass(frozen=True)
+class Ratings:
+    again: int
+    hard: int
+    good: int
+    easy: int
+
+
+@dataclass(frozen=True)
+class ExamPoint:
+    id: int
+    finished_at: datetime
+    score: float  # percent
+
+
+@dataclass(frozen=True)
+class WeakCard:
+    card_id: str
+    deck: str
+    lapses: int
+    mistakes: int  # times wrong, while the card is in the mistakes notebook
+    recall: float | None
+
+
+@dataclass(frozen=True)
+class WeakTag:
+    tag: str
+    cards: int  # reviewed active cards with the tag
+    lapses: int
+    mistakes: int
+    recall: float | None  # mean
+
+
+@dataclass(frozen=True)
+class Stats:
+    now: datetime
+    today: date
+    decks: list[str] | None  # the --deck filter
+    tags: list[str] | None  # the --tag filter
+    empty: bool  # no reviews at all
+    cards: list[DeckCards]
+    cards_total: DeckCards
+    due_today: int
+    forecast: list[DayDue]
+    reviews_total: int
+    first_day: date | None
+    days_studied: int
+    streak: int
+    reviews_per_day: list[DayReviews]  # every study day with a review, oldest first
+    period_days: int
+    time_per_day: list[DayTime]  # each of the last period_days study days, oldest first
+    true_retention: TrueRetention
+    ratings: Ratings
+    average_recall: float | None
+    recall_cards: int
+    exams: list[ExamPoint]
+    exam_trend: float | None  # least-squares slope of the scores, in points per exam
+    weakest_cards: list[WeakCard]
+    weakest_tags: list[WeakTag]
+
+
+def recall_now(stability: np.ndarray, last_review: np.ndarray, now: float) -> np.ndarray:
+    """FSRS retrievability of many cards at once, as ``fsrs.Scheduler.get_card_retrievability``
+    computes it (whole days elapsed, never negative) with the default scheduler's parameters;
+    times in seconds since the epoch."""
+    decay = -DEFAULT_SCHEDULER.parameters[20]
+    factor = 0.9 ** (1 / decay) - 1
+    elapsed = np.maximum(0.0, np.floor((now - last_review) / 86400.0))
+    return np.power(1 + factor * elapsed / stability, decay)
+
+
+def _cards(store: Store, chosen: CardFilter, now: datetime, deck_order: list[str]) -> tuple[list[DeckCards], DeckCards]:
+    per_deck: dict[str, Counter[str]] = defaultdict(Counter)
+    names = {NEW: "new", LEARNING: "learning", REVIEW: "review", RELEARNING: "relearning"}
+    for row in queries.state_counts(store, chosen, now):
+        counts = per_deck[row.deck]
+        counts["suspended" if row.suspended else "buried" if row.buried else names[row.state]] += row.cards
+        counts["leech"] += row.cards if row.leech else 0
+        counts["total"] += row.cards
+    fields = ("new", "learning", "review", "relearning", "suspended", "buried", "leech", "total")
+    order = [d for d in deck_order if d in per_deck] + sorted(set(per_deck) - set(deck_order))
+    decks = [DeckCards(deck, *(per_deck[deck][f] for f in fields)) for deck in order]
+    total = DeckCards(None, *(sum(getattr(d, f) for d in decks) for f in fields))
+    return decks, total
+
+
+def _forecast(store: Store, chosen: CardFilter, today: date, rollover_hour: int) -> list[DayDue]:
+    starts = queries.day_starts(today, today + timedelta(days=FORECAST_DAYS - 1), rollover_hour)
+    available = queries.available_before(store, chosen, starts[-1])
+    index = np.searchsorted(queries.epoch_seconds(starts), available, side="right") - 1
+    per_day = np.bincount(np.maximum(index, 0), minlength=FORECAST_DAYS)  # overdue counts today
+    return [DayDue(today + timedelta(days=i), int(per_day[i])) for i in range(FORECAST_DAYS)]
+
+
+def _streak(counts: list[int]) -> int:
+    """Consecutive days with reviews ending today, or yesterday if today has none yet."""
+    days = counts[:-1] if counts and counts[-1] == 0 else counts
+    streak = 0
+    for count in reversed(days):
+        if count == 0:
+            break
+        streak += 1
+    return streak
+
+
+def _retention(passed: int, failed: int) -> Retention:
+    return Retention(passed, failed, passed / (passed + failed) if passed + failed else None)
+
+
+def _period(store: Store, chosen: CardFilter, today: date, rollover_hour: int
+            ) -> tuple[list[DayTime], TrueRetention, Ratings]:
+    first = today - timedelta(days=PERIOD_DAYS - 1)
+    starts = queries.day_starts(first, today, rollover_hour)
+    reviews, spent = [0] * PERIOD_DAYS, [0] * PERIOD_DAYS
+    rated: Counter[int] = Counter()
+    for row in queries.period_by_day(store, chosen, starts):
+        reviews[row.day] += row.reviews
+        spent[row.day] += row.duration_ms
+        rated[row.rating] += row.reviews
+    days = [DayTime(first + timedelta(days=i), reviews[i], spent[i]) for i in range(PERIOD_DAYS)]
+
+    firsts = queries.first_reviews(store, chosen, starts)
+    mature = (firsts.reviewed_at - firsts.previous_at) >= MATURE_DAYS * 86400.0  # no previous review (NaN): young
+    passed = firsts.ratings >= Rating.HARD
+    young = _retention(int(np.sum(passed & ~mature)), int(np.sum(~passed & ~mature)))
+    old = _retention(int(np.sum(passed & mature)), int(np.sum(~passed & mature)))
+    retention = TrueRetention(young, old, _retention(young.passed + old.passed, young.failed + old.failed))
+    return days, retention, Ratings(*(rated[r] for r in Rating))
+
+
+def _weakest(store: Store, chosen: CardFilter, now: datetime
+             ) -> tuple[float | None, int, list[WeakCard], list[WeakTag]]:
+    seen = queries.seen_cards(store, chosen)
+    known = ~(np.isnan(seen.stability) | np.isnan(seen.last_review))
+    recall = np.full(len(seen.ids), np.nan)
+    recall[known] = recall_now(seen.stability[known], seen.last_review[known], queries.epoch_seconds([now])[0])
+    average = float(np.mean(recall[known])) if known.any() else None
+
+    index = {card_id: i for i, card_id in enumerate(seen.ids)}
+    mistakes = np.zeros(len(seen.ids), dtype=int)
+    for entry in notebook.entries(store):
+        if entry.card_id in index:
+            mistakes[index[entry.card_id]] = entry.times_wrong
+    lapses = seen.lapses
+    unknown_last = np.where(known, recall, 1.0)  # lowest recall first; no recall sorts last
+    order = np.lexsort((np.array(seen.ids, dtype=str), unknown_last, -mistakes, -lapses))[:WEAKEST]
+    weakest = [WeakCard(seen.ids[i], seen.decks[i], int(lapses[i]), int(mistakes[i]),
+                        float(recall[i]) if known[i] else None) for i in order.tolist()]
+
+    codes: dict[str, int] = {}
+    card_of, tag_of = [], []
+    for card_id, tag in queries.card_tags(store, chosen):
+        i = index.get(card_id)
+        if i is not None:
+            card_of.append(i)
+            tag_of.append(codes.setdefault(tag, len(codes)))
+    if not codes:
+        return average, int(known.sum()), weakest, []
+    cards, tags, size = np.array(card_of), np.array(tag_of), len(codes)
+    members = np.bincount(tags, minlength=size)
+    lapsed = np.bincount(tags, weights=lapses[cards], minlength=size)
+    noted = np.bincount(tags, weights=mistakes[cards] > 0, minlength=size)
+    recalled = np.bincount(tags, weights=known[cards], minlength=size)
+    total_recall = np.bincount(tags, weights=np.where(known[cards], recall[cards], 0.0), minlength=size)
+    mean_recall = np.divide(total_recall, recalled, out=np.full(size, np.nan), where=recalled > 0)
+    names = np.array(list(codes), dtype=str)
+    ranked = np.lexsort((names, np.where(recalled > 0, mean_recall, 1.0), -noted, -lapsed / members))[:WEAKEST]
+    weakest_tags = [WeakTag(str(names[t]), int(members[t]), int(lapsed[t]), int(noted[t]),
+                            float(mean_recall[t]) if recalled[t] else None) for t in ranked.tolist()]
+    return average, int(known.sum()), weakest, weakest_tags
+
+
+def _exams(store: Store, chosen: CardFilter) -> tuple[list[ExamPoint], float | None]:
+    points = [ExamPoint(e.id, e.finished_at, e.score) for e in queries.exam_scores(store, chosen)]
+    if len(points) < 2:
+        return points, None
+    slope = np.polyfit(np.arange(len(points)), np.array([p.score for p in points]), 1)[0]
+    return points, float(slope)
+
+
+def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[str] | None = None,
+            rollover_hour: int = ROLLOVER_HOUR) -> Stats:
+    """Every figure of ``quiz stats`` for the cards ``chosen`` matches, at ``now``."""
+    now = to_utc(now)
+    today = study_day(now, rollover_hour)
+    cards, total = _cards(store, chosen, now, deck_order or [])
+    forecast = _forecast(store, chosen, today, rollover_hour)
+
+    first_day, counts = queries.reviews_per_day(store, chosen, today, rollover_hour)
+    per_day = [DayReviews(first_day + timedelta(days=i), n) for i, n in enumerate(counts) if n and first_day]
+
+    time_per_day, retention, ratings = _period(store, chosen, today, rollover_hour)
+    average, recall_cards, weakest_cards, weakest_tags = _weakest(store, chosen, now)
+    exams, trend = _exams(store, chosen)
+    return Stats(
+        now=now, today=today, decks=list(chosen.decks) if chosen.decks else None,
+        tags=list(chosen.tags) if chosen.tags else None, empty=sum(counts) == 0,
+        cards=cards, cards_total=total, due_today=forecast[0].due, forecast=forecast,
+        reviews_total=sum(counts), first_day=per_day[0].day if per_day else None,
+        days_studied=len(per_day), streak=_streak(counts), reviews_per_day=per_day,
+        period_days=PERIOD_DAYS, time_per_day=time_per_day, true_retention=retention, ratings=ratings,
+        average_recall=average, recall_cards=recall_cards, exams=exams, exam_trend=trend,
+        weakest_cards=weakest_cards, weakest_tags=weakest_tags,
+    )

@@ -1,0 +1,343 @@
+"""`quiz stats`: the figures of a real review history (12,580 Anki reviews) against a computation
+made here from the CSV alone (csv module, plain Python, fsrs only to replay states); filters,
+errors, the empty collection and the rich output at three widths."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import shutil
+import time
+from collections import Counter, defaultdict
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import fsrs
+import pytest
+from typer.testing import CliRunner
+
+from quizzer.cli import app
+
+runner = CliRunner()
+REVIEW_LOG = Path(__file__).resolve().parents[2] / "shared" / "data" / "fsrs-review-log-12k.csv"
+NOW = "2024-10-07T12:00:00+00:00"  # the log's last review is on 2024-10-06
+TODAY = date(2024, 10, 7)
+PERIOD = 30
+REVIEW_STATE = 2  # fsrs.State.Review, the store's REVIEW
+SCHEDULER = fsrs.Scheduler(enable_fuzzing=False)
+
+
+def study_day(moment: datetime) -> date:
+    """The study day in UTC (the tests pin TZ=UTC): days start at 04:00."""
+    return (moment.astimezone(timezone.utc) - timedelta(hours=4)).date()
+
+
+# -- the expected figures, from the CSV -------------------------------------------------------
+
+
+def read_log() -> dict[str, list[tuple[datetime, int, int]]]:
+    """Each card's reviews (time, rating, duration ms), oldest first."""
+    by_card: dict[str, list[tuple[datetime, int, int]]] = defaultdict(list)
+    with open(REVIEW_LOG, newline="") as handle:
+        for row in csv.DictReader(handle):
+            by_card[row["card_id"]].append((datetime.fromisoformat(row["review_time"]), int(row["review_rating"]),
+                                            int(row["review_duration"])))
+    for reviews in by_card.values():
+        reviews.sort(key=lambda r: r[0])  # stable: as the import orders them
+    return dict(by_card)
+
+
+def replay(reviews: list[tuple[datetime, int, int]]) -> tuple[list[int], fsrs.Card, int]:
+    """Each review's state before it (0 for the first: never seen), the card after the last one,
+    and its lapses (Again on a card in review). Fuzzing only moves due dates, which the import
+    (replayed with fuzzing on, without the ahead rule) never looks at, so states agree."""
+    card, states, lapses = fsrs.Card(card_id=0), [], 0
+    for k, (moment, rating, duration) in enumerate(reviews):
+        state = 0 if k == 0 else int(card.state)
+        states.append(state)
+        lapses += state == REVIEW_STATE and rating == 1
+        card, _ = SCHEDULER.review_card(card, fsrs.Rating(rating), moment, duration)
+    return states, card, lapses
+
+
+def expected(history: dict, cards: set[str]) -> dict:
+    """The figures `quiz stats --json` must give for the reviews of ``cards``."""
+    log = history["log"]
+    first_day = TODAY - timedelta(days=PERIOD - 1)
+    per_day: Counter[date] = Counter()
+    ratings: Counter[int] = Counter()
+    spent: Counter[date] = Counter()
+    retention = {(kind, passed): 0 for kind in ("young", "mature") for passed in (True, False)}
+    for card_id in cards:
+        reviews = log[card_id]
+        states, _, _ = history["replays"][card_id]
+        days_seen: set[date] = set()
+        for k, (moment, rating, duration) in enumerate(reviews):
+            day = study_day(moment)
+            per_day[day] += 1
+            if not first_day <= day <= TODAY:
+                continue
+            ratings[rating] += 1
+            spent[day] += duration
+            first_of_day = day not in days_seen
+            days_seen.add(day)
+            if first_of_day and states[k] == REVIEW_STATE:
+                interval = (moment - reviews[k - 1][0]).total_seconds() / 86400
+                retention["mature" if interval >= 21 else "young", rating >= 2] += 1
+    return {
+        "reviews_per_day": [{"day": d.isoformat(), "reviews": n} for d, n in sorted(per_day.items())],
+        "ratings": {"again": ratings[1], "hard": ratings[2], "good": ratings[3], "easy": ratings[4]},
+        "retention": {kind: (retention[kind, True], retention[kind, False]) for kind in ("young", "mature")},
+        "time": {(first_day + timedelta(days=i)).isoformat(): spent[first_day + timedelta(days=i)]
+                 for i in range(PERIOD)},
+    }
+
+
+def deck_yaml(deck_id: str, card_ids: list[str], tagged: set[str]) -> str:
+    lines = [f"id: {deck_id}", f"title: {deck_id}", "language: en", "source: {file: anki.txt, sections: '1'}",
+             "cards:"]
+    for card_id in card_ids:
+        tags = "[even]" if card_id in tagged else "[]"
+        lines.append(f"  - {{id: '{card_id}', kind: qa, source: '1.1', tags: {tags}, question: q, answer: a, points: [p]}}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    """A database holding the whole log, imported as `quiz history import` would (unknown cards
+    created, then the decks synced); two decks hold two thirds of its cards, the last third is
+    in no deck (inactive, but its reviews still count). Built once: each test copies it."""
+    if not REVIEW_LOG.exists():
+        pytest.skip(f"the review log is not there ({REVIEW_LOG}): it comes with the shared data next to the checkout")
+    from quizzer.app.collection import open_collection
+    from quizzer.store import open_store
+    from quizzer.transfer.fsrs_csv import import_review_history, read_review_log
+
+    log = read_log()
+    ids = sorted(log, key=lambda cid: log[cid][0][0])  # in order of first review
+    alpha, beta, tagged = ids[0::3], ids[1::3], set(ids[0::2])
+    folder = tmp_path_factory.mktemp("history")
+    decks = folder / "decks"
+    decks.mkdir()
+    (decks / "alpha.yaml").write_text(deck_yaml("alpha", alpha, tagged), "utf-8")
+    (decks / "beta.yaml").write_text(deck_yaml("beta", beta, tagged), "utf-8")
+    db = folder / "history.db"
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("QUIZ_CACHE_DIR", str(folder / "cache"))
+        env.setenv("QUIZ_NOW", NOW)
+        store = open_store(db)
+        import_review_history(store, read_review_log(REVIEW_LOG))
+        store.close()
+        open_collection(decks, db).store.close()  # the first sync: cards in no deck become inactive
+    assert not Path(f"{db}-wal").exists() or Path(f"{db}-wal").stat().st_size == 0
+    return {"db": db, "decks": decks, "log": log, "replays": {cid: replay(log[cid]) for cid in log},
+            "alpha": set(alpha), "beta": set(beta),
+            "tagged": tagged & (set(alpha) | set(beta))}
+
+
+@pytest.fixture
+def db(history, isolated) -> Path:
+    """This test's own copy of the history database (at its QUIZ_DB)."""
+    target = isolated / "quiz.db"
+    shutil.copy(history["db"], target)
+    return target
+
+
+def stats(history, *args: str, columns: int = 100):
+    return runner.invoke(app, ["stats", "--decks", str(history["decks"]), *args],
+                         env={"QUIZ_NOW": NOW, "COLUMNS": str(columns)})
+
+
+def stats_json(history, *args: str) -> dict:
+    result = stats(history, "--json", *args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def check_figures(got: dict, want: dict) -> None:
+    assert got["reviews_per_day"] == want["reviews_per_day"]
+    assert got["reviews_total"] == sum(d["reviews"] for d in want["reviews_per_day"])
+    assert got["ratings"] == want["ratings"]
+    for kind in ("young", "mature"):
+        passed, failed = want["retention"][kind]
+        assert (got["true_retention"][kind]["passed"], got["true_retention"][kind]["failed"]) == (passed, failed), kind
+        assert got["true_retention"][kind]["rate"] == pytest.approx(passed / (passed + failed))
+    assert {d["day"]: d["duration_ms"] for d in got["time_per_day"]} == want["time"]
+
+
+# -- the tests ----------------------------------------------------------------------------------
+
+
+def test_figures_match_the_csv_for_every_review(history, db):
+    got = stats_json(history)
+    want = expected(history, set(history["log"]))  # inactive cards' reviews count too
+    check_figures(got, want)
+    assert got["true_retention"]["mature"]["passed"] + got["true_retention"]["mature"]["failed"] > 100  # both kinds occur
+    assert got["reviews_total"] == 12_580 and got["first_day"] == "2024-03-29" and got["today"] == "2024-10-07"
+    studied = [date.fromisoformat(d["day"]) for d in want["reviews_per_day"]]
+    assert got["days_studied"] == len(studied)
+    streak, day = 0, TODAY if TODAY in studied else TODAY - timedelta(days=1)  # today not studied yet
+    while day in studied:
+        streak, day = streak + 1, day - timedelta(days=1)
+    assert got["streak"] == streak
+    # per-day counts in the period agree with the whole-history counts
+    whole = {d["day"]: d["reviews"] for d in got["reviews_per_day"]}
+    assert all(d["reviews"] == whole.get(d["day"], 0) for d in got["time_per_day"])
+
+
+FIELDS = ["now", "today", "decks", "tags", "empty", "cards", "cards_total", "due_today", "forecast", "reviews_total",
+          "first_day", "days_studied", "streak", "reviews_per_day", "period_days", "time_per_day", "true_retention",
+          "ratings", "average_recall", "recall_cards", "exams", "exam_trend", "weakest_cards", "weakest_tags"]
+
+
+def test_the_json_fields_are_the_documented_ones(history, db):
+    got = stats_json(history)
+    assert list(got) == FIELDS
+    assert list(got["cards"][0]) == ["deck", "new", "learning", "review", "relearning", "suspended", "buried", "leech",
+                                     "total"]
+    assert list(got["forecast"][0]) == ["day", "due"] and list(got["time_per_day"][0]) == ["day", "reviews", "duration_ms"]
+    assert list(got["true_retention"]) == ["young", "mature", "all"]
+    assert list(got["true_retention"]["all"]) == ["passed", "failed", "rate"]
+    assert list(got["weakest_cards"][0]) == ["card_id", "deck", "lapses", "mistakes", "recall"]
+    assert list(got["weakest_tags"][0]) == ["tag", "cards", "lapses", "mistakes", "recall"]
+
+
+def test_card_states_recall_and_forecast_cover_the_active_cards(history, db):
+    got = stats_json(history)
+    active = history["alpha"] | history["beta"]
+    now = datetime.fromisoformat(NOW)
+    names = {1: "learning", 2: "review", 3: "relearning"}
+    want: dict[str, Counter[str]] = {"alpha": Counter(), "beta": Counter()}
+    recalls = []
+    for card_id in active:
+        _, card, lapses = history["replays"][card_id]
+        counts = want["alpha" if card_id in history["alpha"] else "beta"]
+        counts[names[int(card.state)]] += 1
+        counts["leech"] += lapses >= 8
+        recalls.append(SCHEDULER.get_card_retrievability(card, now))
+    for row in got["cards"]:
+        counts = want[row["deck"]]
+        assert row["total"] == sum(counts[n] for n in names.values())
+        assert (row["new"], row["suspended"], row["buried"]) == (0, 0, 0)
+        assert {n: row[n] for n in (*names.values(), "leech")} == {n: counts[n] for n in (*names.values(), "leech")}
+    assert [row["deck"] for row in got["cards"]] == ["alpha", "beta"]
+    assert got["cards_total"]["total"] == len(active)
+    assert got["recall_cards"] == len(active)
+    assert got["average_recall"] == pytest.approx(sum(recalls) / len(recalls), rel=1e-9)
+    assert len(got["forecast"]) == 30 and got["forecast"][0]["day"] == "2024-10-07"
+    assert got["due_today"] == got["forecast"][0]["due"] > 0
+    assert [c["lapses"] for c in got["weakest_cards"]] == sorted((c["lapses"] for c in got["weakest_cards"]), reverse=True)
+    assert {c["card_id"] for c in got["weakest_cards"]} <= active
+    assert [t["tag"] for t in got["weakest_tags"]] == ["even"]
+
+
+def test_deck_and_tag_filters(history, db):
+    alpha = stats_json(history, "--deck", "alpha")
+    assert alpha["decks"] == ["alpha"] and [row["deck"] for row in alpha["cards"]] == ["alpha"]
+    check_figures(alpha, expected(history, history["alpha"]))
+    tagged = stats_json(history, "--tag", "even")
+    assert tagged["tags"] == ["even"] and tagged["cards_total"]["total"] == len(history["tagged"])
+    check_figures(tagged, expected(history, history["tagged"]))
+    both = stats_json(history, "--deck", "beta", "--tag", "even")
+    check_figures(both, expected(history, history["tagged"] & history["beta"]))
+
+
+def test_an_unknown_deck_or_tag_is_an_error(history, db):
+    deck = stats(history, "--deck", "nope")
+    assert deck.exit_code == 2 and "Error: no deck 'nope' (known: alpha, beta)" in deck.stderr
+    tag = stats(history, "--tag", "nope")
+    assert tag.exit_code == 2 and "Error: no tag 'nope'" in tag.stderr
+
+
+def take_exam(db: Path, card_ids: list[str], scores: list[float], when: datetime) -> None:
+    """A finished exam on ``card_ids`` with these question scores (through the store, as
+    `quiz exam` writes them)."""
+    from quizzer.scheduling.answer import answer
+    from quizzer.store import exams, open_store
+    from quizzer.store.records import ExamMark, PaperSpec
+
+    store = open_store(db)
+    exam = exams.start(store, PaperSpec(count=len(card_ids)), random.randrange(10**9), 30,
+                       [(cid, "qa", None) for cid in card_ids], when)
+    for position, (card_id, score) in enumerate(zip(card_ids, scores)):
+        exams.save_answer(store, exam.id, position, spent_ms=1000, status="answered", answer_text="x")
+        answer(store, card_id, 3 if score == 1 else 1, now=when, duration_ms=1000, mode="exam", ahead_rule=False,
+               mark=ExamMark(exam.id, position, score, None, score < 0.5))
+    exams.close(store, exam.id, when)
+    store.close()
+
+
+def test_exam_scores_trend_and_the_notebook(history, db):
+    alpha = [c["card_id"] for c in stats_json(history, "--deck", "alpha")["weakest_cards"][:2]]
+    beta = [c["card_id"] for c in stats_json(history, "--deck", "beta")["weakest_cards"][:2]]
+    take_exam(db, alpha + beta, [0.0, 1.0, 1.0, 0.0], datetime(2024, 10, 7, 9, tzinfo=timezone.utc))
+    take_exam(db, alpha + beta, [1.0, 1.0, 1.0, 0.0], datetime(2024, 10, 7, 10, tzinfo=timezone.utc))
+    got = stats_json(history)
+    assert [e["score"] for e in got["exams"]] == [50.0, 75.0] and got["exam_trend"] == pytest.approx(25.0)
+    assert got["reviews_total"] == 12_580 + 8  # exam answers are reviews
+    only_alpha = stats_json(history, "--deck", "alpha")
+    assert [e["score"] for e in only_alpha["exams"]] == [50.0, 100.0]  # the questions on alpha's cards
+    # still in the notebook (no right answer on a later day yet): alpha[0] wrong once, beta[1] twice
+    assert {c["card_id"]: c["mistakes"] for c in only_alpha["weakest_cards"]}[alpha[0]] == 1
+    only_beta = stats_json(history, "--deck", "beta")["weakest_cards"]
+    assert {c["card_id"]: c["mistakes"] for c in only_beta}[beta[1]] == 2
+    keys = [(-c["lapses"], -c["mistakes"], c["recall"]) for c in only_beta]
+    assert keys == sorted(keys)
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_the_terminal_output_fits_every_width(history, db, columns):
+    take_exam(db, sorted(history["alpha"])[:2], [1.0, 0.0], datetime(2024, 10, 7, 9, tzinfo=timezone.utc))
+    result = stats(history, columns=columns)
+    assert result.exit_code == 0, result.output
+    for heading in ("Statistics, 2024-10-07", "Cards", "Overview", "Reviews per day", "Due, next 30 days",
+                    "Time per day", "True retention", "Ratings", "Exam scores", "Weakest cards", "Weakest tags"):
+        assert heading in result.stdout, (columns, heading)
+    assert max(len(line) for line in result.stdout.splitlines()) <= columns
+    assert "12,582 since 2024-03-29" in result.stdout
+
+
+def test_an_empty_collection_says_so():
+    text = runner.invoke(app, ["stats"], env={"COLUMNS": "80"})
+    assert text.exit_code == 0, text.output
+    assert "No reviews yet" in text.stdout and "Cards" in text.stdout
+    got = json.loads(runner.invoke(app, ["stats", "--json"]).stdout)
+    assert got["empty"] is True and got["reviews_total"] == 0 and got["reviews_per_day"] == []
+    assert got["cards_total"]["new"] == got["cards_total"]["total"] > 0
+    assert got["true_retention"]["young"] == {"passed": 0, "failed": 0, "rate": None}
+    assert got["average_recall"] is None and got["first_day"] is None and got["streak"] == 0
+
+
+def test_study_days_follow_the_local_clock_across_dst(monkeypatch):
+    """The store's day ranges put every moment on `clock.study_day`'s day, DST changes included."""
+    import numpy as np
+
+    from quizzer.clock import study_day as clock_day
+    from quizzer.store.stats import day_starts, epoch_seconds
+
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    time.tzset()
+    rng = random.Random(7)
+    base = datetime(2024, 3, 20, tzinfo=timezone.utc)
+    moments = [base + timedelta(seconds=rng.uniform(0, 240 * 86400)) for _ in range(2000)]
+    moments += [datetime(2024, 3, 31, 2, 0, tzinfo=timezone.utc), datetime(2024, 10, 27, 2, 0, tzinfo=timezone.utc)]
+    first, last = date(2024, 3, 19), date(2024, 11, 20)
+    starts = day_starts(first, last)
+    index = np.searchsorted(epoch_seconds(starts), epoch_seconds(moments), side="right") - 1
+    assert [first + timedelta(days=int(i)) for i in index] == [clock_day(m) for m in moments]
+
+
+def test_vectorised_recall_is_fsrs_retrievability():
+    import numpy as np
+
+    from quizzer.app.stats import recall_now
+
+    scheduler = fsrs.Scheduler()
+    now = datetime(2024, 10, 7, 12, tzinfo=timezone.utc)
+    rng = random.Random(3)
+    cards = [fsrs.Card(state=fsrs.State.Review, stability=rng.uniform(0.1, 300),
+                       last_review=now - timedelta(seconds=rng.uniform(-3600, 400 * 86400))) for _ in range(200)]
+    got = recall_now(np.array([c.stability for c in cards]), np.array([c.last_review.timestamp() for c in cards]),
+                     now.timestamp())
+    assert got.tolist() == pytest.approx([scheduler.get_card_retrievability(c, now) for c in cards], rel=1e-12)
