@@ -127,7 +127,7 @@ def show_report(console: Console, report: Report) -> None:
             table.add_row(safe(group), f"{percent:.0f}%", str(count))
         console.print(table)
     table = Table("#", "card", "kind", "your answer", "score", "seconds", title="Questions")
-    table.columns[1].overflow = "fold"  # the full id, for `quiz card ID`
+    table.columns[1].overflow = "fold"  # the full id, for `quiz show ID`
     for row in report.rows:
         given = row.answer_text or f"({row.status})"
         table.add_row(str(row.position + 1), row.card_id, row.kind, safe(given[:40]), f"{row.score:.2f}",
