@@ -113,8 +113,7 @@ def test_multi_day_run_matches_fsrs_directly(store, monkeypatch):
 
 def _review_log_path() -> Path | None:
     here = Path(__file__).resolve()
-    for candidate in [os.environ.get("QUIZ_REVIEW_LOG"), here.parents[2] / "shared" / "data" / REVIEW_LOG,
-                      here.parents[1] / "shared" / "data" / REVIEW_LOG, Path("/work/shared/data") / REVIEW_LOG]:
+    for candidate in [os.environ.get("QUIZ_REVIEW_LOG"), here.parents[2] / "shared" / "data" / REVIEW_LOG]:
         if candidate and Path(candidate).is_file():
             return Path(candidate)
     return None

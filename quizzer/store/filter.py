@@ -38,10 +38,10 @@ class CardFilter:
                     raise UnknownName(what, name, names)
         return self
 
-    def where(self, now: datetime | None = None) -> list[ColumnElement[bool]]:
-        """The SQL conditions: matching, active cards; with ``now``, also studiable then
-        (not suspended, not buried)."""
-        conditions: list[ColumnElement[bool]] = [Card.active.is_(True)]
+    def where(self, now: datetime | None = None, *, only_active: bool = True) -> list[ColumnElement[bool]]:
+        """The SQL conditions: matching cards, active ones unless ``only_active`` is off (history
+        counts every card's reviews); with ``now``, also studiable then (not suspended, not buried)."""
+        conditions: list[ColumnElement[bool]] = [Card.active.is_(True)] if only_active else []
         if now is not None:
             conditions += [Card.suspended.is_(False), or_(Card.buried_until.is_(None), Card.buried_until <= now)]
         if self.decks is not None:

@@ -104,14 +104,7 @@ def _raw(when: Any) -> Any:
 
 def _conditions(chosen: CardFilter) -> list[ColumnElement[bool]]:
     """The filter's own conditions on ``cards``, without "active": reviews of every card count."""
-    conditions: list[ColumnElement[bool]] = []
-    if chosen.decks is not None:
-        conditions.append(Card.deck.in_(chosen.decks))
-    if chosen.kinds is not None:
-        conditions.append(Card.kind.in_(chosen.kinds))
-    if chosen.tags is not None:
-        conditions.append(Card.id.in_(select(CardTag.card_id).where(CardTag.tag.in_(chosen.tags))))
-    return conditions
+    return chosen.where(only_active=False)
 
 
 def _of_cards(chosen: CardFilter, by_card_index: bool) -> list[ColumnElement[bool]]:
