@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -317,3 +318,19 @@ def test_cloze_through_the_line_protocol(deck_folder):
     result = study(folder, ["15%; 70%; [MASK]"], later, "--kind", "cloze")
     assert "✗ 第 2 空不对" in result.stdout and "［2］80%" in result.stdout
     assert card_info(open_store(), "z-one", later).reviews[-1].rating == 1
+
+
+def test_over_long_and_binary_lines_are_refused_and_the_session_goes_on(deck_dir):
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    result = study(deck_dir, ["x" * 5000, "\x00\x01", "", "3", "q"], when, "--kind", "qa", "--limit", "1")
+    assert "line longer than 4096 bytes; the line is ignored" in result.stdout
+    assert "line holds binary data (NUL); the line is ignored" in result.stdout and "saved q-one → Good" in result.stdout
+
+
+def test_binary_input_on_a_real_pipe_is_refused(deck_dir):
+    """Through a real file descriptor (select/os.read): invalid UTF-8 is refused, not decoded."""
+    env = {**os.environ, "QUIZ_DECKS": str(deck_dir), "QUIZ_NOW": "2026-01-05T10:00:00+00:00"}
+    result = subprocess.run([sys.executable, "-m", "quizzer", "study", "--kind", "qa", "--limit", "1"],
+                            input=b"\xff\xfe\n\n3\nq\n", capture_output=True, env=env, timeout=60)
+    out = result.stdout.decode()
+    assert result.returncode == 0 and "line is not UTF-8 text; the line is ignored" in out and "saved q-one" in out
