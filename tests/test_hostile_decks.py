@@ -246,6 +246,9 @@ def test_a_million_levels_stop_the_reading_quickly(tmp_path):
     """The YAML parser slows down with every open level: reading stops at twice the limit."""
     folder = folder_with(tmp_path, DECK + "    example: " + "[" * 1_000_000 + "]" * 1_000_000 + "\n")
     result = process("lint", str(folder), timeout=60, memory=1 << 30)
+    if any("maximum nesting depth" in line for line in result[1]):  # PyYAML >= 6.0.4 caps nesting in its scanner
+        assert_lint_reports(result, "deck.yaml:14:1011: YAML syntax error: exceeded maximum nesting depth")
+        return
     assert_lint_reports(result, f"deck.yaml:14:{14 + 17}: nested deeper than 20 levels (a deck needs 7); this part is not read",
                         f"deck.yaml:14:{14 + 37}: nested deeper than 40 levels; the rest of the file is not read")
 
