@@ -102,18 +102,13 @@ def _raw(when: Any) -> Any:
     return type_coerce(when, DateTime())
 
 
-def _conditions(chosen: CardFilter) -> list[ColumnElement[bool]]:
-    """The filter's own conditions on ``cards``, without "active": reviews of every card count."""
-    return chosen.where(only_active=False)
-
-
 def _of_cards(chosen: CardFilter, by_card_index: bool) -> list[ColumnElement[bool]]:
     """Reviews of the cards the filter names. ``by_card_index`` lets the database find them
     through ``(card_id, id)`` (right for the whole history of a few cards); otherwise
     ``card_id || ''`` keeps that index out of the plan, so a few days' reviews are found by
     time and only checked against the cards: SQLite otherwise goes card by card for every
     day of a range join, thousands of times the work."""
-    conditions = _conditions(chosen)
+    conditions = chosen.where(only_active=False)
     if not conditions:
         return []
     card_id = Review.card_id if by_card_index else Review.card_id.concat("")
@@ -172,7 +167,7 @@ def reviews_per_day(store: Store, chosen: CardFilter, today: date,
     end = day_start(today + timedelta(days=1), rollover_hour)
     with store.read() as session:
         connection = session.connection()
-        if _conditions(chosen):
+        if chosen.where(only_active=False):
             times = np.sort(_seconds(connection.execute(
                 select(_raw(Review.reviewed_at)).where(*_of_cards(chosen, by_card_index=True), Review.reviewed_at < end)
             ).scalars().all()))
@@ -250,7 +245,7 @@ def card_tags(store: Store, chosen: CardFilter, exclude: tuple[str, ...] = (LEEC
     without, of every card (a plain scan of the tag table is much cheaper than joining it to
     the cards: the caller keeps the cards it wants)."""
     where = [CardTag.tag.not_in(exclude)]
-    if _conditions(chosen):
+    if chosen.where(only_active=False):
         where.append(CardTag.card_id.in_(select(Card.id).where(*chosen.where(), Card.state != NEW)))
     with store.read() as session:
         return [(card_id, tag) for card_id, tag in session.connection().execute(
@@ -260,7 +255,7 @@ def card_tags(store: Store, chosen: CardFilter, exclude: tuple[str, ...] = (LEEC
 def exam_scores(store: Store, chosen: CardFilter) -> list[ExamScore]:
     """Finished exams, oldest first, with their score in percent. With a filter, an exam's
     score is that of its questions on matching cards (exams with none are left out)."""
-    conditions = _conditions(chosen)
+    conditions = chosen.where(only_active=False)
     with store.read() as session:
         if not conditions:
             rows = session.execute(select(Exam.id, Exam.finished_at, Exam.score)

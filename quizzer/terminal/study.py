@@ -178,7 +178,7 @@ class StudyScreen:
             "undone": f"[yellow]Undone: {card}[/yellow]",
             "nothing_to_undo": "[yellow]Nothing to undo.[/yellow]",
             "buried": f"[yellow]Buried until tomorrow: {card}[/yellow]",
-            "suspended": f"[yellow]Suspended: {card} (`quiz card {card} --unsuspend` brings it back)[/yellow]",
+            "suspended": f"[yellow]Suspended: {card} (`quiz show {card} --unsuspend` brings it back)[/yellow]",
             "edit_failed": f"[red]The deck has problems now, keeping the old card:[/red]\n{safe(notice.detail)}",
             "skipped_gone": f"[yellow]No longer in the decks, skipped: {safe(notice.detail)}[/yellow]",
         }[notice.kind]
