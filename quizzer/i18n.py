@@ -1,0 +1,119 @@
+"""The interface language, one at a time, from a gettext message catalogue.
+
+Message ids are the English text; ``quizzer/locale/zh/LC_MESSAGES/quizzer.po`` translates them
+and is compiled to the ``.mo`` beside it (``pybabel compile``; a test keeps the two equal), so
+the running program needs only the standard library's ``gettext``. The language is chosen once
+per process: ``QUIZ_LANG`` (or ``QUIZ_LANGUAGE``, the setting's own variable), the ``language``
+setting in the config file, the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``), and with none of
+these the language the decks are written in.
+
+Write ``_("Reviewed {count}").format(count=n)``, never an f-string inside ``_()``: the id must
+be a literal for extraction. The line protocol's machine lines are not translated.
+"""
+
+from __future__ import annotations
+
+import gettext
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+DOMAIN = "quizzer"
+LOCALE_DIR = Path(__file__).parent / "locale"
+LANGUAGES = ("zh", "en")
+FALLBACK = "zh"  # the decks' language when no deck says otherwise
+
+_translation: gettext.NullTranslations | None = None
+_language: str | None = None
+
+
+def _code(value: str | None) -> str | None:
+    """``zh_CN.UTF-8`` → ``zh``; None for anything that is not one of ours (``C``, ``fr_FR``)."""
+    if not value:
+        return None
+    code = re.split(r"[_.@:-]", value.strip().lower(), maxsplit=1)[0]
+    return code if code in LANGUAGES else None
+
+
+def from_locale(environ: Mapping[str, str]) -> str | None:
+    """The first locale variable that is set decides, as in POSIX (``LC_ALL`` over ``LANG``)."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if environ.get(name):
+            return _code(environ[name])
+    return None
+
+
+def from_decks(environ: Mapping[str, str]) -> str:
+    """The language most decks declare, read from their first lines (no YAML parse: this runs
+    before ``--help`` is drawn)."""
+    from quizzer.decks import deck_dirs
+
+    seen: dict[str, int] = {}
+    try:
+        for folder in deck_dirs():
+            for path in sorted(folder.glob("*.y*ml"))[:200]:
+                with path.open("rb") as handle:
+                    head = handle.read(4096).decode("utf-8", "replace")
+                found = re.search(r"^language:\s*['\"]?([A-Za-z-]+)", head, re.MULTILINE)
+                code = _code(found.group(1)) if found else None
+                if code:
+                    seen[code] = seen.get(code, 0) + 1
+    except OSError:
+        pass
+    return max(seen, key=lambda code: seen[code]) if seen else FALLBACK
+
+
+def from_config(environ: Mapping[str, str]) -> str | None:
+    """The ``language`` key of the config file, without building the full settings (a bad file
+    is reported by the command that reads it, not here)."""
+    from quizzer.settings import config_path, read_raw
+
+    try:
+        return _code(str(read_raw(config_path(environ)).get("language", "")))
+    except Exception:  # noqa: BLE001 — the settings' own check reports a broken file
+        return None
+
+
+def choose(environ: Mapping[str, str] | None = None) -> str:
+    environ = os.environ if environ is None else environ
+    for variable in ("QUIZ_LANG", "QUIZ_LANGUAGE"):
+        code = _code(environ.get(variable))
+        if code:
+            return code
+    return from_config(environ) or from_locale(environ) or from_decks(environ)
+
+
+def use(language: str | None = None) -> str:
+    """Switch the process to ``language`` (None: choose as the module docstring says)."""
+    global _translation, _language
+    _language = language if language in LANGUAGES else choose()
+    _translation = gettext.translation(DOMAIN, LOCALE_DIR, [_language], fallback=True)
+    return _language
+
+
+def current() -> str:
+    if _language is None:
+        use()
+    assert _language is not None
+    return _language
+
+
+def _(message: str) -> str:
+    if _translation is None:
+        use()
+    assert _translation is not None
+    return _translation.gettext(message)
+
+
+def ngettext(singular: str, plural: str, count: int) -> str:
+    if _translation is None:
+        use()
+    assert _translation is not None
+    return _translation.ngettext(singular, plural, count)
+
+
+def N_(message: str) -> str:
+    """Marks a string for the catalogue where it is defined (a table of names); translate it
+    with ``_()`` where it is shown."""
+    return message
