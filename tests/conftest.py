@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from quizzer import i18n
+
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path_factory, monkeypatch):
@@ -23,6 +25,8 @@ def isolated(tmp_path_factory, monkeypatch):
     for name in [n for n in os.environ if n.startswith("QUIZ_") and n.isupper()]:
         if name not in ("QUIZ_CACHE_DIR", "QUIZ_DB", "QUIZ_CONFIG"):
             monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("QUIZ_LANG", "en")  # tests read English unless they ask for Chinese
+    i18n.use()
     return home
 
 
