@@ -99,9 +99,9 @@ def where(ctx: typer.Context, decks: Path | None = None, db: Path | None = None)
 
 
 def console() -> Console:
-    from rich.console import Console
+    from quizzer.terminal.render import console
 
-    return Console()
+    return console()
 
 
 def load(ctx: typer.Context, decks: Path | None) -> list[LoadedDeck]:

@@ -28,12 +28,19 @@ def decks_command(ctx: typer.Context, as_json: JsonOption = False, decks_dir: De
     if not rows:
         console().print("No decks: the deck folders hold no deck files (*.yaml, *.yml).", markup=False)
         return
-    from rich.table import Table
-
     from quizzer.terminal.render import safe
+    from quizzer.terminal.tables import ident, number, table, text
 
-    table = Table("deck", "title", *KINDS, "total")
-    table.columns[0].no_wrap = True  # the id is what --deck needs: never cut it
+    out = console()
+    counts = [number(kind) for kind in KINDS] + [number("total")]
+    narrow = out.width < 80  # no room for a title column: the title goes under the id
+    widest = max(len(row["deck"]) for row in rows)
+    table = (table(text("deck", min_width=widest), *counts) if narrow
+             else table(ident("deck"), "title", *counts))
     for row in rows:
-        table.add_row(safe(row["deck"]), safe(row["title"]), *(str(row["kinds"][kind]) for kind in KINDS), str(row["total"]))
-    console().print(table)
+        numbers = [str(row["kinds"][kind]) for kind in KINDS] + [str(row["total"])]
+        if narrow:
+            table.add_row(f"{safe(row['deck'])}\n[dim]{safe(row['title'])}[/dim]", *numbers)
+        else:
+            table.add_row(safe(row["deck"]), safe(row["title"]), *numbers)
+    out.print(table)

@@ -59,12 +59,10 @@ def overview(
     if not rows:
         out.print("No decks: the deck folders hold no deck files (*.yaml, *.yml).", markup=False)
         return
-    from rich.table import Table
-
     from quizzer.terminal.render import safe
+    from quizzer.terminal.tables import ident, number, table
 
-    table = Table("deck", "title", "new", "learning", "due", title="Today")
-    table.columns[0].no_wrap = True  # the id is what --deck needs: never cut it
+    table = table(ident("deck"), "title", number("new"), number("learning"), number("due"), title="Today")
     for row in rows:
         table.add_row(safe(row.deck), safe(row.title), str(row.new), str(row.learning), str(row.due))
     table.add_section()
