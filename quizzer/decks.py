@@ -21,16 +21,19 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, cast
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, cast
 
-from pydantic import ValidationError
-
-from quizzer import kinds, model, yamlsource
+from quizzer import kinds, yamlsource
 from quizzer.errors import DeckProblems
-from quizzer.kinds.base import Issue
-from quizzer.kinds.validation import issues_from
+from quizzer.locations import bundled_decks, deck_dirs  # noqa: F401  # where commands and tests find them
 from quizzer.yamlsource import Path as DataPath
 from quizzer.yamlsource import YamlDocument, parse
+
+if TYPE_CHECKING:  # pydantic and the card models load only when a deck is validated
+    from pydantic import ValidationError
+
+    from quizzer import model
+    from quizzer.kinds.base import Issue
 
 DECK_SUFFIXES = (".yaml", ".yml")
 MAX_DECK_BYTES = 8_000_000  # the shipped decks are 54 and 68 kB; bench/bench_decks.py's 10,000 cards are 5.5 MB
@@ -62,31 +65,95 @@ class Problem:
         return f"::error file={_printable(file)},line={self.line},col={self.column}::{_printable(message)}"
 
 
+def _digest(entries: list[CardEntry]) -> str:
+    digest = hashlib.sha256()
+    for entry in entries:
+        digest.update(repr((entry.id, entry.kind, entry.content_hash, sorted(set(entry.tags)))).encode())
+    return digest.hexdigest()
+
+
+def content_hash(card_json: dict[str, Any]) -> str:
+    """A card's content as the store tells an edited card (its JSON, keys sorted)."""
+    return hashlib.sha256(json.dumps(card_json, ensure_ascii=False, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class CardEntry:
+    """What every command needs of a card without validating it again."""
+
+    id: str
+    kind: str
+    tags: tuple[str, ...]
+    content_hash: str
+
+
 @dataclass
 class LoadedDeck:
-    """A valid deck, the file it came from, the line each card starts on and the line of its id."""
+    """A valid deck, the file it came from, the line each card starts on and the line of its id.
+
+    A deck read from the cache is an index until a command needs its cards as models:
+    ``entries`` (ids, kinds, tags, content hashes) and ``digest`` cost one small JSON read,
+    ``card(id)`` validates one card, and ``deck`` the whole deck (read from the cache's second
+    file), so listing, syncing and drawing the first card never import pydantic or validate
+    50,000 cards."""
 
     path: Path
-    deck: model.Deck
+    id: str
+    title: str
+    language: str
+    entries: list[CardEntry]
     lines: dict[str, int] = field(default_factory=dict)
     id_line: int = 1
+    digest: str = ""  # of the entries in order: the store's sync compares it, not 50,000 cards
+    data_file: Path | None = field(default=None, repr=False)  # the cached deck JSON, not read yet
+    validated: model.Deck | None = field(default=None, repr=False)
+    _cards: dict[str, Any] = field(default_factory=dict, repr=False)
+    _raw: dict[str, dict[str, Any]] | None = field(default=None, repr=False)
 
+    @classmethod
+    def from_model(cls, path: Path, deck: model.Deck, lines: dict[str, int], id_line: int) -> LoadedDeck:
+        entries = [CardEntry(c.id, c.kind, tuple(c.tags), content_hash(c.model_dump(mode="json"))) for c in deck.cards]
+        return cls(path, deck.id, deck.title, deck.language, entries, lines, id_line, _digest(entries), validated=deck)
 
-def bundled_decks() -> Path:
-    """The decks shipped with quizzer: the checkout's ``decks/``, else the wheel's copy."""
-    package = Path(__file__).resolve().parent
-    checkout = package.parent / "decks"
-    return checkout if checkout.is_dir() else package / "bundled_decks"
+    @classmethod
+    def from_index(cls, path: Path, index: dict[str, Any], data_file: Path) -> LoadedDeck:
+        entries = [CardEntry(card_id, kind, tuple(tags), hash_) for card_id, kind, tags, hash_ in index["cards"]]
+        return cls(path, index["id"], index["title"], index["language"], entries, index["lines"], index["id_line"],
+                   index["digest"], data_file)
 
+    def index(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "language": self.language, "lines": self.lines,
+                "id_line": self.id_line, "digest": self.digest,
+                "cards": [[e.id, e.kind, list(e.tags), e.content_hash] for e in self.entries]}
 
-def deck_dirs(option: Path | None = None) -> list[Path]:
-    """``--decks`` wins, then ``QUIZ_DECKS`` (os.pathsep-separated), then the bundled decks."""
-    if option is not None:
-        return [option]
-    env = os.environ.get("QUIZ_DECKS")
-    if env:
-        return [Path(p) for p in env.split(os.pathsep) if p]
-    return [bundled_decks()]
+    @property
+    def deck(self) -> model.Deck:
+        if self.validated is None:
+            from quizzer import model
+
+            self.validated = model.Deck.model_validate(self._data())
+        return self.validated
+
+    def _data(self) -> dict[str, Any]:
+        """The deck's cached JSON; if the cache lost it since, the deck file validated again."""
+        try:
+            assert self.data_file is not None
+            data: dict[str, Any] = json.loads(self.data_file.read_text("utf-8"))
+            return data
+        except (OSError, ValueError):
+            return _load_one(self.path, use_cache=False).deck.model_dump(mode="json")
+
+    def card(self, card_id: str) -> Any:
+        """The card model of ``card_id`` (a card of this deck), validated on first use."""
+        if card_id not in self._cards:
+            if self.validated is not None:
+                self._cards = {c.id: c for c in self.validated.cards}
+            else:
+                if self._raw is None:
+                    self._raw = {c["id"]: c for c in self._data()["cards"]}
+                raw = self._raw[card_id]
+                self._cards[card_id] = kinds.get(raw["kind"]).model.model_validate(raw)
+        return self._cards[card_id]
 
 
 def deck_files(paths: Iterable[Path]) -> list[Path]:
@@ -155,7 +222,7 @@ class Checked:
     def loaded(self) -> LoadedDeck | None:
         if not self.deck or self.problems:
             return None
-        return LoadedDeck(self.path, self.deck, dict(self.lines), self.deck_id[1] if self.deck_id else 1)
+        return LoadedDeck.from_model(self.path, self.deck, dict(self.lines), self.deck_id[1] if self.deck_id else 1)
 
 
 def _card_lines(doc: YamlDocument) -> list[tuple[str, int]]:
@@ -209,6 +276,11 @@ def _validate(text: str, path: Path, verify_examples: bool) -> Checked:
     if not isinstance(doc.data, dict):
         checked.problems.append(Problem(shown, 1, 1, "a deck is a mapping with id, title, language, source, cards"))
         return checked
+    from pydantic import ValidationError
+
+    from quizzer import model
+    from quizzer.kinds.validation import issues_from
+
     try:
         checked.deck = model.Deck.model_validate(doc.data)
         valid = list(enumerate(checked.deck.cards))
@@ -222,6 +294,8 @@ def _validate(text: str, path: Path, verify_examples: bool) -> Checked:
 
 def _valid_cards(data: Any) -> Iterator[tuple[int, Any]]:
     """(index, card) of the cards that are valid on their own in a deck that is not."""
+    from pydantic import ValidationError
+
     cards = data.get("cards") if isinstance(data, dict) else None
     for index, raw in enumerate(cards if isinstance(cards, list) else []):
         if isinstance(raw, dict) and raw.get("kind") in kinds.KINDS:
@@ -317,6 +391,8 @@ def duplicate_ids(decks: Iterable[tuple[Path, Iterable[tuple[str, int]]]], what:
             places.setdefault(name, []).append((path, line))
     problems: list[Problem] = []
     for name, found in places.items():
+        if len(found) < 2:
+            continue
         reported = [i for i, (path, _) in enumerate(found) if report is None or path in report]
         for i in reported:
             if i == 0 and len(found) > 1 and len(reported) == 1:
@@ -413,31 +489,36 @@ def _fingerprint() -> str:
 _MODEL_FINGERPRINT = _fingerprint()
 
 
-def _cache_path(raw: bytes) -> Path:
+def _cache_paths(raw: bytes) -> tuple[Path, Path]:
+    """The deck's index and its full JSON, keyed by the file's bytes and the validating code."""
     key = hashlib.sha256(_MODEL_FINGERPRINT.encode() + b"\0" + raw).hexdigest()
-    return cache_dir() / f"{key}.json"
+    return cache_dir() / f"{key}.index.json", cache_dir() / f"{key}.deck.json"
 
 
-def _load_one(path: Path) -> LoadedDeck:
+def _write_atomically(path: Path, content: Any) -> None:
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(content, ensure_ascii=False), "utf-8")
+    tmp.replace(path)
+
+
+def _load_one(path: Path, use_cache: bool = True) -> LoadedDeck:
     text, raw, problems = _read(path)
     if text is None or raw is None:
         raise DeckProblems(problems)
-    cached = _cache_path(raw)
-    try:
-        stored = json.loads(cached.read_text("utf-8"))
-        return LoadedDeck(path, model.Deck.model_validate(stored["deck"]), stored["lines"], stored["id_line"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass  # not cached yet, or cached by another format version: parse again
+    index_file, data_file = _cache_paths(raw)
+    if use_cache:
+        try:
+            return LoadedDeck.from_index(path, json.loads(index_file.read_text("utf-8")), data_file)
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # not cached yet, or cached by another format version: parse again
     checked = validate_text(text, path, verify_examples=False)
     loaded = checked.loaded()
     if loaded is None:
         raise DeckProblems(checked.problems)
     try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        entry = {"deck": loaded.deck.model_dump(mode="json"), "lines": loaded.lines, "id_line": loaded.id_line}
-        tmp.write_text(json.dumps(entry, ensure_ascii=False), "utf-8")
-        tmp.replace(cached)
+        index_file.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomically(data_file, loaded.deck.model_dump(mode="json"))  # the data first: an index is trusted
+        _write_atomically(index_file, loaded.index())
     except OSError:
         pass  # an unwritable cache only costs speed
     return loaded
@@ -453,7 +534,7 @@ def load_decks(dirs: Iterable[Path]) -> list[LoadedDeck]:
         except DeckProblems as err:
             problems += err.problems
     problems += duplicate_ids((d.path, d.lines.items()) for d in decks)
-    problems += duplicate_ids(((d.path, [(d.deck.id, d.id_line)]) for d in decks), "deck")
+    problems += duplicate_ids(((d.path, [(d.id, d.id_line)]) for d in decks), "deck")
     if problems:
         raise DeckProblems(sorted(problems))
     return decks

@@ -47,7 +47,7 @@ def from_locale(environ: Mapping[str, str]) -> str | None:
 def from_decks(environ: Mapping[str, str]) -> str:
     """The language most decks declare, read from their first lines (no YAML parse: this runs
     before ``--help`` is drawn)."""
-    from quizzer.decks import deck_dirs
+    from quizzer.locations import deck_dirs
 
     seen: dict[str, int] = {}
     try:

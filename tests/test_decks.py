@@ -66,29 +66,34 @@ def test_loading_uses_the_cache_and_notices_edits(tmp_path):
     text = "id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n"
     deck.write_text(text, "utf-8")
     first = decks.load_decks([tmp_path])[0]
-    cached = list(decks.cache_dir().glob("*.json"))
-    assert len(cached) == 1
-    assert decks.load_decks([tmp_path])[0].deck == first.deck
+    assert len(list(decks.cache_dir().glob("*.index.json"))) == 1
+    again = decks.load_decks([tmp_path])[0]
+    assert again.validated is None  # from the cache: nothing validated until a card is wanted
+    assert again.entries == first.entries and again.digest == first.digest
+    assert again.card("q1") == first.deck.cards[0] and again.deck == first.deck
     deck.write_text(text.replace("answer: A", "answer: B"), "utf-8")
-    assert decks.load_decks([tmp_path])[0].deck.cards[0].answer == "B"
-    assert len(list(decks.cache_dir().glob("*.json"))) == 2
+    edited = decks.load_decks([tmp_path])[0]
+    assert edited.deck.cards[0].answer == "B" and edited.digest != first.digest
+    assert len(list(decks.cache_dir().glob("*.index.json"))) == 2
+
+
+def test_a_cache_that_lost_its_deck_file_reads_the_deck_again(tmp_path):
+    deck = tmp_path / "d.yaml"
+    deck.write_text("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n"
+                    "  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n", "utf-8")
+    decks.load_decks([tmp_path])
+    for data in decks.cache_dir().glob("*.deck.json"):
+        data.unlink()
+    assert decks.load_decks([tmp_path])[0].card("q1").answer == "A"
 
 
 def test_a_corrupt_cache_entry_is_ignored(tmp_path):
     deck = tmp_path / "d.yaml"
     deck.write_text("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n", "utf-8")
     decks.load_decks([tmp_path])
-    [entry] = decks.cache_dir().glob("*.json")
-    entry.write_text("{not json", "utf-8")
+    for entry in decks.cache_dir().glob("*.json"):
+        entry.write_text("{not json", "utf-8")
     assert decks.load_decks([tmp_path])[0].deck.cards[0].answer == "A"
-
-
-def test_bundled_decks_ship_inside_the_wheel():
-    """A non-editable install finds the decks inside the package (hatch force-include)."""
-    import tomllib
-
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
-    assert config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]["decks"] == "quizzer/bundled_decks"
 
 
 def test_contributing_examples_are_valid_cards(tmp_path):

@@ -235,7 +235,7 @@ def show(collection: Collection, card_id: str, now: datetime, seed: int | None =
         return Shown(info, None, None, None, None, None, None, buried, in_notebook)
     kind = kinds.of(card)
     asked = kind.ask(card, seed)
-    return Shown(info, collection.deck_of(card_id).deck.title, card.source, asked.seed, kind.front(asked),
+    return Shown(info, collection.deck_of(card_id).title, card.source, asked.seed, kind.front(asked),
                  kind.back(asked), kind.solution(asked), buried, in_notebook)
 
 
@@ -291,8 +291,8 @@ def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
     left = max(0, new_per_day - new_done)
     rows = []
     for loaded in collection.decks:
-        c = counts.get(loaded.deck.id, DeckToday(0, 0, 0))
-        rows.append(DeckDay(loaded.deck.id, loaded.deck.title, min(c.new, left), c.new, c.learning, c.due))
+        c = counts.get(loaded.id, DeckToday(0, 0, 0))
+        rows.append(DeckDay(loaded.id, loaded.title, min(c.new, left), c.new, c.learning, c.due))
     waiting = sum(r.new_waiting for r in rows)
     total = DeckDay("total", "", min(waiting, left), waiting, sum(r.learning for r in rows), sum(r.due for r in rows))
     return rows, total

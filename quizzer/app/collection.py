@@ -8,7 +8,7 @@ and sync the cards so the store knows what the decks hold now.
 from __future__ import annotations
 
 import hashlib
-import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,9 +16,28 @@ from typing import Any
 from quizzer import clock
 from quizzer.decks import LoadedDeck, deck_dirs, load_decks
 from quizzer.kinds import KINDS
-from quizzer.store import CardRef, Store, open_store, sync_cards
-from quizzer.store.cards import deck_tags
+from quizzer.store import LEECH_TAG, CardRef, Store, open_store, sync_if_changed
 from quizzer.store.filter import CardFilter
+
+
+class CardIndex(Mapping[str, Any]):
+    """Card id -> the deck's card model, each validated the first time it is looked up: a
+    session draws a few dozen cards of tens of thousands."""
+
+    def __init__(self, decks: list[LoadedDeck]) -> None:
+        self.deck_of = {entry.id: loaded for loaded in decks for entry in loaded.entries}
+
+    def __getitem__(self, card_id: str) -> Any:
+        return self.deck_of[card_id].card(card_id)
+
+    def __contains__(self, card_id: object) -> bool:
+        return card_id in self.deck_of
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.deck_of)
+
+    def __len__(self) -> int:
+        return len(self.deck_of)
 
 
 @dataclass
@@ -26,14 +45,13 @@ class Collection:
     store: Store
     decks: list[LoadedDeck]
     deck_dirs: list[Path]
-    cards: dict[str, Any] = field(init=False)  # card id -> the deck's card model
+    cards: CardIndex = field(init=False)
 
     def __post_init__(self) -> None:
         self._index()
 
     def _index(self) -> None:
-        self.cards = {card.id: card for loaded in self.decks for card in loaded.deck.cards}
-        self._where = {card.id: (loaded, loaded.lines.get(card.id, 1)) for loaded in self.decks for card in loaded.deck.cards}
+        self.cards = CardIndex(self.decks)
 
     def reload(self) -> None:
         """Re-read the decks (after an edit) and sync the store with them; DeckProblems if broken."""
@@ -42,35 +60,30 @@ class Collection:
         self._index()
 
     def deck_of(self, card_id: str) -> LoadedDeck:
-        return self._where[card_id][0]
+        return self.cards.deck_of[card_id]
 
     def location(self, card_id: str) -> tuple[Path, int]:
         """The deck file and line a card starts on (for an editor)."""
-        loaded, line = self._where[card_id]
-        return loaded.path, line
+        loaded = self.deck_of(card_id)
+        return loaded.path, loaded.lines.get(card_id, 1)
 
     def card_filter(self, decks: list[str] | None = None, tags: list[str] | None = None,
                     kinds: list[str] | None = None) -> CardFilter:
         """The filter the options ask for; an unknown deck, tag or kind is an error naming the known ones."""
-        known_tags = {tag for card in self.cards.values() for tag in card.tags} | set(deck_tags(self.store))
-        return CardFilter.of(decks, tags, kinds).validate([d.deck.id for d in self.decks], known_tags, KINDS)
+        known_tags = {tag for loaded in self.decks for entry in loaded.entries for tag in entry.tags} | {LEECH_TAG}
+        return CardFilter.of(decks, tags, kinds).validate([d.id for d in self.decks], known_tags, KINDS)
 
 
 def card_refs(decks: list[LoadedDeck]) -> list[CardRef]:
     """What the store needs to know of each card; the hash tells an edited card."""
-    refs: list[CardRef] = []
-    for loaded in decks:
-        for card in loaded.deck.cards:
-            content = json.dumps(card.model_dump(mode="json"), ensure_ascii=False, sort_keys=True)
-            refs.append(CardRef(
-                id=card.id, deck=loaded.deck.id, kind=card.kind, position=len(refs),
-                content_hash=hashlib.sha256(content.encode()).hexdigest()[:16], tags=tuple(card.tags),
-            ))
-    return refs
+    entries = [(loaded.id, entry) for loaded in decks for entry in loaded.entries]
+    return [CardRef(id=entry.id, deck=deck, kind=entry.kind, position=position, content_hash=entry.content_hash,
+                    tags=entry.tags) for position, (deck, entry) in enumerate(entries)]
 
 
 def sync(store: Store, decks: list[LoadedDeck]) -> None:
-    sync_cards(store, card_refs(decks), clock.now())
+    digest = hashlib.sha256("\n".join(f"{d.id}\0{d.digest}" for d in decks).encode()).hexdigest()
+    sync_if_changed(store, digest, lambda: card_refs(decks), clock.now())
 
 
 def open_collection(decks_option: Path | None, db: Path | None) -> Collection:

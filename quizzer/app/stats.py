@@ -235,27 +235,28 @@ def _weakest(store: Store, chosen: CardFilter, now: datetime
             mistakes[index[entry.card_id]] = entry.times_wrong
     lapses = seen.lapses
     unknown_last = np.where(known, recall, 1.0)  # lowest recall first; no recall sorts last
-    order = np.lexsort((np.array(seen.ids, dtype=str), unknown_last, -mistakes, -lapses))[:WEAKEST]
+    ids = np.array(seen.ids, dtype=str)
+    order = np.lexsort((ids, unknown_last, -mistakes, -lapses))[:WEAKEST]
     weakest = [WeakCard(seen.ids[i], seen.decks[i], int(lapses[i]), int(mistakes[i]),
                         float(recall[i]) if known[i] else None) for i in order.tolist()]
 
-    codes: dict[str, int] = {}
-    card_of, tag_of = [], []
-    for card_id, tag in queries.card_tags(store, chosen):
-        i = index.get(card_id)
-        if i is not None:
-            card_of.append(i)
-            tag_of.append(codes.setdefault(tag, len(codes)))
-    if not codes:
+    pairs = queries.card_tags(store, chosen)
+    if not pairs or not seen.ids:
         return average, int(known.sum()), weakest, []
-    cards, tags, size = np.array(card_of), np.array(tag_of), len(codes)
+    tagged_ids, tag_names = (np.array(column, dtype=str) for column in zip(*pairs))
+    by_id = np.argsort(ids)
+    at = np.minimum(np.searchsorted(ids, tagged_ids, sorter=by_id), len(ids) - 1)
+    matched = ids[by_id[at]] == tagged_ids  # tags of cards not seen (new, inactive) drop out
+    if not matched.any():
+        return average, int(known.sum()), weakest, []
+    names, tags = np.unique(tag_names[matched], return_inverse=True)
+    cards, size = by_id[at[matched]], len(names)
     members = np.bincount(tags, minlength=size)
     lapsed = np.bincount(tags, weights=lapses[cards], minlength=size)
     noted = np.bincount(tags, weights=mistakes[cards] > 0, minlength=size)
     recalled = np.bincount(tags, weights=known[cards], minlength=size)
     total_recall = np.bincount(tags, weights=np.where(known[cards], recall[cards], 0.0), minlength=size)
     mean_recall = np.divide(total_recall, recalled, out=np.full(size, np.nan), where=recalled > 0)
-    names = np.array(list(codes), dtype=str)
     ranked = np.lexsort((names, np.where(recalled > 0, mean_recall, 1.0), -noted, -lapsed / members))[:WEAKEST]
     weakest_tags = [WeakTag(str(names[t]), int(members[t]), int(lapsed[t]), int(noted[t]),
                             float(mean_recall[t]) if recalled[t] else None) for t in ranked.tolist()]

@@ -15,9 +15,9 @@ def decks_command(ctx: typer.Context, as_json: JsonOption = False, decks_dir: De
     """List the decks with how many cards of each kind they hold."""
     loaded_decks = load(ctx, decks_dir)
     rows: list[dict[str, Any]] = [
-        {"deck": loaded.deck.id, "title": loaded.deck.title, "path": str(loaded.path),
-         "kinds": {kind: sum(card.kind == kind for card in loaded.deck.cards) for kind in KINDS},
-         "total": len(loaded.deck.cards)}
+        {"deck": loaded.id, "title": loaded.title, "path": str(loaded.path),
+         "kinds": {kind: sum(entry.kind == kind for entry in loaded.entries) for kind in KINDS},
+         "total": len(loaded.entries)}
         for loaded in loaded_decks
     ]
     if as_json:

@@ -78,7 +78,7 @@ def history_export(
         start = clock.day_start(day, settings().day_start_hour)
     opened = collection(ctx, decks_dir, db)
     if deck:
-        known = sorted(set(history.decks(opened.store)) | {loaded.deck.id for loaded in opened.decks})
+        known = sorted(set(history.decks(opened.store)) | {loaded.id for loaded in opened.decks})
         for name in deck:
             if name not in known:
                 raise UnknownName("deck", name, known)

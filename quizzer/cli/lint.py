@@ -45,7 +45,7 @@ def _checked(paths: list[Path]) -> str:
 
     files = list({path.resolve(): path for path in decks.deck_files(paths)}.values())  # each file once
     try:
-        cards = sum(len(loaded.deck.cards) for loaded in decks.load_decks(files))  # cached for the next command
+        cards = sum(len(loaded.entries) for loaded in decks.load_decks(files))  # cached for the next command
     except DeckProblems:  # changed while being checked: count the files only
         return f"{_count(len(files), 'deck')}: no problems"
     return f"{_count(len(files), 'deck')}, {_count(cards, 'card')}: no problems"

@@ -32,7 +32,7 @@ def stats(
 
     opened = collection(ctx, decks_dir, db)
     chosen = opened.card_filter(deck, tag)
-    figures = compute(opened.store, chosen, clock.now(), [loaded.deck.id for loaded in opened.decks])
+    figures = compute(opened.store, chosen, clock.now(), [loaded.id for loaded in opened.decks])
     if json_output:
         from quizzer.cli.output import emit_json
 

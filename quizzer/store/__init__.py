@@ -7,7 +7,7 @@ from pathlib import Path
 from quizzer.store.engine import Store, default_db_path, make_engine, resolve
 from quizzer.store.records import LEARNING, LEECH_TAG, NEW, RELEARNING, REVIEW
 from quizzer.store.schema import SCHEMA_HEAD, ensure_schema
-from quizzer.store.sync import CardRef, SyncResult, sync_cards
+from quizzer.store.sync import CardRef, SyncResult, sync_cards, sync_if_changed
 
 
 def open_store(url_or_path: str | Path | None = None) -> Store:
@@ -31,6 +31,7 @@ def open_store(url_or_path: str | Path | None = None) -> Store:
 
 
 __all__ = [
+    "sync_if_changed",
     "NEW", "LEARNING", "REVIEW", "RELEARNING", "LEECH_TAG", "SCHEMA_HEAD",
     "CardRef", "Store", "SyncResult",
     "default_db_path", "open_store", "sync_cards",

@@ -259,10 +259,3 @@ def available_before(store: Store, end: datetime) -> list[datetime]:
     with store.read() as session:
         return list(session.scalars(select(available).where(
             Card.active.is_(True), Card.suspended.is_(False), Card.state != NEW, available < end)))
-
-
-def deck_tags(store: Store) -> list[str]:
-    """Every tag the active cards carry (system tags included)."""
-    with store.read() as session:
-        return list(session.scalars(
-            select(CardTag.tag).join(Card, Card.id == CardTag.card_id).where(Card.active.is_(True)).distinct()))

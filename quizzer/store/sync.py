@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -53,13 +54,19 @@ def fingerprint(refs: list[CardRef]) -> str:
 
 def sync_cards(store: Store, refs: list[CardRef], now: datetime | None = None) -> SyncResult:
     """Apply the full current set of deck cards; cheap (one lookup) when unchanged."""
+    return sync_if_changed(store, fingerprint(refs), lambda: refs, now)
+
+
+def sync_if_changed(store: Store, digest: str, refs: Callable[[], list[CardRef]],
+                    now: datetime | None = None) -> SyncResult:
+    """``sync_cards`` for a caller that has a digest of the decks already: the card list is
+    only built when the digest differs from the last sync's."""
     now = clock.now() if now is None else now
-    digest = fingerprint(refs)
     with store.write() as session:
         stored = session.get(Meta, FINGERPRINT_KEY)
         if stored is not None and stored.value == digest:
             return SyncResult(unchanged=True)
-        result = _apply(session, {ref.id: ref for ref in refs}, now)
+        result = _apply(session, {ref.id: ref for ref in refs()}, now)
         if stored is None:
             session.add(Meta(key=FINGERPRINT_KEY, value=digest))
         else:

@@ -1,0 +1,23 @@
+"""Where the decks are: the folders every command reads, found without loading anything."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def bundled_decks() -> Path:
+    """The decks shipped with quizzer: the checkout's ``decks/``, else the wheel's copy."""
+    package = Path(__file__).resolve().parent
+    checkout = package.parent / "decks"
+    return checkout if checkout.is_dir() else package / "bundled_decks"
+
+
+def deck_dirs(option: Path | None = None) -> list[Path]:
+    """``--decks`` wins, then ``QUIZ_DECKS`` (os.pathsep-separated), then the bundled decks."""
+    if option is not None:
+        return [option]
+    env = os.environ.get("QUIZ_DECKS")
+    if env:
+        return [Path(p) for p in env.split(os.pathsep) if p]
+    return [bundled_decks()]
