@@ -1,0 +1,65 @@
+"""``quiz import chapter``: a course chapter in the platform's markup turned into a deck draft
+(``quizzer.transfer.chapter``); re-importing adds only what the deck lacks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from quizzer.cli.base import JsonOption, app
+from quizzer.errors import UsageError
+from quizzer.i18n import _, ngettext
+
+import_app = typer.Typer(help=_("Bring material in as decks (a course chapter)."), no_args_is_help=True,
+                         context_settings={"help_option_names": ["-h", "--help"]})
+app.add_typer(import_app, name="import")
+
+
+@import_app.command("chapter")
+def import_chapter(
+    file: Annotated[Path, typer.Argument(metavar="FILE", show_default=False, help=_("The chapter, in the course markup."))],
+    deck: Annotated[str | None, typer.Option("--deck", metavar="ID", show_default=False, help=_(
+        "The deck's id (default: from the file name, or the id of the deck in --out)."))] = None,
+    out: Annotated[Path | None, typer.Option("--out", metavar="decks/NAME.yaml", show_default=False, help=_(
+        "Write the deck here; if it exists, add the chapter's new cards and keep its own (default: print the YAML)."))] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Turn a course chapter into a deck draft: interview questions, quizzes, common mistakes and
+    key tables become cards, with the chapter's sections and ids that stay the same on every import."""
+    from quizzer.transfer.chapter import import_chapter as run
+
+    if as_json and out is None:
+        raise UsageError(_("--json needs --out: without it the YAML itself goes to standard output"))
+    report = run(file, deck, out)
+    for warning in report.warnings:
+        typer.echo(_("warning: {message}").format(message=warning), err=True)
+    if out is None:
+        typer.echo(report.text, nl=False)
+        return
+    if as_json:
+        from quizzer.cli.output import emit_json
+
+        emit_json(dict(file=str(file), deck=report.deck_id, out=str(out), written=report.written, added=report.added,
+                       changed=[dict(id=c.card_id, fields=c.fields) for c in report.changed],
+                       unchanged=report.unchanged, kept_only_in_deck=report.deck_only, warnings=report.warnings))
+        return
+    if report.created:
+        typer.echo(ngettext("{out}: deck {deck} with {count} card", "{out}: deck {deck} with {count} cards", len(report.added)).format(
+            out=out, deck=report.deck_id, count=len(report.added)))
+        return
+    for card_id in report.added:
+        typer.echo(_("added      {id}").format(id=card_id))
+    for changed in report.changed:
+        typer.echo(_("changed    {id} (the deck differs in: {fields}; its version is kept)").format(
+            id=changed.card_id, fields=", ".join(changed.fields)))
+    for card_id in report.deck_only:
+        typer.echo(_("kept       {id} (only in the deck)").format(id=card_id))
+    typer.echo(_("{out}: {added} added, {changed} changed, {unchanged} unchanged, {kept} kept only in the deck").format(
+        out=out, added=len(report.added), changed=len(report.changed), unchanged=len(report.unchanged), kept=len(report.deck_only))
+        + ("" if report.written else " · " + _("file not changed")))
+    if report.changed:
+        typer.echo(ngettext("{count} changed card keeps its text in the deck: edit it there to take the chapter's",
+                            "{count} changed cards keep their text in the deck: edit them there to take the chapter's",
+                            len(report.changed)).format(count=len(report.changed)))

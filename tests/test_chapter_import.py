@@ -1,0 +1,285 @@
+"""``quiz import chapter``: the chapter-8 course file and a small fixture chapter become decks
+that pass lint, with stable ids; re-importing adds and reports; malformed markup names its line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from quizzer.cli import app
+
+runner = CliRunner()
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SMALL = FIXTURES / "chapter-small.md"
+CHAPTER8 = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "000_54c1e0fa0697e990.txt"
+
+# Counted by hand in the chapter-8 file: ten ":::interview" questions (8.1 two, 8.3 two, 8.4,
+# 8.5, 8.6 two, 8.7, 8.9), four ":::quiz" blocks (all answer B), and the ":::warning 常见误区"
+# items: 8.1 one paragraph, 8.3 three bullets, 8.5 one paragraph with a table, 8.6, 8.7 and
+# 8.8 three bullets each = 14.
+CH8_INTERVIEW = {
+    "BERT 和 GPT 的核心区别？": "8.1",
+    "BERT 为什么不能直接做生成？": "8.1",
+    "BERT 的三种 Embedding 怎么组合？": "8.3",
+    "为什么 BERT 需要 Segment Embedding？": "8.3",
+    "BERT 为什么用 [CLS] 做句表示？": "8.4",
+    "为什么 BERT 的 batch 需要 attention mask？": "8.5",
+    "为什么 MLM 能让 BERT 学到双向表示？": "8.6",
+    "MLM 和 GPT 的 next token prediction 有什么区别？": "8.6",
+    "为什么 MLM 要用 80/10/10 而不是全用 [MASK]？": "8.7",
+    "BERT 微调时更新哪些参数？": "8.9",
+}
+CH8_QUIZ = {
+    "BERT 的三种 Embedding 是如何组合的？": ["B"],
+    "BERT 的 MLM loss 在哪些位置计算？": ["B"],
+    "Attention Mask（padding mask）的作用是？": ["B"],
+    "关于 NSP，下列说法正确的是？": ["B"],
+}
+CH8_MISTAKES_PER_SECTION = {"8.1": 1, "8.3": 3, "8.5": 1, "8.6": 3, "8.7": 3, "8.8": 3}
+
+
+def quiz(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def cards(text: str) -> list[dict]:
+    return yaml.safe_load(text)["cards"]
+
+
+def of_kind(text: str, kind: str, tag: str | None = None) -> list[dict]:
+    return [c for c in cards(text) if c["kind"] == kind and (tag is None or tag in c.get("tags", []))]
+
+
+def strip(value):
+    return value.strip() if isinstance(value, str) else value
+
+
+@pytest.fixture
+def course8() -> Path:
+    if not CHAPTER8.is_file():
+        pytest.skip(f"the shared course file is not here ({CHAPTER8})")
+    return CHAPTER8
+
+
+# ---------------------------------------------------------------- the chapter-8 course file
+
+
+def test_chapter8_becomes_a_deck_that_passes_lint(course8, tmp_path):
+    out = tmp_path / "decks" / "ch8-import.yaml"
+    out.parent.mkdir()
+    result = quiz("import", "chapter", str(course8), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    text = out.read_text("utf-8")
+    assert text.startswith("# yaml-language-server: $schema=./schema.json\n")
+    linted = quiz("lint", str(out.parent))
+    assert linted.exit_code == 0 and "no problems" in linted.output, linted.output
+
+    interview = of_kind(text, "qa", "interview")
+    assert {c["question"].strip(): c["source"] for c in interview} == CH8_INTERVIEW
+    assert all(c["answer"].strip() and c["points"] for c in interview)
+    first = next(c for c in interview if c["question"].strip() == "BERT 和 GPT 的核心区别？")
+    assert first["answer"].startswith("BERT 是 Encoder-only、双向注意力、MLM 训练，擅长理解；")
+
+    choice = of_kind(text, "choice")
+    got = {c["question"].strip(): [c["answer"]] if isinstance(c["answer"], str) else c["answer"] for c in choice}
+    assert got == CH8_QUIZ
+    nsp = next(c for c in choice if c["question"].startswith("关于 NSP"))
+    assert [strip(o) for o in nsp["options"]][1] == "后续研究（RoBERTa）发现去掉 NSP 影响不大甚至更好"
+    assert nsp["explanation"].startswith("RoBERTa 等后续工作发现 NSP 任务过于简单")
+
+    mistakes = of_kind(text, "mistake")
+    per_section: dict[str, int] = {}
+    for card in mistakes:
+        per_section[card["source"]] = per_section.get(card["source"], 0) + 1
+    assert per_section == CH8_MISTAKES_PER_SECTION
+    corrections = {strip(c["correction"]) for c in mistakes}
+    assert {"BERT 不是 Decoder", "MLM 不是去噪自编码器", "Attention Mask（padding mask）≠ Causal Mask"} <= corrections
+    decoder = next(c for c in mistakes if strip(c["correction"]) == "BERT 不是 Decoder")
+    assert strip(decoder["claim"]) == "BERT 是 Decoder"  # a plain negation is turned round
+    assert strip(decoder["why"]).startswith("它是 Encoder-only，没有 causal mask")
+    table = next(c for c in mistakes if c["source"] == "8.5")
+    assert "| 遮什么 | PAD 补齐位置 | 未来位置 |" in table["why"]  # the warning's table is kept
+
+    summary = of_kind(text, "qa", "summary")  # the :::key table of 8.10 has eight rows
+    assert len(summary) == 8 and {c["source"] for c in summary} == {"8.10"}
+
+
+def test_chapter8_imports_to_identical_bytes(course8, tmp_path):
+    first, second = quiz("import", "chapter", str(course8)), quiz("import", "chapter", str(course8))
+    assert first.exit_code == 0 and first.stdout == second.stdout
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    quiz("import", "chapter", str(course8), "--out", str(a), "--deck", "ch8")
+    quiz("import", "chapter", str(course8), "--out", str(b), "--deck", "ch8")
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_chapter8_ids_are_unique_and_sit_beside_the_shipped_decks(course8, tmp_path):
+    """The imported deck can live in decks/ next to the hand-written chapter-8 deck: no id clashes."""
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    shipped = Path(__file__).resolve().parents[1] / "decks"
+    for deck in shipped.glob("*.yaml"):
+        (folder / deck.name).write_bytes(deck.read_bytes())
+    assert quiz("import", "chapter", str(course8), "--out", str(folder / "imported.yaml")).exit_code == 0
+    assert quiz("lint", str(folder)).exit_code == 0
+    ids = [c["id"] for c in cards((folder / "imported.yaml").read_text("utf-8"))]
+    assert len(ids) == len(set(ids)) == 10 + 4 + 14 + 8
+
+
+# ---------------------------------------------------------------- the small fixture chapter
+
+
+def test_fixture_chapter_cards_sections_and_warning(tmp_path):
+    result = quiz("import", "chapter", str(SMALL), "--deck", "attention")
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    deck = yaml.safe_load(text)
+    assert deck["id"] == "attention" and deck["source"] == {"file": "chapter-small.md", "sections": "3.1-3.2"}
+    assert deck["title"] == "第 3 章"  # the heading inside the code fence is code, not the title
+    qa = of_kind(text, "qa", "interview")
+    assert [(c["question"], c["source"]) for c in qa] == [("为什么要除以 $\\sqrt{d_k}$？", "3.1"), ("多头注意力有什么好处？", "3.1")]
+    assert qa[0]["points"] == ["点积的方差随 $d_k$ 增大", "除以 $\\sqrt{d_k}$ 让方差回到 1，softmax 不会饱和"]
+    (choice,) = of_kind(text, "choice")
+    assert choice["answer"] == ["A", "C"] and len(choice["options"]) == 4 and choice["source"] == "3.2"
+    mistakes = of_kind(text, "mistake")
+    assert [(strip(c["correction"]), c["source"]) for c in mistakes] == [
+        ("缩放因子是 $\\sqrt{d_k}$ 不是 $d_k$", "3.1"), ("softmax 按行归一化（每个 query 一行）", "3.1"), ("多头不等于更多参数", "3.2")]
+    assert [(c["question"], c["answer"]) for c in of_kind(text, "qa", "summary")] == [
+        ("用一句话说明：缩放", "除以 $\\sqrt{d_k}$"), ("用一句话说明：多头", "不同子空间")]
+    assert "你喜欢注意力吗" not in text and "代码块里的" not in text
+    # the unknown block is left out with a warning naming its line (22), on stderr
+    assert f"{SMALL.name}:22: unknown block ':::poll', left out" in result.stderr
+    ids = [c["id"] for c in cards(text)]
+    assert all(i.startswith(("3-1-", "3-2-")) for i in ids) and len(set(ids)) == 8
+
+
+def test_windows_line_ends_and_a_bom_change_nothing(tmp_path):
+    crlf = tmp_path / "chapter-small.md"
+    crlf.write_bytes(b"\xef\xbb\xbf" + SMALL.read_bytes().replace(b"\n", b"\r\n"))
+    assert quiz("import", "chapter", str(crlf)).stdout == quiz("import", "chapter", str(SMALL)).stdout
+
+
+def test_ids_follow_the_question_not_its_answer_or_place(tmp_path):
+    """An id is the section plus a hash of the question: a changed answer, or a card moved
+    within its section, keeps its id (and so its review history)."""
+    before = {c["question"]: c["id"] for c in of_kind(quiz("import", "chapter", str(SMALL)).stdout, "qa", "interview")}
+    text = SMALL.read_text("utf-8")
+    text = text.replace("不同的头可以关注不同的子空间。", "不同的头关注不同的表示子空间，再拼接起来。")
+    q1 = text[text.index("**Q1"):text.index("**Q2")]
+    text = text.replace(q1, "").replace(":::\n:::\n\n## 3.2", ":::\n\n" + q1 + ":::\n\n## 3.2")  # Q1 after Q2
+    moved = tmp_path / "chapter-small.md"
+    moved.write_text(text, "utf-8")
+    result = quiz("import", "chapter", str(moved))
+    assert result.exit_code == 0, result.output
+    after = {c["question"]: c["id"] for c in of_kind(result.stdout, "qa", "interview")}
+    assert after == before
+
+
+def test_reimport_adds_new_reports_changed_and_keeps_hand_edits(tmp_path):
+    out = tmp_path / "attention.yaml"
+    first = quiz("import", "chapter", str(SMALL), "--out", str(out))
+    assert first.exit_code == 0, first.output
+    assert "deck chapter-small with 8 cards" in first.stdout
+
+    # the same chapter again: nothing to add, the file is left byte for byte
+    before = out.read_bytes()
+    again = quiz("import", "chapter", str(SMALL), "--out", str(out))
+    assert again.exit_code == 0 and out.read_bytes() == before
+    assert "0 added, 0 changed, 8 unchanged, 0 kept only in the deck" in again.stdout
+
+    # a hand edit, a card of the learner's own, and a new course version with one more quiz
+    deck = out.read_text("utf-8")
+    qa_id = next(c["id"] for c in of_kind(deck, "qa", "interview") if c["question"] == "多头注意力有什么好处？")
+    deck = deck.replace("    answer: 不同的头可以关注不同的子空间。\n", "    answer: 我的改写：每个头看一个子空间。\n")
+    deck += "\n  - id: my-own\n    kind: qa\n    source: '3.1'\n    question: 我自己的问题\n    answer: 我自己的答案\n    points: [要点]\n"
+    out.write_text(deck, "utf-8")
+    chapter = tmp_path / "chapter-small.md"
+    chapter.write_text(SMALL.read_text("utf-8") + "\n:::quiz\n新的一题？\n\nA. 甲\nB. 乙\n\n答案: A\n解析: 因为甲。\n:::\n", "utf-8")
+    result = quiz("import", "chapter", str(chapter), "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert len(report["added"]) == 1 and report["added"][0].startswith("3-2-quiz-")
+    assert report["changed"] == [{"id": qa_id, "fields": ["answer"]}]
+    assert report["kept_only_in_deck"] == ["my-own"] and len(report["unchanged"]) == 7 and report["written"] is True
+    merged = out.read_text("utf-8")
+    assert merged.startswith(deck) and "我的改写：每个头看一个子空间。" in merged  # appended; the edit is kept
+    new = next(c for c in cards(merged) if c["id"] == report["added"][0])
+    assert new["question"] == "新的一题？" and new["answer"] == "A"
+    assert quiz("lint", str(out)).exit_code == 0
+
+    text = quiz("import", "chapter", str(chapter), "--out", str(out)).stdout
+    assert f"changed    {qa_id} (the deck differs in: answer; its version is kept)" in text
+    assert "kept       my-own (only in the deck)" in text
+
+
+def test_reimport_under_another_deck_id_is_refused(tmp_path):
+    out = tmp_path / "attention.yaml"
+    quiz("import", "chapter", str(SMALL), "--out", str(out), "--deck", "attention")
+    before = out.read_bytes()
+    result = quiz("import", "chapter", str(SMALL), "--out", str(out), "--deck", "other")
+    assert result.exit_code == 2 and "holds deck attention" in result.stderr and out.read_bytes() == before
+
+
+# ---------------------------------------------------------------- malformed markup
+
+
+QUIZ_OK = ":::quiz\n问题？\n\nA. 甲\nB. 乙\n\n答案: B\n解析: 因为乙。\n:::\n"
+MALFORMED = [
+    # (chapter text, line the error names, what it says)
+    ("## 1.1 一\n\n:::warning 常见误区\n- **甲**：乙\n", 3, "':::warning' block is never closed"),
+    ("## 1.1 一\n\n:::quiz\n问题？\n\nA. 甲\nB. 乙\n\n解析: 没有答案。\n:::\n", 3, "quiz without an answer"),
+    ("## 1.1 一\n\n:::quiz\n问题？\n\nA. 甲\nB. 乙\nC. 丙\n\n答案: D\n解析: 不在选项里。\n:::\n", 10,
+     "answer D is not one of the options A, B, C"),
+    (":::interview 面试常问\n**Q：问？**\n\n:::answer\n答。\n\n" + QUIZ_OK, 7,
+     "':::quiz' inside ':::answer' (line 4); is that block closed?"),
+    (":::interview 面试常问\n**Q：问？**\n\n:::answer\n答。\n:::\n\n**Q2：没有答案的问题？**\n:::\n", 8,
+     "interview question without an ':::answer' block"),
+    ("## 1.1 一\n\n文字\n:::\n", 4, "':::' closes no open block"),
+    ("## 1.1 一\n\n```python\nx = 1\n" + QUIZ_OK, 3, "code fence is never closed"),
+    ("## 1.1 一\n\n:::answer\n答。\n:::\n", 3, "':::answer' outside an ':::interview' block"),
+    ("## 1.1 一\n\n" + QUIZ_OK.replace("B. 乙", "C. 乙"), 7, "option C where B was expected"),
+    ("## 1.1 一\n\n文字\x1b[2J\n", 3, "control character U+001B (ESC) is not allowed"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "message"), MALFORMED)
+def test_malformed_markup_names_its_line_and_writes_nothing(tmp_path, monkeypatch, text, line, message):
+    monkeypatch.chdir(tmp_path)
+    Path("bad.md").write_text(text, "utf-8")
+    result = quiz("import", "chapter", "bad.md", "--out", "bad.yaml")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"Error: bad.md:{line}: {message}"), result.stderr
+    assert "nothing was written" in result.stderr and result.stdout == ""
+    assert not Path("bad.yaml").exists() and not list(tmp_path.glob(".*partial"))
+
+
+def test_a_bad_chapter_leaves_an_existing_deck_alone(tmp_path):
+    out = tmp_path / "attention.yaml"
+    quiz("import", "chapter", str(SMALL), "--out", str(out))
+    before = out.read_bytes()
+    bad = tmp_path / "chapter-small.md"
+    bad.write_text(SMALL.read_text("utf-8").replace("答案: A, C", "答案: A, E"), "utf-8")
+    result = quiz("import", "chapter", str(bad), "--out", str(out))
+    assert result.exit_code == 1 and "answer E is not one of the options A, B, C, D" in result.stderr
+    assert out.read_bytes() == before
+
+
+def test_unusable_files_and_options(tmp_path):
+    missing = quiz("import", "chapter", str(tmp_path / "nope.md"))
+    assert missing.exit_code == 1 and "nope.md:1:1: cannot read" in missing.stderr
+    folder = quiz("import", "chapter", str(tmp_path))
+    assert folder.exit_code == 1 and "not a regular file" in folder.stderr
+    not_utf8 = tmp_path / "latin1.md"
+    not_utf8.write_bytes("## 1.1 一\n".encode() + "caf\xe9\n".encode("latin-1"))
+    assert "latin1.md:2:1: the file is not UTF-8" in quiz("import", "chapter", str(not_utf8)).stderr
+    assert quiz("import", "chapter", str(SMALL), "--deck", "Not An Id").exit_code == 2
+    assert quiz("import", "chapter", str(SMALL), "--out", str(tmp_path / "deck.txt")).exit_code == 2
+    assert quiz("import", "chapter", str(SMALL), "--out", str(tmp_path / "no" / "deck.yaml")).exit_code == 2
+    assert quiz("import", "chapter", str(SMALL), "--json").exit_code == 2
+    empty = tmp_path / "empty.md"
+    empty.write_text("## 1.1 一\n\n只有文字。\n", "utf-8")
+    assert quiz("import", "chapter", str(empty)).exit_code == 1
