@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text("utf-8")
 
 
 def example(marker: str) -> str:
@@ -30,3 +31,42 @@ def test_study_example_rates_two_questions_then_quits():
 def test_exam_example_answers_one_skips_one_and_hands_in():
     out = run(example("a two-question multiple-choice paper"))
     assert "(1 of 2 answered" in out and "(skipped)" in out
+
+
+
+def commands(text: str) -> list[str]:
+    """The lines of a shell text that run something (no comments, blank lines, shell options,
+    exports or cd)."""
+    return [line for line in map(str.strip, text.splitlines())
+            if line and not line.startswith(("#", "set ", "export ", "cd "))]
+
+
+def set_up_commands() -> list[str]:
+    """The commands of the README's *Set up* code block."""
+    section = README.split("\n## Set up\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
+    assert block, "no sh block in the Set up section"
+    return commands(block.group(1))
+
+
+def test_ci_runs_exactly_the_readme_set_up_commands():
+    readme_commands = set_up_commands()
+    assert len(readme_commands) == 2
+    assert commands((ROOT / ".ci" / "run").read_text("utf-8")) == readme_commands
+    for line in readme_commands:  # into a virtual environment, with PyTorch's CPU build on Linux
+        assert line.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install ")
+        assert "--extra-index-url https://download.pytorch.org/whl/cpu" in line
+
+
+def test_the_workflow_runs_ci_on_the_lowest_and_the_newest_supported_python():
+    import tomllib
+
+    workflow = (ROOT / ".github" / "workflows" / "decks.yml").read_text("utf-8")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    lowest = project["requires-python"].removeprefix(">=")
+    newest = max((c.rsplit(" ", 1)[1] for c in project["classifiers"] if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)),
+                 key=lambda version: int(version.split(".")[1]))
+    matrix = re.search(r"python-version: \[([^\]]*)\]", workflow)
+    assert matrix and [v.strip(' "\'') for v in matrix.group(1).split(",")] == [lowest, newest]
+    assert re.search(r"^\s*run: CI=true \.ci/run$", workflow, re.MULTILINE)  # installs as the README does
+    assert "pip install" not in workflow  # and in no other way

@@ -1,0 +1,104 @@
+"""``quiz export anki`` / ``quiz export markdown``: the decks as an Anki package, or as a
+printable review sheet (all cards, or the learner's weakest ones)."""
+
+from __future__ import annotations
+
+import os
+from contextlib import suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+
+from quizzer.cli.base import DbOption, DeckFilter, DecksOption, app, collection, load, settings
+from quizzer.errors import QuizError, UnknownName
+from quizzer.i18n import _, ngettext
+
+if TYPE_CHECKING:
+    from quizzer.decks import LoadedDeck
+
+export_app = typer.Typer(help=_("The decks as an Anki package or a printable review sheet."), no_args_is_help=True,
+                         context_settings={"help_option_names": ["-h", "--help"]})
+app.add_typer(export_app, name="export")
+
+
+def _chosen(decks: list[LoadedDeck], names: list[str] | None) -> list[LoadedDeck]:
+    """The decks --deck names (all without it); an unknown name is a usage error listing the known ones."""
+    known = [loaded.deck.id for loaded in decks]
+    for name in names or []:
+        if name not in known:
+            raise UnknownName("deck", name, known)
+    return [loaded for loaded in decks if not names or loaded.deck.id in names]
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Replace ``path`` only once the whole file is written, so a failure leaves nothing half-written."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        partial.write_bytes(data)
+        os.replace(partial, path)
+    except OSError as exc:
+        with suppress(OSError):
+            partial.unlink()
+        raise QuizError(_("{file}: cannot be written: {reason}").format(file=path, reason=exc.strerror or exc),
+                        _("check that its folder exists and is writable")) from None
+
+
+@export_app.command("anki", help=_("Write the decks (or --deck) to an Anki package: a note type per card kind, "
+                                   "numeric cards as a few generated variants; importing a newer package into "
+                                   "Anki updates the notes instead of adding copies."))
+def export_anki(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(metavar="FILE.apkg", show_default=False, help=_("The package to write."))],
+    deck: DeckFilter = None,
+    decks_dir: DecksOption = None,
+) -> None:
+    from quizzer import clock
+    from quizzer.transfer.anki import package
+
+    chosen = _chosen(load(ctx, decks_dir), deck)
+    exported = package(chosen, clock.now().timestamp())
+    _write(file, exported.data)
+    typer.echo(ngettext("exported {notes} note of {cards} card to {file}",
+                        "exported {notes} notes of {cards} cards to {file}", exported.notes)
+               .format(notes=exported.notes, cards=exported.cards, file=file))
+
+
+@export_app.command("markdown", help=_("Write a printable review sheet in Markdown: the questions, then the answers. "
+                                       "--weak keeps the weakest cards (as `quiz stats` ranks them)."))
+def export_markdown(
+    ctx: typer.Context,
+    deck: DeckFilter = None,
+    weak: Annotated[bool, typer.Option("--weak", help=_("Only the weakest cards: most lapses, then most mistakes, "
+                                                         "then lowest recall."))] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", metavar="FILE", show_default=False,
+                                                help=_("Write to this file (default: standard output)."))] = None,
+    decks_dir: DecksOption = None,
+    db: DbOption = None,
+) -> None:
+    from quizzer.transfer.sheet import review_sheet
+
+    cards: list[Any]
+    if weak:
+        from quizzer import clock
+        from quizzer.app import stats
+
+        opened = collection(ctx, decks_dir, db)
+        chosen = _chosen(opened.decks, deck)
+        figures = stats.compute(opened.store, opened.card_filter(decks=deck), clock.now(),
+                                rollover_hour=settings().day_start_hour)
+        cards = [opened.cards[weakest.card_id] for weakest in figures.weakest_cards if weakest.card_id in opened.cards]
+        if not cards:
+            typer.echo(_("No weakest cards yet: no card of these decks has been reviewed (`quiz study` first)."), err=True)
+            return
+    else:
+        chosen = _chosen(load(ctx, decks_dir), deck)
+        cards = [card for loaded in chosen for card in loaded.deck.cards]
+    title = " · ".join(loaded.deck.title for loaded in chosen)
+    text = review_sheet(_("{decks}: the weakest cards").format(decks=title) if weak else title, cards)
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    _write(out, text.encode("utf-8"))
+    typer.echo(ngettext("wrote {count} card to {file}", "wrote {count} cards to {file}", len(cards))
+               .format(count=len(cards), file=out))
