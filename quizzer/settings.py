@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from datetime import timedelta
@@ -29,6 +28,7 @@ from typing import Any
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 from quizzer.errors import QuizError, UsageError
+from quizzer.i18n import _
 
 CONFIG_ENV = "QUIZ_CONFIG"
 DECK_ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # quizzer.kinds.fields.ID_PATTERN (not imported: that pulls pydantic)
@@ -49,7 +49,7 @@ def _shown(raw: Any) -> str:
 
 def _number(raw: Any, what: str) -> float:
     if isinstance(raw, bool):
-        raise BadValue(f"must be {what}, not {_shown(raw)}")
+        raise BadValue(_("must be {what}, not {value}").format(what=what, value=_shown(raw)))
     if isinstance(raw, (int, float)):
         return float(raw)
     if isinstance(raw, str):
@@ -57,24 +57,23 @@ def _number(raw: Any, what: str) -> float:
             return float(raw.strip())
         except ValueError:
             pass
-    raise BadValue(f"must be {what}, not {_shown(raw)}")
+    raise BadValue(_("must be {what}, not {value}").format(what=what, value=_shown(raw)))
 
 
 def retention(raw: Any) -> float:
-    what = "a number from 0.70 to 0.99"
+    what = _("a number from 0.70 to 0.99")
     value = _number(raw, what)
     if not 0.70 <= round(value, 6) <= 0.99:
-        raise BadValue(f"must be {what}, not {_shown(raw)}")
+        raise BadValue(_("must be {what}, not {value}").format(what=what, value=_shown(raw)))
     return value
 
 
 def whole(low: int, high: int) -> Callable[[Any], int]:
-    what = f"a whole number from {low} to {high}"
-
     def parse(raw: Any) -> int:
+        what = _("a whole number from {low} to {high}").format(low=low, high=high)
         value = _number(raw, what)
         if not value.is_integer() or not low <= value <= high:
-            raise BadValue(f"must be {what}, not {_shown(raw)}")
+            raise BadValue(_("must be {what}, not {value}").format(what=what, value=_shown(raw)))
         return int(value)
 
     return parse
@@ -88,21 +87,22 @@ MAX_STEP = timedelta(days=30)
 
 def steps(raw: Any) -> tuple[timedelta, ...]:
     """Learning steps: "1m 10m" (or a TOML list of such strings); "" for none."""
-    what = f"durations like \"1m 10m\" (units s, m, h, d; each from 1s to 30d; at most {MAX_STEPS}; \"\" for none)"
+    what = _('durations like "1m 10m" (units s, m, h, d; each from 1s to 30d; at most {count}; "" for none)').format(
+        count=MAX_STEPS)
     if isinstance(raw, list) and all(isinstance(item, str) for item in raw):
         raw = " ".join(raw)
     if not isinstance(raw, str):
-        raise BadValue(f"must be {what}, not {_shown(raw)}")
+        raise BadValue(_("must be {what}, not {value}").format(what=what, value=_shown(raw)))
     words = raw.replace(",", " ").split()
     parsed = []
     for word in words:
         match = STEP.match(word.lower())
         seconds = round(float(match.group(1)) * UNIT_SECONDS[match.group(2)]) if match else 0
         if not match or not 1 <= seconds <= MAX_STEP.total_seconds():
-            raise BadValue(f"must be {what}; {word!r} is not")
+            raise BadValue(_("must be {what}; {word} is not").format(what=what, word=repr(word)))
         parsed.append(timedelta(seconds=seconds))
     if len(parsed) > MAX_STEPS:
-        raise BadValue(f"must be {what}, not {len(parsed)} steps")
+        raise BadValue(_("must be {what}, not {count} steps").format(what=what, count=len(parsed)))
     return tuple(parsed)
 
 
@@ -113,7 +113,7 @@ def switch(raw: Any) -> bool:
         return True
     if isinstance(raw, str) and raw.strip().lower() in ("off", "false", "no", "0"):
         return False
-    raise BadValue(f"must be on or off, not {_shown(raw)}")
+    raise BadValue(_("must be {what}, not {value}").format(what=_("on or off"), value=_shown(raw)))
 
 
 LANGUAGES = ("zh", "en")
@@ -122,7 +122,7 @@ LANGUAGES = ("zh", "en")
 def language(raw: Any) -> str:
     if isinstance(raw, str) and raw.strip().lower() in LANGUAGES:
         return raw.strip().lower()
-    raise BadValue(f"must be {' or '.join(LANGUAGES)}, not {_shown(raw)}")
+    raise BadValue(_("must be {what}, not {value}").format(what=" / ".join(LANGUAGES), value=_shown(raw)))
 
 
 def format_duration(span: timedelta) -> str:
@@ -168,7 +168,11 @@ KEYS: dict[str, Key] = {key.name: key for key in (
     Key("day_start_hour", whole(0, 23), "0-23", "the local hour a study day starts"),
     Key("fuzz", switch, "on/off", "spread review intervals a little, as Anki does",
         show=lambda value: "on" if value else "off"),
+    Key("load_balance", switch, "on/off", "prefer the day with fewer cards due among those fuzz allows (needs fuzz)",
+        show=lambda value: "on" if value else "off"),
     Key("language", language, "zh/en", "the interface language (stored for now)"),
+    Key("clear_screen", switch, "on/off", "clear the terminal between cards (study, drill, exam)",
+        show=lambda value: "on" if value else "off"),
 )}
 DECK_KEYS = {suffix: Key(f"deck.ID.{suffix}", COUNT, "0-9999", f"{what} per study day in deck ID")
              for suffix, what in (("new_per_day", "new cards"), ("reviews_per_day", "reviews"))}
@@ -182,8 +186,8 @@ def key_of(name: str) -> Key:
     if match:
         return replace(DECK_KEYS[match.group(2)], name=name)
     known = ", ".join([*KEYS, *(key.name for key in DECK_KEYS.values())])
-    hint = "deck ids are lowercase a-z, 0-9 and '-'" if name.startswith("deck.") else f"known: {known}"
-    raise UsageError(f"{name}: not a setting", hint)
+    hint = _("deck ids are lowercase a-z, 0-9 and '-'") if name.startswith("deck.") else _("known: {names}").format(names=known)
+    raise UsageError(_("{key}: not a setting").format(key=name), hint)
 
 
 def parse(name: str, raw: Any, where: str = "", hint: str | None = None) -> Any:
@@ -215,6 +219,8 @@ class Settings:
     maximum_interval: int = 36500
     day_start_hour: int = ROLLOVER_HOUR
     fuzz: bool = True
+    load_balance: bool = True
+    clear_screen: bool = True
     language: str = "zh"
     deck_limits: Mapping[str, int] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -275,13 +281,6 @@ def config_path(environ: Mapping[str, str] | None = None) -> Path:
     return Path(user_config_dir("quizzer", appauthor=False)) / "config.toml"
 
 
-def _toml() -> Any:
-    """tomllib (Python 3.11+), else the tomli backport it came from (a dependency on 3.10 only)."""
-    import importlib
-
-    return importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli")
-
-
 def _flatten(table: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
     for name, value in table.items():
         if isinstance(value, dict):
@@ -291,7 +290,7 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, 
 
 
 def _fix_hint(path: Path, name: str | None = None) -> str:
-    return f"correct it in {path}" + (f", or `quiz config unset {name}`" if name else "")
+    return _("correct it in {path}").format(path=path) + (_(", or `quiz config unset {key}`").format(key=name) if name else "")
 
 
 def read_raw(path: Path) -> dict[str, Any]:
@@ -301,13 +300,14 @@ def read_raw(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as err:
-        raise QuizError(f"{path} cannot be read: {getattr(err, 'strerror', None) or err}",
-                        f"check the file, or point {CONFIG_ENV} at another") from None
-    toml = _toml()
+        raise QuizError(_("{path} cannot be read: {reason}").format(path=path, reason=getattr(err, "strerror", None) or err),
+                        _("check the file, or point {variable} at another").format(variable=CONFIG_ENV)) from None
+    import tomllib  # stdlib; imported here like the file itself, only when there is one
+
     try:
-        table = toml.loads(text)
-    except toml.TOMLDecodeError as err:
-        raise UsageError(f"{path.name}: not valid TOML: {err}", _fix_hint(path)) from None
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise UsageError(_("{file}: not valid TOML: {reason}").format(file=path.name, reason=err), _fix_hint(path)) from None
     return dict(_flatten(table))
 
 

@@ -161,7 +161,7 @@ def test_an_option_overrides_the_file_for_one_run(decks, config):
     ("day_start_hour", "24", "a whole number from 0 to 23"),
     ("day_start_hour", "-1", "a whole number from 0 to 23"),
     ("fuzz", "maybe", "on or off"),
-    ("language", "fr", "zh or en"),
+    ("language", "fr", "zh / en"),
     ("deck.ch08-bert.reviews_per_day", "-5", "a whole number from 0 to 9999"),
 ])
 def test_a_bad_value_is_refused_naming_the_key_and_its_range(config, key, value, allowed):
@@ -222,6 +222,13 @@ def review_card_fsrs(retention: float) -> tuple[fsrs.Scheduler, fsrs.Card]:
     return scheduler, card
 
 
+def on_study_day(answered: datetime, fsrs_due: datetime) -> datetime:
+    """Where a review interval of py-fsrs lands in quizzer (Anki's rule): the start (04:00, the
+    tests' zone is UTC) of the study day that many whole days after the answer's."""
+    days = (fsrs_due - answered) // timedelta(days=1)
+    return datetime.combine(answered.date() + timedelta(days=days), datetime.min.time(), timezone.utc).replace(hour=4)
+
+
 @pytest.mark.parametrize("retention", ["0.8", "0.95"])
 def test_the_scheduler_uses_desired_retention(deck_folder, config, retention):
     folder = deck_folder(deck("one", ["q-one"]))
@@ -229,15 +236,18 @@ def test_the_scheduler_uses_desired_retention(deck_folder, config, retention):
     quiz("config", "set", "desired_retention", retention)
     scheduler, direct = review_card_fsrs(float(retention))
     first = quiz("study", "--decks", str(folder), input="\n4\nq\n")
-    assert first.exit_code == 0 and saved_lines(first.stdout) == [f"saved q-one → Easy · due in {interval(direct.due - T0)}"]
-    assert card_info(open_store(), "q-one", T0).memory.due == direct.due
+    days = (direct.due - T0) // timedelta(days=1)
+    assert first.exit_code == 0 and saved_lines(first.stdout) == [f"saved q-one → Easy · due in {interval(timedelta(days=days))}"]
+    stored = card_info(open_store(), "q-one", T0).memory
+    assert stored.due == on_study_day(T0, direct.due) and stored.stability == pytest.approx(direct.stability)
 
-    when = direct.due  # a Good on the card in review, the day it is due
+    when = stored.due  # a Good on the card in review, the day it is due
     after, _ = scheduler.review_card(direct, fsrs.Rating.Good, when)
     second = quiz("study", "--decks", str(folder), input="\n3\nq\n", now=when)
-    assert saved_lines(second.stdout) == [f"saved q-one → Good · due in {interval(after.due - when)}"]
+    days = (after.due - when) // timedelta(days=1)
+    assert saved_lines(second.stdout) == [f"saved q-one → Good · due in {interval(timedelta(days=days))}"]
     stored = card_info(open_store(), "q-one", when).memory
-    assert stored.due == after.due and stored.stability == pytest.approx(after.stability)
+    assert stored.due == on_study_day(when, after.due) and stored.stability == pytest.approx(after.stability)
     # and it is not what the default retention gives
     default, _ = fsrs.Scheduler(enable_fuzzing=False).review_card(direct, fsrs.Rating.Good, when)
     assert after.due != default.due
@@ -341,7 +351,7 @@ def test_rating_preview_equals_fsrs_for_a_new_and_a_review_card(deck_folder, mon
     [back] = machine.handle(study.Reveal())
     assert back.intervals == fsrs_intervals(direct, when, plain)
     # with other settings the buttons follow them
-    steps = session(collection, when, relearning_steps="5m 1h", desired_retention="0.8")
+    steps = session(collection, when, relearning_steps="5m 1h", desired_retention="0.8", fuzz="off")
     steps.start()
     [back] = steps.handle(study.Reveal())
     other = fsrs.Scheduler(desired_retention=0.8, relearning_steps=(timedelta(minutes=5), timedelta(hours=1)),
@@ -360,9 +370,10 @@ def test_a_practice_review_shows_the_unchanged_due(deck_folder, monkeypatch):
     machine = session(collection, early)  # --ahead: the card is not due for days
     machine.start()
     [back] = machine.handle(study.Reveal())
-    assert back.intervals == (due - early,) * 4
+    whole_days = timedelta(days=(due.date() - early.date()).days)  # as Anki's buttons count: study days
+    assert due.hour == 4 and back.intervals == (whole_days,) * 4
     saved, _ = machine.handle(study.Rate(1))
-    assert saved.due_in == due - early and card_info(collection.store, "q-one", early).memory.due == due
+    assert saved.due_in == whole_days and card_info(collection.store, "q-one", early).memory.due == due
 
 
 def test_graded_feedback_shows_the_interval_its_rating_got(deck_folder, monkeypatch):
@@ -372,7 +383,7 @@ def test_graded_feedback_shows_the_interval_its_rating_got(deck_folder, monkeypa
     machine.start()
     feedback, saved, _ = machine.handle(study.Answer("B"))  # right and fast: Easy
     assert feedback.rating == 4 and feedback.interval == saved.due_in == timedelta(days=8)
-    assert card_info(collection.store, "c-one", T0).memory.due == T0 + timedelta(days=8)
+    assert card_info(collection.store, "c-one", T0).memory.due == on_study_day(T0, T0 + timedelta(days=8))
 
 
 def test_the_prompt_and_the_saved_line_through_the_cli(decks):

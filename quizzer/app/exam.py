@@ -6,7 +6,9 @@ The paper mixes every card kind the decks allow, leans toward the learner's weak
 interviewer asks what you do not know yet too. Scores per question, from 0 to 1: a graded
 kind scores itself (choice 1 or 0; numeric 1, or 0.5 when right only to fewer digits than
 asked; cloze the share of blanks right); qa and mistake score the share of key points the
-learner marks as covered after the exam; skipped or unanswered 0.
+learner marks as covered after the exam; skipped or unanswered 0. An answer the clock cut off
+(the text being typed when time ran out) is saved as it stands and scored or marked like any
+other; it stays "unanswered" in the store with its text, which is how the report knows.
 
 Scoring writes one exam-mode review per question: 1 → Good, from 0.5 → Hard, below 0.5 →
 Again, and a question below 0.5 goes into the mistakes notebook. A wrong answer always moves
@@ -15,7 +17,8 @@ due is logged as practice and leaves its schedule alone, as in ``--ahead``.
 
 During the exam nothing says right or wrong. An empty answer skips (skipped questions come
 round again while time is left); ``HandIn`` ends it; ``Leave`` leaves it unfinished, to be
-resumed while its time lasts. When the clock runs out the exam ends at once.
+resumed while its time lasts. When the clock runs out the exam ends at once, keeping what was
+being typed.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from __future__ import annotations
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Union
@@ -33,9 +36,12 @@ from quizzer.app.collection import Collection
 from quizzer.app.views import Retry
 from quizzer.defaults import Rating
 from quizzer.errors import NothingToExamine, NoUnfinishedExam
+from quizzer.i18n import _
 from quizzer.kinds.base import Asked
 from quizzer.scheduling.answer import answer as record_answer
+from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.memory import retrievability
+from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import cards as card_store
 from quizzer.store import exams as exam_store
 from quizzer.store.engine import Store
@@ -78,7 +84,7 @@ def _sample(rng: random.Random, weighted: list[tuple[str, float]], k: int) -> li
     return [cid for _, cid in keyed[:k]]
 
 
-def draw_paper(store: Store, cards: dict[str, Any], spec: PaperSpec, seed: int, now: datetime) -> list[Item]:
+def draw_paper(store: Store, cards: Mapping[str, Any], spec: PaperSpec, seed: int, now: datetime) -> list[Item]:
     """The questions of a new exam. The same seed, filters and history give the same paper."""
     previous = exam_store.first_of_seed(store, seed, spec)
     if previous is not None:  # that seed's paper, minus cards removed since
@@ -136,7 +142,9 @@ class Leave:
 
 @dataclass(frozen=True)
 class TimeUp:
-    """The clock ran out while the learner was typing."""
+    """The clock ran out while the learner was typing ``text`` (perhaps nothing)."""
+
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -189,6 +197,7 @@ class MarkView:
     answer_text: str | None
     model_answer: str | None
     points: list[str]
+    cut_off: bool = False  # the answer was being typed when time ran out
 
 
 @dataclass(frozen=True)
@@ -200,6 +209,7 @@ class ReportRow:
     tags: list[str]
     status: str
     answer_text: str | None
+    cut_off: bool  # ``answer_text`` is what was typed when time ran out
     duration_ms: int
     score: float
     text: str  # the question as it was asked
@@ -215,6 +225,10 @@ class Report:
     @property
     def answered(self) -> int:
         return sum(row.status == "answered" for row in self.rows)
+
+    @property
+    def cut_off(self) -> int:
+        return sum(row.cut_off for row in self.rows)
 
     def by(self, key: Callable[[ReportRow], str | list[str]]) -> list[tuple[str, float, int]]:
         """(group, mean score in percent, questions) grouped by ``key(row)`` (a str or list)."""
@@ -240,9 +254,12 @@ class ExamSession:
     the last view returned is what waits for input.
     """
 
-    def __init__(self, collection: Collection, exam: ExamRecord, *, tick: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, collection: Collection, exam: ExamRecord, *, tick: Callable[[], float] = time.monotonic,
+                 settings: Settings = DEFAULTS) -> None:
         self.collection = collection
         self.store = collection.store
+        self.settings = settings
+        self.schedule = schedule_of(collection.store, settings)  # the learner's, as study schedules
         self.exam = exam
         self.tick = tick
         self.phase: Literal["answering", "marking", "done"] = "answering"
@@ -324,8 +341,13 @@ class ExamSession:
     def _answering(self, event: Event) -> list[View]:
         question = self.current
         assert question is not None
-        if isinstance(event, TimeUp) or self.seconds_left() <= 0:  # typed past the deadline
-            exam_store.save_answer(self.store, self.exam.id, question.position, spent_ms=self._spent())
+        if isinstance(event, TimeUp) or self.seconds_left() <= 0:  # cut off, or sent past the deadline
+            typed = event.text.strip() if isinstance(event, (TimeUp, Answer)) else ""
+            if typed:
+                exam_store.save_answer(self.store, self.exam.id, question.position, status="unanswered",
+                                       answer_text=typed, spent_ms=self._spent())
+            else:
+                exam_store.save_answer(self.store, self.exam.id, question.position, spent_ms=self._spent())
             return self._time_up()
         if isinstance(event, (HandIn, Leave)):
             exam_store.save_answer(self.store, self.exam.id, question.position, spent_ms=self._spent())
@@ -361,17 +383,23 @@ class ExamSession:
             card = self.collection.cards.get(question.card_id)
             if card is None:  # removed from the decks since: unanswered
                 self.marks[question.position] = (0.0, None)
-            elif kinds.of(card).graded or question.status != "answered" or not question.answer_text:
+            elif kinds.of(card).graded or given(question) is None:
                 self.marks[question.position] = (self._auto_score(question), None)
             else:
                 self.to_mark.append(question)
         return [self._waiting()]
 
     def _auto_score(self, question: QuestionRecord) -> float:
-        if question.status != "answered" or not question.answer_text:
+        text = given(question)
+        if text is None:
             return 0.0
         card = self.collection.cards[question.card_id]
-        return kinds.of(card).score(self._asked(question), question.answer_text).score
+        asked = self._asked(question)
+        if cut_off(question):  # stored as typed, never read: an unreadable half-answer scores 0
+            text = kinds.of(card).read(asked, text).answer
+            if text is None:
+                return 0.0
+        return kinds.of(card).score(asked, text).score
 
     # -- marking -------------------------------------------------------------
 
@@ -381,7 +409,7 @@ class ExamSession:
             card = self.collection.cards[question.card_id]
             kind = kinds.of(card)
             return MarkView(question.position, card.id, question.answer_text, kind.model_answer(card),
-                            kind.key_points(card))
+                            kind.key_points(card), cut_off(question))
         return self._finish()
 
     def _mark(self, text: str) -> list[View]:
@@ -389,7 +417,8 @@ class ExamSession:
         points = kinds.of(self.collection.cards[question.card_id]).key_points(self.collection.cards[question.card_id])
         covered = read_covered(text, len(points))
         if covered is None:
-            return [Retry(f"Numbers between 1 and {len(points)}, separated by spaces."), self._waiting()]
+            return [Retry(_("Numbers between 1 and {count}, separated by spaces.").format(count=len(points))),
+                    self._waiting()]
         self.marks[question.position] = (len(covered) / len(points), covered)
         self.to_mark.pop(0)
         return [self._waiting()]
@@ -410,19 +439,34 @@ class ExamSession:
                 self.store, question.card_id, rating_for(score), now=now, duration_ms=question.duration_ms,
                 mode="exam", answer_text=question.answer_text, correct=not wrong, seed=question.seed,
                 ahead_rule=not wrong, mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
+                scheduler=self.schedule.scheduler, rollover_hour=self.settings.day_start_hour,
+                load_balance=self.settings.load_balance, interview=self.schedule.interview,
             )
         self.exam = exam_store.close(self.store, self.exam.id, now)
         self.phase = "done"
         return report(self.collection, self.exam.id)
 
 
+def cut_off(question: QuestionRecord) -> bool:
+    """Whether the question holds the text being typed when time ran out."""
+    return question.status == "unanswered" and bool(question.answer_text)
+
+
+def given(question: QuestionRecord) -> str | None:
+    """The answer to score or mark: answered, or cut off by the clock; None for none."""
+    if question.status == "answered" or cut_off(question):
+        return question.answer_text or None
+    return None
+
+
 def read_covered(text: str, count: int) -> list[int] | None:
-    """The key points a marking line names ("1 3", "a" for all, empty for none); None if unreadable.
-    Only ASCII digits count (``²`` is a digit to Python but not a point number)."""
+    """The key points a marking line names ("1 3", "a" for all, empty for none, and so is the end
+    of input, ``!q``); None if unreadable. Only ASCII digits count (``²`` is a digit to Python but
+    not a point number)."""
     text = text.strip().lower()
     if text in ("a", "all"):
         return list(range(1, count + 1))
-    if text in ("", "q"):
+    if text in ("", "q", "!q"):
         return []
     parts = text.replace(",", " ").replace("，", " ").split()
     if all(p.isascii() and p.isdigit() and 1 <= int(p) <= count for p in parts):
@@ -444,7 +488,7 @@ def report(collection: Collection, exam_id: int) -> Report:
         asked = kind.ask(card, question.seed)
         result.rows.append(ReportRow(
             question.position, card.id, card.kind, card.source, list(card.tags), question.status,
-            question.answer_text, question.duration_ms, question.score or 0.0, kind.front(asked),
+            question.answer_text, cut_off(question), question.duration_ms, question.score or 0.0, kind.front(asked),
             kind.back(asked), kind.solution(asked)))
     return result
 

@@ -4,8 +4,9 @@ edited, next, quit), views out (the card to show, the back, feedback, notices, t
 Self-rated kinds show their front, then their back on ``Reveal``, then take a ``Rate``.
 Graded kinds take an ``Answer``: a format problem asks again, a verdict rates itself
 (wrong → Again; right → Good, or Easy when fast, Hard when slow, by the kind's thresholds).
-Each answer is committed as it is made. A card failed in this session comes back before the
-session ends (Anki's learn-ahead limit).
+Each answer is committed as it is made. A card in learning comes back as soon as its step is
+due, between the other cards, and before the session ends when due within Anki's learn-ahead
+limit.
 
 The learner's settings (``quizzer.settings``) give the scheduler and the hour a study day
 starts. The back of a card carries when it would next be due after each rating (computed,
@@ -29,7 +30,7 @@ from quizzer.errors import DeckProblems
 from quizzer.kinds.base import Asked
 from quizzer.scheduling import answer as answering
 from quizzer.scheduling import queue as queues
-from quizzer.scheduling.memory import scheduler_for
+from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.summary import due_forecast, next_due
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store.filter import EVERYTHING, CardFilter
@@ -110,8 +111,8 @@ class CardView:
 @dataclass(frozen=True)
 class BackView:
     """A self-rated card's back, waiting for a Rate. ``intervals``: how long until the card is
-    due again after Again, Hard, Good and Easy (before fuzz; a practice review ahead of its
-    day keeps its due date whatever the rating)."""
+    due again after Again, Hard, Good and Easy (whole study days for a review, fuzz included;
+    a practice review ahead of its day keeps its due date whatever the rating)."""
 
     card_id: str
     back: str
@@ -208,7 +209,8 @@ class StudySession:
         self.collection = collection
         self.chosen = chosen
         self.settings = settings
-        self.scheduler = scheduler_for(settings)
+        schedule = schedule_of(collection.store, settings)
+        self.scheduler, self.interview = schedule.scheduler, schedule.interview
         self.scope = set(queue) if only_queued else None  # a drill brings back only its own cards
         self.pause_after_feedback = pause_after_feedback
         self.tick = tick
@@ -247,18 +249,15 @@ class StudySession:
             self.phase = "back"
             now = clock.now()
             due = answering.preview(self.collection.store, self._card_id(), now=now, scheduler=self.scheduler,
-                                    rollover_hour=self.settings.day_start_hour)
-            self.intervals = tuple(when - now for when in due)
+                                    rollover_hour=self.settings.day_start_hour,
+                                    load_balance=self.settings.load_balance, interview=self.interview)
+            self.intervals = tuple(answering.wait(when, now, self.settings.day_start_hour) for when in due)
             return [self._back()]
         if self.phase == "back" and isinstance(event, Rate) and event.rating in range(1, 5):
             return list(self._record(event.rating, None, None))
         if self.phase == "front" and isinstance(event, Answer) and self._kind().graded:
             return self._answer(event.text)
         return [self._current()]
-
-    def could_be_answer(self, text: str) -> bool:
-        """Whether ``text`` answers the card on screen (so ``b`` is option B, not bury)."""
-        return self.phase == "front" and self._kind().graded and self._kind().could_be_answer(self._asked(), text)
 
     def location(self) -> tuple[Any, int]:
         """The deck file and line of the card on screen (for the editor)."""
@@ -290,7 +289,7 @@ class StudySession:
         card = self.collection.cards[self._card_id()]
         kind = kinds.of(card)
         asked = self._asked()
-        return CardView(card.id, self.collection.deck_of(card.id).deck.title, card.kind, card.source,
+        return CardView(card.id, self.collection.deck_of(card.id).title, card.kind, card.source,
                         self.position, len(self.queue) - self.position, kind.front(asked), kind.graded,
                         kind.hint(asked) if kind.graded else "")
 
@@ -305,6 +304,13 @@ class StudySession:
             self.shown_at = self.tick()
             return self._view()
         return self._finish()
+
+    def _learning_first(self) -> None:
+        """Cards in learning whose step is due now go next, before the rest of the queue (Anki)."""
+        due = [c for c in queues.learning_due(self.collection.store, clock.now(), self.chosen)
+               if c in self.collection.cards and (self.scope is None or c in self.scope)]
+        if due:
+            self.queue[self.position:] = due + [c for c in self.queue[self.position:] if c not in due]
 
     def _requeue_learning(self) -> bool:
         """At the end of the queue, bring back cards in learning due within LEARN_AHEAD."""
@@ -337,12 +343,15 @@ class StudySession:
             self.collection.store, card_id, rating, now=now,
             duration_ms=int((self.tick() - self.shown_at) * 1000), answer_text=answer_text, correct=correct,
             seed=asked.seed, scheduler=self.scheduler, rollover_hour=self.settings.day_start_hour,
+            load_balance=self.settings.load_balance, interview=self.interview,
         )
         self.history.append(Done(answered, rating))
         self._count(answered, rating, +1)
         self.position += 1
+        self._learning_first()
         due = answered.current.due
-        saved = Notice("saved", card_id, rating, due_in=None if due is None else due - now)
+        saved = Notice("saved", card_id, rating,
+                       due_in=None if due is None else answering.wait(due, now, self.settings.day_start_hour))
         if correct is not None and self.pause_after_feedback:
             self.phase = "feedback"
             return saved, Continue()

@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quizzer.cli.base import DbOption, JsonOption, app, console, settings, where
+from quizzer.i18n import N_, _
+from quizzer.settings import KEYS
 
 if TYPE_CHECKING:
     from quizzer.settings import Settings
 
 config_app = typer.Typer(
-    help="Settings that stay: show them (with where each comes from), set or unset one.",
+    help=_("Settings that stay: show them (with where each comes from), set or unset one."),
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -22,14 +24,14 @@ app.add_typer(config_app, name="config")
 
 KeyArgument = Annotated[str, typer.Argument(
     metavar="KEY", show_default=False,
-    help="A setting: desired_retention, new_per_day, reviews_per_day, learning_steps, relearning_steps, "
-         "maximum_interval, day_start_hour, fuzz, language, deck.ID.new_per_day, deck.ID.reviews_per_day.")]
+    help=_("A setting: {keys}, deck.ID.new_per_day, deck.ID.reviews_per_day.").format(keys=", ".join(KEYS)))]
+SOURCES = (N_("default"), N_("file"), N_("environment"), N_("option"))  # where a value comes from, shown translated
 
 
-@config_app.callback()
+@config_app.callback(help=_(
+    "Every setting: its value, where it comes from (default, file, environment, option) and what it may be. The file "
+    "is $QUIZ_CONFIG, else config.toml in the user config directory."))
 def config(ctx: typer.Context, json: JsonOption = False) -> None:
-    """Every setting: its value, where it comes from (default, file, environment, option) and what
-    it may be. The file is $QUIZ_CONFIG, else config.toml in the user config directory."""
     if ctx.invoked_subcommand is not None:
         return
     shown = settings()
@@ -44,48 +46,46 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table("key", "value", "source", "allowed", title="Settings")
+    table = Table(_("key"), _("value"), _("source"), _("allowed"), title=_("Settings"))
     table.columns[0].no_wrap = True
     for key, value, source in shown.items():
-        table.add_row(Text(key.name), Text(key.show(value)), Text(source), Text(key.allowed))
+        table.add_row(Text(key.name), Text(key.show(value)), Text(_(source)), Text(key.allowed))
     out = console()
     out.print(table)
-    state = "" if shown.path.exists() else " (not written yet)"
-    out.print(f"file: {shown.path}{state}; `quiz config set KEY VALUE` changes a value, `quiz config unset KEY` "
-              "goes back to the default. QUIZ_<KEY> in the environment (QUIZ_NEW_PER_DAY=10) overrides the file.",
-              markup=False, highlight=False)
+    state = "" if shown.path.exists() else _(" (not written yet)")
+    out.print(_("file: {path}{state}; `quiz config set KEY VALUE` changes a value, `quiz config unset KEY` goes back "
+                "to the default. QUIZ_<KEY> in the environment (QUIZ_NEW_PER_DAY=10) overrides the file.").format(
+                  path=shown.path, state=state), markup=False, highlight=False)
 
 
-@config_app.command("set")
+@config_app.command("set", help=_("Set KEY to VALUE in the config file (checked first: a bad value changes nothing)."))
 def config_set(
     ctx: typer.Context,
     key: KeyArgument,
     value: Annotated[str, typer.Argument(metavar="VALUE", show_default=False,
-                                         help='The value, e.g. 0.85, 10, "1m 10m", on, zh.')],
+                                         help=_('The value, e.g. 0.85, 10, "1m 10m", on, zh.'))],
     db: DbOption = None,
 ) -> None:
-    """Set KEY to VALUE in the config file (checked first: a bad value changes nothing)."""
     from quizzer import settings as config_file
 
     config_file.parse(key, value)  # a bad value is refused before anything is read or written
     before = _file_and_defaults(key)
     path = config_file.config_path()
     config_file.set_value(path, key, value)
-    _report(ctx, key, before, f"saved in {path}", db)
+    _report(ctx, key, before, _("saved in {path}").format(path=path), db)
 
 
-@config_app.command("unset")
+@config_app.command("unset", help=_("Remove KEY from the config file: its default applies again."))
 def config_unset(ctx: typer.Context, key: KeyArgument, db: DbOption = None) -> None:
-    """Remove KEY from the config file: its default applies again."""
     from quizzer import settings as config_file
 
     config_file.key_of(key)
     before = _file_and_defaults(key)
     path = config_file.config_path()
     if not config_file.unset_value(path, key):
-        typer.echo(f"{key} is not set in {path}; nothing changed")
+        typer.echo(_("{key} is not set in {path}; nothing changed").format(key=key, path=path))
         return
-    _report(ctx, key, before, f"the default; removed from {path}", db)
+    _report(ctx, key, before, _("the default; removed from {path}").format(path=path), db)
 
 
 def _file_and_defaults(key: str, strict: bool = False) -> Settings | None:
@@ -115,7 +115,8 @@ def _report(ctx: typer.Context, key: str, before: Settings | None, what: str, db
     typer.echo(f"{key}: {old} → {_shown(after, key)} ({what})")
     variable = config_file.KEYS[key].env if key in config_file.KEYS else None
     if variable and os.environ.get(variable):
-        typer.echo(f"{variable}={os.environ[variable]} is set in the environment: it wins over the file while set.")
+        typer.echo(_("{variable}={value} is set in the environment: it wins over the file while set.").format(
+            variable=variable, value=os.environ[variable]))
     if key == "desired_retention" and before is not None and before.desired_retention != after.desired_retention:
         change = _due_change(ctx, before, after, db)
         if change:
@@ -126,7 +127,7 @@ def _shown(chosen: Settings, key: str) -> str:
     from quizzer import settings as config_file
 
     if key not in config_file.KEYS and key not in chosen.deck_limits:
-        return "(not set)"
+        return _("(not set)")
     return config_file.key_of(key).show(chosen.value(key))
 
 
@@ -137,23 +138,26 @@ def _due_change(ctx: typer.Context, before: Settings, after: Settings, db: Path 
     from quizzer.errors import QuizError
     from quizzer.scheduling.memory import scheduler_for
     from quizzer.scheduling.queue import due_counts
+    from quizzer.store import learner
     from quizzer.store import open_store
     from quizzer.store.engine import resolve
 
     target = where(ctx, None, db).db
-    _, path = resolve(target)
+    path = resolve(target)[1]
     if path is not None and not path.exists():
         return None
     try:
         store = open_store(target)
     except QuizError as err:
-        return f"(the due counts cannot be shown: {err.message})"
+        return _("(the due counts cannot be shown: {reason})").format(reason=err.message)
     try:
         now = clock.now()
-        old = due_counts(store, now, scheduler_for(before), after.day_start_hour)
-        new = due_counts(store, now, scheduler_for(after), after.day_start_hour)
+        parameters = learner.load(store).parameters  # fitted by `quiz optimize`, if at all
+        old = due_counts(store, now, scheduler_for(before, parameters), after.day_start_hour)
+        new = due_counts(store, now, scheduler_for(after, parameters), after.day_start_hour)
     finally:
         store.close()
-    return (f"due today: {old.today} → {new.today}; next 7 days: {old.week} → {new.week} "
-            f"(cards in review, scheduled for {before.desired_retention:g} and for {after.desired_retention:g}; "
-            "each card's due date moves at its next review)")
+    return _("due today: {old_today} → {new_today}; next 7 days: {old_week} → {new_week} (cards in review, scheduled "
+             "for {old} and for {new}; each card's due date moves at its next review)").format(
+        old_today=old.today, new_today=new.today, old_week=old.week, new_week=new.week,
+        old=f"{before.desired_retention:g}", new=f"{after.desired_retention:g}")

@@ -17,9 +17,11 @@ from quizzer.cli.base import (
     collection,
     console,
     kind_values,
+    settings,
 )
 from quizzer.defaults import EXAM_COUNT, EXAM_MINUTES
 from quizzer.errors import UsageError
+from quizzer.i18n import _
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -27,23 +29,22 @@ if TYPE_CHECKING:
     from quizzer.store.records import ExamRecord
 
 
-@app.command()
+@app.command(help=_("A timed mock interview: no hints until the end, then a score and what to work on."))
 def exam(
     ctx: typer.Context,
-    count: Annotated[int, typer.Option("--count", min=1, metavar="N", help="Questions on the paper.")] = EXAM_COUNT,
-    minutes: Annotated[float, typer.Option("--minutes", min=0.01, metavar="M", help="Time allowed.")] = EXAM_MINUTES,
+    count: Annotated[int, typer.Option("--count", min=1, metavar="N", help=_("Questions on the paper."))] = EXAM_COUNT,
+    minutes: Annotated[float, typer.Option("--minutes", min=0.01, metavar="M", help=_("Time allowed."))] = EXAM_MINUTES,
     deck: DeckFilter = None,
     tag: TagFilter = None,
     kind: KindFilter = None,
     seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", show_default=False,
-                                                help="Draw this paper (the same seed gives the same paper).")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue the last unfinished exam.")] = False,
-    show_history: Annotated[bool, typer.Option("--history", help="Past exams and the trend of the score.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="With --history: print JSON instead of a table.")] = False,
+                                                help=_("Draw this paper (the same seed gives the same paper)."))] = None,
+    resume: Annotated[bool, typer.Option("--resume", help=_("Continue the last unfinished exam."))] = False,
+    show_history: Annotated[bool, typer.Option("--history", help=_("Past exams and the trend of the score."))] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=_("With --history: print JSON instead of a table."))] = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    """A timed mock interview: no hints until the end, then a score and what to work on."""
     from quizzer import clock
     from quizzer.app import exam as exams
     from quizzer.store.records import PaperSpec
@@ -52,7 +53,8 @@ def exam(
     from quizzer.terminal.prompter import for_stdin
 
     if as_json and not show_history:
-        raise UsageError("--json goes with --history", "quiz exam --history --json")
+        raise UsageError(_("--json goes with --history"), "quiz exam --history --json")
+    learner = settings()
     opened = collection(ctx, decks_dir, db)
     out = console()
     if show_history:
@@ -62,19 +64,19 @@ def exam(
         elif past:
             draw_history(out, past, clock.now())
         else:
-            out.print("No exams yet: `quiz exam` starts one.", markup=False)
+            out.print(_("No exams yet: `quiz exam` starts one."), markup=False)
         return
     if resume:
-        session = exams.ExamSession.resume(opened)
+        session = exams.ExamSession.resume(opened, settings=learner)
     else:
         chosen = opened.card_filter(deck, tag, kind_values(kind))
         spec = PaperSpec(count, list(chosen.decks or []) or None, list(chosen.tags or []) or None,
                          list(chosen.kinds or []) or None)
-        session = exams.ExamSession.start(opened, spec, seed, minutes)
-        out.print(f"Exam {session.exam.id}: {session.total} questions, {minutes:g} minutes "
-                  f"(seed {session.exam.seed}).", markup=False)
+        session = exams.ExamSession.start(opened, spec, seed, minutes, settings=learner)
+        out.print(_("Exam {id}: {count} questions, {minutes} minutes (seed {seed}).").format(
+            id=session.exam.id, count=session.total, minutes=f"{minutes:g}", seed=session.exam.seed), markup=False)
     try:
-        ExamScreen(session, for_stdin(out), out).run()
+        ExamScreen(session, for_stdin(out), out, clear_screen=learner.clear_screen).run()
     except KeyboardInterrupt:
         expired = session.seconds_left() <= 0
         out.print("\n" + left_message(exams.LeftUnfinished(session.exam.id, session.exam.deadline, expired)),

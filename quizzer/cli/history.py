@@ -10,18 +10,29 @@ from typing import Annotated, Optional
 
 import typer
 
-from quizzer.cli.base import DbOption, DeckFilter, DecksOption, JsonOption, app, collection, settings
+from quizzer.cli.base import (
+    DbOption,
+    DeckFilter,
+    DecksOption,
+    JsonOption,
+    app,
+    collection,
+    settings,
+)
 from quizzer.errors import UnknownName, UsageError
+from quizzer.i18n import _
 
-history_app = typer.Typer(help="Review history in and out (the FSRS CSV form: card_id, review_rating, "
-                               "review_time, review_duration).", no_args_is_help=True,
+history_app = typer.Typer(help=_("Review history in and out (the FSRS CSV form: card_id, review_rating, "
+                                 "review_time, review_duration)."), no_args_is_help=True,
                           context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(history_app, name="history")
 
-CsvFile = Annotated[Path, typer.Argument(metavar="FILE.csv", show_default=False, help="The CSV file.")]
+CsvFile = Annotated[Path, typer.Argument(metavar="FILE.csv", show_default=False, help=_("The CSV file."))]
 
 
-@history_app.command("import")
+@history_app.command("import", help=_(
+    "Add the reviews of a CSV file: ids of deck cards attach to them, other ids become archived cards; reviews "
+    "already there are skipped. All or nothing: a bad row names its line."))
 def history_import(
     ctx: typer.Context,
     file: CsvFile,
@@ -29,52 +40,53 @@ def history_import(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    """Add the reviews of a CSV file: ids of deck cards attach to them, other ids become archived
-    cards; reviews already there are skipped. All or nothing: a bad row names its line."""
     from quizzer import clock
-    from quizzer.scheduling.memory import scheduler_for
+    from quizzer.scheduling.learner import schedule_of
     from quizzer.transfer.fsrs_csv import import_history, read_review_log
 
-    scheduler = scheduler_for(settings())  # the learner's FSRS settings, as `quiz study` uses them
+    learner = settings()
     reviews = read_review_log(file, now=clock.now())  # every row checked before the database is opened
-    result = import_history(collection(ctx, decks_dir, db).store, reviews, scheduler=scheduler)
+    store = collection(ctx, decks_dir, db).store
+    scheduler = schedule_of(store, learner).scheduler  # the learner's FSRS settings and parameters, as study's
+    result = import_history(store, reviews, scheduler=scheduler, rollover_hour=learner.day_start_hour)
     if as_json:
         from quizzer.cli.output import emit_json
 
         emit_json(dict(file=str(file), imported=result.imported, cards=result.cards,
                        new_archived_cards=result.new_cards, already_there=result.already_there))
         return
-    typer.echo(f"imported {result.imported} reviews of {result.cards} cards ({result.new_cards} new archived cards); "
-               f"{result.already_there} already there")
+    typer.echo(_("imported {reviews} reviews of {cards} cards ({archived} new archived cards); {skipped} already there")
+               .format(reviews=f"{result.imported:,}", cards=f"{result.cards:,}", archived=f"{result.new_cards:,}",
+                       skipped=f"{result.already_there:,}"))
 
 
-@history_app.command("export")
+@history_app.command("export", help=_(
+    "Write the reviews (all, or those of --deck, from --since on) to a CSV file (- for standard output): times in UTC "
+    "ISO 8601, durations in ms (0 when unknown)."))
 def history_export(
     ctx: typer.Context,
     file: CsvFile,
     deck: DeckFilter = None,
     since: Annotated[Optional[str], typer.Option(
         "--since", metavar="YYYY-MM-DD", show_default=False,
-        help="Only reviews from this study day on (it starts at `quiz config`'s day_start_hour, 04:00 local time).")] = None,
+        help=_("Only reviews from this study day on (it starts at `quiz config`'s day_start_hour, 04:00 local time)."))] = None,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    """Write the reviews (all, or those of --deck, from --since on) to a CSV file (- for standard
-    output): times in UTC ISO 8601, durations in ms (0 when unknown)."""
     from quizzer import clock
     from quizzer.store import history
     from quizzer.transfer.fsrs_csv import export_history
 
     to_stdout = str(file) == "-"
     if to_stdout and as_json:
-        raise UsageError("--json needs a file to write: with - the CSV itself goes to standard output")
+        raise UsageError(_("--json needs a file to write: with - the CSV itself goes to standard output"))
     start = None
     if since is not None:
         try:
             day = date.fromisoformat(since.strip())
         except ValueError:
-            raise UsageError(f"--since {since!r} is not a date", "e.g. --since 2025-01-31") from None
+            raise UsageError(_("--since {value} is not a date").format(value=repr(since)), _("e.g. --since 2025-01-31")) from None
         start = clock.day_start(day, settings().day_start_hour)
     opened = collection(ctx, decks_dir, db)
     if deck:
@@ -88,5 +100,6 @@ def history_export(
 
         emit_json(dict(file=str(file), exported=result.exported, cards=result.cards))
         return
-    typer.echo(f"exported {result.exported} reviews of {result.cards} cards to {'stdout' if to_stdout else file}",
-               err=to_stdout)
+    typer.echo(_("exported {reviews} reviews of {cards} cards to {file}").format(
+        reviews=f"{result.exported:,}", cards=f"{result.cards:,}", file=_("standard output") if to_stdout else file),
+        err=to_stdout)

@@ -13,10 +13,13 @@ from quizzer.cli.base import (
     app,
     collection,
     console,
+    settings,
 )
+from quizzer.i18n import _
 
 
-@app.command()
+@app.command(help=_("Statistics: cards by state, due forecast, reviews per day, true retention, ratings, streak, "
+                    "time, recall, exam scores, the weakest cards and tags."))
 def stats(
     ctx: typer.Context,
     deck: DeckFilter = None,
@@ -25,19 +28,24 @@ def stats(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    """Statistics: cards by state, due forecast, reviews per day, true retention, ratings, streak,
-    time, recall, exam scores, the weakest cards and tags."""
+    from dataclasses import asdict
+
     from quizzer import clock
     from quizzer.app.stats import compute
+    from quizzer.cli.plan import as_dict, show_status, status
 
+    learner = settings()
     opened = collection(ctx, decks_dir, db)
     chosen = opened.card_filter(deck, tag)
-    figures = compute(opened.store, chosen, clock.now(), [loaded.id for loaded in opened.decks])
+    figures = compute(opened.store, chosen, clock.now(), [loaded.id for loaded in opened.decks], learner.day_start_hour)
+    planned = status(opened.store, learner, clock.now())  # the interview's forecast, when one is set
     if json_output:
         from quizzer.cli.output import emit_json
 
-        emit_json(figures)
+        emit_json({**asdict(figures), "plan": as_dict(planned) if planned else None})
         return
     from quizzer.terminal.stats import show
 
     show(console(), figures)
+    if planned:
+        show_status(planned)

@@ -18,29 +18,30 @@ from quizzer.cli.base import (
     kind_values,
     settings,
 )
+from quizzer.i18n import _
 
 
-@app.command()
+@app.command(help=_("The daily drill: due cards, then a few new ones, scheduled with FSRS."))
 def study(
     ctx: typer.Context,
     deck: DeckFilter = None,
     tag: TagFilter = None,
     kind: KindFilter = None,
-    new: Annotated[Optional[int], typer.Option("--new", min=0, metavar="N", help="At most N new cards this session.", show_default=False)] = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", min=1, metavar="N", help="At most N cards this session.", show_default=False)] = None,
-    ahead: Annotated[bool, typer.Option("--ahead", help="Practise cards not yet due (their schedule is kept).")] = False,
+    new: Annotated[Optional[int], typer.Option("--new", min=0, metavar="N", help=_("At most N new cards this session."), show_default=False)] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, metavar="N", help=_("At most N cards this session."), show_default=False)] = None,
+    ahead: Annotated[bool, typer.Option("--ahead", help=_("Practise cards not yet due (their schedule is kept)."))] = False,
     new_per_day: Annotated[Optional[int], typer.Option(
         min=0, max=9999, metavar="N", show_default=False,
-        help="New cards per study day, this run (default: `quiz config`'s new_per_day, 20).")] = None,
+        help=_("New cards per study day, this run (default: `quiz config`'s new_per_day, 20)."))] = None,
     reviews_per_day: Annotated[Optional[int], typer.Option(
         min=0, max=9999, metavar="N", show_default=False,
-        help="Reviews per study day, this run (default: `quiz config`'s reviews_per_day, 200).")] = None,
+        help=_("Reviews per study day, this run (default: `quiz config`'s reviews_per_day, 200)."))] = None,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    """The daily drill: due cards, then a few new ones, scheduled with FSRS."""
     from quizzer import clock
-    from quizzer.scheduling.memory import scheduler_for
+    from quizzer.cli.plan import raised, status
+    from quizzer.scheduling.learner import schedule_of
     from quizzer.scheduling.queue import build_queue
     from quizzer.scheduling.summary import next_due
     from quizzer.terminal import study as screen
@@ -48,16 +49,22 @@ def study(
     chosen_settings = settings(new_per_day=new_per_day, reviews_per_day=reviews_per_day)
     opened = collection(ctx, decks_dir, db)
     chosen = opened.card_filter(deck, tag, kind_values(kind))
+    schedule = schedule_of(opened.store, chosen_settings)
+    if schedule.interview is not None and schedule.interview.active(clock.now()):
+        planned = status(opened.store, chosen_settings, clock.now())
+        line = raised(planned) if planned is not None else None
+        if line:
+            console().print(line, markup=False)
     queue = build_queue(opened.store, clock.now(), new_per_day=chosen_settings.new_per_day,
                         reviews_per_day=chosen_settings.reviews_per_day, chosen=chosen, new_limit=new, limit=limit,
                         ahead=ahead, rollover_hour=chosen_settings.day_start_hour,
-                        scheduler=scheduler_for(chosen_settings),
+                        scheduler=schedule.scheduler, interview=schedule.interview,
                         deck_new_per_day=chosen_settings.deck_new_per_day,
                         deck_reviews_per_day=chosen_settings.deck_reviews_per_day)
     if not queue:
         upcoming = next_due(opened.store, clock.now())
-        when = f" The next card is due {upcoming.astimezone():%Y-%m-%d %H:%M}." if upcoming else ""
-        console().print(f"Nothing is due now.{when} `quiz study --ahead` practises cards early; "
-                        "reviews of cards not yet due leave their schedule alone.", markup=False)
+        when = _(" The next card is due {when}.").format(when=f"{upcoming.astimezone():%Y-%m-%d %H:%M}") if upcoming else ""
+        console().print(_("Nothing is due now.{when} `quiz study --ahead` practises cards early; "
+                          "reviews of cards not yet due leave their schedule alone.").format(when=when), markup=False)
         return
     screen.run(opened, queue, chosen=chosen, settings=chosen_settings)

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections import Counter
+from datetime import datetime, timedelta
 from functools import partial
 
 import fsrs
 
-from quizzer.clock import ROLLOVER_HOUR, next_day_start, to_utc
-from quizzer.scheduling.memory import DEFAULT_SCHEDULER, decide, outcomes
+from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, study_day, to_utc
+from quizzer.scheduling.memory import (
+    DEFAULT_SCHEDULER,
+    LOAD_BALANCE_DAYS,
+    Placement,
+    decide,
+    outcomes,
+)
+from quizzer.scheduling.plan import Interview
 from quizzer.store import cards
 from quizzer.store.engine import Store
 from quizzer.store.records import Answered, ExamMark, NewReview
@@ -29,6 +37,8 @@ def answer(
     rollover_hour: int = ROLLOVER_HOUR,
     ahead_rule: bool = True,
     mark: ExamMark | None = None,
+    load_balance: bool = True,
+    interview: Interview | None = None,
 ) -> Answered:
     """Record one answer and its new memory state in a single write transaction.
 
@@ -36,11 +46,15 @@ def answer(
     before its due study day is an ahead review (``memory``'s docstring): logged, state
     untouched, ``Answered.scheduled`` False, unless ``ahead_rule`` is off (an exam's wrong
     answer is news about memory whenever it comes). ``mark`` is an exam question's score,
-    written in the same transaction.
+    written in the same transaction. A review's day is placed as ``memory`` says (seeded
+    fuzz; the load of the coming days unless ``load_balance`` is off), and short of the
+    ``interview``'s day when one is set (``plan``).
     """
     review = NewReview(rating, to_utc(now), duration_ms, mode, answer_text, correct, seed)
     ahead_after = next_day_start(now, rollover_hour) if ahead_rule else None
-    return cards.record_answer(store, card_id, review, partial(decide, scheduler=scheduler, ahead_after=ahead_after), mark)
+    placement = placement_for(store, card_id, now, scheduler, rollover_hour, load_balance)
+    decide_one = partial(decide, scheduler=scheduler, ahead_after=ahead_after, placement=placement, interview=interview)
+    return cards.record_answer(store, card_id, review, decide_one, mark)
 
 
 def preview(
@@ -51,12 +65,39 @@ def preview(
     scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER,
     rollover_hour: int = ROLLOVER_HOUR,
     ahead_rule: bool = True,
+    load_balance: bool = True,
+    interview: Interview | None = None,
 ) -> tuple[datetime, ...]:
     """When ``card_id`` would next be due after Again, Hard, Good and Easy now (what the rating
-    buttons show; before fuzz). Nothing is written. The ahead rule applies as in ``answer``: a
-    practice review shows the unchanged due date for every rating."""
+    buttons show: the very days ``answer`` would give, fuzz included, as Anki's buttons show).
+    Nothing is written. The ahead rule applies as in ``answer``: a practice review shows the
+    unchanged due date for every rating."""
     ahead_after = next_day_start(now, rollover_hour) if ahead_rule else None
-    return outcomes(cards.card(store, card_id).memory, now, scheduler=scheduler, ahead_after=ahead_after)
+    placement = placement_for(store, card_id, now, scheduler, rollover_hour, load_balance)
+    return outcomes(cards.card(store, card_id).memory, now, scheduler=scheduler, ahead_after=ahead_after,
+                    placement=placement, interview=interview)
+
+
+def placement_for(store: Store, card_id: str, now: datetime, scheduler: fsrs.Scheduler,
+                  rollover_hour: int = ROLLOVER_HOUR, load_balance: bool = True) -> Placement:
+    """The card's fuzz seed (its id and how many reviews it has had) and, when the load balancer
+    will run (fuzz and ``load_balance`` on), the cards due on each of the coming study days."""
+    reps = len(cards.reviews(store, card_id))
+    load = None
+    if load_balance and scheduler.enable_fuzzing:
+        today = study_day(now, rollover_hour)
+        until = day_start(today + timedelta(days=LOAD_BALANCE_DAYS + 1), rollover_hour)
+        load = Counter(study_day(due, rollover_hour) for due in cards.available_before(store, until))
+    return Placement(card_id, reps, rollover_hour, load)
+
+
+def wait(due: datetime, now: datetime, rollover_hour: int = ROLLOVER_HOUR) -> timedelta:
+    """How long until ``due``, as Anki's buttons count it: whole study days for a review due at
+    the start of a later study day (a 1-day interval is "1d" whatever the hour), else the time."""
+    days = (study_day(due, rollover_hour) - study_day(now, rollover_hour)).days
+    if days > 0 and due == day_start(due, rollover_hour):
+        return timedelta(days=days)
+    return due - now
 
 
 def undo(store: Store, answered: Answered) -> None:

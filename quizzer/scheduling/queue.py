@@ -12,6 +12,7 @@ import fsrs
 
 from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, study_day, to_utc
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
+from quizzer.scheduling import plan
 from quizzer.scheduling.memory import (
     DEFAULT_SCHEDULER,
     recall_of_review,
@@ -20,7 +21,7 @@ from quizzer.scheduling.memory import (
 from quizzer.store import cards
 from quizzer.store.engine import Store
 from quizzer.store.filter import EVERYTHING, CardFilter
-from quizzer.store.records import NEW, REVIEW
+from quizzer.store.records import NEW, REVIEW, DueRow
 
 ALL = 1 << 62  # "no limit" for the store's limited reads
 FOREVER = timedelta(days=2 * 36500)  # past any due date (the longest interval is 36500 days)
@@ -40,6 +41,7 @@ def build_queue(
     scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER,
     deck_new_per_day: Mapping[str, int] | None = None,
     deck_reviews_per_day: Mapping[str, int] | None = None,
+    interview: plan.Interview | None = None,
 ) -> list[str]:
     """Card ids to study now, in order.
 
@@ -50,7 +52,9 @@ def build_queue(
     "study"); ``new_limit`` can only lower the remaining new-card allowance. A deck named in
     ``deck_new_per_day`` / ``deck_reviews_per_day`` also keeps to its own limit (less what
     was studied in it today), within the global one. With ``ahead`` and nothing to study,
-    returns already-seen cards soonest due first (the ahead rule).
+    returns already-seen cards soonest due first (the ahead rule). Before an ``interview``,
+    new cards come at the plan's pace and a budget too small for every due review takes the
+    largest gains in recall on the day first (``plan``).
     """
     now = to_utc(now)
     start, end = day_start(now, rollover_hour), next_day_start(now, rollover_hour)
@@ -59,6 +63,8 @@ def build_queue(
     due = sorted(cards.due_reviews(store, chosen, now, end),
                  key=lambda row: (recall_of_review(row.stability, row.last_review, now, scheduler), row.due, row.id))
     reviews_left = max(0, reviews_per_day - reviews_done)
+    if interview is not None and interview.active(now):
+        due, new_per_day = _planned(store, chosen, now, due, reviews_left, new_per_day, interview, scheduler)
     new_left = max(0, new_per_day - new_done)
     if new_limit is not None:
         new_left = min(new_left, new_limit)
@@ -158,15 +164,38 @@ class DueCounts:
 def due_counts(store: Store, now: datetime, scheduler: fsrs.Scheduler,
                rollover_hour: int = ROLLOVER_HOUR, days: int = 7) -> DueCounts:
     """How many cards in review would be due today and within ``days`` study days if each were
-    scheduled by ``scheduler``'s desired retention: due at its last review plus the interval
-    FSRS gives its stability (before fuzz). Comparing two retentions shows what a change does
-    to the workload; the due dates already stored change only as each card is next reviewed."""
+    scheduled by ``scheduler``'s desired retention: due at the start of the study day the
+    interval FSRS gives its stability (before fuzz) takes it to from its last review. Comparing
+    two retentions shows what a change does to the workload; the due dates already stored
+    change only as each card is next reviewed."""
     now = to_utc(now)
     today_end = next_day_start(now, rollover_hour)
     week_end = day_start(study_day(now, rollover_hour) + timedelta(days=days), rollover_hour)
     today = week = 0
     for row in cards.due_reviews(store, EVERYTHING, now, now + FOREVER):
-        due = row.last_review + review_interval(row.stability, scheduler)
+        due = day_start(study_day(row.last_review, rollover_hour) + review_interval(row.stability, scheduler),
+                        rollover_hour)
         today += due < today_end
         week += due < week_end
     return DueCounts(today, week)
+
+
+def _planned(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow], reviews_left: int,
+             new_per_day: int, interview: plan.Interview, scheduler: fsrs.Scheduler) -> tuple[list[DueRow], int]:
+    """The due reviews in the plan's order (by gain when they do not all fit today, topped up with
+    cards not due yet in the last days), and the new cards a day its pace needs."""
+    if len(due) > reviews_left:
+        memories = cards.memories(store, chosen, now)
+        order = plan.by_gain((plan.Seen(row.id, memories[row.id][1]) for row in due if row.id in memories),
+                             now, interview, scheduler)
+        rank = {card_id: i for i, card_id in enumerate(order)}
+        due = sorted(due, key=lambda row: rank.get(row.id, len(rank)))
+    elif plan.final_days(now, interview) and len(due) < reviews_left:
+        due_ids = {row.id for row in due}
+        later = {row.id: row for row in cards.due_reviews(store, chosen, now, now + FOREVER) if row.id not in due_ids}
+        memories = cards.memories(store, chosen, now)
+        extra = plan.top_up((plan.Seen(card_id, memories[card_id][1]) for card_id in later if card_id in memories),
+                            now, interview, scheduler, reviews_left - len(due))
+        due = due + [later[card_id] for card_id in extra]
+    unseen = len(cards.new_cards(store, CardFilter(decks=interview.decks), now, ALL))
+    return due, plan.new_per_day(unseen, study_day(now, interview.rollover_hour), interview, new_per_day)

@@ -11,7 +11,7 @@ nothing.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -19,10 +19,9 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
-from quizzer.store.cards import Decide
 from quizzer.store.engine import Store
 from quizzer.store.models import Card, CardTag, Review
-from quizzer.store.records import LEECH_TAG, NEW, MemoryState, NewReview
+from quizzer.store.records import LEECH_TAG, NEW, Decision, MemoryState, NewReview
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,11 @@ class _Entry:
     scheduled: bool = True
 
 
-def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Decide, *, deck: str, kind: str,
+ReplayDecide = Callable[[MemoryState, NewReview, str, int], Decision]
+"""The memory after one review of a card (its id) that had this many reviews before it."""
+
+
+def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: ReplayDecide, *, deck: str, kind: str,
                    first_seen: datetime | None = None) -> HistoryImport:
     """Add ``reviews`` in one write transaction; nothing is written if anything fails.
 
@@ -110,7 +113,7 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Decide
             # time order; at the same instant a logged review before an imported one (stable sort)
             entries.sort(key=lambda e: e.review.reviewed_at)
             had_leech = card_id in leeches
-            memory = _replay(entries, decide, replace(_BLANK, leech=had_leech))
+            memory = _replay(entries, decide, replace(_BLANK, leech=had_leech), card_id)
             columns = dict(id=card_id, state=memory.state, step=memory.step, stability=memory.stability,
                            difficulty=memory.difficulty, due=memory.due, last_review=memory.last_review,
                            lapses=memory.lapses)
@@ -146,11 +149,11 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Decide
         return HistoryImport(len(log_rows), len(fresh), len(new_cards), skipped)
 
 
-def _replay(entries: list[_Entry], decide: Decide, memory: MemoryState) -> MemoryState:
+def _replay(entries: list[_Entry], decide: ReplayDecide, memory: MemoryState, card_id: str) -> MemoryState:
     """Run ``entries`` through ``decide`` from ``memory``; notes each one's state before and
     whether it moved the schedule. Returns the memory after the last."""
-    for entry in entries:
-        decision = decide(memory, entry.review)
+    for reps, entry in enumerate(entries):
+        decision = decide(memory, entry.review, card_id, reps)
         entry.state_before, entry.scheduled = memory.state, decision.scheduled
         if decision.scheduled:
             memory = decision.after

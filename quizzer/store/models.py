@@ -7,12 +7,13 @@ card never reviewed, which fsrs itself has no state for.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 
 from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -187,3 +188,18 @@ class Mistake(Base):
     times_wrong: Mapped[int] = mapped_column(Integer, default=0)
     last_wrong_at: Mapped[datetime] = mapped_column(UTCDateTime)
     last_wrong_answer: Mapped[str | None] = mapped_column(Text)
+
+
+class Learner(Base):
+    """Learner-level state: FSRS parameters fitted by ``quiz optimize`` (JSON list, None for the
+    defaults) and the interview ``quiz plan`` aims at. One row today (id 1); a learner column
+    for several learners per server replaces the fixed id later."""
+
+    __tablename__ = "learner"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    parameters: Mapped[str | None] = mapped_column(Text)
+    fitted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    interview_day: Mapped[date | None] = mapped_column(Date)
+    interview_retention: Mapped[float | None] = mapped_column(Float)
+    interview_decks: Mapped[str | None] = mapped_column(Text)  # JSON list, None for every deck

@@ -19,7 +19,7 @@ from sqlalchemy import Connection, inspect, text
 from quizzer.errors import DatabaseError, DatabaseTooNew
 from quizzer.store.engine import Store
 
-SCHEMA_HEAD = "0002"  # keep equal to the newest revision in quizzer/migrations/versions
+SCHEMA_HEAD = "0003"  # keep equal to the newest revision in quizzer/migrations/versions
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 VERSION_TABLE = "alembic_version"
 

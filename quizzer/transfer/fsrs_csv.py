@@ -16,17 +16,18 @@ from collections.abc import Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from functools import partial
 from pathlib import Path
 from typing import TextIO
 
 import fsrs
 
+from quizzer.clock import ROLLOVER_HOUR
 from quizzer.errors import HistoryFileError
-from quizzer.scheduling.memory import DEFAULT_SCHEDULER, decide
+from quizzer.scheduling.memory import DEFAULT_SCHEDULER, Placement, decide
 from quizzer.store import history
 from quizzer.store.engine import Store
 from quizzer.store.history import HistoryImport, LoggedReview
+from quizzer.store.records import Decision, MemoryState, NewReview
 
 COLUMNS = ("card_id", "review_rating", "review_time", "review_duration")
 ARCHIVE_DECK = "archived"  # where reviewed ids that no deck has are kept (inactive cards)
@@ -126,12 +127,19 @@ def read_review_log(csv_path: Path, now: datetime | None = None) -> list[LoggedR
 
 
 def import_history(store: Store, reviews: Sequence[LoggedReview], *, scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER,
-                   deck: str = ARCHIVE_DECK, first_seen: datetime | None = None) -> HistoryImport:
+                   deck: str = ARCHIVE_DECK, first_seen: datetime | None = None,
+                   rollover_hour: int = ROLLOVER_HOUR) -> HistoryImport:
     """Add past reviews in one transaction (see ``quizzer.store.history.import_reviews``):
     unknown ids become inactive cards of ``deck``, kind "imported"; reviews already there are
-    skipped; each card that gains one is replayed from scratch with the ahead rule off."""
-    return history.import_reviews(store, reviews, partial(decide, scheduler=scheduler, ahead_after=None),
-                                  deck=deck, kind=IMPORTED_KIND, first_seen=first_seen)
+    skipped; each card that gains one is replayed from scratch with the ahead rule off, its
+    days placed as live answers place them (study days from ``rollover_hour``, fuzz seeded by
+    the card and its review count)."""
+
+    def replayed(memory: MemoryState, review: NewReview, card_id: str, reps: int) -> Decision:
+        return decide(memory, review, scheduler=scheduler, ahead_after=None,
+                      placement=Placement(card_id, reps, rollover_hour))
+
+    return history.import_reviews(store, reviews, replayed, deck=deck, kind=IMPORTED_KIND, first_seen=first_seen)
 
 
 def import_review_history(store: Store, reviews: list[LoggedReview], *, deck: str = ARCHIVE_DECK,

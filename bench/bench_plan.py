@@ -1,0 +1,207 @@
+"""Interview-date mode against plain FSRS, simulated.
+
+A learner whose memory follows FSRS-6 with *true* parameters the scheduler does not know (the
+scheduler uses FSRS's defaults) studies the two bundled decks, all new at the start, once a day
+until an interview 7, 14 or 30 days away; recall is measured with the true parameters at the
+start of the interview's day (a card never seen counts 0). Two true learners: ``weaker`` (FSRS's
+defaults 30% weaker: initial stabilities and post-lapse stability × 0.7, the growth of stability
+on success × 0.7) and ``fitted`` (fsrs-rs's fit of ``../shared/data/fsrs-review-log-12k.csv``).
+
+Three arms with the same cap on reviews a day (60 or 30; new cards come on top, as
+``quiz study`` counts them) and the same random draws per card and review (paired seeds):
+
+- ``fsrs``: plain FSRS (retention 0.9, 20 new cards a day, lowest recall first);
+- ``fsrs+pace``: plain FSRS given the plan's new-card pace;
+- ``plan``: interview-date mode at 0.95: ``memory.decide(interview=...)`` (interval cap),
+  ``plan.by_gain`` (a tight day's order), ``plan.top_up`` (the last days' spare budget) and
+  ``plan.new_per_day`` (pace), the functions ``quiz study`` uses; answers before a card's due
+  day are practice reviews (the ahead rule), as in ``quiz study``.
+
+Answers: a seen card is recalled with its true recall (then Good, or Hard / Easy one time in
+ten each), else Again; a new card's first rating is Again 20%, Hard 10%, Good 60%, Easy 10%.
+No learning steps (a day-level simulation; the same in every arm). Prints a Markdown table
+with paired 95% intervals and whether the targets are met; ``--json`` prints the numbers;
+``--quick`` runs 2 seeds instead of 20 (under two minutes).
+
+Usage: python bench/bench_plan.py [--seeds N] [--quick] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import time
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+os.environ["TZ"] = "UTC"  # study days in UTC: the simulation is the same wherever it runs
+time.tzset()
+
+import fsrs  # noqa: E402
+import numpy as np  # noqa: E402
+import yaml  # noqa: E402
+
+from quizzer.clock import day_start, study_day  # noqa: E402
+from quizzer.scheduling import fit, plan  # noqa: E402
+from quizzer.scheduling.memory import Placement, decide  # noqa: E402
+from quizzer.store.records import NEW, MemoryState, NewReview  # noqa: E402
+from quizzer.transfer.fsrs_csv import read_review_log  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "fsrs-review-log-12k.csv"
+START = date(2026, 1, 5)
+HORIZONS = (7, 14, 30)
+CAPS = (60, 30)
+ARMS = ("fsrs", "fsrs+pace", "plan")
+NEW_PER_DAY = 20
+RETENTION = 0.95
+FIRST = (0.2, 0.3, 0.9, 1.0)  # cumulative chances of Again, Hard, Good, Easy on first sight
+BLANK = MemoryState(NEW, None, None, None, None, None, 0, False)
+SESSION_HOUR = 10
+
+
+def deck_size() -> int:
+    return sum(len(yaml.safe_load(path.read_text("utf-8"))["cards"]) for path in sorted((ROOT / "decks").glob("*.yaml")))
+
+
+def weaker() -> tuple[float, ...]:
+    """FSRS's defaults, 30% weaker: S0 and post-lapse stability × 0.7, success growth e^w8 × 0.7."""
+    w = list(fit.default_parameters())
+    for i in (0, 1, 2, 3, 11):
+        w[i] *= 0.7
+    w[8] += math.log(0.7)
+    return tuple(w)
+
+
+def fitted() -> tuple[float, ...]:
+    from datetime import timezone
+
+    return fit.fit(fit.items_of(read_review_log(DATA, now=datetime.now(timezone.utc))))
+
+
+@dataclass
+class Card:
+    memory: MemoryState  # what the scheduler believes
+    truth: fsrs.Card | None = None  # the learner's true memory
+    reps: int = 0
+
+
+def first_rating(u: float) -> int:
+    return next(r for r, edge in enumerate(FIRST, start=1) if u < edge)
+
+
+def run(arm: str, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.ndarray, horizon: int,
+        cap: int) -> tuple[float, float]:
+    """One learner, one arm: (mean true recall on the day, share of cards at 0.9 or more)."""
+    n = draws.shape[0]
+    interview = plan.interview_on(START + timedelta(days=horizon), RETENTION)
+    cards = [Card(BLANK) for _ in range(n)]
+    introduced = 0
+    for d in range(horizon):
+        now = day_start(START + timedelta(days=d)) + timedelta(hours=SESSION_HOUR - 4)
+        end = day_start(START + timedelta(days=d + 1))
+        due = [i for i in range(introduced) if cards[i].memory.due is not None and cards[i].memory.due < end]
+        if arm == "plan" and len(due) > cap:
+            order = plan.by_gain([plan.Seen(str(i), cards[i].memory) for i in due], now, interview, scheduler)
+            due = [int(i) for i in order]
+        else:
+            due.sort(key=lambda i: (plan.recall(cards[i].memory.stability, now - cards[i].memory.last_review,
+                                                scheduler), cards[i].memory.due, i))
+        due = due[:cap]
+        if arm == "plan":  # the last days' spare budget: practice reviews of the cards that gain most
+            taken = set(due)
+            spare = [plan.Seen(str(i), cards[i].memory) for i in range(introduced) if i not in taken]
+            due += [int(i) for i in plan.top_up(spare, now, interview, scheduler, cap - len(due))]
+        pace = NEW_PER_DAY if arm == "fsrs" else plan.new_per_day(n - introduced, study_day(now), interview,
+                                                                  NEW_PER_DAY)
+        new = list(range(introduced, min(n, introduced + pace)))
+        introduced += len(new)
+        for k, i in enumerate(due + new):
+            at = now + timedelta(seconds=30 * k)
+            card = cards[i]
+            u = draws[i, min(card.reps, draws.shape[1] - 1)]
+            if card.truth is None:
+                rating = first_rating(u[0])
+                card.truth = fsrs.Card(card_id=0, state=fsrs.State.Learning, step=0, due=at)
+            else:
+                chance = truth.get_card_retrievability(card.truth, at)
+                rating = 1 if u[0] >= chance else (2 if u[1] < 0.1 else 4 if u[1] >= 0.9 else 3)
+            card.truth, _ = truth.review_card(card.truth, fsrs.Rating(rating), at)
+            card.memory = decide(card.memory, NewReview(rating, at, None), scheduler=scheduler, ahead_after=end,
+                                 placement=Placement(str(i), card.reps),
+                                 interview=interview if arm == "plan" else None).after
+            card.reps += 1
+    recalls = [truth.get_card_retrievability(c.truth, interview.at) if c.truth is not None else 0.0 for c in cards]
+    return float(np.mean(recalls)), float(np.mean([r >= 0.9 for r in recalls]))
+
+
+def interval(values: list[float]) -> tuple[float, float]:
+    """Mean and half-width of a 95% interval (normal approximation) of paired differences."""
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
+    return mean, half
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--quick", action="store_true", help="2 seeds")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    seeds = 2 if args.quick else args.seeds
+    n = deck_size()
+    common = dict(learning_steps=(), relearning_steps=(), enable_fuzzing=True)
+    scheduler = fsrs.Scheduler(**common)
+    learners = {"weaker": weaker(), "fitted": fitted()}
+    started = time.perf_counter()
+    results = []
+    for name, parameters in learners.items():
+        truth = fsrs.Scheduler(parameters=parameters, **common)
+        for cap in CAPS:
+            for horizon in HORIZONS:
+                per_arm: dict[str, list[tuple[float, float]]] = {arm: [] for arm in ARMS}
+                for seed in range(seeds):
+                    draws = np.random.default_rng([seed, horizon]).random((n, 64, 2))
+                    for arm in ARMS:
+                        per_arm[arm].append(run(arm, truth, scheduler, draws, horizon, cap))
+                row = {"learner": name, "cap": cap, "days": horizon, "seeds": seeds}
+                for arm in ARMS:
+                    row[arm] = {"recall": statistics.fmean(r for r, _ in per_arm[arm]),
+                                "share_0.9": statistics.fmean(s for _, s in per_arm[arm])}
+                for other in ("fsrs", "fsrs+pace"):
+                    row[f"plan-{other}"] = interval([p[0] - o[0] for p, o in zip(per_arm["plan"], per_arm[other])])
+                results.append(row)
+    targets = {
+        "60/day, 14 and 30 days: plan ≥ +4 points over plain FSRS": all(
+            r["plan-fsrs"][0] >= 0.04 for r in results if r["cap"] == 60 and r["days"] in (14, 30)),
+        "60/day, 14 and 30 days: ≥ 95% of cards at 0.9+": all(
+            r["plan"]["share_0.9"] >= 0.95 for r in results if r["cap"] == 60 and r["days"] in (14, 30)),
+        "30/day: never below plain FSRS with the same pace": all(
+            r["plan-fsrs+pace"][0] >= 0 for r in results if r["cap"] == 30),
+    }
+    seconds = time.perf_counter() - started
+    if args.json:
+        print(json.dumps({"cards": n, "seeds": seeds, "seconds": round(seconds, 1), "results": results,
+                          "targets": targets}, indent=2, ensure_ascii=False))
+        return
+    print(f"{n} cards, {seeds} seeds, {seconds:.0f} s\n")
+    print("| true memory | reviews/day | days | FSRS recall | FSRS+pace recall | plan recall | plan − FSRS "
+          "| plan − FSRS+pace | share ≥0.9: FSRS / +pace / plan |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in results:
+        shares = " / ".join(f"{r[arm]['share_0.9']:.0%}" for arm in ARMS)
+        print(f"| {r['learner']} | {r['cap']} | {r['days']} | {r['fsrs']['recall']:.3f} | "
+              f"{r['fsrs+pace']['recall']:.3f} | {r['plan']['recall']:.3f} | "
+              f"{r['plan-fsrs'][0]:+.3f} ± {r['plan-fsrs'][1]:.3f} | "
+              f"{r['plan-fsrs+pace'][0]:+.3f} ± {r['plan-fsrs+pace'][1]:.3f} | {shares} |")
+    print()
+    for target, met in targets.items():
+        print(f"- {target}: {'met' if met else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""``quiz optimize``: fit FSRS-6 parameters to the learner's review history (their own and
+imported) and keep them when they predict the later reviews better than the defaults."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import typer
+
+from quizzer.cli.base import (
+    DbOption,
+    DecksOption,
+    JsonOption,
+    app,
+    collection,
+    console,
+    settings,
+)
+from quizzer.i18n import _
+
+if TYPE_CHECKING:
+    from quizzer.scheduling.fit import Fit
+
+
+@app.command(help=_("Fit the FSRS parameters to your review history (your own and imported) and use them "
+                    "from now on, if they predict your later reviews better than the defaults."))
+def optimize(
+    ctx: typer.Context,
+    reset: bool = typer.Option(False, "--reset", help=_("Go back to FSRS's default parameters.")),
+    as_json: JsonOption = False,
+    decks_dir: DecksOption = None,
+    db: DbOption = None,
+) -> None:
+    from quizzer import clock
+    from quizzer.scheduling import fit
+    from quizzer.store import history, learner
+
+    store = collection(ctx, decks_dir, db).store
+    if reset:
+        learner.save_parameters(store, None, None)
+        if as_json:
+            from quizzer.cli.output import emit_json
+
+            emit_json(dict(parameters=list(fit.default_parameters()), kept=False, reset=True))
+        else:
+            typer.echo(_("Back to FSRS's default parameters."))
+        return
+    result = fit.optimize(history.review_log(store), settings().day_start_hour)
+    if result.kept:
+        learner.save_parameters(store, result.parameters, clock.now())
+    if as_json:
+        from quizzer.cli.output import emit_json
+
+        emit_json(dict(reviews=result.reviews, default=result.default, fitted=result.fitted,
+                       parameters=list(result.parameters), kept=result.kept))
+        return
+    _show(result)
+
+
+def _show(result: Fit) -> None:
+    """The two parameter sets' scores on the later reviews, and what was kept."""
+    from quizzer.terminal.tables import listing, number, text
+
+    shown = listing(text(_("parameters")), number(_("log loss")), number(_("RMSE(bins)")),
+                  title=_("{count} reviews").format(count=result.reviews),
+                  caption=_("scored on the later quarter of the reviews made on a later day than the card's "
+                            "previous one"))
+    shown.add_row(_("default"), f"{result.default.log_loss:.4f}", f"{result.default.rmse_bins:.4f}")
+    shown.add_row(_("fitted"), f"{result.fitted.log_loss:.4f}", f"{result.fitted.rmse_bins:.4f}")
+    out = console()
+    out.print(shown)
+    if result.kept:
+        out.print(_("Kept the fitted parameters: the scheduler uses them from now on (`quiz optimize --reset` "
+                    "goes back)."))
+    else:
+        out.print(_("Kept the default parameters: the fitted ones did not predict your later reviews better."))

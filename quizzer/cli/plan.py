@@ -1,0 +1,170 @@
+"""``quiz plan``: interview-date mode. ``--date`` sets the interview the scheduler aims at until
+then, ``--clear`` removes it, and without options it shows the plan: the predicted share of cards
+recalled on the day and the reviews a day it needs (``status`` gives the same to ``quiz stats``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from quizzer.cli.base import (
+    DbOption,
+    DeckFilter,
+    DecksOption,
+    JsonOption,
+    app,
+    collection,
+    console,
+    settings,
+)
+from quizzer.errors import UnknownName, UsageError
+from quizzer.i18n import _
+
+if TYPE_CHECKING:
+    from quizzer.scheduling.plan import Forecast, Interview
+    from quizzer.settings import Settings
+    from quizzer.store.engine import Store
+
+
+@dataclass(frozen=True)
+class PlanStatus:
+    """The interview and what following the plan gives."""
+
+    interview: Interview
+    forecast: Forecast
+    new_per_day_setting: int
+
+
+def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None:
+    """The plan's forecast for ``quiz plan`` and ``quiz stats`` (None: no interview set)."""
+    from quizzer.scheduling.learner import schedule_of
+    from quizzer.scheduling.plan import Seen, forecast
+    from quizzer.store import cards
+    from quizzer.store.filter import CardFilter
+    from quizzer.store.records import NEW
+
+    schedule = schedule_of(store, settings)
+    interview, scheduler = schedule.interview, schedule.scheduler
+    if interview is None:
+        return None
+    memories = cards.memories(store, CardFilter(decks=interview.decks), now)
+    seen = [Seen(card_id, memory) for card_id, (_kind, memory) in memories.items() if memory.state != NEW]
+    unseen = len(memories) - len(seen)
+    return PlanStatus(interview, forecast(seen, unseen, now, interview, scheduler, settings.new_per_day,
+                                          settings.day_start_hour), settings.new_per_day)
+
+
+@app.command(help=_("Interview-date mode: aim every card at the interview's day (--date), show the plan, or "
+                    "--clear it. Until that day, intervals stop short of it, new cards come early enough and a "
+                    "tight day reviews what gains most on the day; afterwards normal scheduling resumes."))
+def plan(
+    ctx: typer.Context,
+    on: Annotated[Optional[str], typer.Option(
+        "--date", metavar="YYYY-MM-DD", show_default=False, help=_("The interview's day."))] = None,
+    retention: Annotated[Optional[float], typer.Option(
+        "--retention", metavar="R", show_default=False,
+        help=_("The recall every card should have on the day (0.70-0.99; default 0.95)."))] = None,
+    deck: DeckFilter = None,
+    clear: Annotated[bool, typer.Option("--clear", help=_("Remove the interview: normal scheduling."))] = False,
+    as_json: JsonOption = False,
+    decks_dir: DecksOption = None,
+    db: DbOption = None,
+) -> None:
+    from quizzer import clock
+    from quizzer.scheduling.plan import DEFAULT_RETENTION
+    from quizzer.store import learner
+
+    if clear and (on is not None or retention is not None or deck):
+        raise UsageError(_("--clear takes no other option"), _("`quiz plan --clear` removes the interview"))
+    if on is None and (retention is not None or deck):
+        raise UsageError(_("--retention and --deck need --date"), _("e.g. quiz plan --date 2026-12-24"))
+    learner_settings = settings()
+    now = clock.now()
+    opened = collection(ctx, decks_dir, db)
+    if clear:
+        learner.save_interview(opened.store, None)
+        _say(as_json, dict(interview=None), _("No interview: normal scheduling."))
+        return
+    if on is not None:
+        day = _day(on, clock.study_day(now, learner_settings.day_start_hour))
+        known = [loaded.deck.id for loaded in opened.decks]
+        for name in deck or []:
+            if name not in known:
+                raise UnknownName("deck", name, known)
+        learner.save_interview(opened.store, learner.InterviewRecord(
+            day, _retention(retention) if retention is not None else DEFAULT_RETENTION,
+            tuple(dict.fromkeys(deck)) if deck else None))
+    shown = status(opened.store, learner_settings, now)
+    if shown is None:
+        _say(as_json, dict(interview=None), _("No interview set (`quiz plan --date YYYY-MM-DD` sets one)."))
+        return
+    if as_json:
+        from quizzer.cli.output import emit_json
+
+        emit_json(as_dict(shown))
+        return
+    show_status(shown)
+
+
+def _day(text: str, today: date) -> date:
+    try:
+        day = date.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError(_("--date {value!r} is not a date").format(value=text), _("e.g. --date 2026-12-24")) from None
+    if day <= today:
+        raise UsageError(_("--date {day} is not after today ({today})").format(day=day, today=today),
+                         _("give the interview's day, later than today"))
+    return day
+
+
+def _retention(value: float) -> float:
+    from quizzer.settings import BadValue
+    from quizzer.settings import retention as checked
+
+    try:
+        return checked(value)
+    except BadValue as problem:
+        raise UsageError(_("--retention: {problem}").format(problem=problem)) from None
+
+
+def _say(as_json: bool, data: dict[str, object], text: str) -> None:
+    if as_json:
+        from quizzer.cli.output import emit_json
+
+        emit_json(data)
+    else:
+        typer.echo(text)
+
+
+def as_dict(shown: PlanStatus) -> dict[str, object]:
+    interview, forecast = shown.interview, shown.forecast
+    return dict(interview=interview.day, retention=interview.retention,
+                decks=list(interview.decks) if interview.decks else None, days_left=forecast.days_left,
+                cards=forecast.cards, seen=forecast.seen, predicted_recall=round(forecast.recalled, 4),
+                share_at_target=round(forecast.at_target, 4), reviews_per_day=round(forecast.reviews_per_day, 1),
+                new_per_day=forecast.new_per_day, new_per_day_raised=forecast.new_per_day > shown.new_per_day_setting)
+
+
+def show_status(shown: PlanStatus) -> None:
+    interview, forecast = shown.interview, shown.forecast
+    out = console()
+    decks = ", ".join(interview.decks) if interview.decks else _("every deck")
+    out.print(_("Interview on {day} ({days} days left), {decks}: every card at {target:.0%} recall or more on the "
+                "day.").format(day=interview.day, days=forecast.days_left, decks=decks, target=interview.retention))
+    out.print(_("Following the plan (every review answered Good): {recalled:.1%} of the {cards} cards recalled on "
+                "the day, {share:.0%} of them at the target; {reviews:.0f} reviews a day.").format(
+        recalled=forecast.recalled, cards=forecast.cards, share=forecast.at_target, reviews=forecast.reviews_per_day))
+    line = raised(shown)
+    if line:
+        out.print(line)
+
+
+def raised(shown: PlanStatus) -> str | None:
+    """What ``quiz plan`` and ``quiz study`` say when the plan's pace needs more new cards a day."""
+    if shown.forecast.new_per_day <= shown.new_per_day_setting:
+        return None
+    return _("New cards a day raised from {setting} to {pace}, so every card is seen early enough to become "
+             "stable before the interview.").format(setting=shown.new_per_day_setting, pace=shown.forecast.new_per_day)

@@ -1,0 +1,221 @@
+"""Interview-date mode: the scheduling rules that aim at one day instead of at 90% forever.
+
+Until the interview's study day begins, every studied card should have a predicted recall of at
+least ``retention`` on that day:
+
+- ``capped_due``: an interval that would jump past the date, leaving recall on the day below the
+  target, is shortened to a day from which a review answered Good keeps recall on the day at the
+  target. Stronger cards land later, weaker ones earlier, so the last reviews spread over the
+  final days instead of piling onto the day before.
+- ``new_per_day``: new cards come fast enough that all are seen within the first third of the
+  time left (at the latest ``LEAD_DAYS`` days before), so each has time to become stable.
+- ``by_gain``: when the day's budget cannot hold every due card, the cards whose review today
+  raises their expected recall on the day the most come first (ranking by lowest recall wastes a
+  tight budget on cards a review barely helps).
+- ``top_up``: in the last days, budget the due cards leave is spent on the cards not due yet that
+  gain most (practice reviews, so the schedule stays as it is).
+- ``forecast``: the share of cards predicted recalled on the day if the plan is followed, and
+  the reviews a day it takes.
+
+Pure: memory states and an fsrs.Scheduler in, numbers and dates out (no store, no terminal).
+On and after the interview's day every rule steps aside and normal scheduling resumes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+import fsrs
+
+from quizzer.clock import ROLLOVER_HOUR, day_start, study_day
+from quizzer.defaults import Rating
+from quizzer.store.records import NEW, REVIEW, MemoryState, NewReview
+
+DEFAULT_RETENTION = 0.95
+LEAD_DAYS = 3  # every new card seen by this many days before the interview
+DAY = timedelta(days=1)
+MARGIN = 0.25  # how far a capped review moves from the earliest sufficient day toward the day before
+
+
+@dataclass(frozen=True)
+class Interview:
+    """The interview as the scheduler aims at it: its study day, the instant that day starts
+    (recall is predicted there), the recall to reach, the decks it covers (None: all) and the
+    hour study days start (due dates fall on study-day starts, as ``memory.decide`` gives them)."""
+
+    day: date
+    at: datetime
+    retention: float = DEFAULT_RETENTION
+    decks: tuple[str, ...] | None = None
+    rollover_hour: int = ROLLOVER_HOUR
+
+    def active(self, now: datetime) -> bool:
+        """Whether the plan still steers the schedule (before the interview's day begins)."""
+        return now < self.at
+
+
+def interview_on(day: date, retention: float = DEFAULT_RETENTION, decks: tuple[str, ...] | None = None,
+                 rollover_hour: int = ROLLOVER_HOUR) -> Interview:
+    return Interview(day, day_start(day, rollover_hour), retention, decks, rollover_hour)
+
+
+def recall(stability: float, elapsed: timedelta, scheduler: fsrs.Scheduler) -> float:
+    """FSRS-6's forgetting curve R = (1 + f·t/S)^-d, f = 0.9^(-1/d) - 1, with the scheduler's decay d."""
+    decay = scheduler.parameters[20]
+    factor = 0.9 ** (-1 / decay) - 1
+    return float((1 + factor * max(elapsed / DAY, 0.0) / stability) ** -decay)
+
+
+def _stability_after(stability: float, difficulty: float, last_review: datetime, at: datetime, rating: Rating,
+                     scheduler: fsrs.Scheduler) -> float:
+    """A review card's stability after ``rating`` at ``at`` (fuzz moves due dates, not stability)."""
+    card = fsrs.Card(card_id=0, state=fsrs.State.Review, stability=stability, difficulty=difficulty,
+                     due=at, last_review=last_review)
+    reviewed, _ = scheduler.review_card(card, fsrs.Rating(rating), at)
+    assert reviewed.stability is not None, "a reviewed card has a stability"
+    return reviewed.stability
+
+
+def capped_due(after: MemoryState, interview: Interview, scheduler: fsrs.Scheduler) -> datetime | None:
+    """``after``'s due date, shortened when it jumps past an active interview and recall on the day
+    would be below the target. The earliest study day from which a Good answer keeps recall on the
+    day at the target is found (the day before the interview when none is), and the review goes a
+    ``MARGIN`` of the way from there toward the day before: some room for a learner weaker than the
+    model, and the days still spread by stability. A card not in review, or one reviewed the day
+    before the interview, keeps its due date."""
+    due, reviewed_at = after.due, after.last_review
+    if (after.state != REVIEW or due is None or reviewed_at is None or after.stability is None
+            or after.difficulty is None or not interview.active(reviewed_at) or due < interview.at):
+        return due
+    stability, difficulty = after.stability, after.difficulty
+    if recall(stability, interview.at - reviewed_at, scheduler) >= interview.retention:
+        return due
+    today = study_day(reviewed_at, interview.rollover_hour)
+    last = (interview.day - today).days - 1  # study days after the review's that come before the interview's
+    if last < 1:
+        return due
+
+    def start(days: int) -> datetime:
+        return day_start(today + days * DAY, interview.rollover_hour)
+
+    def enough(days: int) -> bool:
+        at = start(days)
+        later = _stability_after(stability, difficulty, reviewed_at, at, Rating.GOOD, scheduler)
+        return recall(later, interview.at - at, scheduler) >= interview.retention
+
+    low, high = 1, last  # Good later keeps more on the day: both the gain and the remaining gap improve
+    while low < high:
+        middle = (low + high) // 2
+        if enough(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return start(low + round(MARGIN * (last - low)))
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A card already seen, as ranking, topping up and the forecast need it."""
+
+    id: str
+    memory: MemoryState
+
+
+def gain(memory: MemoryState, now: datetime, interview: Interview, scheduler: fsrs.Scheduler) -> float:
+    """Expected rise of recall on the day from reviewing now rather than not again: recalled
+    (chance R now) the card gets Good's stability, forgotten Again's, both counted from now."""
+    if memory.stability is None or memory.difficulty is None or memory.last_review is None:
+        return 0.0
+    stability, difficulty, last = memory.stability, memory.difficulty, memory.last_review
+    left = interview.at - now
+    chance = recall(stability, now - last, scheduler)
+    good = _stability_after(stability, difficulty, last, now, Rating.GOOD, scheduler)
+    again = _stability_after(stability, difficulty, last, now, Rating.AGAIN, scheduler)
+    expected = chance * recall(good, left, scheduler) + (1 - chance) * recall(again, left, scheduler)
+    return expected - recall(stability, interview.at - last, scheduler)
+
+
+def by_gain(cards: Iterable[Seen], now: datetime, interview: Interview, scheduler: fsrs.Scheduler) -> list[str]:
+    """Card ids, the largest expected gain in recall on the day first (ties: id)."""
+    scored = [(-gain(card.memory, now, interview, scheduler), card.id) for card in cards]
+    return [card_id for _, card_id in sorted(scored)]
+
+
+def final_days(now: datetime, interview: Interview) -> bool:
+    """Whether ``now`` is in the last ``LEAD_DAYS`` study days before the interview."""
+    return 0 < (interview.day - study_day(now, interview.rollover_hour)).days <= LEAD_DAYS
+
+
+def top_up(cards: Iterable[Seen], now: datetime, interview: Interview, scheduler: fsrs.Scheduler,
+           room: int) -> list[str]:
+    """In the last ``LEAD_DAYS`` study days, up to ``room`` cards not due yet to review as well
+    (practice reviews: the schedule stays, the memory gains), the largest gain first, among those
+    whose predicted recall on the day is below halfway from the target to certainty. Earlier,
+    or with no room left in the day's budget, none."""
+    if room <= 0 or not final_days(now, interview):
+        return []
+    ceiling = (1 + interview.retention) / 2
+    short = [card for card in cards if card.memory.stability is not None and card.memory.last_review is not None
+             and recall(card.memory.stability, interview.at - card.memory.last_review, scheduler) < ceiling]
+    return by_gain(short, now, interview, scheduler)[:room]
+
+
+def new_per_day(unseen: int, today: date, interview: Interview, per_day: int) -> int:
+    """New cards to introduce today so the ``unseen`` ones are all seen within the first third
+    of the days left, and at the latest ``LEAD_DAYS`` days before the interview, leaving each
+    time to become stable while the review load is still light: the learner's own ``per_day``
+    when that is enough, else more; all of them when the last of those days has come."""
+    days_left = (interview.day - today).days
+    latest = days_left - LEAD_DAYS + 1  # introduction days left, today included
+    if latest <= 0:
+        return max(per_day, unseen)
+    return max(per_day, math.ceil(unseen / max(1, min(latest, math.ceil(days_left / 3)))))
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """What following the plan gives, if every review is answered Good: the share of the
+    interview's cards at or above the target on the day, their mean predicted recall, and the
+    answers a day it takes (learning steps included) over the study days left."""
+
+    cards: int
+    seen: int
+    days_left: int
+    recalled: float  # mean predicted recall on the day, never-seen cards counting 0
+    at_target: float  # share of cards whose predicted recall on the day reaches the target
+    reviews_per_day: float
+    new_per_day: int
+
+
+def forecast(seen: Sequence[Seen], unseen: int, now: datetime, interview: Interview, scheduler: fsrs.Scheduler,
+             per_day: int, rollover_hour: int = ROLLOVER_HOUR) -> Forecast:
+    """Replay the plan with the scheduler's own ``decide`` (Good answers, no fuzz) until the day."""
+    from quizzer.scheduling.memory import decide, unfuzzed
+
+    plain = unfuzzed(scheduler)
+    today = study_day(now, rollover_hour)
+    days_left = max(0, (interview.day - today).days)
+    pace = new_per_day(unseen, today, interview, per_day) if days_left else 0
+    starts = [(card.memory, max(card.memory.due or now, now)) for card in seen]
+    blank = MemoryState(NEW, None, None, None, None, None, 0, False)
+    for k in range(min(unseen, pace * max(1, days_left))):
+        starts.append((blank, max(now, day_start(today + (k // max(pace, 1)) * DAY, rollover_hour))))
+    answers, recalls = 0, []
+    for memory, at in starts:
+        while interview.active(at) and (memory.state == NEW or memory.due is None or memory.due < interview.at):
+            at = max(at, memory.due or at)
+            if not interview.active(at):
+                break
+            memory = decide(memory, NewReview(Rating.GOOD, at, None), scheduler=plain, ahead_after=None,
+                            interview=interview).after
+            answers += 1
+        if memory.stability is not None and memory.last_review is not None:
+            recalls.append(recall(memory.stability, interview.at - memory.last_review, scheduler))
+    total = len(seen) + unseen
+    recalls += [0.0] * (total - len(recalls))
+    return Forecast(total, len(seen), days_left, sum(recalls) / total if total else 0.0,
+                    sum(r >= interview.retention for r in recalls) / total if total else 0.0,
+                    answers / days_left if days_left else 0.0, pace)

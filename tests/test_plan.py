@@ -1,0 +1,200 @@
+"""Interview-date mode: ``quiz plan`` set / show / clear, the interval cap (a property over many
+stabilities), ranking a tight day by gain on the interview's day, and the new-card pace."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import fsrs
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from quizzer.cli import app
+from quizzer.scheduling import plan
+from quizzer.scheduling.memory import decide
+from quizzer.scheduling.queue import build_queue
+from quizzer.store import open_store
+from quizzer.store.records import REVIEW, MemoryState, NewReview
+
+runner = CliRunner()
+DECKS = Path(__file__).resolve().parents[1] / "decks"
+NOW = "2026-01-05T10:00"  # a Monday; study days start at 04:00 (TZ is UTC in tests)
+W = fsrs.scheduler.DEFAULT_PARAMETERS
+NO_FUZZ = fsrs.Scheduler(enable_fuzzing=False)
+
+
+def quiz(*args: str):
+    return runner.invoke(app, list(args), env={"QUIZ_NOW": NOW})
+
+
+def cards_in(*decks: str) -> int:
+    """Cards of the bundled decks, counted from the YAML files themselves."""
+    files = [DECKS / f"{deck}.yaml" for deck in decks] or sorted(DECKS.glob("*.yaml"))
+    return sum(len(yaml.safe_load(path.read_text("utf-8"))["cards"]) for path in files)
+
+
+def curve(stability: float, days: float) -> float:
+    """FSRS-6's forgetting curve with the default decay: (1 + f·t/S)^-d, f = 0.9^(-1/d) - 1."""
+    decay = W[20]
+    return (1 + (0.9 ** (-1 / decay) - 1) * days / stability) ** -decay
+
+
+def good_stability(stability: float, difficulty: float, recall: float) -> float:
+    """FSRS-6's stability after a successful Good review (no hard penalty, no easy bonus)."""
+    return stability * (1 + math.exp(W[8]) * (11 - difficulty) * stability ** -W[9]
+                        * (math.exp(W[10] * (1 - recall)) - 1))
+
+
+# -- quiz plan through the CLI -------------------------------------------------------------------
+
+
+def test_plan_set_show_and_clear():
+    assert json.loads(quiz("plan", "--json").output) == {"interview": None}
+    result = quiz("plan", "--date", "2026-01-19", "--json")
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    # 14 days away: every new card within the first third of them, ceil(14 / 3) = 5 days
+    pace = math.ceil(cards_in() / 5)
+    assert shown | {"predicted_recall": None, "share_at_target": None, "reviews_per_day": None} == {
+        "interview": "2026-01-19", "retention": 0.95, "decks": None, "days_left": 14, "cards": cards_in(),
+        "seen": 0, "predicted_recall": None, "share_at_target": None, "reviews_per_day": None,
+        "new_per_day": max(20, pace), "new_per_day_raised": pace > 20}
+    assert 0 < shown["predicted_recall"] <= 1 and shown["reviews_per_day"] > 0
+    again = quiz("plan")
+    assert again.exit_code == 0 and "2026-01-19" in again.output and "14 days left" in again.output
+    assert quiz("plan", "--clear").exit_code == 0
+    assert json.loads(quiz("plan", "--json").output) == {"interview": None}
+
+
+def test_a_near_interview_raises_the_new_cards_and_says_so():
+    # 5 days away: a third of them is ceil(5 / 3) = 2 days (3 days before would allow 3)
+    result = quiz("plan", "--date", "2026-01-10", "--deck", "ch08-bert", "--retention", "0.9", "--json")
+    shown = json.loads(result.output)
+    assert (shown["cards"], shown["decks"], shown["retention"]) == (cards_in("ch08-bert"), ["ch08-bert"], 0.9)
+    pace = math.ceil(cards_in("ch08-bert") / 2)
+    assert shown["new_per_day"] == pace and shown["new_per_day_raised"] is True
+    assert f"raised from 20 to {pace}" in quiz("plan").output
+
+
+@pytest.mark.parametrize("args", [("--date", "2026-01-05"), ("--date", "tomorrow"), ("--date", "2026-02-01", "--deck",
+                                  "nope"), ("--date", "2026-02-01", "--retention", "1.5"), ("--retention", "0.9")])
+def test_bad_plans_are_usage_errors(args):
+    result = quiz("plan", *args)
+    assert result.exit_code == 2 and result.output.startswith("Error: ")
+
+
+# -- the interval cap ---------------------------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(stability=st.floats(0.5, 2000), difficulty=st.floats(1, 10), days=st.integers(2, 90),
+       retention=st.sampled_from([0.85, 0.9, 0.95, 0.97]))
+def test_the_cap_keeps_recall_on_the_day_at_the_target(stability, difficulty, days, retention):
+    reviewed = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+    interview = plan.interview_on(date(2026, 1, 5) + timedelta(days=days), retention)
+    far = reviewed + timedelta(days=days + 400)
+    after = MemoryState(REVIEW, None, stability, difficulty, far, reviewed, 0, False)
+    due = plan.capped_due(after, interview, NO_FUZZ)
+    left = (interview.at - reviewed) / timedelta(days=1)
+    if curve(stability, left) >= retention:
+        assert due == far  # strong enough: nothing changes
+        return
+    assert reviewed < due < interview.at and due.hour == 4  # on a study day's start before the interview
+    gap = (due - reviewed) / timedelta(days=1)
+    later = good_stability(stability, difficulty, curve(stability, gap))
+    on_the_day = curve(later, (interview.at - due) / timedelta(days=1))
+    last_chance = due == interview.at - timedelta(days=1)
+    assert on_the_day >= retention - 1e-9 or last_chance
+
+
+def test_decide_caps_only_before_the_interview():
+    reviewed = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+    before = MemoryState(REVIEW, None, 8.0, 5.0, reviewed, reviewed - timedelta(days=8), 0, False)
+    answer = NewReview(3, reviewed, None)
+    plain = decide(before, answer, scheduler=NO_FUZZ, ahead_after=None).after
+    soon = plan.interview_on(date(2026, 1, 20))
+    capped = decide(before, answer, scheduler=NO_FUZZ, ahead_after=None, interview=soon).after
+    assert plain.due > soon.at > capped.due
+    assert (capped.stability, capped.difficulty) == (plain.stability, plain.difficulty)
+    past = plan.interview_on(date(2026, 1, 5))  # the interview's day has begun: normal scheduling
+    assert decide(before, answer, scheduler=NO_FUZZ, ahead_after=None, interview=past).after == plain
+
+
+# -- ranking and pace ---------------------------------------------------------------------------
+
+
+def test_a_tight_day_ranks_by_gain_on_the_day_not_by_lowest_recall():
+    now = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+    interview = plan.interview_on(date(2026, 1, 25))
+
+    def card(stability: float, difficulty: float, days_ago: float) -> MemoryState:
+        return MemoryState(REVIEW, None, stability, difficulty, now, now - timedelta(days=days_ago), 0, False)
+
+    # "hard" has lower recall than "weak" and "middle", but at difficulty 10 a review barely helps it
+    cards = {"strong": card(400, 5, 1), "middle": card(10, 1, 10), "faded": card(1, 10, 120),
+             "weak": card(3, 8, 8), "hard": card(2, 10, 6)}
+
+    def expected_gain(memory: MemoryState) -> float:
+        """The definition, with py-fsrs's own review and retrievability."""
+        fsrs_card = fsrs.Card(card_id=1, state=fsrs.State.Review, stability=memory.stability,
+                              difficulty=memory.difficulty, due=now, last_review=memory.last_review)
+        chance = NO_FUZZ.get_card_retrievability(fsrs_card, now)
+        on_day = {}
+        for rating in (fsrs.Rating.Good, fsrs.Rating.Again):
+            reviewed, _ = NO_FUZZ.review_card(fsrs_card, rating, now)
+            on_day[rating] = NO_FUZZ.get_card_retrievability(reviewed, interview.at)
+        without = NO_FUZZ.get_card_retrievability(fsrs_card, interview.at)
+        return chance * on_day[fsrs.Rating.Good] + (1 - chance) * on_day[fsrs.Rating.Again] - without
+
+    by_definition = sorted(cards, key=lambda cid: -expected_gain(cards[cid]))
+    lowest_recall = sorted(cards, key=lambda cid: curve(cards[cid].stability, (now - cards[cid].last_review).days))
+    assert by_definition != lowest_recall  # the case tells the two orders apart
+    assert plan.by_gain([plan.Seen(cid, m) for cid, m in cards.items()], now, interview, NO_FUZZ) == by_definition
+
+
+@pytest.mark.parametrize("days_away, expected", [(60, 20), (30, 22), (14, 43), (8, 72), (5, 107), (3, 214),
+                                                  (1, 214)])
+def test_new_card_pace_sees_every_card_early(days_away, expected):
+    # 214 unseen cards over min(a third of the days left rounded up, the days until 3 days before);
+    # never fewer than the learner's own 20 a day: 60 → 20 days → 11 → 20; 30 → 10 → 22; 14 → 5 → 43;
+    # 8 → 3 → 72; 5 → 2 → 107; 3 → 1 → 214; 1 → past the last day → all
+    interview = plan.interview_on(date(2026, 1, 5) + timedelta(days=days_away))
+    assert plan.new_per_day(214, date(2026, 1, 5), interview, 20) == expected
+
+
+def test_the_queue_takes_new_cards_at_the_plans_pace():
+    assert quiz("plan", "--date", "2026-01-10").exit_code == 0  # syncs the decks into the database
+    store = open_store(os.environ["QUIZ_DB"])
+    try:
+        now = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+        interview = plan.interview_on(date(2026, 1, 10))
+        planned = build_queue(store, now, new_per_day=20, interview=interview)
+        plain = build_queue(store, now, new_per_day=20)
+    finally:
+        store.close()
+    assert (len(plain), len(planned)) == (20, math.ceil(cards_in() / 2))  # 5 days away: a third is 2 days
+
+
+def test_the_last_days_top_up_with_the_cards_that_gain_most():
+    interview = plan.interview_on(date(2026, 1, 25))
+    last = datetime(2026, 1, 23, 10, tzinfo=timezone.utc)  # 2 study days before: among the last 3
+
+    def card(stability: float, days_ago: float) -> plan.Seen:
+        return plan.Seen(f"s{stability:g}", MemoryState(REVIEW, None, stability, 5.0, last + timedelta(days=5),
+                                                         last - timedelta(days=days_ago), 0, False))
+
+    # on the day (2 days 18 h away): s1000 is at 0.9997 recall, above (1 + 0.95) / 2, so it is left out
+    seen = [card(1000, 1), card(40, 10), card(20, 10), card(10, 5)]
+    assert curve(1000, 1 + 1.75) > 0.975 > curve(40, 10 + 1.75)
+    expected = [c.id for c in sorted(seen[1:], key=lambda c: -plan.gain(c.memory, last, interview, NO_FUZZ))]
+    assert plan.top_up(seen, last, interview, NO_FUZZ, room=10) == expected
+    assert plan.top_up(seen, last, interview, NO_FUZZ, room=1) == expected[:1]
+    early = datetime(2026, 1, 15, 10, tzinfo=timezone.utc)  # 10 days before: not yet
+    assert plan.top_up(seen, early, interview, NO_FUZZ, room=10) == []
