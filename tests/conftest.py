@@ -85,3 +85,81 @@ def run_in_terminal(args: list[str], env: dict[str, str], keys: list[str], timeo
     _, status = os.waitpid(pid, 0)
     os.close(fd)
     return os.waitstatus_to_exitcode(status), ANSI.sub("", output.decode("utf-8", "replace")).replace("\r", "")
+
+
+class Terminal:
+    """``quiz ARGS`` on a pseudo-terminal of ``columns`` x ``rows``, driven step by step: wait for
+    text, send keys (escape sequences too: ``"\x1b[D"`` is the left arrow). Answers the cursor
+    position requests a line editor makes, as a real terminal does. Use in a ``with`` block."""
+
+    def __init__(self, args: list[str], env: dict[str, str], columns: int = 100, rows: int = 30) -> None:
+        import fcntl
+        import struct
+        import termios
+
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+            os.execvpe(sys.executable, [sys.executable, "-m", "quizzer", *args],
+                       {**os.environ, **env, "COLUMNS": str(columns), "LINES": str(rows), "TERM": "xterm"})
+        self.raw = b""
+        self.code: int | None = None
+
+    @property
+    def text(self) -> str:
+        """Everything shown so far, without escape sequences."""
+        return ANSI.sub("", self.raw.decode("utf-8", "replace")).replace("\r", "")
+
+    def _read(self, wait: float) -> bool:
+        """Read what the program printed within ``wait`` seconds; False once it has ended."""
+        if not select.select([self.fd], [], [], wait)[0]:
+            return True
+        try:
+            chunk = os.read(self.fd, 65536)
+        except OSError:  # EIO: the program ended
+            chunk = b""
+        if chunk.count(b"\x1b[6n"):  # where is the cursor? (prompt_toolkit asks before drawing)
+            os.write(self.fd, b"\x1b[1;1R" * chunk.count(b"\x1b[6n"))
+        self.raw += chunk
+        return bool(chunk)
+
+    def expect(self, text: str, timeout: float = 60, after: int = 0) -> int:
+        """Wait until ``text`` is on screen (after position ``after`` of :attr:`text`); its end."""
+        deadline = time.monotonic() + timeout
+        while text not in self.text[after:]:
+            if time.monotonic() > deadline or not self._read(0.2):
+                raise AssertionError(f"{text!r} never came:\n{self.text}")
+        return self.text.index(text, after) + len(text)
+
+    def settle(self, quiet: float = 0.6) -> None:
+        """Wait until the program has printed nothing for ``quiet`` seconds."""
+        size = -1
+        while size != len(self.raw):
+            size = len(self.raw)
+            self._read(quiet)
+
+    def send(self, keys: str) -> None:
+        os.write(self.fd, keys.encode())
+
+    def wait(self, timeout: float = 60) -> int:
+        """The exit code, once the program has ended (killed after ``timeout``)."""
+        deadline = time.monotonic() + timeout
+        while self._read(0.2) and time.monotonic() < deadline:
+            pass
+        if time.monotonic() >= deadline:
+            os.kill(self.pid, 9)
+        _, status = os.waitpid(self.pid, 0)
+        self.code = os.waitstatus_to_exitcode(status)
+        return self.code
+
+    def __enter__(self) -> "Terminal":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.code is None:
+            try:
+                os.kill(self.pid, 9)
+                os.waitpid(self.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        os.close(self.fd)

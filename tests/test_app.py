@@ -140,7 +140,7 @@ def test_cloze_wrong_blank_is_named(collection):
     machine = session(collection, ("cloze",))
     machine.start()
     feedback, *_ = machine.handle(study.Answer("15%; 0.7; MASK"))
-    assert not feedback.correct and feedback.rating == 1 and "第 2 空不对" in feedback.message
+    assert not feedback.correct and feedback.rating == 1 and "blank 2 wrong" in feedback.message
 
 
 def test_study_ratings_equal_fsrs_run_directly(collection):

@@ -174,7 +174,8 @@ def read_until(proc: subprocess.Popen, marker: str, seen: list[str]) -> None:
 
 
 def test_time_runs_out_in_the_middle_of_typing(tmp_path, deck_dir):
-    """A real clock: the exam ends by itself while the learner is still on a question."""
+    """A real clock: the exam ends by itself while the learner is still on a question, and the
+    half-typed answer is kept (unanswered, with its text), scored and reported as cut off."""
     proc = exam_process(tmp_path, deck_dir, "--kind", "choice", "--minutes", "0.05")  # 3 seconds
     seen: list[str] = []
     read_until(proc, "(empty: skip", seen)
@@ -191,8 +192,11 @@ def test_time_runs_out_in_the_middle_of_typing(tmp_path, deck_dir):
     assert proc.wait() == 0 and time.monotonic() - started < 10
     assert "Time is up" in output
     stored = exam_store.questions(open_store(), 1)
-    assert [q.status for q in stored] == ["answered", "unanswered"]
-    assert stored[0].score is not None and stored[1].score == 0
+    assert [(q.status, q.answer_text) for q in stored] == [("answered", "A"), ("unanswered", "B")]
+    right = {"q-right": "B", "q-wrong": "C"}  # the deck's answers
+    assert [q.score for q in stored] == [float(right[q.card_id] == given) for q, given in zip(stored, "AB")]
+    row = next(line for line in output.splitlines() if line.startswith("│ 2 "))
+    assert "B (cut off)" in row and "(1 of 2 answered, 1 cut off by the clock" in output
 
 
 def test_killed_exam_keeps_its_answers_and_resumes(tmp_path, deck_dir):
@@ -284,9 +288,9 @@ def test_resume_after_a_card_left_the_decks(deck_folder, deck_dir):
 
 def test_drill_skips_suspended_cards_and_exam_options_are_checked(deck_dir):
     run(deck_dir, ["exam", "--seed", "2", "--count", "2", "--kind", "choice"], ["A", "A", "!f"])  # both wrong
-    drill = run(deck_dir, ["mistakes", "--drill"], ["s", "q"], when=T0 + timedelta(days=1))
+    drill = run(deck_dir, ["mistakes", "--drill"], ["!s", "!q"], when=T0 + timedelta(days=1))
     assert "Suspended" in drill.stdout
-    again = run(deck_dir, ["mistakes", "--drill"], ["q"], when=T0 + timedelta(days=1))
+    again = run(deck_dir, ["mistakes", "--drill"], ["!q"], when=T0 + timedelta(days=1))
     suspended = drill.stdout.split("Suspended: ")[1].split()[0]
     assert f"{suspended} " not in again.stdout.split("╭")[1]  # the suspended card is not drilled again
     for args in (["--minutes", "0"], ["--minutes", "-1"], ["--count", "0"], ["--count", "-1"]):

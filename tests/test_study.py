@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import os
 import sqlite3
 import subprocess
@@ -102,14 +105,14 @@ def test_a_failed_card_comes_back_before_the_session_ends(deck_dir):
 def test_choice_is_graded_and_rated_automatically(deck_dir):
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
     result = study(deck_dir, ["b"], when, "--kind", "choice")  # lower-case b is option B, not bury
-    assert "✓ 正确" in result.stdout
+    assert "✓ right" in result.stdout
     store = open_store()
     [review] = card_info(store, "c-one", when).reviews
     assert (review.rating in (3, 4), review.correct, review.answer_text) == (True, True, "B")
 
     later = when + timedelta(days=30)
     result = study(deck_dir, ["A"], later, "--kind", "choice")
-    assert "✗ 错误" in result.stdout and "正确答案 B" in result.stdout
+    assert "✗ wrong; the answer is B" in result.stdout
     last = card_info(store, "c-one", later).reviews[-1]
     assert (last.rating, last.correct, last.answer_text) == (1, False, "A")
 
@@ -226,7 +229,7 @@ def test_e_opens_the_card_in_the_editor_at_its_line_and_shows_the_edit(deck_dir,
         "deck.write_text(deck.read_text('utf-8').replace('问题一', '问题一（已改）'), 'utf-8')", ["e", " ", "3", "q"], "1")
     line = 6  # q-one's line in the deck
     assert calls.read_text() == f"+{line} {deck_dir / 'mini.yaml'}"
-    assert "问题一（已改）" in result and "saved q-one" in result
+    assert "问题一（已改）" in result and "Saved q-one" in result
 
 
 def test_torch_is_imported_in_the_background_only_for_numeric_cards():
@@ -250,7 +253,7 @@ def test_a_missing_editor_is_a_message_not_a_crash(deck_dir):
     code, screen = run_in_terminal(["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", "1"], keys=["e", " ", "3", "q"],
                                    env={"QUIZ_NOW": when.isoformat(), "EDITOR": "no-such-editor-here", "VISUAL": ""})
     assert code == 0, screen
-    assert "Could not start the editor 'no-such-editor-here'" in screen and "saved q-one" in screen
+    assert "Could not start the editor 'no-such-editor-here'" in screen and "Saved q-one" in screen
 
 
 def test_the_editor_is_refused_on_a_pipe(deck_dir, tmp_path):
@@ -263,21 +266,25 @@ def test_the_editor_is_refused_on_a_pipe(deck_dir, tmp_path):
 
 def test_bare_quiz_shows_todays_numbers_per_deck(deck_dir):
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
-    before = runner.invoke(app, ["--decks", str(deck_dir)], env={"QUIZ_NOW": when.isoformat(), "COLUMNS": "120"})
-    assert before.exit_code == 0, before.output
-    row = next(line for line in before.stdout.splitlines() if "mini" in line)
-    assert [cell.strip() for cell in row.split("│")[3:6]] == ["4", "0", "0"]  # new, learning, due
+
+    def today() -> tuple[int, int, int]:
+        shown = runner.invoke(app, ["--decks", str(deck_dir), "--json"], env={"QUIZ_NOW": when.isoformat()})
+        assert shown.exit_code == 0, shown.output
+        [row] = [row for row in json.loads(shown.stdout)["decks"] if row["deck"] == "mini"]
+        return row["new"], row["learning"], row["due"]
+
+    table = runner.invoke(app, ["--decks", str(deck_dir)], env={"QUIZ_NOW": when.isoformat(), "COLUMNS": "120"})
+    assert re.search(r"^mini\s.*\s4\s+0\s+0\s*$", table.stdout, re.MULTILINE), table.stdout
+    assert today() == (4, 0, 0)
     study(deck_dir, ["", "3"], when, "--kind", "qa", "--limit", "1")
-    after = runner.invoke(app, ["--decks", str(deck_dir)], env={"QUIZ_NOW": when.isoformat(), "COLUMNS": "120"})
-    row = next(line for line in after.stdout.splitlines() if "mini" in line)
-    assert [cell.strip() for cell in row.split("│")[3:6]] == ["3", "1", "0"]
+    assert today() == (3, 1, 0)
 
 
 def test_editing_a_card_away_skips_it_instead_of_crashing(deck_dir, tmp_path):
     result = study_with_editor(
         deck_dir, tmp_path, "deck.write_text(deck.read_text('utf-8').replace('id: q-one', 'id: q-renamed'), 'utf-8')",
         ["e", " ", "3", "q"], "2")
-    assert "No longer in the decks, skipped: q-one" in result and "saved q-two" in result
+    assert "No longer in the decks, skipped: q-one" in result and "Saved q-two" in result
 
 
 def test_limits_must_be_sensible(deck_dir):
@@ -311,12 +318,12 @@ def test_cloze_through_the_line_protocol(deck_folder):
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
     result = study(folder, ["15%", "0.15; 80 %; [mask]", "q"], when, "--kind", "cloze")
     assert "answer (3 blanks, separated by ;)" in result.stdout and "Type 3 answers" in result.stdout
-    assert "✓ 正确" in result.stdout and "saved z-one" in result.stdout
+    assert "✓ right" in result.stdout and "saved z-one" in result.stdout
     [review] = card_info(open_store(), "z-one", when).reviews
     assert review.correct and review.rating in (3, 4) and review.answer_text == "0.15 ; 80 % ; [mask]"
     later = when + timedelta(days=30)
     result = study(folder, ["15%; 70%; [MASK]"], later, "--kind", "cloze")
-    assert "✗ 第 2 空不对" in result.stdout and "［2］80%" in result.stdout
+    assert "✗ blank 2 wrong" in result.stdout and "［2］80%" in result.stdout
     assert card_info(open_store(), "z-one", later).reviews[-1].rating == 1
 
 

@@ -107,10 +107,6 @@ class Kind(ABC, Generic[C]):
         """A typed answer, normalised for storage, or its format problem."""
         return Reading(text.strip())
 
-    def could_be_answer(self, asked: Asked, text: str) -> bool:
-        """Whether ``text`` reads as an answer (so a bare command letter is not taken as a command)."""
-        return self.read(asked, text).problem is None
-
     def score(self, asked: Asked, answer: str) -> Verdict:
         """The verdict on a stored answer (graded kinds)."""
         raise NotImplementedError(f"{self.name} cards are not graded")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
+from quizzer.i18n import _
 from quizzer.kinds.base import Asked, Kind, Reading, Verdict
 from quizzer.kinds.fields import LETTERS, CardBase, Letter, Text, one_or_many
 
@@ -66,21 +68,30 @@ class Choice(Kind[ChoiceCard]):
         return "letters, e.g. AC" if asked.card.several else "a letter"
 
     def read(self, asked: Asked, text: str) -> Reading:
-        """The letters picked ("c, a" -> "AC"); anything else, or several on a one-answer card, is asked again."""
+        """The letters picked ("c, a" -> "AC", full-width "Ｂ" -> "B"); a letter that is not an
+        option, or several on a one-answer card, is asked again with the reason."""
         card: ChoiceCard = asked.card
-        picked = [c for c in text.upper() if c not in SEPARATORS]
-        if not picked or any(c not in card.letters for c in picked):
-            return Reading(None, f"Type {'one or more of' if card.several else 'one of'} {', '.join(card.letters)}.")
+        options = ", ".join(card.letters)
+        picked = [c for c in unicodedata.normalize("NFKC", text).upper() if c not in SEPARATORS]
+        strangers = "".join(dict.fromkeys(c for c in picked if c not in card.letters))
+        if card.several:
+            how = _("Type one or more of {options}.").format(options=options)
+        else:
+            how = _("Type one of {options}.").format(options=options)
+        if strangers:
+            return Reading(None, _("Not an option here: {letters}.").format(letters=", ".join(strangers)) + " " + how)
         letters = sorted(set(picked))
+        if not letters:
+            return Reading(None, how)
         if len(letters) > 1 and not card.several:
-            return Reading(None, f"Only one answer is right here: type one of {', '.join(card.letters)}.")
+            return Reading(None, _("Only one answer is right here, not {count}.").format(count=len(letters)) + " " + how)
         return Reading("".join(letters))
 
     def score(self, asked: Asked, answer: str) -> Verdict:
         right = "".join(asked.card.answer)
         if sorted(answer) == sorted(right):
-            return Verdict(1.0, "correct", "✓ 正确")
-        return Verdict(0.0, "wrong", f"✗ 错误，正确答案 {right}")
+            return Verdict(1.0, "correct", _("✓ right"))
+        return Verdict(0.0, "wrong", _("✗ wrong; the answer is {answer}").format(answer=right))
 
     def texts(self, card: ChoiceCard) -> list[str]:
         return [card.question, *card.options, card.explanation]

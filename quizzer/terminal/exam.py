@@ -1,9 +1,14 @@
 """The timed mock interview on a terminal (or a pipe): questions under a clock, marking, the
-report and the history of exams."""
+report and the history of exams.
+
+On a terminal the clock lives in the status line under the answer prompt, redrawn in place
+every half second (the question's header has no time in it, so nothing on screen goes
+stale); on a pipe the header says the time left when the question was shown. At the answer
+prompt only ``!``-words are commands: ``!f`` hands in, ``!q`` leaves."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from rich.console import Console
@@ -22,14 +27,16 @@ from quizzer.app.exam import (
     MarkView,
     QuestionView,
     Report,
+    ReportRow,
     TimeIsUp,
     TimeUp,
     View,
 )
 from quizzer.app.views import Retry
+from quizzer.i18n import _
 from quizzer.store.records import ExamRecord
 from quizzer.terminal import render
-from quizzer.terminal.prompter import Prompter
+from quizzer.terminal.prompter import Prompter, command
 from quizzer.terminal.prompter import TimeUp as TimedOut
 from quizzer.terminal.render import markdown, safe
 
@@ -48,14 +55,28 @@ def when(moment: datetime) -> str:
 
 
 class ExamScreen:
-    def __init__(self, session: ExamSession, prompter: Prompter, console: Console) -> None:
+    """Runs an ExamSession against a prompter and a console. ``clear_screen``: clear the
+    terminal between questions (None: the learner's ``clear_screen`` setting)."""
+
+    def __init__(self, session: ExamSession, prompter: Prompter, console: Console, *,
+                 clear_screen: bool | None = None) -> None:
         self.session = session
         self.prompter = prompter
         self.console = console
+        if clear_screen is None and prompter.interactive:
+            from quizzer import settings
+
+            clear_screen = settings.load().clear_screen
+        self.clear_screen = bool(clear_screen) and prompter.interactive  # a transcript on a pipe keeps every question
 
     def run(self) -> Report | LeftUnfinished:
         views: Sequence[View] = self.session.begin()
+        first = True
         while True:
+            if any(isinstance(view, (QuestionView, MarkView)) for view in views):
+                if self.clear_screen and not first:  # the first keeps what the command printed above it
+                    self.console.clear()
+                first = False
             for view in views:
                 self.draw(view)
             last = views[-1]
@@ -65,96 +86,145 @@ class ExamScreen:
 
     def read(self, view: View) -> Event:
         if isinstance(view, QuestionView):
-            prompt = f"{view.hint} (empty: skip · {HAND_IN}: hand in · {LEAVE}: leave)"
-            try:
-                text = self.prompter.timed_line(prompt, self.session.seconds_left())
-            except TimedOut:
-                return TimeUp()
-            command = text.strip()
-            return HandIn() if command == HAND_IN else Leave() if command == LEAVE else Answer(text)
+            return self.answer(view)
         if isinstance(view, MarkView):
-            return Mark(self.prompter.line(f"points covered (e.g. 1 3 · empty: none · a: all of 1-{len(view.points)})"))
+            return Mark(self.prompter.line(
+                _("points covered (e.g. 1 3 · empty: none · a: all of 1-{count})").format(count=len(view.points))))
         raise AssertionError(f"no input for {view!r}")
+
+    def answer(self, view: QuestionView) -> Event:
+        """An answer, a command, or what was typed when the clock ran out."""
+        if self.prompter.interactive:  # the keys and the clock are in the status line
+            prompt = _("answer ({hint})").format(hint=view.hint)
+        else:
+            prompt = _("{hint} (empty: skip · {hand_in}: hand in · {leave}: leave)").format(
+                hint=view.hint, hand_in=HAND_IN, leave=LEAVE)
+        while True:
+            try:
+                text = self.prompter.line(prompt, status=lambda: self.status(view), seconds=self.session.seconds_left())
+            except TimedOut as cut:
+                return TimeUp("" if command(cut.typed) else cut.typed)  # a half-typed command is no answer
+            word = command(text)
+            if word is None:
+                return Answer(text)
+            if word in (HAND_IN, LEAVE):
+                return HandIn() if word == HAND_IN else Leave()
+            render.retry(self.console, _("{text} is not a command: {hand_in} hands in, {leave} leaves").format(
+                text=text.strip(), hand_in=HAND_IN, leave=LEAVE))
+
+    def status(self, view: QuestionView) -> str:
+        """The status line under the answer prompt: the live clock first, so a narrow terminal cuts the rest."""
+        return " " + _("{clock} left · {number}/{total} · empty: skip · {hand_in}: hand in · {leave}: leave").format(
+            clock=clock_text(self.session.seconds_left()), number=view.number, total=view.total,
+            hand_in=HAND_IN, leave=LEAVE)
 
     def draw(self, view: View) -> None:
         out = self.console
         if isinstance(view, QuestionView):
-            title = (f"Question {view.number} of {view.total} · {clock_text(view.seconds_left)} left · "
-                     f"{view.kind} · §{safe(view.source)}")
+            if self.prompter.interactive:  # the clock is live in the status line
+                title = _("Question {number} of {total} · {kind} · §{source}").format(
+                    number=view.number, total=view.total, kind=view.kind, source=safe(view.source))
+            else:
+                title = _("Question {number} of {total} · {clock} left · {kind} · §{source}").format(
+                    number=view.number, total=view.total, clock=clock_text(view.seconds_left), kind=view.kind,
+                    source=safe(view.source))
             render.card(out, title, view.front)
             if view.earlier_answer:
-                out.print(f"[dim]Your earlier answer: {safe(view.earlier_answer)}[/dim]")
+                out.print("[dim]" + _("Your earlier answer: {answer}").format(answer=safe(view.earlier_answer)) + "[/dim]",
+                          highlight=False)
         elif isinstance(view, Retry):
             render.retry(out, view.message)
         elif isinstance(view, GoingRound):
-            out.print(f"[yellow]{view.skipped} skipped: going round them again "
-                      f"(empty line skips, {HAND_IN} hands in).[/yellow]")
+            out.print("[yellow]" + _("{count} skipped: going round them again (empty line skips, {hand_in} hands in).")
+                      .format(count=view.skipped, hand_in=HAND_IN) + "[/yellow]", highlight=False)
         elif isinstance(view, TimeIsUp):
             if view.at_start:
-                out.print("[yellow]This exam's time had run out; scoring what was answered.[/yellow]")
+                out.print("[yellow]" + _("This exam's time had run out; scoring what was answered.") + "[/yellow]")
             else:
-                out.print("[bold red]Time is up.[/bold red] Answers given so far are scored.")
+                out.print("[bold red]" + _("Time is up.") + "[/bold red] "
+                          + _("Answers given so far are scored, with any answer being typed as it stands."),
+                          highlight=False)
         elif isinstance(view, MarkView):
-            model = f"**参考答案**：{view.model_answer}\n\n" if view.model_answer else ""
-            body = (f"**Your answer**：{view.answer_text}\n\n" + model
-                    + "**要点**\n\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(view.points, 1)))
+            label = _("Your answer (cut off when time ran out)") if view.cut_off else _("Your answer")
+            model = f"**{_('Model answer')}**：{view.model_answer}\n\n" if view.model_answer else ""
+            body = (f"**{label}**：{view.answer_text}\n\n" + model
+                    + f"**{_('Key points')}**\n\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(view.points, 1)))
             out.print()
-            out.print(Panel(markdown(body), title=f"Mark question {view.position + 1} · {safe(view.card_id)}",
-                            title_align="left", border_style="cyan"))
+            out.print(Panel(markdown(body), title=_("Mark question {number} · {card}").format(
+                number=view.position + 1, card=safe(view.card_id)), title_align="left", border_style="cyan"))
         elif isinstance(view, LeftUnfinished):
-            out.print(left_message(view))
+            out.print(left_message(view), highlight=False)
         elif isinstance(view, Report):
             show_report(out, view)
-            out.print("Wrong answers are in `quiz mistakes` and come back soon in `quiz study`.")
+            out.print(_("Wrong answers are in `quiz mistakes` and come back soon in `quiz study`."), highlight=False)
 
 
 def left_message(view: LeftUnfinished) -> str:
     if view.expired:
-        return f"Exam {view.exam_id} left unfinished, every answer saved; its time is up: `quiz exam --resume` scores it."
-    return (f"Exam {view.exam_id} left unfinished, every answer saved; `quiz exam --resume` continues it "
-            f"until {view.deadline.astimezone():%H:%M}.")
+        return _("Exam {id} left unfinished, every answer saved; its time is up: `quiz exam --resume` scores it.").format(
+            id=view.exam_id)
+    return _("Exam {id} left unfinished, every answer saved; `quiz exam --resume` continues it until {time}.").format(
+        id=view.exam_id, time=f"{view.deadline.astimezone():%H:%M}")
+
+
+def status_text(status: str) -> str:
+    """A question's stored status as the report says it."""
+    return {"skipped": _("skipped"), "unanswered": _("unanswered")}.get(status, status)
 
 
 def show_report(console: Console, report: Report) -> None:
     """Score, score by kind / section / tag, time per question, and what went wrong."""
     exam = report.exam
-    console.print(f"\n[bold]Exam {exam.id}: {exam.score or 0.0:.1f} / 100[/bold]  "
-                  f"({report.answered} of {len(report.rows)} answered, {exam.minutes:g} minutes allowed)")
-    for title, key in (("kind", lambda r: r.kind), ("section", lambda r: r.source.split(".")[0]),
-                       ("tag", lambda r: r.tags or ["-"])):
-        table = Table(title, "score", "questions", title=f"By {title}")
+    answered = _("{answered} of {total} answered").format(answered=report.answered, total=len(report.rows))
+    if report.cut_off:
+        answered += ", " + _("{count} cut off by the clock").format(count=report.cut_off)
+    score = _("Exam {id}: {score} / 100").format(id=exam.id, score=f"{exam.score or 0.0:.1f}")
+    console.print(f"\n[bold]{score}[/bold]  ({answered}, "
+                  + _("{minutes} minutes allowed").format(minutes=f"{exam.minutes:g}") + ")", highlight=False)
+    groups: list[tuple[str, str, Callable[[ReportRow], str | list[str]]]] = [
+        (_("kind"), _("By kind"), lambda r: r.kind),
+        (_("section"), _("By section"), lambda r: r.source.split(".")[0]),
+        (_("tag"), _("By tag"), lambda r: r.tags or ["-"]),
+    ]
+    for name, title, key in groups:
+        table = Table(name, _("score"), _("questions"), title=title)
         for group, percent, count in report.by(key):
             table.add_row(safe(group), f"{percent:.0f}%", str(count))
         console.print(table)
-    table = Table("#", "card", "kind", "your answer", "score", "seconds", title="Questions")
+    table = Table("#", _("card"), _("kind"), _("your answer"), _("score"), _("seconds"), title=_("Questions"))
     table.columns[1].overflow = "fold"  # the full id, for `quiz show ID`
     for row in report.rows:
-        given = row.answer_text or f"({row.status})"
-        table.add_row(str(row.position + 1), row.card_id, row.kind, safe(given[:40]), f"{row.score:.2f}",
+        given = safe((row.answer_text or "")[:40]) or f"({status_text(row.status)})"
+        if row.cut_off:
+            given += f" [yellow]({_('cut off')})[/yellow]"
+        table.add_row(str(row.position + 1), row.card_id, row.kind, given, f"{row.score:.2f}",
                       f"{row.duration_ms / 1000:.0f}")
     console.print(table)
     for row in report.rows:
         if row.score >= 1.0:
             continue
+        label = _("Your answer (cut off when time ran out)") if row.cut_off else _("Your answer")
         body = (f"{row.text}\n\n"
-                f"**Your answer**：{row.answer_text or '（未作答）'}\n\n**Right answer**：{row.right_answer}")
+                f"**{label}**：{row.answer_text or _('(no answer)')}\n\n**{_('Right answer')}**：{row.right_answer}")
         if row.solution:
             body += f"\n\n{row.solution}"
-        console.print(Panel(markdown(body), title=f"Question {row.position + 1} · {safe(row.card_id)} · {row.score:.2f}",
-                            title_align="left", border_style="red"))
+        title = _("Question {number} · {card} · {score}").format(
+            number=row.position + 1, card=safe(row.card_id), score=f"{row.score:.2f}")
+        console.print(Panel(markdown(body), title=title, title_align="left", border_style="red"))
 
 
 def show_history(console: Console, rows: list[tuple[ExamRecord, int, int]], now: datetime) -> None:
-    table = Table("exam", "started", "questions", "answered", "minutes", "score", title="Exams")
+    table = Table(_("exam"), _("started"), _("questions"), _("answered"), _("minutes"), _("score"), title=_("Exams"))
     scores = []
     for exam, total, answered in rows:
         if exam.finished_at is not None and exam.score is not None:
             score = f"{exam.score:.1f}"
             scores.append(exam.score)
         else:
-            score = "unfinished" + (" (--resume)" if exam.deadline > now else "")
+            score = _("unfinished") + (" (--resume)" if exam.deadline > now else "")
         table.add_row(str(exam.id), when(exam.started_at), str(total), str(answered), f"{exam.minutes:g}", score)
     console.print(table)
     if scores:
         trend = "".join(SPARKS[min(len(SPARKS) - 1, int(s / 100 * len(SPARKS)))] for s in scores)
-        console.print(f"Trend: {trend}  (first {scores[0]:.0f} → last {scores[-1]:.0f})")
+        console.print(_("Trend: {trend}  (first {first} → last {last})").format(
+            trend=trend, first=f"{scores[0]:.0f}", last=f"{scores[-1]:.0f}"), highlight=False)

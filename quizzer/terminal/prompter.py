@@ -1,8 +1,10 @@
-"""How a session reads the learner: single keys on a terminal, one line per prompt otherwise.
+"""How a session reads the learner: single keys and a line editor on a terminal, one line per
+prompt otherwise.
 
 The line protocol makes every session scriptable (``printf '\\n3\\n' | quiz study``): each
-prompt consumes exactly one line, and the end of input means quit. Timed prompts (the exam
-clock) give up when time runs out, even in the middle of a line.
+prompt consumes exactly one line, and the end of input means quit. A prompt with a deadline
+(the exam clock) gives up when time runs out, even in the middle of a line, and hands over
+what was typed so far.
 """
 
 from __future__ import annotations
@@ -10,14 +12,26 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import re
 import select
 import sys
 import time
-from typing import Protocol, TextIO
+from collections.abc import Callable
+from typing import Any, Protocol, TextIO
+
+from quizzer.i18n import _
+
+END = "!q"  # what a typed-answer prompt returns at the end of input (Ctrl-D on a terminal)
+_COMMAND = re.compile(r"![A-Za-z]+")
+Status = Callable[[], str]  # a status line drawn below a typed-answer prompt, redrawn while it waits
 
 
 class TimeUp(Exception):
-    """The clock ran out while waiting for an answer."""
+    """The clock ran out while waiting for an answer; ``typed`` is the text typed so far."""
+
+    def __init__(self, typed: str = "") -> None:
+        super().__init__(typed)
+        self.typed = typed
 
 
 class Prompter(Protocol):
@@ -26,14 +40,19 @@ class Prompter(Protocol):
     def key(self, prompt: str) -> str:
         """One keypress (terminal) or one line (pipe), lower-cased; '' for Enter/space; 'q' at end of input."""
 
-    def line(self, prompt: str) -> str:
-        """A typed answer; 'q' at end of input."""
-
-    def timed_line(self, prompt: str, seconds: float) -> str:
-        """A typed answer within ``seconds``, else :class:`TimeUp`; '!q' at end of input."""
+    def line(self, prompt: str, *, status: Status | None = None, seconds: float | None = None) -> str:
+        """A typed answer; END at the end of input. ``status``: a line under the prompt on a
+        terminal (not on a pipe). ``seconds``: the time allowed, else :class:`TimeUp`."""
 
 
-def _fileno(stream) -> int | None:
+def command(text: str) -> str | None:
+    """The command a typed answer is (``!b``, lower-cased), or None: at a typed-answer prompt
+    only a ``!``-word is a command, so ``b`` (option B) or ``q`` is always an answer."""
+    text = text.strip()
+    return text.lower() if _COMMAND.fullmatch(text) else None
+
+
+def _fileno(stream: TextIO) -> int | None:
     try:
         return stream.fileno()
     except (AttributeError, OSError, io.UnsupportedOperation):
@@ -71,18 +90,20 @@ class LinePrompter:
             problem = _unusable(raw)
             if problem is None:
                 return raw.decode("utf-8").rstrip("\r")
-            self.echo.write(f"{problem}; the line is ignored\n{prompt}\n")
+            self.echo.write(_("{problem}; the line is ignored").format(problem=problem) + f"\n{prompt}\n")
             self.echo.flush()
 
     def _raw_line(self, until: float | None) -> bytes | None:
-        """The next line's bytes (cut at MAX_LINE + 1), None at the end of input."""
+        """The next line's bytes (cut at MAX_LINE + 1), None at the end of input; TimeUp with
+        the unfinished line's text when ``until`` passes first."""
         if self.fd is None:
             text = self.stream.readline()
             return text.rstrip("\r\n").encode("utf-8", "surrogateescape") if text else None
         while b"\n" not in self.pending:
             wait = None if until is None else max(0.0, until - time.monotonic())
             if not select.select([self.fd], [], [], wait)[0]:
-                raise TimeUp
+                typed, self.pending = self.pending, b""
+                raise TimeUp("" if _unusable(typed) else typed.decode("utf-8").rstrip("\r"))
             chunk = os.read(self.fd, 4096)
             if not chunk:
                 break
@@ -91,87 +112,84 @@ class LinePrompter:
                 self.pending = self.pending[: MAX_LINE + 1]  # too long already: drop the rest of the line
         if not self.pending:
             return None
-        line, _, self.pending = self.pending.partition(b"\n")
+        line, _newline, self.pending = self.pending.partition(b"\n")
         return line
 
-    def line(self, prompt: str) -> str:
-        text = self._readline(prompt, None)
-        return "q" if text is None else text
-
     def key(self, prompt: str) -> str:
-        return self.line(prompt).strip().lower()
+        text = self._readline(prompt, None)
+        return "q" if text is None else text.strip().lower()
 
-    def timed_line(self, prompt: str, seconds: float) -> str:
+    def line(self, prompt: str, *, status: Status | None = None, seconds: float | None = None) -> str:
         text = self._readline(prompt, seconds)
-        return "!q" if text is None else text
+        return END if text is None else text
 
 
 def _unusable(raw: bytes) -> str | None:
     """Why a line cannot be an answer, or None."""
     if len(raw) > MAX_LINE:
-        return f"line longer than {MAX_LINE} bytes"
+        return _("line longer than {limit} bytes").format(limit=MAX_LINE)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return "line is not UTF-8 text"
+        return _("line is not UTF-8 text")
     if "\x00" in text:
-        return "line holds binary data (NUL)"
+        return _("line holds binary data (NUL)")
     return None
 
 
 class TerminalPrompter:
-    """Single keys in cbreak mode (Ctrl-C still interrupts); typed answers with line editing."""
+    """Single keys in cbreak mode (Ctrl-C still interrupts); typed answers in prompt_toolkit's
+    line editor: cursor keys, history of this session's answers, wide characters, bracketed
+    paste, and a status line (the exam's countdown) redrawn in place below the prompt."""
 
     interactive = True
 
-    def __init__(self, console) -> None:  # a rich Console
+    def __init__(self, console: Any) -> None:  # a rich Console
         self.console = console
+        self._session: Any = None  # the PromptSession, made at the first typed answer
 
     def key(self, prompt: str) -> str:
-        self.console.print(prompt, end=" ", style="dim", markup=False)
+        self.console.print(prompt, end=" ", style="dim", markup=False, highlight=False)
         with _cbreak() as fd:
             char = _read_char(fd, codecs.getincrementaldecoder("utf-8")())
+            if char == "\x1b":  # an arrow or function key: its sequence is one key, not several
+                while select.select([fd], [], [], 0.05)[0]:
+                    os.read(fd, 64)
         self.console.print()
         if char in ("", "\x04"):
             return "q"
         return "" if char in " \r\n" else char.lower()
 
-    def line(self, prompt: str) -> str:
-        from quizzer.terminal.render import clean, safe
+    def line(self, prompt: str, *, status: Status | None = None, seconds: float | None = None) -> str:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import InMemoryHistory
+        from prompt_toolkit.styles import Style
 
+        from quizzer.terminal.render import clean
+
+        if seconds is not None and seconds <= 0:
+            raise TimeUp()
+        if self._session is None:
+            self._session = PromptSession(history=InMemoryHistory(), style=Style.from_dict({"prompt": "dim"}))
+        session = self._session
+
+        def deadline() -> None:
+            """Ends the prompt when the time is up, keeping what was typed."""
+            import asyncio
+
+            async def ring() -> None:
+                await asyncio.sleep(seconds or 0.0)
+                session.app.exit(exception=TimeUp(clean(session.app.current_buffer.text)))
+
+            session.app.create_background_task(ring())
+
+        session.bottom_toolbar = status  # set, not passed: a None argument would keep the last prompt's
         try:
-            return clean(self.console.input(f"[dim]{safe(prompt)}[/dim] "))  # a paste can hold escapes
+            text = session.prompt([("class:prompt", prompt + " ")], refresh_interval=0.5 if status else 0,
+                                  pre_run=deadline if seconds else None)
         except EOFError:
-            return "q"
-
-    def timed_line(self, prompt: str, seconds: float) -> str:
-        """A small line editor that redraws a countdown every second while the learner types."""
-        out = self.console.file
-        until = time.monotonic() + seconds
-        typed = ""
-        decoder = codecs.getincrementaldecoder("utf-8")()
-        with _cbreak() as fd:
-            while True:
-                left = until - time.monotonic()
-                if left <= 0:
-                    out.write("\n")
-                    raise TimeUp
-                minutes, secs = divmod(int(left + 0.999), 60)
-                out.write(f"\r\x1b[K[{minutes:02d}:{secs:02d}] {prompt} {typed}")
-                out.flush()
-                if not select.select([fd], [], [], min(1.0, left))[0]:
-                    continue
-                char = _read_char(fd, decoder)
-                if char in ("\r", "\n"):
-                    out.write("\n")
-                    return typed
-                if char in ("\x7f", "\x08"):
-                    typed = typed[:-1]
-                elif char == "\x04" and not typed:
-                    out.write("\n")
-                    return "!q"
-                elif char.isprintable():
-                    typed += char
+            return END
+        return clean(text)  # a paste can hold escapes
 
 
 class _cbreak:
@@ -183,16 +201,16 @@ class _cbreak:
 
         self.fd = sys.stdin.fileno()
         self.saved = termios.tcgetattr(self.fd)
-        tty.setcbreak(self.fd)
+        tty.setcbreak(self.fd, termios.TCSANOW)  # not the default TCSAFLUSH: a key typed ahead is kept
         return self.fd
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         import termios
 
         termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
 
 
-def _read_char(fd: int, decoder) -> str:
+def _read_char(fd: int, decoder: codecs.IncrementalDecoder) -> str:
     """One whole character from the terminal (several bytes for 中文), '' at end of input."""
     while True:
         byte = os.read(fd, 1)
@@ -203,5 +221,5 @@ def _read_char(fd: int, decoder) -> str:
             return char
 
 
-def for_stdin(console) -> Prompter:
+def for_stdin(console: Any) -> Prompter:
     return TerminalPrompter(console) if sys.stdin.isatty() else LinePrompter(sys.stdin, sys.stdout)

@@ -2,8 +2,9 @@
 
 Keys (Anki's where Anki has one): space/Enter reveals, 1-4 rate (Again, Hard, Good, Easy),
 ``u`` undoes the last review, ``b`` buries the card until tomorrow, ``s`` suspends it, ``e``
-opens it in ``$EDITOR``, ``q`` quits. Where a prompt takes a typed answer, a command letter
-that could also be an answer (``b`` is option B) is typed as ``!b``.
+opens it in ``$EDITOR``, ``q`` quits. At a typed-answer prompt only ``!``-words are commands
+(``!b`` buries, ``b`` is option B, ``q`` is an answer like any other), so nothing typed as an
+answer is ever taken for a command.
 """
 
 from __future__ import annotations
@@ -44,49 +45,79 @@ from quizzer.defaults import LEECH_LAPSES, Rating
 from quizzer.settings import Settings
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.terminal import render
-from quizzer.terminal.prompter import Prompter, TerminalPrompter, for_stdin
-from quizzer.terminal.render import markdown, safe
+from quizzer.terminal.prompter import Prompter, TerminalPrompter, command, for_stdin
+from quizzer.i18n import N_, _
+from quizzer.terminal.render import console, markdown, safe
 
 COMMANDS: dict[str, Event] = {"u": Undo(), "b": Bury(), "s": Suspend(), "q": Quit()}  # and "e", which the terminal handles
-RATE_PROMPT = "1 Again · 2 Hard · 3 Good · 4 Easy"  # with each button's interval when known: rate_prompt()
+
+
+def reveal_prompt() -> str:
+    return _("[space/Enter] show answer · u undo · b bury · s suspend · e edit · q quit")
+
+
+def answer_commands() -> str:
+    """The typed-answer prompt's commands, in the status line below it on a terminal."""
+    return _("!u undo · !b bury · !s suspend · !e edit · !q quit")
 
 
 def label(rating: int) -> str:
-    return Rating(rating).label
+    """The rating's name in the UI language."""
+    return Rating(rating).shown
 
 
-def interval(span: timedelta) -> str:
+UNITS = {"s": N_("{amount}s"), "m": N_("{amount}m"), "h": N_("{amount}h"), "d": N_("{amount}d"),
+         "mo": N_("{amount}mo"), "y": N_("{amount}y")}  # Anki's button units; Chinese: 10分钟, 3天
+
+
+def interval(span: timedelta, translated: bool = True) -> str:
     """An interval as Anki's answer buttons show it: seconds under a minute, minutes under an
     hour, hours under a day, days under 30 days, then months (30 days) and years (365 days)
-    to one decimal: ``45s``, ``10m``, ``3h``, ``8d``, ``1.5mo``, ``2y``."""
+    to one decimal: ``45s``, ``10m``, ``3h``, ``8d``, ``1.5mo``, ``2y`` (in the UI language
+    unless ``translated`` is off, as the line protocol's machine lines are)."""
     seconds = max(0.0, span.total_seconds())
+    unit, amount = "", ""
     for unit, size, limit in (("s", 1, 60), ("m", 60, 3600), ("h", 3600, 86400), ("d", 86400, 30 * 86400)):
         if seconds < limit:
-            return f"{round(seconds / size)}{unit}"
-    days = seconds / 86400
-    amount, unit = (days / 30, "mo") if days < 365 else (days / 365, "y")
-    return f"{amount:.1f}".removesuffix(".0") + unit
+            amount = str(round(seconds / size))
+            break
+    else:
+        days = seconds / 86400
+        value, unit = (days / 30, "mo") if days < 365 else (days / 365, "y")
+        amount = f"{value:.1f}".removesuffix(".0")
+    return (_(UNITS[unit]) if translated else UNITS[unit]).format(amount=amount)
+
+
+def due_in(span: timedelta | None) -> str:
+    """`` · due in 3d`` after a verdict or a saved review, '' when not known."""
+    return "" if span is None else " · " + _("due in {interval}").format(interval=interval(span))
 
 
 def rate_prompt(intervals: Sequence[timedelta] = ()) -> str:
-    """``1 Again 10m · 2 Hard 1d · 3 Good 3d · 4 Easy 8d`` (RATE_PROMPT when not known)."""
+    """``1 Again 10m · 2 Hard 1d · 3 Good 3d · 4 Easy 8d`` (without intervals when not known)."""
     if len(intervals) != len(Rating):
-        return RATE_PROMPT
-    return " · ".join(f"{r.value} {r.label} {interval(span)}" for r, span in zip(Rating, intervals))
+        return " · ".join(f"{r.value} {r.shown}" for r in Rating)
+    return " · ".join(f"{r.value} {r.shown} {interval(span)}" for r, span in zip(Rating, intervals))
 
 
 class StudyScreen:
     """Runs a StudySession against a prompter and a console."""
 
-    def __init__(self, session: StudySession, prompter: Prompter, console: Console) -> None:
+    def __init__(self, session: StudySession, prompter: Prompter, console: Console, *, clear_screen: bool = False) -> None:
         self.session = session
         self.prompter = prompter
         self.console = console
+        self.clear_screen = clear_screen and prompter.interactive  # a transcript on a pipe keeps every card
 
     def run(self) -> Summary:
         """Until the session ends; Ctrl-C propagates (every answer is already saved)."""
         views: Sequence[View] = self.session.start()
+        first = True
         while True:
+            if any(isinstance(view, CardView) for view in views):
+                if self.clear_screen and not first:  # the first card keeps what the command printed above it
+                    self.console.clear()
+                first = False
             for view in views:
                 self.draw(view)
             last = views[-1]
@@ -104,17 +135,20 @@ class StudyScreen:
 
     def _read_once(self, view: View) -> Event | None:
         if isinstance(view, CardView) and view.graded:
-            text = self.prompter.line(f"answer ({view.hint})").strip()
-            bang = text.startswith("!") and len(text) == 2
-            if bang or (len(text) == 1 and text.lower() in "ubseq" and not self.session.could_be_answer(text)):
-                return self._command(text[-1].lower())
-            return AnswerEvent(text)
+            text = self.prompter.line(_("answer ({hint})").format(hint=view.hint), status=answer_commands).strip()
+            word = command(text)
+            if word is None:
+                return AnswerEvent(text)
+            if word[1:] in ("e", *COMMANDS):
+                return self._command(word[1:])
+            render.retry(self.console, _("{text} is not a command: {commands}").format(text=text, commands=answer_commands()))
+            return None
         if isinstance(view, CardView):
-            return self._key("[space/Enter] show answer", {"": Reveal()})
+            return self._key(reveal_prompt(), {"": Reveal()})
         if isinstance(view, BackView):
             return self._key(rate_prompt(view.intervals), {str(r): Rate(r) for r in range(1, 5)})
         if isinstance(view, Continue):
-            key = self.prompter.key("[space/Enter] next · u undo · q quit")
+            key = self.prompter.key(_("[space/Enter] next · u undo · q quit"))
             return COMMANDS[key] if key in ("u", "q") else Next()
         return Quit()
 
@@ -134,14 +168,16 @@ class StudyScreen:
         """Open the card in the editor at its line; the session reloads the decks. Refused on a
         pipe: an editor would read the script's remaining lines as keystrokes."""
         if not self.prompter.interactive:
-            self.console.print("[yellow]`e` needs a terminal: the editor cannot run on a pipe.[/yellow]")
+            render.retry(self.console, _("`e` needs a terminal: the editor cannot run on a pipe."))
             return None
         path, line = self.session.location()
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         try:
             subprocess.call([*shlex.split(editor), f"+{line}", str(path)])
         except OSError as err:
-            self.console.print(f"[red]Could not start the editor '{safe(editor)}' ({err.strerror}); set $EDITOR.[/red]")
+            message = _("Could not start the editor '{editor}' ({reason}); set $EDITOR.").format(
+                editor=safe(editor), reason=err.strerror)
+            self.console.print(f"[red]{message}[/red]", highlight=False)
             return None
         return Edited()
 
@@ -150,19 +186,20 @@ class StudyScreen:
     def draw(self, view: View) -> None:
         out = self.console
         if isinstance(view, CardView):
-            title = (f"{safe(view.deck_title)} · {view.kind} · §{safe(view.source)}   "
-                     f"[dim]{view.done} done · {view.left} left[/dim]")
+            progress = _("{done} done · {left} left").format(done=view.done, left=view.left)
+            title = f"{safe(view.deck_title)} · {view.kind} · §{safe(view.source)}   [dim]{progress}[/dim]"
             render.card(out, title, view.front)
         elif isinstance(view, BackView):
             out.print(Panel(markdown(view.back), border_style="green"))
         elif isinstance(view, Feedback):
             colour = "green" if view.correct else "red"
-            due = f" · due in {interval(view.interval)}" if view.interval is not None else ""
-            out.print(f"[{colour}]{safe(view.message)}[/{colour}]", f"[dim]→ {label(view.rating)}{due}[/dim]")
+            due = due_in(view.interval)
+            out.print(f"[{colour}]{safe(view.message)}[/{colour}]", f"[dim]→ {label(view.rating)}{due}[/dim]",
+                      highlight=False)
             if view.explanation:
                 out.print(markdown(view.explanation))
             if view.solution:
-                out.print(Panel(markdown(view.solution), title="解题过程", border_style="red"))
+                out.print(Panel(markdown(view.solution), title=_("Worked solution"), border_style="red"))
         elif isinstance(view, Retry):
             render.retry(out, view.message)
         elif isinstance(view, Notice):
@@ -172,31 +209,41 @@ class StudyScreen:
 
     def notice(self, notice: Notice) -> None:
         card = safe(notice.card_id)
-        due = f" · due in {interval(notice.due_in)}" if notice.due_in is not None else ""
-        text = {  # "saved CARD-ID → RATING" starts the line scripts read; what follows is for people
-            "saved": f"[dim]saved {card} → {label(notice.rating) if notice.rating else ''}{due}[/dim]",
-            "undone": f"[yellow]Undone: {card}[/yellow]",
-            "nothing_to_undo": "[yellow]Nothing to undo.[/yellow]",
-            "buried": f"[yellow]Buried until tomorrow: {card}[/yellow]",
-            "suspended": f"[yellow]Suspended: {card} (`quiz show {card} --unsuspend` brings it back)[/yellow]",
-            "edit_failed": f"[red]The deck has problems now, keeping the old card:[/red]\n{safe(notice.detail)}",
-            "skipped_gone": f"[yellow]No longer in the decks, skipped: {safe(notice.detail)}[/yellow]",
+        if notice.kind == "saved" and not self.prompter.interactive:  # the line scripts read: fixed in every language
+            rating = Rating(notice.rating).label if notice.rating else ""
+            due = "" if notice.due_in is None else f" · due in {interval(notice.due_in, translated=False)}"
+            self.console.print(f"[dim]saved {card} → {rating}{due}[/dim]", highlight=False)
+            return
+        if notice.kind == "saved":
+            rating = label(notice.rating) if notice.rating else ""
+            self.console.print("[dim]" + _("Saved {card} → {rating}").format(card=card, rating=rating)
+                               + f"{due_in(notice.due_in)}[/dim]", highlight=False)
+            return
+        text = {
+            "undone": "[yellow]" + _("Undone: {card}").format(card=card) + "[/yellow]",
+            "nothing_to_undo": "[yellow]" + _("Nothing to undo.") + "[/yellow]",
+            "buried": "[yellow]" + _("Buried until tomorrow: {card}").format(card=card) + "[/yellow]",
+            "suspended": "[yellow]" + _("Suspended: {card} (`quiz show {card} --unsuspend` brings it back)").format(
+                card=card) + "[/yellow]",
+            "edit_failed": "[red]" + _("The deck has problems now, keeping the old card:") + f"[/red]\n{safe(notice.detail)}",
+            "skipped_gone": "[yellow]" + _("No longer in the decks, skipped: {cards}").format(
+                cards=safe(notice.detail)) + "[/yellow]",
         }[notice.kind]
-        self.console.print(text)
+        self.console.print(text, highlight=False)
 
 
 def report(console: Console, summary: Summary) -> None:
     """The end of a session: what was done, and what is coming."""
     minutes, seconds = divmod(int(summary.seconds), 60)
     ratings = " · ".join(f"{label(r)} {n}" for r, n in sorted(summary.ratings.items()) if n)
-    console.print(
-        f"\n[bold]Reviewed {summary.reviewed}[/bold], correct {summary.correct}"
-        f" in {minutes}m{seconds:02d}s" + (f"  ({ratings})" if ratings else "")
-    )
+    reviewed = _("Reviewed {count}").format(count=summary.reviewed)
+    rest = _(", correct {correct} in {time}").format(correct=summary.correct, time=f"{minutes}m{seconds:02d}s")
+    console.print(f"\n[bold]{reviewed}[/bold]{rest}" + (f"  ({ratings})" if ratings else ""), highlight=False)
     if summary.leeches:
-        console.print(f"[red]Leeches (lapsed {LEECH_LAPSES} times; rewrite or suspend them):[/red] {', '.join(summary.leeches)}")
+        leeches = _("Leeches (lapsed {count} times; rewrite or suspend them):").format(count=LEECH_LAPSES)
+        console.print(f"[red]{leeches}[/red] {', '.join(summary.leeches)}", highlight=False)
     if summary.forecast:
-        table = Table("day", "due", title="Coming up")
+        table = Table(_("day"), _("due"), title=_("Coming up"))
         for day, count in summary.forecast:
             table.add_row(day.isoformat(), str(count))
         console.print(table)
@@ -209,13 +256,13 @@ def run(collection: Collection, queue: list[str], *, chosen: CardFilter = EVERYT
     environment) unless given."""
     from quizzer import settings as configured
 
-    out = Console()
+    out = console()
     prompter = for_stdin(out)
+    chosen_settings = configured.load() if settings is None else settings
     session = StudySession(collection, queue, chosen=chosen, only_queued=only_queued,
-                           pause_after_feedback=isinstance(prompter, TerminalPrompter),
-                           settings=configured.load() if settings is None else settings)
+                           pause_after_feedback=isinstance(prompter, TerminalPrompter), settings=chosen_settings)
     try:
-        StudyScreen(session, prompter, out).run()
+        StudyScreen(session, prompter, out, clear_screen=chosen_settings.clear_screen).run()
     except KeyboardInterrupt:
         report(out, session.handle(Quit())[-1])  # type: ignore[arg-type]  # Quit always ends in the Summary
         raise
