@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from quizzer.i18n import N_, _
+
 
 class Rating(IntEnum):
     """Anki's four buttons (the values fsrs uses)."""
@@ -16,7 +18,16 @@ class Rating(IntEnum):
 
     @property
     def label(self) -> str:
+        """The English name: the line protocol's machine lines use it in every UI language."""
         return self.name.capitalize()
+
+    @property
+    def shown(self) -> str:
+        """The button's name in the UI language (Anki's Chinese words: 重来 困难 良好 简单)."""
+        return _(self.label)
+
+
+RATING_NAMES = (N_("Again"), N_("Hard"), N_("Good"), N_("Easy"))  # for the catalogue
 
 
 NEW_PER_DAY = 20  # Anki's default

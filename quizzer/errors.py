@@ -10,6 +10,8 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any
 
+from quizzer.i18n import N_, _, ngettext
+
 
 class ExitCode(IntEnum):
     """The exit codes of ``quiz`` (listed in the README)."""
@@ -24,7 +26,7 @@ class QuizError(Exception):
     """Base of every error a user can cause. ``hint`` says what to do about it."""
 
     exit_code: ExitCode = ExitCode.ERROR
-    hint: str = ""
+    hint: str = ""  # a class's own hint is marked with N_ and translated when shown
     details: tuple[str, ...] = ()  # lines printed before the error line (e.g. every deck problem)
 
     def __init__(self, message: str, hint: str | None = None) -> None:
@@ -36,6 +38,11 @@ class QuizError(Exception):
     def message(self) -> str:
         return str(self.args[0])
 
+    @property
+    def shown_hint(self) -> str:
+        """The hint in the UI language (a class's hint is an untranslated catalogue id)."""
+        return _(self.hint) if self.hint else ""
+
 
 class UsageError(QuizError):
     """An option value that cannot work (an unknown deck, tag or kind; a bad QUIZ_NOW)."""
@@ -46,35 +53,39 @@ class UsageError(QuizError):
 class UnknownName(UsageError):
     """A deck, tag, kind or checker name that the collection does not have."""
 
+    WHAT = (N_("deck"), N_("tag"), N_("kind"), N_("checker"))  # ``what``, shown translated
+
     def __init__(self, what: str, name: str, known: list[str]) -> None:
-        listed = ", ".join(known[:20]) + (" ..." if len(known) > 20 else "") if known else "none"
-        super().__init__(f"no {what} '{name}'", f"known: {listed}")
+        listed = ", ".join(known[:20]) + (" ..." if len(known) > 20 else "") if known else _("none")
+        super().__init__(_("no {what} '{name}'").format(what=_(what), name=name), _("known: {names}").format(names=listed))
 
 
 class CardNotFound(QuizError):
     def __init__(self, card_id: str) -> None:
-        super().__init__(f"no card '{card_id}'", "`quiz decks` lists the decks; card ids are in the deck files")
+        super().__init__(_("no card '{id}'").format(id=card_id),
+                         _("`quiz cards` lists the cards; card ids are in the deck files"))
 
 
 class NoUnfinishedExam(QuizError):
     def __init__(self) -> None:
-        super().__init__("no unfinished exam to resume", "`quiz exam` starts a new one")
+        super().__init__(_("no unfinished exam to resume"), _("`quiz exam` starts a new one"))
 
 
 class NothingToExamine(QuizError):
     def __init__(self) -> None:
-        super().__init__("no cards match; nothing to examine", "loosen --deck / --tag / --kind")
+        super().__init__(_("no cards match; nothing to examine"), _("loosen --deck / --tag / --kind"))
 
 
 class DeckProblems(QuizError):
     """Decks that cannot be used; carries every problem (``path:line:column: message``)."""
 
-    hint = "`quiz lint` lists every problem with its line"
+    hint = N_("`quiz lint` lists every problem with its line")
 
     def __init__(self, problems: list[Any]) -> None:  # quizzer.decks.Problem, printed path:line:column: message
         self.problems = problems
         self.details = tuple(map(str, problems))
-        super().__init__(f"the decks have {len(problems)} problem(s), listed above" if problems else "the decks cannot be used")
+        super().__init__(ngettext("the decks have {count} problem, listed above", "the decks have {count} problems, listed above",
+                                  len(problems)).format(count=len(problems)) if problems else _("the decks cannot be used"))
 
 
 class DatabaseError(QuizError):
@@ -82,11 +93,11 @@ class DatabaseError(QuizError):
 
 
 class DatabaseTooNew(DatabaseError):
-    hint = "upgrade quizzer (pip install -U quizzer), or point --db / QUIZ_DB at another database"
+    hint = N_("upgrade quizzer (pip install -U quizzer), or point --db / QUIZ_DB at another database")
 
 
 class DatabaseBusy(DatabaseError):
-    hint = "another quiz is writing to it; finish that session and try again"
+    hint = N_("another quiz is writing to it; finish that session and try again")
 
 
 class BackupError(QuizError):
@@ -97,4 +108,4 @@ class HistoryFileError(QuizError):
     """A review-history file that cannot be imported or written; the message names the file
     and, for a bad row, its line (``FILE:LINE: message``). An import is all or nothing."""
 
-    hint = "fix the file and run the command again; nothing was imported"
+    hint = N_("fix the file and run the command again; nothing was imported")

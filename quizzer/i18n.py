@@ -67,9 +67,9 @@ def from_decks(environ: Mapping[str, str]) -> str:
 def from_config(environ: Mapping[str, str]) -> str | None:
     """The ``language`` key of the config file, without building the full settings (a bad file
     is reported by the command that reads it, not here)."""
-    from quizzer.settings import config_path, read_raw
-
     try:
+        from quizzer.settings import config_path, read_raw
+
         return _code(str(read_raw(config_path(environ)).get("language", "")))
     except Exception:  # noqa: BLE001 — the settings' own check reports a broken file
         return None
@@ -87,6 +87,8 @@ def choose(environ: Mapping[str, str] | None = None) -> str:
 def use(language: str | None = None) -> str:
     """Switch the process to ``language`` (None: choose as the module docstring says)."""
     global _translation, _language
+    if _translation is None:  # while choosing (reading the config file), messages stay English
+        _translation = gettext.NullTranslations()
     _language = language if language in LANGUAGES else choose()
     _translation = gettext.translation(DOMAIN, LOCALE_DIR, [_language], fallback=True)
     return _language

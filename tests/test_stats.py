@@ -188,7 +188,7 @@ def test_figures_match_the_csv_for_every_review(history, db):
 
 FIELDS = ["now", "today", "decks", "tags", "empty", "cards", "cards_total", "due_today", "forecast", "reviews_total",
           "first_day", "days_studied", "streak", "reviews_per_day", "period_days", "time_per_day", "true_retention",
-          "ratings", "average_recall", "recall_cards", "exams", "exam_trend", "weakest_cards", "weakest_tags"]
+          "ratings", "average_recall", "recall_cards", "exams", "exam_trend", "weakest_cards", "weakest_tags", "plan"]
 
 
 def test_the_json_fields_are_the_documented_ones(history, db):

@@ -128,11 +128,6 @@ class Row:
         return [name for name, on in zip(names, (self.due_today, self.suspended, self.buried, self.leech,
                                                  self.mistake)) if on]
 
-    @property
-    def label(self) -> str:
-        """The state column: the memory state, then the flags that apply."""
-        return ", ".join([self.state, *self.flags])
-
     def has(self, state: str) -> bool:
         """Whether the card is in ``state`` (one of STATES)."""
         checks = {

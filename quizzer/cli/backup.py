@@ -9,8 +9,9 @@ import typer
 
 from quizzer.cli.base import DbOption, JsonOption, app, where
 from quizzer.errors import BackupError, UsageError
+from quizzer.i18n import _
 
-backup_app = typer.Typer(help="List and restore the automatic backups.", no_args_is_help=True,
+backup_app = typer.Typer(help=_("List and restore the automatic backups."), no_args_is_help=True,
                          context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(backup_app, name="backup")
 
@@ -18,15 +19,14 @@ app.add_typer(backup_app, name="backup")
 def _db_path(ctx: typer.Context, db: Path | None) -> Path:
     from quizzer.store.engine import resolve
 
-    _, path = resolve(where(ctx, None, db).db)
+    path = resolve(where(ctx, None, db).db)[1]
     if path is None:
-        raise UsageError("backups and checks are for SQLite database files")
+        raise UsageError(_("backups and checks are for SQLite database files"))
     return path
 
 
-@backup_app.command("list")
+@backup_app.command("list", help=_("The backups, newest first."))
 def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = None) -> None:
-    """The backups, newest first."""
     from quizzer import backup
 
     items = backup.list_backups(_db_path(ctx, db))
@@ -36,32 +36,31 @@ def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = 
         emit_json([{"path": str(item.path), "taken_at": item.taken_at} for item in items])
         return
     if not items:
-        typer.echo("No backups yet (one is taken at most every 30 minutes of use).")
+        typer.echo(_("No backups yet (one is taken at most every 30 minutes of use)."))
     for item in items:
         typer.echo(f"{item.taken_at.astimezone():%Y-%m-%d %H:%M:%S}  {item.path}")
 
 
-@backup_app.command("restore")
+@backup_app.command("restore", help=_("Replace the database by a backup (the current one is backed up first)."))
 def backup_restore(
     ctx: typer.Context,
-    which: Annotated[str, typer.Argument(metavar="FILE|latest", help="A backup file, or 'latest'.")] = "latest",
+    which: Annotated[str, typer.Argument(metavar="FILE|latest", help=_("A backup file, or 'latest'."))] = "latest",
     db: DbOption = None,
 ) -> None:
-    """Replace the database by a backup (the current one is backed up first)."""
     from quizzer import backup, clock
 
     path = _db_path(ctx, db)
     backups = backup.list_backups(path)
     chosen = backups[0].path if which == "latest" and backups else Path(which)
     if not chosen.is_file():
-        raise BackupError(f"no backup '{which}'", "`quiz backup list` shows them")
+        raise BackupError(_("no backup '{name}'").format(name=which), _("`quiz backup list` shows them"))
     saved = backup.restore(chosen, path, clock.now())
-    typer.echo(f"restored {chosen}" + (f"; the database before it is saved as {saved}" if saved else ""))
+    typer.echo(_("restored {file}").format(file=chosen)
+               + (_("; the database before it is saved as {file}").format(file=saved) if saved else ""))
 
 
-@app.command()
+@app.command(help=_("Check the database (integrity and foreign keys)."))
 def check(ctx: typer.Context, db: DbOption = None) -> None:
-    """Check the database (integrity and foreign keys)."""
     from quizzer import backup
 
     problems = backup.check(_db_path(ctx, db))
@@ -69,4 +68,4 @@ def check(ctx: typer.Context, db: DbOption = None) -> None:
         typer.echo(problem)
     if problems:
         raise typer.Exit(1)
-    typer.echo("ok")
+    typer.echo(_("ok"))

@@ -17,6 +17,7 @@ from typer.core import TyperGroup
 
 from quizzer import clock
 from quizzer.errors import ExitCode, QuizError, UsageError
+from quizzer.i18n import N_, _
 from quizzer.kinds import KINDS
 
 if TYPE_CHECKING:
@@ -40,18 +41,64 @@ class QuizGroup(TyperGroup):
                 raise
             for line in err.details:
                 typer.echo(line, err=True)
-            typer.echo(f"Error: {err.message}" + (f" ({err.hint})" if err.hint else ""), err=True)
+            text = _("Error: {message}").format(message=err.message)
+            typer.echo(text + (_(" ({hint})").format(hint=err.shown_hint) if err.hint else ""), err=True)
             raise typer.Exit(int(err.exit_code)) from None
         except KeyboardInterrupt:
             if os.environ.get("QUIZ_DEBUG"):
                 raise
-            typer.echo("\nInterrupted; every answer given so far is saved.", err=True)
+            typer.echo("\n" + _("Interrupted; every answer given so far is saved."), err=True)
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
 
 
+TYPER_MESSAGES = (N_("Options"), N_("Commands"), N_("Arguments"), N_("default: {default}"), N_("required"),
+                  N_("env var: {var}"), N_("(dynamic)"), N_("Aborted!"))  # typer's own ids, for the catalogue
+
+
+def _localize_typer() -> None:
+    """typer writes its help headings (Options, Commands, default:, required) through gettext's
+    global domain and the usage line's prefix as a literal; both are routed to our catalogue."""
+    import typer.core
+    from typer._click.formatting import HelpFormatter
+
+    typer.core._ = _
+    plain = HelpFormatter.write_usage
+
+    def write_usage(self: HelpFormatter, prog: str, args: str = "", prefix: str | None = None) -> None:
+        plain(self, prog, args, _("Usage: ") if prefix is None else prefix)
+
+    HelpFormatter.write_usage = write_usage  # type: ignore[method-assign]
+
+
+def _coerce_given_values_only() -> None:
+    """typer builds a pydantic TypeAdapter for every parameter of the command that runs, given
+    or not, and importing pydantic for it is a fifth of the time to the first card. A parameter
+    left out (None) is coerced without one (``RuntimeParam.coerce``), so the adapter is built
+    when a value arrives; what a value becomes, and every error message, stay typer's."""
+    from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
+    from typer.core import _TyperParameter
+
+    @dataclass(frozen=True)
+    class WhenGiven(RuntimeParam):
+        descriptor: TypeDescriptor
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            return build_runtime_param(self.descriptor)._coerce_value(value, param=param, ctx=ctx)
+
+    def get_runtime_param(self: _TyperParameter) -> RuntimeParam:
+        if self._runtime_param is None:
+            described = self.type_descriptor
+            self._runtime_param = WhenGiven(described.parameter_info, described.annotation, described)
+        return self._runtime_param
+
+    _TyperParameter.get_runtime_param = get_runtime_param  # type: ignore[method-assign]
+
+
+_localize_typer()
+_coerce_given_values_only()
 app = typer.Typer(
     cls=QuizGroup,
-    help="Flashcards, numeric drills and mock interviews for BERT / GPT / Transformer interviews.",
+    help=_("Flashcards, numeric drills and mock interviews for BERT / GPT / Transformer interviews."),
     invoke_without_command=True,
     add_completion=True,
     rich_markup_mode=None,
@@ -71,21 +118,22 @@ class Where:
 DecksOption = Annotated[
     Optional[Path],
     typer.Option("--decks", metavar="DIR", show_default=False,
-                 help="Deck folder to use instead of the bundled decks (or set QUIZ_DECKS)."),
+                 help=_("Deck folder to use instead of the bundled decks (or set QUIZ_DECKS).")),
 ]
 DbOption = Annotated[
     Optional[Path],
     typer.Option("--db", metavar="FILE", show_default=False,
-                 help="Database file (or set QUIZ_DB; default: the user data directory)."),
+                 help=_("Database file (or set QUIZ_DB; default: the user data directory).")),
 ]
 DeckFilter = Annotated[Optional[list[str]], typer.Option("--deck", metavar="DECK", show_default=False,
-                                                         help="Only this deck (repeatable).")]
+                                                         help=_("Only this deck (repeatable)."))]
 TagFilter = Annotated[Optional[list[str]], typer.Option("--tag", metavar="TAG", show_default=False,
-                                                        help="Only cards with this tag (repeatable).")]
+                                                        help=_("Only cards with this tag (repeatable)."))]
 Kind = enum.Enum("Kind", {kind: kind for kind in KINDS}, type=str)  # type: ignore[misc]  # built from the registry; typer validates the choice
 KindFilter = Annotated[Optional[list[Kind]], typer.Option(
-    "--kind", metavar="KIND", show_default=False, help=f"Only this kind: {', '.join(KINDS)} (repeatable).")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+    "--kind", metavar="KIND", show_default=False,
+    help=_("Only this kind: {kinds} (repeatable).").format(kinds=", ".join(KINDS)))]
+JsonOption = Annotated[bool, typer.Option("--json", help=_("Print JSON instead of a table."))]
 
 
 def kind_values(chosen: list[Any] | None) -> list[str] | None:
@@ -132,5 +180,5 @@ def check_clock() -> None:
     try:
         clock.now()
     except ValueError:
-        raise UsageError(f"QUIZ_NOW={os.environ['QUIZ_NOW']!r} is not an ISO date-time",
-                         "e.g. QUIZ_NOW=2026-01-05T10:00") from None
+        raise UsageError(_("QUIZ_NOW={value} is not an ISO date-time").format(value=repr(os.environ["QUIZ_NOW"])),
+                         _("e.g. QUIZ_NOW=2026-01-05T10:00")) from None

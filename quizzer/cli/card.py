@@ -8,23 +8,27 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from quizzer.cli.base import DbOption, DecksOption, JsonOption, app, collection, console
+from quizzer.i18n import N_, _
 
 if TYPE_CHECKING:
     from quizzer.app.browse import Shown
 
 
+REVIEW_MODES = (N_("study"), N_("exam"))  # a review's mode, shown translated
+STATUSES = (N_("not in any deck now"), N_("suspended"), N_("buried"), N_("active"))  # Shown.status, translated
+
+
 def show(
     ctx: typer.Context,
-    card_id: Annotated[str, typer.Argument(metavar="ID", help="A card id, as `quiz cards` lists them.")],
+    card_id: Annotated[str, typer.Argument(metavar="ID", help=_("A card id, as `quiz cards` lists them."))],
     seed: Annotated[Optional[int], typer.Option(
         "--seed", metavar="N", show_default=False,
-        help="A generated (numeric) card: ask the question drawn from seed N (default: a fresh one).")] = None,
-    unsuspend: Annotated[bool, typer.Option("--unsuspend", help="Put a suspended card back into the drill.")] = False,
+        help=_("A generated (numeric) card: ask the question drawn from seed N (default: a fresh one)."))] = None,
+    unsuspend: Annotated[bool, typer.Option("--unsuspend", help=_("Put a suspended card back into the drill."))] = False,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    """One card: its question and answer as study asks them, its memory state and review history."""
     from quizzer import clock
     from quizzer.app import browse
     from quizzer.cli.output import emit_json
@@ -41,8 +45,8 @@ def show(
     _draw(shown)
 
 
-app.command("show")(show)
-app.command("card", hidden=True, help="The same as `quiz show` (kept for scripts).")(show)
+app.command("show", help=_("One card: its question and answer as study asks them, its memory state and review history."))(show)
+app.command("card", hidden=True, help=_("The same as `quiz show` (kept for scripts)."))(show)
 
 
 def _json(shown: Shown) -> dict[str, Any]:
@@ -76,31 +80,32 @@ def _draw(shown: Shown) -> None:
 
     out = console()
     info, memory = shown.info, shown.info.memory
-    status = shown.status
+    status = _(shown.status)
     if shown.buried and info.buried_until is not None:
-        status = f"buried until {when(info.buried_until)}"
-    extra = [flag for flag, on in (("leech", memory.leech), ("in the mistakes notebook", shown.mistake)) if on]
+        status = _("buried until {when}").format(when=when(info.buried_until))
+    extra = [flag for flag, on in ((_("leech"), memory.leech), (_("in the mistakes notebook"), shown.mistake)) if on]
     out.print(f"[bold]{safe(info.id)}[/bold]  {safe(info.deck)} · {info.kind} · {', '.join([status, *extra])}  "
-              f"tags: {safe(', '.join(info.tags) or '-')}")
+              + _("tags: {tags}").format(tags=safe(", ".join(info.tags) or "-")))
     if shown.front is not None:
-        seed = f" · seed {shown.seed}" if shown.seed is not None else ""
+        seed = " · " + _("seed {seed}").format(seed=shown.seed) if shown.seed is not None else ""
         render.card(out, f"{safe(shown.deck_title or '')} · {info.kind} · §{safe(shown.source or '')}{seed}",
                     shown.front)
         out.print(Panel(markdown(shown.back or ""), border_style="green"))
         if shown.solution:
-            out.print(Panel(markdown(shown.solution), title="解题过程", border_style="dim"))
+            out.print(Panel(markdown(shown.solution), title=_("Worked solution"), border_style="dim"))
     recall = f"{info.retrievability:.0%}" if info.retrievability is not None else "-"
-    stability = f"{memory.stability:.2f} days" if memory.stability is not None else "-"
+    stability = _("{days} days").format(days=f"{memory.stability:.2f}") if memory.stability is not None else "-"
     difficulty = f"{memory.difficulty:.2f}" if memory.difficulty is not None else "-"
-    due = when(memory.due) if memory.due and memory.state != NEW else "new"
-    out.print(f"due {due} · stability {stability} · difficulty {difficulty} · recall now {recall} · lapses {memory.lapses}")
+    due = when(memory.due) if memory.due and memory.state != NEW else _("new")
+    out.print(_("due {due} · stability {stability} · difficulty {difficulty} · recall now {recall} · lapses {lapses}").format(
+        due=due, stability=stability, difficulty=difficulty, recall=recall, lapses=memory.lapses))
     if not info.reviews:
-        out.print("No reviews yet.")
+        out.print(_("No reviews yet."))
         return
-    table = Table("when", "mode", "rating", "correct", "answer", "seconds", title="Reviews")
+    table = Table(_("when"), _("mode"), _("rating"), _("correct"), _("answer"), _("seconds"), title=_("Reviews"))
     for review in info.reviews:
-        correct = "" if review.correct is None else "yes" if review.correct else "no"
+        correct = "" if review.correct is None else _("yes") if review.correct else _("no")
         seconds = f"{review.duration_ms / 1000:.1f}" if review.duration_ms is not None else ""
-        table.add_row(when(review.reviewed_at), review.mode, str(review.rating), correct,
+        table.add_row(when(review.reviewed_at), _(review.mode), str(review.rating), correct,
                       safe(review.answer_text or ""), seconds)
     out.print(table)

@@ -19,6 +19,7 @@ from quizzer.cli.base import (
     console,
     kind_values,
 )
+from quizzer.i18n import N_, _, ngettext
 
 
 class State(str, enum.Enum):  # quizzer.app.browse.STATES (kept here so `quiz --help` imports nothing heavy)
@@ -39,26 +40,29 @@ class Sort(str, enum.Enum):  # quizzer.app.browse.SORTS
     id = "id"
 
 
-@app.command("cards")
+SHOWN_STATES = (N_("new"), N_("learning"), N_("review"), N_("relearning"), N_("due"), N_("suspended"), N_("buried"),
+                N_("leech"), N_("mistake"))  # a row's state and flags, shown translated (JSON keeps the names)
+
+
+@app.command("cards", help=_("Browse the cards: id, kind, deck, section, question, state, due, stability, recall now."))
 def cards_command(
     ctx: typer.Context,
     search: Annotated[Optional[str], typer.Option(
         "--search", "-s", metavar="TEXT", show_default=False,
-        help="Only cards whose id, tags or text hold every word of TEXT (case and width ignored).")] = None,
+        help=_("Only cards whose id, tags or text hold every word of TEXT (case and width ignored)."))] = None,
     deck: DeckFilter = None,
     tag: TagFilter = None,
     kind: KindFilter = None,
     state: Annotated[Optional[State], typer.Option(
         "--state", metavar="STATE", show_default=False,
-        help=f"Only cards in this state: {', '.join(s.value for s in State)}.")] = None,
+        help=_("Only cards in this state: {states}.").format(states=", ".join(s.value for s in State)))] = None,
     sort: Annotated[Sort, typer.Option(
         "--sort", metavar="ORDER",
-        help="due (soonest first, new cards last), recall (lowest first), lapses (most first) or id.")] = Sort.due,
+        help=_("due (soonest first, new cards last), recall (lowest first), lapses (most first) or id."))] = Sort.due,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    """Browse the cards: id, kind, deck, section, question, state, due, stability, recall now."""
     from quizzer import clock
     from quizzer.app import browse
     from quizzer.cli.output import emit_json
@@ -72,28 +76,21 @@ def cards_command(
         return
     out = console()
     if not rows:
-        out.print("No cards match.", markup=False)
+        out.print(_("No cards match."), markup=False)
         return
-    from rich import box
-    from rich.table import Table
-
     from quizzer.terminal.exam import when
     from quizzer.terminal.render import safe
+    from quizzer.terminal.tables import ident, listing, number, text
 
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
-    table.add_column("id", overflow="fold")  # for `quiz show ID`: folded on a narrow screen, never cut
-    for name in ("kind", "deck", "§"):
-        table.add_column(name, overflow="fold")  # what --kind and --deck take: never cut either
-    table.add_column("front")
-    table.add_column("state")
-    for name in ("due", "stability", "recall"):
-        table.add_column(name, justify="left" if name == "due" else "right")
+    table = listing(ident("id"), ident(_("kind")), ident(_("deck")), ident("§"), text(_("front")), text(_("state")),
+                  text(_("due")), number(_("stability")), number(_("recall")))  # ids are what `quiz show` takes
     for row in rows:
         table.add_row(
-            safe(row.id), row.kind, safe(row.deck), safe(row.section), safe(row.front), row.label,
+            safe(row.id), row.kind, safe(row.deck), safe(row.section), safe(row.front),
+            ", ".join(_(name) for name in [row.state, *row.flags]),
             when(row.due) if row.due else "-",
-            f"{row.stability:.1f} d" if row.stability is not None else "-",
+            _("{days} d").format(days=f"{row.stability:.1f}") if row.stability is not None else "-",
             f"{row.recall:.0%}" if row.recall is not None else "-",
         )
     out.print(table)
-    out.print(f"{len(rows)} card{'s' if len(rows) != 1 else ''}", markup=False)
+    out.print(ngettext("{count} card", "{count} cards", len(rows)).format(count=f"{len(rows):,}"), markup=False)

@@ -7,12 +7,12 @@ from typing import Any
 import typer
 
 from quizzer.cli.base import DecksOption, JsonOption, app, console, load
+from quizzer.i18n import _
 from quizzer.kinds import KINDS
 
 
-@app.command("decks")
+@app.command("decks", help=_("List the decks with how many cards of each kind they hold."))
 def decks_command(ctx: typer.Context, as_json: JsonOption = False, decks_dir: DecksOption = None) -> None:
-    """List the decks with how many cards of each kind they hold."""
     loaded_decks = load(ctx, decks_dir)
     rows: list[dict[str, Any]] = [
         {"deck": loaded.id, "title": loaded.title, "path": str(loaded.path),
@@ -26,17 +26,17 @@ def decks_command(ctx: typer.Context, as_json: JsonOption = False, decks_dir: De
         emit_json(rows)
         return
     if not rows:
-        console().print("No decks: the deck folders hold no deck files (*.yaml, *.yml).", markup=False)
+        console().print(_("No decks: the deck folders hold no deck files (*.yaml, *.yml)."), markup=False)
         return
     from quizzer.terminal.render import safe
-    from quizzer.terminal.tables import ident, number, table, text
+    from quizzer.terminal.tables import ident, listing, number, text
 
     out = console()
-    counts = [number(kind) for kind in KINDS] + [number("total")]
+    counts = [number(kind) for kind in KINDS] + [number(_("total"))]
     narrow = out.width < 80  # no room for a title column: the title goes under the id
     widest = max(len(row["deck"]) for row in rows)
-    table = (table(text("deck", min_width=widest), *counts) if narrow
-             else table(ident("deck"), "title", *counts))
+    table = (listing(text(_("deck"), min_width=widest), *counts) if narrow
+             else listing(ident(_("deck")), _("title"), *counts))
     for row in rows:
         numbers = [str(row["kinds"][kind]) for kind in KINDS] + [str(row["total"])]
         if narrow:

@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from quizzer.cli.base import DbOption, DeckFilter, DecksOption, app, collection, load, settings
+from quizzer.cli.base import (
+    DbOption,
+    DeckFilter,
+    DecksOption,
+    app,
+    collection,
+    load,
+    settings,
+)
 from quizzer.errors import QuizError, UnknownName
 from quizzer.i18n import _, ngettext
 

@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from quizzer.cli.base import DecksOption, app, where
+from quizzer.i18n import _, ngettext
 
 
 class LintFormat(str, enum.Enum):
@@ -17,15 +18,15 @@ class LintFormat(str, enum.Enum):
     github = "github"
 
 
-@app.command()
+@app.command(help=_("Check deck files: YAML, fields, ids, answers, checkers and worked examples."))
 def lint(
     ctx: typer.Context,
     paths: Annotated[Optional[list[Path]], typer.Argument(metavar="[PATH]...", show_default=False,
-                                                         help="Deck files or folders (default: all decks).")] = None,
-    output: Annotated[LintFormat, typer.Option("--format", help="text: path:line:column: message; github: Actions annotations.")] = LintFormat.text,
+                                                         help=_("Deck files or folders (default: all decks)."))] = None,
+    output: Annotated[LintFormat, typer.Option(
+        "--format", help=_("text: path:line:column: message; github: Actions annotations."))] = LintFormat.text,
     decks_dir: DecksOption = None,
 ) -> None:
-    """Check deck files: YAML, fields, ids, answers, checkers and worked examples."""
     from quizzer import decks
 
     chosen = paths or decks.deck_dirs(where(ctx, decks_dir).decks)
@@ -33,7 +34,7 @@ def lint(
     for problem in problems:
         typer.echo(problem.github() if output is LintFormat.github else str(problem))
     if problems:
-        typer.echo(f"{len(problems)} problem(s)", err=True)
+        typer.echo(ngettext("{count} problem", "{count} problems", len(problems)).format(count=len(problems)), err=True)
         raise typer.Exit(1)
     typer.echo(_checked(chosen))
 
@@ -47,17 +48,14 @@ def _checked(paths: list[Path]) -> str:
     try:
         cards = sum(len(loaded.entries) for loaded in decks.load_decks(files))  # cached for the next command
     except DeckProblems:  # changed while being checked: count the files only
-        return f"{_count(len(files), 'deck')}: no problems"
-    return f"{_count(len(files), 'deck')}, {_count(cards, 'card')}: no problems"
+        return ngettext("{count} deck: no problems", "{count} decks: no problems", len(files)).format(count=len(files))
+    return _("{decks}, {cards}: no problems").format(
+        decks=ngettext("{count} deck", "{count} decks", len(files)).format(count=len(files)),
+        cards=ngettext("{count} card", "{count} cards", cards).format(count=f"{cards:,}"))
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-@app.command()
+@app.command(help=_("Print the JSON Schema of the deck format (decks/schema.json is this output)."))
 def schema() -> None:
-    """Print the JSON Schema of the deck format (decks/schema.json is this output)."""
     from quizzer.model import json_schema
 
     sys.stdout.write(json_schema())

@@ -8,24 +8,24 @@ import typer
 
 from quizzer.cli.base import DbOption, DecksOption, JsonOption, app, collection, console
 from quizzer.errors import UsageError
+from quizzer.i18n import _
 
 
-@app.command()
+@app.command(help=_("The mistakes notebook: what went wrong in exams, until right on two later days."))
 def mistakes(
     ctx: typer.Context,
-    drill: Annotated[bool, typer.Option("--drill", help="Study the notebook's cards now.")] = False,
+    drill: Annotated[bool, typer.Option("--drill", help=_("Study the notebook's cards now."))] = False,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    """The mistakes notebook: what went wrong in exams, until right on two later days."""
     from quizzer import clock
     from quizzer.app import browse
     from quizzer.cli.output import emit_json
     from quizzer.terminal.render import math_to_unicode
 
     if drill and as_json:
-        raise UsageError("--json lists the notebook; it does not go with --drill")
+        raise UsageError(_("--json lists the notebook; it does not go with --drill"))
     opened = collection(ctx, decks_dir, db)
     out = console()
     rows = browse.mistakes(opened, plain=math_to_unicode)
@@ -33,7 +33,7 @@ def mistakes(
         emit_json(rows)
         return
     if not rows:
-        out.print("The mistakes notebook is empty.")
+        out.print(_("The mistakes notebook is empty."))
         return
     if drill:
         from quizzer.store.cards import studiable
@@ -41,19 +41,18 @@ def mistakes(
 
         queue = studiable(opened.store, [row.id for row in rows], clock.now())
         if not queue:
-            out.print("Every card in the notebook is suspended or buried for today.")
+            out.print(_("Every card in the notebook is suspended or buried for today."))
             return
         screen.run(opened, queue, only_queued=True)
         return
-    from rich.table import Table
-
     from quizzer.terminal.exam import when
     from quizzer.terminal.render import safe
+    from quizzer.terminal.tables import ident, listing, number
 
-    table = Table("card", "question", "times wrong", "last wrong", "last wrong answer", "right on later days")
-    table.columns[0].overflow = "fold"  # the full id, for `quiz show ID`
+    table = listing(ident(_("card")), _("question"), number(_("times wrong")), _("last wrong"), _("last wrong answer"),
+                  number(_("right on later days")))
     for row in rows:
-        table.add_row(safe(row.id), safe(row.front) if row.front is not None else "（不在牌组中）",
+        table.add_row(safe(row.id), safe(row.front) if row.front is not None else _("(not in the decks)"),
                       str(row.times_wrong), when(row.last_wrong_at),
-                      safe((row.last_wrong_answer or "（未作答）")[:40]), f"{row.right_days} / {row.right_days_needed}")
+                      safe((row.last_wrong_answer or _("(no answer)"))[:40]), f"{row.right_days} / {row.right_days_needed}")
     out.print(table)

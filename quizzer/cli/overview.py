@@ -17,6 +17,7 @@ from quizzer.cli.base import (
     console,
 )
 from quizzer.errors import UsageError
+from quizzer.i18n import _
 
 
 def _version(value: bool) -> None:
@@ -33,22 +34,24 @@ def overview(
     decks_dir: DecksOption = None,
     db: DbOption = None,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+                                          help=_("Print the version and exit."))] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """With no command: today's numbers per deck, as Anki's deck list shows them."""
+    """Today's numbers per deck (the help text is the app's)."""
     check_clock()
     ctx.obj = Where(decks_dir, db)
     if ctx.invoked_subcommand is not None:
         if as_json:
-            raise UsageError("--json before a command is the overview's", f"put it after: quiz {ctx.invoked_subcommand} --json")
+            raise UsageError(_("--json before a command is the overview's"),
+                             _("put it after: quiz {command} --json").format(command=ctx.invoked_subcommand))
         return
     from quizzer import clock
     from quizzer.app import browse
-    from quizzer.defaults import NEW_PER_DAY
+    from quizzer.cli.base import settings
 
+    learner = settings()
     opened = collection(ctx, None, None)
-    rows, total = browse.today(opened, clock.now(), NEW_PER_DAY)
+    rows, total = browse.today(opened, clock.now(), learner.new_per_day, learner.day_start_hour)
     if as_json:
         from quizzer.cli.output import emit_json
 
@@ -57,19 +60,20 @@ def overview(
         return
     out = console()
     if not rows:
-        out.print("No decks: the deck folders hold no deck files (*.yaml, *.yml).", markup=False)
+        out.print(_("No decks: the deck folders hold no deck files (*.yaml, *.yml)."), markup=False)
         return
     from quizzer.terminal.render import safe
-    from quizzer.terminal.tables import ident, number, table
+    from quizzer.terminal.tables import ident, listing, number
 
-    table = table(ident("deck"), "title", number("new"), number("learning"), number("due"), title="Today")
+    table = listing(ident(_("deck")), _("title"), number(_("new")), number(_("learning")), number(_("due")),
+                  title=_("Today"))
     for row in rows:
         table.add_row(safe(row.deck), safe(row.title), str(row.new), str(row.learning), str(row.due))
     table.add_section()
-    table.add_row("total", "", str(total.new), str(total.learning), str(total.due), style="bold")
+    table.add_row(_("total"), "", str(total.new), str(total.learning), str(total.due), style="bold")
     out.print(table)
     if total.new < total.new_waiting:
-        out.print(f"new: what today's study introduces ({NEW_PER_DAY} new cards a day; {total.new_waiting} waiting)",
-                  markup=False)
-    out.print("`quiz study` for the daily drill, `quiz exam` for a mock interview, `quiz --help` for everything.",
+        out.print(_("new: what today's study introduces ({per_day} new cards a day; {waiting} waiting)").format(
+            per_day=learner.new_per_day, waiting=f"{total.new_waiting:,}"), markup=False)
+    out.print(_("`quiz study` for the daily drill, `quiz exam` for a mock interview, `quiz --help` for everything."),
               markup=False)

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from quizzer.i18n import _
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Text
 
@@ -104,7 +105,7 @@ class Cloze(Kind[ClozeCard]):
         count = len(blanks(asked.card.text))
         parts = [p.strip() for p in SEPARATOR.split(text)] if count > 1 else [text.strip()]
         if len(parts) != count or not all(parts):
-            return Reading(None, f"Type {count} answers, one per blank, separated by ; (e.g. 15%; 80%).")
+            return Reading(None, _("Type {count} answers, one per blank, separated by ; (e.g. 15%; 80%).").format(count=count))
         return Reading(" ; ".join(parts))
 
     def score(self, asked: Asked, answer: str) -> Verdict:
@@ -117,9 +118,10 @@ class Cloze(Kind[ClozeCard]):
         ]
         key = " · ".join(f"［{i}］{b.answer}" for i, b in enumerate(found, 1))
         if all(right) and len(typed) == len(found):
-            return Verdict(1.0, "correct", f"✓ 正确：{key}")
+            return Verdict(1.0, "correct", _("✓ right: {answer}").format(answer=key))
         wrong = "、".join(str(i) for i, ok in enumerate(right, 1) if not ok)
-        return Verdict(sum(right) / len(found), "wrong", f"✗ 第 {wrong} 空不对。答案 {key}")
+        return Verdict(sum(right) / len(found), "wrong",
+                       _("✗ blank {blanks} wrong; the answer is {answer}").format(blanks=wrong, answer=key))
 
     def texts(self, card: ClozeCard) -> list[str]:
         return [card.text, *(a for options in card.accept.values() for a in options), *([card.note] if card.note else [])]

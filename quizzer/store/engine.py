@@ -27,6 +27,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from quizzer.errors import DatabaseBusy, DatabaseError, UsageError
+from quizzer.i18n import N_, _
 
 BUSY_TIMEOUT_MS = 10_000
 # QUIZ_BUSY_TIMEOUT_MS overrides BUSY_TIMEOUT_MS: how long a write waits for another
@@ -115,9 +116,9 @@ _SQLITE_MESSAGES = {
     "unable to open database file": SQLITE_CANTOPEN,
     "file is not a database": SQLITE_NOTADB,
 }
-RESTORE_HINT = "`quiz check` shows the damage; `quiz backup list` shows the backups, `quiz backup restore FILE` brings one back"
-NOT_SQLITE_HINT = "point --db / QUIZ_DB at a quizzer database, or move this file away to start a new one"
-READ_ONLY_HINT = "make the file and its folder writable, or point --db / QUIZ_DB at a writable copy"
+RESTORE_HINT = N_("`quiz check` shows the damage; `quiz backup list` shows the backups, `quiz backup restore FILE` brings one back")
+NOT_SQLITE_HINT = N_("point --db / QUIZ_DB at a quizzer database, or move this file away to start a new one")
+READ_ONLY_HINT = N_("make the file and its folder writable, or point --db / QUIZ_DB at a writable copy")
 
 
 def sqlite_code(exc: BaseException) -> int | None:
@@ -136,22 +137,24 @@ def database_error(exc: BaseException, where: str) -> DatabaseError | None:
     """The DatabaseError for a SQLite error a user can cause; None for anything else."""
     code = sqlite_code(exc)
     if code == SQLITE_FULL:
-        return DatabaseError(f"{where}: the disk is full, so the change was not saved",
-                             "free some disk space and run the command again")
+        return DatabaseError(_("{where}: the disk is full, so the change was not saved").format(where=where),
+                             _("free some disk space and run the command again"))
     if code == SQLITE_BUSY:
-        return DatabaseBusy(f"{where} is locked: another process held its write lock for more than {busy_timeout_ms() / 1000:g} s")
+        return DatabaseBusy(_("{where} is locked: another process held its write lock for more than {seconds} s").format(
+            where=where, seconds=f"{busy_timeout_ms() / 1000:g}"))
     if code == SQLITE_READONLY:
-        return DatabaseError(f"{where} is read-only", READ_ONLY_HINT)
+        return DatabaseError(_("{where} is read-only").format(where=where), _(READ_ONLY_HINT))
     if code == SQLITE_CORRUPT:
-        return DatabaseError(f"{where} is damaged: SQLite says the database disk image is malformed", RESTORE_HINT)
+        return DatabaseError(_("{where} is damaged: SQLite says the database disk image is malformed").format(where=where),
+                             _(RESTORE_HINT))
     if code == SQLITE_NOTADB:
-        return DatabaseError(f"{where} is not a SQLite database", NOT_SQLITE_HINT)
+        return DatabaseError(_("{where} is not a SQLite database").format(where=where), _(NOT_SQLITE_HINT))
     if code == SQLITE_CANTOPEN:
-        return DatabaseError(f"{where} cannot be opened: SQLite is unable to open the database file",
-                             "check that the file and its folder exist and are writable")
+        return DatabaseError(_("{where} cannot be opened: SQLite is unable to open the database file").format(where=where),
+                             _("check that the file and its folder exist and are writable"))
     if code == SQLITE_IOERR:
-        return DatabaseError(f"{where}: disk I/O error: {exc.orig if isinstance(exc, DBAPIError) else exc}",
-                             "check the disk and its free space, then run the command again")
+        return DatabaseError(_("{where}: disk I/O error: {reason}").format(where=where, reason=exc.orig if isinstance(exc, DBAPIError) else exc),
+                             _("check the disk and its free space, then run the command again"))
     return None
 
 
@@ -197,33 +200,37 @@ def check_location(path: Path, *, create_folder: bool = False) -> None:
     folder = path.parent
     if not folder.exists():
         if not create_folder:
-            raise DatabaseError(f"{path}: its folder {folder} does not exist",
-                                "create the folder, or correct --db / QUIZ_DB")
+            raise DatabaseError(_("{path}: its folder {folder} does not exist").format(path=path, folder=folder),
+                                _("create the folder, or correct --db / QUIZ_DB"))
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise DatabaseError(f"{path}: cannot create its folder {folder}: {exc.strerror or exc}") from exc
+            raise DatabaseError(_("{path}: cannot create its folder {folder}: {reason}").format(
+                path=path, folder=folder, reason=exc.strerror or exc)) from exc
     if not folder.is_dir():
-        raise DatabaseError(f"{path}: {folder} is not a folder", "correct --db / QUIZ_DB")
+        raise DatabaseError(_("{path}: {folder} is not a folder").format(path=path, folder=folder), _("correct --db / QUIZ_DB"))
     if path.is_dir():
-        raise DatabaseError(f"{path} is a directory, not a database file",
-                            f"point --db / QUIZ_DB at a file, e.g. {path / 'quizzer.db'}")
+        raise DatabaseError(_("{path} is a directory, not a database file").format(path=path),
+                            _("point --db / QUIZ_DB at a file, e.g. {example}").format(example=path / "quizzer.db"))
     if path.exists():
         if not path.is_file():
-            raise DatabaseError(f"{path} is not a regular file", "point --db / QUIZ_DB at a database file")
+            raise DatabaseError(_("{path} is not a regular file").format(path=path), _("point --db / QUIZ_DB at a database file"))
         try:
             with path.open("rb") as file:
                 head = file.read(len(SQLITE_MAGIC))
         except OSError as exc:
-            raise DatabaseError(f"{path} cannot be read: {exc.strerror or exc}", "check the file's permissions") from exc
+            raise DatabaseError(_("{path} cannot be read: {reason}").format(path=path, reason=exc.strerror or exc),
+                                _("check the file's permissions")) from exc
         if head and head != SQLITE_MAGIC:
-            raise DatabaseError(f"{path} is not a SQLite database", NOT_SQLITE_HINT)
+            raise DatabaseError(_("{path} is not a SQLite database").format(path=path), _(NOT_SQLITE_HINT))
         if not os.access(path, os.R_OK | os.W_OK):
-            raise DatabaseError(f"{path} is read-only", READ_ONLY_HINT)
+            raise DatabaseError(_("{path} is read-only").format(path=path), _(READ_ONLY_HINT))
     if not os.access(folder, os.W_OK | os.X_OK):
         # WAL keeps <name>-wal and <name>-shm beside the database: its folder must be writable.
-        raise DatabaseError(f"{path}: its folder {folder} is read-only, and SQLite must create {path.name}-wal and -shm there",
-                            "make the folder writable, or point --db / QUIZ_DB at a writable place")
+        raise DatabaseError(
+            _("{path}: its folder {folder} is read-only, and SQLite must create {name}-wal and -shm there").format(
+                path=path, folder=folder, name=path.name),
+            _("make the folder writable, or point --db / QUIZ_DB at a writable place"))
 
 
 def busy_timeout_ms() -> int:

@@ -54,7 +54,7 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
 
 def install() -> None:
     """Make every rich wrap in this process use :func:`divide_line`."""
-    rich.text.divide_line = divide_line  # type: ignore[attr-defined]
+    rich.text.divide_line = divide_line
 
 
 def is_wide(char: str) -> bool:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from rich.console import Console
 from rich.markdown import Markdown
 from rich.markup import escape
 from rich.panel import Panel
+
+from quizzer.terminal.linebreak import install as install_line_breaking
+from quizzer.terminal.linebreak import join_wide_lines
+from quizzer.terminal.mathtext import to_text
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
 # C0 controls but tab and newline, DEL, C1 controls, and the bidi overrides that reorder a line
@@ -26,13 +29,6 @@ def safe(text: str) -> str:
     return escape(clean(text))
 
 
-@lru_cache(maxsize=1)
-def _latex():
-    from pylatexenc.latex2text import LatexNodes2Text
-
-    return LatexNodes2Text(math_mode="text")
-
-
 def math_to_unicode(text: str) -> str:
     """Replace every ``$...$`` / ``$$...$$`` by its Unicode reading (``\\sqrt{d_k}`` -> ``√(d_k)``)."""
     if "$" not in text:
@@ -40,14 +36,20 @@ def math_to_unicode(text: str) -> str:
 
     def convert(match: re.Match[str]) -> str:
         block, inline = match.groups()
-        rendered = _latex().latex_to_text(block or inline).strip()
+        rendered = to_text(block or inline)
         return f"\n\n{rendered}\n\n" if block else f"`{rendered}`"
 
     return _MATH.sub(convert, text)
 
 
 def markdown(text: str) -> Markdown:
-    return Markdown(math_to_unicode(clean(text)))
+    return Markdown(join_wide_lines(math_to_unicode(clean(text))))
+
+
+def console() -> Console:
+    """The terminal's console, with Chinese line breaking in everything it wraps."""
+    install_line_breaking()
+    return Console()
 
 
 def card(console: Console, title: str, front: str) -> None:
@@ -58,4 +60,4 @@ def card(console: Console, title: str, front: str) -> None:
 
 def retry(console: Console, message: str) -> None:
     """Why an answer is asked again."""
-    console.print(f"[yellow]{safe(message)}[/yellow]")
+    console.print(f"[yellow]{safe(message)}[/yellow]", highlight=False)

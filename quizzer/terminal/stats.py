@@ -6,24 +6,27 @@ heatmap shows as many weeks as fit (up to a year).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 import numpy as np
 from rich import box
 from rich.bar import Bar
+from rich.cells import cell_len
 from rich.columns import Columns
 from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from quizzer.app.stats import DeckCards, Retention, Stats
+from quizzer.i18n import N_, _, ngettext
 from quizzer.terminal.render import safe
 
-WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+WEEKDAYS = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun"))
 LABEL = 4  # the weekday labels' column in the heatmap
 # heatmap levels: no reviews, then the quartiles of the busy days shown (as GitHub's calendar)
 LEVELS = (("·", "grey35"), ("░", "#40c463"), ("▒", "#30a14e"), ("▓", "#216e39"), ("█", "#0e4429"))
-MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+MONTHS = (N_("Jan"), N_("Feb"), N_("Mar"), N_("Apr"), N_("May"), N_("Jun"), N_("Jul"), N_("Aug"), N_("Sep"),
+          N_("Oct"), N_("Nov"), N_("Dec"))
 
 
 def percent(value: float | None) -> str:
@@ -32,23 +35,33 @@ def percent(value: float | None) -> str:
 
 def minutes(ms: int) -> str:
     total = round(ms / 60_000)
-    return f"{total // 60} h {total % 60:02d} min" if total >= 60 else f"{total} min"
+    if total >= 60:
+        return _("{hours} h {minutes} min").format(hours=total // 60, minutes=f"{total % 60:02d}")
+    return _("{minutes} min").format(minutes=total)
+
+
+def day_label(day: date, today: date) -> str:
+    """``today``, else the weekday and date (``Mon 06-30`` / ``周一 06-30``)."""
+    return _("today") if day == today else f"{_(WEEKDAYS[day.weekday()])} {day:%m-%d}"
 
 
 def _bar_width(console: Console) -> int:
     return max(8, min(30, (console.width - 36) // 2))
 
 
-SHORT = {"learn": "lrn", "review": "rev", "relearn": "rel", "suspended": "susp", "buried": "bur"}
+SHORT = {N_("learn"): N_("lrn"), N_("review"): N_("rev"), N_("relearn"): N_("rel"), N_("suspended"): N_("susp"),
+         N_("buried"): N_("bur")}
 
 
 def _cards(stats: Stats, width: int) -> list[RenderableType]:
     deck_width = max((len(d.deck or "") for d in stats.cards), default=4)
-    names = ["new", "learn", "review", "relearn", "suspended", "buried", "leech", "total"]
-    short = deck_width + sum(map(len, names)) + 3 * len(names) > width  # abbreviated, explained below
-    headers = [SHORT.get(n, n) if short else n for n in names]
-    roomy = deck_width + sum(max(len(h), 4) for h in headers) + 3 * len(headers) <= width
-    table = Table("deck", *headers, title="Cards", show_footer=len(stats.cards) > 1, box=box.SIMPLE_HEAD,
+    names = [_(n) for n in (N_("new"), N_("learn"), N_("review"), N_("relearn"), N_("suspended"), N_("buried"),
+                            N_("leech"), N_("total"))]
+    short = deck_width + sum(map(cell_len, names)) + 3 * len(names) > width  # abbreviated, explained below
+    shorter = {_(long): _(abbreviated) for long, abbreviated in SHORT.items()}
+    headers = [shorter.get(n, n) if short else n for n in names]
+    roomy = deck_width + sum(max(cell_len(h), 4) for h in headers) + 3 * len(headers) <= width
+    table = Table(_("deck"), *headers, title=_("Cards"), show_footer=len(stats.cards) > 1, box=box.SIMPLE_HEAD,
                   show_edge=False, padding=(0, 1) if roomy else (0, 0))
     for column in table.columns[1:]:
         column.justify = "right"
@@ -61,24 +74,26 @@ def _cards(stats: Stats, width: int) -> list[RenderableType]:
     for deck in stats.cards:
         table.add_row(safe(deck.deck or ""), *row(deck))
     if len(stats.cards) > 1:
-        for column, value in zip(table.columns, ["all", *row(stats.cards_total)]):
+        for column, value in zip(table.columns, [_("all"), *row(stats.cards_total)]):
             column.footer = value
-    legend = Text("lrn learning, rev review, rel relearning, susp suspended, bur buried", style="dim")
+    legend = Text(_("lrn learning, rev review, rel relearning, susp suspended, bur buried"), style="dim")
     return [table, legend] if short else [table]
 
 
 def _overview(stats: Stats) -> Table:
-    table = Table(show_header=False, title="Overview", title_justify="left", box=None, padding=(0, 2, 0, 0))
+    table = Table(show_header=False, title=_("Overview"), title_justify="left", box=None, padding=(0, 2, 0, 0))
     table.add_column(style="bold")
     table.add_column()
     if stats.first_day is not None:
         span = (stats.today - stats.first_day).days + 1
-        table.add_row("reviews", f"{stats.reviews_total:,} since {stats.first_day}")
-        table.add_row("days studied", f"{stats.days_studied:,} of {span:,} ({stats.days_studied / span:.0%})")
-        table.add_row("streak", f"{stats.streak} day{'s' if stats.streak != 1 else ''}")
-    table.add_row("due today", str(stats.due_today))
-    recall = f"{percent(stats.average_recall)} over {stats.recall_cards:,} cards" if stats.recall_cards else "-"
-    table.add_row("average recall now", recall)
+        table.add_row(_("reviews"), _("{count} since {day}").format(count=f"{stats.reviews_total:,}", day=stats.first_day))
+        table.add_row(_("days studied"), _("{studied} of {span} ({share})").format(
+            studied=f"{stats.days_studied:,}", span=f"{span:,}", share=f"{stats.days_studied / span:.0%}"))
+        table.add_row(_("streak"), ngettext("{count} day", "{count} days", stats.streak).format(count=stats.streak))
+    table.add_row(_("due today"), f"{stats.due_today:,}")
+    recall = (_("{recall} over {count} cards").format(recall=percent(stats.average_recall), count=f"{stats.recall_cards:,}")
+              if stats.recall_cards else "-")
+    table.add_row(_("average recall now"), recall)
     return table
 
 
@@ -93,41 +108,44 @@ def _bar_table(title: str, headers: tuple[str, ...], rows: list[tuple[list[str],
 
 
 def _forecast(stats: Stats, width: int) -> Table:
-    rows = [([("today" if d.day == stats.today else f"{d.day:%a %m-%d}"), str(d.due)], float(d.due))
-            for d in stats.forecast]
-    return _bar_table(f"Due, next {len(stats.forecast)} days", ("day", "due"), rows,
+    rows = [([day_label(d.day, stats.today), f"{d.due:,}"], float(d.due)) for d in stats.forecast]
+    return _bar_table(_("Due, next {days} days").format(days=len(stats.forecast)), (_("day"), _("due")), rows,
                       max(d.due for d in stats.forecast), width)
 
 
 def _time(stats: Stats, width: int) -> Table:
     total = sum(d.duration_ms for d in stats.time_per_day)
     studied = sum(1 for d in stats.time_per_day if d.reviews)
-    caption = f"{minutes(total)} in all, {minutes(total // studied)} a study day" if studied else "no reviews"
-    rows = [([("today" if d.day == stats.today else f"{d.day:%a %m-%d}"), str(d.reviews),
-              f"{d.duration_ms / 60_000:.1f}"], d.duration_ms / 60_000) for d in stats.time_per_day]
-    return _bar_table(f"Time per day, last {stats.period_days} days", ("day", "reviews", "min"), rows,
+    caption = (_("{total} in all, {per_day} a study day").format(total=minutes(total), per_day=minutes(total // studied))
+               if studied else _("no reviews"))
+    rows = [([day_label(d.day, stats.today), f"{d.reviews:,}", f"{d.duration_ms / 60_000:.1f}"],
+             d.duration_ms / 60_000) for d in stats.time_per_day]
+    return _bar_table(_("Time per day, last {days} days").format(days=stats.period_days),
+                      (_("day"), _("reviews"), _("min")), rows,
                       max(d.duration_ms for d in stats.time_per_day) / 60_000, width, caption)
 
 
 def _retention(stats: Stats) -> Table:
-    table = Table("cards", "passed", "failed", "retention", title=f"True retention, last {stats.period_days} days",
-                  caption="mature: interval 21+ days", box=None, padding=(0, 1))
+    table = Table(_("cards"), _("passed"), _("failed"), _("retention"),
+                  title=_("True retention, last {days} days").format(days=stats.period_days),
+                  caption=_("mature: interval 21+ days"), box=None, padding=(0, 1))
     for column in table.columns[1:]:
         column.justify = "right"
-    rows: list[tuple[str, Retention]] = [("young", stats.true_retention.young), ("mature", stats.true_retention.mature),
-                                         ("all", stats.true_retention.all)]
+    rows: list[tuple[str, Retention]] = [(_("young"), stats.true_retention.young),
+                                         (_("mature"), stats.true_retention.mature), (_("all"), stats.true_retention.all)]
     for name, r in rows:
-        table.add_row(name, str(r.passed), str(r.failed), percent(r.rate))
+        table.add_row(name, f"{r.passed:,}", f"{r.failed:,}", percent(r.rate))
     return table
 
 
 def _ratings(stats: Stats, width: int) -> Table:
-    counts = [("Again", stats.ratings.again), ("Hard", stats.ratings.hard), ("Good", stats.ratings.good),
-              ("Easy", stats.ratings.easy)]
-    total = sum(n for _, n in counts)
-    rows = [([name, str(n), percent(n / total if total else None)], float(n)) for name, n in counts]
-    return _bar_table(f"Ratings, last {stats.period_days} days", ("rating", "count", "share"), rows,
-                      max((n for _, n in counts), default=0), min(width, 20))
+    counts = [(_("Again"), stats.ratings.again), (_("Hard"), stats.ratings.hard), (_("Good"), stats.ratings.good),
+              (_("Easy"), stats.ratings.easy)]
+    total = sum(n for _name, n in counts)
+    rows = [([name, f"{n:,}", percent(n / total if total else None)], float(n)) for name, n in counts]
+    return _bar_table(_("Ratings, last {days} days").format(days=stats.period_days),
+                      (_("rating"), _("count"), _("share")), rows,
+                      max((n for _name, n in counts), default=0), min(width, 20))
 
 
 def _levels(values: list[int]) -> list[int]:
@@ -154,15 +172,15 @@ def heatmap(stats: Stats, width: int) -> list[RenderableType]:
         firsts = [d for d in week_days if d.day == 1]  # a month begins in this week
         position = LABEL + 2 * week
         if firsts and position >= free and week < weeks - 1:
-            months.append(" " * (position - len(months)) + MONTHS[firsts[0].month - 1])
-            free = len(months) + 1
+            months.append(" " * (position - months.cell_len) + _(MONTHS[firsts[0].month - 1]))
+            free = months.cell_len + 1
 
     grid = Table.grid(padding=0)
     grid.add_column(width=LABEL, no_wrap=True)
-    for _ in range(weeks):
+    for _week in range(weeks):
         grid.add_column(width=2, no_wrap=True)
     for weekday, name in enumerate(WEEKDAYS):
-        cells: list[Text] = [Text(name)]
+        cells: list[Text] = [Text(_(name))]
         for week in range(weeks):
             day = first + timedelta(weeks=week, days=weekday)
             if day > stats.today:
@@ -173,23 +191,27 @@ def heatmap(stats: Stats, width: int) -> list[RenderableType]:
         grid.add_row(*cells)
     shown = sum(per_day.values())
     busiest = max(per_day.items(), key=lambda item: (item[1], item[0]), default=None)
-    legend = Text("less ")
+    legend = Text(_("less") + " ")
     for glyph, style in LEVELS:
         legend.append(glyph, style=style)
         legend.append(" ")
-    legend.append("more")
-    summary = Text(f"{shown:,} reviews in {weeks} weeks" + (f", most {busiest[1]:,} on {busiest[0]}" if busiest else ""))
-    return [Text(f"Reviews per day, last {weeks} weeks", style="italic"), months, grid, legend, summary]
+    legend.append(_("more"))
+    summary = _("{count} reviews in {weeks} weeks").format(count=f"{shown:,}", weeks=weeks)
+    if busiest:
+        summary += _(", most {count} on {day}").format(count=f"{busiest[1]:,}", day=busiest[0])
+    return [Text(_("Reviews per day, last {weeks} weeks").format(weeks=weeks), style="italic"), months, grid, legend,
+            Text(summary)]
 
 
 def _exams(stats: Stats, width: int) -> Table:
     shown = stats.exams[-10:]
     caption = None
     if stats.exam_trend is not None:
-        caption = f"trend {stats.exam_trend:+.1f} points per exam over {len(stats.exams)} exams"
+        caption = _("trend {slope} points per exam over {count} exams").format(
+            slope=f"{stats.exam_trend:+.1f}", count=len(stats.exams))
     rows = [([f"{e.finished_at.astimezone():%Y-%m-%d}", f"{e.score:.0f}%"], e.score) for e in shown]
-    return _bar_table("Exam scores" + (f" (last {len(shown)})" if len(stats.exams) > len(shown) else ""),
-                      ("finished", "score"), rows, 100.0, width, caption)
+    title = _("Exam scores") + (_(" (last {count})").format(count=len(shown)) if len(stats.exams) > len(shown) else "")
+    return _bar_table(title, (_("finished"), _("score")), rows, 100.0, width, caption)
 
 
 def _weakest(stats: Stats) -> list[Table]:
@@ -200,10 +222,10 @@ def _weakest(stats: Stats) -> list[Table]:
             column.justify = "right"
         return made
 
-    cards = table("card", "deck", "lapses", "mistakes", "recall", title="Weakest cards")
+    cards = table(_("card"), _("deck"), _("lapses"), _("mistakes"), _("recall"), title=_("Weakest cards"))
     for card in stats.weakest_cards:
         cards.add_row(safe(card.card_id), safe(card.deck), str(card.lapses), str(card.mistakes), percent(card.recall))
-    tags = table("tag", "cards", "lapses", "mistakes", "recall", title="Weakest tags")
+    tags = table(_("tag"), _("cards"), _("lapses"), _("mistakes"), _("recall"), title=_("Weakest tags"))
     tags.columns[1].justify = "right"
     for tag in stats.weakest_tags:
         tags.add_row(safe(tag.tag), str(tag.cards), str(tag.lapses), str(tag.mistakes), percent(tag.recall))
@@ -212,18 +234,19 @@ def _weakest(stats: Stats) -> list[Table]:
 
 def show(console: Console, stats: Stats) -> None:
     """Every figure of ``stats``, or what there is of an empty collection."""
-    chosen = [f"deck {', '.join(stats.decks)}" if stats.decks else "", f"tag {', '.join(stats.tags)}" if stats.tags else ""]
+    chosen = [_("deck {names}").format(names=", ".join(stats.decks)) if stats.decks else "",
+              _("tag {names}").format(names=", ".join(stats.tags)) if stats.tags else ""]
     scope = " · ".join(c for c in chosen if c)
-    console.print(Text(f"Statistics, {stats.today}" + (f" · {scope}" if scope else ""), style="bold"))
+    console.print(Text(_("Statistics, {day}").format(day=stats.today) + (f" · {scope}" if scope else ""), style="bold"))
     if stats.empty and stats.cards_total.total == 0:
-        console.print("The collection is empty: no cards and no reviews" + (" match" if scope else "") + ".")
+        console.print(_("No cards and no reviews match.") if scope else _("The collection is empty: no cards and no reviews."))
         return
     if stats.cards:
         for part in _cards(stats, console.width):
             console.print(part)
     if stats.empty:
-        console.print(f"No reviews yet: nothing studied{' among these cards' if scope else ''}. "
-                      "`quiz study` starts the daily drill.")
+        console.print((_("No reviews yet: nothing studied among these cards.") if scope else
+                       _("No reviews yet: nothing studied.")) + " " + _("`quiz study` starts the daily drill."))
         return
     width = _bar_width(console)
     console.print(_overview(stats))

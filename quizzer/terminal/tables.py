@@ -25,7 +25,7 @@ def text(header: str, **options: Any) -> Column:
     return Column(header, overflow="fold", **options)
 
 
-def table(*columns: Column | str, **options: Any) -> Table:
+def listing(*columns: Column | str, **options: Any) -> Table:
     """A table of these columns (a plain string is a text column), in the project's style."""
     for name, value in (("box", box.SIMPLE_HEAD), ("show_edge", False), ("pad_edge", False), ("collapse_padding", True)):
         options.setdefault(name, value)
