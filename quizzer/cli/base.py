@@ -7,6 +7,7 @@ so ``quiz --help`` and shell completion start instantly.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,10 @@ class QuizGroup(TyperGroup):
 
 
 TYPER_MESSAGES = (N_("Options"), N_("Commands"), N_("Arguments"), N_("default: {default}"), N_("required"),
-                  N_("env var: {var}"), N_("(dynamic)"), N_("Aborted!"))  # typer's own ids, for the catalogue
+                  N_("env var: {var}"), N_("(dynamic)"), N_("Aborted!"), N_("Show this message and exit."),
+                  N_("Install completion for the current shell."),
+                  N_("Show completion for the current shell, to copy it or customize the installation."))
+# typer's own ids, for the catalogue
 
 
 def _localize_typer() -> None:
@@ -68,13 +72,49 @@ def _localize_typer() -> None:
         plain(self, prog, args, _("Usage: ") if prefix is None else prefix)
 
     HelpFormatter.write_usage = write_usage  # type: ignore[method-assign]
+    plain_rows = HelpFormatter.write_dl
+
+    def write_dl(self: HelpFormatter, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
+        plain_rows(self, [(term, _(text)) for term, text in rows], col_max, col_spacing)  # typer's own option help
+
+    HelpFormatter.write_dl = write_dl  # type: ignore[method-assign]
+    _wrap_wide_help()
+
+
+def _wrap_wide_help() -> None:
+    """click wraps help with ``textwrap`` and shortens it by characters: Chinese help would run
+    past the terminal's edge (a Chinese character is two cells) and break before ``、``. Text
+    with wide characters goes through ``quizzer.terminal.linebreak`` instead."""
+    import typer._click.core as click_core
+    import typer._click.formatting as formatting
+
+    plain_wrap, plain_short = formatting.wrap_text, click_core.make_default_short_help
+
+    def wrap_text(text: str, width: int = 78, initial_indent: str = "", subsequent_indent: str = "",
+                  preserve_paragraphs: bool = False) -> str:
+        if text.isascii():
+            return plain_wrap(text, width, initial_indent, subsequent_indent, preserve_paragraphs)
+        from quizzer.terminal.linebreak import wrap
+
+        return wrap(text, width, initial_indent, subsequent_indent)
+
+    def make_default_short_help(help: str, max_length: int = 45) -> str:
+        if help.isascii():
+            return plain_short(help, max_length)
+        from quizzer.terminal.linebreak import shorten
+
+        return shorten(help, max_length)
+
+    formatting.wrap_text = wrap_text
+    click_core.make_default_short_help = make_default_short_help
 
 
 def _coerce_given_values_only() -> None:
     """typer builds a pydantic TypeAdapter for every parameter of the command that runs, given
-    or not, and importing pydantic for it is a fifth of the time to the first card. A parameter
-    left out (None) is coerced without one (``RuntimeParam.coerce``), so the adapter is built
-    when a value arrives; what a value becomes, and every error message, stay typer's."""
+    or not: pydantic's import (about half a minimal typer app's start-up) for commands that need
+    no pydantic (``quiz decks``), and a dozen adapters for ``quiz study``. A parameter left out
+    (None) is coerced without one (``RuntimeParam.coerce``), so the adapter is built when a value
+    arrives; what a value becomes, and every error message, stay typer's."""
     from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
     from typer.core import _TyperParameter
 

@@ -82,15 +82,20 @@ def cards_command(
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number, text
 
-    table = listing(ident("id"), ident(_("kind")), ident(_("deck")), ident("§"), text(_("front")), text(_("state")),
-                  text(_("due")), number(_("stability")), number(_("recall")))  # ids are what `quiz show` takes
+    wide = out.width >= 110  # kind, deck, section and stability only where they fit beside the question
+    room = min(max(len(row.id) for row in rows), max(12, out.width // 5))
+    columns = [text("id", min_width=room, max_width=room)]  # longer ids fold over lines, never cut
+    columns += [ident(_("kind")), ident(_("deck")), ident("§")] if wide else []
+    columns += [text(_("front")), text(_("state")), text(_("due"))]
+    columns += [number(_("stability"))] if wide else []
+    table = listing(*columns, number(_("recall")))  # an id is what `quiz show` takes: folded, never cut
     for row in rows:
-        table.add_row(
-            safe(row.id), row.kind, safe(row.deck), safe(row.section), safe(row.front),
-            ", ".join(_(name) for name in [row.state, *row.flags]),
-            when(row.due) if row.due else "-",
-            _("{days} d").format(days=f"{row.stability:.1f}") if row.stability is not None else "-",
-            f"{row.recall:.0%}" if row.recall is not None else "-",
-        )
+        cells = [safe(row.id)]
+        cells += [row.kind, safe(row.deck), safe(row.section)] if wide else []
+        cells += [safe(row.front), ", ".join(_(name) for name in [row.state, *row.flags]),
+                  when(row.due) if row.due else "-"]
+        if wide:
+            cells.append(_("{days} d").format(days=f"{row.stability:.1f}") if row.stability is not None else "-")
+        table.add_row(*cells, f"{row.recall:.0%}" if row.recall is not None else "-")
     out.print(table)
     out.print(ngettext("{count} card", "{count} cards", len(rows)).format(count=f"{len(rows):,}"), markup=False)

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from quizzer.cli.base import JsonOption, app, console
+from quizzer.cli.base import DecksOption, JsonOption, app, console, load
 from quizzer.errors import UsageError
+from quizzer.i18n import _
+
+if TYPE_CHECKING:
+    from checkers.base import Question
 
 
-@app.command("checkers")
+@app.command("checkers", help=_("List the numeric-question checkers."))
 def checkers_command(as_json: JsonOption = False) -> None:
-    """List the numeric-question checkers."""
-    from rich.table import Table
+    from quizzer.terminal.tables import ident, listing
 
     from checkers import registry
 
@@ -22,27 +26,37 @@ def checkers_command(as_json: JsonOption = False) -> None:
 
         emit_json([{"name": name, "description": registry.get(name).description} for name in registry.names()])
         return
-    table = Table("checker", "what it asks")
+    table = listing(ident(_("checker")), _("what it asks"))
     for name in registry.names():
         table.add_row(name, registry.get(name).description)
     console().print(table, markup=False)
 
 
-@app.command()
+@app.command(help=_("Generate one numeric question with its answer and worked solution."))
 def generate(
-    name: Annotated[str, typer.Argument(metavar="CHECKER", help="Checker name (see `quiz checkers`).")],
-    seed: Annotated[int, typer.Option(help="Same seed, same question.")] = 0,
+    ctx: typer.Context,
+    name: Annotated[Optional[str], typer.Argument(
+        metavar="[CHECKER]", show_default=False, help=_("Checker name (see `quiz checkers`); or give --card."))] = None,
+    card_id: Annotated[Optional[str], typer.Option(
+        "--card", metavar="ID", show_default=False,
+        help=_("A numeric card: draw its question exactly as study does, with the card's params."))] = None,
+    seed: Annotated[int, typer.Option(help=_("Same seed, same question."))] = 0,
     as_json: JsonOption = False,
+    decks_dir: DecksOption = None,
 ) -> None:
-    """Generate one numeric question with its answer and worked solution."""
     from checkers import registry
     from quizzer.terminal.render import markdown
 
-    try:
-        checker = registry.get(name)
-    except registry.UnknownChecker as err:
-        raise UsageError(str(err), "`quiz checkers` lists them") from None
-    question = checker.generate(seed)
+    if (name is None) == (card_id is None):
+        raise UsageError(_("give a CHECKER or --card ID, not both or neither"), _("`quiz checkers` lists the checkers"))
+    if card_id is not None:
+        question = _card_question(ctx, card_id, seed, decks_dir)
+    else:
+        try:
+            checker = registry.get(str(name))
+        except registry.UnknownChecker as err:
+            raise UsageError(str(err), _("`quiz checkers` lists them")) from None
+        question = checker.generate(seed)
     if as_json:
         from quizzer.cli.output import emit_json
 
@@ -50,5 +64,21 @@ def generate(
         return
     out = console()
     out.print(markdown(question.prompt))
-    out.print(f"\n答案 {question.answer_text}\n", markup=False)
+    out.print("\n" + _("Answer: {answer}").format(answer=question.answer_text) + "\n", markup=False)
     out.print(markdown(question.solution))
+
+
+def _card_question(ctx: typer.Context, card_id: str, seed: int, decks_dir: Path | None) -> Question:
+    """The question study draws for this card from ``seed`` (its kind's ask, waited for)."""
+    from quizzer import kinds
+    from quizzer.errors import CardNotFound
+
+    owner = next((d for d in load(ctx, decks_dir) if any(e.id == card_id for e in d.entries)), None)
+    if owner is None:
+        raise CardNotFound(card_id)
+    card = owner.card(card_id)
+    if not kinds.of(card).generated:
+        raise UsageError(_("card '{card}' is not a generated (numeric) card").format(card=card_id),
+                         _("`quiz show {card}` shows it").format(card=card_id))
+    question: Question = kinds.of(card).ask(card, seed).drawn.question()
+    return question

@@ -18,6 +18,8 @@ from collections.abc import Callable
 import rich.text
 from rich import _wrap
 from rich.cells import cell_len, chop_cells
+from rich.console import Console, ConsoleOptions
+from rich.measure import Measurement
 
 _RICH_DIVIDE: Callable[[str, int, bool], list[int]] = _wrap.divide_line
 
@@ -53,8 +55,25 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
 
 
 def install() -> None:
-    """Make every rich wrap in this process use :func:`divide_line`."""
+    """Make every rich wrap in this process use :func:`divide_line`, and measure a text's
+    narrowest width by the same break opportunities (rich takes a run of Chinese as one word,
+    so a table would not let a Chinese column give way)."""
     rich.text.divide_line = divide_line
+    rich.text.Text.__rich_measure__ = _measure  # type: ignore[method-assign]
+
+
+_RICH_MEASURE = rich.text.Text.__rich_measure__
+
+
+def _measure(self: rich.text.Text, console: Console, options: ConsoleOptions) -> Measurement:
+    measured = _RICH_MEASURE(self, console, options)
+    text = self.plain
+    if text.isascii():
+        return measured
+    from uniseg.linebreak import line_break_units
+
+    narrowest = max((cell_len(unit.rstrip()) for line in text.splitlines() for unit in line_break_units(line)), default=0)
+    return Measurement(min(measured.minimum, max(narrowest, 1)), measured.maximum)
 
 
 def is_wide(char: str) -> bool:
@@ -84,3 +103,32 @@ def join_wide_lines(markdown: str) -> str:
         else:
             out.append(line)
     return "\n".join(out)
+
+
+def wrap(text: str, width: int, initial_indent: str = "", subsequent_indent: str = "") -> str:
+    """Paragraphs (split at blank lines) re-wrapped to ``width`` cells with the rules above:
+    what click's help formatter does with ``textwrap``, which counts a Chinese character as
+    one column and breaks only at spaces."""
+    paragraphs = []
+    for paragraph in text.split("\n\n"):
+        joined = join_wide_lines(paragraph.strip()).replace("\n", " ")
+        lines, indent = [], initial_indent
+        while joined:
+            room = max(1, width - cell_len(indent))
+            cut = next(iter(divide_line(joined, room)), len(joined))
+            lines.append(indent + joined[:cut].rstrip())
+            joined, indent = joined[cut:].lstrip(), subsequent_indent
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
+
+
+def shorten(text: str, cells: int) -> str:
+    """The first sentence of ``text``, cut to ``cells`` cells with ``...``: a command's line in
+    the help listing (click counts characters, and a Chinese one is two cells)."""
+    first = " ".join(text.split("\n\n")[0].split())
+    end = first.find("。")
+    if end != -1:
+        first = first[:end + 1]
+    if cell_len(first) <= cells:
+        return first
+    return chop_cells(first, max(1, cells - 3))[0] + "..."

@@ -1,0 +1,114 @@
+"""The screens as a learner sees them, read back from a real terminal (tmux) at 60, 80 and 120
+columns in both interface languages: no line starts with closing punctuation, the Chinese
+interface shows no English word of its own and the English one no Chinese character."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux, a terminal whose screen can be read back")
+
+HEADER = "id: {deck}\ntitle: {title}\nlanguage: {language}\nsource: {{file: c.txt, sections: '1'}}\ncards:\n"
+ZH_DECK = HEADER.format(deck="zh-deck", title="注意力机制", language="zh") + (
+    "  - {id: card-one, kind: qa, source: '1.1', tags: [注意力], question: 为什么要除以根号下的维度？,\n"
+    "     answer: 点积的方差随维度增大而增大，不缩放时 softmax 会进入饱和区，梯度变得很小。,\n"
+    "     points: [方差随维度增长, softmax 饱和, 梯度消失]}\n"
+    "  - {id: card-two, kind: choice, source: '1.2', question: 哪一项是缩放因子？,\n"
+    "     options: [维度的平方根, 维度本身, 头数], answer: A}\n")
+EN_DECK = HEADER.format(deck="en-deck", title="Attention", language="en") + (
+    "  - {id: card-one, kind: qa, source: '1.1', tags: [attention], question: Why divide by the square root of d?,\n"
+    "     answer: The variance of a dot product grows with d; without scaling softmax saturates and gradients vanish.,\n"
+    "     points: [variance grows with d, softmax saturates, gradients vanish]}\n"
+    "  - {id: card-two, kind: choice, source: '1.2', question: Which is the scaling factor?,\n"
+    "     options: [the square root of d, d itself, the number of heads], answer: A}\n")
+
+CLOSING = "。，、；：？！）」』"
+# what the Chinese interface may show in Latin letters: ids and names the learner types, keys,
+# command and option names, and the names of things (FSRS, Anki)
+ALLOWED = re.compile(
+    r"`[^`]*`|--?[a-z][a-z-]*|\b(?:quiz|FSRS|Anki|QUIZ_\w+|toml|zh|en|softmax|[a-z]+(?:-[a-z]+)+|[a-z_]+_[a-z_]+)\b"
+    r"|/\S+|\b[A-Za-z]\b|\d+[a-z]{1,2}\b|[\w.-]+\.(?:toml|db|yaml)\b")
+
+
+class Tmux:
+    def __init__(self, name: str, columns: int) -> None:
+        self.name, self.columns, self.shown = name, columns, 0
+        self.server: list[str] = []
+
+    def run(self, *args: str) -> str:
+        return subprocess.run([*self.server, *args], check=True, capture_output=True, text=True).stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-S", "-", "-t", "s")
+
+    def show(self, command: str, env: dict[str, str], until: str, keys: tuple[str, ...] = ()) -> str:
+        """Run ``command`` in a fresh pane; send each key once the screen has stopped changing (the
+        program waits for input); the screen and scrollback once ``until`` appears."""
+        settings = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        self.shown += 1  # a server of its own each time: a killed one may still be going away
+        self.server = ["tmux", "-L", f"quizzer-screens-{os.getpid()}-{self.name}-{self.shown}", "-f", os.devnull]
+        self.run("new-session", "-d", "-s", "s", "-x", str(self.columns), "-y", "50",
+                 f"env -u COLUMNS -u LINES {settings} {command}; sleep 60")
+        try:
+            deadline = time.monotonic() + 120
+            for key in keys:
+                self.settle(deadline)
+                self.run("send-keys", "-t", "s", *key.split(" "))
+            while until not in (shot := self.screen()) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            return shot
+        finally:
+            self.run("kill-server")
+
+    def settle(self, deadline: float, quiet: float = 1.5) -> None:
+        last, since = self.screen(), time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            now = self.screen()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif now.strip() and time.monotonic() - since >= quiet:
+                return
+
+
+def screens(tmp_path: Path, language: str, columns: int) -> list[str]:
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    (folder / "deck.yaml").write_text(ZH_DECK if language == "zh" else EN_DECK, "utf-8")
+    env = {"QUIZ_LANG": language, "QUIZ_DECKS": str(folder), "QUIZ_DB": str(tmp_path / "q.db"),
+           "QUIZ_CONFIG": str(tmp_path / "config.toml"), "QUIZ_CACHE_DIR": str(tmp_path / "cache"),
+           "QUIZ_NOW": "2026-01-05T10:00", "TZ": "UTC"}
+    quiz = f"{shlex.quote(sys.executable)} -m quizzer"
+    done = "·DONE·"
+    term = Tmux(f"{language}-{columns}", columns)
+    shots = [term.show(f"{quiz} {args}; echo {done}", env, done) for args in ("--help", "", "config", "study --help")]
+    shots.append(term.show(f"{quiz} study; echo {done}", env, done,
+                           keys=("Enter", "3", "B Enter", "Enter", "q")))  # reveal, Good; choice B; quit
+    shots.append(term.show(f"{quiz} stats; echo {done}", env, done))
+    return shots
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_the_screens_keep_to_one_language_and_break_lines_well(tmp_path, language, columns):
+    shots = screens(tmp_path, language, columns)
+    for shot in shots:
+        lines = [line.rstrip() for line in shot.splitlines()]
+        starts = [line.lstrip(" │┃║|") for line in lines]
+        assert not [line for line in starts if line and line[0] in CLOSING], shot
+        if language == "en":
+            assert not re.search(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]", shot), shot
+        else:
+            content = set(re.findall(r"[A-Za-z]{2,}", ZH_DECK))  # the deck's own words (softmax, ids)
+            words = {word for word in re.findall(r"[A-Za-z]{2,}", ALLOWED.sub(" ", shot)) if word not in content}
+            assert not words, (words, shot)
+    assert any("card-one" in shot for shot in shots)  # the study session did run
