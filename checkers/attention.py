@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from typing import Literal
@@ -12,13 +13,25 @@ from checkers.base import BaseChecker, LengthBounds, Strict, Tolerance, draw_val
 
 
 class MaskedSoftmaxParams(LengthBounds):
-    variant: Literal["padding", "causal", "unmasked"] = "padding"
+    """variant: which mask story; min_kept: real (unmasked, non-PAD) positions a row keeps at least,
+    so the answer is never the trivial [1, 0, ...] unless a card sets 1 on purpose."""
+
+    variant: Literal["padding", "causal", "unmasked", "zero_score"] = "padding"
+    min_kept: int = Field(default=2, ge=1, le=11)
     decimals: int = Field(default=3, ge=1, le=6)
+
+    @model_validator(mode="after")
+    def _room(self) -> "MaskedSoftmaxParams":
+        need = self.min_kept if self.variant == "causal" else self.min_kept + 1  # + a PAD / zeroed position
+        if self.min_len < need:
+            raise ValueError(f"variant {self.variant} with min_kept {self.min_kept} needs min_len >= {need}")
+        return self
 
 
 class MaskedSoftmaxInputs(Strict):
     scores: list[float] = Field(min_length=1)
     mask: list[int]  # 1 = keep, 0 = masked; causal row i: 1 for j <= i
+    pads: int | None = Field(default=None, ge=1)  # the story of a forgotten mask: trailing PADs it should hide
 
     @model_validator(mode="after")
     def _valid_mask(self) -> "MaskedSoftmaxInputs":
@@ -28,38 +41,82 @@ class MaskedSoftmaxInputs(Strict):
             raise ValueError("mask entries must be 0 or 1")
         if 1 not in self.mask:
             raise ValueError("a fully masked row has no softmax (it would be NaN); keep at least one position")
+        if self.pads is not None and self.pads >= len(self.scores):
+            raise ValueError(f"pads ({self.pads}) must leave at least one real token of {len(self.scores)}")
         return self
+
+
+def _trailing_zeros(scores: list[float]) -> int:
+    return len(scores) - len(list(itertools.dropwhile(lambda s: s == 0, reversed(scores))))
 
 
 class MaskedSoftmax(BaseChecker[MaskedSoftmaxParams, MaskedSoftmaxInputs, list[float]]):
     name = "masked_softmax"
-    description = "带 mask 的 softmax：padding / causal 行的注意力权重（被遮位置为 0）"
+    description = "带 mask 的 softmax：padding / causal 行的注意力权重（被遮位置为 0），忘了 mask 或把分数写成 0 的后果"
     Params = MaskedSoftmaxParams
     Inputs = MaskedSoftmaxInputs
 
     def compose(self, rng: random.Random, params: MaskedSoftmaxParams) -> tuple[MaskedSoftmaxInputs, str]:
         n = rng.randint(params.min_len, params.max_len)
         scores = draw_values(rng, n, -2, 5, rng.choice([0, 1]))
-        pads = rng.randint(1, n - 1) if n > 1 else 0
+        kept = rng.randint(params.min_kept, n - 1)  # real tokens; the rest are PAD / zeroed
+        pads = n - kept
+        shown_mask = True
         if params.variant == "causal":
-            row = rng.randrange(1, n) if n > 1 else 0  # row 0 would only ever give [1, 0, ...]
+            row = rng.randint(params.min_kept - 1, n - 1)
             mask = [int(j <= row) for j in range(n)]
             setting = f"GPT 的因果自注意力，长度 {n} 的序列中第 {row} 行（位置从 0 数）：位置 j ≤ {row} 可见，其余遮住。"
+            inputs = MaskedSoftmaxInputs(scores=scores, mask=mask)
         elif params.variant == "padding":
-            mask = [1] * (n - pads) + [0] * pads
-            setting = f"BERT 的 batch 中一条序列补了 {pads} 个 PAD（最后 {pads} 个位置），用 padding mask 遮住。"
-        else:
-            mask = [1] * n
+            mask = [1] * kept + [0] * pads
+            setting = f"BERT 的 batch 中一条长度 {n} 的序列补了 {pads} 个 PAD（最后 {pads} 个位置），用 padding mask 遮住。"
+            inputs = MaskedSoftmaxInputs(scores=scores, mask=mask)
+        elif params.variant == "unmasked":
             setting = (
-                f"序列最后 {pads} 个位置是 PAD，但**忘了传 attention_mask**：PAD 也参与 softmax。"
-                "求各位置（含 PAD）拿到的注意力权重。"
+                f"长度 {n} 的序列中前 {kept} 个是真实 token，最后 {pads} 个位置是 PAD，"
+                "但**忘了传 attention_mask**：PAD 也参与 softmax。求各位置（含 PAD）拿到的注意力权重。"
             )
-        inputs = MaskedSoftmaxInputs(scores=scores, mask=mask)
+            inputs = MaskedSoftmaxInputs(scores=scores, mask=[1] * n, pads=pads)
+        else:
+            row = kept - 1
+            scores = draw_values(rng, kept, 0.1, 1.0, 2) + [0] * pads
+            setting = (
+                f"GPT 的因果自注意力，长度 {n} 的序列中第 {row} 行（位置从 0 数）：位置 j > {row} 是未来位置，"
+                "本该遮住，但实现里把它们的分数**写成了 0**，而不是 −∞。"
+            )
+            inputs = MaskedSoftmaxInputs(scores=scores, mask=[1] * n)
+            shown_mask = False
+        mask_text = f"，mask = `{vec(inputs.mask)}`（1 = 保留，0 = 遮住）" if shown_mask else ""
+        zeros = "被遮位置写 0" if 0 in inputs.mask else "每个位置都要写"
         prompt = (
-            f"{setting}\n\n某一行注意力分数 `{vec(scores)}`，mask = `{vec(mask)}`（1 = 保留，0 = 遮住）。\n\n"
-            f"求 softmax 后的权重向量（共 {n} 个数，被遮位置写 0）。"
+            f"{setting}\n\n这一行的注意力分数 `{vec(inputs.scores)}`{mask_text}。\n\n"
+            f"求 softmax 后的权重向量（共 {n} 个数，{zeros}）。"
         )
         return inputs, prompt
+
+    def outside(self, params: MaskedSoftmaxParams, inputs: MaskedSoftmaxInputs) -> str | None:
+        n, mask = len(inputs.mask), inputs.mask
+        kept = sum(mask)
+        if not params.min_len <= n <= params.max_len:
+            return f"row length {n} is outside [{params.min_len}, {params.max_len}]"
+        if params.variant in ("padding", "causal") and mask != [1] * kept + [0] * (n - kept):
+            return f"a {params.variant} mask keeps a prefix, not {mask}"
+        if params.variant == "padding" and kept == n:
+            return "a padding row needs at least one PAD"
+        if params.variant in ("unmasked", "zero_score") and kept != n:
+            return f"variant {params.variant} masks nothing, but the mask is {mask}"
+        real = kept
+        if params.variant == "unmasked":
+            if inputs.pads is None:
+                return "a forgotten-mask row needs PADs in its story"
+            real = n - inputs.pads
+        if params.variant == "zero_score":
+            real = n - _trailing_zeros(inputs.scores)
+            if real == n or 0 in inputs.scores[:real]:
+                return f"a zero-score row needs trailing zero scores after non-zero ones, not {inputs.scores}"
+        if real < params.min_kept:
+            return f"only {real} real position(s); the card asks for at least {params.min_kept}"
+        return None
 
     def solve(self, inputs: MaskedSoftmaxInputs) -> list[float]:
         import torch
@@ -70,11 +127,18 @@ class MaskedSoftmax(BaseChecker[MaskedSoftmaxParams, MaskedSoftmaxInputs, list[f
         return reference.masked_softmax(scores, torch.tensor(inputs.mask)).tolist()
 
     def explain(self, inputs: MaskedSoftmaxInputs, answer: list[float], tolerance: Tolerance) -> str:
-        return (
-            "mask 为 0 的分数在 softmax **之前**换成 −∞，exp(−∞) = 0，所以被遮位置权重严格为 0，"
-            "其余位置的权重和为 1。\n\n"
-            f"{softmax_steps(inputs.scores, inputs.mask)}\n\n答案：`{tolerance.format(answer)}`"
-        )
+        if 0 in inputs.mask:
+            why = (
+                "mask 为 0 的分数在 softmax **之前**换成 −∞，exp(−∞) = 0，所以被遮位置权重严格为 0，"
+                "其余位置的权重和为 1。"
+            )
+        elif inputs.pads:
+            why = "没传 attention_mask，没有分数换成 −∞，所以 PAD 也拿到正权重，分走了真实 token 的注意力。"
+        elif _trailing_zeros(inputs.scores):
+            why = "分数写成 0 不等于遮住：exp(0) = 1 > 0，这些位置照样拿到正权重。只有 −∞ 才能让权重变成 0。"
+        else:
+            why = "这一行所有位置都可见，对整行做 softmax。"
+        return f"{why}\n\n{softmax_steps(inputs.scores, inputs.mask)}\n\n答案：`{tolerance.format(answer)}`"
 
 
 class ScaledScoresParams(LengthBounds):
@@ -113,6 +177,13 @@ class ScaledScores(BaseChecker[ScaledScoresParams, ScaledScoresInputs, list[floa
             f"求缩放点积注意力分数 $q k_j^\\top / \\sqrt{{d_k}}$（softmax 之前），按 key 顺序给出 {keys} 个数。"
         )
         return inputs, prompt
+
+    def outside(self, params: ScaledScoresParams, inputs: ScaledScoresInputs) -> str | None:
+        if params.d_k is not None and len(inputs.q) != params.d_k:
+            return f"d_k is {len(inputs.q)}, the card asks for {params.d_k}"
+        if not params.min_len <= len(inputs.k) <= params.max_len:
+            return f"{len(inputs.k)} keys, outside [{params.min_len}, {params.max_len}]"
+        return None
 
     def solve(self, inputs: ScaledScoresInputs) -> list[float]:
         import torch

@@ -1,12 +1,15 @@
 """The checker interface (Question, Tolerance, BaseChecker) and the seeded generate flow they share.
 
-No torch here: the CLI and deck linter import this at start-up.
+No torch here: the CLI and deck linter import this at start-up. generate() is draw() (compose the
+prompt, no torch) then finish() (solve with the torch reference), so a front end can show the
+prompt at once and solve in the background.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from collections.abc import Sequence
@@ -16,10 +19,22 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 Answer = int | float | list[float]
 
+UNITS = {"K": 3, "M": 6, "B": 9, "万": 4, "亿": 8}  # the suffixes an estimate may be asked in
+
 
 def float_slack(truth: float) -> float:
     """Room for binary rounding when a written decimal is compared with a computed float."""
     return 1e-14 * max(1.0, abs(truth))
+
+
+def grouped(value: float, decimals: int = 0) -> str:
+    """A number with thousands separators ("16,226,304"), which the answer grammar reads back."""
+    return f"{round(value, decimals) + 0.0:,.{decimals}f}"  # +0.0 turns -0.0 into 0.0
+
+
+def _magnitude(value: float) -> int:
+    """The power of ten of value's first significant digit (0 for 0)."""
+    return math.floor(math.log10(abs(value))) if value else 0
 
 
 @dataclass(frozen=True)
@@ -27,17 +42,25 @@ class Tolerance:
     """What the question asks for, which fixes both the display and the grading bound.
 
     exact: an integer, nothing else; decimals: |x - truth| <= half a unit in the last asked
-    decimal; relative: |x - truth| <= relative * |truth|.
+    decimal; relative: |x - truth| <= relative * |truth|; unit: an estimate in `unit` (M, 万 ...)
+    to `decimals` places ("约多少 M，保留 1 位小数"); significant: an estimate to `decimals`
+    significant digits (1 = the order of magnitude an interviewer asks for).
     """
 
-    kind: Literal["exact", "decimals", "relative"]
+    kind: Literal["exact", "decimals", "relative", "unit", "significant"]
     decimals: int = 0
     relative: float = 0.0
+    unit: str = ""
 
     def allowed(self, truth: float) -> float:
         """Largest accepted |answer - truth|; the tiny slack absorbs float rounding of the display."""
-        bound = {"exact": 0.0, "decimals": 0.5 * 10.0**-self.decimals, "relative": self.relative * abs(truth)}
-        return bound[self.kind] + float_slack(truth)
+        if self.kind == "unit":
+            bound = 0.5 * 10.0 ** (UNITS[self.unit] - self.decimals)
+        elif self.kind == "significant":
+            bound = 0.5 * 10.0 ** (_magnitude(truth) - self.decimals + 1)
+        else:
+            bound = {"exact": 0.0, "decimals": 0.5 * 10.0**-self.decimals, "relative": self.relative * abs(truth)}[self.kind]
+        return bound + float_slack(truth)
 
     def phrase(self) -> str:
         """The precision request as the prompt states it."""
@@ -45,18 +68,39 @@ class Tolerance:
             return "给出精确整数"
         if self.kind == "decimals":
             return f"保留 {self.decimals} 位小数"
+        if self.kind == "unit":
+            return f"估算：以 {self.unit} 为单位，保留 {self.decimals} 位小数，如 {12.345:.{self.decimals}f}{self.unit}"
+        if self.kind == "significant":
+            if self.decimals == 1:
+                return "估个数量级：保留 1 位有效数字即可，可带单位 K、M、万、亿"
+            return f"估算：保留 {self.decimals} 位有效数字即可，可带单位 K、M、万、亿"
         return f"相对误差不超过 {self.relative * 100:g}% 即可"
 
     def format(self, value: Answer) -> str:
-        """The answer at the display precision; typing it back always grades correct."""
+        """The answer at the display precision; typing it back always grades correct.
+
+        Scalars get thousands separators; vector entries do not (the comma separates entries)."""
         if isinstance(value, list):
-            return "[" + ", ".join(self.format(v) for v in value) + "]"
-        if self.kind == "decimals":
-            return f"{round(value, self.decimals) + 0.0:.{self.decimals}f}"  # +0.0 turns -0.0 into 0.0
-        return str(int(round(value))) if float(value).is_integer() or self.kind == "exact" else f"{value:.6g}"
+            return "[" + ", ".join(self._one(v, grouping=False) for v in value) + "]"
+        return self._one(value, grouping=True)
+
+    def _one(self, value: float, grouping: bool) -> str:
+        if self.kind == "unit":
+            return f"{value / 10.0 ** UNITS[self.unit]:.{self.decimals}f}{self.unit}"
+        if self.kind == "significant":
+            rounded = round(value, self.decimals - 1 - _magnitude(value))
+            shift, suffix = next(((UNITS[u], u) for u in ("B", "M", "K") if abs(rounded) >= 10.0 ** UNITS[u]), (0, ""))
+            return f"{rounded / 10.0**shift:g}{suffix}"
+        decimals = self.decimals if self.kind == "decimals" else 0
+        if self.kind != "decimals" and not (float(value).is_integer() or self.kind == "exact"):
+            return f"{value:.6g}"
+        return grouped(value, decimals) if grouping else f"{round(value, decimals) + 0.0:.{decimals}f}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "decimals": self.decimals, "relative": self.relative, "text": self.phrase()}
+        return {
+            "kind": self.kind, "decimals": self.decimals, "relative": self.relative, "unit": self.unit,
+            "text": self.phrase(),
+        }
 
 
 @dataclass(frozen=True)
@@ -69,6 +113,7 @@ class Question:
     tolerance: Tolerance
     solution: str  # worked solution (Markdown)
     answer_text: str  # the answer at the display precision
+    also: tuple[float, ...] = ()  # other values graded like the answer (a careful learner's roundings)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON for `quiz generate --json`."""
@@ -79,9 +124,21 @@ class Question:
             "inputs": self.inputs,
             "answer": self.answer,
             "answer_text": self.answer_text,
+            "also": list(self.also),
             "tolerance": self.tolerance.to_dict(),
             "solution": self.solution,
         }
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A composed question before it is solved: all the learner sees first (no torch needed)."""
+
+    checker: str
+    seed: int
+    prompt: str
+    inputs: Any  # the checker's Inputs model
+    tolerance: Tolerance
 
 
 class Strict(BaseModel):
@@ -119,6 +176,26 @@ def vec(xs: Sequence[float], digits: int | None = None) -> str:
     return "[" + ", ".join(f"{x:g}" if digits is None else num(x, digits) for x in xs) + "]"
 
 
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff"
+_CODE = re.compile(r"(`[^`]*`|\$[^$]*\$)")  # code spans and LaTeX keep their own spacing
+_GAP = re.compile(rf"(?<=[{_CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z])(?=[{_CJK}])|(?<=[0-9])(?=[{_CJK}])(?![万亿])")
+_EDGE_LEFT, _EDGE_RIGHT = re.compile(rf"[{_CJK}]$"), re.compile(rf"^[{_CJK}]")
+
+
+def spaced(text: str) -> str:
+    """Chinese typesetting: a space between a Chinese character and a Latin word or number
+    ("求 Token Embedding"), outside code spans and LaTeX; "1.1亿" keeps its unit attached."""
+    parts = _CODE.split(text)  # odd indexes: code spans and formulas
+    for i in range(0, len(parts), 2):
+        parts[i] = _GAP.sub(" ", parts[i])
+    for i in range(1, len(parts), 2):
+        if _EDGE_LEFT.search(parts[i - 1]):
+            parts[i - 1] += " "
+        if _EDGE_RIGHT.search(parts[i + 1]):
+            parts[i + 1] = " " + parts[i + 1]
+    return "".join(parts)
+
+
 def softmax_steps(scores: Sequence[float], keep: Sequence[int], label: str = "位置") -> str:
     """Worked softmax as a Markdown table: exp of each kept score, their sum, each ratio.
 
@@ -138,7 +215,8 @@ AnswerT = TypeVar("AnswerT", bound=Answer)
 
 
 class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
-    """generate() = draw inputs from a seeded RNG, solve them with the reference, explain.
+    """generate() = draw inputs from a seeded RNG (draw), then solve them with the reference and
+    explain (finish).
 
     Subclasses set the class attributes and implement compose / solve / tolerance / explain;
     the type parameters are their Params, their Inputs and the shape of their answer.
@@ -149,23 +227,44 @@ class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
     Params: type[ParamsT]  # set on the class; not ClassVar only because a ClassVar cannot be generic
     Inputs: type[InputsT]
 
-    def generate(self, seed: int, params: BaseModel | dict[str, Any] | None = None) -> Question:
-        if not isinstance(params, self.Params):
-            params = self.Params.model_validate(params or {})
+    def params(self, params: BaseModel | dict[str, Any] | None) -> ParamsT:
+        """Params from a card's YAML mapping (or already validated)."""
+        return params if isinstance(params, self.Params) else self.Params.model_validate(params or {})
+
+    def draw(self, seed: int, params: BaseModel | dict[str, Any] | None = None) -> Draft:
+        """The question as the learner first sees it; composing never imports torch."""
+        valid = self.params(params)
         rng = random.Random(f"{self.name}:{seed}")  # str seeds hash deterministically, per checker
-        inputs, prompt = self.compose(rng, params)
-        answer = self.solve(inputs)
-        tolerance = self.tolerance(params, inputs)
+        inputs, prompt = self.compose(rng, valid)
+        tolerance = self.tolerance(valid, inputs)
+        return Draft(self.name, seed, spaced(f"{prompt}\n\n（{tolerance.phrase()}）"), inputs, tolerance)
+
+    def finish(self, draft: Draft) -> Question:
+        """Solve and explain a drawn question (the torch reference runs here)."""
+        answer = self.solve(draft.inputs)
         return Question(
             checker=self.name,
-            seed=seed,
-            prompt=f"{prompt}\n\n（{tolerance.phrase()}）",
-            inputs=inputs.model_dump(exclude_none=True),
+            seed=draft.seed,
+            prompt=draft.prompt,
+            inputs=draft.inputs.model_dump(exclude_none=True),
             answer=answer,
-            tolerance=tolerance,
-            solution=self.explain(inputs, answer, tolerance),
-            answer_text=tolerance.format(answer),
+            tolerance=draft.tolerance,
+            solution=self.explain(draft.inputs, answer, draft.tolerance),
+            answer_text=draft.tolerance.format(answer),
+            also=self.also(draft.inputs, answer, draft.tolerance),
         )
+
+    def generate(self, seed: int, params: BaseModel | dict[str, Any] | None = None) -> Question:
+        return self.finish(self.draw(seed, params))
+
+    def outside(self, params: ParamsT, inputs: InputsT) -> str | None:
+        """Why drawn inputs leave the point `params` state (None: inside). Checked on the inputs,
+        not trusted from compose, so lint can reject a card whose params let the draw wander."""
+        return None
+
+    def also(self, inputs: InputsT, answer: AnswerT, tolerance: Tolerance) -> tuple[float, ...]:
+        """Other values graded like the answer (see MlmLoss: terms rounded before averaging)."""
+        return ()
 
     @abstractmethod
     def compose(self, rng: random.Random, params: ParamsT) -> tuple[InputsT, str]:

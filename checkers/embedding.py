@@ -50,6 +50,11 @@ class EmbeddingSum(BaseChecker[EmbeddingSumParams, EmbeddingSumInputs, list[floa
         )
         return inputs, prompt
 
+    def outside(self, params: EmbeddingSumParams, inputs: EmbeddingSumInputs) -> str | None:
+        if not params.min_len <= len(inputs.token) <= params.max_len:
+            return f"dimension {len(inputs.token)} is outside [{params.min_len}, {params.max_len}]"
+        return None
+
     def solve(self, inputs: EmbeddingSumInputs) -> list[float]:
         import torch
 

@@ -28,6 +28,7 @@ IMPRECISE_AT_MOST = 0.25  # an imprecise answer's last digit is worth at most a 
 
 _NUMBER = re.compile(r"([+-]?)([0-9]+)?(?:\.([0-9]*))?(?:e([+-]?[0-9]+))?", re.IGNORECASE)
 _SHIFT = {"%": -2, "k": 3, "m": 6, "b": 9, "万": 4, "亿": 8}  # powers of ten, so "1.1亿" is exact
+UNIT_SUFFIXES = {"k", "m", "b", "万", "亿"}
 _THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]+)?")
 _TIMES_TEN = re.compile(r"(?<=[0-9.])\s*[×xX*]\s*10\s*\^\s*\(?([+-]?[0-9]+)\)?")
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
@@ -123,7 +124,16 @@ def _parse_decimal(token: str) -> Number:
     value = float(f"{sign}{whole or 0}.{frac or 0}e{exponent}")
     if not math.isfinite(value):  # "9"*320 fits MAX_DIGITS but not a float
         raise out_of_range
-    return Number(value, 0.5 * 10.0 ** (exponent - len(frac or "")))
+    return Number(value, 0.5 * 10.0 ** (exponent - len(frac or "") + _unit_zeros(token, whole, frac, exp)))
+
+
+def _unit_zeros(token: str, whole: str | None, frac: str | None, exp: str | None) -> int:
+    """Trailing zeros of a whole number before a unit say nothing about precision: "3010万" is
+    the same three-digit rounding as "30.1M", and "110M" the same as "1.1亿". A bare integer
+    ("110000000") stays exact, and a written point ("110.M") makes the zeros count."""
+    if token[-1:].lower() not in UNIT_SUFFIXES or frac is not None or exp or not (whole or "").strip("0"):
+        return 0
+    return len(whole or "") - len((whole or "").rstrip("0"))
 
 
 def parse_number(token: str) -> Number:
@@ -212,7 +222,11 @@ def grade(text: str, question: Question) -> Grade:
         numbers = _shape(_parse(text, vector=isinstance(truth, list)), truth)
     except AnswerFormatError as err:
         return Grade("format", err.hint)
-    outcomes = [judge(n, t, question.tolerance) for n, t in zip(numbers, truths)]
+    if isinstance(truth, list):
+        outcomes = [judge(n, t, question.tolerance) for n, t in zip(numbers, truths)]
+    else:  # the answer or any other value the question accepts (question.also), whichever grades best
+        found = {judge(numbers[0], t, question.tolerance) for t in (truth, *question.also)}
+        outcomes = [next(o for o in ("correct", "imprecise", "wrong") if o in found)]
     shown = f"答案 {question.answer_text}"
     if "wrong" in outcomes:
         where = ""

@@ -15,36 +15,103 @@ COMPONENTS: tuple[Component, ...] = get_args(Component)
 
 ASK = {
     "total": "模型总参数量",
-    "embeddings": "Embedding 层的参数量（各 embedding 之和，精确口径含其后的 LayerNorm）",
+    "embeddings": "Embedding 层的参数量（各 embedding 矩阵之和{exact}）",
     "token_embedding": "Token Embedding 的参数量",
     "position_embedding": "Position Embedding 的参数量",
     "segment_embedding": "Segment Embedding 的参数量",
-    "attention": "**一层**自注意力（Q/K/V/O 四个投影）的参数量",
-    "ffn": "**一层** FFN（d → d_ff → d）的参数量",
-    "layer": "**一层** Transformer block 的参数量（attention + FFN，精确口径含两个 LayerNorm）",
-    "encoder": "全部 L 层 block 合计的参数量（GPT-2 含最后的 LayerNorm）",
-    "pooler": "Pooler（[CLS] 上的 dense + tanh）的参数量",
-    "mlm_head": "MLM 头的参数量（dense + LayerNorm + 输出 bias；解码矩阵与词嵌入共享，不重复计）",
-    "nsp_head": "NSP 头 Linear(d, 2) 的参数量",
+    "attention": "**一层**自注意力（Q/K/V/O 四个投影{exact}）的参数量",
+    "ffn": "**一层** FFN（d → d_ff → d{exact}）的参数量",
+    "layer": "**一层** Transformer block 的参数量（attention + FFN{exact}）",
+    "encoder": "全部 L 层 block 合计的参数量{exact}",
+    "pooler": "Pooler（[CLS] 上的 dense + tanh{exact}）的参数量",
+    "mlm_head": "MLM 头的参数量（{exact}；解码矩阵与词嵌入共享，不重复计）",
+    "nsp_head": "NSP 头 Linear(d, 2) 的参数量{exact}",
     "embedding_share": "Embedding 层参数占模型总参数量的比例（写成小数）",
 }
 
-CONVENTION = {
-    "textbook": "**课程表格口径**：只算权重矩阵，不含 bias 和 LayerNorm；总计不含 pooler。",
-    "exact": (
-        "**精确口径**：含全部 bias 与 LayerNorm；BERT 总计 = BertModel（含 pooler，不含 MLM/NSP 头）；"
-        "GPT 的输出层与词嵌入共享权重，只算一次。"
-    ),
+# What each convention says about a part in the question, so it states one convention only.
+PART = {
+    "textbook": {"mlm_head": "只算 dense 的权重矩阵"},
+    "exact": {
+        "embeddings": "，含其后的 LayerNorm",
+        "attention": "，含 bias",
+        "ffn": "，含 bias",
+        "layer": "，含 bias 和两个 LayerNorm",
+        "pooler": "，含 bias",
+        "mlm_head": "dense + LayerNorm + 输出 bias",
+        "nsp_head": "（含 bias）",
+    },
 }
 
 
+def ask(component: Component, convention: Convention, cfg: ModelConfig) -> str:
+    """The question for one part under one convention, never mentioning the other."""
+    part = PART[convention].get(component, "")
+    if convention == "exact" and component == "embeddings" and cfg.family != "bert":
+        part = ""  # GPT-2 feeds the sum straight to the first block: no LayerNorm here
+    if convention == "exact" and component == "encoder" and cfg.pre_norm:
+        part = "（含最后的 LayerNorm）"
+    return ASK[component].format(exact=part)
+
+
+def convention_text(convention: Convention, cfg: ModelConfig) -> str:
+    """The convention as a prompt states it, for this model (DistilBERT has no pooler)."""
+    if convention == "textbook":
+        pooler = "；总计不含 pooler" if not cfg.lacks("pooler") else ""
+        return f"**课程表格口径**：只算权重矩阵，不含 bias 和 LayerNorm{pooler}。"
+    if cfg.family == "gpt":
+        total = "输出层与词嵌入共享权重，只算一次"
+    elif cfg.lacks("pooler"):
+        total = f"总计 = {cfg.name} 模型本体（它没有 pooler 和 NSP 头），不含 MLM 头"
+    else:
+        total = "BERT 总计 = BertModel（含 pooler，不含 MLM/NSP 头）"
+    return f"**精确口径**：含全部 bias 与 LayerNorm；{total}。"
+
+
 class ParamCountParams(Strict):
+    """family / models / random_sizes: which models a question may name (models, when given, are
+    the only ones); precision: exact integer, an estimate in M to `decimals` places, or an
+    estimate to `digits` significant digits (1: the order of magnitude)."""
+
     family: Literal["bert", "gpt", "any"] = "any"
     convention: Literal["textbook", "exact", "any"] = "any"
     components: list[Component] = Field(default=list(COMPONENTS), min_length=1)
+    models: list[str] = []
     random_sizes: bool = True  # False: only the named configs (bert-base-uncased, gpt2, ...)
-    precision: Literal["exact", "relative"] = "exact"
+    precision: Literal["exact", "relative", "millions", "significant"] = "exact"
     relative: float = Field(default=0.01, gt=0, lt=1)  # used when precision == "relative"
+    decimals: int = Field(default=1, ge=0, le=3)  # used when precision == "millions"
+    digits: int = Field(default=2, ge=1, le=4)  # used when precision == "significant"
+
+    @model_validator(mode="after")
+    def _drawable(self) -> "ParamCountParams":
+        unknown = [m for m in self.models if m not in CONFIGS]
+        if unknown:
+            raise ValueError(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(CONFIGS)}")
+        other = [m for m in self.models if self.family not in ("any", CONFIGS[m].family)]
+        if other:
+            raise ValueError(f"model(s) {', '.join(other)} are not of family {self.family}")
+        if not any(candidates(self)):
+            raise ValueError(f"no {self.family} model in reach has any of {', '.join(self.components)}")
+        return self
+
+
+def _has_some(cfg: ModelConfig, components: list[Component]) -> bool:
+    return any(not cfg.lacks(c) for c in components)
+
+
+def candidates(params: ParamCountParams) -> tuple[list[str], list[Family]]:
+    """(named configs, families of random sizes) a question may be drawn from: each has at least
+    one of the asked components, so no draw falls back to a part the card is not about."""
+    families: list[Family] = ["bert", "gpt"] if params.family == "any" else [params.family]
+    named = [
+        n for n, c in CONFIGS.items()
+        if c.family in families and (not params.models or n in params.models) and _has_some(c, params.components)
+    ]  # fmt: skip
+    if params.models or not params.random_sizes:
+        return named, []
+    probe = {f: ParamCountInputs(family=f, layers=1, hidden=64, vocab=1).config() for f in families}
+    return named, [f for f in families if _has_some(probe[f], params.components)]
 
 
 class ParamCountInputs(Strict):
@@ -126,9 +193,10 @@ class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
     Inputs = ParamCountInputs
 
     def compose(self, rng: random.Random, params: ParamCountParams) -> tuple[ParamCountInputs, str]:
-        family: Family = params.family if params.family != "any" else rng.choice(["bert", "gpt"])
         convention: Convention = params.convention if params.convention != "any" else rng.choice(["textbook", "exact"])
-        if params.random_sizes and rng.random() < 0.5:
+        named, random_families = candidates(params)
+        if random_families and (not named or rng.random() < 0.5):
+            family = rng.choice(random_families)
             hidden = rng.choice([256, 384, 512, 768, 1024])
             probe = ParamCountInputs(
                 family=family,
@@ -140,19 +208,33 @@ class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
                 convention=convention,
             )
         else:
-            model = rng.choice([n for n, c in CONFIGS.items() if c.family == family])
-            probe = ParamCountInputs(model=model, convention=convention)
-        allowed = [c for c in params.components if not probe.config().lacks(c)] or ["total"]
+            probe = ParamCountInputs(model=rng.choice(named), convention=convention)
+        allowed = [c for c in params.components if not probe.config().lacks(c)]
         inputs = probe.model_copy(update={"component": rng.choice(allowed)})
         cfg = inputs.config()
-        arch = "BERT（Encoder-only，post-norm）" if family == "bert" else "GPT-2 式（Decoder-only，pre-norm + 最终 LayerNorm）"
-        if cfg.family == "gpt" and not cfg.pre_norm:
-            arch = "GPT-1（Decoder-only，post-norm）"
+        if cfg.family == "bert":
+            arch = "BERT 式（Encoder-only，post-norm）"
+        else:
+            arch = "GPT-2 式（Decoder-only，pre-norm + 最终 LayerNorm）" if cfg.pre_norm else "GPT-1（Decoder-only，post-norm）"
         prompt = (
-            f"模型 **{cfg.name}**：{arch}，{cfg.describe()}。\n\n{CONVENTION[convention]}\n\n"
-            f"求{ASK[inputs.component]}。"
+            f"模型 **{cfg.name}**：{arch}，{cfg.describe()}。\n\n{convention_text(convention, cfg)}\n\n"
+            f"求{ask(inputs.component, convention, cfg)}。"
         )
         return inputs, prompt
+
+    def outside(self, params: ParamCountParams, inputs: ParamCountInputs) -> str | None:
+        cfg = inputs.config()
+        if params.models and inputs.model not in params.models:
+            return f"drew {cfg.name}; the card is about {', '.join(params.models)}"
+        if params.family != "any" and cfg.family != params.family:
+            return f"drew a {cfg.family} model; the card is about {params.family}"
+        if params.convention != "any" and inputs.convention != params.convention:
+            return f"drew the {inputs.convention} convention; the card is about {params.convention}"
+        if inputs.component not in params.components:
+            return f"asks for {inputs.component}; the card is about {', '.join(params.components)}"
+        if not params.random_sizes and inputs.model is None:
+            return "drew random sizes; the card names only real models"
+        return None
 
     def solve(self, inputs: ParamCountInputs) -> int | float:
         from checkers import reference
@@ -165,6 +247,10 @@ class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
     def tolerance(self, params: ParamCountParams, inputs: ParamCountInputs) -> Tolerance:
         if inputs.component == "embedding_share":
             return Tolerance("decimals", 3)
+        if params.precision == "millions":
+            return Tolerance("unit", params.decimals, unit="M")
+        if params.precision == "significant":
+            return Tolerance("significant", params.digits)
         return Tolerance("exact") if params.precision == "exact" else Tolerance("relative", relative=params.relative)
 
     def explain(self, inputs: ParamCountInputs, answer: int | float, tolerance: Tolerance) -> str:
@@ -179,4 +265,8 @@ class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
         share = ""
         if inputs.component == "embedding_share":
             share = f"\n\nEmbedding 占比 = {counts['embeddings']:,} / {counts['total']:,} = {answer:.4f}"
-        return f"{CONVENTION[inputs.convention]}\n\n" + "\n".join(rows) + share + f"\n\n答案：`{tolerance.format(answer)}`"
+        return (
+            f"{convention_text(inputs.convention, cfg)}\n\n" + "\n".join(rows) + share
+            + f"\n\n答案：`{tolerance.format(answer)}`"
+            + (f"（精确值 {answer:,}）" if tolerance.kind in ("unit", "significant", "relative") else "")
+        )

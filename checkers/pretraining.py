@@ -21,6 +21,14 @@ class MlmLossParams(LengthBounds):
     form: Literal["probs", "logits", "any"] = "any"
     target: Literal["mean", "position", "any"] = "any"
     decimals: int = Field(default=3, ge=1, le=6)
+    p_min: float = Field(default=0.05, ge=0.01, le=0.99)  # probs form: the range of p(true token),
+    p_max: float = Field(default=0.95, ge=0.01, le=0.99)  # drawn with 2 decimals (low p: a heavy loss)
+
+    @model_validator(mode="after")
+    def _p_range(self) -> "MlmLossParams":
+        if self.p_min > self.p_max:
+            raise ValueError(f"p_min ({self.p_min}) is above p_max ({self.p_max})")
+        return self
 
 
 class MlmLossInputs(Strict):
@@ -84,10 +92,14 @@ class MlmLoss(BaseChecker[MlmLossParams, MlmLossInputs, float]):
         n = rng.randint(params.min_len, params.max_len)
         form = params.form if params.form != "any" else rng.choice(["probs", "logits"])
         if form == "probs":
-            probs = draw_values(rng, n, 0.05, 0.95, 2)
+            probs = draw_values(rng, n, params.p_min, params.p_max, 2)
             inputs = MlmLossInputs(probs=probs)
             selected = list(range(n))
-            setting = f"MLM 在 {n} 个被选中的位置上，模型给正确 token 的概率依次为 `{vec(probs)}`。"
+            setting = (
+                f"MLM 在 {n} 个被选中的位置上，模型给正确 token 的概率依次为 `{vec(probs)}`。"
+                if n > 1
+                else f"MLM 在一个被选中的位置上，模型给正确 token 的概率为 {probs[0]:g}。"
+            )
         else:
             vocab = rng.choice([3, 4])
             labels = [rng.randrange(vocab) if rng.random() < 0.6 else IGNORE for _ in range(n)]
@@ -108,9 +120,31 @@ class MlmLoss(BaseChecker[MlmLossParams, MlmLossInputs, float]):
         if target == "position" and len(selected) > 1:
             inputs = inputs.model_copy(update={"position": rng.choice(selected)})
             ask = f"求位置 {inputs.position}（从 0 数）的 loss（自然对数）。"
-        else:
+        elif len(selected) > 1:
             ask = "求被选中位置上的平均 loss（自然对数）。"
+        else:
+            ask = "求这个位置的 loss（自然对数）。" if form == "probs" else f"求唯一被选中的位置 {selected[0]} 的 loss（自然对数）。"
         return inputs, f"{setting}\n\n{ask}"
+
+    def outside(self, params: MlmLossParams, inputs: MlmLossInputs) -> str | None:
+        rows = inputs.probs if inputs.probs is not None else inputs.logits or []
+        if not params.min_len <= len(rows) <= params.max_len:
+            return f"{len(rows)} positions, outside [{params.min_len}, {params.max_len}]"
+        if params.form != "any" and (inputs.probs is not None) != (params.form == "probs"):
+            return f"the card asks for the {params.form} form"
+        if inputs.probs is not None and not all(params.p_min <= p <= params.p_max for p in inputs.probs):
+            return f"probabilities {inputs.probs} leave [{params.p_min}, {params.p_max}]"
+        if params.target == "mean" and inputs.position is not None:
+            return "the card asks for the mean, not one position"
+        return None
+
+    def also(self, inputs: MlmLossInputs, answer: float, tolerance: Tolerance) -> tuple[float, ...]:
+        """A mean is also right when each term was rounded to the asked digits before averaging."""
+        losses = _per_position(inputs)[0].tolist()
+        selected = [i for i, loss in enumerate(losses) if inputs.labels is None or inputs.labels[i] != IGNORE]
+        if inputs.position is not None or len(selected) < 2:
+            return ()
+        return (sum(round(losses[i], tolerance.decimals) for i in selected) / len(selected),)
 
     def solve(self, inputs: MlmLossInputs) -> float:
         losses, mean = _per_position(inputs)

@@ -58,8 +58,9 @@ def test_own_answer_grades_correct_and_just_outside_does_not(name):
         q = checker.generate(seed)
         assert grade(q.answer_text, q).outcome == "correct", (seed, q.answer_text)
         truths = q.answer if isinstance(q.answer, list) else [q.answer]
-        texts = [q.tolerance.format(t) for t in truths]
-        outside = truths[0] + max(q.tolerance.allowed(truths[0]) * 1.01, 1e-9)
+        texts = q.answer_text.strip("[]").split(", ") if isinstance(q.answer, list) else [q.answer_text]
+        highest = max([truths[0], *q.also])  # past every value the question accepts
+        outside = highest + max(q.tolerance.allowed(highest) * 1.01, 1e-9)
         if q.tolerance.kind == "exact":
             outside = truths[0] + 1
         typed = ", ".join([fine(outside)] + texts[1:])
@@ -76,7 +77,8 @@ def test_fewer_digits_than_asked_is_imprecise_exactly_when_outside_the_bound(nam
         truths = q.answer if isinstance(q.answer, list) else [q.answer]
         coarse = [round(t, q.tolerance.decimals - 1) for t in truths]
         typed = ", ".join(f"{c:.{q.tolerance.decimals - 1}f}" for c in coarse)
-        inside = all(abs(c - t) <= q.tolerance.allowed(t) for c, t in zip(coarse, truths))
+        accepted = [truths] + [[a] for a in q.also]  # the answer, or a value the question also accepts
+        inside = any(all(abs(c - t) <= q.tolerance.allowed(t) for c, t in zip(coarse, ts)) for ts in accepted)
         assert grade(typed, q).outcome == ("correct" if inside else "imprecise"), (seed, typed, q.answer)
 
 
@@ -215,3 +217,5 @@ def test_generated_questions_are_never_trivial():
         assert -100 in q.inputs["labels"] and any(y != -100 for y in q.inputs["labels"])
         q = softmax.generate(seed, {"variant": "causal"})
         assert sum(q.inputs["mask"]) >= 2
+        q = softmax.generate(seed, {"variant": "padding"})  # about 23% kept one token before min_kept
+        assert sum(q.inputs["mask"]) >= 2 and 0 in q.inputs["mask"]

@@ -93,7 +93,8 @@ def test_fewer_digits_than_asked_is_imprecise_not_wrong():
 
 def test_exact_count_rejects_110m_for_109482240():
     q = question(109_482_240, Tolerance("exact"))
-    assert grade("110M", q).outcome == "wrong"  # not even right to the million: that is 109M
+    assert grade("110M", q).outcome == "imprecise"  # two significant digits, like 1.1亿
+    assert grade("111M", q).outcome == "wrong"  # three digits, and the third is wrong
     assert grade("109M", q).outcome == "imprecise"
     assert grade("1.09e8", q).outcome == "imprecise"
     assert grade("1.1亿", q).outcome == "imprecise"  # right to its two significant digits
@@ -143,7 +144,7 @@ def test_displayed_value_always_grades_correct_and_the_next_step_wrong(truth, de
     q = question(truth, tolerance)
     assert grade(q.answer_text, q).outcome == "correct"
     step = 10.0**-decimals
-    assert grade(f"{float(q.answer_text) + 1.5 * step:.{decimals + 1}f}", q).outcome == "wrong"
+    assert grade(f"{parse_answer(q.answer_text) + 1.5 * step:.{decimals + 1}f}", q).outcome == "wrong"
 
 
 def test_huge_exponents_are_format_errors_not_crashes():
@@ -161,3 +162,72 @@ def test_a_coarse_guess_is_wrong_not_imprecise():
     vector = question([0.269, 0.731, 0.0], Tolerance("decimals", 3))
     assert grade("[0, 1, 0]", vector).outcome == "wrong"
     assert grade("[0.3, 0.7, 0]", vector).outcome == "imprecise"
+
+
+# -- estimates, units, averaged roundings, separators ---------------------------------------
+
+
+def test_estimates_accept_what_an_interviewer_accepts():
+    """"约多少" to 2 significant digits: 110M, 1.1亿 and 109.5M for 109,482,240; 120M is not."""
+    q = question(109_482_240, Tolerance("significant", 2))
+    for typed in ("110M", "1.1亿", "109.5M", "109,482,240", "1.1e8", "11000万"):
+        assert grade(typed, q).outcome == "correct", typed
+    assert grade("120M", q).outcome == "wrong"
+    assert q.answer_text == "110M"
+    magnitude = question(333_770_752, Tolerance("significant", 1))  # "数量级": BERT-large is 3亿, 340M is fine
+    assert grade("340M", magnitude).outcome == "correct" and grade("3亿", magnitude).outcome == "correct"
+    assert grade("400M", magnitude).outcome == "wrong" and grade("110M", magnitude).outcome == "wrong"
+
+
+def test_an_estimate_in_millions_to_one_decimal():
+    q = question(109_482_240, Tolerance("unit", 1, unit="M"))
+    assert q.answer_text == "109.5M" and "M" in q.tolerance.phrase() and "1 位小数" in q.tolerance.phrase()
+    for typed in ("109.5M", "1.095亿", "109,482,240", "109.48M"):
+        assert grade(typed, q).outcome == "correct", typed
+    assert grade("109.4M", q).outcome == "wrong"
+    assert grade("109M", q).outcome == "imprecise"  # right to the million, one digit short
+    assert grade("110M", q).outcome == "imprecise"  # 1.1亿 written in M: the same two digits
+
+
+@pytest.mark.parametrize("truth", [30_098_688, 30_104_999, 30_110_000, 84_934_656, 23_440_896, 393_216, 7_077_888])
+@pytest.mark.parametrize("tolerance", [Tolerance("exact"), Tolerance("unit", 2, unit="M"), Tolerance("significant", 4)])
+def test_equal_roundings_in_different_units_get_one_verdict(truth, tolerance):
+    """The same rounding written in 万, M, 亿 or K is graded the same ("3010万" and "30.1M")."""
+    q = question(truth, tolerance)
+    for digits in (2, 3, 4):
+        mantissa = round(truth, digits - 1 - (len(str(truth)) - 1))  # truth rounded to `digits` significant digits
+        forms = [f"{mantissa / 10**p:g}{unit}" for unit, p in (("万", 4), ("M", 6), ("亿", 8), ("K", 3))]
+        assert len({grade(text, q).outcome for text in forms}) == 1, (digits, forms, [grade(t, q).outcome for t in forms])
+
+
+def test_exact_answers_show_thousands_separators_and_read_back():
+    q = question(16_226_304, Tolerance("exact"))
+    assert q.answer_text == "16,226,304"
+    assert grade(q.answer_text, q).outcome == "correct"
+    assert "16,226,304" in grade("1", q).message  # the verdict shows the grouped answer
+    vector = question([1234.5, 0.25], Tolerance("decimals", 2))
+    assert vector.answer_text == "[1234.50, 0.25]"  # no separators inside a vector: the comma splits entries
+    assert grade(vector.answer_text, vector).outcome == "correct"
+
+
+def test_a_mean_accepts_the_careful_learners_rounding():
+    """A learner who rounds each position's loss to the asked decimals and then averages may land
+    one step away from the exact mean's rounding; that answer is right too."""
+    import math
+
+    from checkers import registry
+
+    checker = registry.get("mlm_loss")
+    params = {"form": "probs", "target": "mean", "min_len": 2, "max_len": 4, "decimals": 3}
+    split = 0
+    for seed in range(300):
+        q = checker.generate(seed, params)
+        losses = [-math.log(p) for p in q.inputs["probs"]]
+        exact = sum(losses) / len(losses)
+        careful = sum(round(x, 3) for x in losses) / len(losses)
+        assert q.answer == pytest.approx(exact, rel=1e-12)
+        typed = f"{careful:.3f}"
+        assert grade(typed, q).outcome == "correct", (seed, typed, q.answer_text)
+        assert grade(f"{max(exact, careful) + 0.0011:.4f}", q).outcome == "wrong"
+        split += typed != q.answer_text
+    assert split >= 10  # the case the rule is for does occur

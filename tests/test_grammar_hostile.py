@@ -160,7 +160,10 @@ def test_suffix_scales_the_plain_value_exactly(text, suffix, space, exponent):
     if suffix == "%":
         assert parse_answer(f"{text}%") == float(Decimal(text) / 100)
     number = read_number(f"{text}{suffix}")
-    written = len(text.partition(".")[2])  # the last written digit fixes the resolution
+    written = len(text.partition(".")[2])  # the last written digit fixes the resolution...
+    digits = text.lstrip("+-")
+    if suffix != "%" and "." not in digits and digits.strip("0"):
+        written = len(digits.rstrip("0")) - len(digits)  # ...and "3010万" is the rounding "30.1M" is
     assert number.resolution == pytest.approx(float(Decimal("0.5").scaleb(shift - written)), rel=1e-12)
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import secrets
-from typing import Annotated, Any, Literal
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 
@@ -11,7 +14,11 @@ from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Number, Strict, Text, one_or_many
 from quizzer.kinds.validation import issues_from
 
+if TYPE_CHECKING:
+    from checkers.base import Draft, Question
+
 SCORES = {"correct": 1.0, "imprecise": 0.5, "wrong": 0.0}  # imprecise: right only to fewer digits than asked
+POINT_SEEDS = 100  # draws lint makes per numeric card to check that its params hold the generator to its point
 
 
 class Example(Strict):
@@ -41,6 +48,52 @@ class NumericCard(CardBase):
         return name
 
 
+@dataclass(frozen=True)
+class Pending:
+    """A drawn question whose prompt is ready at once and whose answer, solved by the torch
+    reference in a background thread, is waited for only when grading or revealing needs it.
+
+    ``answer_text``, ``solution`` and ``answer`` read like a Question's (they wait)."""
+
+    draft: Draft
+    future: Future[Question]
+
+    @property
+    def prompt(self) -> str:
+        return self.draft.prompt
+
+    def question(self) -> Question:
+        return self.future.result()
+
+    @property
+    def answer_text(self) -> str:
+        return self.question().answer_text
+
+    @property
+    def solution(self) -> str:
+        return self.question().solution
+
+    @property
+    def answer(self) -> Any:
+        return self.question().answer
+
+
+def solve_in_background(draft: Draft) -> Pending:
+    """Start solving ``draft`` on a daemon thread (torch is imported there, not on the first screen)."""
+    from checkers import registry
+
+    future: Future[Question] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(registry.get(draft.checker).finish(draft))
+        except BaseException as err:  # handed to whoever waits: grading raises it where it is asked for
+            future.set_exception(err)
+
+    threading.Thread(target=run, name=f"solve-{draft.checker}", daemon=True).start()
+    return Pending(draft, future)
+
+
 class Numeric(Kind[NumericCard]):
     name = "numeric"
     model = NumericCard
@@ -55,8 +108,7 @@ class Numeric(Kind[NumericCard]):
         from checkers import registry
 
         seed = secrets.randbelow(2**31) if seed is None else seed
-        checker = registry.get(card.checker)
-        return Asked(card, seed, checker.generate(seed, checker.Params.model_validate(card.params)))
+        return Asked(card, seed, solve_in_background(registry.get(card.checker).draw(seed, card.params)))
 
     def front(self, asked: Asked) -> str:
         intro = f"{asked.card.prompt}\n\n" if asked.card.prompt else ""
@@ -74,13 +126,13 @@ class Numeric(Kind[NumericCard]):
     def read(self, asked: Asked, text: str) -> Reading:
         from checkers.grading import grade
 
-        result = grade(text, asked.drawn)
+        result = grade(text, asked.drawn.question())
         return Reading(None, result.message) if result.outcome == "format" else Reading(text.strip())
 
     def score(self, asked: Asked, answer: str) -> Verdict:
         from checkers.grading import grade
 
-        result = grade(answer, asked.drawn)
+        result = grade(answer, asked.drawn.question())
         outcome = "wrong" if result.outcome == "format" else result.outcome
         return Verdict(SCORES[outcome], outcome, result.message)
 
@@ -94,9 +146,12 @@ class Numeric(Kind[NumericCard]):
         checker = registry.get(card.checker)
         issues: list[Issue] = []
         try:
-            checker.Params.model_validate(card.params)
+            params = checker.Params.model_validate(card.params)
         except ValidationError as err:
             issues += issues_from(err, card.params, ("params",))
+        else:
+            if verify:
+                issues += self._point(card, params)
         if card.example is None:
             return issues
         try:
@@ -113,6 +168,20 @@ class Numeric(Kind[NumericCard]):
             if message:
                 issues.append(Issue(("example", "answer"), f"example answer: {message}"))
         return issues
+
+
+    @staticmethod
+    def _point(card: NumericCard, params: Any) -> list[Issue]:
+        """Draw POINT_SEEDS questions as study would (composing only, no torch) and report the
+        first that leaves the point the card's params state."""
+        from checkers import registry
+
+        checker = registry.get(card.checker)
+        for seed in range(POINT_SEEDS):
+            why = checker.outside(params, checker.draw(seed, params).inputs)
+            if why:
+                return [Issue(("params",), f"params let the generator leave the card's point (seed {seed}): {why}")]
+        return []
 
 
 KIND = Numeric()
