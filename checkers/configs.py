@@ -41,10 +41,11 @@ class ModelConfig:
         return self.family == "gpt"
 
     def lacks(self, component: str) -> bool:
-        """True for parts this model does not have (GPT: no segments, pooler or MLM/NSP heads)."""
+        """True for parts this model does not have (GPT: no segments, pooler or MLM/NSP heads;
+        DistilBERT: no pooler and no NSP head, which sits on the pooler)."""
         if component == "segment_embedding":
             return not self.segments
-        if component == "pooler":
+        if component in ("pooler", "nsp_head"):
             return self.family != "bert" or not self.pooler
         return component in ("mlm_head", "nsp_head") and self.family != "bert"
 
@@ -70,5 +71,9 @@ CONFIGS: dict[str, ModelConfig] = {
         _bert("distilbert-base-uncased", 6, 768, 12, segments=0, pooler=False),
         ModelConfig("openai-gpt", "gpt", 40478, 512, 0, 12, 768, 12, 3072, pre_norm=False, pooler=False),
         ModelConfig("gpt2", "gpt", 50257, 1024, 0, 12, 768, 12, 3072, pre_norm=True, pooler=False),
+        # GPT-2 medium / large / XL (Radford et al. 2019, Table 2; sizes of the Hugging Face configs)
+        ModelConfig("gpt2-medium", "gpt", 50257, 1024, 0, 24, 1024, 16, 4096, pre_norm=True, pooler=False),
+        ModelConfig("gpt2-large", "gpt", 50257, 1024, 0, 36, 1280, 20, 5120, pre_norm=True, pooler=False),
+        ModelConfig("gpt2-xl", "gpt", 50257, 1024, 0, 48, 1600, 25, 6400, pre_norm=True, pooler=False),
     )
 }

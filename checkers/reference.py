@@ -292,3 +292,147 @@ def masking_budget(tokens: int, select_rate: float, mask_rate: float, random_rat
     """Expected counts [selected, [MASK], random token, unchanged] for BERT's 15% / 80-10-10 rule."""
     split = torch.tensor([1.0, mask_rate, random_rate, 1.0 - mask_rate - random_rate], dtype=DTYPE)
     return tokens * select_rate * split
+
+
+# --- interview numbers: shapes, masks, memory, FLOPs, LoRA, positions, norms, decoding -----------
+# Sizes run on the meta device (shapes and dtypes, no storage), so a 175B-sized count allocates nothing.
+
+DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+@lru_cache(maxsize=256)
+def multi_head_shapes(batch: int, q_len: int, kv_len: int, d_model: int, heads: int) -> dict[str, list[int]]:
+    """Every tensor's shape through projection, head split, attention and merge, recorded as it runs.
+    The first matmul on the meta device loads torch's meta kernels once per process (about 1 s)."""
+    d_k = d_model // heads
+    with torch.device("meta"):
+        proj = nn.Linear(d_model, d_model)
+        x_q, x_kv = torch.empty(batch, q_len, d_model), torch.empty(batch, kv_len, d_model)
+        q, k, v = proj(x_q), proj(x_kv), proj(x_kv)
+        q_split = q.view(batch, q_len, heads, d_k)
+        q_heads = q_split.transpose(1, 2)
+        k_heads = k.view(batch, kv_len, heads, d_k).transpose(1, 2)
+        v_heads = v.view(batch, kv_len, heads, d_k).transpose(1, 2)
+        scores = attention_scores(q_heads, k_heads)
+        context = torch.softmax(scores, dim=-1) @ v_heads
+        merged = context.transpose(1, 2).reshape(batch, q_len, d_model)
+        output = proj(merged)
+    tensors = {"q": q, "q_split": q_split, "q_heads": q_heads, "k_heads": k_heads, "scores": scores,
+               "context": context, "merged": merged, "output": output}  # fmt: skip
+    return {name: list(t.shape) for name, t in tensors.items()}
+
+
+def causal_padding_weights(scores: Tensor, attention_mask: Tensor) -> Tensor:
+    """[S, S] attention weights of one sequence under its causal mask and its padding (key) mask."""
+    mask = padding_mask(attention_mask[None]) & causal_mask(scores.size(-1))  # [1, 1, S, S]
+    return masked_softmax(scores, mask)[0, 0]
+
+
+def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, batch: int, length: int, dtype: str) -> int:
+    """Bytes of the K and V caches of every layer, [B, h_kv, S, d_head] each, as allocated tensors."""
+    with torch.device("meta"):
+        cache = [torch.empty(batch, kv_heads, length, head_dim, dtype=DTYPES[dtype]) for _ in range(2 * layers)]
+    return sum(t.numel() * t.element_size() for t in cache)
+
+
+def kaplan_forward_flops(layers: int, d_model: int, d_attn: int, d_ff: int, n_ctx: int) -> int:
+    """Forward FLOPs of one token as Kaplan et al. (2020, Table 1) count them: every weight matmul
+    (QKV, attention output, FFN up and down) plus the QK^T logits against n_ctx keys; embeddings,
+    softmax, norms and the attention-weighted sum of V are left out. FlopCounterMode counts one
+    block as it runs; the layers are identical, so the total is layers times that."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with torch.device("meta"):
+        qkv, out = nn.Linear(d_model, 3 * d_attn, bias=False), nn.Linear(d_attn, d_model, bias=False)
+        up, down = nn.Linear(d_model, d_ff, bias=False), nn.Linear(d_ff, d_model, bias=False)
+        x, keys = torch.empty(1, d_model), torch.empty(n_ctx, d_attn)
+        with FlopCounterMode(display=False) as counter:
+            q = qkv(x)[:, :d_attn]
+            _ = q @ keys.T  # the context-dependent term (logits are not used further)
+            h = x + out(q)  # the attention output has q's shape
+            down(up(h))
+    return layers * int(counter.get_total_flops())
+
+
+def non_embedding_parameters(layers: int, d_model: int, d_attn: int, d_ff: int) -> int:
+    """Kaplan's N: weight matrices of the blocks (no embeddings, biases or norms), counted on a module."""
+    with torch.device("meta"):
+        block = nn.ModuleList([nn.Linear(d_model, 3 * d_attn, bias=False), nn.Linear(d_attn, d_model, bias=False),
+                               nn.Linear(d_model, d_ff, bias=False), nn.Linear(d_ff, d_model, bias=False)])  # fmt: skip
+    return layers * count_parameters(block)
+
+
+class LoRALinear(nn.Module):
+    """A frozen Linear plus the trainable update B A of rank r (Hu et al. 2021, §4.1); B starts at 0."""
+
+    def __init__(self, d_in: int, d_out: int, rank: int, alpha: float = 1.0):
+        super().__init__()
+        self.base = nn.Linear(d_in, d_out, bias=False).requires_grad_(False)
+        self.lora_a = nn.Parameter(torch.empty(rank, d_in))
+        self.lora_b = nn.Parameter(torch.zeros(d_out, rank))
+        self.scaling = alpha / rank
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.base(x) + (x @ self.lora_a.T @ self.lora_b.T) * self.scaling
+
+
+def lora_trainable_parameters(layers: int, shapes: list[tuple[int, int]], rank: int) -> int:
+    """Trainable (requires_grad) parameters once each (d_in, d_out) projection of every layer is
+    wrapped: one layer's wrapped projections are built and counted, times the identical layers."""
+    with torch.device("meta"):
+        layer = nn.ModuleList(LoRALinear(d_in, d_out, rank) for d_in, d_out in shapes)
+    return layers * sum(p.numel() for p in layer.parameters() if p.requires_grad)
+
+
+def training_memory_bytes(parameters: int, precision: str) -> dict[str, int]:
+    """Weights, gradients and Adam states as tensors, per ZeRO (Rajbhandari et al. 2020, §3.1).
+
+    fp32: fp32 weights and gradients, Adam's exp_avg and exp_avg_sq in fp32. mixed: fp16 weights and
+    gradients; the optimizer keeps an fp32 master copy of the weights besides the two moments."""
+    low = torch.float32 if precision == "fp32" else torch.float16
+    with torch.device("meta"):
+        weights = torch.empty(parameters, dtype=low)
+        gradients = torch.empty_like(weights)
+        master = [torch.empty(parameters, dtype=torch.float32)] if precision == "mixed" else []
+        states = master + [torch.zeros(parameters, dtype=torch.float32) for _ in ("exp_avg", "exp_avg_sq")]
+    size = lambda t: t.numel() * t.element_size()  # noqa: E731
+    parts = {"weights": size(weights), "gradients": size(gradients), "optimizer": sum(size(t) for t in states)}
+    return {**parts, "total": sum(parts.values())}
+
+
+def sinusoidal_table(length: int, d_model: int) -> Tensor:
+    """[length, d] sinusoidal encodings (Vaswani et al. 2017, §3.5): sin on even dims, cos on odd."""
+    position = torch.arange(length, dtype=DTYPE)[:, None]
+    frequency = torch.exp(torch.arange(0, d_model, 2, dtype=DTYPE) * (-math.log(10000.0) / d_model))
+    table = torch.zeros(length, d_model, dtype=DTYPE)
+    table[:, 0::2] = torch.sin(position * frequency)
+    table[:, 1::2] = torch.cos(position * frequency)
+    return table
+
+
+def layer_norm(x: Tensor, gamma: Tensor, beta: Tensor, eps: float) -> Tensor:
+    """nn.LayerNorm over the last axis with the given affine parameters (biased variance)."""
+    norm = nn.LayerNorm(x.size(-1), eps=eps, dtype=x.dtype)
+    with torch.no_grad():
+        norm.weight.copy_(gamma)
+        norm.bias.copy_(beta)
+        return norm(x)
+
+
+def perplexity(nll: Tensor) -> Tensor:
+    """exp of the mean negative log-likelihood per token."""
+    return torch.exp(nll.mean())
+
+
+def sampling_distribution(logits: Tensor, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0) -> Tensor:
+    """Next-token distribution after temperature, then top-k, then top-p (nucleus) filtering, in the
+    order transformers applies them. Top-p keeps the smallest set of most likely tokens whose
+    probability reaches p (Holtzman et al. 2020, §3.1), so a token is kept while the mass before it < p."""
+    z = logits / temperature
+    if top_k:
+        z = z.masked_fill(z < torch.topk(z, top_k).values[-1], float("-inf"))
+    if top_p < 1.0:
+        probs, order = torch.sort(torch.softmax(z, dim=-1), descending=True)
+        drop = torch.cumsum(probs, dim=-1) - probs >= top_p
+        z = z.masked_fill(torch.zeros_like(drop).scatter(-1, order, drop), float("-inf"))
+    return torch.softmax(z, dim=-1)

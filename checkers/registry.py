@@ -6,13 +6,19 @@ from typing import Any
 
 from checkers.attention import MaskedSoftmax, ScaledScores
 from checkers.base import BaseChecker
+from checkers.costs import Flops, KvCache, LoraParams, TrainingMemory
+from checkers.decoding import Perplexity, Sampling
 from checkers.embedding import EmbeddingSum
+from checkers.layers import LayerNorm, PositionalEncoding
+from checkers.multihead import AttentionShapes, MaskMatrix
 from checkers.parameters import ParamCount
 from checkers.pretraining import MaskingBudget, MlmLoss, NspLoss
 
 _CHECKERS: dict[str, BaseChecker[Any, Any, Any]] = {
     c.name: c
     for c in (MaskedSoftmax(), ScaledScores(), EmbeddingSum(), ParamCount(), MlmLoss(), NspLoss(), MaskingBudget())
+    + (AttentionShapes(), MaskMatrix(), KvCache(), TrainingMemory(), Flops(), LoraParams())
+    + (PositionalEncoding(), LayerNorm(), Perplexity(), Sampling())
 }
 
 

@@ -63,7 +63,7 @@ def test_unknown_deck_tag_or_kind_is_an_error_naming_the_known_ones(deck_folder)
 def test_an_unknown_card_is_one_line_and_exit_1(deck_folder):
     result = runner.invoke(app, ["card", "nope", "--decks", str(deck_folder(DECK))])
     assert result.exit_code == 1 and result.stderr.strip().splitlines() == [
-        "Error: no card 'nope' (`quiz decks` lists the decks; card ids are in the deck files)"]
+        "Error: no card 'nope' (`quiz cards` lists the cards; card ids are in the deck files)"]
 
 
 def test_deck_problems_list_every_problem_then_one_error_line(deck_folder):

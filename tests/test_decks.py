@@ -37,11 +37,11 @@ def test_every_deck_file_starts_with_the_schema_comment():
         assert path.read_text("utf-8").startswith("# yaml-language-server: $schema=./schema.json\n"), path
 
 
-def test_quiz_decks_lists_both_decks_with_counts():
+def test_quiz_decks_lists_the_decks_with_counts():
     result = runner.invoke(app, ["decks"])
     assert result.exit_code == 0, result.output
     loaded = decks.load_decks([ROOT / "decks"])
-    assert {d.deck.id for d in loaded} == {"ch08-bert", "day12-bert-gpt"}
+    assert {d.deck.id for d in loaded} == {"ch08-bert", "day12-bert-gpt", "interview-numbers"}
     for deck in loaded:
         counts = [str(sum(c.kind == k for c in deck.deck.cards)) for k in KINDS]
         row = next(line for line in result.stdout.splitlines() if deck.deck.id in line)

@@ -1,0 +1,228 @@
+"""Language-model outputs: perplexity from token probabilities or a loss, and the next-token
+distribution after temperature, top-k and top-p."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from checkers.base import BaseChecker, LengthBounds, Strict, Tolerance, draw_values, num, softmax_steps, vec
+
+
+class PerplexityParams(LengthBounds):
+    min_len: int = 2
+    max_len: int = 5
+    form: Literal["probs", "loss", "any"] = "any"
+    decimals: int = Field(default=2, ge=1, le=6)
+
+
+class PerplexityInputs(Strict):
+    """Either `probs` (the probability the model gave each actual next token) or a mean `loss` (nats)."""
+
+    probs: list[float] | None = Field(default=None, min_length=1)
+    loss: float | None = Field(default=None, ge=0, le=20)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> "PerplexityInputs":
+        if (self.probs is None) == (self.loss is None):
+            raise ValueError("give either probs or loss")
+        if self.probs is not None and not all(0 < p <= 1 for p in self.probs):
+            raise ValueError("probabilities must lie in (0, 1]")
+        return self
+
+
+class Perplexity(BaseChecker[PerplexityParams, PerplexityInputs, float]):
+    name = "perplexity"
+    description = "困惑度 PPL = exp(平均负对数似然)：由各 token 的概率或由交叉熵 loss 求"
+    Params = PerplexityParams
+    Inputs = PerplexityInputs
+
+    def compose(self, rng: random.Random, params: PerplexityParams) -> tuple[PerplexityInputs, str]:
+        form = params.form if params.form != "any" else rng.choice(["probs", "loss"])
+        if form == "probs":
+            n = rng.randint(params.min_len, params.max_len)
+            inputs = PerplexityInputs(probs=draw_values(rng, n, 0.05, 0.9, 2))
+            setting = (
+                f"语言模型在一段 {n} 个 token 的文本上，给每个实际出现的下一个 token 的概率依次为 "
+                f"`{vec(inputs.probs or [])}`。\n\n求这段文本的困惑度（perplexity，按 token 平均）。"
+            )
+        else:
+            inputs = PerplexityInputs(loss=draw_values(rng, 1, 1.5, 4.5, 2)[0])
+            setting = (
+                f"GPT 在验证集上的平均交叉熵 loss（`F.cross_entropy` 的均值，自然对数）为 {inputs.loss:g}。\n\n"
+                "求对应的困惑度。"
+            )
+        return inputs, setting
+
+    def outside(self, params: PerplexityParams, inputs: PerplexityInputs) -> str | None:
+        form = "probs" if inputs.probs is not None else "loss"
+        if params.form != "any" and form != params.form:
+            return f"given as {form}, the card wants {params.form}"
+        if inputs.probs is not None and not params.min_len <= len(inputs.probs) <= params.max_len:
+            return f"{len(inputs.probs)} tokens is outside [{params.min_len}, {params.max_len}]"
+        return None
+
+    def solve(self, inputs: PerplexityInputs) -> float:
+        import torch
+
+        from checkers import reference
+
+        if inputs.probs is not None:
+            nll = reference.nll_of_probability(torch.tensor(inputs.probs, dtype=reference.DTYPE))
+        else:
+            nll = torch.tensor([inputs.loss], dtype=reference.DTYPE)
+        return float(reference.perplexity(nll))
+
+    def explain(self, inputs: PerplexityInputs, answer: float, tolerance: Tolerance) -> str:
+        if inputs.probs is None:
+            steps = f"PPL = exp(loss) = exp({inputs.loss:g}) = {num(answer)}"
+        else:
+            losses = [-math.log(p) for p in inputs.probs]
+            mean = sum(losses) / len(losses)
+            steps = (
+                "\n".join(f"- −ln({p:g}) = {num(loss)}" for p, loss in zip(inputs.probs, losses))
+                + f"\n\n平均 = ({' + '.join(num(loss) for loss in losses)}) / {len(losses)} = {num(mean)}\n\n"
+                f"PPL = exp({num(mean)}) = {num(answer)}（等于各概率几何平均的倒数）"
+            )
+        return (
+            "困惑度 = exp(每个 token 的平均负对数似然)，即交叉熵 loss（nats）取指数；"
+            "可理解为模型平均在多少个等可能的 token 里犹豫。\n\n" + steps + f"\n\n答案：`{tolerance.format(answer)}`"
+        )
+
+
+Variant = Literal["temperature", "top_k", "top_p", "combined"]
+MARGIN = 0.01  # a drawn top-p stays this far from every cumulative sum, so rounding cannot flip a token
+
+
+class SamplingParams(LengthBounds):
+    min_len: int = 4
+    max_len: int = 6
+    variant: Literal["temperature", "top_k", "top_p", "combined", "any"] = "any"
+    decimals: int = Field(default=3, ge=1, le=6)
+
+
+class SamplingInputs(Strict):
+    logits: list[float] = Field(min_length=2)
+    temperature: float = Field(default=1.0, gt=0, le=100)
+    top_k: int = Field(default=0, ge=0)  # 0 = off
+    top_p: float = Field(default=1.0, gt=0, le=1)  # 1 = off
+
+    @model_validator(mode="after")
+    def _well_posed(self) -> "SamplingInputs":
+        if self.top_k > len(self.logits):
+            raise ValueError(f"top_k {self.top_k} exceeds the {len(self.logits)} logits")
+        if (self.top_k or self.top_p < 1) and len(set(self.logits)) != len(self.logits):
+            raise ValueError("top-k / top-p need distinct logits (a tie makes the kept set ambiguous)")
+        return self
+
+
+def _probs(z: list[float]) -> list[float]:
+    """softmax over the finite entries (pure Python: the prompt's side of the top-p margin check)."""
+    top = max(z)
+    exps = [math.exp(v - top) if v != -math.inf else 0.0 for v in z]
+    return [e / sum(exps) for e in exps]
+
+
+def _steps(inputs: SamplingInputs) -> tuple[list[float], list[int], list[int]]:
+    """z = logits / T, the top-k keep mask, and the final keep mask after top-p (pure Python, for the
+    worked solution and the margin check; the answer itself comes from the reference)."""
+    z = [v / inputs.temperature for v in inputs.logits]
+    keep = [1] * len(z)
+    if inputs.top_k:
+        kth = sorted(z, reverse=True)[inputs.top_k - 1]
+        keep = [int(v >= kth) for v in z]
+    after_k = list(keep)
+    if inputs.top_p < 1:
+        probs = _probs([v if k else -math.inf for v, k in zip(z, keep)])
+        mass = 0.0
+        for j in sorted(range(len(z)), key=lambda j: -probs[j]):
+            keep[j] = int(keep[j] and mass < inputs.top_p)
+            mass += probs[j]
+    return z, after_k, keep
+
+
+class Sampling(BaseChecker[SamplingParams, SamplingInputs, list[float]]):
+    name = "sampling"
+    description = "解码：一行 logits 经温度、top-k、top-p（nucleus）后的采样分布"
+    Params = SamplingParams
+    Inputs = SamplingInputs
+
+    def compose(self, rng: random.Random, params: SamplingParams) -> tuple[SamplingInputs, str]:
+        n = rng.randint(params.min_len, params.max_len)
+        variant = params.variant if params.variant != "any" else rng.choice(["temperature", "top_k", "top_p", "combined"])
+        while True:
+            logits = draw_values(rng, n, -1, 4, rng.choice([0, 1]))
+            if len(set(logits)) < n:
+                continue
+            temperature = rng.choice([0.5, 0.7, 2.0]) if variant in ("temperature", "combined") else 1.0
+            top_k = rng.randint(2, n - 1) if variant in ("top_k", "combined") else 0
+            top_p = rng.choice([0.5, 0.6, 0.7, 0.8, 0.9]) if variant in ("top_p", "combined") else 1.0
+            inputs = SamplingInputs(logits=logits, temperature=temperature, top_k=top_k, top_p=top_p)
+            if self._clear(inputs) and (sum(_steps(inputs)[2]) >= 2 or not (top_k or top_p < 1)):
+                break  # top-p not on a rounding edge, and filtering leaves something to renormalise
+        rules = []
+        if temperature != 1.0:
+            rules.append(f"温度 T = {temperature:g}（logits 除以 T）")
+        if top_k:
+            rules.append(f"top-k，k = {top_k}（只留最大的 {top_k} 个）")
+        if top_p < 1:
+            rules.append(f"top-p，p = {top_p:g}（按概率从大到小取，留下累计概率首次达到 p 的最小集合）")
+        prompt = (
+            f"词表只有 {n} 个 token 的玩具 GPT，下一个 token 的 logits = `{vec(logits)}`（token 0…{n - 1}）。"
+            f"解码设置：{'；'.join(rules)}。"
+            + ("按 transformers 的顺序：先除以温度，再 top-k，再 top-p；过滤掉的 token 置 −∞ 后重新 softmax。" if len(rules) > 1 else "")
+            + f"\n\n求最终的采样分布（{n} 个概率，按 token 顺序，被过滤的写 0）。"
+        )
+        return inputs, prompt
+
+    @staticmethod
+    def _clear(inputs: SamplingInputs) -> bool:
+        """No cumulative sum lies within MARGIN of top_p, so the kept set is not a rounding call."""
+        if inputs.top_p == 1.0:
+            return True
+        z, keep, _ = _steps(inputs)
+        probs = sorted(_probs([v if k else -math.inf for v, k in zip(z, keep)]), reverse=True)
+        sums = [sum(probs[: i + 1]) for i in range(len(probs))]
+        return all(abs(s - inputs.top_p) > MARGIN for s in sums)
+
+    def outside(self, params: SamplingParams, inputs: SamplingInputs) -> str | None:
+        used = {"temperature": inputs.temperature != 1.0, "top_k": inputs.top_k > 0, "top_p": inputs.top_p < 1}
+        if params.variant in used and [k for k, v in used.items() if v] != [params.variant]:
+            return f"the card drills {params.variant} alone"
+        if params.variant == "combined" and not all(used.values()):
+            return "the card combines temperature, top-k and top-p"
+        if sum(_steps(inputs)[2]) < 2 and (inputs.top_k or inputs.top_p < 1):
+            return "filtering kept a single token (greedy): nothing to renormalise"
+        return None
+
+    def solve(self, inputs: SamplingInputs) -> list[float]:
+        import torch
+
+        from checkers import reference
+
+        logits = torch.tensor(inputs.logits, dtype=reference.DTYPE)
+        return reference.sampling_distribution(logits, inputs.temperature, inputs.top_k, inputs.top_p).tolist()
+
+    def explain(self, inputs: SamplingInputs, answer: list[float], tolerance: Tolerance) -> str:
+        z, after_k, keep = _steps(inputs)
+        parts = []
+        if inputs.temperature != 1.0:
+            parts.append(
+                f"- 除以温度 T = {inputs.temperature:g}：z = `{vec([round(v, 4) for v in z])}`"
+                f"（T < 1 让分布更尖，T > 1 更平）"
+            )
+        if inputs.top_k:
+            parts.append(f"- top-k（k = {inputs.top_k}）：保留 token {', '.join(str(j) for j, k in enumerate(after_k) if k)}，其余置 −∞")
+        if inputs.top_p < 1:
+            probs = _probs([v if k else -math.inf for v, k in zip(z, after_k)])
+            order = sorted((j for j in range(len(z)) if after_k[j]), key=lambda j: -probs[j])
+            mass, lines = 0.0, []
+            for j in order:
+                before, mass = mass, mass + probs[j]
+                lines.append(f"  - token {j}：p = {num(probs[j])}，之前累计 {num(before)} → {'保留' if keep[j] else '丢弃'}，累计 {num(mass)}")
+            parts.append(f"- top-p（p = {inputs.top_p:g}）：按过滤后的 softmax 概率从大到小累加，累计达到 p 之后的 token 丢弃：\n\n" + "\n".join(lines))
+        parts.append("对保留的 token 重新 softmax：\n\n" + softmax_steps(z, keep, "token"))
+        return "\n\n".join(parts) + f"\n\n答案：`{tolerance.format(answer)}`"

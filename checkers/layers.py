@@ -1,0 +1,179 @@
+"""Small layers computed by hand: sinusoidal positional encodings and LayerNorm of a short vector."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from checkers.base import BaseChecker, LengthBounds, Strict, Tolerance, draw_values, num, vec
+
+
+class PositionalEncodingParams(Strict):
+    target: Literal["vector", "single", "any"] = "any"
+    d_models: list[int] = Field(default=[4, 6, 8], min_length=1)
+    max_position: int = Field(default=50, ge=1, le=10_000)
+    decimals: int = Field(default=4, ge=2, le=6)
+
+    @model_validator(mode="after")
+    def _even(self) -> "PositionalEncodingParams":
+        if any(d % 2 or not 2 <= d <= 16 for d in self.d_models):
+            raise ValueError("each d_model must be even, from 2 to 16")
+        return self
+
+
+class PositionalEncodingInputs(Strict):
+    position: int = Field(ge=0, le=100_000)
+    d_model: int = Field(ge=2, le=1024)
+    index: int | None = None  # one dimension; None: the whole vector
+
+    @model_validator(mode="after")
+    def _valid(self) -> "PositionalEncodingInputs":
+        if self.d_model % 2:
+            raise ValueError("d_model must be even (sin and cos come in pairs)")
+        if self.index is not None and not 0 <= self.index < self.d_model:
+            raise ValueError(f"index must lie in [0, {self.d_model})")
+        return self
+
+
+def _angle(position: int, dim: int, d_model: int) -> float:
+    """pos / 10000^(2i/d) for dimension dim (pair i = dim // 2)."""
+    return position / 10000 ** (2 * (dim // 2) / d_model)
+
+
+class PositionalEncoding(BaseChecker[PositionalEncodingParams, PositionalEncodingInputs, float | list[float]]):
+    name = "sinusoidal_pe"
+    description = "原始 Transformer 的正弦位置编码：PE(pos, 2i) = sin，PE(pos, 2i+1) = cos"
+    Params = PositionalEncodingParams
+    Inputs = PositionalEncodingInputs
+
+    def compose(self, rng: random.Random, params: PositionalEncodingParams) -> tuple[PositionalEncodingInputs, str]:
+        d = rng.choice(params.d_models)
+        target = params.target if params.target != "any" else rng.choice(["vector", "single"])
+        inputs = PositionalEncodingInputs(
+            position=rng.randint(1, params.max_position), d_model=d, index=rng.randrange(d) if target == "single" else None
+        )
+        ask = (
+            f"求位置 pos = {inputs.position} 的完整编码向量（{d} 个数，按维度 0…{d - 1}）。"
+            if inputs.index is None
+            else f"求 PE(pos = {inputs.position}, 维度 {inputs.index})（维度从 0 数）。"
+        )
+        prompt = (
+            f"原始 Transformer（Vaswani et al. 2017, §3.5）的正弦位置编码，d_model = {d}：\n\n"
+            "$PE_{(pos,2i)} = \\sin(pos / 10000^{2i/d_{model}})$，$PE_{(pos,2i+1)} = \\cos(pos / 10000^{2i/d_{model}})$，"
+            f"角度用弧度。\n\n{ask}"
+        )
+        return inputs, prompt
+
+    def outside(self, params: PositionalEncodingParams, inputs: PositionalEncodingInputs) -> str | None:
+        if params.target != "any" and (inputs.index is None) != (params.target == "vector"):
+            return f"the card wants a {params.target} answer"
+        if inputs.d_model not in params.d_models or inputs.position > params.max_position:
+            return f"d_model {inputs.d_model} / position {inputs.position} outside the card's range"
+        return None
+
+    def solve(self, inputs: PositionalEncodingInputs) -> float | list[float]:
+        from checkers import reference
+
+        row = reference.sinusoidal_table(inputs.position + 1, inputs.d_model)[inputs.position]
+        return row.tolist() if inputs.index is None else float(row[inputs.index])
+
+    def explain(self, inputs: PositionalEncodingInputs, answer: float | list[float], tolerance: Tolerance) -> str:
+        d, pos = inputs.d_model, inputs.position
+        dims = range(d) if inputs.index is None else [inputs.index]
+        rows = ["| 维度 | i | 频率 1/10000^(2i/d) | 角度 | 值 |", "| --- | --- | --- | --- | --- |"]
+        for dim in dims:
+            angle = _angle(pos, dim, d)
+            func, value = ("sin", math.sin(angle)) if dim % 2 == 0 else ("cos", math.cos(angle))
+            rows.append(f"| {dim} | {dim // 2} | {10000 ** (-2 * (dim // 2) / d):.6g} | {angle:.6g} | {func}({angle:.6g}) = {num(value, 6)} |")
+        return (
+            "偶数维用 sin，奇数维用 cos，同一对 (2i, 2i+1) 共用一个频率；维度越高频率越低。\n\n"
+            + "\n".join(rows)
+            + f"\n\n答案：`{tolerance.format(answer)}`"
+        )
+
+
+class LayerNormParams(LengthBounds):
+    min_len: int = 3
+    max_len: int = 5
+    affine: Literal["identity", "given", "any"] = "any"  # identity: gamma = 1, beta = 0
+    decimals: int = Field(default=3, ge=1, le=6)
+
+
+class LayerNormInputs(Strict):
+    x: list[float] = Field(min_length=2)
+    gamma: list[float] | None = None  # None: all ones
+    beta: list[float] | None = None  # None: all zeros
+    eps: float = Field(default=1e-5, ge=0, le=0.1)  # nn.LayerNorm's default
+
+    @model_validator(mode="after")
+    def _same_dim(self) -> "LayerNormInputs":
+        for name in ("gamma", "beta"):
+            value = getattr(self, name)
+            if value is not None and len(value) != len(self.x):
+                raise ValueError(f"{name} needs {len(self.x)} entries, like x")
+        if len(set(self.x)) == 1 and self.eps == 0:
+            raise ValueError("a constant x has variance 0: give eps > 0")
+        return self
+
+    def affine(self) -> tuple[list[float], list[float]]:
+        return self.gamma or [1.0] * len(self.x), self.beta or [0.0] * len(self.x)
+
+
+class LayerNorm(BaseChecker[LayerNormParams, LayerNormInputs, list[float]]):
+    name = "layer_norm"
+    description = "LayerNorm：一个短向量减均值、除以标准差（有偏方差 + eps），再乘 γ 加 β"
+    Params = LayerNormParams
+    Inputs = LayerNormInputs
+
+    def compose(self, rng: random.Random, params: LayerNormParams) -> tuple[LayerNormInputs, str]:
+        n = rng.randint(max(2, params.min_len), params.max_len)
+        x = draw_values(rng, n, -2, 4, rng.choice([0, 1]))
+        while len(set(x)) < 2:  # a constant vector normalises to 0 everywhere: nothing to compute
+            x = draw_values(rng, n, -2, 4, 0)
+        affine = params.affine if params.affine != "any" else rng.choice(["identity", "given"])
+        if affine == "given":
+            inputs = LayerNormInputs(x=x, gamma=draw_values(rng, n, 0.5, 2, 1), beta=draw_values(rng, n, -1, 1, 1))
+            weights = f"γ = `{vec(inputs.gamma or [])}`，β = `{vec(inputs.beta or [])}`"
+        else:
+            inputs = LayerNormInputs(x=x)
+            weights = "γ = 1，β = 0（初始化时的值）"
+        prompt = (
+            f"对 {n} 维向量 x = `{vec(x)}` 做 LayerNorm（对最后一维归一化，如 `nn.LayerNorm({n})`，eps = 1e-5），{weights}。\n\n"
+            f"求输出向量（{n} 个数）。"
+        )
+        return inputs, prompt
+
+    def outside(self, params: LayerNormParams, inputs: LayerNormInputs) -> str | None:
+        if not params.min_len <= len(inputs.x) <= params.max_len:
+            return f"length {len(inputs.x)} is outside [{params.min_len}, {params.max_len}]"
+        if params.affine != "any" and (inputs.gamma is None) != (params.affine == "identity"):
+            return f"the card wants affine = {params.affine}"
+        return "a constant x normalises to 0 everywhere" if len(set(inputs.x)) == 1 else None
+
+    def solve(self, inputs: LayerNormInputs) -> list[float]:
+        import torch
+
+        from checkers import reference
+
+        gamma, beta = inputs.affine()
+        tensor = lambda v: torch.tensor(v, dtype=reference.DTYPE)  # noqa: E731
+        return reference.layer_norm(tensor(inputs.x), tensor(gamma), tensor(beta), inputs.eps).tolist()
+
+    def explain(self, inputs: LayerNormInputs, answer: list[float], tolerance: Tolerance) -> str:
+        x, n = inputs.x, len(inputs.x)
+        gamma, beta = inputs.affine()
+        mean = sum(x) / n
+        var = sum((v - mean) ** 2 for v in x) / n
+        std = math.sqrt(var + inputs.eps)
+        rows = [f"- 第 {i} 维：({v:g} − {num(mean)}) / {num(std)} × {g:g} + ({b:g}) = {num((v - mean) / std * g + b)}"
+                for i, (v, g, b) in enumerate(zip(x, gamma, beta))]  # fmt: skip
+        return (
+            f"均值 μ = ({' + '.join(f'{v:g}' for v in x)}) / {n} = {num(mean)}\n\n"
+            f"方差用**有偏**估计（除以 n = {n}，不是 n − 1）：σ² = Σ(x − μ)² / {n} = {num(var)}\n\n"
+            f"√(σ² + eps) = √({num(var)} + {inputs.eps:g}) = {num(std)}\n\n"
+            + "\n".join(rows)
+            + f"\n\n答案：`{tolerance.format(answer)}`"
+        )
