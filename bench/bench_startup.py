@@ -1,66 +1,181 @@
-"""Start-up: `quiz --help` against a minimal typer app (the floor for any typer CLI), and the
-time until `quiz study` shows its first card.
+"""Start-up, measured as the time until the screen shows it, against a minimal typer app's
+``--help`` (the floor for any typer CLI) measured in the same run.
 
-Run: python bench/bench_startup.py   (prints a Markdown table for the README)
+The baseline's ``--help`` is typer's own, drawn with rich. Every command runs on a pseudo-terminal, as a learner sees it: ``--help`` until its output
+ends, ``quiz study`` until the first card's panel is drawn (its bottom border follows the
+title); the process is then killed, so what it does after the card is not counted. Wall
+time from launch; CPU time (user + system, all threads) from /proc at that moment (for a
+``--help``, from the exited process's rusage). The operations take turns, run after run, so a
+load change on the machine hits them all alike; each figure is the median.
+
+Run: python bench/bench_startup.py [--runs N]   (prints a Markdown table for the README)
 """
 
 from __future__ import annotations
 
+import argparse
+import fcntl
 import os
+import pty
+import select
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-RUNS = 15
 MINIMAL = "import typer\napp = typer.Typer()\n@app.command()\ndef hello(name: str = 'x') -> None:\n    print(name)\n@app.command()\ndef bye() -> None:\n    pass\napp()\n"
+COLUMNS, ROWS = 100, 40
+TIMEOUT = 60.0  # seconds: a command that shows nothing by then is a failure, not a figure
+TICK = os.sysconf("SC_CLK_TCK")
 
 
-def median_run(args: list[str], env: dict[str, str]) -> float:
-    times = []
-    for _ in range(RUNS):
-        start = time.perf_counter()
-        subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    args: list[str]
+    shown: Callable[[str], bool] | None  # the screen text shows it; None: when the output ends
 
 
-def first_card(env: dict[str, str], kind: str) -> float:
-    """Seconds from launch until the first card's prompt is on screen."""
-    times = []
-    for _ in range(5):
-        start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "quizzer", "study", "--kind", kind], env=env,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        assert proc.stdout
-        for line in proc.stdout:
-            if "show answer" in line or line.startswith("answer"):
-                times.append(time.perf_counter() - start)
-                break
-        proc.kill()
-        proc.wait()
-    return statistics.median(times)
+@dataclass(frozen=True)
+class Sample:
+    wall: float
+    cpu: float
+
+
+def card_drawn(screen: str) -> bool:
+    """The first card's panel is complete: its title (``0 done · N left``) then its bottom border."""
+    title = screen.find(" left")
+    return title >= 0 and "╰" in screen[title:]
+
+
+def cpu_of(pid: int) -> float:
+    """User + system seconds the process has used so far, all its threads (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime: fields 14 and 15 of stat(5)
+
+
+def run_once(operation: Operation, env: dict[str, str]) -> Sample:
+    """Launch on a fresh pseudo-terminal and wait until the screen shows ``operation``."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+    start = time.perf_counter()
+    proc = subprocess.Popen(operation.args, env=env, stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
+    os.close(slave)
+    screen = b""
+    try:
+        while True:
+            if time.perf_counter() - start > TIMEOUT:
+                raise RuntimeError(f"{operation.name}: nothing on screen after {TIMEOUT:.0f} s:\n{screen.decode(errors='replace')}")
+            if not select.select([master], [], [], 0.5)[0]:
+                continue
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: every copy of the terminal's other end is closed, the output ended
+                chunk = b""
+            if not chunk:
+                if operation.shown is not None:
+                    raise RuntimeError(f"{operation.name} ended before the screen showed it:\n{screen.decode(errors='replace')}")
+                wall = time.perf_counter() - start
+                usage = os.wait4(proc.pid, 0)[2]
+                proc.returncode = 0
+                return Sample(wall, usage.ru_utime + usage.ru_stime)
+            screen += chunk
+            if operation.shown is not None and operation.shown(screen.decode(errors="replace")):
+                wall = time.perf_counter() - start
+                return Sample(wall, cpu_of(proc.pid))
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+
+
+# What an import adds on top of what is already imported: (name, imported before, measured).
+COMPONENTS = [
+    ("pydantic, as the deck card models use it (quizzer.kinds.fields)", "import typer", "import quizzer.kinds.fields"),
+    ("typer's coercion (typer._adapters) over the card models' pydantic", "import typer, quizzer.kinds.fields",
+     "import typer._adapters"),
+    ("typer's coercion (typer._adapters) alone", "import typer", "import typer._adapters"),
+    ("SQLAlchemy Core (engine, sql)", "import typer", "import sqlalchemy"),
+    ("SQLAlchemy ORM over Core", "import sqlalchemy", "import sqlalchemy.orm"),
+    ("quizzer.store (its declarative ORM tables and modules) over the ORM", "import sqlalchemy.orm",
+     "import quizzer.store.models"),
+    ("rich.markdown over rich.console", "import rich.console", "import rich.markdown"),
+    ("PyYAML (deck parsing, unused on a cache hit)", "import typer", "import yaml"),
+    ("fsrs", "import typer", "import fsrs"),
+]
+PROBE = "{before}\nimport time\nc, w = time.process_time(), time.perf_counter()\n{what}\nprint(time.process_time() - c, time.perf_counter() - w)"
+
+
+def import_cost(before: str, what: str, env: dict[str, str]) -> Sample:
+    """Seconds ``what`` takes to import in a fresh interpreter that has imported ``before``."""
+    out = subprocess.run([sys.executable, "-c", PROBE.format(before=before, what=what)], env=env,
+                         capture_output=True, text=True, check=True).stdout.split()
+    return Sample(wall=float(out[1]), cpu=float(out[0]))
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=9, help="runs of each operation (default 9)")
+    runs = parser.parse_args().runs
+    quiz = [sys.executable, "-m", "quizzer"]
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "QUIZ_DB": str(Path(tmp) / "q.db"), "QUIZ_CACHE_DIR": str(Path(tmp) / "cache")}
         minimal = Path(tmp) / "minimal.py"
         minimal.write_text(MINIMAL)
-        subprocess.run([sys.executable, "-m", "quizzer", "decks"], env=env, stdout=subprocess.DEVNULL, check=True)
-        rows = [
-            ("minimal typer app `--help` (floor)", median_run([sys.executable, str(minimal), "--help"], env)),
-            ("`quiz --help`", median_run([sys.executable, "-m", "quizzer", "--help"], env)),
-            ("`quiz decks` (decks cached)", median_run([sys.executable, "-m", "quizzer", "decks"], env)),
-            ("`quiz study`: first qa card on screen", first_card(env, "qa")),
-            ("`quiz study`: first numeric card on screen (imports torch)", first_card(env, "numeric")),
+        env = {**os.environ, "QUIZ_DB": str(Path(tmp) / "q.db"), "QUIZ_CACHE_DIR": str(Path(tmp) / "cache"),
+               "QUIZ_LANG": "en", "TERM": "xterm-256color"}
+        env.pop("COLUMNS", None)
+        env.pop("LINES", None)
+        baseline = Operation("minimal typer app `--help` (baseline)", [sys.executable, str(minimal), "--help"], None)
+        qa_card = Operation("`quiz study --kind qa`: first qa card on screen", [*quiz, "study", "--kind", "qa"], card_drawn)
+        numeric_card = Operation("`quiz study --kind numeric`: first numeric card on screen",
+                                 [*quiz, "study", "--kind", "numeric"], card_drawn)
+        operations = [
+            baseline,
+            Operation("minimal typer app running a command with an option (pydantic for coercion, no rich)",
+                      [sys.executable, str(minimal), "hello", "--name", "y"], None),
+            Operation("`quiz --help`", [*quiz, "--help"], None),
+            Operation("`quiz decks` (decks cached)", [*quiz, "decks"], None),
+            Operation("`quiz study`: first card (qa) on screen", [*quiz, "study"], card_drawn),
+            qa_card,
+            numeric_card,
         ]
-    print(f"median of {RUNS} runs (5 for first card), Python {sys.version.split()[0]}\n")
-    print("| command | median |\n| --- | --- |")
-    for name, seconds in rows:
-        print(f"| {name} | {seconds * 1000:.0f} ms |")
+        subprocess.run([*quiz, "decks"], env=env, stdout=subprocess.DEVNULL, check=True)  # database and deck cache
+        for operation in operations:  # warm: bytecode caches, the first sync, the first backup
+            run_once(operation, env)
+        samples: dict[str, list[Sample]] = {op.name: [] for op in operations}
+        for _ in range(runs):
+            for operation in operations:
+                samples[operation.name].append(run_once(operation, env))
+        costs: dict[str, list[Sample]] = {name: [] for name, _before, _what in COMPONENTS}
+        for _ in range(runs):
+            for name, before, what in COMPONENTS:
+                costs[name].append(import_cost(before, what, env))
+    wall = {name: statistics.median(s.wall for s in runs_) for name, runs_ in samples.items()}
+    cpu = {name: statistics.median(s.cpu for s in runs_) for name, runs_ in samples.items()}
+    qa, numeric = qa_card.name, numeric_card.name
+    print(f"Median of {runs} runs on a {COLUMNS}x{ROWS} pseudo-terminal, Python {sys.version.split()[0]}, "
+          f"{os.cpu_count()} cores; ratios against the baseline measured in the same run.\n")
+    print("| operation | wall | CPU | wall ratio | CPU ratio |\n| --- | ---: | ---: | ---: | ---: |")
+    for operation in operations:
+        name = operation.name
+        print(f"| {name} | {wall[name] * 1000:.0f} ms | {cpu[name] * 1000:.0f} ms "
+              f"| {wall[name] / wall[baseline.name]:.2f}x | {cpu[name] / cpu[baseline.name]:.2f}x |")
+    print(f"\nTargets: first qa card within 2.5x of the baseline: {wall[qa] / wall[baseline.name]:.2f}x wall, "
+          f"{cpu[qa] / cpu[baseline.name]:.2f}x CPU; first numeric card within 1.1x of the first qa card: "
+          f"{wall[numeric] / wall[qa]:.2f}x wall, {cpu[numeric] / cpu[qa]:.2f}x CPU.")
+    print("\nWhere the time goes: what one import adds, in a fresh interpreter (median), against the baseline's CPU.\n")
+    print("| import | wall | CPU | CPU / baseline CPU |\n| --- | ---: | ---: | ---: |")
+    for name, runs_ in costs.items():
+        import_cpu = statistics.median(s.cpu for s in runs_)
+        print(f"| {name} | {statistics.median(s.wall for s in runs_) * 1000:.0f} ms | {import_cpu * 1000:.0f} ms "
+              f"| {import_cpu / cpu[baseline.name]:.2f}x |")
 
 
 if __name__ == "__main__":

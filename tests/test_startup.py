@@ -6,15 +6,24 @@ import subprocess
 import sys
 
 import pytest
+from typer.testing import CliRunner
+
+from quizzer.cli import app
 
 HEAVY = ("torch", "numpy", "sqlalchemy", "pydantic", "alembic")
 
 
-def imported_after(code: str) -> set[str]:
-    probe = f"{code}\nimport sys\nprint('HEAVY:', *sorted(m for m in {HEAVY!r} if m in sys.modules))"
+def imported_after(code: str, modules: tuple[str, ...] = HEAVY) -> set[str]:
+    """Which of ``modules`` are imported once ``code`` has run in a fresh interpreter."""
+    probe = f"{code}\nimport sys\nprint('HEAVY:', *sorted(m for m in {modules!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     [line] = [row for row in out.stdout.splitlines() if row.startswith("HEAVY:")]
     return set(line.split()[1:])
+
+
+def running(command: list[str]) -> str:
+    """Code that runs ``quiz COMMAND`` in the probe's interpreter."""
+    return f"import sys\nfrom quizzer.cli import app\nsys.argv = ['quiz', *{command!r}]\ntry:\n    app()\nexcept SystemExit:\n    pass"
 
 
 def test_importing_the_cli_imports_nothing_heavy():
@@ -22,11 +31,35 @@ def test_importing_the_cli_imports_nothing_heavy():
 
 
 def test_help_imports_nothing_heavy():
-    code = "import sys\nfrom quizzer.cli import app\nsys.argv = ['quiz', '--help']\ntry:\n    app()\nexcept SystemExit:\n    pass"
-    assert imported_after(code) == set()
+    assert imported_after(running(["--help"])) == set()
 
 
 @pytest.mark.parametrize("command", [["decks"], ["lint", "decks/schema.json"], ["checkers"]])
 def test_deck_commands_never_import_torch(command):
-    code = f"import sys\nfrom quizzer.cli import app\nsys.argv = ['quiz', *{command!r}]\ntry:\n    app()\nexcept SystemExit:\n    pass"
-    assert "torch" not in imported_after(code)
+    assert "torch" not in imported_after(running(command))
+
+
+def test_typer_loads_pydantic_only_for_an_option_given():
+    """typer coerces an option's value through pydantic; options left out need no coercion, so
+    `quiz decks` (its deck index read from the cache) stays pydantic-free until one is given."""
+    imported_after(running(["decks"]))  # fills the cache (a fresh one per test: conftest)
+    assert "pydantic" not in imported_after(running(["decks"]))
+    assert "pydantic" in imported_after(running(["decks", "--decks", "decks"]))
+
+
+def test_a_table_imports_no_markdown_renderer():
+    """rich.markdown (with markdown-it and pygments) loads where deck text is drawn, not for a table."""
+    assert imported_after(running(["decks"]), ("rich.table", "rich.markdown")) == {"rich.table"}
+    assert "rich.markdown" in imported_after(running(["card", "bert-vs-gpt-core"]), ("rich.markdown",))
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("--new", "abc", "Invalid value for '--new': Input should be a valid integer"),
+    ("--limit", "0", "Invalid value for '--limit': Input should be greater than or equal to 1"),
+    ("--kind", "bogus", "Invalid value for '--kind': Value error, 'bogus' is not one of 'qa', "),
+])
+def test_an_option_given_is_still_checked_by_typer(tmp_path, option, value, message):
+    """Coercing only the options given keeps typer's checks and messages for those (pydantic's wording)."""
+    result = CliRunner().invoke(app, ["study", option, value, "--db", str(tmp_path / "q.db")])
+    assert result.exit_code == 2
+    assert message in " ".join(result.output.split())  # typer wraps the message to the terminal width

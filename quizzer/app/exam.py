@@ -265,6 +265,7 @@ class ExamSession:
         self.phase: Literal["answering", "marking", "done"] = "answering"
         self.asked_at = tick()
         self.current: QuestionRecord | None = None
+        self.drawn: dict[tuple[str, int], Asked] = {}
         self.to_mark: list[QuestionRecord] = []
         self.marks: dict[int, tuple[float, list[int] | None]] = {}
         questions = exam_store.questions(self.store, exam.id)
@@ -309,8 +310,18 @@ class ExamSession:
         return [self._waiting()]
 
     def _asked(self, question: QuestionRecord) -> Asked:
-        card = self.collection.cards[question.card_id]
-        return kinds.of(card).ask(card, question.seed)
+        """The question as asked (drawn once per question: a numeric card's answer is solved once)."""
+        key = (question.card_id, question.position)
+        if key not in self.drawn:
+            card = self.collection.cards[question.card_id]
+            self.drawn[key] = kinds.of(card).ask(card, question.seed)
+        return self.drawn[key]
+
+    def prepare(self) -> None:
+        """The question on screen has been drawn: its kind may start what its answer needs."""
+        if self.current is not None:
+            asked = self._asked(self.current)
+            kinds.of(asked.card).prepare(asked)
 
     def _ask_next(self) -> list[View]:
         views: list[View] = []

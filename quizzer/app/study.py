@@ -231,6 +231,11 @@ class StudySession:
         prewarm([self.collection.cards[card_id] for card_id in self.queue])
         return [self._show_next()]
 
+    def prepare(self) -> None:
+        """The card on screen has been drawn: its kind may start what its answer needs."""
+        if self.asked is not None:
+            self._kind().prepare(self.asked)
+
     def handle(self, event: Event) -> list[View]:
         """The views that follow ``event``; the last one is what waits for the next event."""
         if self.phase == "done":

@@ -25,7 +25,7 @@ class Asked:
 
     card: Any  # the kind's deck model
     seed: int | None = None
-    drawn: Any = None  # numeric: the checkers.base.Question generated from ``seed``
+    drawn: Any = None  # numeric: the Pending question drawn from ``seed`` (quizzer.kinds.numeric)
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,10 @@ class Kind(ABC, Generic[C]):
     def hint(self, asked: Asked) -> str:
         """What to type at the answer prompt (graded kinds)."""
         return "your answer"
+
+    def prepare(self, asked: Asked) -> None:
+        """Start what the answer will need while the learner reads (called once the card is on
+        screen); nothing for most kinds."""
 
     def read(self, asked: Asked, text: str) -> Reading:
         """A typed answer, normalised for storage, or its format problem."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import secrets
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
@@ -48,21 +47,40 @@ class NumericCard(CardBase):
         return name
 
 
-@dataclass(frozen=True)
 class Pending:
-    """A drawn question whose prompt is ready at once and whose answer, solved by the torch
-    reference in a background thread, is waited for only when grading or revealing needs it.
+    """A drawn question whose prompt is ready at once and whose answer the torch reference solves
+    on a background thread, started once the card is on screen (``Numeric.prepare``: importing
+    torch on another thread while the card is drawn would still slow the drawing, since loading
+    its libraries holds the GIL). ``answer_text``, ``solution`` and ``answer`` read like a
+    Question's: they start the solve if nothing has and wait for it."""
 
-    ``answer_text``, ``solution`` and ``answer`` read like a Question's (they wait)."""
-
-    draft: Draft
-    future: Future[Question]
+    def __init__(self, draft: Draft) -> None:
+        self.draft = draft
+        self.future: Future[Question] = Future()
+        self._started = False
+        self._lock = threading.Lock()
 
     @property
     def prompt(self) -> str:
         return self.draft.prompt
 
+    def start(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        from checkers import registry
+
+        def run() -> None:
+            try:
+                self.future.set_result(registry.get(self.draft.checker).finish(self.draft))
+            except BaseException as err:  # handed to whoever waits: grading raises it where it is asked for
+                self.future.set_exception(err)
+
+        threading.Thread(target=run, name=f"solve-{self.draft.checker}", daemon=True).start()
+
     def question(self) -> Question:
+        self.start()
         return self.future.result()
 
     @property
@@ -76,22 +94,6 @@ class Pending:
     @property
     def answer(self) -> Any:
         return self.question().answer
-
-
-def solve_in_background(draft: Draft) -> Pending:
-    """Start solving ``draft`` on a daemon thread (torch is imported there, not on the first screen)."""
-    from checkers import registry
-
-    future: Future[Question] = Future()
-
-    def run() -> None:
-        try:
-            future.set_result(registry.get(draft.checker).finish(draft))
-        except BaseException as err:  # handed to whoever waits: grading raises it where it is asked for
-            future.set_exception(err)
-
-    threading.Thread(target=run, name=f"solve-{draft.checker}", daemon=True).start()
-    return Pending(draft, future)
 
 
 class Numeric(Kind[NumericCard]):
@@ -108,7 +110,10 @@ class Numeric(Kind[NumericCard]):
         from checkers import registry
 
         seed = secrets.randbelow(2**31) if seed is None else seed
-        return Asked(card, seed, solve_in_background(registry.get(card.checker).draw(seed, card.params)))
+        return Asked(card, seed, Pending(registry.get(card.checker).draw(seed, card.params)))
+
+    def prepare(self, asked: Asked) -> None:
+        asked.drawn.start()
 
     def front(self, asked: Asked) -> str:
         intro = f"{asked.card.prompt}\n\n" if asked.card.prompt else ""

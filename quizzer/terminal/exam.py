@@ -86,6 +86,7 @@ class ExamScreen:
 
     def read(self, view: View) -> Event:
         if isinstance(view, QuestionView):
+            self.session.prepare()  # the question is on screen: its answer can be worked out while it is read
             return self.answer(view)
         if isinstance(view, MarkView):
             return Mark(self.prompter.line(

@@ -28,12 +28,10 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
     """Offsets (in characters) where ``text`` breaks to fit ``width`` cells."""
     if text.isascii():
         return _RICH_DIVIDE(text, width, fold)
-    from uniseg.linebreak import line_break_units
-
     breaks: list[int] = []
     used = 0  # cells on the current line, trailing spaces included
     start = 0
-    for unit in line_break_units(text):
+    for unit in _units(text):
         length = cell_len(unit.rstrip())
         if used + length <= width:
             used += cell_len(unit)
@@ -54,6 +52,24 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
     return breaks
 
 
+# never at the start of a line, even after a space (UAX #14 allows a break after any space)
+_NO_LINE_START = frozenset("。，、；：？！）」』】〕〉》…‥·・ー々〻〜～．，；：！？）］｝,.;:!?)]}%")
+
+
+def _units(text: str) -> list[str]:
+    """UAX #14's unbreakable pieces, with a piece that begins with closing punctuation kept on the
+    line before it."""
+    from uniseg.linebreak import line_break_units
+
+    units: list[str] = []
+    for unit in line_break_units(text):
+        if units and unit[0] in _NO_LINE_START:
+            units[-1] += unit
+        else:
+            units.append(unit)
+    return units
+
+
 def install() -> None:
     """Make every rich wrap in this process use :func:`divide_line`, and measure a text's
     narrowest width by the same break opportunities (rich takes a run of Chinese as one word,
@@ -70,9 +86,7 @@ def _measure(self: rich.text.Text, console: Console, options: ConsoleOptions) ->
     text = self.plain
     if text.isascii():
         return measured
-    from uniseg.linebreak import line_break_units
-
-    narrowest = max((cell_len(unit.rstrip()) for line in text.splitlines() for unit in line_break_units(line)), default=0)
+    narrowest = max((cell_len(unit.rstrip()) for line in text.splitlines() for unit in _units(line)), default=0)
     return Measurement(min(measured.minimum, max(narrowest, 1)), measured.maximum)
 
 

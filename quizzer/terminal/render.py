@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.markup import escape
-from rich.panel import Panel
 
 from quizzer.terminal.linebreak import install as install_line_breaking
 from quizzer.terminal.linebreak import join_wide_lines
 from quizzer.terminal.mathtext import to_text
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
 # C0 controls but tab and newline, DEL, C1 controls, and the bidi overrides that reorder a line
@@ -43,6 +45,9 @@ def math_to_unicode(text: str) -> str:
 
 
 def markdown(text: str) -> Markdown:
+    """Deck text as rich Markdown (rich.markdown, with markdown-it and pygments, loads here)."""
+    from rich.markdown import Markdown
+
     return Markdown(join_wide_lines(math_to_unicode(clean(text))))
 
 
@@ -54,6 +59,8 @@ def console() -> Console:
 
 def card(console: Console, title: str, front: str) -> None:
     """A card's (or question's) front in a panel under its title (markup: escape deck text)."""
+    from rich.panel import Panel
+
     console.print()
     console.print(Panel(markdown(front), title=title, title_align="left"))
 

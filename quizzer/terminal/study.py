@@ -120,6 +120,8 @@ class StudyScreen:
                 first = False
             for view in views:
                 self.draw(view)
+            if any(isinstance(view, CardView) for view in views):
+                self.session.prepare()  # the card is on screen: work its answer needs can start
             last = views[-1]
             if isinstance(last, Summary):
                 return last
