@@ -248,6 +248,26 @@ def test_torch_is_imported_in_the_background_only_for_numeric_cards():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_nothing_loads_torch_before_the_first_card_is_on_screen(deck_folder):
+    """The first card is drawn before torch starts loading (it holds the GIL while it loads);
+    once it is on screen, the queue's numeric card starts the solve and torch loads."""
+    folder = deck_folder(DECK.replace("cards:\n", "cards:\n  - {id: n-one, kind: numeric, source: '1.5', checker: mlm_loss}\n"))
+    code = (
+        "import sys, threading\n"
+        "from quizzer.app.collection import open_collection\n"
+        "from quizzer.app.study import StudySession\n"
+        f"from pathlib import Path\ncollection = open_collection(Path({str(folder)!r}), None)\n"
+        "session = StudySession(collection, ['n-one', 'q-one'])\n"
+        "[view] = session.start()\n"
+        "assert view.card_id == 'n-one' and 'torch' not in sys.modules\n"
+        "assert not [t for t in threading.enumerate() if t.name.startswith(('solve-', 'torch-'))]\n"
+        "session.prepare()\n"
+        "assert session.asked.drawn.question().answer_text\n"
+        "assert 'torch' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_a_missing_editor_is_a_message_not_a_crash(deck_dir):
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
     code, screen = run_in_terminal(["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", "1"], keys=["e", " ", "3", "q"],

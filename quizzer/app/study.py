@@ -224,17 +224,22 @@ class StudySession:
         self.history: list[Done] = []
         self.set_aside: set[str] = set()  # buried or suspended in this session
         self.summary = Summary()
+        self.warmed = False  # torch prewarmed (after the first card is on screen)
 
     # -- driving -------------------------------------------------------------
 
     def start(self) -> list[View]:
-        prewarm([self.collection.cards[card_id] for card_id in self.queue])
         return [self._show_next()]
 
     def prepare(self) -> None:
-        """The card on screen has been drawn: its kind may start what its answer needs."""
+        """The card on screen has been drawn: its kind may start what its answer needs, and
+        after the first card torch loads in the background if the queue will need it (any
+        earlier, loading it would slow the drawing of the first card)."""
         if self.asked is not None:
             self._kind().prepare(self.asked)
+        if not self.warmed:
+            self.warmed = True
+            prewarm([self.collection.cards[card_id] for card_id in self.queue])
 
     def handle(self, event: Event) -> list[View]:
         """The views that follow ``event``; the last one is what waits for the next event."""
