@@ -1,7 +1,11 @@
 """Store/scheduler timings on a large collection: 50,000 cards, 1,000,000 reviews.
 
 Generates the database once into a temporary directory with bulk inserts, then
-times the calls a study session makes.  Usage: python bench/bench_store.py [--keep DIR]
+times the calls a study session makes.  Usage: python bench/bench_store.py [--keep DIR] [--db URL]
+
+With ``--db postgresql://user@host:port/db`` (an empty database) the same collection is also
+built there and timed, and each operation is printed beside SQLite's, measured in the same
+run, with the ratio server / SQLite.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ def generate(store: Store, rng: random.Random) -> None:
                      rating=rng.choice((1, 2, 3, 3, 3, 4)), duration_ms=rng.randrange(500, 30_000), mode="study",
                      state_before=REVIEW, scheduled=True)
                 for _ in range(min(BATCH, REVIEWS - start))])
-    with store.engine.connect() as conn:
+    with store.engine.begin() as conn:  # committed: a server keeps ANALYZE's statistics only then
         conn.exec_driver_sql("ANALYZE")
 
 
@@ -64,20 +68,21 @@ def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
     return statistics.median(samples), max(samples)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--keep", type=Path, help="directory to build the database in (kept)")
-    args = parser.parse_args()
-    folder = args.keep or Path(tempfile.mkdtemp(prefix="quizzer-bench-"))
-    db = folder / "bench.db"
-    rng = random.Random(1)
+def size_mib(store: Store) -> float:
+    if store.path is not None:
+        return store.path.stat().st_size / 2**20
+    with store.engine.connect() as conn:
+        return conn.execute(text("SELECT pg_database_size(current_database())")).scalar_one() / 2**20
 
+
+def bench(db: str | Path) -> list[tuple[str, tuple[float, float]]]:
+    """Build the collection in ``db`` and time a session's calls: (operation, (median, max) ms)."""
     start = time.perf_counter()
     store = open_store(db)
-    generate(store, rng)
-    store.close()
+    generate(store, random.Random(1))
     print(f"generated {CARDS:,} cards / {REVIEWS:,} reviews in {time.perf_counter() - start:.1f} s "
-          f"({db.stat().st_size / 2**20:.0f} MiB) at {db}")
+          f"({size_mib(store):.0f} MiB) at {store.where}")
+    store.close()
 
     store = open_store(db)
     refs = [CardRef(f"card-{i:05d}", f"deck-{i % 12}", ("qa", "numeric")[i % 2], i, f"{i:040x}")
@@ -96,17 +101,35 @@ def main() -> None:
         ("card_info (~25 reviews)", timed(lambda: card_info(store, queue[-1], NOW), 10)),
     ]
     print(f"queue today: {len(queue)} cards (limits 20 new / 200 reviews)")
-    print("| operation | median ms | max ms |\n| --- | ---: | ---: |")
-    for name, (median, worst) in rows:
-        print(f"| {name} | {median:.1f} | {worst:.1f} |")
+    explain = "EXPLAIN QUERY PLAN" if store.path is not None else "EXPLAIN"
     with store.engine.connect() as conn:
         for label, sql in [("today's counts", "SELECT state_before, count(id) FROM review_log "
                             "WHERE reviewed_at >= '2025-06-30' AND mode = 'study' GROUP BY state_before"),
                            ("due reviews", "SELECT id FROM cards WHERE state = 2 AND due < '2025-07-01'"),
                            ("new cards", "SELECT id FROM cards WHERE state = 0 ORDER BY position LIMIT 20")]:
-            plan = " / ".join(row[-1] for row in conn.execute(text(f"EXPLAIN QUERY PLAN {sql}")))
+            plan = " / ".join(row[-1].strip() for row in conn.execute(text(f"{explain} {sql}")))
             print(f"plan, {label}: {plan}")
     store.close()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--keep", type=Path, help="directory to build the SQLite database in (kept)")
+    parser.add_argument("--db", help="also time a PostgreSQL server: the URL of an empty database on it")
+    args = parser.parse_args()
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="quizzer-bench-"))
+    sqlite = bench(folder / "bench.db")
+    if not args.db:
+        print("| operation | median ms | max ms |\n| --- | ---: | ---: |")
+        for name, (median, worst) in sqlite:
+            print(f"| {name} | {median:.1f} | {worst:.1f} |")
+        return
+    server = bench(args.db)
+    print("| operation | SQLite median ms | PostgreSQL median ms | PostgreSQL max ms | ratio (median) |\n"
+          "| --- | ---: | ---: | ---: | ---: |")
+    for (name, (base, _)), (_, (median, worst)) in zip(sqlite, server):
+        print(f"| {name} | {base:.1f} | {median:.1f} | {worst:.1f} | {median / base:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ import pytest
 
 from quizzer import i18n
 
+from pg import backend, pg_server  # noqa: F401  (fixtures: a throw-away PostgreSQL server)
+
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path_factory, monkeypatch):

@@ -1,8 +1,9 @@
-"""Several processes answering on one database file, and processes killed mid-answer.
+"""Several processes answering on one database, and processes killed mid-answer: on a
+SQLite file and on the test PostgreSQL server (tests/pg.py).
 
-Run as a script (``python test_concurrency.py DB COUNT SEED``) this file is the
-worker: it answers COUNT random cards (0 = until killed), printing ``ack <id>``
-after each committed answer.
+Run as a script (``python test_concurrency.py DB GO COUNT SEED``) this file is the
+worker: once the file GO exists it answers COUNT random cards (0 = until killed),
+printing ``ack <id>`` after each committed answer.
 """
 
 from __future__ import annotations
@@ -23,13 +24,12 @@ CARDS = [f"c{i}" for i in range(20)]
 REPO = Path(__file__).resolve().parents[1]
 
 
-def work(db: str, count: int, seed: int) -> None:
+def work(db: str, go: Path, count: int, seed: int) -> None:
     from quizzer.scheduling.answer import answer
     from quizzer.store import open_store
 
     store = open_store(db)
     rng = random.Random(seed)
-    go = Path(db + ".go")
     while not go.exists():  # start together so the workers really overlap
         time.sleep(0.005)
     done = 0
@@ -43,35 +43,53 @@ def work(db: str, count: int, seed: int) -> None:
 
 
 if __name__ == "__main__":
-    work(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    work(sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     sys.exit(0)
 
 
 import pytest  # noqa: E402  (the worker above needs none of the test machinery)
-from sqlalchemy import select  # noqa: E402
+from sqlalchemy import func, select  # noqa: E402
 
 from quizzer.backup import check  # noqa: E402
+from quizzer.clock import day_start  # noqa: E402
 from quizzer.scheduling.summary import card_info  # noqa: E402
 from quizzer.store import CardRef, open_store, sync_cards  # noqa: E402
-from quizzer.store.models import Review  # noqa: E402
+from quizzer.store.models import Card, Review  # noqa: E402
 
 
 @pytest.fixture
-def db(tmp_path) -> Path:
-    path = tmp_path / "quiz.db"
-    store = open_store(path)
+def db(backend) -> str:
+    store = open_store(backend)
     sync_cards(store, [CardRef(cid, "deck", "qa", i, "h") for i, cid in enumerate(CARDS)])
     store.close()
-    return path
+    return backend
 
 
-def start_worker(db: Path, count: int, seed: int) -> subprocess.Popen[str]:
+@pytest.fixture
+def go(tmp_path) -> Path:
+    """The file whose appearance starts the workers."""
+    return tmp_path / "go"
+
+
+def start_worker(db: str, go: Path, count: int, seed: int) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-    return subprocess.Popen([sys.executable, __file__, str(db), str(count), str(seed)], cwd=REPO, env=env,
+    return subprocess.Popen([sys.executable, __file__, db, str(go), str(count), str(seed)], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def assert_states_match_review_log(db: Path) -> int:
+def assert_consistent(db: str) -> None:
+    """SQLite: ``quiz check`` finds nothing (integrity, foreign keys). A server checks its
+    constraints on every write; here no review may point at a card that is not there."""
+    if "://" not in db:
+        assert check(Path(db)) == []
+        return
+    store = open_store(db)
+    with store.read() as session:
+        assert session.scalar(select(func.count()).select_from(Review).where(Review.card_id.not_in(select(Card.id)))) == 0
+    store.close()
+
+
+def assert_states_match_review_log(db: str) -> int:
     """Replaying each card's logged reviews through fsrs must give its stored state:
     a lost update (two answers both reading the same old state) would break this."""
     store = open_store(db)
@@ -84,18 +102,21 @@ def assert_states_match_review_log(db: Path) -> int:
             expected, _ = NO_FUZZ.review_card(expected, fsrs.Rating(review.rating), review.reviewed_at)
         memory = card_info(store, card_id, datetime.now(timezone.utc)).memory
         if any(r.card_id == card_id for r in reviews):
-            assert (memory.state, memory.step, memory.due, memory.lapses) == (
-                int(expected.state), expected.step, expected.due, lapses)
+            assert (memory.state, memory.step, memory.lapses) == (int(expected.state), expected.step, lapses)
+            if expected.state == fsrs.State.Review:  # the day is Anki's rule on FSRS's interval (test_memory)
+                assert memory.due == day_start(memory.due) and memory.due > expected.last_review
+            else:  # a learning step: FSRS's own time
+                assert memory.due == expected.due
             assert memory.stability == pytest.approx(expected.stability, rel=1e-12)
     store.close()
     return len(reviews)
 
 
-def test_four_processes_answering_at_once(db):
+def test_four_processes_answering_at_once(db, go):
     per_worker = 60
-    workers = [start_worker(db, per_worker, seed) for seed in range(4)]
+    workers = [start_worker(db, go, per_worker, seed) for seed in range(4)]
     time.sleep(0.2)
-    Path(str(db) + ".go").touch()
+    go.touch()
     outputs = [w.communicate(timeout=60) for w in workers]
     for worker, (out, err) in zip(workers, outputs):
         assert worker.returncode == 0, err
@@ -104,15 +125,15 @@ def test_four_processes_answering_at_once(db):
     acked = {int(line.split()[1]) for out, _ in outputs for line in out.splitlines()}
     assert len(acked) == 4 * per_worker
     assert assert_states_match_review_log(db) == 4 * per_worker
-    assert check(db) == []
+    assert_consistent(db)
 
 
-def test_killed_mid_answer_loses_no_acknowledged_review(db):
+def test_killed_mid_answer_loses_no_acknowledged_review(db, go):
     rng = random.Random(2024)
-    Path(str(db) + ".go").touch()
+    go.touch()
     acked: set[int] = set()
     for iteration in range(20):
-        worker = start_worker(db, 0, iteration)
+        worker = start_worker(db, go, 0, iteration)
         first = worker.stdout.readline()
         assert first.startswith("ack "), worker.stderr.read()
         time.sleep(rng.uniform(0, 0.08))
@@ -120,10 +141,30 @@ def test_killed_mid_answer_loses_no_acknowledged_review(db):
         out, _ = worker.communicate(timeout=10)
         lines = (first + out).split("\n")[:-1]  # a cut-off last line was never fully acked
         acked |= {int(line.split()[1]) for line in lines if line.startswith("ack ")}
-    assert check(db) == []
+    assert_consistent(db)
     store = open_store(db)
     with store.read() as session:
         stored = set(session.scalars(select(Review.id)))
     store.close()
     assert acked and acked <= stored
     assert_states_match_review_log(db)
+
+
+def test_processes_opening_a_new_database_at_once_create_its_schema_once(backend):
+    """Each process finds no schema and upgrades; the write lock makes the later ones wait and
+    then find the schema there (a second CREATE TABLE would fail)."""
+    from quizzer.store import SCHEMA_HEAD
+    from quizzer.store.engine import make_engine, resolve
+    from sqlalchemy import text
+
+    code = "import sys; from quizzer.store import open_store; open_store(sys.argv[1]).close()"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    openers = [subprocess.Popen([sys.executable, "-c", code, backend], cwd=REPO, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    for opener in openers:
+        _, err = opener.communicate(timeout=120)
+        assert opener.returncode == 0, err
+    engine = make_engine(*resolve(backend))
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == [SCHEMA_HEAD]
+    engine.dispose()

@@ -380,3 +380,61 @@ def test_a_backup_into_a_read_only_folder_fails_cleanly(env, good_db, how):
     assert_refused(result, good_db, "backup", "permission")
     assert sorted(folder.iterdir()) == backups
     assert sha256(good_db) == before
+
+
+# -- a PostgreSQL server (tests/pg.py) ---------------------------------------------
+
+
+def assert_server_refused(result: subprocess.CompletedProcess[str], shown: str, *words: str) -> str:
+    """Exit 1, one `Error:` line naming the server as ``shown`` (never a password), no traceback."""
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output, output
+    assert result.returncode == 1, output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert shown in lines[0], lines[0]
+    for word in words:
+        assert word in lines[0], lines[0]
+    assert "s3cret" not in output
+    assert "show answer" not in result.stdout
+    return lines[0]
+
+
+def test_a_server_that_is_down_is_one_line(env):
+    from pg import free_port
+
+    port = free_port()  # nothing listens there
+    result = quiz(env, None, *STUDY, stdin=STUDY_INPUT, QUIZ_DB=f"postgresql://ann:s3cret@127.0.0.1:{port}/quiz")
+    assert_server_refused(result, f"postgresql://ann:***@127.0.0.1:{port}/quiz", "cannot connect", "refused")
+
+
+def test_a_refused_login_is_one_line_without_the_password(env, pg_server):
+    url = pg_server.url("postgres").replace("postgres@", "ghost:s3cret@")  # no such role on the server
+    result = quiz(env, None, *STUDY, stdin=STUDY_INPUT, QUIZ_DB=url)
+    assert_server_refused(result, url.replace("s3cret", "***"), "refused the login", "ghost")
+
+
+def test_a_missing_database_on_the_server_is_one_line(env, pg_server):
+    url = pg_server.url("no_such_db")
+    assert_server_refused(quiz(env, None, *STUDY, stdin=STUDY_INPUT, QUIZ_DB=url), url, "does not exist")
+
+
+def test_a_server_given_with_the_db_option_is_used(env, pg_server):
+    """``--db postgresql://...`` studies on the server (the option is a path: ``//`` must survive)."""
+    import psycopg
+
+    url = pg_server.create()
+    result = quiz(env, None, "--db", url, *STUDY, stdin="\n3\nq\n")
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stdout + result.stderr
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT count(*) FROM review_log").fetchone()
+    assert row == (1,)
+
+
+@pytest.mark.parametrize("args", [("backup", "list"), ("check",)])
+def test_backup_and_check_on_a_server_say_the_servers_own_backups_apply(env, args):
+    url = "postgresql://ann:s3cret@db.example:5432/quiz"
+    result = quiz(env, None, *args, QUIZ_DB=url)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "postgresql://ann:***@db.example:5432/quiz" in result.stderr and "s3cret" not in result.stderr
+    assert "own backups" in result.stderr and "pg_dump" in result.stderr

@@ -1,4 +1,7 @@
-"""Store: opening, connection settings, schema migrations, UTC columns, deck sync."""
+"""Store: opening, connection settings, schema migrations, UTC columns, deck sync.
+
+Tests taking ``store`` or ``backend`` run twice: on a SQLite file and on a database of the
+throw-away PostgreSQL server the suite starts (tests/pg.py; skipped, saying why, without one)."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from alembic import command
@@ -17,21 +21,35 @@ from sqlalchemy import event, select, text
 
 from quizzer.backup import list_backups
 from quizzer.scheduling.answer import answer
+from quizzer.scheduling.answer import undo as undo_answer
 from quizzer.scheduling.summary import card_info
 from quizzer.store import SCHEMA_HEAD, CardRef, open_store, sync_cards
-from quizzer.errors import DatabaseTooNew
+from quizzer.errors import DatabaseBusy, DatabaseTooNew
 from quizzer.store.models import Card
 from quizzer.store.models import Base
+from quizzer.store.engine import make_engine, resolve
 from quizzer.store.schema import MIGRATIONS_DIR
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
 
 
 @pytest.fixture
-def store(tmp_path):
+def store(backend):
+    st = open_store(backend)
+    yield st
+    st.close()
+
+
+@pytest.fixture
+def sqlite_store(tmp_path):
     st = open_store(tmp_path / "quiz.db")
     yield st
     st.close()
+
+
+def file_of(backend: str) -> Path | None:
+    """The SQLite file of a backend (backups exist only for files); None for a server."""
+    return None if "://" in backend else Path(backend)
 
 
 def alembic_config(conn) -> Config:
@@ -59,15 +77,17 @@ def test_default_location_comes_from_quiz_db(tmp_path, monkeypatch):
     st.close()
 
 
-def test_connection_pragmas(store):
+def test_connection_pragmas(sqlite_store):
+    store = sqlite_store
     with store.engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 10_000
 
 
-def test_writes_take_the_write_lock_up_front(store):
+def test_writes_take_the_write_lock_up_front(sqlite_store):
     """BEGIN IMMEDIATE: the lock is held from the first statement, even a SELECT."""
+    store = sqlite_store
     other = sqlite3.connect(store.path, timeout=0, isolation_level=None)
     with store.write() as session:
         session.execute(select(Card.id)).all()
@@ -102,10 +122,10 @@ def test_schema_head_constant_matches_the_migrations():
     assert ScriptDirectory.from_config(alembic_config(None)).get_current_head() == SCHEMA_HEAD
 
 
-def test_current_schema_open_does_not_import_alembic(tmp_path):
-    open_store(tmp_path / "quiz.db").close()
+def test_current_schema_open_does_not_import_alembic(backend):
+    open_store(backend).close()
     code = ("import sys; from quizzer.store import open_store; "
-            f"open_store({str(tmp_path / 'quiz.db')!r}); print('alembic' in sys.modules)")
+            f"open_store({backend!r}); print('alembic' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
@@ -129,15 +149,20 @@ def test_upgrading_an_existing_database_backs_it_up_first(tmp_path):
     st.close()
 
 
-def test_a_newer_schema_is_refused_untouched(tmp_path):
-    db = tmp_path / "quiz.db"
+def test_a_newer_schema_is_refused_untouched(backend):
+    db = backend
     st = open_store(db)
     with st.engine.begin() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
     st.close()
     with pytest.raises(DatabaseTooNew, match="newer"):
         open_store(db)
-    assert list_backups(db) == []
+    if file_of(db):
+        assert list_backups(file_of(db)) == []
+    engine = make_engine(*resolve(db))  # the same database, opened without the schema check
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "9999"
+    engine.dispose()
 
 
 # -- sync --------------------------------------------------------------------
@@ -173,13 +198,15 @@ def test_unchanged_sync_is_one_lookup(store):
     statements = []
     event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
     assert sync_cards(store, list(reversed(cards)), T0).unchanged
-    assert len([s for s in statements if not s.startswith(("BEGIN", "PRAGMA"))]) == 1
+    # what starts a write transaction (SQLite: BEGIN IMMEDIATE; server: isolation and write lock) is not a lookup
+    starting = ("BEGIN", "PRAGMA", "SET TRANSACTION", "SELECT pg_advisory_xact_lock")
+    assert len([s for s in statements if not s.startswith(starting)]) == 1
     assert not sync_cards(store, cards[:-1], T0).unchanged
 
 
-def test_history_survives_the_upgrade_from_the_first_schema(tmp_path):
+def test_history_survives_the_upgrade_from_the_first_schema(backend):
     """A database made by the first release (0001) keeps every review when opened by this one."""
-    db = tmp_path / "quiz.db"
+    db = backend
     st = open_store(db)
     sync_cards(st, refs("a", "b"), T0)
     answer(st, "a", 3, now=T0, duration_ms=700)
@@ -195,5 +222,182 @@ def test_history_survives_the_upgrade_from_the_first_schema(tmp_path):
         after = conn.execute(text("SELECT card_id, rating, duration_ms FROM review_log ORDER BY id")).all()
         assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
     assert after == before == [("a", 3, 700), ("b", 1, 900)]
-    assert len(list_backups(db)) == 1  # taken before the upgrade
+    if file_of(db):
+        assert len(list_backups(file_of(db))) == 1  # taken before the upgrade
     st.close()
+
+
+# -- both backends: the guarantees -------------------------------------------
+
+
+def test_a_server_url_gets_psycopg_and_survives_the_db_option():
+    """``postgresql://`` (or ``postgres://``) means psycopg 3; ``--db`` is a path option, which
+    folds ``//`` into ``/``: the URL is still understood."""
+    for given in ("postgresql://ann:pw@db.example:5433/quiz", "postgres://ann:pw@db.example:5433/quiz",
+                  Path("postgresql://ann:pw@db.example:5433/quiz")):
+        url, path = resolve(given)
+        assert path is None
+        assert (url.drivername, url.username, url.password, url.host, url.port, url.database) == (
+            "postgresql+psycopg", "ann", "pw", "db.example", 5433, "quiz")
+    url, path = resolve(Path("postgresql:///quiz"))  # the local socket, no host
+    assert (url.drivername, url.host, url.database, path) == ("postgresql+psycopg", None, "quiz", None)
+
+
+def test_a_write_waits_for_another_write_but_never_for_a_read(backend, monkeypatch):
+    """One writer at a time (SQLite: BEGIN IMMEDIATE; server: the advisory write lock), held
+    from the first statement; a second writer gives up after the busy timeout; reads go on."""
+    first = open_store(backend)
+    sync_cards(first, refs("a"), T0)
+    monkeypatch.setenv("QUIZ_BUSY_TIMEOUT_MS", "300")
+    second = open_store(backend)
+    with first.write() as session:
+        session.execute(select(Card.id)).all()
+        with pytest.raises(DatabaseBusy, match="locked"):
+            with second.write() as other:
+                other.execute(select(Card.id)).all()
+        with second.read() as other:
+            assert other.execute(select(Card.id)).scalars().all() == ["a"]
+    with second.write() as other:  # free again once the first committed
+        other.execute(select(Card.id)).all()
+    first.close()
+    second.close()
+
+
+def test_a_read_is_one_snapshot(backend):
+    """What a read saw first it sees to its end, even if another process commits meanwhile."""
+    reader, writer = open_store(backend), open_store(backend)
+    sync_cards(writer, refs("a", "b"), T0)
+    with reader.read() as session:
+        assert session.scalar(text("SELECT count(*) FROM cards")) == 2
+        sync_cards(writer, refs("a", "b", "c"), T0)
+        assert session.scalar(text("SELECT count(*) FROM cards")) == 2
+    with reader.read() as session:
+        assert session.scalar(text("SELECT count(*) FROM cards")) == 3
+    reader.close()
+    writer.close()
+
+
+# -- the server: connections ---------------------------------------------------
+
+
+def test_a_server_connection_lost_mid_read_is_one_error_and_then_recovers(pg_server):
+    """The server ends the session in the middle of a read: a DatabaseError naming the server;
+    the next unit of work gets a fresh connection (the pool pings before use)."""
+    import psycopg
+
+    from quizzer.errors import DatabaseError
+
+    url = pg_server.create()
+    st = open_store(url)
+    sync_cards(st, refs("a"), T0)
+    with pytest.raises(DatabaseError, match="closed the connection") as raised:
+        with st.read() as session:
+            pid = session.scalar(text("SELECT pg_backend_pid()"))
+            with psycopg.connect(pg_server.url("postgres"), autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            session.execute(select(Card.id)).all()
+    assert url in raised.value.message
+    with st.read() as session:  # the pooled connection is gone too: a new one is made
+        pid = session.scalar(text("SELECT pg_backend_pid()"))
+    with psycopg.connect(pg_server.url("postgres"), autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))  # dropped while idle in the pool
+    assert answer(st, "a", 3, now=T0, duration_ms=100).review_id == 1
+    st.close()
+
+
+# -- quiz db copy --------------------------------------------------------------
+
+
+def fill_every_table(store) -> None:
+    """Cards with tags, answers (one undone), an exam with a marked question, the notebook,
+    fitted parameters: a row in every table."""
+    from quizzer.store import learner
+    from quizzer.store.models import Exam, ExamQuestion, Mistake
+
+    sync_cards(store, refs("a", "b", "c", tags=("t1", "t2")), T0)
+    for minutes, (card_id, rating) in enumerate([("a", 3), ("b", 1), ("a", 1), ("c", 4), ("b", 2)]):
+        done = answer(store, card_id, rating, now=T0 + timedelta(minutes=minutes), duration_ms=1000 + minutes)
+    undo_answer(store, done)
+    learner.save_parameters(store, (0.25, 1.5, 3.125), T0 + timedelta(hours=1))
+    with store.write() as session:
+        session.add(Exam(id=7, seed=2**40 + 3, started_at=T0, minutes=30.0, filters='{"count": 1}',
+                         finished_at=T0 + timedelta(minutes=20), score=50.0))
+        session.flush()
+        session.add(ExamQuestion(exam_id=7, position=0, card_id="c", kind="qa", seed=None, status="answered",
+                                 answer_text="答案", duration_ms=4321, covered='["p"]', score=0.5, review_id=1))
+        session.add(Mistake(card_id="c", times_wrong=2, last_wrong_at=T0 + timedelta(minutes=3), last_wrong_answer="错"))
+
+
+def every_row(target: str) -> dict[str, list[tuple]]:
+    """Every table's rows in id order, as the store reads them back."""
+    st = open_store(target)
+    with st.read() as session:
+        rows = {table.name: [tuple(row) for row in session.execute(
+                    select(table).order_by(*table.primary_key.columns))]
+                for table in Base.metadata.sorted_tables}
+    st.close()
+    return rows
+
+
+def copy_command(source: str, target: str):
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    return CliRunner().invoke(app, ["--db", source, "db", "copy", "--to", target, "--json"])
+
+
+def test_db_copy_from_a_file_to_the_server_and_back_keeps_every_row(tmp_path, pg_server):
+    import json
+
+    source, back = str(tmp_path / "laptop.db"), str(tmp_path / "back.db")
+    st = open_store(source)
+    fill_every_table(st)
+    st.close()
+    original = every_row(source)
+    assert all(original.values()), original  # something in every table
+    server = pg_server.create()
+
+    result = copy_command(source, server)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["rows"] == {name: len(rows) for name, rows in original.items()}
+    result = copy_command(server, back)
+    assert result.exit_code == 0, result.output
+    assert every_row(server) == original
+    assert every_row(back) == original
+
+    # the server's ids go on after the copied ones (1-4: the fifth answer was undone), as SQLite's
+    # do, instead of starting again at 1 over a copied review
+    st = open_store(server)
+    assert max(row[0] for row in original["review_log"]) == 4
+    assert answer(st, "a", 3, now=T0 + timedelta(days=1), duration_ms=1).review_id == 5
+    st.close()
+    refused = copy_command(source, server)  # the server is no longer empty: nothing is merged
+    assert refused.exit_code == 2 and "not empty" in refused.output
+
+
+def test_a_copy_that_fails_its_check_leaves_the_target_unchanged(tmp_path, backend, monkeypatch):
+    """A copy is one transaction: failing part-way (here: the check of the third table) keeps
+    nothing, and the target can be filled afterwards."""
+    from quizzer.errors import DatabaseError
+    from quizzer.store import copy
+
+    source = str(tmp_path / "laptop.db")
+    st = open_store(source)
+    fill_every_table(st)
+    st.close()
+    empty = every_row(backend)
+    checked = []
+
+    def failing_check(src, dst, table, where):
+        checked.append(table.name)
+        if len(checked) == 3:
+            raise DatabaseError("interrupted")
+
+    monkeypatch.setattr(copy, "_check_table", failing_check)
+    with pytest.raises(DatabaseError, match="interrupted"):
+        copy.copy_collection(open_store(source), open_store(backend))
+    assert every_row(backend) == empty
+    monkeypatch.undo()
+    assert copy_command(source, backend).exit_code == 0
+    assert every_row(backend) == every_row(source)

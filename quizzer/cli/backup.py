@@ -17,11 +17,13 @@ app.add_typer(backup_app, name="backup")
 
 
 def _db_path(ctx: typer.Context, db: Path | None) -> Path:
-    from quizzer.store.engine import resolve
+    from quizzer.store.engine import resolve, shown_url
 
-    path = resolve(where(ctx, None, db).db)[1]
+    url, path = resolve(where(ctx, None, db).db)
     if path is None:
-        raise UsageError(_("backups and checks are for SQLite database files"))
+        raise UsageError(_("{where} is a database server: its own backups and checks apply (e.g. pg_dump); "
+                           "`quiz backup` and `quiz check` are for SQLite database files").format(where=shown_url(url)),
+                         _("for a copy of the database, run pg_dump against the server"))
     return path
 
 

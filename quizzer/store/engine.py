@@ -1,27 +1,33 @@
-"""Opening the database: URL resolution, SQLite connection hooks, sessions.
+"""Opening the database: URL resolution, connection hooks, sessions.
 
-All dialect-specific behaviour lives in ``_install_sqlite_hooks``; the rest of
-the library only sees ``Store.read()`` and ``Store.write()``.
+Two backends: a SQLite file, or a PostgreSQL server (``postgresql://user@host:port/db``,
+driven by psycopg 3). All dialect-specific behaviour lives in ``_install_sqlite_hooks``
+and ``_install_postgres_hooks``; the rest of the library only sees ``Store.read()`` and
+``Store.write()``, which give the same guarantees on both: a read is one consistent
+snapshot, and writes are serialised (one writer at a time, readers never blocked), so a
+read-then-write transaction never acts on a stale read.
 
 Failures a user can cause surface as ``quizzer.errors`` exceptions naming the file:
 ``check_location`` looks at the file and its folder before SQLite touches them (so a
 text file, a directory, a missing folder or a read-only file is refused and left as
 it is), and ``Store.read()`` / ``Store.write()`` translate SQLite's own errors (disk
 full, locked past the busy timeout, damaged, read-only) in one place,
-``database_error``.
+``database_error``; so are a server's (down, login refused, connection lost, lock wait
+too long), naming the server but never the password.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, Table, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -35,6 +41,11 @@ BUSY_TIMEOUT_MS = 10_000
 BUSY_TIMEOUT_ENV = "QUIZ_BUSY_TIMEOUT_MS"
 SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite 3 database file
 _WRITE_OPTION = "quizzer_write"
+CONNECT_TIMEOUT_S = 10  # a server that does not answer is an error after this long, not a hang
+# The key of the transaction-level advisory lock every write takes on a server: PostgreSQL's
+# counterpart of SQLite's BEGIN IMMEDIATE (one writer at a time, readers never blocked).
+WRITE_LOCK_KEY = 0x7175697A  # "quiz"
+SERVER_SCHEMES = ("postgresql", "postgres")  # what a user types; the driver is added (``resolve``)
 
 
 @dataclass
@@ -48,11 +59,12 @@ class Store:
     @property
     def where(self) -> str:
         """The database as error messages name it: the file, else the URL without password."""
-        return str(self.path) if self.path is not None else self.engine.url.render_as_string(hide_password=True)
+        return str(self.path) if self.path is not None else shown_url(self.engine.url)
 
     @contextmanager
     def read(self) -> Iterator[Session]:
-        """A read-only unit of work (deferred BEGIN: a consistent snapshot under WAL)."""
+        """A read-only unit of work: a consistent snapshot (SQLite: deferred BEGIN under WAL;
+        PostgreSQL: REPEATABLE READ)."""
         with self.translating_errors():
             with Session(self.engine, expire_on_commit=False) as session, session.begin():
                 yield session
@@ -63,7 +75,10 @@ class Store:
 
         On SQLite it starts with BEGIN IMMEDIATE, taking the write lock up front
         so concurrent writers queue on the busy timeout instead of failing or
-        overwriting each other's reads.
+        overwriting each other's reads. On PostgreSQL it takes a transaction-level
+        advisory lock for the same effect (READ COMMITTED, so every statement after
+        the wait sees what the writer before committed); rows it changes are also
+        locked by the statements themselves (an answer reads its card FOR UPDATE).
         """
         with self.translating_errors():
             with Session(self._writer, expire_on_commit=False) as session, session.begin():
@@ -71,8 +86,8 @@ class Store:
 
     @contextmanager
     def translating_errors(self) -> Iterator[None]:
-        """Turn a SQLite error a user can cause into a DatabaseError naming the file
-        (``database_error``); any other exception passes through unchanged."""
+        """Turn a database error a user can cause into a DatabaseError naming the file or
+        server (``database_error``); any other exception passes through unchanged."""
         try:
             yield
         except (DBAPIError, sqlite3.Error) as exc:
@@ -134,8 +149,25 @@ def sqlite_code(exc: BaseException) -> int | None:
 
 
 def database_error(exc: BaseException, where: str) -> DatabaseError | None:
-    """The DatabaseError for a SQLite error a user can cause; None for anything else."""
-    code = sqlite_code(exc)
+    """The DatabaseError for a SQLite or server error a user can cause; None for anything else."""
+    code: int | str | None = sqlite_code(exc)
+    if code is None:
+        code = _server_code(exc)
+    if code == SERVER_DOWN:
+        return DatabaseError(_("{where}: cannot connect to the database server: {reason}").format(
+            where=where, reason=_first_line(exc)),
+            _("check that the server is running and that host, port and database in --db / QUIZ_DB are right"))
+    if code == SERVER_GONE:
+        return DatabaseError(_("{where}: the database server closed the connection: {reason}").format(
+            where=where, reason=_first_line(exc)),
+            _("a change in progress was rolled back, not half-written; run the command again once the server is back"))
+    if code == SERVER_LOGIN:
+        return DatabaseError(_("{where}: the database server refused the login: {reason}").format(
+            where=where, reason=_first_line(exc)),
+            _("check the user name (and password, e.g. in ~/.pgpass) and the server's pg_hba.conf"))
+    if code == SERVER_NO_DATABASE:
+        return DatabaseError(_("{where}: the database does not exist on the server").format(where=where),
+                             _("create it (createdb NAME), or correct --db / QUIZ_DB"))
     if code == SQLITE_FULL:
         return DatabaseError(_("{where}: the disk is full, so the change was not saved").format(where=where),
                              _("free some disk space and run the command again"))
@@ -158,6 +190,58 @@ def database_error(exc: BaseException, where: str) -> DatabaseError | None:
     return None
 
 
+# What a server error means to a user (``_server_code``), beside SQLite's codes above.
+SERVER_DOWN, SERVER_GONE, SERVER_LOGIN, SERVER_NO_DATABASE = "down", "gone", "login", "no database"
+_SQLSTATES: dict[str, int | str] = {
+    "55P03": SQLITE_BUSY,  # lock_not_available: the write lock was held past lock_timeout
+    "53100": SQLITE_FULL,  # disk_full
+    "28P01": SERVER_LOGIN,  # invalid_password
+    "28000": SERVER_LOGIN,  # invalid_authorization_specification (no pg_hba.conf entry, no such role)
+    "3D000": SERVER_NO_DATABASE,  # invalid_catalog_name
+}
+
+
+def _server_code(exc: BaseException) -> int | str | None:
+    """What a psycopg error (also wrapped by SQLAlchemy) means, as a SQLite code or SERVER_*;
+    None for anything else. Errors without a SQLSTATE are the connection's own: refused or
+    timed out while connecting (SERVER_DOWN), or lost afterwards (SERVER_GONE)."""
+    psycopg = sys.modules.get("psycopg")  # loaded by any server connection; absent, no error is its
+    orig = exc.orig if isinstance(exc, DBAPIError) else exc
+    if psycopg is None or not isinstance(orig, psycopg.Error):
+        return None
+    state = orig.sqlstate or ""
+    if state in _SQLSTATES:
+        return _SQLSTATES[state]
+    text = str(orig)
+    if not state and "connection failed" in text:  # refused while connecting: libpq gives only its words
+        if any(words in text for words in _LOGIN_REFUSED):
+            return SERVER_LOGIN
+        return SERVER_NO_DATABASE if 'database "' in text and "does not exist" in text else SERVER_DOWN
+    if state.startswith(("08", "57P")) or (not state and isinstance(orig, psycopg.OperationalError)):
+        # 08: connection exception; 57P: the server shut down or restarted (admin_shutdown, crash_shutdown, ...)
+        return SERVER_DOWN if state in ("08001", "08004", "57P03") else SERVER_GONE
+    return None
+
+
+# What libpq says when the server refuses the login (an unknown role, a wrong password, pg_hba.conf).
+_LOGIN_REFUSED = ("authentication failed", "no pg_hba.conf entry", "password is required", "role \"")
+
+
+def _first_line(exc: BaseException) -> str:
+    """The driver's own words, on one line (psycopg adds hints on further lines)."""
+    orig = exc.orig if isinstance(exc, DBAPIError) else exc
+    lines = [" ".join(line.split()) for line in str(orig).splitlines() if line.strip()]
+    if not lines:
+        return type(orig).__name__
+    # "connection failed: connection to server at "HOST", port N failed: WHY": the URL already names the server
+    return lines[0].rpartition(" failed: ")[2] if lines[0].startswith("connection failed") else lines[0]
+
+
+def shown_url(url: URL) -> str:
+    """A server URL as the user would write it: no driver name, no password."""
+    return url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True)
+
+
 def default_db_path() -> Path:
     from platformdirs import user_data_dir
 
@@ -177,16 +261,32 @@ def uses_default(url_or_path: str | Path | None) -> bool:
 
 def resolve(url_or_path: str | Path | None) -> tuple[URL, Path | None]:
     """URL and (for SQLite files) path: explicit argument, else ``QUIZ_DB``, else the
-    platform user data directory.  Strings containing ``://`` are URLs."""
+    platform user data directory.  Strings containing ``://`` are URLs; a plain
+    ``postgresql://`` (or ``postgres://``) URL gets psycopg 3 as its driver."""
     target = _explicit(url_or_path)
     if target is None:
         target = default_db_path()
+    if isinstance(target, Path):
+        target = _unflattened(target)
     if isinstance(target, str) and "://" in target:
         url = make_url(target)
+        if url.drivername in SERVER_SCHEMES:
+            url = url.set(drivername="postgresql+psycopg")
         database = url.database if url.get_backend_name() == "sqlite" else None
         return url, Path(database).resolve() if database and database != ":memory:" else None
     path = Path(target).expanduser().resolve()
     return URL.create("sqlite", database=str(path)), path
+
+
+def _unflattened(target: Path) -> str | Path:
+    """A server URL given as a path option (``--db``), whose ``//`` the path folded into ``/``:
+    ``postgresql:/user@host/db`` was ``postgresql://user@host/db``, and ``postgresql:/db``
+    (no host, no user) was ``postgresql:///db`` (the local socket)."""
+    text = str(target)
+    scheme, colon, rest = text.partition(":/")
+    if not colon or scheme.split("+")[0] not in SERVER_SCHEMES or rest.startswith("/"):
+        return target
+    return f"{scheme}://{rest}" if any(mark in rest for mark in "/@:") else f"{scheme}:///{rest}"
 
 
 def check_location(path: Path, *, create_folder: bool = False) -> None:
@@ -248,11 +348,57 @@ def busy_timeout_ms() -> int:
 
 
 def make_engine(url: URL, path: Path | None) -> Engine:
-    """The engine; opening the file is left to the first session (see ``check_location``)."""
+    """The engine; opening the file (or connecting) is left to the first session (see
+    ``check_location``)."""
+    if url.get_backend_name() == "postgresql":
+        return _postgres_engine(url, busy_timeout_ms())
     engine = create_engine(url)
     if engine.dialect.name == "sqlite":
         _install_sqlite_hooks(engine, busy_timeout_ms())
     return engine
+
+
+def _postgres_engine(url: URL, busy_timeout: int) -> Engine:
+    """A server engine: reads are REPEATABLE READ snapshots; a write waits for the write
+    lock at most ``busy_timeout`` ms (``lock_timeout``, as SQLite's busy timeout), then
+    fails with DatabaseBusy. A connection the server dropped while idle in the pool is
+    noticed at checkout and replaced (pre-ping), so a restarted server is no error."""
+    try:
+        import psycopg  # noqa: F401  (the driver SQLAlchemy loads; checked here to say how to get it)
+    except ImportError as exc:
+        raise UsageError(_("{where} is a PostgreSQL server, and talking to one needs psycopg").format(
+            where=shown_url(url)), _("install it: pip install 'quizzer[postgres]'")) from exc
+    engine = create_engine(
+        url, isolation_level="REPEATABLE READ", pool_pre_ping=True,
+        connect_args={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "quizzer",
+                      "options": f"-c lock_timeout={busy_timeout}"})
+    _install_postgres_hooks(engine)
+    return engine
+
+
+def continue_ids(conn: Connection, tables: list[Table]) -> None:
+    """After rows were inserted with their own ids (a copy): new rows get ids after the highest.
+    SQLite does so by itself; a server's id sequences must be moved on."""
+    if conn.dialect.name != "postgresql":
+        return
+    for table in tables:
+        column = table.autoincrement_column
+        if column is None:
+            continue
+        conn.execute(text("SELECT setval(pg_get_serial_sequence(:table, :column), "
+                          f"coalesce((SELECT max({column.name}) FROM {table.name}), 0) + 1, false)"),
+                     {"table": table.name, "column": column.name})
+
+
+def _install_postgres_hooks(engine: Engine) -> None:
+    """A write transaction starts READ COMMITTED and takes the advisory write lock, released
+    at commit or rollback (also when the process dies: the server ends its session)."""
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn) -> None:
+        if conn.get_execution_options().get(_WRITE_OPTION, False):
+            conn.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
 
 
 def _install_sqlite_hooks(engine: Engine, busy_timeout: int = BUSY_TIMEOUT_MS) -> None:

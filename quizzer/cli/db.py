@@ -1,0 +1,47 @@
+"""``quiz db copy``: the whole collection into another store (a file or a PostgreSQL server)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from quizzer.cli.base import DbOption, JsonOption, app, where
+from quizzer.i18n import _
+
+db_app = typer.Typer(help=_("The database as a whole."), no_args_is_help=True,
+                     context_settings={"help_option_names": ["-h", "--help"]})
+app.add_typer(db_app, name="db")
+
+
+@db_app.command("copy", help=_(
+    "Copy the whole collection (cards' memory, reviews, exams, notebook, fitted parameters) into an empty database: "
+    "a file or a PostgreSQL server. All or nothing; checked row by row before it is kept."))
+def db_copy(
+    ctx: typer.Context,
+    to: Annotated[str, typer.Option("--to", metavar="FILE|URL", show_default=False, help=_(
+        "The database to copy into: a file path or postgresql://user@host:port/db."))],
+    as_json: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    from quizzer.store import open_store
+    from quizzer.store.copy import copy_collection
+
+    source = open_store(where(ctx, None, db).db)
+    try:
+        target = open_store(to)
+        try:
+            result = copy_collection(source, target)
+            destination = target.where
+        finally:
+            target.close()
+    finally:
+        source.close()
+    if as_json:
+        from quizzer.cli.output import emit_json
+
+        emit_json({"to": destination, "rows": result.rows})
+        return
+    typer.echo(_("copied {cards} cards and {reviews} reviews ({rows} rows in all) to {where}").format(
+        cards=f"{result.rows.get('cards', 0):,}", reviews=f"{result.rows.get('review_log', 0):,}",
+        rows=f"{sum(result.rows.values()):,}", where=destination))

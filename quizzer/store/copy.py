@@ -1,0 +1,75 @@
+"""Copying a whole collection from one store into another (``quiz db copy``): a SQLite file to
+a server, a server to a file, or file to file.
+
+Every row of every table keeps its values and its id, so reviews, exams and the notebook still
+point at the same things. The copy is one write transaction on the target, checked before it
+commits (each table's rows read back from the target, in id order, must equal the source's):
+interrupted or failing the check, it leaves the target as it was. The source is read in one
+snapshot, so a study session running meanwhile cannot tear it. Only an empty target is filled:
+merging two histories is not a copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import zip_longest
+
+from sqlalchemy import Connection, Table, func, insert, select
+
+from quizzer.errors import DatabaseError, UsageError
+from quizzer.i18n import _
+from quizzer.store.engine import Store, continue_ids
+from quizzer.store.models import Base
+
+BATCH = 5_000  # rows per insert (and per fetch while streaming the source)
+
+
+@dataclass(frozen=True)
+class CopyResult:
+    """Rows copied, by table (in the order they were copied: parents first)."""
+
+    rows: dict[str, int]
+
+
+def _tables() -> list[Table]:
+    return list(Base.metadata.sorted_tables)  # parents before the rows that refer to them
+
+
+def copy_collection(source: Store, target: Store) -> CopyResult:
+    """Copy every row of ``source`` into the empty ``target`` (both at the current schema)."""
+    if source.where == target.where:
+        raise UsageError(_("{where} cannot be copied into itself").format(where=source.where),
+                         _("name another file or server with --to"))
+    tables = _tables()
+    with source.read() as reading, target.write() as writing:
+        src, dst = reading.connection(), writing.connection()
+        filled = [table.name for table in tables if dst.execute(select(func.count()).select_from(table)).scalar()]
+        if filled:
+            raise UsageError(_("{where} is not empty (it has rows in {tables}): a copy only goes into an empty "
+                               "database").format(where=target.where, tables=", ".join(filled)),
+                             _("name a new file, or an empty database on the server, with --to"))
+        rows = {table.name: _copy_table(src, dst, table) for table in tables}
+        continue_ids(dst, tables)
+        for table in tables:
+            _check_table(src, dst, table, target.where)
+    return CopyResult(rows)
+
+
+def _in_order(conn: Connection, table: Table):
+    return conn.execution_options(yield_per=BATCH).execute(select(table).order_by(*table.primary_key.columns))
+
+
+def _copy_table(src: Connection, dst: Connection, table: Table) -> int:
+    copied = 0
+    for part in _in_order(src, table).partitions():
+        dst.execute(insert(table), [row._asdict() for row in part])
+        copied += len(part)
+    return copied
+
+
+def _check_table(src: Connection, dst: Connection, table: Table, where: str) -> None:
+    """The target's rows, read back, equal the source's (values and order); else nothing is kept."""
+    for line, (given, stored) in enumerate(zip_longest(_in_order(src, table), _in_order(dst, table)), start=1):
+        if tuple(given or ()) != tuple(stored or ()):
+            raise DatabaseError(_("{where}: the copy of table {table} differs from the source at row {row}, so "
+                                  "nothing was copied").format(where=where, table=table.name, row=line))
