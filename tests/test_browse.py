@@ -219,7 +219,7 @@ def test_the_short_front_is_one_line_of_about_40_columns(deck_folder):
     rows = {row["id"]: row for row in as_json(folder, "cards")}
     front = rows["qa-ffn"]["front"]
     assert "\n" not in front and front.endswith("…") and browse.columns(front) <= 40
-    assert rows["mis-gpt"]["front"] == "常见说法：GPT 是 Encoder-only 这句话错…"  # markdown stripped, cut at 40
+    assert rows["mis-gpt"]["front"] == "A common claim: GPT 是 Encoder-only Wha…"  # markdown stripped, cut at 40
     assert rows["cz-mask"]["front"].startswith("BERT 随机选 ［1］ 的 token")  # blanks hidden, as study asks
 
 
@@ -237,9 +237,9 @@ def deck_card(deck_dir, card_id):
 
 
 @pytest.mark.parametrize("card_id, front, back", [
-    ("qa-bert", ["BERT 的预训练任务有哪些？"], ["MLM 和 NSP。", "要点", "Next Sentence Prediction"]),
+    ("qa-bert", ["BERT 的预训练任务有哪些？"], ["MLM 和 NSP。", "Key points", "Next Sentence Prediction"]),
     ("ch-mask", ["padding 掩码加在哪里？", "A. softmax 之后", "C. 输出层"], ["在 softmax 之前加负无穷。"]),
-    ("mis-gpt", ["常见说法", "GPT 是 Encoder-only"], ["实际上", "GPT 是 Decoder-only", "它用 causal mask"]),
+    ("mis-gpt", ["A common claim", "GPT 是 Encoder-only"], ["In fact", "GPT 是 Decoder-only", "它用 causal mask"]),
     ("cz-mask", ["［1］", "［2］"], ["15%", "其余 85% 不算 loss。"]),
 ])
 def test_show_gives_front_and_back_as_study_does(deck_dir, card_id, front, back):

@@ -19,24 +19,37 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux
 
 HEADER = "id: {deck}\ntitle: {title}\nlanguage: {language}\nsource: {{file: c.txt, sections: '1'}}\ncards:\n"
 ZH_DECK = HEADER.format(deck="zh-deck", title="注意力机制", language="zh") + (
-    "  - {id: card-one, kind: qa, source: '1.1', tags: [注意力], question: 为什么要除以根号下的维度？,\n"
+    "  - {id: card-one, kind: qa, source: '1.1', tags: [attention], question: 为什么要除以根号下的维度？,\n"
     "     answer: 点积的方差随维度增大而增大，不缩放时 softmax 会进入饱和区，梯度变得很小。,\n"
     "     points: [方差随维度增长, softmax 饱和, 梯度消失]}\n"
     "  - {id: card-two, kind: choice, source: '1.2', question: 哪一项是缩放因子？,\n"
-    "     options: [维度的平方根, 维度本身, 头数], answer: A}\n")
+    "     options: [维度的平方根, 维度本身, 头数], answer: A, explanation: 缩放的是根号下的维度。}\n")
 EN_DECK = HEADER.format(deck="en-deck", title="Attention", language="en") + (
     "  - {id: card-one, kind: qa, source: '1.1', tags: [attention], question: Why divide by the square root of d?,\n"
     "     answer: The variance of a dot product grows with d; without scaling softmax saturates and gradients vanish.,\n"
     "     points: [variance grows with d, softmax saturates, gradients vanish]}\n"
     "  - {id: card-two, kind: choice, source: '1.2', question: Which is the scaling factor?,\n"
-    "     options: [the square root of d, d itself, the number of heads], answer: A}\n")
+    "     options: [the square root of d, d itself, the number of heads], answer: A,\n"
+    "     explanation: It is the square root of d.}\n")
 
 CLOSING = "。，、；：？！）」』"
 # what the Chinese interface may show in Latin letters: ids and names the learner types, keys,
 # command and option names, and the names of things (FSRS, Anki)
 ALLOWED = re.compile(
-    r"`[^`]*`|--?[a-z][a-z-]*|\b(?:quiz|FSRS|Anki|QUIZ_\w+|toml|zh|en|softmax|[a-z]+(?:-[a-z]+)+|[a-z_]+_[a-z_]+)\b"
-    r"|/\S+|\b[A-Za-z]\b|\d+[a-z]{1,2}\b|[\w.-]+\.(?:toml|db|yaml)\b")
+    r"`[^`]*`|--?[a-z][a-z-]*|\b(?:quiz|quizzer|python|shell|Schema|[A-Z][A-Z0-9_]+|Anki|Transformer|PostgreSQL|SQLite|MathJax|Markdown|LaTeX"
+    r"|toml|zh|en|softmax|[a-z]+(?:-[a-z]+)+|[a-z_]+_[a-z_]+)\b"
+    r"|/\S+|\b[A-Za-z]\b|\d+[a-z]{1,2}\b|[\w.-]+\.(?:toml|db|yaml|json|csv|apkg)\b|https?://\S+")
+
+
+def command_names() -> set[str]:
+    import typer.main
+
+    from quizzer.cli import app
+
+    return set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+
+
+COMMANDS = command_names()
 
 
 class Tmux:
@@ -88,7 +101,7 @@ def screens(tmp_path: Path, language: str, columns: int) -> list[str]:
            "QUIZ_CONFIG": str(tmp_path / "config.toml"), "QUIZ_CACHE_DIR": str(tmp_path / "cache"),
            "QUIZ_NOW": "2026-01-05T10:00", "TZ": "UTC"}
     quiz = f"{shlex.quote(sys.executable)} -m quizzer"
-    done = "·DONE·"
+    done = "·OK·"
     term = Tmux(f"{language}-{columns}", columns)
     shots = [term.show(f"{quiz} {args}; echo {done}", env, done) for args in ("--help", "", "config", "study --help")]
     shots.append(term.show(f"{quiz} study; echo {done}", env, done,
@@ -108,7 +121,7 @@ def test_the_screens_keep_to_one_language_and_break_lines_well(tmp_path, languag
         if language == "en":
             assert not re.search(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]", shot), shot
         else:
-            content = set(re.findall(r"[A-Za-z]{2,}", ZH_DECK))  # the deck's own words (softmax, ids)
+            content = set(re.findall(r"[A-Za-z]{2,}", ZH_DECK)) | COMMANDS  # the deck's words, command names
             words = {word for word in re.findall(r"[A-Za-z]{2,}", ALLOWED.sub(" ", shot)) if word not in content}
             assert not words, (words, shot)
     assert any("card-one" in shot for shot in shots)  # the study session did run

@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
+from quizzer.i18n import _
 from quizzer.kinds.fields import CardBase
 
 Outcome = Literal["correct", "imprecise", "wrong"]
@@ -101,7 +102,7 @@ class Kind(ABC, Generic[C]):
 
     def hint(self, asked: Asked) -> str:
         """What to type at the answer prompt (graded kinds)."""
-        return "your answer"
+        return _("your answer")
 
     def prepare(self, asked: Asked) -> None:
         """Start what the answer will need while the learner reads (called once the card is on

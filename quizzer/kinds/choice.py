@@ -55,7 +55,7 @@ class Choice(Kind[ChoiceCard]):
     def front(self, asked: Asked) -> str:
         card: ChoiceCard = asked.card
         options = "\n".join(f"- **{letter}.** {text}" for letter, text in zip(card.letters, card.options))
-        several = "（多选）" if card.several and "多选" not in card.question else ""
+        several = " " + _("(several answers)") if card.several and "多选" not in card.question else ""
         return f"{card.question}{several}\n\n{options}"
 
     def back(self, asked: Asked) -> str:
@@ -65,7 +65,7 @@ class Choice(Kind[ChoiceCard]):
         return str(asked.card.explanation)
 
     def hint(self, asked: Asked) -> str:
-        return "letters, e.g. AC" if asked.card.several else "a letter"
+        return _("letters, e.g. AC") if asked.card.several else _("a letter")
 
     def read(self, asked: Asked, text: str) -> Reading:
         """The letters picked ("c, a" -> "AC", full-width "Ｂ" -> "B"); a letter that is not an

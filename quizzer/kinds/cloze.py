@@ -99,7 +99,7 @@ class Cloze(Kind[ClozeCard]):
 
     def hint(self, asked: Asked) -> str:
         count = len(blanks(asked.card.text))
-        return "the blank" if count == 1 else f"{count} blanks, separated by ;"
+        return _("the blank") if count == 1 else _("{count} blanks, separated by ;").format(count=count)
 
     def read(self, asked: Asked, text: str) -> Reading:
         count = len(blanks(asked.card.text))

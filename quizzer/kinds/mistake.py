@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from quizzer.i18n import _
 from quizzer.kinds.base import Asked, Kind
 from quizzer.kinds.fields import CardBase, Text
 
@@ -23,13 +24,14 @@ class Mistake(Kind[MistakeCard]):
     graded = False
 
     def front(self, asked: Asked) -> str:
-        return f"**常见说法**：{asked.card.claim}\n\n这句话错在哪里？为什么？"
+        return _("**A common claim**: {claim}\n\nWhat is wrong with it, and why?").format(claim=asked.card.claim)
 
     def back(self, asked: Asked) -> str:
-        return f"**实际上**：{asked.card.correction}\n\n**为什么**：{asked.card.why}"
+        return _("**In fact**: {correction}\n\n**Why**: {why}").format(correction=asked.card.correction, why=asked.card.why)
 
     def key_points(self, card: MistakeCard) -> list[str]:
-        return [f"指出并纠正：{card.correction}", f"说明原因：{card.why}"]
+        return [_("Names and corrects it: {correction}").format(correction=card.correction),
+                _("Says why: {why}").format(why=card.why)]
 
     def texts(self, card: MistakeCard) -> list[str]:
         return [card.claim, card.correction, card.why]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 
+from quizzer.i18n import _
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Number, Strict, Text, one_or_many
 from quizzer.kinds.validation import issues_from
@@ -117,7 +118,8 @@ class Numeric(Kind[NumericCard]):
 
     def front(self, asked: Asked) -> str:
         intro = f"{asked.card.prompt}\n\n" if asked.card.prompt else ""
-        return intro + (asked.drawn.prompt if asked.drawn else f"（由 `{asked.card.checker}` 每次生成）")
+        return intro + (asked.drawn.prompt if asked.drawn else _("(drawn afresh by `{checker}` every time)").format(
+            checker=asked.card.checker))
 
     def back(self, asked: Asked) -> str:
         return str(asked.drawn.answer_text)
@@ -126,7 +128,7 @@ class Numeric(Kind[NumericCard]):
         return str(asked.drawn.solution)
 
     def hint(self, asked: Asked) -> str:
-        return "number / vector"
+        return _("number / vector")
 
     def read(self, asked: Asked, text: str) -> Reading:
         from checkers.grading import grade

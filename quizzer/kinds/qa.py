@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from quizzer.i18n import _
 from quizzer.kinds.base import Asked, Kind
 from quizzer.kinds.fields import CardBase, Text
 
@@ -29,7 +30,7 @@ class Qa(Kind[QaCard]):
 
     def back(self, asked: Asked) -> str:
         card: QaCard = asked.card
-        return card.answer + "\n\n**要点**\n\n" + "\n".join(f"- {p}" for p in card.points)
+        return card.answer + "\n\n**" + _("Key points") + "**\n\n" + "\n".join(f"- {p}" for p in card.points)
 
     def model_answer(self, card: QaCard) -> str:
         return card.answer

@@ -147,9 +147,10 @@ class ExamScreen:
                           highlight=False)
         elif isinstance(view, MarkView):
             label = _("Your answer (cut off when time ran out)") if view.cut_off else _("Your answer")
-            model = f"**{_('Model answer')}**：{view.model_answer}\n\n" if view.model_answer else ""
+            heading = _("Model answer")
+            model = f"**{heading}**：{view.model_answer}\n\n" if view.model_answer else ""
             body = (f"**{label}**：{view.answer_text}\n\n" + model
-                    + f"**{_('Key points')}**\n\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(view.points, 1)))
+                    + "**" + _("Key points") + "**\n\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(view.points, 1)))
             out.print()
             out.print(Panel(markdown(body), title=_("Mark question {number} · {card}").format(
                 number=view.position + 1, card=safe(view.card_id)), title_align="left", border_style="cyan"))
@@ -197,7 +198,8 @@ def show_report(console: Console, report: Report) -> None:
     for row in report.rows:
         given = safe((row.answer_text or "")[:40]) or f"({status_text(row.status)})"
         if row.cut_off:
-            given += f" [yellow]({_('cut off')})[/yellow]"
+            cut = _("cut off")
+            given += f" [yellow]({cut})[/yellow]"
         table.add_row(str(row.position + 1), row.card_id, row.kind, given, f"{row.score:.2f}",
                       f"{row.duration_ms / 1000:.0f}")
     console.print(table)
@@ -205,8 +207,9 @@ def show_report(console: Console, report: Report) -> None:
         if row.score >= 1.0:
             continue
         label = _("Your answer (cut off when time ran out)") if row.cut_off else _("Your answer")
+        none, right = _("(no answer)"), _("Right answer")
         body = (f"{row.text}\n\n"
-                f"**{label}**：{row.answer_text or _('(no answer)')}\n\n**{_('Right answer')}**：{row.right_answer}")
+                f"**{label}**：{row.answer_text or none}\n\n**{right}**：{row.right_answer}")
         if row.solution:
             body += f"\n\n{row.solution}"
         title = _("Question {number} · {card} · {score}").format(

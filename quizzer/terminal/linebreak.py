@@ -145,4 +145,6 @@ def shorten(text: str, cells: int) -> str:
         first = first[:end + 1]
     if cell_len(first) <= cells:
         return first
-    return chop_cells(first, max(1, cells - 3))[0] + "..."
+    room = max(1, cells - 3)
+    cut = next((offset for offset in reversed(divide_line(first, room)) if cell_len(first[:offset]) <= room), 0)
+    return (first[:cut].rstrip() if cut else chop_cells(first, room)[0]) + "..."  # at a break, not inside a word
