@@ -22,7 +22,6 @@ from quizzer.i18n import N_, _, ngettext
 from quizzer.terminal.render import safe
 
 WEEKDAYS = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun"))
-LABEL = 4  # the weekday labels' column in the heatmap
 # heatmap levels: no reviews, then the quartiles of the busy days shown (as GitHub's calendar)
 LEVELS = (("·", "grey35"), ("░", "#40c463"), ("▒", "#30a14e"), ("▓", "#216e39"), ("█", "#0e4429"))
 MONTHS = (N_("Jan"), N_("Feb"), N_("Mar"), N_("Apr"), N_("May"), N_("Jun"), N_("Jul"), N_("Aug"), N_("Sep"),
@@ -158,25 +157,26 @@ def _levels(values: list[int]) -> list[int]:
 
 def heatmap(stats: Stats, width: int) -> list[RenderableType]:
     """Reviews per study day as a calendar: a column per week (Monday first), a row per weekday."""
-    weeks = max(4, min(53, (width - LABEL) // 2))
+    label = max(cell_len(_(name)) for name in WEEKDAYS) + 1  # the weekday labels' column, a cell to spare
+    weeks = max(4, min(53, (width - label) // 2))
     last_monday = stats.today - timedelta(days=stats.today.weekday())
     first = last_monday - timedelta(weeks=weeks - 1)
     per_day = {d.day: d.reviews for d in stats.reviews_per_day if d.day >= first}
     days = [first + timedelta(days=i) for i in range((stats.today - first).days + 1)]
     level = dict(zip(days, _levels([per_day.get(d, 0) for d in days])))
 
-    months = Text(" " * LABEL, no_wrap=True, overflow="crop")
+    months = Text(" " * label, no_wrap=True, overflow="crop")
     free = 0
     for week in range(weeks):
         week_days = [first + timedelta(weeks=week, days=k) for k in range(7)]
         firsts = [d for d in week_days if d.day == 1]  # a month begins in this week
-        position = LABEL + 2 * week
+        position = label + 2 * week
         if firsts and position >= free and week < weeks - 1:
             months.append(" " * (position - months.cell_len) + _(MONTHS[firsts[0].month - 1]))
             free = months.cell_len + 1
 
     grid = Table.grid(padding=0)
-    grid.add_column(width=LABEL, no_wrap=True)
+    grid.add_column(width=label, no_wrap=True)
     for _week in range(weeks):
         grid.add_column(width=2, no_wrap=True)
     for weekday, name in enumerate(WEEKDAYS):
