@@ -28,7 +28,7 @@ from typing import Any
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 from quizzer.errors import QuizError, UsageError
-from quizzer.i18n import _
+from quizzer.i18n import N_, _
 
 CONFIG_ENV = "QUIZ_CONFIG"
 DECK_ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # quizzer.kinds.fields.ID_PATTERN (not imported: that pulls pydantic)
@@ -160,11 +160,11 @@ KEYS: dict[str, Key] = {key.name: key for key in (
     Key("desired_retention", retention, "0.70-0.99", "the chance of recall FSRS schedules reviews for"),
     Key("new_per_day", COUNT, "0-9999", "new cards per study day (all decks together)"),
     Key("reviews_per_day", COUNT, "0-9999", "reviews per study day (all decks together)"),
-    Key("learning_steps", steps, "durations, e.g. \"1m 10m\"", "steps of a new card before it is in review",
+    Key("learning_steps", steps, N_('durations, e.g. "1m 10m"'), "steps of a new card before it is in review",
         format_steps, lambda value: format_steps(value) or "(none)"),
-    Key("relearning_steps", steps, "durations, e.g. \"10m\"", "steps of a card after Again in review",
+    Key("relearning_steps", steps, N_('durations, e.g. "10m"'), "steps of a card after Again in review",
         format_steps, lambda value: format_steps(value) or "(none)"),
-    Key("maximum_interval", whole(1, 36500), "1-36500 (days)", "the longest interval, in days"),
+    Key("maximum_interval", whole(1, 36500), N_("1-36500 (days)"), "the longest interval, in days"),
     Key("day_start_hour", whole(0, 23), "0-23", "the local hour a study day starts"),
     Key("fuzz", switch, "on/off", "spread review intervals a little, as Anki does",
         show=lambda value: "on" if value else "off"),

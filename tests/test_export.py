@@ -109,7 +109,7 @@ def test_fields_are_html_with_mathjax_math_escaped_markup_tags_and_section(packa
     assert qa["fields"]["Question"] == r"<p>为什么 \(\sqrt{d_k}\) 缩放 &lt;b&gt;点积&lt;/b&gt; &amp; 分数？</p>"
     assert qa["fields"]["Answer"] == (
         r"<p>方差随 \(d_k\) 增大：</p>" "\n" r"<p>\[\mathrm{Var}(q \cdot k) = d_k\]</p>" "\n"
-        "<p><strong>要点</strong></p>\n<ul>\n<li>方差变大</li>\n<li>softmax 饱和</li>\n</ul>")
+        "<p><strong>Key points</strong></p>\n<ul>\n<li>方差变大</li>\n<li>softmax 饱和</li>\n</ul>")
     assert (qa["fields"]["Section"], qa["fields"]["Deck"], qa["tags"]) == ("1.1", "mini", ["attention", "bert"])
     choice = notes["c-one"]["fields"]
     assert "<li><strong>B.</strong> 乙</li>" in choice["Question"]
@@ -200,7 +200,7 @@ def test_the_sheet_lists_every_question_then_every_answer_in_the_same_order(deck
     assert r"为什么 $\sqrt{d_k}$ 缩放" in questions and "- 方差变大" in answers and "方差变大" not in questions
     assert "- **B.** 乙" in questions and "乙对。" in answers and "乙对。" not in questions
     assert "［2：维度］" in questions and "`768`" in answers and "`768`" not in questions
-    assert "**实际上**：正确说法" in answers
+    assert "**In fact**: 正确说法" in answers
     assert sheet(deck_dir) == text  # the numeric question is drawn from a fixed seed
 
 

@@ -10,10 +10,14 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
+
+from quizzer.kinds import KINDS
+from quizzer.settings import KEYS
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux, a terminal whose screen can be read back")
 
@@ -38,7 +42,7 @@ CLOSING = "。，、；：？！）」』"
 ALLOWED = re.compile(
     r"`[^`]*`|--?[a-z][a-z-]*|\b(?:quiz|quizzer|python|shell|Schema|[A-Z][A-Z0-9_]+|Anki|Transformer|PostgreSQL|SQLite|MathJax|Markdown|LaTeX"
     r"|toml|zh|en|softmax|[a-z]+(?:-[a-z]+)+|[a-z_]+_[a-z_]+)\b"
-    r"|/\S+|\b[A-Za-z]\b|\d+[a-z]{1,2}\b|[\w.-]+\.(?:toml|db|yaml|json|csv|apkg)\b|https?://\S+")
+    r"|/[\w./-]+|\b[A-Za-z]\b|\d+[a-z]{1,2}\b|[\w.-]+\.(?:toml|db|yaml|json|csv|apkg)\b|https?://\S+")
 
 
 def command_names() -> set[str]:
@@ -50,6 +54,7 @@ def command_names() -> set[str]:
 
 
 COMMANDS = command_names()
+SETTINGS = {"on", "off", *KEYS, *KINDS}  # values, keys and kind names the learner types
 
 
 class Tmux:
@@ -97,8 +102,9 @@ def screens(tmp_path: Path, language: str, columns: int) -> list[str]:
     folder = tmp_path / "decks"
     folder.mkdir()
     (folder / "deck.yaml").write_text(ZH_DECK if language == "zh" else EN_DECK, "utf-8")
+    short = Path(tempfile.mkdtemp(prefix="q"))  # a path printed on screen stays on one line
     env = {"QUIZ_LANG": language, "QUIZ_DECKS": str(folder), "QUIZ_DB": str(tmp_path / "q.db"),
-           "QUIZ_CONFIG": str(tmp_path / "config.toml"), "QUIZ_CACHE_DIR": str(tmp_path / "cache"),
+           "QUIZ_CONFIG": str(short / "config.toml"), "QUIZ_CACHE_DIR": str(tmp_path / "cache"),
            "QUIZ_NOW": "2026-01-05T10:00", "TZ": "UTC"}
     quiz = f"{shlex.quote(sys.executable)} -m quizzer"
     done = "·OK·"
@@ -121,7 +127,7 @@ def test_the_screens_keep_to_one_language_and_break_lines_well(tmp_path, languag
         if language == "en":
             assert not re.search(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]", shot), shot
         else:
-            content = set(re.findall(r"[A-Za-z]{2,}", ZH_DECK)) | COMMANDS  # the deck's words, command names
+            content = set(re.findall(r"[A-Za-z]{2,}", ZH_DECK)) | COMMANDS | SETTINGS  # what the learner types
             words = {word for word in re.findall(r"[A-Za-z]{2,}", ALLOWED.sub(" ", shot)) if word not in content}
             assert not words, (words, shot)
     assert any("card-one" in shot for shot in shots)  # the study session did run

@@ -49,7 +49,7 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
     table = Table(_("key"), _("value"), _("source"), _("allowed"), title=_("Settings"))
     table.columns[0].no_wrap = True
     for key, value, source in shown.items():
-        table.add_row(Text(key.name), Text(key.show(value)), Text(_(source)), Text(key.allowed))
+        table.add_row(Text(key.name), Text(key.show(value)), Text(_(source)), Text(_(key.allowed)))
     out = console()
     out.print(table)
     state = "" if shown.path.exists() else _(" (not written yet)")
