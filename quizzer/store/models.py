@@ -203,3 +203,14 @@ class Learner(Base):
     interview_day: Mapped[date | None] = mapped_column(Date)
     interview_retention: Mapped[float | None] = mapped_column(Float)
     interview_decks: Mapped[str | None] = mapped_column(Text)  # JSON list, None for every deck
+
+
+# The tables themselves, for Core statements (select/insert/update on columns, no ORM).
+cards = Card.__table__
+card_tags = CardTag.__table__
+review_log = Review.__table__
+meta = Meta.__table__
+exams = Exam.__table__
+exam_questions = ExamQuestion.__table__
+mistakes = Mistake.__table__
+learner = Learner.__table__
