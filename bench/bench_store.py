@@ -26,7 +26,7 @@ from quizzer.scheduling.queue import build_queue
 from quizzer.scheduling.summary import card_info, due_forecast, next_due
 from quizzer.store import LEARNING, NEW, REVIEW, CardRef, Store, open_store, sync_cards
 from quizzer.store.filter import CardFilter
-from quizzer.store.models import Card, Review
+from quizzer.store import models
 
 CARDS, REVIEWS, NEW_CARDS, BATCH = 50_000, 1_000_000, 10_000, 50_000
 NOW = datetime(2025, 6, 30, 9, 0, tzinfo=timezone.utc)
@@ -46,10 +46,10 @@ def generate(store: Store, rng: random.Random) -> None:
                        due=last + timedelta(minutes=10) if learning else NOW + timedelta(days=rng.uniform(-30, 365)))
         cards.append(row)
     seen = [c["id"] for c in cards[NEW_CARDS:]]
-    with store.write() as session:
-        session.execute(insert(Card), cards)
+    with store.write() as conn:
+        conn.execute(insert(models.cards), cards)
         for start in range(0, REVIEWS, BATCH):
-            session.execute(insert(Review), [
+            conn.execute(insert(models.review_log), [
                 dict(card_id=rng.choice(seen), reviewed_at=NOW - timedelta(days=rng.uniform(1, 730)),
                      rating=rng.choice((1, 2, 3, 3, 3, 4)), duration_ms=rng.randrange(500, 30_000), mode="study",
                      state_before=REVIEW, scheduled=True)

@@ -63,3 +63,24 @@ def test_an_option_given_is_still_checked_by_typer(tmp_path, option, value, mess
     result = CliRunner().invoke(app, ["study", option, value, "--db", str(tmp_path / "q.db")])
     assert result.exit_code == 2
     assert message in " ".join(result.output.split())  # typer wraps the message to the terminal width
+
+
+def test_the_first_card_needs_no_orm():
+    """The store is SQLAlchemy Core: `quiz study` opens the database, syncs, queues and shows its
+    first card (then reads the end of input) without ever importing sqlalchemy.orm, the cost of
+    an ORM nothing here uses. The run is the second on its database: the first creates the schema."""
+    probe = (f"{running(['study'])}\n"
+             "print('LOADED:', *sorted(m for m in ('sqlalchemy', 'sqlalchemy.orm') if m in sys.modules))")
+    outputs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                              stdin=subprocess.DEVNULL).stdout for _ in range(2)]
+    [line] = [row for row in outputs[1].splitlines() if row.startswith("LOADED:")]
+    assert "0 done" in outputs[1]  # the first card was on screen
+    assert line.split()[1:] == ["sqlalchemy"]  # the store was used, its ORM never loaded
+
+
+def test_no_store_module_imports_the_orm():
+    """Every module of quizzer.store (those off the first card's path too) is Core only."""
+    code = ("import importlib, pkgutil, quizzer.store\n"
+            "for module in pkgutil.iter_modules(quizzer.store.__path__):\n"
+            "    importlib.import_module(f'quizzer.store.{module.name}')")
+    assert imported_after(code, ("sqlalchemy", "sqlalchemy.orm")) == {"sqlalchemy"}

@@ -25,8 +25,7 @@ from quizzer.scheduling.answer import undo as undo_answer
 from quizzer.scheduling.summary import card_info
 from quizzer.store import SCHEMA_HEAD, CardRef, open_store, sync_cards
 from quizzer.errors import DatabaseBusy, DatabaseTooNew
-from quizzer.store.models import Card
-from quizzer.store.models import Base
+from quizzer.store.models import cards, metadata
 from quizzer.store.engine import make_engine, resolve
 from quizzer.store.schema import MIGRATIONS_DIR
 
@@ -89,12 +88,12 @@ def test_writes_take_the_write_lock_up_front(sqlite_store):
     """BEGIN IMMEDIATE: the lock is held from the first statement, even a SELECT."""
     store = sqlite_store
     other = sqlite3.connect(store.path, timeout=0, isolation_level=None)
-    with store.write() as session:
-        session.execute(select(Card.id)).all()
+    with store.write() as conn:
+        conn.execute(select(cards.c.id)).all()
         with pytest.raises(sqlite3.OperationalError, match="locked"):
             other.execute("BEGIN IMMEDIATE")
-    with store.read() as session:
-        session.execute(select(Card.id)).all()
+    with store.read() as conn:
+        conn.execute(select(cards.c.id)).all()
         other.execute("BEGIN IMMEDIATE")  # readers do not block writers
         other.execute("ROLLBACK")
     other.close()
@@ -102,9 +101,10 @@ def test_writes_take_the_write_lock_up_front(sqlite_store):
 
 def test_datetimes_are_utc_aware_and_naive_ones_refused(store):
     sync_cards(store, refs("a"), T0.astimezone(timezone(timedelta(hours=2))))
-    with store.read() as session:
-        assert session.get(Card, "a").first_seen == T0
-        assert session.get(Card, "a").first_seen.tzinfo is timezone.utc
+    with store.read() as conn:
+        first_seen = conn.scalar(select(cards.c.first_seen).where(cards.c.id == "a"))
+    assert first_seen == T0
+    assert first_seen.tzinfo is timezone.utc
     with pytest.raises(Exception, match="naive"):
         sync_cards(store, refs("b"), datetime(2025, 1, 1))
 
@@ -114,7 +114,7 @@ def test_datetimes_are_utc_aware_and_naive_ones_refused(store):
 
 def test_migrations_build_exactly_the_models(store):
     with store.engine.connect() as conn:
-        diffs = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+        diffs = compare_metadata(MigrationContext.configure(conn), metadata)
     assert diffs == []
 
 
@@ -220,7 +220,7 @@ def test_history_survives_the_upgrade_from_the_first_schema(backend):
     with st.engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == SCHEMA_HEAD
         after = conn.execute(text("SELECT card_id, rating, duration_ms FROM review_log ORDER BY id")).all()
-        assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+        assert compare_metadata(MigrationContext.configure(conn), metadata) == []
     assert after == before == [("a", 3, 700), ("b", 1, 900)]
     if file_of(db):
         assert len(list_backups(file_of(db))) == 1  # taken before the upgrade
@@ -250,15 +250,15 @@ def test_a_write_waits_for_another_write_but_never_for_a_read(backend, monkeypat
     sync_cards(first, refs("a"), T0)
     monkeypatch.setenv("QUIZ_BUSY_TIMEOUT_MS", "300")
     second = open_store(backend)
-    with first.write() as session:
-        session.execute(select(Card.id)).all()
+    with first.write() as conn:
+        conn.execute(select(cards.c.id)).all()
         with pytest.raises(DatabaseBusy, match="locked"):
             with second.write() as other:
-                other.execute(select(Card.id)).all()
+                other.execute(select(cards.c.id)).all()
         with second.read() as other:
-            assert other.execute(select(Card.id)).scalars().all() == ["a"]
+            assert other.execute(select(cards.c.id)).scalars().all() == ["a"]
     with second.write() as other:  # free again once the first committed
-        other.execute(select(Card.id)).all()
+        other.execute(select(cards.c.id)).all()
     first.close()
     second.close()
 
@@ -267,12 +267,12 @@ def test_a_read_is_one_snapshot(backend):
     """What a read saw first it sees to its end, even if another process commits meanwhile."""
     reader, writer = open_store(backend), open_store(backend)
     sync_cards(writer, refs("a", "b"), T0)
-    with reader.read() as session:
-        assert session.scalar(text("SELECT count(*) FROM cards")) == 2
+    with reader.read() as conn:
+        assert conn.scalar(text("SELECT count(*) FROM cards")) == 2
         sync_cards(writer, refs("a", "b", "c"), T0)
-        assert session.scalar(text("SELECT count(*) FROM cards")) == 2
-    with reader.read() as session:
-        assert session.scalar(text("SELECT count(*) FROM cards")) == 3
+        assert conn.scalar(text("SELECT count(*) FROM cards")) == 2
+    with reader.read() as conn:
+        assert conn.scalar(text("SELECT count(*) FROM cards")) == 3
     reader.close()
     writer.close()
 
@@ -291,14 +291,14 @@ def test_a_server_connection_lost_mid_read_is_one_error_and_then_recovers(pg_ser
     st = open_store(url)
     sync_cards(st, refs("a"), T0)
     with pytest.raises(DatabaseError, match="closed the connection") as raised:
-        with st.read() as session:
-            pid = session.scalar(text("SELECT pg_backend_pid()"))
+        with st.read() as conn:
+            pid = conn.scalar(text("SELECT pg_backend_pid()"))
             with psycopg.connect(pg_server.url("postgres"), autocommit=True) as admin:
                 admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-            session.execute(select(Card.id)).all()
+            conn.execute(select(cards.c.id)).all()
     assert url in raised.value.message
-    with st.read() as session:  # the pooled connection is gone too: a new one is made
-        pid = session.scalar(text("SELECT pg_backend_pid()"))
+    with st.read() as conn:  # the pooled connection is gone too: a new one is made
+        pid = conn.scalar(text("SELECT pg_backend_pid()"))
     with psycopg.connect(pg_server.url("postgres"), autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))  # dropped while idle in the pool
     assert answer(st, "a", 3, now=T0, duration_ms=100).review_id == 1
@@ -311,30 +311,33 @@ def test_a_server_connection_lost_mid_read_is_one_error_and_then_recovers(pg_ser
 def fill_every_table(store) -> None:
     """Cards with tags, answers (one undone), an exam with a marked question, the notebook,
     fitted parameters: a row in every table."""
+    from sqlalchemy import insert
+
     from quizzer.store import learner
-    from quizzer.store.models import Exam, ExamQuestion, Mistake
+    from quizzer.store.models import exam_questions, exams, mistakes
 
     sync_cards(store, refs("a", "b", "c", tags=("t1", "t2")), T0)
     for minutes, (card_id, rating) in enumerate([("a", 3), ("b", 1), ("a", 1), ("c", 4), ("b", 2)]):
         done = answer(store, card_id, rating, now=T0 + timedelta(minutes=minutes), duration_ms=1000 + minutes)
     undo_answer(store, done)
     learner.save_parameters(store, (0.25, 1.5, 3.125), T0 + timedelta(hours=1))
-    with store.write() as session:
-        session.add(Exam(id=7, seed=2**40 + 3, started_at=T0, minutes=30.0, filters='{"count": 1}',
-                         finished_at=T0 + timedelta(minutes=20), score=50.0))
-        session.flush()
-        session.add(ExamQuestion(exam_id=7, position=0, card_id="c", kind="qa", seed=None, status="answered",
-                                 answer_text="答案", duration_ms=4321, covered='["p"]', score=0.5, review_id=1))
-        session.add(Mistake(card_id="c", times_wrong=2, last_wrong_at=T0 + timedelta(minutes=3), last_wrong_answer="错"))
+    with store.write() as conn:
+        conn.execute(insert(exams).values(id=7, seed=2**40 + 3, started_at=T0, minutes=30.0, filters='{"count": 1}',
+                                          finished_at=T0 + timedelta(minutes=20), score=50.0))
+        conn.execute(insert(exam_questions).values(
+            exam_id=7, position=0, card_id="c", kind="qa", seed=None, status="answered", answer_text="答案",
+            duration_ms=4321, covered='["p"]', score=0.5, review_id=1))
+        conn.execute(insert(mistakes).values(card_id="c", times_wrong=2, last_wrong_at=T0 + timedelta(minutes=3),
+                                             last_wrong_answer="错"))
 
 
 def every_row(target: str) -> dict[str, list[tuple]]:
     """Every table's rows in id order, as the store reads them back."""
     st = open_store(target)
-    with st.read() as session:
-        rows = {table.name: [tuple(row) for row in session.execute(
+    with st.read() as conn:
+        rows = {table.name: [tuple(row) for row in conn.execute(
                     select(table).order_by(*table.primary_key.columns))]
-                for table in Base.metadata.sorted_tables}
+                for table in metadata.sorted_tables}
     st.close()
     return rows
 

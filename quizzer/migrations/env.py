@@ -2,9 +2,9 @@
 
 from alembic import context
 
-from quizzer.store.models import Base
+from quizzer.store.models import metadata
 
 connection = context.config.attributes["connection"]
-context.configure(connection=connection, target_metadata=Base.metadata, render_as_batch=True)
+context.configure(connection=connection, target_metadata=metadata, render_as_batch=True)
 with context.begin_transaction():
     context.run_migrations()

@@ -19,7 +19,7 @@ from sqlalchemy import Connection, Table, func, insert, select
 from quizzer.errors import DatabaseError, UsageError
 from quizzer.i18n import _
 from quizzer.store.engine import Store, continue_ids
-from quizzer.store.models import Base
+from quizzer.store.models import metadata
 
 BATCH = 5_000  # rows per insert (and per fetch while streaming the source)
 
@@ -32,7 +32,7 @@ class CopyResult:
 
 
 def _tables() -> list[Table]:
-    return list(Base.metadata.sorted_tables)  # parents before the rows that refer to them
+    return list(metadata.sorted_tables)  # parents before the rows that refer to them
 
 
 def copy_collection(source: Store, target: Store) -> CopyResult:
@@ -41,8 +41,7 @@ def copy_collection(source: Store, target: Store) -> CopyResult:
         raise UsageError(_("{where} cannot be copied into itself").format(where=source.where),
                          _("name another file or server with --to"))
     tables = _tables()
-    with source.read() as reading, target.write() as writing:
-        src, dst = reading.connection(), writing.connection()
+    with source.read() as src, target.write() as dst:
         filled = [table.name for table in tables if dst.execute(select(func.count()).select_from(table)).scalar()]
         if filled:
             raise UsageError(_("{where} is not empty (it has rows in {tables}): a copy only goes into an empty "

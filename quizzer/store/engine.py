@@ -1,4 +1,4 @@
-"""Opening the database: URL resolution, connection hooks, sessions.
+"""Opening the database: URL resolution, connection hooks, transactions.
 
 Two backends: a SQLite file, or a PostgreSQL server (``postgresql://user@host:port/db``,
 driven by psycopg 3). All dialect-specific behaviour lives in ``_install_sqlite_hooks``
@@ -30,7 +30,6 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine, Table, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import Session
 
 from quizzer.errors import DatabaseBusy, DatabaseError, UsageError
 from quizzer.i18n import N_, _
@@ -62,16 +61,17 @@ class Store:
         return str(self.path) if self.path is not None else shown_url(self.engine.url)
 
     @contextmanager
-    def read(self) -> Iterator[Session]:
-        """A read-only unit of work: a consistent snapshot (SQLite: deferred BEGIN under WAL;
-        PostgreSQL: REPEATABLE READ)."""
+    def read(self) -> Iterator[Connection]:
+        """A read-only unit of work: a connection in a consistent snapshot (SQLite: deferred
+        BEGIN under WAL; PostgreSQL: REPEATABLE READ)."""
         with self.translating_errors():
-            with Session(self.engine, expire_on_commit=False) as session, session.begin():
-                yield session
+            with self.engine.connect() as conn, conn.begin():
+                yield conn
 
     @contextmanager
-    def write(self) -> Iterator[Session]:
-        """One read-then-write transaction, committed on exit.
+    def write(self) -> Iterator[Connection]:
+        """A connection in one read-then-write transaction, committed on exit (rolled back on an
+        exception).
 
         On SQLite it starts with BEGIN IMMEDIATE, taking the write lock up front
         so concurrent writers queue on the busy timeout instead of failing or
@@ -81,8 +81,8 @@ class Store:
         locked by the statements themselves (an answer reads its card FOR UPDATE).
         """
         with self.translating_errors():
-            with Session(self._writer, expire_on_commit=False) as session, session.begin():
-                yield session
+            with self._writer.connect() as conn, conn.begin():
+                yield conn
 
     @contextmanager
     def translating_errors(self) -> Iterator[None]:
@@ -348,7 +348,7 @@ def busy_timeout_ms() -> int:
 
 
 def make_engine(url: URL, path: Path | None) -> Engine:
-    """The engine; opening the file (or connecting) is left to the first session (see
+    """The engine; opening the file (or connecting) is left to the first transaction (see
     ``check_location``)."""
     if url.get_backend_name() == "postgresql":
         return _postgres_engine(url, busy_timeout_ms())

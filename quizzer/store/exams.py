@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Row, insert, select, update
 
 from quizzer.store.engine import Store
-from quizzer.store.models import Exam, ExamQuestion, Mistake, Review
+from quizzer.store.models import exam_questions, exams, insert_id, review_log
+from quizzer.store.models import mistakes as notebook  # the name ``mistakes`` is this module's function
 from quizzer.store.records import (
     ExamRecord,
     MistakeRecord,
@@ -18,11 +20,11 @@ from quizzer.store.records import (
 )
 
 
-def _exam(row: Exam) -> ExamRecord:
+def _exam(row: Row[Any]) -> ExamRecord:
     return ExamRecord(row.id, row.seed, row.started_at, row.minutes, row.filters, row.finished_at, row.score)
 
 
-def _question(row: ExamQuestion) -> QuestionRecord:
+def _question(row: Row[Any]) -> QuestionRecord:
     covered = json.loads(row.covered) if row.covered is not None else None
     return QuestionRecord(row.exam_id, row.position, row.card_id, row.kind, row.seed, row.status, row.answer_text,
                           row.duration_ms, covered, row.score, row.review_id)
@@ -31,93 +33,94 @@ def _question(row: ExamQuestion) -> QuestionRecord:
 def start(store: Store, spec: PaperSpec, seed: int, minutes: float,
           paper: list[tuple[str, str, int | None]], now: datetime) -> ExamRecord:
     """A new exam with its questions ((card id, kind, seed) each), all unanswered."""
-    with store.write() as session:
-        exam = Exam(seed=seed, started_at=now, minutes=minutes, filters=spec.to_json())
-        session.add(exam)
-        session.flush()
-        session.add_all(
-            ExamQuestion(exam_id=exam.id, position=i, card_id=card_id, kind=kind, seed=question_seed,
-                         status="unanswered", duration_ms=0)
-            for i, (card_id, kind, question_seed) in enumerate(paper)
-        )
-        return _exam(exam)
+    filters = spec.to_json()
+    with store.write() as conn:
+        exam_id = insert_id(conn, insert(exams).values(seed=seed, started_at=now, minutes=minutes, filters=filters))
+        if paper:
+            conn.execute(insert(exam_questions), [
+                dict(exam_id=exam_id, position=i, card_id=card_id, kind=kind, seed=question_seed,
+                     status="unanswered", duration_ms=0)
+                for i, (card_id, kind, question_seed) in enumerate(paper)])
+    return ExamRecord(exam_id, seed, now, minutes, filters, None, None)
 
 
 def get(store: Store, exam_id: int) -> ExamRecord | None:
-    with store.read() as session:
-        row = session.get(Exam, exam_id)
+    with store.read() as conn:
+        row = conn.execute(select(exams).where(exams.c.id == exam_id)).first()
         return _exam(row) if row is not None else None
 
 
 def first_of_seed(store: Store, seed: int, spec: PaperSpec) -> ExamRecord | None:
     """The first exam drawn with this seed and these filters (its paper is that seed's paper)."""
-    with store.read() as session:
-        row = session.scalars(
-            select(Exam).where(Exam.seed == seed, Exam.filters == spec.to_json()).order_by(Exam.id)).first()
+    with store.read() as conn:
+        row = conn.execute(select(exams).where(exams.c.seed == seed, exams.c.filters == spec.to_json())
+                           .order_by(exams.c.id)).first()
         return _exam(row) if row is not None else None
 
 
 def latest_unfinished(store: Store) -> ExamRecord | None:
-    with store.read() as session:
-        row = session.scalars(select(Exam).where(Exam.finished_at.is_(None)).order_by(Exam.id.desc())).first()
+    with store.read() as conn:
+        row = conn.execute(select(exams).where(exams.c.finished_at.is_(None)).order_by(exams.c.id.desc())).first()
         return _exam(row) if row is not None else None
 
 
 def questions(store: Store, exam_id: int) -> list[QuestionRecord]:
-    with store.read() as session:
-        return [_question(q) for q in session.scalars(
-            select(ExamQuestion).where(ExamQuestion.exam_id == exam_id).order_by(ExamQuestion.position))]
+    with store.read() as conn:
+        return [_question(q) for q in conn.execute(
+            select(exam_questions).where(exam_questions.c.exam_id == exam_id).order_by(exam_questions.c.position))]
 
 
 def save_answer(store: Store, exam_id: int, position: int, *, spent_ms: int,
                 status: str | None = None, answer_text: str | None = None) -> None:
     """One answer or skip (``status``), or only time spent on it, committed at once: a killed
     exam keeps it."""
-    with store.write() as session:
-        question = session.get(ExamQuestion, (exam_id, position))
-        if question is None:
+    values: dict[str, Any] = {"duration_ms": exam_questions.c.duration_ms + spent_ms}
+    if status is not None:
+        values.update(status=status, answer_text=answer_text)
+    with store.write() as conn:
+        saved = conn.execute(update(exam_questions).where(exam_questions.c.exam_id == exam_id,
+                                                          exam_questions.c.position == position)
+                             .values(**values)).rowcount
+        if not saved:
             raise ValueError(f"exam {exam_id} has no question {position}")
-        if status is not None:
-            question.status = status
-            question.answer_text = answer_text
-        question.duration_ms += spent_ms
 
 
 def close(store: Store, exam_id: int, now: datetime) -> ExamRecord:
     """Finish the exam: its score is the mean of its questions' scores, in percent."""
-    with store.write() as session:
-        rows = list(session.scalars(select(ExamQuestion).where(ExamQuestion.exam_id == exam_id)))
-        exam = session.get(Exam, exam_id)
+    with store.write() as conn:
+        scores = list(conn.scalars(select(exam_questions.c.score).where(exam_questions.c.exam_id == exam_id)))
+        exam = conn.execute(select(exams).where(exams.c.id == exam_id)).first()
         if exam is None:
             raise ValueError(f"no exam {exam_id}")
-        exam.score = 100.0 * sum(q.score or 0.0 for q in rows) / max(1, len(rows))
-        exam.finished_at = now
-        return _exam(exam)
+        score = 100.0 * sum(s or 0.0 for s in scores) / max(1, len(scores))
+        conn.execute(update(exams).where(exams.c.id == exam_id).values(score=score, finished_at=now))
+        return ExamRecord(exam.id, exam.seed, exam.started_at, exam.minutes, exam.filters, now, score)
 
 
 def history(store: Store) -> list[tuple[ExamRecord, int, int]]:
     """Every exam, oldest first, with its question count and how many were answered."""
-    with store.read() as session:
-        exams = list(session.scalars(select(Exam).order_by(Exam.id)))
+    with store.read() as conn:
+        rows = list(conn.execute(select(exams).order_by(exams.c.id)))
         counts: dict[int, tuple[int, int]] = {}
-        for exam_id, status in session.execute(select(ExamQuestion.exam_id, ExamQuestion.status)):
+        for exam_id, status in conn.execute(select(exam_questions.c.exam_id, exam_questions.c.status)):
             total, answered = counts.get(exam_id, (0, 0))
             counts[exam_id] = (total + 1, answered + (status == "answered"))
-        return [(_exam(exam), *counts.get(exam.id, (0, 0))) for exam in exams]
+        return [(_exam(row), *counts.get(row.id, (0, 0))) for row in rows]
 
 
 def mistakes(store: Store) -> tuple[list[MistakeRecord], list[ReviewSince]]:
-    """The notebook's rows, and every review given after each card's last mistake."""
-    with store.read() as session:
-        rows = [MistakeRecord(m.card_id, m.times_wrong, m.last_wrong_at, m.last_wrong_answer)
-                for m in session.scalars(select(Mistake))]
-        later = [ReviewSince(*row) for row in session.execute(
-            select(Review.card_id, Review.reviewed_at, Review.rating, Review.correct)
-            .join(Mistake, Mistake.card_id == Review.card_id)
-            .where(Review.reviewed_at > Mistake.last_wrong_at))]
+    """The notebook's rows, and every review given after each card's last mistake: each noted
+    card's reviews through the ``(card_id, id)`` index (``|| ''`` keeps SQLite from scanning
+    the whole log and looking each review up in the notebook instead)."""
+    with store.read() as conn:
+        rows = [MistakeRecord(**m._mapping) for m in conn.execute(select(notebook))]
+        later = [ReviewSince(*row) for row in conn.execute(
+            select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating, review_log.c.correct)
+            .join(notebook, review_log.c.card_id == notebook.c.card_id.concat(""))
+            .where(review_log.c.reviewed_at > notebook.c.last_wrong_at))]
     return rows, later
 
 
 def times_wrong(store: Store) -> dict[str, int]:
-    with store.read() as session:
-        return {card_id: n for card_id, n in session.execute(select(Mistake.card_id, Mistake.times_wrong))}
+    with store.read() as conn:
+        return {card_id: n for card_id, n in conn.execute(select(notebook.c.card_id, notebook.c.times_wrong))}

@@ -10,7 +10,7 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, or_, select
 
 from quizzer.errors import UnknownName
-from quizzer.store.models import Card, CardTag
+from quizzer.store.models import card_tags, cards
 
 
 @dataclass(frozen=True)
@@ -41,15 +41,15 @@ class CardFilter:
     def where(self, now: datetime | None = None, *, only_active: bool = True) -> list[ColumnElement[bool]]:
         """The SQL conditions: matching cards, active ones unless ``only_active`` is off (history
         counts every card's reviews); with ``now``, also studiable then (not suspended, not buried)."""
-        conditions: list[ColumnElement[bool]] = [Card.active.is_(True)] if only_active else []
+        conditions: list[ColumnElement[bool]] = [cards.c.active.is_(True)] if only_active else []
         if now is not None:
-            conditions += [Card.suspended.is_(False), or_(Card.buried_until.is_(None), Card.buried_until <= now)]
+            conditions += [cards.c.suspended.is_(False), or_(cards.c.buried_until.is_(None), cards.c.buried_until <= now)]
         if self.decks is not None:
-            conditions.append(Card.deck.in_(self.decks))
+            conditions.append(cards.c.deck.in_(self.decks))
         if self.kinds is not None:
-            conditions.append(Card.kind.in_(self.kinds))
+            conditions.append(cards.c.kind.in_(self.kinds))
         if self.tags is not None:
-            conditions.append(Card.id.in_(select(CardTag.card_id).where(CardTag.tag.in_(self.tags))))
+            conditions.append(cards.c.id.in_(select(card_tags.c.card_id).where(card_tags.c.tag.in_(self.tags))))
         return conditions
 
 

@@ -16,11 +16,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, insert, select
 
+from quizzer.store.cards import memory_columns
 from quizzer.store.engine import Store
-from quizzer.store.models import Card, CardTag, Review
+from quizzer.store.models import card_tags, cards, update_by_id
+from quizzer.store.models import review_log as log  # the name ``review_log`` is this module's function
 from quizzer.store.records import LEECH_TAG, NEW, Decision, MemoryState, NewReview
 
 
@@ -44,8 +45,6 @@ class HistoryImport:
     already_there: int  # reviews skipped: the store (or the file, earlier) has the same card, time and rating
 
 
-# Core inserts: the rows are complete, so the ORM's per-row bookkeeping is only overhead
-_CARDS, _LOG = Card.metadata.tables[Card.__tablename__], Review.metadata.tables[Review.__tablename__]
 _BLANK = MemoryState(NEW, None, None, None, None, None, 0, False)
 
 
@@ -74,15 +73,15 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
     history replayed from a new card through ``decide``; the state before each review and
     whether it moved the schedule are rewritten to match.
     """
-    with store.write() as session:
+    with store.write() as conn:
         ids = list(dict.fromkeys(r.card_id for r in reviews))
-        known = set(_in_chunks(session, select(Card.id), Card.id, ids))
+        known = set(_in_chunks(conn, select(cards.c.id), cards.c.id, ids))
         history: dict[str, list[_Entry]] = defaultdict(list)
         seen: set[tuple[str, datetime, int]] = set()
         for rid, cid, at, rating, duration, mode, before, scheduled in _in_chunks(
-                session, select(Review.id, Review.card_id, Review.reviewed_at, Review.rating, Review.duration_ms,
-                                Review.mode, Review.state_before, Review.scheduled).order_by(Review.id),
-                Review.card_id, sorted(known)):
+                conn, select(log.c.id, log.c.card_id, log.c.reviewed_at, log.c.rating, log.c.duration_ms,
+                                log.c.mode, log.c.state_before, log.c.scheduled).order_by(log.c.id),
+                log.c.card_id, sorted(known)):
             history[cid].append(_Entry(NewReview(rating, at, duration, mode), rid, (before, scheduled)))
             seen.add((cid, at, rating))
 
@@ -98,8 +97,8 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
         if not fresh:
             return HistoryImport(0, 0, 0, skipped)
 
-        leeches = set(_in_chunks(session, select(CardTag.card_id).where(CardTag.tag == LEECH_TAG),
-                                 CardTag.card_id, [cid for cid in fresh if cid in known]))
+        leeches = set(_in_chunks(conn, select(card_tags.c.card_id).where(card_tags.c.tag == LEECH_TAG),
+                                 card_tags.c.card_id, [cid for cid in fresh if cid in known]))
         new_cards: list[dict[str, Any]] = []
         card_updates: list[dict[str, Any]] = []
         log_rows: list[dict[str, Any]] = []
@@ -114,9 +113,7 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
             entries.sort(key=lambda e: e.review.reviewed_at)
             had_leech = card_id in leeches
             memory = _replay(entries, decide, replace(_BLANK, leech=had_leech), card_id)
-            columns = dict(id=card_id, state=memory.state, step=memory.step, stability=memory.stability,
-                           difficulty=memory.difficulty, due=memory.due, last_review=memory.last_review,
-                           lapses=memory.lapses)
+            columns = dict(id=card_id, **memory_columns(memory))
             if card_id in known:
                 card_updates.append(columns)
             else:
@@ -133,19 +130,17 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
                     log_updates.append(dict(id=e.review_id, state_before=e.state_before, scheduled=e.scheduled))
 
         if new_cards:
-            top = session.scalar(select(Card.position).order_by(Card.position.desc()).limit(1))
+            top = conn.scalar(select(cards.c.position).order_by(cards.c.position.desc()).limit(1))
             for offset, row in enumerate(new_cards, start=(top or 0) + 1):
                 row["position"] = offset
-            session.execute(insert(_CARDS), new_cards)
-        if card_updates:
-            session.execute(update(Card), card_updates)
+            conn.execute(insert(cards), new_cards)
+        update_by_id(conn, cards, card_updates)
         if log_rows:  # in time order, so a fresh history's log ids follow the clock
             log_rows.sort(key=lambda row: row["reviewed_at"])
-            session.execute(insert(_LOG), log_rows)
-        if log_updates:
-            session.execute(update(Review), log_updates)
+            conn.execute(insert(log), log_rows)
+        update_by_id(conn, log, log_updates)
         if new_leeches:
-            session.execute(insert(CardTag), new_leeches)
+            conn.execute(insert(card_tags), new_leeches)
         return HistoryImport(len(log_rows), len(fresh), len(new_cards), skipped)
 
 
@@ -160,29 +155,29 @@ def _replay(entries: list[_Entry], decide: ReplayDecide, memory: MemoryState, ca
     return memory
 
 
-def _in_chunks(session: Session, query: Any, column: Any, values: Sequence[str], size: int = 500) -> Iterable[Any]:
+def _in_chunks(conn: Connection, query: Any, column: Any, values: Sequence[str], size: int = 500) -> Iterable[Any]:
     """The rows of ``query`` where ``column`` is one of ``values``, asked in chunks that keep
     IN lists under database bound-parameter limits (scalars for a one-column query)."""
     single = len(query.selected_columns) == 1
     for start in range(0, len(values), size):
         chunk = query.where(column.in_(values[start:start + size]))
-        yield from (session.scalars(chunk) if single else session.execute(chunk))
+        yield from (conn.scalars(chunk) if single else conn.execute(chunk))
 
 
 def decks(store: Store) -> list[str]:
     """Every deck the store's cards name, active or not (``archived`` among them after an import)."""
-    with store.read() as session:
-        return sorted(session.scalars(select(Card.deck).distinct()))
+    with store.read() as conn:
+        return sorted(conn.scalars(select(cards.c.deck).distinct()))
 
 
 def review_log(store: Store, decks: Sequence[str] | None = None, since: datetime | None = None) -> list[LoggedReview]:
     """Every logged review (of active and inactive cards alike), oldest first; only those of
     cards in ``decks`` and at or after ``since`` when given."""
-    query = (select(Review.card_id, Review.rating, Review.reviewed_at, Review.duration_ms)
-             .order_by(Review.reviewed_at, Review.id))
+    query = (select(log.c.card_id, log.c.rating, log.c.reviewed_at, log.c.duration_ms)
+             .order_by(log.c.reviewed_at, log.c.id))
     if decks is not None:
-        query = query.where(Review.card_id.in_(select(Card.id).where(Card.deck.in_(decks))))
+        query = query.where(log.c.card_id.in_(select(cards.c.id).where(cards.c.deck.in_(decks))))
     if since is not None:
-        query = query.where(Review.reviewed_at >= since)
-    with store.read() as session:
-        return [LoggedReview(card_id, rating, at, duration) for card_id, rating, at, duration in session.execute(query)]
+        query = query.where(log.c.reviewed_at >= since)
+    with store.read() as conn:
+        return [LoggedReview(card_id, rating, at, duration) for card_id, rating, at, duration in conn.execute(query)]

@@ -1,4 +1,5 @@
-"""ORM models: plain, portable columns only (no SQLite-specific SQL here).
+"""The tables, as SQLAlchemy Core ``Table``s on one ``MetaData``: plain, portable columns only
+(no SQLite-specific SQL here), and no ORM, which would only add import time to every command.
 
 Memory state is kept in columns rather than pickled so it can be queried,
 indexed and migrated; ``state`` uses fsrs.State values plus ``NEW`` (0) for a
@@ -7,25 +8,31 @@ card never reviewed, which fsrs itself has no state for.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
+    Column,
+    Connection,
     Date,
     DateTime,
     Float,
     ForeignKey,
     Index,
+    Insert,
     Integer,
     MetaData,
     SmallInteger,
     String,
+    Table,
     Text,
     TypeDecorator,
+    bindparam,
+    update,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from quizzer.store.records import LEECH_TAG, NEW
 
@@ -52,165 +59,142 @@ class UTCDateTime(TypeDecorator[datetime]):
         return None if value is None else value.replace(tzinfo=timezone.utc)
 
 
-class Base(DeclarativeBase):
-    # Named constraints keep future (batch) migrations deterministic on every backend.
-    metadata = MetaData(
-        naming_convention={
-            "ix": "ix_%(table_name)s_%(column_0_N_name)s",
-            "uq": "uq_%(table_name)s_%(column_0_N_name)s",
-            "ck": "ck_%(table_name)s_%(constraint_name)s",
-            "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-            "pk": "pk_%(table_name)s",
-        }
-    )
+# Named constraints keep future (batch) migrations deterministic on every backend.
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+CARD_ID = String(200)  # cards.id, and every column that refers to it
+
+cards = Table(
+    "cards", metadata,
+    Column("id", CARD_ID, primary_key=True),
+    Column("deck", String(200), nullable=False),
+    Column("kind", String(50), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("content_hash", String(128), nullable=False),
+    Column("state", SmallInteger, nullable=False, default=NEW),
+    Column("step", Integer),
+    Column("stability", Float),
+    Column("difficulty", Float),
+    Column("due", UTCDateTime),
+    Column("last_review", UTCDateTime),
+    Column("suspended", Boolean, nullable=False, default=False),
+    Column("buried_until", UTCDateTime),
+    Column("first_seen", UTCDateTime, nullable=False),
+    Column("active", Boolean, nullable=False, default=True),
+    Column("lapses", Integer, nullable=False, default=0),
+    CheckConstraint("state BETWEEN 0 AND 3", name="state"),
+    Index("ix_cards_state_due", "state", "due"),
+    Index("ix_cards_state_position", "state", "position"),
+)
+
+# Deck tags plus system tags such as ``leech``; a table so queues can filter by tag.
+card_tags = Table(
+    "card_tags", metadata,
+    Column("card_id", CARD_ID, ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True),
+    Column("tag", String(100), primary_key=True),
+    Index("ix_card_tags_tag", "tag"),
+)
+
+# One answer.  ``state_before`` lets daily limits tell new cards from reviews;
+# ``scheduled`` is False for ahead (practice) reviews that left memory state alone.
+review_log = Table(
+    "review_log", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("card_id", CARD_ID, ForeignKey("cards.id"), nullable=False),
+    Column("reviewed_at", UTCDateTime, nullable=False),
+    Column("rating", SmallInteger, nullable=False),
+    Column("duration_ms", Integer),
+    Column("mode", String(10), nullable=False, default="study"),
+    Column("answer_text", Text),
+    Column("correct", Boolean),
+    Column("seed", BigInteger),
+    Column("state_before", SmallInteger, nullable=False),
+    Column("scheduled", Boolean, nullable=False, default=True),
+    CheckConstraint("rating BETWEEN 1 AND 4", name="rating"),
+    CheckConstraint("mode IN ('study', 'exam')", name="mode"),
+    Index("ix_review_log_card_id_id", "card_id", "id"),
+    Index("ix_review_log_reviewed_at", "reviewed_at"),
+)
+
+# Small key/value facts about the collection (e.g. the last synced deck fingerprint).
+meta = Table(
+    "meta", metadata,
+    Column("key", String(100), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+# A mock interview: its paper is in ``exam_questions``; unfinished until handed in.
+exams = Table(
+    "exams", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("seed", BigInteger, nullable=False),
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("minutes", Float, nullable=False),
+    Column("filters", Text, nullable=False),  # JSON: count, decks, tags, kinds (to redraw the same paper)
+    Column("finished_at", UTCDateTime),
+    Column("score", Float),  # percent, set when finished
+    Index("ix_exams_seed", "seed"),
+)
+
+# One question of an exam and what the learner did with it, saved as it happens.
+exam_questions = Table(
+    "exam_questions", metadata,
+    Column("exam_id", Integer, ForeignKey("exams.id", ondelete="CASCADE"), primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("card_id", CARD_ID, ForeignKey("cards.id"), nullable=False),
+    Column("kind", String(50), nullable=False),
+    Column("seed", BigInteger),  # the generated question of a numeric card
+    Column("status", String(12), nullable=False, default="unanswered"),
+    Column("answer_text", Text),
+    Column("duration_ms", Integer, nullable=False, default=0),
+    Column("covered", Text),  # JSON list of key points the learner marked
+    Column("score", Float),  # 0..1, set when the exam is scored
+    Column("review_id", Integer, ForeignKey("review_log.id", ondelete="SET NULL")),
+    CheckConstraint("status IN ('unanswered', 'skipped', 'answered')", name="status"),
+    Index("ix_exam_questions_card_id", "card_id"),
+)
+
+# The mistakes notebook: cards got wrong in an exam, until right on two later days.
+mistakes = Table(
+    "mistakes", metadata,
+    Column("card_id", CARD_ID, ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True),
+    Column("times_wrong", Integer, nullable=False, default=0),
+    Column("last_wrong_at", UTCDateTime, nullable=False),
+    Column("last_wrong_answer", Text),
+)
+
+# Learner-level state: FSRS parameters fitted by ``quiz optimize`` (JSON list, None for the
+# defaults) and the interview ``quiz plan`` aims at. One row today (id 1); a learner column
+# for several learners per server replaces the fixed id later.
+learner = Table(
+    "learner", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("parameters", Text),
+    Column("fitted_at", UTCDateTime),
+    Column("interview_day", Date),
+    Column("interview_retention", Float),
+    Column("interview_decks", Text),  # JSON list, None for every deck
+)
 
 
-class Card(Base):
-    __tablename__ = "cards"
-
-    id: Mapped[str] = mapped_column(String(200), primary_key=True)
-    deck: Mapped[str] = mapped_column(String(200))
-    kind: Mapped[str] = mapped_column(String(50))
-    position: Mapped[int] = mapped_column(Integer)
-    content_hash: Mapped[str] = mapped_column(String(128))
-    state: Mapped[int] = mapped_column(SmallInteger, default=NEW)
-    step: Mapped[int | None] = mapped_column(Integer)
-    stability: Mapped[float | None] = mapped_column(Float)
-    difficulty: Mapped[float | None] = mapped_column(Float)
-    due: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    last_review: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    suspended: Mapped[bool] = mapped_column(Boolean, default=False)
-    buried_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    first_seen: Mapped[datetime] = mapped_column(UTCDateTime)
-    active: Mapped[bool] = mapped_column(Boolean, default=True)
-    lapses: Mapped[int] = mapped_column(Integer, default=0)
-
-    __table_args__ = (
-        CheckConstraint("state BETWEEN 0 AND 3", name="state"),
-        Index("ix_cards_state_due", "state", "due"),
-        Index("ix_cards_state_position", "state", "position"),
-    )
+def update_by_id(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
+    """Update many rows in one statement, each picked by its ``id`` (the key of every dict)
+    and set to the dict's other values; every dict has the same keys."""
+    if rows:
+        conn.execute(update(table).where(table.c.id == bindparam("row_id")),
+                     [{("row_id" if key == "id" else key): value for key, value in row.items()} for row in rows])
 
 
-class CardTag(Base):
-    """Deck tags plus system tags such as ``leech``; a table so queues can filter by tag."""
-
-    __tablename__ = "card_tags"
-
-    card_id: Mapped[str] = mapped_column(
-        ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True
-    )
-    tag: Mapped[str] = mapped_column(String(100), primary_key=True)
-
-    __table_args__ = (Index("ix_card_tags_tag", "tag"),)
-
-
-class Review(Base):
-    """One answer.  ``state_before`` lets daily limits tell new cards from reviews;
-    ``scheduled`` is False for ahead (practice) reviews that left memory state alone."""
-
-    __tablename__ = "review_log"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    card_id: Mapped[str] = mapped_column(ForeignKey("cards.id"))
-    reviewed_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    rating: Mapped[int] = mapped_column(SmallInteger)
-    duration_ms: Mapped[int | None] = mapped_column(Integer)
-    mode: Mapped[str] = mapped_column(String(10), default="study")
-    answer_text: Mapped[str | None] = mapped_column(Text)
-    correct: Mapped[bool | None] = mapped_column(Boolean)
-    seed: Mapped[int | None] = mapped_column(BigInteger)
-    state_before: Mapped[int] = mapped_column(SmallInteger)
-    scheduled: Mapped[bool] = mapped_column(Boolean, default=True)
-
-    __table_args__ = (
-        CheckConstraint("rating BETWEEN 1 AND 4", name="rating"),
-        CheckConstraint("mode IN ('study', 'exam')", name="mode"),
-        Index("ix_review_log_card_id_id", "card_id", "id"),
-        Index("ix_review_log_reviewed_at", "reviewed_at"),
-    )
-
-
-class Meta(Base):
-    """Small key/value facts about the collection (e.g. the last synced deck fingerprint)."""
-
-    __tablename__ = "meta"
-
-    key: Mapped[str] = mapped_column(String(100), primary_key=True)
-    value: Mapped[str] = mapped_column(Text)
-
-
-class Exam(Base):
-    """A mock interview: its paper is in ``exam_questions``; unfinished until handed in."""
-
-    __tablename__ = "exams"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    seed: Mapped[int] = mapped_column(BigInteger)
-    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    minutes: Mapped[float] = mapped_column(Float)
-    filters: Mapped[str] = mapped_column(Text)  # JSON: count, decks, tags, kinds (to redraw the same paper)
-    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    score: Mapped[float | None] = mapped_column(Float)  # percent, set when finished
-
-    __table_args__ = (Index("ix_exams_seed", "seed"),)
-
-
-class ExamQuestion(Base):
-    """One question of an exam and what the learner did with it, saved as it happens."""
-
-    __tablename__ = "exam_questions"
-
-    exam_id: Mapped[int] = mapped_column(ForeignKey("exams.id", ondelete="CASCADE"), primary_key=True)
-    position: Mapped[int] = mapped_column(Integer, primary_key=True)
-    card_id: Mapped[str] = mapped_column(ForeignKey("cards.id"))
-    kind: Mapped[str] = mapped_column(String(50))
-    seed: Mapped[int | None] = mapped_column(BigInteger)  # the generated question of a numeric card
-    status: Mapped[str] = mapped_column(String(12), default="unanswered")
-    answer_text: Mapped[str | None] = mapped_column(Text)
-    duration_ms: Mapped[int] = mapped_column(Integer, default=0)
-    covered: Mapped[str | None] = mapped_column(Text)  # JSON list of key points the learner marked
-    score: Mapped[float | None] = mapped_column(Float)  # 0..1, set when the exam is scored
-    review_id: Mapped[int | None] = mapped_column(ForeignKey("review_log.id", ondelete="SET NULL"))
-
-    __table_args__ = (
-        CheckConstraint("status IN ('unanswered', 'skipped', 'answered')", name="status"),
-        Index("ix_exam_questions_card_id", "card_id"),
-    )
-
-
-class Mistake(Base):
-    """The mistakes notebook: cards got wrong in an exam, until right on two later days."""
-
-    __tablename__ = "mistakes"
-
-    card_id: Mapped[str] = mapped_column(ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True)
-    times_wrong: Mapped[int] = mapped_column(Integer, default=0)
-    last_wrong_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    last_wrong_answer: Mapped[str | None] = mapped_column(Text)
-
-
-class Learner(Base):
-    """Learner-level state: FSRS parameters fitted by ``quiz optimize`` (JSON list, None for the
-    defaults) and the interview ``quiz plan`` aims at. One row today (id 1); a learner column
-    for several learners per server replaces the fixed id later."""
-
-    __tablename__ = "learner"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    parameters: Mapped[str | None] = mapped_column(Text)
-    fitted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    interview_day: Mapped[date | None] = mapped_column(Date)
-    interview_retention: Mapped[float | None] = mapped_column(Float)
-    interview_decks: Mapped[str | None] = mapped_column(Text)  # JSON list, None for every deck
-
-
-# The tables themselves, for Core statements (select/insert/update on columns, no ORM).
-cards = Card.__table__
-card_tags = CardTag.__table__
-review_log = Review.__table__
-meta = Meta.__table__
-exams = Exam.__table__
-exam_questions = ExamQuestion.__table__
-mistakes = Mistake.__table__
-learner = Learner.__table__
+def insert_id(conn: Connection, statement: Insert) -> int:
+    """Run a one-row INSERT and return the id the database gave the row."""
+    key = conn.execute(statement).inserted_primary_key
+    assert key is not None  # every one-row INSERT has one
+    return int(key[0])

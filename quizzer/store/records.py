@@ -1,4 +1,4 @@
-"""What the store hands out: frozen dataclasses, never ORM rows, so nothing above the store
+"""What the store hands out: frozen dataclasses, never database rows, so nothing above the store
 depends on SQLAlchemy (or on which database it talks to)."""
 
 from __future__ import annotations

@@ -86,8 +86,7 @@ def _upgrade(store: Store) -> None:
 
     # The write transaction serialises processes opening a fresh database at
     # once: the second one re-reads the version after the first committed.
-    with store.write() as session:
-        conn = session.connection()
+    with store.write() as conn:
         version = schema_version(conn)
         if version == SCHEMA_HEAD:
             return

@@ -6,8 +6,10 @@ cards no deck has any more still happened); card counts cover active cards only.
 A day is a study day (``quizzer.clock``). The store groups by the UTC instants days begin,
 with portable range conditions (``day_start(d) <= reviewed_at < day_start(d + 1)`` is
 exactly ``study_day(reviewed_at) == d``, also across DST changes) instead of a dialect's
-date functions. Tens of thousands of rows come back in columns, their times as seconds since
-the epoch (UTC), so the layer above can use numpy on them without a datetime per row.
+date functions. Times come back as seconds since the epoch (UTC) computed by the database
+(``epoch``), so thousands of rows never become datetimes one by one; figures over every
+card (recall, tags) are aggregated in SQL, so a million reviews or 50,000 cards never cross
+into Python row by row.
 """
 
 from __future__ import annotations
@@ -20,26 +22,64 @@ import numpy as np
 from sqlalchemy import (
     ColumnElement,
     DateTime,
+    Float,
     Integer,
     and_,
     case,
     column,
     func,
+    literal,
     or_,
     select,
-    type_coerce,
     values,
 )
-from sqlalchemy.orm import aliased
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.functions import FunctionElement
 
 from quizzer.clock import ROLLOVER_HOUR, day_start, study_day
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
-from quizzer.store.models import Card, CardTag, Exam, ExamQuestion, Review, UTCDateTime
+from quizzer.store.models import card_tags, cards, exam_questions, exams, mistakes, review_log
 from quizzer.store.records import LEECH_TAG, NEW, REVIEW
 
 DAYS_PER_QUERY = 1000  # VALUES rows per query: two bound parameters each, well under SQLite's limit
+SECONDS_PER_DAY = 86400.0
 _EPOCH = datetime(1970, 1, 1)  # naive: what the columns hold is naive UTC (models.UTCDateTime)
+
+
+class epoch(FunctionElement[float]):
+    """A naive-UTC time column as float seconds since the epoch, computed by the database."""
+
+    type = Float()
+    inherit_cache = True
+
+
+@compiles(epoch, "sqlite")
+def _epoch_sqlite(element: epoch, compiler: Any, **kw: Any) -> str:
+    return f"((julianday({compiler.process(element.clauses, **kw)}) - 2440587.5) * 86400.0)"
+
+
+@compiles(epoch, "postgresql")
+def _epoch_postgresql(element: epoch, compiler: Any, **kw: Any) -> str:
+    return f"CAST(EXTRACT(EPOCH FROM {compiler.process(element.clauses, **kw)}) AS DOUBLE PRECISION)"
+
+
+@dataclass(frozen=True)
+class Curve:
+    """The forgetting curve the figures use (``scheduling.memory.forgetting_curve``'s
+    parameters), at ``now`` in seconds since the epoch."""
+
+    now: float
+    decay: float  # FSRS's parameter 20 (positive)
+
+    def recall(self) -> ColumnElement[float]:
+        """Each card's retrievability now, in SQL: the same formula as
+        ``scheduling.memory.forgetting_curve``, on whole days elapsed, never negative (as
+        ``fsrs.Scheduler.get_card_retrievability``); NULL for a card without a memory state."""
+        factor = 0.9 ** (-1 / self.decay) - 1
+        elapsed = (literal(self.now, Float()) - epoch(cards.c.last_review)) / SECONDS_PER_DAY
+        days = case((elapsed > 0, func.floor(elapsed)), else_=0.0)
+        return func.pow(1 + factor * days / cards.c.stability, -self.decay)
 
 
 @dataclass(frozen=True)
@@ -75,14 +115,33 @@ class FirstReviews:
 
 
 @dataclass(frozen=True)
-class SeenCards:
-    """The active cards already reviewed, in columns: what recall and weakness need."""
+class Recall:
+    """The mean retrievability now of the active reviewed cards with a memory state."""
 
-    ids: tuple[str, ...]
-    decks: tuple[str, ...]
-    stability: np.ndarray  # NaN if unknown
-    last_review: np.ndarray  # seconds since the epoch, UTC; NaN if unknown
-    lapses: np.ndarray
+    cards: int
+    mean: float | None
+
+
+@dataclass(frozen=True)
+class CardWeakness:
+    """An active reviewed card's lapses and recall now (None without a memory state)."""
+
+    id: str
+    deck: str
+    lapses: int
+    recall: float | None
+
+
+@dataclass(frozen=True)
+class TagWeakness:
+    """A tag's active reviewed cards: how many, their lapses, and the recall of those with a
+    memory state (how many, summed)."""
+
+    tag: str
+    cards: int
+    lapses: int
+    recalled: int
+    recall_sum: float
 
 
 @dataclass(frozen=True)
@@ -90,16 +149,6 @@ class ExamScore:
     id: int
     finished_at: datetime
     score: float  # percent
-
-
-def _seconds(values: Any) -> np.ndarray:
-    """Naive-UTC datetimes (None allowed) as float seconds since the epoch (NaN for None)."""
-    return np.array([np.nan if v is None else (v - _EPOCH).total_seconds() for v in values], dtype=float)
-
-
-def _raw(when: Any) -> Any:
-    """A time column read as the naive UTC value it stores: many rows, no per-row tz work."""
-    return type_coerce(when, DateTime())
 
 
 def _of_cards(chosen: CardFilter, by_card_index: bool) -> list[ColumnElement[bool]]:
@@ -111,18 +160,18 @@ def _of_cards(chosen: CardFilter, by_card_index: bool) -> list[ColumnElement[boo
     conditions = chosen.where(only_active=False)
     if not conditions:
         return []
-    card_id = Review.card_id if by_card_index else Review.card_id.concat("")
-    return [card_id.in_(select(Card.id).where(*conditions))]
+    card_id = review_log.c.card_id if by_card_index else review_log.c.card_id.concat("")
+    return [card_id.in_(select(cards.c.id).where(*conditions))]
 
 
 def state_counts(store: Store, chosen: CardFilter, now: datetime) -> list[StateCount]:
     """Active cards by deck, state, suspended, buried (at ``now``) and leech."""
-    buried = case((Card.buried_until > now, True), else_=False)
-    leech = Card.id.in_(select(CardTag.card_id).where(CardTag.tag == LEECH_TAG))
-    with store.read() as session:
-        rows = session.connection().execute(
-            select(Card.deck, Card.state, Card.suspended, buried, leech, func.count())
-            .where(*chosen.where()).group_by(Card.deck, Card.state, Card.suspended, buried, leech))
+    buried = case((cards.c.buried_until > now, True), else_=False)
+    leech = cards.c.id.in_(select(card_tags.c.card_id).where(card_tags.c.tag == LEECH_TAG))
+    with store.read() as conn:
+        rows = conn.execute(
+            select(cards.c.deck, cards.c.state, cards.c.suspended, buried, leech, func.count())
+            .where(*chosen.where()).group_by(cards.c.deck, cards.c.state, cards.c.suspended, buried, leech))
         return [StateCount(deck, state, bool(suspended), bool(is_buried), bool(is_leech), count)
                 for deck, state, suspended, is_buried, is_leech, count in rows]
 
@@ -131,13 +180,12 @@ def available_before(store: Store, chosen: CardFilter, end: datetime) -> np.ndar
     """When each seen, active, unsuspended card the filter matches can next be studied (its
     due time, or the end of its burial if later), for those available before ``end``: seconds
     since the epoch."""
-    available = case((Card.buried_until > Card.due, Card.buried_until), else_=Card.due)
-    with store.read() as session:
-        times = session.connection().execute(
-            select(_raw(available)).where(*chosen.where(), Card.suspended.is_(False), Card.state != NEW,
-                                          available < end)).scalars().all()
-    seconds = _seconds(times)
-    return seconds[~np.isnan(seconds)]
+    available = case((cards.c.buried_until > cards.c.due, cards.c.buried_until), else_=cards.c.due)
+    with store.read() as conn:
+        times = conn.execute(
+            select(epoch(available)).where(*chosen.where(), cards.c.suspended.is_(False), cards.c.state != NEW,
+                                           cards.c.due.is_not(None), available < end)).scalars().all()
+    return np.array(times, dtype=float)
 
 
 def day_starts(first: date, last: date, rollover_hour: int = ROLLOVER_HOUR) -> list[datetime]:
@@ -152,9 +200,11 @@ def epoch_seconds(moments: list[datetime]) -> np.ndarray:
 
 
 def _days(starts: list[datetime]) -> Any:
-    """The days as a table: ``i`` and its ``[lo, hi)`` instants."""
-    return values(column("i", Integer), column("lo", UTCDateTime()), column("hi", UTCDateTime()), name="days").data(
-        [(i, starts[i], starts[i + 1]) for i in range(len(starts) - 1)]).cte("days")
+    """The days as a table: ``i`` and its ``[lo, hi)`` instants, bound as the naive UTC the
+    column stores (a plain DateTime: no per-value conversion for hundreds of days)."""
+    naive = [s.astimezone(timezone.utc).replace(tzinfo=None) for s in starts]
+    return values(column("i", Integer), column("lo", DateTime()), column("hi", DateTime()), name="days").data(
+        [(i, naive[i], naive[i + 1]) for i in range(len(naive) - 1)]).cte("days")
 
 
 def reviews_per_day(store: Store, chosen: CardFilter, today: date,
@@ -165,19 +215,20 @@ def reviews_per_day(store: Store, chosen: CardFilter, today: date,
     arithmetic, no sort). Some cards only: their reviews' times, found through the card
     index, counted per day with numpy."""
     end = day_start(today + timedelta(days=1), rollover_hour)
-    with store.read() as session:
-        connection = session.connection()
+    with store.read() as conn:
         if chosen.where(only_active=False):
-            times = np.sort(_seconds(connection.execute(
-                select(_raw(Review.reviewed_at)).where(*_of_cards(chosen, by_card_index=True), Review.reviewed_at < end)
-            ).scalars().all()))
+            times = np.sort(np.array(conn.execute(
+                select(epoch(review_log.c.reviewed_at))
+                .where(*_of_cards(chosen, by_card_index=True), review_log.c.reviewed_at < end)).scalars().all(),
+                dtype=float))
             if not times.size:
                 return None, []
             first = study_day(datetime.fromtimestamp(float(times[0]), timezone.utc), rollover_hour)
             starts = day_starts(first, today, rollover_hour)
             index = np.searchsorted(epoch_seconds(starts), times, side="right") - 1
             return first, np.bincount(index, minlength=len(starts) - 1).tolist()
-        earliest = connection.execute(select(func.min(Review.reviewed_at)).where(Review.reviewed_at < end)).scalar()
+        earliest = conn.execute(select(func.min(review_log.c.reviewed_at))
+                                .where(review_log.c.reviewed_at < end)).scalar()
         if earliest is None:
             return None, []
         first = study_day(earliest, rollover_hour)
@@ -185,9 +236,10 @@ def reviews_per_day(store: Store, chosen: CardFilter, today: date,
         counts: list[int] = []
         for begin in range(0, len(starts) - 1, DAYS_PER_QUERY):
             days = _days(starts[begin:begin + DAYS_PER_QUERY + 1])
-            per_day = (select(func.count()).select_from(Review)
-                       .where(Review.reviewed_at >= days.c.lo, Review.reviewed_at < days.c.hi).scalar_subquery())
-            found: dict[int, int] = {i: n for i, n in connection.execute(select(days.c.i, per_day))}
+            per_day = (select(func.count()).select_from(review_log)
+                       .where(review_log.c.reviewed_at >= days.c.lo, review_log.c.reviewed_at < days.c.hi)
+                       .scalar_subquery())
+            found: dict[int, int] = {i: n for i, n in conn.execute(select(days.c.i, per_day))}
             counts += [found.get(i, 0) for i in range(min(DAYS_PER_QUERY, len(starts) - 1 - begin))]
         return first, counts
 
@@ -195,11 +247,12 @@ def reviews_per_day(store: Store, chosen: CardFilter, today: date,
 def period_by_day(store: Store, chosen: CardFilter, starts: list[datetime]) -> list[DayRatings]:
     """Reviews and time spent per day and rating, for the days ``starts`` delimit (a few dozen)."""
     days = _days(starts)
-    with store.read() as session:
-        rows = session.connection().execute(
-            select(days.c.i, Review.rating, func.count(), func.coalesce(func.sum(Review.duration_ms), 0))
-            .select_from(days).join(Review, and_(Review.reviewed_at >= days.c.lo, Review.reviewed_at < days.c.hi))
-            .where(*_of_cards(chosen, by_card_index=False)).group_by(days.c.i, Review.rating))
+    with store.read() as conn:
+        rows = conn.execute(
+            select(days.c.i, review_log.c.rating, func.count(), func.coalesce(func.sum(review_log.c.duration_ms), 0))
+            .select_from(days)
+            .join(review_log, and_(review_log.c.reviewed_at >= days.c.lo, review_log.c.reviewed_at < days.c.hi))
+            .where(*_of_cards(chosen, by_card_index=False)).group_by(days.c.i, review_log.c.rating))
         return [DayRatings(day, rating, count, int(spent)) for day, rating, count, spent in rows]
 
 
@@ -208,71 +261,114 @@ def first_reviews(store: Store, chosen: CardFilter, starts: list[datetime]) -> F
     if the card was in the Review state before it, with the card's previous review (the one
     before it in the period, else the one logged before it: an index seek on ``(card_id, id)``)."""
     days = _days(starts)
-    by_card, in_time = Review.card_id, (Review.reviewed_at, Review.id)  # one window: one sort for both
+    by_card, in_time = review_log.c.card_id, (review_log.c.reviewed_at, review_log.c.id)  # one window, one sort
     period = (
-        select(Review.id, Review.card_id, Review.reviewed_at, Review.rating, Review.state_before,
-               days.c.i.label("day"),
+        select(review_log.c.id, review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating,
+               review_log.c.state_before, days.c.i.label("day"),
                func.lag(days.c.i).over(partition_by=by_card, order_by=in_time).label("previous_day"),
-               func.lag(Review.reviewed_at).over(partition_by=by_card, order_by=in_time).label("previous_at"))
-        .select_from(days).join(Review, and_(Review.reviewed_at >= days.c.lo, Review.reviewed_at < days.c.hi))
+               func.lag(review_log.c.reviewed_at).over(partition_by=by_card, order_by=in_time).label("previous_at"))
+        .select_from(days)
+        .join(review_log, and_(review_log.c.reviewed_at >= days.c.lo, review_log.c.reviewed_at < days.c.hi))
         .where(*_of_cards(chosen, by_card_index=False)).subquery("period"))
-    before, logged = aliased(Review), aliased(Review)
-    logged_before = (select(func.max(before.id)).where(before.card_id == period.c.card_id, before.id < period.c.id)
+    before, logged = review_log.alias("before"), review_log.alias("logged")
+    logged_before = (select(func.max(before.c.id)).where(before.c.card_id == period.c.card_id, before.c.id < period.c.id)
                      .correlate(period).scalar_subquery())  # two levels down: correlate explicitly
-    logged_at = select(logged.reviewed_at).where(logged.id == logged_before).correlate(period).scalar_subquery()
-    with store.read() as session:
-        rows = session.connection().execute(
-            select(_raw(period.c.reviewed_at), _raw(func.coalesce(period.c.previous_at, logged_at)), period.c.rating)
+    logged_at = select(logged.c.reviewed_at).where(logged.c.id == logged_before).correlate(period).scalar_subquery()
+    with store.read() as conn:
+        rows = conn.execute(
+            select(epoch(period.c.reviewed_at), epoch(func.coalesce(period.c.previous_at, logged_at)), period.c.rating)
             .where(or_(period.c.previous_day.is_(None), period.c.previous_day != period.c.day),
                    period.c.state_before == REVIEW)).all()
-    reviewed_at, previous_at, ratings = zip(*rows) if rows else ((), (), ())
-    return FirstReviews(_seconds(reviewed_at), _seconds(previous_at), np.array(ratings, dtype=int))
+    previous = np.array([np.nan if row[1] is None else row[1] for row in rows], dtype=float)
+    return FirstReviews(np.array([row[0] for row in rows], dtype=float), previous,
+                        np.array([row[2] for row in rows], dtype=int))
 
 
-def seen_cards(store: Store, chosen: CardFilter) -> SeenCards:
-    """Active cards the filter matches that have been reviewed (not new)."""
-    with store.read() as session:
-        rows = session.connection().execute(
-            select(Card.id, Card.deck, Card.stability, _raw(Card.last_review), Card.lapses)
-            .where(*chosen.where(), Card.state != NEW)).all()
-    ids, decks, stability, last_review, lapses = zip(*rows) if rows else ((), (), (), (), ())
-    return SeenCards(ids, decks, np.array([np.nan if s is None else s for s in stability], dtype=float),
-                     _seconds(last_review), np.array(lapses, dtype=int))
+def _seen(chosen: CardFilter) -> list[ColumnElement[bool]]:
+    return [*chosen.where(), cards.c.state != NEW]
 
 
-def card_tags(store: Store, chosen: CardFilter, exclude: tuple[str, ...] = (LEECH_TAG,)) -> list[tuple[str, str]]:
-    """(card id, tag) pairs but system tags: with a filter, of the active seen cards it matches;
-    without, of every card (a plain scan of the tag table is much cheaper than joining it to
-    the cards: the caller keeps the cards it wants)."""
-    where = [CardTag.tag.not_in(exclude)]
-    if chosen.where(only_active=False):
-        where.append(CardTag.card_id.in_(select(Card.id).where(*chosen.where(), Card.state != NEW)))
-    with store.read() as session:
-        return [(card_id, tag) for card_id, tag in session.connection().execute(
-            select(CardTag.card_id, CardTag.tag).where(*where)).all()]
+def recall(store: Store, chosen: CardFilter, curve: Curve) -> Recall:
+    """Mean recall now of the active reviewed cards the filter matches."""
+    with store.read() as conn:
+        count, mean = conn.execute(
+            select(func.count(), func.avg(curve.recall()))
+            .where(*_seen(chosen), cards.c.stability.is_not(None), cards.c.last_review.is_not(None))).one()
+    return Recall(count, None if mean is None else float(mean))
+
+
+def weakest_cards(store: Store, chosen: CardFilter, curve: Curve, limit: int) -> list[CardWeakness]:
+    """The candidates for the weakest ``limit`` cards by lapses (most first), then recall
+    (lowest first, none last), then id: every card in the mistakes table (the caller ranks
+    those by the notebook) and the first ``limit`` of the others."""
+    known = cards.c.stability.is_not(None) & cards.c.last_review.is_not(None)
+    shown = case((known, curve.recall()), else_=None)
+    columns = (cards.c.id, cards.c.deck, cards.c.lapses, shown)
+    noted = cards.c.id.in_(select(mistakes.c.card_id))
+    with store.read() as conn:
+        rows = [*conn.execute(
+            select(*columns).where(*_seen(chosen), ~noted)
+            .order_by(cards.c.lapses.desc(), case((known, 0), else_=1), shown, cards.c.id).limit(limit)),
+                *conn.execute(select(*columns).where(*_seen(chosen), noted))]
+    return [CardWeakness(card_id, deck, lapses, None if value is None else float(value))
+            for card_id, deck, lapses, value in rows]
+
+
+def tag_weakness(store: Store, chosen: CardFilter, curve: Curve,
+                 exclude: tuple[str, ...] = (LEECH_TAG,)) -> list[TagWeakness]:
+    """Per tag (system tags left out), its active reviewed cards the filter matches.
+
+    The cards are scanned once and their tags found through the tag table's ``(card_id, tag)``
+    key. Two ``|| ''`` keep SQLite on that plan: on the card id, so it does not look a card up
+    for each tag row, and on the grouped tag, so the tag index's order does not tempt it to scan
+    the tags first (either is several times slower). System tags are dropped after grouping,
+    for the same reason."""
+    known = cards.c.stability.is_not(None) & cards.c.last_review.is_not(None)
+    seen = (select(cards.c.id, cards.c.lapses, case((known, curve.recall()), else_=None).label("recall"))
+            .where(*_seen(chosen)).subquery("seen"))
+    tag = card_tags.c.tag.concat("")
+    with store.read() as conn:
+        rows = conn.execute(
+            select(tag, func.count(), func.sum(seen.c.lapses), func.count(seen.c.recall),
+                   func.coalesce(func.sum(seen.c.recall), 0.0))
+            .select_from(seen).join(card_tags, card_tags.c.card_id == seen.c.id.concat(""))
+            .group_by(tag)).all()
+    return [TagWeakness(name, count, int(lapses or 0), recalled, float(total))
+            for name, count, lapses, recalled, total in rows if name not in exclude]
+
+
+def tags_of(store: Store, card_ids: list[str], exclude: tuple[str, ...] = (LEECH_TAG,)) -> list[tuple[str, str]]:
+    """(card id, tag) pairs of a few cards, system tags left out."""
+    if not card_ids:
+        return []
+    with store.read() as conn:
+        return [(card_id, tag) for card_id, tag in conn.execute(
+            select(card_tags.c.card_id, card_tags.c.tag)
+            .where(card_tags.c.card_id.in_(card_ids), card_tags.c.tag.not_in(exclude))).all()]
 
 
 def exam_scores(store: Store, chosen: CardFilter) -> list[ExamScore]:
     """Finished exams, oldest first, with their score in percent. With a filter, an exam's
     score is that of its questions on matching cards (exams with none are left out)."""
     conditions = chosen.where(only_active=False)
-    with store.read() as session:
+    with store.read() as conn:
         if not conditions:
-            rows = session.execute(select(Exam.id, Exam.finished_at, Exam.score)
-                                   .where(Exam.finished_at.is_not(None), Exam.score.is_not(None))
-                                   .order_by(Exam.finished_at, Exam.id)).all()
+            rows = conn.execute(select(exams.c.id, exams.c.finished_at, exams.c.score)
+                                .where(exams.c.finished_at.is_not(None), exams.c.score.is_not(None))
+                                .order_by(exams.c.finished_at, exams.c.id)).all()
         else:
-            rows = session.execute(
-                select(Exam.id, Exam.finished_at, 100.0 * func.avg(func.coalesce(ExamQuestion.score, 0.0)))
-                .join(ExamQuestion, ExamQuestion.exam_id == Exam.id)
-                .where(Exam.finished_at.is_not(None), ExamQuestion.card_id.in_(select(Card.id).where(*conditions)))
-                .group_by(Exam.id, Exam.finished_at).order_by(Exam.finished_at, Exam.id)).all()
+            rows = conn.execute(
+                select(exams.c.id, exams.c.finished_at, 100.0 * func.avg(func.coalesce(exam_questions.c.score, 0.0)))
+                .join(exam_questions, exam_questions.c.exam_id == exams.c.id)
+                .where(exams.c.finished_at.is_not(None),
+                       exam_questions.c.card_id.in_(select(cards.c.id).where(*conditions)))
+                .group_by(exams.c.id, exams.c.finished_at).order_by(exams.c.finished_at, exams.c.id)).all()
         return [ExamScore(exam_id, finished, float(score)) for exam_id, finished, score in rows
                 if finished is not None and score is not None]
 
 
 __all__ = [
-    "DayRatings", "ExamScore", "FirstReviews", "SeenCards", "StateCount",
-    "available_before", "card_tags", "day_starts", "epoch_seconds", "exam_scores", "first_reviews",
-    "period_by_day", "reviews_per_day", "seen_cards", "state_counts",
+    "CardWeakness", "Curve", "DayRatings", "ExamScore", "FirstReviews", "Recall", "StateCount", "TagWeakness",
+    "available_before", "day_starts", "epoch", "epoch_seconds", "exam_scores", "first_reviews", "period_by_day",
+    "recall", "reviews_per_day", "state_counts", "tag_weakness", "tags_of", "weakest_cards",
 ]

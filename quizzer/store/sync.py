@@ -13,12 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import delete, insert, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, delete, insert, select, update
 
 from quizzer import clock
 from quizzer.store.engine import Store
-from quizzer.store.models import SYSTEM_TAGS, Card, CardTag, Meta
+from quizzer.store.models import SYSTEM_TAGS, card_tags, cards, meta, update_by_id
 
 FINGERPRINT_KEY = "sync_fingerprint"
 
@@ -62,27 +61,29 @@ def sync_if_changed(store: Store, digest: str, refs: Callable[[], list[CardRef]]
     """``sync_cards`` for a caller that has a digest of the decks already: the card list is
     only built when the digest differs from the last sync's."""
     now = clock.now() if now is None else now
-    with store.write() as session:
-        stored = session.get(Meta, FINGERPRINT_KEY)
-        if stored is not None and stored.value == digest:
+    with store.write() as conn:
+        stored = conn.scalar(select(meta.c.value).where(meta.c.key == FINGERPRINT_KEY))
+        if stored == digest:
             return SyncResult(unchanged=True)
-        result = _apply(session, {ref.id: ref for ref in refs()}, now)
+        result = _apply(conn, {ref.id: ref for ref in refs()}, now)
         if stored is None:
-            session.add(Meta(key=FINGERPRINT_KEY, value=digest))
+            conn.execute(insert(meta).values(key=FINGERPRINT_KEY, value=digest))
         else:
-            stored.value = digest
+            conn.execute(update(meta).where(meta.c.key == FINGERPRINT_KEY).values(value=digest))
     return result
 
 
-def _apply(session: Session, refs: dict[str, CardRef], now: datetime) -> SyncResult:
+def _apply(conn: Connection, refs: dict[str, CardRef], now: datetime) -> SyncResult:
     result = SyncResult()
-    existing = {c.id: c for c in session.scalars(select(Card))}
+    existing = {c.id: c for c in conn.execute(
+        select(cards.c.id, cards.c.deck, cards.c.kind, cards.c.position, cards.c.content_hash, cards.c.active))}
     tags: dict[str, set[str]] = defaultdict(set)
-    for card_id, tag in session.execute(select(CardTag.card_id, CardTag.tag)):
+    for card_id, tag in conn.execute(select(card_tags.c.card_id, card_tags.c.tag)):
         if tag not in SYSTEM_TAGS:
             tags[card_id].add(tag)
 
     new_rows = []
+    reactivated, edited = [], []
     for ref in refs.values():
         card = existing.get(ref.id)
         if card is None:
@@ -91,30 +92,32 @@ def _apply(session: Session, refs: dict[str, CardRef], now: datetime) -> SyncRes
             result.added.append(ref.id)
             continue
         if not card.active:
-            card.active = True
+            reactivated.append(dict(id=ref.id, active=True))
             result.reactivated.append(ref.id)
         wanted = (ref.deck, ref.kind, ref.position, ref.content_hash)
         if wanted != (card.deck, card.kind, card.position, card.content_hash) or set(ref.tags) != tags[ref.id]:
-            card.deck, card.kind, card.position, card.content_hash = wanted
+            edited.append(dict(id=ref.id, deck=ref.deck, kind=ref.kind, position=ref.position,
+                               content_hash=ref.content_hash))
             result.updated.append(ref.id)
     if new_rows:
-        session.execute(insert(Card), new_rows)
-    _replace_tags(session, refs, tags, set(result.added) | set(result.updated))
+        conn.execute(insert(cards), new_rows)
+    update_by_id(conn, cards, reactivated)
+    update_by_id(conn, cards, edited)
+    _replace_tags(conn, refs, tags, set(result.added) | set(result.updated))
 
     result.deactivated = [cid for cid, card in existing.items() if card.active and cid not in refs]
     for card_ids in _chunks(result.deactivated):
-        session.execute(update(Card).where(Card.id.in_(card_ids)).values(active=False),
-                        execution_options={"synchronize_session": False})
+        conn.execute(update(cards).where(cards.c.id.in_(card_ids)).values(active=False))
     return result
 
 
-def _replace_tags(session: Session, refs: dict[str, CardRef], current: dict[str, set[str]],
+def _replace_tags(conn: Connection, refs: dict[str, CardRef], current: dict[str, set[str]],
                   changed: set[str]) -> None:
     for stale in _chunks([cid for cid in changed if current.get(cid)]):
-        session.execute(delete(CardTag).where(CardTag.card_id.in_(stale), CardTag.tag.not_in(SYSTEM_TAGS)))
+        conn.execute(delete(card_tags).where(card_tags.c.card_id.in_(stale), card_tags.c.tag.not_in(SYSTEM_TAGS)))
     rows = [dict(card_id=cid, tag=tag) for cid in changed for tag in sorted(set(refs[cid].tags) - SYSTEM_TAGS)]
     if rows:
-        session.execute(insert(CardTag), rows)
+        conn.execute(insert(card_tags), rows)
 
 
 def _chunks(items: list[str], size: int = 500) -> list[list[str]]:
