@@ -10,7 +10,7 @@ YAML files of minimal cards with the same ids, so every card is active.
 Prints Markdown rows, wall time and CPU time (the CPU figure is the steadier one on a shared
 machine): the whole command in a fresh process (``quiz stats --json``, decks cached, so it
 includes start-up, loading the 50,000-card decks and the unchanged-sync check), the same with
-``--deck``, plain ``quiz`` on the same collection (what every command pays before its own
+``--deck``, the card browser's due cards (``quiz cards --state due --json``), plain ``quiz`` on the same collection (what every command pays before its own
 work), and the figures alone (``quizzer.app.stats.compute``, in process).
 Usage: python bench/bench_stats.py [--keep DIR] [--runs N]
 """
@@ -30,11 +30,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import func, insert, select, update
 
 from quizzer.store import LEARNING, NEW, RELEARNING, REVIEW, Store, open_store
 from quizzer.store.filter import CardFilter
-from quizzer.store.models import Card, CardTag, Exam, ExamQuestion, Mistake, Review
+from quizzer.store.models import card_tags, cards, exam_questions, exams, mistakes, review_log
 
 CARDS, REVIEWS, NEW_CARDS, DECKS, TAGS, BATCH = 50_000, 1_000_000, 10_000, 12, 40, 50_000
 NOW = datetime(2025, 6, 30, 9, 0, tzinfo=timezone.utc)
@@ -49,7 +49,7 @@ def tags_of(i: int) -> list[str]:
 
 
 def generate(store: Store, rng: random.Random) -> None:
-    cards: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
     tags: list[dict[str, str]] = []
     for i in range(CARDS):
         row: dict[str, Any] = {
@@ -66,35 +66,33 @@ def generate(store: Store, rng: random.Random) -> None:
             if row["lapses"] >= 8:
                 tags.append({"card_id": row["id"], "tag": "leech"})
         tags += [{"card_id": row["id"], "tag": tag} for tag in tags_of(i)]
-        cards.append(row)
-    seen = [c["id"] for c in cards[NEW_CARDS:]]
+        rows.append(row)
+    seen = [c["id"] for c in rows[NEW_CARDS:]]
     times = sorted(NOW - timedelta(days=rng.uniform(1, 730)) for _ in range(REVIEWS))  # the log is appended in time order
     states = (REVIEW,) * 8 + (LEARNING, RELEARNING)
-    with store.write() as session:
-        session.execute(insert(Card), cards)
-        session.execute(insert(CardTag), tags)
+    with store.write() as conn:
+        conn.execute(insert(cards), rows)
+        conn.execute(insert(card_tags), tags)
         for start in range(0, REVIEWS, BATCH):
-            session.execute(insert(Review), [
+            conn.execute(insert(review_log), [
                 {"card_id": rng.choice(seen), "reviewed_at": at, "rating": rng.choice((1, 2, 3, 3, 3, 4)),
                  "duration_ms": rng.randrange(500, 30_000), "mode": "study", "state_before": rng.choice(states),
                  "scheduled": True}
                 for at in times[start:start + BATCH]])
         for exam_id in range(1, 41):
             started = NOW - timedelta(days=400 - 10 * exam_id)
-            session.add(Exam(id=exam_id, seed=exam_id, started_at=started, minutes=30, filters="{}",
-                             finished_at=started + timedelta(minutes=25), score=None))
             picked = rng.sample(seen, 15)
-            session.execute(insert(ExamQuestion), [
+            conn.execute(insert(exams), [{"id": exam_id, "seed": exam_id, "started_at": started, "minutes": 30,
+                                          "filters": "{}", "finished_at": started + timedelta(minutes=25)}])
+            conn.execute(insert(exam_questions), [
                 {"exam_id": exam_id, "position": k, "card_id": cid, "kind": "qa", "status": "answered",
                  "duration_ms": 60_000, "score": rng.random()} for k, cid in enumerate(picked)])
-            session.flush()
-        session.execute(insert(Mistake), [
+        conn.execute(insert(mistakes), [
             {"card_id": cid, "times_wrong": rng.randint(1, 3), "last_wrong_at": NOW - timedelta(days=rng.uniform(0, 30))}
             for cid in rng.sample(seen, 300)])
-    with store.write() as session:  # exam scores as closing an exam computes them
-        for exam in session.query(Exam):
-            scores = [q.score or 0.0 for q in session.query(ExamQuestion).filter_by(exam_id=exam.id)]
-            exam.score = 100 * sum(scores) / len(scores)
+        score = (select(100 * func.avg(exam_questions.c.score)).where(exam_questions.c.exam_id == exams.c.id)
+                 .scalar_subquery())  # as closing an exam computes it
+        conn.execute(update(exams).values(score=score))
     with store.engine.connect() as conn:
         conn.exec_driver_sql("ANALYZE")
 
@@ -158,7 +156,7 @@ def main() -> None:
         samples = []
         for _ in range(args.runs):
             start, cpu = time.perf_counter(), time.process_time()
-            compute(opened.store, chosen, NOW, [d.deck.id for d in opened.decks])
+            compute(opened.store, chosen, NOW, [d.id for d in opened.decks])
             samples.append(((time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000))
         return samples
 
@@ -166,6 +164,8 @@ def main() -> None:
         ("`quiz stats --json`, fresh process", timed_runs([*quiz, "stats", "--json"], env, args.runs)),
         ("`quiz stats --json --deck deck-3` (one deck of 12), fresh process",
          timed_runs([*quiz, "stats", "--json", "--deck", "deck-3"], env, args.runs)),
+        ("`quiz cards --state due --json`, fresh process", timed_runs([*quiz, "cards", "--state", "due", "--json"],
+                                                                        env, args.runs)),
         ("`quiz` (today's numbers), fresh process: the floor of any command on these decks",
          timed_runs(quiz, env, args.runs)),
         ("the figures alone (`app.stats.compute`), whole collection", in_process(everything)),

@@ -328,16 +328,39 @@ def test_study_days_follow_the_local_clock_across_dst(monkeypatch):
     assert [first + timedelta(days=int(i)) for i in index] == [clock_day(m) for m in moments]
 
 
-def test_vectorised_recall_is_fsrs_retrievability():
-    import numpy as np
+@pytest.mark.parametrize("parameters", [None, (0.2, 1.2, 3.1, 15.7, 7.2, 0.5, 1.5, 0.005, 1.5, 0.12, 1.0, 1.9, 0.1,
+                                             0.3, 2.3, 0.2, 2.9, 0.5, 0.3, 0.05, 0.4)], ids=["default", "fitted"])
+def test_recall_in_sql_is_fsrs_retrievability(backend, parameters):
+    """The store's SQL forgetting curve (mean recall, each weak card's recall) against fsrs's
+    own ``get_card_retrievability``, on SQLite and PostgreSQL, for the default decay and a
+    fitted one; a last review in the future counts as no time elapsed."""
+    from sqlalchemy import insert
 
-    from quizzer.app.stats import recall_now
+    from quizzer.store import open_store
+    from quizzer.store.filter import CardFilter
+    from quizzer.store.models import cards
+    from quizzer.store.stats import Curve, epoch_seconds, recall, weakest_cards
 
-    scheduler = fsrs.Scheduler()
+    scheduler = fsrs.Scheduler(parameters=parameters) if parameters else fsrs.Scheduler()
     now = datetime(2024, 10, 7, 12, tzinfo=timezone.utc)
     rng = random.Random(3)
-    cards = [fsrs.Card(state=fsrs.State.Review, stability=rng.uniform(0.1, 300),
-                       last_review=now - timedelta(seconds=rng.uniform(-3600, 400 * 86400))) for _ in range(200)]
-    got = recall_now(np.array([c.stability for c in cards]), np.array([c.last_review.timestamp() for c in cards]),
-                     now.timestamp())
-    assert got.tolist() == pytest.approx([scheduler.get_card_retrievability(c, now) for c in cards], rel=1e-12)
+    made = [fsrs.Card(card_id=i, state=fsrs.State.Review, stability=rng.uniform(0.1, 300),
+                      last_review=now - timedelta(seconds=rng.uniform(-3600, 400 * 86400))) for i in range(200)]
+    store = open_store(backend)
+    try:
+        with store.write() as conn:
+            conn.execute(insert(cards), [
+                {"id": f"c{c.card_id:03d}", "deck": "d", "kind": "qa", "position": c.card_id, "content_hash": "",
+                 "first_seen": now - timedelta(days=500), "state": 2, "stability": c.stability,
+                 "last_review": c.last_review, "lapses": c.card_id % 3} for c in made])
+        curve = Curve(float(epoch_seconds([now])[0]), scheduler.parameters[20])
+        expected = {f"c{c.card_id:03d}": scheduler.get_card_retrievability(c, now) for c in made}
+        mean = recall(store, CardFilter(), curve)
+        assert mean.cards == 200
+        assert mean.mean == pytest.approx(sum(expected.values()) / 200, rel=1e-9)
+        weak = weakest_cards(store, CardFilter(), curve, 10)
+        assert [w.recall for w in weak] == pytest.approx([expected[w.id] for w in weak], rel=1e-9)
+        by_rank = sorted(expected, key=lambda i: (-(int(i[1:]) % 3), expected[i], i))[:10]
+        assert [w.id for w in weak] == by_rank  # most lapses, then lowest recall
+    finally:
+        store.close()

@@ -128,6 +128,28 @@ class Row:
         return [name for name, on in zip(names, (self.due_today, self.suspended, self.buried, self.leech,
                                                  self.mistake)) if on]
 
+
+@dataclass(frozen=True)
+class Status:
+    """What ``--state`` filters on, known from the store's record alone: the browser decides
+    whether a card is wanted before it loads the card's texts."""
+
+    state: str  # new, learning, relearning or review
+    due_today: bool  # learning or review, due before the study day ends, not suspended or buried
+    suspended: bool
+    buried: bool
+    leech: bool
+    mistake: bool
+
+    @classmethod
+    def of(cls, record: CardRecord, now: datetime, end: datetime, mistakes: set[str]) -> Status:
+        memory = record.memory
+        buried = record.buried_until is not None and record.buried_until > now
+        due_today = (memory.state != NEW and memory.due is not None and memory.due < end
+                     and not record.suspended and not buried)
+        return cls(STATE_NAMES[memory.state], due_today, record.suspended, buried, memory.leech,
+                   record.id in mistakes)
+
     def has(self, state: str) -> bool:
         """Whether the card is in ``state`` (one of STATES)."""
         checks = {
@@ -140,21 +162,15 @@ class Row:
         return checks[state]
 
 
-def _buried(record: CardRecord, now: datetime) -> bool:
-    return record.buried_until is not None and record.buried_until > now
-
-
-def _row(record: CardRecord, card: Any, now: datetime, end: datetime, mistakes: set[str], plain: Plain) -> Row:
+def _row(record: CardRecord, card: Any, now: datetime, status: Status, plain: Plain) -> Row:
     memory = record.memory
     seen = memory.state != NEW
-    buried = _buried(record, now)
-    due_today = seen and memory.due is not None and memory.due < end and not record.suspended and not buried
     return Row(
         id=record.id, kind=record.kind, deck=record.deck, section=card.source,
-        front=short_front(card, plain), state=STATE_NAMES[memory.state], due=memory.due if seen else None,
+        front=short_front(card, plain), state=status.state, due=memory.due if seen else None,
         stability=memory.stability if seen else None, recall=retrievability(memory, now) if seen else None,
-        lapses=memory.lapses, tags=list(record.tags), due_today=due_today, suspended=record.suspended,
-        buried=buried, leech=memory.leech, mistake=record.id in mistakes,
+        lapses=memory.lapses, tags=list(record.tags), due_today=status.due_today, suspended=status.suspended,
+        buried=status.buried, leech=status.leech, mistake=status.mistake,
     )
 
 
@@ -182,13 +198,15 @@ def browse(collection: Collection, now: datetime, *, search: str | None = None, 
     terms = search_terms(search)
     in_notebook = {entry.card_id for entry in notebook.entries(collection.store, rollover_hour)}
     found: list[tuple[int, Row]] = []
-    for order, record in enumerate(browse_store.matching(collection.store, chosen)):
+    narrowed = browse_store.in_state(state, now, end)  # the store narrows; Status.has decides
+    for order, record in enumerate(browse_store.matching(collection.store, chosen, narrowed)):
+        status = Status.of(record, now, end, in_notebook)
+        if state is not None and not status.has(state):
+            continue
         card = collection.cards.get(record.id)
         if card is None or (terms and not matches(card, terms)):
             continue
-        row = _row(record, card, now, end, in_notebook, plain)
-        if state is None or row.has(state):
-            found.append((order, row))
+        found.append((order, _row(record, card, now, status, plain)))
     return [row for _, row in sorted(found, key=_sort_key(sort))]
 
 

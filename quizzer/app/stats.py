@@ -14,7 +14,8 @@ Definitions (as Anki's statistics, where Anki has the figure):
   ``MATURE_DAYS`` days.
 * streak: consecutive study days up to today with a review; today not studied yet does not
   break it until it is over.
-* average recall: the mean FSRS retrievability now of the active cards already reviewed.
+* average recall: the mean FSRS retrievability now of the active cards already reviewed, on the
+  learner's forgetting curve (fitted by ``quiz optimize`` if it was run).
 * weakest cards: most lapses first, then most notebook mistakes, then lowest recall; tags the
   same by lapses per card, mistakes, mean recall.
 """
@@ -28,9 +29,10 @@ from datetime import date, datetime, timedelta
 import numpy as np
 
 from quizzer.app import notebook
-from quizzer.clock import ROLLOVER_HOUR, study_day, to_utc
+from quizzer.clock import study_day, to_utc
 from quizzer.defaults import Rating
-from quizzer.scheduling.memory import DEFAULT_SCHEDULER
+from quizzer.scheduling.learner import schedule_of
+from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import stats as queries
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
@@ -151,16 +153,6 @@ class Stats:
     weakest_tags: list[WeakTag]
 
 
-def recall_now(stability: np.ndarray, last_review: np.ndarray, now: float) -> np.ndarray:
-    """FSRS retrievability of many cards at once, as ``fsrs.Scheduler.get_card_retrievability``
-    computes it (whole days elapsed, never negative) with the default scheduler's parameters;
-    times in seconds since the epoch."""
-    decay = -DEFAULT_SCHEDULER.parameters[20]
-    factor = 0.9 ** (1 / decay) - 1
-    elapsed = np.maximum(0.0, np.floor((now - last_review) / 86400.0))
-    return np.power(1 + factor * elapsed / stability, decay)
-
-
 def _cards(store: Store, chosen: CardFilter, now: datetime, deck_order: list[str]) -> tuple[list[DeckCards], DeckCards]:
     per_deck: dict[str, Counter[str]] = defaultdict(Counter)
     names = {NEW: "new", LEARNING: "learning", REVIEW: "review", RELEARNING: "relearning"}
@@ -220,47 +212,24 @@ def _period(store: Store, chosen: CardFilter, today: date, rollover_hour: int
     return days, retention, Ratings(*(rated[r] for r in Rating))
 
 
-def _weakest(store: Store, chosen: CardFilter, now: datetime
-             ) -> tuple[float | None, int, list[WeakCard], list[WeakTag]]:
-    seen = queries.seen_cards(store, chosen)
-    known = ~(np.isnan(seen.stability) | np.isnan(seen.last_review))
-    recall = np.full(len(seen.ids), np.nan)
-    recall[known] = recall_now(seen.stability[known], seen.last_review[known], queries.epoch_seconds([now])[0])
-    average = float(np.mean(recall[known])) if known.any() else None
+def _weakest(store: Store, chosen: CardFilter, curve: queries.Curve) -> tuple[list[WeakCard], list[WeakTag]]:
+    """The weakest cards and tags: the store ranks by lapses and recall and hands back every
+    card in the mistakes table too, which the notebook (a card right on two later days has
+    left it) ranks here."""
+    noted = {entry.card_id: entry.times_wrong for entry in notebook.entries(store)}
+    candidates = queries.weakest_cards(store, chosen, curve, WEAKEST)
+    key = {c.id: (-c.lapses, -noted.get(c.id, 0), 1.0 if c.recall is None else c.recall, c.id) for c in candidates}
+    ranked = sorted(candidates, key=lambda c: key[c.id])[:WEAKEST]
+    weakest = [WeakCard(c.id, c.deck, c.lapses, noted.get(c.id, 0), c.recall) for c in ranked]
 
-    index = {card_id: i for i, card_id in enumerate(seen.ids)}
-    mistakes = np.zeros(len(seen.ids), dtype=int)
-    for entry in notebook.entries(store):
-        if entry.card_id in index:
-            mistakes[index[entry.card_id]] = entry.times_wrong
-    lapses = seen.lapses
-    unknown_last = np.where(known, recall, 1.0)  # lowest recall first; no recall sorts last
-    ids = np.array(seen.ids, dtype=str)
-    order = np.lexsort((ids, unknown_last, -mistakes, -lapses))[:WEAKEST]
-    weakest = [WeakCard(seen.ids[i], seen.decks[i], int(lapses[i]), int(mistakes[i]),
-                        float(recall[i]) if known[i] else None) for i in order.tolist()]
-
-    pairs = queries.card_tags(store, chosen)
-    if not pairs or not seen.ids:
-        return average, int(known.sum()), weakest, []
-    tagged_ids, tag_names = (np.array(column, dtype=str) for column in zip(*pairs))
-    by_id = np.argsort(ids)
-    at = np.minimum(np.searchsorted(ids, tagged_ids, sorter=by_id), len(ids) - 1)
-    matched = ids[by_id[at]] == tagged_ids  # tags of cards not seen (new, inactive) drop out
-    if not matched.any():
-        return average, int(known.sum()), weakest, []
-    names, tags = np.unique(tag_names[matched], return_inverse=True)
-    cards, size = by_id[at[matched]], len(names)
-    members = np.bincount(tags, minlength=size)
-    lapsed = np.bincount(tags, weights=lapses[cards], minlength=size)
-    noted = np.bincount(tags, weights=mistakes[cards] > 0, minlength=size)
-    recalled = np.bincount(tags, weights=known[cards], minlength=size)
-    total_recall = np.bincount(tags, weights=np.where(known[cards], recall[cards], 0.0), minlength=size)
-    mean_recall = np.divide(total_recall, recalled, out=np.full(size, np.nan), where=recalled > 0)
-    ranked = np.lexsort((names, np.where(recalled > 0, mean_recall, 1.0), -noted, -lapsed / members))[:WEAKEST]
-    weakest_tags = [WeakTag(str(names[t]), int(members[t]), int(lapsed[t]), int(noted[t]),
-                            float(mean_recall[t]) if recalled[t] else None) for t in ranked.tolist()]
-    return average, int(known.sum()), weakest, weakest_tags
+    seen_noted = sorted(c.id for c in candidates if c.id in noted)  # the filter's active reviewed cards
+    in_notebook = Counter(tag for _, tag in queries.tags_of(store, seen_noted))
+    tags = []
+    for t in queries.tag_weakness(store, chosen, curve):
+        mean = t.recall_sum / t.recalled if t.recalled else None
+        tags.append(WeakTag(t.tag, t.cards, t.lapses, in_notebook[t.tag], mean))
+    tags.sort(key=lambda t: (-t.lapses / t.cards, -t.mistakes, 1.0 if t.recall is None else t.recall, t.tag))
+    return weakest, tags[:WEAKEST]
 
 
 def _exams(store: Store, chosen: CardFilter) -> tuple[list[ExamPoint], float | None]:
@@ -272,9 +241,12 @@ def _exams(store: Store, chosen: CardFilter) -> tuple[list[ExamPoint], float | N
 
 
 def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[str] | None = None,
-            rollover_hour: int = ROLLOVER_HOUR) -> Stats:
-    """Every figure of ``quiz stats`` for the cards ``chosen`` matches, at ``now``."""
+            settings: Settings = DEFAULTS) -> Stats:
+    """Every figure of ``quiz stats`` for the cards ``chosen`` matches, at ``now``, with the
+    learner's day start and forgetting curve."""
     now = to_utc(now)
+    rollover_hour = settings.day_start_hour
+    curve = queries.Curve(queries.epoch_seconds([now])[0], schedule_of(store, settings).scheduler.parameters[20])
     today = study_day(now, rollover_hour)
     cards, total = _cards(store, chosen, now, deck_order or [])
     forecast = _forecast(store, chosen, today, rollover_hour)
@@ -283,7 +255,8 @@ def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[st
     per_day = [DayReviews(first_day + timedelta(days=i), n) for i, n in enumerate(counts) if n and first_day]
 
     time_per_day, retention, ratings = _period(store, chosen, today, rollover_hour)
-    average, recall_cards, weakest_cards, weakest_tags = _weakest(store, chosen, now)
+    recall = queries.recall(store, chosen, curve)
+    weakest_cards, weakest_tags = _weakest(store, chosen, curve)
     exams, trend = _exams(store, chosen)
     return Stats(
         now=now, today=today, decks=list(chosen.decks) if chosen.decks else None,
@@ -292,6 +265,6 @@ def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[st
         reviews_total=sum(counts), first_day=per_day[0].day if per_day else None,
         days_studied=len(per_day), streak=_streak(counts), reviews_per_day=per_day,
         period_days=PERIOD_DAYS, time_per_day=time_per_day, true_retention=retention, ratings=ratings,
-        average_recall=average, recall_cards=recall_cards, exams=exams, exam_trend=trend,
+        average_recall=recall.mean, recall_cards=recall.cards, exams=exams, exam_trend=trend,
         weakest_cards=weakest_cards, weakest_tags=weakest_tags,
     )

@@ -93,8 +93,7 @@ def export_markdown(
 
         opened = collection(ctx, decks_dir, db)
         chosen = _chosen(opened.decks, deck)
-        figures = stats.compute(opened.store, opened.card_filter(decks=deck), clock.now(),
-                                rollover_hour=settings().day_start_hour)
+        figures = stats.compute(opened.store, opened.card_filter(decks=deck), clock.now(), settings=settings())
         cards = [opened.cards[weakest.card_id] for weakest in figures.weakest_cards if weakest.card_id in opened.cards]
         if not cards:
             typer.echo(_("No weakest cards yet: no card of these decks has been reviewed (`quiz study` first)."), err=True)
