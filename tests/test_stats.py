@@ -364,3 +364,24 @@ def test_recall_in_sql_is_fsrs_retrievability(backend, parameters):
         assert [w.id for w in weak] == by_rank  # most lapses, then lowest recall
     finally:
         store.close()
+
+
+def test_sqlites_without_math_functions_get_the_same_curve():
+    """Where SQLite lacks ``pow``/``floor``, the store adds them in Python: the forgetting curve
+    of a few cards, computed both ways, agrees (and with Python's own arithmetic)."""
+    import math
+    import sqlite3
+
+    from quizzer.store.engine import add_math_functions
+
+    rows = [(0.3, 12.0), (45.5, 0.0), (200.0, 399.7), (1.5, None)]
+    query = ("SELECT pow(1 + 0.98 * floor(?) / ?, -0.1542), floor(-2.5), pow(NULL, 2) FROM (SELECT 1)")
+    with sqlite3.connect(":memory:") as built_in, sqlite3.connect(":memory:") as added:
+        add_math_functions(added)
+        defined = added.execute("SELECT name FROM pragma_function_list WHERE builtin = 0").fetchall()
+        assert {("pow",), ("floor",)} <= set(defined)  # ours, not SQLite's, answer below
+        for stability, days in rows:
+            mine = added.execute(query, (days, stability)).fetchone()
+            assert mine == built_in.execute(query, (days, stability)).fetchone()
+            expected = None if days is None else (1 + 0.98 * math.floor(days) / stability) ** -0.1542
+            assert mine == (pytest.approx(expected) if expected is not None else None, -3.0, None)

@@ -18,6 +18,7 @@ too long), naming the server but never the password.
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 import sys
@@ -401,6 +402,23 @@ def _install_postgres_hooks(engine: Engine) -> None:
             conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
 
 
+def _ensure_math_functions(dbapi_connection: sqlite3.Connection) -> None:
+    """``pow`` and ``floor`` (the statistics' forgetting curve) where this SQLite was built
+    without its math functions (``SQLITE_ENABLE_MATH_FUNCTIONS``, on in most builds)."""
+    try:
+        dbapi_connection.execute("SELECT pow(2, 0.5), floor(1.5)").fetchall()
+    except sqlite3.OperationalError:
+        add_math_functions(dbapi_connection)
+
+
+def add_math_functions(dbapi_connection: sqlite3.Connection) -> None:
+    """SQLite's ``pow`` and ``floor`` in Python (NULL in, NULL out, as SQLite's own)."""
+    dbapi_connection.create_function(
+        "pow", 2, lambda x, y: None if x is None or y is None else math.pow(x, y), deterministic=True)
+    dbapi_connection.create_function(
+        "floor", 1, lambda x: None if x is None else float(math.floor(x)), deterministic=True)
+
+
 def _install_sqlite_hooks(engine: Engine, busy_timeout: int = BUSY_TIMEOUT_MS) -> None:
     """Busy timeout and foreign keys per connection; explicit BEGIN [IMMEDIATE].
     (WAL is a property of the file, set once its schema is known: ``Store.use_wal``.)
@@ -417,6 +435,7 @@ def _install_sqlite_hooks(engine: Engine, busy_timeout: int = BUSY_TIMEOUT_MS) -
         cursor.execute(f"PRAGMA busy_timeout = {busy_timeout}")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.close()
+        _ensure_math_functions(dbapi_connection)
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn) -> None:
