@@ -385,3 +385,29 @@ def test_sqlites_without_math_functions_get_the_same_curve():
             assert mine == built_in.execute(query, (days, stability)).fetchone()
             expected = None if days is None else (1 + 0.98 * math.floor(days) / stability) ** -0.1542
             assert mine == (pytest.approx(expected) if expected is not None else None, -3.0, None)
+
+
+def test_a_card_due_at_a_days_start_counts_on_that_day(backend):
+    """The database's epoch seconds are exact: a due time at 04:00 of a study day is on that day,
+    a microsecond before it on the day before (``julianday`` arithmetic put it 10 µs early)."""
+    from sqlalchemy import insert
+
+    from quizzer.clock import day_start
+    from quizzer.scheduling.summary import due_per_day
+    from quizzer.store import open_store
+    from quizzer.store.models import cards
+
+    today = date(2025, 6, 30)
+    tomorrow = day_start(today + timedelta(days=1))
+    dues = [tomorrow, tomorrow, tomorrow - timedelta(microseconds=1), day_start(today + timedelta(days=2)),
+            day_start(today) - timedelta(days=3)]  # the last one is overdue: it counts today
+    store = open_store(backend)
+    try:
+        with store.write() as conn:
+            conn.execute(insert(cards), [
+                {"id": f"c{i}", "deck": "d", "kind": "qa", "position": i, "content_hash": "", "state": 2,
+                 "first_seen": tomorrow - timedelta(days=9), "due": due, "stability": 3.0, "difficulty": 5.0,
+                 "last_review": tomorrow - timedelta(days=5)} for i, due in enumerate(dues)])
+        assert due_per_day(store, today, 4) == [2, 2, 1, 0]
+    finally:
+        store.close()

@@ -32,6 +32,7 @@ from quizzer.app import notebook
 from quizzer.clock import study_day, to_utc
 from quizzer.defaults import Rating
 from quizzer.scheduling.learner import schedule_of
+from quizzer.scheduling.summary import due_per_day
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import stats as queries
 from quizzer.store.engine import Store
@@ -169,11 +170,8 @@ def _cards(store: Store, chosen: CardFilter, now: datetime, deck_order: list[str
 
 
 def _forecast(store: Store, chosen: CardFilter, today: date, rollover_hour: int) -> list[DayDue]:
-    starts = queries.day_starts(today, today + timedelta(days=FORECAST_DAYS - 1), rollover_hour)
-    available = queries.available_before(store, chosen, starts[-1])
-    index = np.searchsorted(queries.epoch_seconds(starts), available, side="right") - 1
-    per_day = np.bincount(np.maximum(index, 0), minlength=FORECAST_DAYS)  # overdue counts today
-    return [DayDue(today + timedelta(days=i), int(per_day[i])) for i in range(FORECAST_DAYS)]
+    per_day = due_per_day(store, today, FORECAST_DAYS, rollover_hour, chosen)
+    return [DayDue(today + timedelta(days=i), n) for i, n in enumerate(per_day)]
 
 
 def _streak(counts: list[int]) -> int:

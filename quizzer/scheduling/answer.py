@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import datetime, timedelta
 from functools import partial
 
@@ -17,6 +16,7 @@ from quizzer.scheduling.memory import (
     outcomes,
 )
 from quizzer.scheduling.plan import Interview
+from quizzer.scheduling.summary import due_per_day
 from quizzer.store import cards
 from quizzer.store.engine import Store
 from quizzer.store.records import Answered, ExamMark, NewReview
@@ -86,8 +86,8 @@ def placement_for(store: Store, card_id: str, now: datetime, scheduler: fsrs.Sch
     load = None
     if load_balance and scheduler.enable_fuzzing:
         today = study_day(now, rollover_hour)
-        until = day_start(today + timedelta(days=LOAD_BALANCE_DAYS + 1), rollover_hour)
-        load = Counter(study_day(due, rollover_hour) for due in cards.available_before(store, until))
+        per_day = due_per_day(store, today, LOAD_BALANCE_DAYS + 1, rollover_hour)
+        load = {today + timedelta(days=i): n for i, n in enumerate(per_day) if n}
     return Placement(card_id, reps, rollover_hour, load)
 
 

@@ -13,7 +13,7 @@ from sqlalchemy import Connection, Row, case, delete, func, insert, or_, select,
 from quizzer.errors import CardNotFound
 from quizzer.store.engine import Store
 from quizzer.store.filter import EVERYTHING, CardFilter
-from quizzer.store.models import card_tags, cards, exam_questions, insert_id, mistakes, review_log
+from quizzer.store.models import card_tags, cards, epoch, exam_questions, insert_id, mistakes, review_log
 from quizzer.store.records import (
     LEECH_TAG,
     MODES,
@@ -266,9 +266,10 @@ def next_available(store: Store, after: datetime) -> datetime | None:
             cards.c.active.is_(True), cards.c.suspended.is_(False), cards.c.state != NEW, available > after))
 
 
-def available_before(store: Store, end: datetime) -> list[datetime]:
-    """When each seen, active, unsuspended card available before ``end`` falls due."""
+def available_times(store: Store, end: datetime, chosen: CardFilter = EVERYTHING) -> list[float]:
+    """When each seen, active, unsuspended card ``chosen`` matches that is available before
+    ``end`` can next be studied, as seconds since the epoch (thousands of cards: no datetimes)."""
     available = _available()
     with store.read() as conn:
-        return list(conn.scalars(select(available).where(
-            cards.c.active.is_(True), cards.c.suspended.is_(False), cards.c.state != NEW, available < end)))
+        return list(conn.scalars(select(epoch(available)).where(
+            *chosen.where(), cards.c.suspended.is_(False), cards.c.state != NEW, available < end)))

@@ -33,6 +33,8 @@ from sqlalchemy import (
     bindparam,
     update,
 )
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.functions import FunctionElement
 
 from quizzer.store.records import LEECH_TAG, NEW
 
@@ -57,6 +59,26 @@ class UTCDateTime(TypeDecorator[datetime]):
 
     def process_result_value(self, value: datetime | None, dialect: object) -> datetime | None:
         return None if value is None else value.replace(tzinfo=timezone.utc)
+
+
+class epoch(FunctionElement[float]):
+    """A ``UTCDateTime`` column as float seconds since the epoch, computed by the database, so
+    thousands of rows never become datetimes one by one. Exact to the microsecond: a due time at
+    a day's start compares equal to that start (SQLite's ``julianday`` would be 10 µs early)."""
+
+    type = Float()
+    inherit_cache = True
+
+
+@compiles(epoch, "sqlite")
+def _epoch_sqlite(element: epoch, compiler: Any, **kw: Any) -> str:
+    stored = compiler.process(element.clauses, **kw)  # 'YYYY-MM-DD HH:MM:SS[.ffffff]'
+    return f"(CAST(strftime('%s', substr({stored}, 1, 19)) AS INTEGER) + CAST(substr({stored}, 20) AS REAL))"
+
+
+@compiles(epoch, "postgresql")
+def _epoch_postgresql(element: epoch, compiler: Any, **kw: Any) -> str:
+    return f"CAST(EXTRACT(EPOCH FROM {compiler.process(element.clauses, **kw)}) AS DOUBLE PRECISION)"
 
 
 # Named constraints keep future (batch) migrations deterministic on every backend.

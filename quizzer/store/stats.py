@@ -7,7 +7,7 @@ A day is a study day (``quizzer.clock``). The store groups by the UTC instants d
 with portable range conditions (``day_start(d) <= reviewed_at < day_start(d + 1)`` is
 exactly ``study_day(reviewed_at) == d``, also across DST changes) instead of a dialect's
 date functions. Times come back as seconds since the epoch (UTC) computed by the database
-(``epoch``), so thousands of rows never become datetimes one by one; figures over every
+(``models.epoch``), so thousands of rows never become datetimes one by one; figures over every
 card (recall, tags) are aggregated in SQL, so a million reviews or 50,000 cards never cross
 into Python row by row.
 """
@@ -33,35 +33,24 @@ from sqlalchemy import (
     select,
     values,
 )
-from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.sql.functions import FunctionElement
 
 from quizzer.clock import ROLLOVER_HOUR, day_start, study_day
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
-from quizzer.store.models import card_tags, cards, exam_questions, exams, mistakes, review_log
+from quizzer.store.models import (
+    card_tags,
+    cards,
+    epoch,
+    exam_questions,
+    exams,
+    mistakes,
+    review_log,
+)
 from quizzer.store.records import LEECH_TAG, NEW, REVIEW
 
 DAYS_PER_QUERY = 1000  # VALUES rows per query: two bound parameters each, well under SQLite's limit
 SECONDS_PER_DAY = 86400.0
 _EPOCH = datetime(1970, 1, 1)  # naive: what the columns hold is naive UTC (models.UTCDateTime)
-
-
-class epoch(FunctionElement[float]):
-    """A naive-UTC time column as float seconds since the epoch, computed by the database."""
-
-    type = Float()
-    inherit_cache = True
-
-
-@compiles(epoch, "sqlite")
-def _epoch_sqlite(element: epoch, compiler: Any, **kw: Any) -> str:
-    return f"((julianday({compiler.process(element.clauses, **kw)}) - 2440587.5) * 86400.0)"
-
-
-@compiles(epoch, "postgresql")
-def _epoch_postgresql(element: epoch, compiler: Any, **kw: Any) -> str:
-    return f"CAST(EXTRACT(EPOCH FROM {compiler.process(element.clauses, **kw)}) AS DOUBLE PRECISION)"
 
 
 @dataclass(frozen=True)
@@ -174,18 +163,6 @@ def state_counts(store: Store, chosen: CardFilter, now: datetime) -> list[StateC
             .where(*chosen.where()).group_by(cards.c.deck, cards.c.state, cards.c.suspended, buried, leech))
         return [StateCount(deck, state, bool(suspended), bool(is_buried), bool(is_leech), count)
                 for deck, state, suspended, is_buried, is_leech, count in rows]
-
-
-def available_before(store: Store, chosen: CardFilter, end: datetime) -> np.ndarray:
-    """When each seen, active, unsuspended card the filter matches can next be studied (its
-    due time, or the end of its burial if later), for those available before ``end``: seconds
-    since the epoch."""
-    available = case((cards.c.buried_until > cards.c.due, cards.c.buried_until), else_=cards.c.due)
-    with store.read() as conn:
-        times = conn.execute(
-            select(epoch(available)).where(*chosen.where(), cards.c.suspended.is_(False), cards.c.state != NEW,
-                                           cards.c.due.is_not(None), available < end)).scalars().all()
-    return np.array(times, dtype=float)
 
 
 def day_starts(first: date, last: date, rollover_hour: int = ROLLOVER_HOUR) -> list[datetime]:
@@ -369,6 +346,6 @@ def exam_scores(store: Store, chosen: CardFilter) -> list[ExamScore]:
 
 __all__ = [
     "CardWeakness", "Curve", "DayRatings", "ExamScore", "FirstReviews", "Recall", "StateCount", "TagWeakness",
-    "available_before", "day_starts", "epoch", "epoch_seconds", "exam_scores", "first_reviews", "period_by_day",
+    "day_starts", "epoch", "epoch_seconds", "exam_scores", "first_reviews", "period_by_day",
     "recall", "reviews_per_day", "state_counts", "tag_weakness", "tags_of", "weakest_cards",
 ]
