@@ -398,3 +398,28 @@ def test_empty_listings_say_so(deck_dir, tmp_path):
     empty.mkdir()
     assert quiz(empty, "decks").stdout.startswith("No decks")
     assert as_json(empty, "decks") == []
+
+
+def test_recall_follows_the_fitted_parameters(studied):
+    """After `quiz optimize` stored parameters, the browser and `quiz show` give recall on the
+    learner's own forgetting curve (fsrs's, with those parameters), not the defaults'."""
+    import os
+
+    import fsrs
+
+    from quizzer.store import learner
+
+    fitted = (0.2, 1.2, 3.1, 15.7, 7.2, 0.5, 1.5, 0.005, 1.5, 0.12, 1.0, 1.9, 0.1, 0.3, 2.3, 0.2, 2.9, 0.5, 0.3,
+              0.05, 0.6)  # a decay (the last) far from the default 0.1542
+    shown = as_json(studied, "show", "qa-bert")
+    card = fsrs.Card(state=fsrs.State.Review, stability=shown["stability"],
+                     last_review=datetime.fromisoformat(shown["reviews"][-1]["reviewed_at"]))
+    assert shown["recall"] == pytest.approx(fsrs.Scheduler().get_card_retrievability(card, T0))
+    store = open_store(os.environ["QUIZ_DB"])
+    learner.save_parameters(store, fitted, T0)
+    store.close()
+    expected = fsrs.Scheduler(parameters=fitted).get_card_retrievability(card, T0)
+    assert expected < shown["recall"] - 0.01  # the two curves differ here
+    assert as_json(studied, "show", "qa-bert")["recall"] == pytest.approx(expected)
+    row = next(r for r in as_json(studied, "cards") if r["id"] == "qa-bert")
+    assert row["recall"] == pytest.approx(expected)

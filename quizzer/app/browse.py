@@ -15,17 +15,28 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import fsrs
+
 from quizzer import kinds
 from quizzer.app import notebook
 from quizzer.app.collection import Collection
 from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, to_utc
 from quizzer.defaults import NEW_PER_DAY
 from quizzer.kinds.base import Asked
+from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.memory import retrievability
 from quizzer.scheduling.summary import CardInfo, DeckToday, card_info, today_by_deck
+from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import browse as browse_store
 from quizzer.store import cards as card_store
-from quizzer.store.records import LEARNING, NEW, RELEARNING, REVIEW, STATE_NAMES, CardRecord
+from quizzer.store.records import (
+    LEARNING,
+    NEW,
+    RELEARNING,
+    REVIEW,
+    STATE_NAMES,
+    CardRecord,
+)
 
 STATES = ("new", "learning", "review", "due", "suspended", "buried", "leech", "mistake")
 SORTS = ("due", "recall", "lapses", "id")
@@ -162,13 +173,13 @@ class Status:
         return checks[state]
 
 
-def _row(record: CardRecord, card: Any, now: datetime, status: Status, plain: Plain) -> Row:
+def _row(record: CardRecord, card: Any, now: datetime, status: Status, plain: Plain, scheduler: fsrs.Scheduler) -> Row:
     memory = record.memory
     seen = memory.state != NEW
     return Row(
         id=record.id, kind=record.kind, deck=record.deck, section=card.source,
         front=short_front(card, plain), state=status.state, due=memory.due if seen else None,
-        stability=memory.stability if seen else None, recall=retrievability(memory, now) if seen else None,
+        stability=memory.stability if seen else None, recall=retrievability(memory, now, scheduler) if seen else None,
         lapses=memory.lapses, tags=list(record.tags), due_today=status.due_today, suspended=status.suspended,
         buried=status.buried, leech=status.leech, mistake=status.mistake,
     )
@@ -187,16 +198,17 @@ def _sort_key(sort: str) -> Callable[[tuple[int, Row]], tuple[Any, ...]]:
 
 def browse(collection: Collection, now: datetime, *, search: str | None = None, decks: list[str] | None = None,
            tags: list[str] | None = None, kinds_wanted: list[str] | None = None, state: str | None = None,
-           sort: str = "due", plain: Plain = _same, rollover_hour: int = ROLLOVER_HOUR) -> list[Row]:
+           sort: str = "due", plain: Plain = _same, settings: Settings = DEFAULTS) -> list[Row]:
     """The cards in the decks that the filters match, sorted. An unknown deck, tag or kind is an
     UnknownName (exit 2), as for ``quiz study``; ``state`` is one of STATES, ``sort`` of SORTS."""
     if state is not None and state not in STATES:
         raise ValueError(f"state must be one of {STATES}")
     chosen = collection.card_filter(decks, tags, kinds_wanted)
     now = to_utc(now)
-    end = next_day_start(now, rollover_hour)
+    end = next_day_start(now, settings.day_start_hour)
     terms = search_terms(search)
-    in_notebook = {entry.card_id for entry in notebook.entries(collection.store, rollover_hour)}
+    in_notebook = {entry.card_id for entry in notebook.entries(collection.store, settings.day_start_hour)}
+    scheduler = schedule_of(collection.store, settings).scheduler
     found: list[tuple[int, Row]] = []
     narrowed = browse_store.in_state(state, now, end)  # the store narrows; Status.has decides
     for order, record in enumerate(browse_store.matching(collection.store, chosen, narrowed)):
@@ -206,7 +218,7 @@ def browse(collection: Collection, now: datetime, *, search: str | None = None, 
         card = collection.cards.get(record.id)
         if card is None or (terms and not matches(card, terms)):
             continue
-        found.append((order, _row(record, card, now, status, plain)))
+        found.append((order, _row(record, card, now, status, plain, scheduler)))
     return [row for _, row in sorted(found, key=_sort_key(sort))]
 
 
@@ -236,12 +248,14 @@ class Shown:
         return "buried" if self.buried else "active"
 
 
-def show(collection: Collection, card_id: str, now: datetime, seed: int | None = None) -> Shown:
+def show(collection: Collection, card_id: str, now: datetime, seed: int | None = None,
+         settings: Settings = DEFAULTS) -> Shown:
     """One card; CardNotFound (exit 1) if the store has never seen it. A generated kind draws
     its question from ``seed`` (a fresh one if None)."""
     now = to_utc(now)
-    info = card_info(collection.store, card_id, now)
-    in_notebook = any(entry.card_id == card_id for entry in notebook.entries(collection.store))
+    info = card_info(collection.store, card_id, now, schedule_of(collection.store, settings).scheduler)
+    in_notebook = any(entry.card_id == card_id
+                      for entry in notebook.entries(collection.store, settings.day_start_hour))
     buried = info.buried_until is not None and info.buried_until > now
     card = collection.cards.get(card_id)
     if card is None:
@@ -268,10 +282,10 @@ class MistakeRow:
     right_days_needed: int
 
 
-def mistakes(collection: Collection, plain: Plain = _same) -> list[MistakeRow]:
+def mistakes(collection: Collection, plain: Plain = _same, settings: Settings = DEFAULTS) -> list[MistakeRow]:
     """The notebook, most recent mistake first, with each card's question."""
     rows = []
-    for entry in notebook.entries(collection.store):
+    for entry in notebook.entries(collection.store, settings.day_start_hour):
         card = collection.cards.get(entry.card_id)
         rows.append(MistakeRow(entry.card_id, short_front(card, plain) if card is not None else None,
                                entry.times_wrong, entry.last_wrong_at, entry.last_wrong_answer, entry.right_days,

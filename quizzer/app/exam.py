@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Union
 
+import fsrs
+
 from quizzer import clock, kinds
 from quizzer.app.collection import Collection
 from quizzer.app.views import Retry
@@ -40,7 +42,7 @@ from quizzer.i18n import _
 from quizzer.kinds.base import Asked
 from quizzer.scheduling.answer import answer as record_answer
 from quizzer.scheduling.learner import schedule_of
-from quizzer.scheduling.memory import retrievability
+from quizzer.scheduling.memory import DEFAULT_SCHEDULER, retrievability
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import cards as card_store
 from quizzer.store import exams as exam_store
@@ -71,9 +73,10 @@ class Item:
     seed: int | None  # generated kinds: the question drawn
 
 
-def _weakness(memory: MemoryState, times_wrong: int, now: datetime) -> float:
-    """Higher for what the learner is likely to get wrong: low recall, lapses, exam mistakes."""
-    recall = retrievability(memory, now)
+def _weakness(memory: MemoryState, times_wrong: int, now: datetime, scheduler: fsrs.Scheduler) -> float:
+    """Higher for what the learner is likely to get wrong: low recall (on their own forgetting
+    curve), lapses, exam mistakes."""
+    recall = retrievability(memory, now, scheduler)
     return (1.0 + RECALL_WEIGHT * (1.0 - recall) + min(memory.lapses, LAPSES_CAP)
             + WRONG_WEIGHT * min(times_wrong, WRONG_CAP))
 
@@ -84,7 +87,8 @@ def _sample(rng: random.Random, weighted: list[tuple[str, float]], k: int) -> li
     return [cid for _, cid in keyed[:k]]
 
 
-def draw_paper(store: Store, cards: Mapping[str, Any], spec: PaperSpec, seed: int, now: datetime) -> list[Item]:
+def draw_paper(store: Store, cards: Mapping[str, Any], spec: PaperSpec, seed: int, now: datetime,
+               scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER) -> list[Item]:
     """The questions of a new exam. The same seed, filters and history give the same paper."""
     previous = exam_store.first_of_seed(store, seed, spec)
     if previous is not None:  # that seed's paper, minus cards removed since
@@ -93,7 +97,7 @@ def draw_paper(store: Store, cards: Mapping[str, Any], spec: PaperSpec, seed: in
     chosen_cards = CardFilter.of(spec.decks, spec.tags, spec.kinds)
     pool = {cid: entry for cid, entry in card_store.memories(store, chosen_cards, now).items() if cid in cards}
     wrong = exam_store.times_wrong(store)
-    weight = {cid: 1.0 if memory.state == NEW else _weakness(memory, wrong.get(cid, 0), now)
+    weight = {cid: 1.0 if memory.state == NEW else _weakness(memory, wrong.get(cid, 0), now, scheduler)
               for cid, (_, memory) in pool.items()}
     kind_of = {cid: kind for cid, (kind, _) in pool.items()}
     count = min(spec.count, len(pool))
@@ -278,7 +282,8 @@ class ExamSession:
     def start(cls, collection: Collection, spec: PaperSpec, seed: int | None, minutes: float,
               **options: Any) -> ExamSession:
         paper_seed = new_seed() if seed is None else seed
-        paper = draw_paper(collection.store, collection.cards, spec, paper_seed, clock.now())
+        scheduler = schedule_of(collection.store, options.get("settings", DEFAULTS)).scheduler
+        paper = draw_paper(collection.store, collection.cards, spec, paper_seed, clock.now(), scheduler)
         if not paper:
             raise NothingToExamine()
         exam = exam_store.start(collection.store, spec, paper_seed, minutes,

@@ -210,11 +210,12 @@ def _period(store: Store, chosen: CardFilter, today: date, rollover_hour: int
     return days, retention, Ratings(*(rated[r] for r in Rating))
 
 
-def _weakest(store: Store, chosen: CardFilter, curve: queries.Curve) -> tuple[list[WeakCard], list[WeakTag]]:
+def _weakest(store: Store, chosen: CardFilter, curve: queries.Curve,
+             rollover_hour: int) -> tuple[list[WeakCard], list[WeakTag]]:
     """The weakest cards and tags: the store ranks by lapses and recall and hands back every
     card in the mistakes table too, which the notebook (a card right on two later days has
     left it) ranks here."""
-    noted = {entry.card_id: entry.times_wrong for entry in notebook.entries(store)}
+    noted = {entry.card_id: entry.times_wrong for entry in notebook.entries(store, rollover_hour)}
     candidates = queries.weakest_cards(store, chosen, curve, WEAKEST)
     key = {c.id: (-c.lapses, -noted.get(c.id, 0), 1.0 if c.recall is None else c.recall, c.id) for c in candidates}
     ranked = sorted(candidates, key=lambda c: key[c.id])[:WEAKEST]
@@ -254,7 +255,7 @@ def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[st
 
     time_per_day, retention, ratings = _period(store, chosen, today, rollover_hour)
     recall = queries.recall(store, chosen, curve)
-    weakest_cards, weakest_tags = _weakest(store, chosen, curve)
+    weakest_cards, weakest_tags = _weakest(store, chosen, curve, rollover_hour)
     exams, trend = _exams(store, chosen)
     return Stats(
         now=now, today=today, decks=list(chosen.decks) if chosen.decks else None,
