@@ -61,11 +61,26 @@ def backup_restore(
                + (_("; the database before it is saved as {file}").format(file=saved) if saved else ""))
 
 
-@app.command(help=_("Check the database (integrity and foreign keys)."))
+@app.command(help=_("Check the database: SQLite's integrity and foreign keys, and on any database the "
+                    "collection's rules (memory states, rows of missing cards or exams)."))
 def check(ctx: typer.Context, db: DbOption = None) -> None:
-    from quizzer import backup
+    from quizzer.store import open_store
+    from quizzer.store.check import problems as broken_rules
+    from quizzer.store.engine import resolve
 
-    problems = backup.check(_db_path(ctx, db))
+    location = where(ctx, None, db).db
+    path = resolve(location)[1]
+    problems: list[str] = []
+    if path is not None:
+        from quizzer import backup
+
+        problems = backup.check(path)
+    if not problems:  # a damaged file is not opened (nor a missing one created)
+        store = open_store(location)
+        try:
+            problems = broken_rules(store)
+        finally:
+            store.close()
     for problem in problems:
         typer.echo(problem)
     if problems:

@@ -1,0 +1,82 @@
+"""``quiz check`` beyond the database's own checks: the collection's invariants, in portable SQL.
+
+SQLite's ``integrity_check`` and ``foreign_key_check`` (quizzer.backup) look at the file; a
+server keeps its pages and keys itself. What neither knows is what the rows mean: a card in
+the Review state has a memory (stability, difficulty, due, last review), a new card has none,
+a learning card is on a step, every review, tag, exam question and notebook entry belongs to a
+card (and a question to an exam), a finished exam has a score. A row that breaks one comes from
+a hand edit, a foreign tool or a bug, and would make study or the statistics wrong; each is
+reported with the table and the row's key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import ColumnElement, Table, and_, or_, select
+
+from quizzer.i18n import N_, _
+from quizzer.store.engine import Store
+from quizzer.store.models import card_tags, cards, exam_questions, exams, mistakes, review_log
+from quizzer.store.records import LEARNING, NEW, RELEARNING
+
+SHOWN = 20  # rows named per problem; the rest are counted
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Rows of ``table`` matching ``broken`` break the rule ``what`` says; ``key`` names them."""
+
+    what: str  # English, through the catalogue when shown
+    table: Table
+    key: tuple[str, ...]
+    broken: ColumnElement[bool]
+
+
+def _memory_missing() -> ColumnElement[bool]:
+    return or_(cards.c.stability.is_(None), cards.c.difficulty.is_(None), cards.c.due.is_(None),
+               cards.c.last_review.is_(None))
+
+
+def _orphan(table: Table, column: str, parent: Table) -> ColumnElement[bool]:
+    return ~table.c[column].in_(select(parent.c.id))
+
+
+RULES = (
+    Rule(N_("a reviewed card without its memory (stability, difficulty, due, last review)"), cards, ("id",),
+         and_(cards.c.state != NEW, _memory_missing())),
+    Rule(N_("a new card with a memory"), cards, ("id",),
+         and_(cards.c.state == NEW, or_(cards.c.stability.is_not(None), cards.c.due.is_not(None),
+                                        cards.c.last_review.is_not(None)))),
+    Rule(N_("a learning card without its learning step"), cards, ("id",),
+         and_(cards.c.state.in_((LEARNING, RELEARNING)), cards.c.step.is_(None))),
+    Rule(N_("a card with negative lapses"), cards, ("id",), cards.c.lapses < 0),
+    Rule(N_("a review of a card the database does not have"), review_log, ("id",),
+         _orphan(review_log, "card_id", cards)),
+    Rule(N_("a tag of a card the database does not have"), card_tags, ("card_id", "tag"),
+         _orphan(card_tags, "card_id", cards)),
+    Rule(N_("a notebook entry of a card the database does not have"), mistakes, ("card_id",),
+         _orphan(mistakes, "card_id", cards)),
+    Rule(N_("an exam question of a card the database does not have"), exam_questions, ("exam_id", "position"),
+         _orphan(exam_questions, "card_id", cards)),
+    Rule(N_("an exam question of an exam the database does not have"), exam_questions, ("exam_id", "position"),
+         _orphan(exam_questions, "exam_id", exams)),
+    Rule(N_("a finished exam without a score"), exams, ("id",),
+         and_(exams.c.finished_at.is_not(None), exams.c.score.is_(None))),
+)
+
+
+def problems(store: Store) -> list[str]:
+    """One line per broken rule: the rule, the table, the first rows' keys and how many."""
+    found: list[str] = []
+    with store.read() as conn:
+        for rule in RULES:
+            rows = conn.execute(select(*(rule.table.c[k] for k in rule.key)).where(rule.broken)
+                                .order_by(*(rule.table.c[k] for k in rule.key))).all()
+            if not rows:
+                continue
+            keys = ", ".join("/".join(str(v) for v in row) for row in rows[:SHOWN])
+            more = _(" and {count} more").format(count=len(rows) - SHOWN) if len(rows) > SHOWN else ""
+            found.append(_("{table}: {rule}: {keys}{more}").format(
+                table=rule.table.name, rule=_(rule.what), keys=keys, more=more))
+    return found

@@ -1,0 +1,97 @@
+"""`quiz check` on SQLite and on a PostgreSQL server: a healthy collection is ok (exit 0); each
+broken rule of the collection, made by hand in SQL the way a foreign tool or a hand edit would,
+is one line naming the table, the rule and the row (exit 1)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import insert, text, update
+from typer.testing import CliRunner
+
+from quizzer.cli import app
+from quizzer.store import open_store
+from quizzer.store.models import cards, exams, review_log
+
+runner = CliRunner()
+T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+
+
+def card(card_id: str, state: int = 2, **memory) -> dict:
+    row = {"id": card_id, "deck": "d", "kind": "qa", "position": 0, "content_hash": "", "first_seen": T0,
+           "state": state, "stability": None, "difficulty": None, "due": None, "last_review": None, "step": None}
+    if state:
+        row.update(stability=3.0, difficulty=5.0, due=T0 + timedelta(days=3), last_review=T0,
+                   step=0 if state in (1, 3) else None)
+    return {**row, **memory}
+
+
+@pytest.fixture
+def healthy(backend):
+    store = open_store(backend)
+    with store.write() as conn:
+        conn.execute(insert(cards), [card("c-review"), card("c-new", 0), card("c-learning", 1)])
+        conn.execute(insert(review_log), [{"card_id": "c-review", "reviewed_at": T0, "rating": 3, "state_before": 0,
+                                           "mode": "study", "scheduled": True}])
+        conn.execute(insert(exams), [{"id": 1, "seed": 1, "started_at": T0, "minutes": 30, "filters": "{}",
+                                      "finished_at": T0 + timedelta(minutes=20), "score": 75.0}])
+    yield backend, store
+    store.close()
+
+
+def check(backend: str):
+    return runner.invoke(app, ["check", "--db", backend])
+
+
+def test_a_healthy_collection_is_ok(healthy):
+    backend, _ = healthy
+    result = check(backend)
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "ok"
+
+
+@pytest.mark.parametrize("change, expected", [
+    (update(cards).where(cards.c.id == "c-review").values(stability=None),
+     "cards: a reviewed card without its memory (stability, difficulty, due, last review): c-review"),
+    (update(cards).where(cards.c.id == "c-new").values(due=T0),
+     "cards: a new card with a memory: c-new"),
+    (update(cards).where(cards.c.id == "c-learning").values(step=None),
+     "cards: a learning card without its learning step: c-learning"),
+    (update(exams).where(exams.c.id == 1).values(score=None),
+     "exams: a finished exam without a score: 1"),
+], ids=["memory", "new", "step", "exam"])
+def test_each_broken_rule_is_a_line(healthy, change, expected):
+    backend, store = healthy
+    with store.write() as conn:
+        conn.execute(change)
+    result = check(backend)
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines() == [expected]
+
+
+def test_rows_of_a_missing_card_are_named(healthy):
+    """Rows left behind by a tool that deleted a card with the foreign keys switched off: SQLite's
+    own key check names them; on a server, the collection's rules do."""
+    import sqlite3
+
+    backend, store = healthy
+    orphans = [("INSERT INTO mistakes (card_id, times_wrong, last_wrong_at) VALUES ('gone', 1, '2026-01-05 10:00:00')"),
+               ("INSERT INTO review_log (card_id, reviewed_at, rating, state_before, mode, scheduled) "
+                "VALUES ('gone', '2026-01-05 10:00:00', 1, 2, 'study', true)")]
+    if store.engine.dialect.name == "sqlite":
+        with sqlite3.connect(backend) as raw:  # a plain connection: foreign keys are off by default
+            for statement in orphans:
+                raw.execute(statement)
+        expected = ["foreign key: mistakes row 1 refers to a missing cards row",
+                    "foreign key: review_log row 2 refers to a missing cards row"]
+    else:
+        with store.write() as conn:
+            conn.execute(text("SET LOCAL session_replication_role = replica"))  # the keys' triggers off
+            for statement in orphans:
+                conn.execute(text(statement))
+        expected = ["review_log: a review of a card the database does not have: 2",
+                    "mistakes: a notebook entry of a card the database does not have: gone"]
+    result = check(backend)
+    assert result.exit_code == 1, result.output
+    assert sorted(result.output.splitlines()) == sorted(expected)
