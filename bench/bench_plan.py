@@ -19,11 +19,13 @@ Three arms with the same cap on reviews a day (60 or 30; new cards come on top, 
 
 Answers: a seen card is recalled with its true recall (then Good, or Hard / Easy one time in
 ten each), else Again; a new card's first rating is Again 20%, Hard 10%, Good 60%, Easy 10%.
-No learning steps (a day-level simulation; the same in every arm). Prints a Markdown table
+No learning steps (a day-level simulation; the same in every arm). Anki's load balancer, which
+``quiz study`` runs by default, is off unless ``--load-balance`` (every arm then places each
+review among the days its fuzz allows by the cards already due on them). Prints a Markdown table
 with paired 95% intervals and whether the targets are met; ``--json`` prints the numbers;
 ``--quick`` runs 2 seeds instead of 20 (under two minutes).
 
-Usage: python bench/bench_plan.py [--seeds N] [--quick] [--json]
+Usage: python bench/bench_plan.py [--seeds N] [--quick] [--json] [--load-balance]
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import math
 import os
 import statistics
 import time
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -95,11 +98,12 @@ def first_rating(u: float) -> int:
 
 
 def run(arm: str, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.ndarray, horizon: int,
-        cap: int) -> tuple[float, float]:
+        cap: int, load_balance: bool = False) -> tuple[float, float]:
     """One learner, one arm: (mean true recall on the day, share of cards at 0.9 or more)."""
     n = draws.shape[0]
     interview = plan.interview_on(START + timedelta(days=horizon), RETENTION)
     cards = [Card(BLANK) for _ in range(n)]
+    load: Counter[date] | None = Counter() if load_balance else None  # cards due on each study day
     introduced = 0
     for d in range(horizon):
         now = day_start(START + timedelta(days=d)) + timedelta(hours=SESSION_HOUR - 4)
@@ -131,9 +135,15 @@ def run(arm: str, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.nd
                 chance = truth.get_card_retrievability(card.truth, at)
                 rating = 1 if u[0] >= chance else (2 if u[1] < 0.1 else 4 if u[1] >= 0.9 else 3)
             card.truth, _ = truth.review_card(card.truth, fsrs.Rating(rating), at)
+            before = card.memory.due
             card.memory = decide(card.memory, NewReview(rating, at, None), scheduler=scheduler, ahead_after=end,
-                                 placement=Placement(str(i), card.reps),
+                                 placement=Placement(str(i), card.reps, load=load),
                                  interview=interview if arm == "plan" else None).after
+            if load is not None and before != card.memory.due:
+                if before is not None:
+                    load[study_day(before)] -= 1
+                if card.memory.due is not None:
+                    load[study_day(card.memory.due)] += 1
             card.reps += 1
     recalls = [truth.get_card_retrievability(c.truth, interview.at) if c.truth is not None else 0.0 for c in cards]
     return float(np.mean(recalls)), float(np.mean([r >= 0.9 for r in recalls]))
@@ -151,6 +161,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--quick", action="store_true", help="2 seeds")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--load-balance", action="store_true", help="Anki's load balancer in every arm")
     args = parser.parse_args()
     seeds = 2 if args.quick else args.seeds
     n = deck_size()
@@ -167,7 +178,7 @@ def main() -> None:
                 for seed in range(seeds):
                     draws = np.random.default_rng([seed, horizon]).random((n, 64, 2))
                     for arm in ARMS:
-                        per_arm[arm].append(run(arm, truth, scheduler, draws, horizon, cap))
+                        per_arm[arm].append(run(arm, truth, scheduler, draws, horizon, cap, args.load_balance))
                 row = {"learner": name, "cap": cap, "days": horizon, "seeds": seeds}
                 for arm in ARMS:
                     row[arm] = {"recall": statistics.fmean(r for r, _ in per_arm[arm]),
@@ -185,10 +196,10 @@ def main() -> None:
     }
     seconds = time.perf_counter() - started
     if args.json:
-        print(json.dumps({"cards": n, "seeds": seeds, "seconds": round(seconds, 1), "results": results,
-                          "targets": targets}, indent=2, ensure_ascii=False))
+        print(json.dumps({"cards": n, "seeds": seeds, "load_balance": args.load_balance, "seconds": round(seconds, 1),
+                          "results": results, "targets": targets}, indent=2, ensure_ascii=False))
         return
-    print(f"{n} cards, {seeds} seeds, {seconds:.0f} s\n")
+    print(f"{n} cards, {seeds} seeds, load balancing {'on' if args.load_balance else 'off'}, {seconds:.0f} s\n")
     print("| true memory | reviews/day | days | FSRS recall | FSRS+pace recall | plan recall | plan − FSRS "
           "| plan − FSRS+pace | share ≥0.9: FSRS / +pace / plan |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")

@@ -77,6 +77,39 @@ def test_importing_clock_is_cheap():
 
 # -- parity with fsrs --------------------------------------------------------
 
+# fsrs-rs's fit of ../shared/data/fsrs-review-log-12k.csv (rounded): a decay of 0.2433, not 0.1542
+FITTED = (0.1726, 0.8326, 2.4851, 6.3079, 6.5383, 0.5241, 3.1816, 0.0269, 1.6629, 0.2612, 0.6194, 1.5809, 0.0423,
+          0.3833, 1.798, 0.6014, 1.8729, 0.8313, 0.1011, 0.1463, 0.2433)
+
+
+@pytest.mark.parametrize("parameters", [fsrs.scheduler.DEFAULT_PARAMETERS, FITTED], ids=["default", "fitted"])
+def test_forgetting_curve_is_fsrs_retrievability(parameters):
+    """One forgetting curve for the fit and the plan, equal to py-fsrs's own retrievability for
+    cards it scheduled (py-fsrs counts whole days elapsed), on floats and on numpy arrays."""
+    np = pytest.importorskip("numpy")
+    from quizzer.scheduling.memory import forgetting_curve
+
+    scheduler = fsrs.Scheduler(parameters=parameters, learning_steps=(), enable_fuzzing=False)
+    cards = []
+    for ratings in ([1], [3], [4], [3, 3, 3], [3, 1, 3], [2, 4, 3, 3]):
+        card = fsrs.Card(card_id=len(cards) + 1)
+        at = T0
+        for rating in ratings:
+            card, _ = scheduler.review_card(card, fsrs.Rating(rating), at)
+            at = card.due
+        cards.append(card)
+    days = [0, 1, 2, 7, 30, 365]
+    for card in cards:
+        expected = [scheduler.get_card_retrievability(card, card.last_review + timedelta(days=d, hours=5))
+                    for d in days]
+        got = [forgetting_curve(float(d), card.stability, parameters[20]) for d in days]
+        assert got == pytest.approx(expected, rel=1e-12)
+        many = forgetting_curve(np.array(days, dtype=float), np.full(len(days), card.stability), parameters[20])
+        assert many.tolist() == pytest.approx(expected, rel=1e-12)
+        # by FSRS's definition of stability, recall is 0.9 one stability after the review
+        assert forgetting_curve(card.stability, card.stability, parameters[20]) == pytest.approx(0.9, rel=1e-12)
+
+
 
 def test_multi_day_run_matches_fsrs_directly(store, monkeypatch):
     """Study for 40 simulated days through the queue; every stored memory state must

@@ -128,17 +128,17 @@ def default_parameters() -> tuple[float, ...]:
 
 def predict(items: Sequence[Item], parameters: Sequence[float]) -> np.ndarray:
     """Predicted recall at each item's review: the memory state fsrs-rs computes from the
-    history, then FSRS-6's forgetting curve R = (1 + f·t/S)^-d with f = 0.9^(-1/d) - 1."""
+    history, then FSRS-6's forgetting curve over the days since the review before."""
     import numpy as np
     from fsrs_rs_python import FSRS, FSRSItem, FSRSReview
+
+    from quizzer.scheduling.memory import forgetting_curve
 
     model = FSRS(list(parameters))
     states = model.memory_state_batch([FSRSItem([FSRSReview(r, d) for r, d in item.history]) for item in items])
     stability = np.array([state.stability for state in states])
     days = np.array([item.days for item in items], dtype=float)
-    decay = parameters[DECAY]
-    factor = 0.9 ** (-1 / decay) - 1
-    return np.asarray((1 + factor * days / stability) ** -decay)
+    return forgetting_curve(days, stability, parameters[DECAY])
 
 
 def log_loss(recalled: np.ndarray, predicted: np.ndarray) -> float:

@@ -63,10 +63,12 @@ def interview_on(day: date, retention: float = DEFAULT_RETENTION, decks: tuple[s
 
 
 def recall(stability: float, elapsed: timedelta, scheduler: fsrs.Scheduler) -> float:
-    """FSRS-6's forgetting curve R = (1 + f·t/S)^-d, f = 0.9^(-1/d) - 1, with the scheduler's decay d."""
-    decay = scheduler.parameters[20]
-    factor = 0.9 ** (-1 / decay) - 1
-    return float((1 + factor * max(elapsed / DAY, 0.0) / stability) ** -decay)
+    """Predicted recall ``elapsed`` after the last review, with the scheduler's decay; in
+    fractional days, since the interview begins at an hour and reviews happen at others."""
+    # imported here, not at the top: memory imports this module
+    from quizzer.scheduling.memory import forgetting_curve
+
+    return float(forgetting_curve(max(elapsed / DAY, 0.0), stability, scheduler.parameters[20]))
 
 
 def _stability_after(stability: float, difficulty: float, last_review: datetime, at: datetime, rating: Rating,
