@@ -431,10 +431,21 @@ def test_a_server_given_with_the_db_option_is_used(env, pg_server):
     assert row == (1,)
 
 
-@pytest.mark.parametrize("args", [("backup", "list"), ("check",)])
-def test_backup_and_check_on_a_server_say_the_servers_own_backups_apply(env, args):
+def test_backups_on_a_server_say_the_servers_own_backups_apply(env):
     url = "postgresql://ann:s3cret@db.example:5432/quiz"
-    result = quiz(env, None, *args, QUIZ_DB=url)
+    result = quiz(env, None, "backup", "list", QUIZ_DB=url)
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert "postgresql://ann:***@db.example:5432/quiz" in result.stderr and "s3cret" not in result.stderr
     assert "own backups" in result.stderr and "pg_dump" in result.stderr
+
+
+def test_check_on_a_server_that_is_down_is_one_line(env):
+    """``quiz check`` talks to a server (tests/test_check.py); one that is not there is an error
+    naming it, without the password."""
+    from pg import free_port
+
+    url = f"postgresql://ann:s3cret@127.0.0.1:{free_port()}/quiz"
+    result = quiz(env, None, "check", QUIZ_DB=url)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines[0].startswith("Error: postgresql://ann:***@127.0.0.1:") and "s3cret" not in result.stderr
