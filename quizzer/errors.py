@@ -96,6 +96,11 @@ class DatabaseTooNew(DatabaseError):
     hint = N_("upgrade quizzer (pip install -U quizzer), or point --db / QUIZ_DB at another database")
 
 
+class ConnectionLost(DatabaseError):
+    """The server closed the connection mid-command: the transaction in progress was rolled back
+    (or, if the connection went during its commit, may have been committed)."""
+
+
 class DatabaseBusy(DatabaseError):
     hint = N_("another quiz is writing to it; finish that session and try again")
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, case, delete, func, insert, or_, select, update
 
-from quizzer.errors import CardNotFound
+from quizzer.errors import CardNotFound, ConnectionLost, DatabaseError
+from quizzer.i18n import _
 from quizzer.store.engine import Store
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.store.models import card_tags, cards, epoch, exam_questions, insert_id, mistakes, review_log
@@ -75,8 +76,23 @@ def record_answer(store: Store, card_id: str, review: NewReview, decide: Decide,
                   mark: ExamMark | None = None) -> Answered:
     """One answer in one write transaction: ``decide`` turns the card's memory before the
     answer into the memory after it; the review is logged; an exam's ``mark`` (score, the
-    mistakes notebook) is written with it."""
+    mistakes notebook) is written with it.
+
+    A server that drops the connection rolled the answer back: it is tried once more on a new
+    connection. Unless the connection went during the commit and the answer is already there:
+    then it is not applied twice, and the command ends saying it was saved."""
+    try:
+        with store.write() as conn:
+            return _record(conn, card_id, review, decide, mark)
+    except ConnectionLost:
+        pass
     with store.write() as conn:
+        if conn.execute(select(review_log.c.id).where(
+                review_log.c.card_id == card_id, review_log.c.reviewed_at == review.reviewed_at,
+                review_log.c.rating == review.rating)).first() is not None:
+            raise DatabaseError(_("{where}: the connection was lost just as the answer to {card} was saved; it is "
+                                  "saved once").format(where=store.where, card=card_id),
+                                _("run the command again to go on"))
         return _record(conn, card_id, review, decide, mark)
 
 

@@ -32,7 +32,7 @@ from sqlalchemy import Connection, Engine, Table, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.errors import DatabaseBusy, DatabaseError, UsageError
+from quizzer.errors import ConnectionLost, DatabaseBusy, DatabaseError, UsageError
 from quizzer.i18n import N_, _
 
 BUSY_TIMEOUT_MS = 10_000
@@ -159,7 +159,7 @@ def database_error(exc: BaseException, where: str) -> DatabaseError | None:
             where=where, reason=_first_line(exc)),
             _("check that the server is running and that host, port and database in --db / QUIZ_DB are right"))
     if code == SERVER_GONE:
-        return DatabaseError(_("{where}: the database server closed the connection: {reason}").format(
+        return ConnectionLost(_("{where}: the database server closed the connection: {reason}").format(
             where=where, reason=_first_line(exc)),
             _("a change in progress was rolled back, not half-written; run the command again once the server is back"))
     if code == SERVER_LOGIN:
