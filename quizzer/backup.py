@@ -33,6 +33,7 @@ from pathlib import Path
 from quizzer import clock
 from quizzer.clock import ROLLOVER_HOUR, study_day
 from quizzer.errors import BackupError
+from quizzer.i18n import N_, _
 
 BACKUP_EVERY = timedelta(minutes=30)
 _STAMP = "%Y%m%dT%H%M%S%fZ"
@@ -69,7 +70,7 @@ def backup_now(db_path: Path, now: datetime) -> Path:
     its ``.partial`` file and raises BackupError."""
     db_path = Path(db_path)
     if not db_path.is_file():
-        raise BackupError(f"cannot back up {db_path}: no such database file")
+        raise BackupError(_("cannot back up {path}: no such database file").format(path=db_path))
     folder = backup_dir(db_path)
     stamp = now.astimezone(timezone.utc).strftime(_STAMP)
     dest = folder / f"{db_path.stem}-{stamp}.db"
@@ -88,8 +89,8 @@ def backup_now(db_path: Path, now: datetime) -> Path:
     except (OSError, sqlite3.Error) as exc:
         _remove(partial)
         reason, hint = _reason(exc)
-        raise BackupError(f"backup of {db_path} into {folder} failed: {reason}",
-                          _join(hint, "the database itself is unchanged")) from exc
+        raise BackupError(_("backup of {path} into {folder} failed: {reason}").format(path=db_path, folder=folder, reason=reason),
+                          _join(hint, _("the database itself is unchanged"))) from exc
     return dest
 
 
@@ -137,15 +138,16 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | 
     why = None
     problems = check(backup)
     if problems:
-        more = f"; and {len(problems) - 1} more problems" if len(problems) > 1 else ""
-        why = f"the backup is damaged ({_one_line(problems[0])}{more})"
+        more = _("; and {count} more problems").format(count=len(problems) - 1) if len(problems) > 1 else ""
+        why = _("the backup is damaged ({problem}{more})").format(problem=_one_line(problems[0]), more=more)
     elif not _has_version_table(backup):
-        why = "the backup has no alembic_version table, so it is not a quizzer database"
+        why = _("the backup has no alembic_version table, so it is not a quizzer database")
     if why:
-        raise BackupError(f"not restoring {backup} over {db_path}: {why}",
-                          "pick another backup (`quiz backup list`); the database is unchanged")
+        raise BackupError(_("not restoring {backup} over {path}: {why}").format(backup=backup, path=db_path, why=why),
+                          _("pick another backup (`quiz backup list`); the database is unchanged"))
     if db_path.exists() and not db_path.is_file():
-        raise BackupError(f"not restoring {backup} over {db_path}: that is not a database file", "correct --db / QUIZ_DB")
+        raise BackupError(_("not restoring {backup} over {path}: that is not a database file").format(backup=backup, path=db_path),
+                          _("correct --db / QUIZ_DB"))
     damaged = db_path.exists() and bool(check(db_path))
     if not db_path.exists():
         safety = None
@@ -160,8 +162,8 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | 
             _copy(backup, db_path)  # through SQLite: safe while other processes have it open
     except (OSError, sqlite3.Error) as exc:
         reason, hint = _reason(exc)
-        raise BackupError(f"restoring {backup} over {db_path} failed: {reason}",
-                          _join(hint, safety and f"the database as it was is saved as {safety}")) from exc
+        raise BackupError(_("restoring {backup} over {path} failed: {reason}").format(backup=backup, path=db_path, reason=reason),
+                          _join(hint, safety and _("the database as it was is saved as {file}").format(file=safety))) from exc
     return safety
 
 
@@ -179,8 +181,8 @@ def _set_aside(db_path: Path, now: datetime) -> Path:
     except OSError as exc:
         _remove(dest)
         reason, hint = _reason(exc)
-        raise BackupError(f"cannot set the damaged {db_path} aside in {folder}: {reason}",
-                          _join(hint, "the database is unchanged")) from exc
+        raise BackupError(_("cannot set the damaged {path} aside in {folder}: {reason}").format(path=db_path, folder=folder, reason=reason),
+                          _join(hint, _("the database is unchanged"))) from exc
     return dest
 
 
@@ -200,13 +202,13 @@ def _replace(backup: Path, db_path: Path) -> None:
 def check(db_path: Path) -> list[str]:
     """Problems found by integrity_check and foreign_key_check; empty when healthy."""
     if not Path(db_path).is_file():
-        return [f"{db_path}: no such file"]
+        return [_("{path}: no such file").format(path=db_path)]
     try:
         with closing(sqlite3.connect(db_path)) as conn:
             problems = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
             problems += [
-                f"foreign key: {table} row {rowid} refers to a missing {parent} row"
-                for table, rowid, parent, _ in conn.execute("PRAGMA foreign_key_check")
+                _("foreign key: {table} row {row} refers to a missing {parent} row").format(table=table, row=rowid, parent=parent)
+                for table, rowid, parent, _key in conn.execute("PRAGMA foreign_key_check")
             ]
     except sqlite3.DatabaseError as exc:
         return [f"{db_path}: {exc}"]
@@ -238,8 +240,8 @@ def _remove(path: Path) -> None:
 
 
 _SQLITE_FULL, _SQLITE_READONLY = 13, 8  # SQLite's primary result codes
-_FULL_HINT = "free some disk space and try again"
-_PERMISSION_HINT = "make the folder writable and try again"
+_FULL_HINT = N_("free some disk space and try again")
+_PERMISSION_HINT = N_("make the folder writable and try again")
 
 
 def _reason(exc: BaseException) -> tuple[str, str | None]:
@@ -247,16 +249,16 @@ def _reason(exc: BaseException) -> tuple[str, str | None]:
     own text), and what to do about it when that is clear."""
     if isinstance(exc, OSError):
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            return "the disk is full", _FULL_HINT
+            return _("the disk is full"), _(_FULL_HINT)
         if isinstance(exc, PermissionError) or exc.errno == errno.EROFS:
-            return f"no permission to write: {exc.strerror or exc}", _PERMISSION_HINT
+            return _("no permission to write: {reason}").format(reason=exc.strerror or exc), _(_PERMISSION_HINT)
         return _one_line(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")), None
     code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+; else SQLite's message
     primary = code & 0xFF if code is not None else None
     if primary == _SQLITE_FULL or "database or disk is full" in str(exc):
-        return "the disk is full", _FULL_HINT
+        return _("the disk is full"), _(_FULL_HINT)
     if primary == _SQLITE_READONLY or "readonly database" in str(exc):
-        return f"no permission to write: {exc}", _PERMISSION_HINT
+        return _("no permission to write: {reason}").format(reason=exc), _(_PERMISSION_HINT)
     return _one_line(str(exc)), None
 
 
