@@ -201,8 +201,8 @@ def _period(store: Store, chosen: CardFilter, today: date, rollover_hour: int
         rated[row.rating] += row.reviews
     days = [DayTime(first + timedelta(days=i), reviews[i], spent[i]) for i in range(PERIOD_DAYS)]
 
-    firsts = queries.first_reviews(store, chosen, starts)
-    mature = (firsts.reviewed_at - firsts.previous_at) >= MATURE_DAYS * 86400.0  # no previous review (NaN): young
+    firsts = queries.first_reviews(store, chosen, starts, timedelta(days=MATURE_DAYS))
+    mature = (firsts.reviewed_at - firsts.previous_at) >= MATURE_DAYS * 86400.0  # none within 21 days: mature
     passed = firsts.ratings >= Rating.HARD
     young = _retention(int(np.sum(passed & ~mature)), int(np.sum(~passed & ~mature)))
     old = _retention(int(np.sum(passed & mature)), int(np.sum(~passed & mature)))

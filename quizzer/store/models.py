@@ -73,7 +73,10 @@ class epoch(FunctionElement[float]):
 @compiles(epoch, "sqlite")
 def _epoch_sqlite(element: epoch, compiler: Any, **kw: Any) -> str:
     stored = compiler.process(element.clauses, **kw)  # 'YYYY-MM-DD HH:MM:SS[.ffffff]'
-    return f"(CAST(strftime('%s', substr({stored}, 1, 19)) AS INTEGER) + CAST(substr({stored}, 20) AS REAL))"
+    # julianday keeps milliseconds at best: the whole seconds through it, rounded; the digits after
+    # them as written (twice as fast as strftime('%s'), which formats text to parse it again)
+    return (f"(round((julianday(substr({stored}, 1, 19)) - 2440587.5) * 86400.0)"
+            f" + CAST(substr({stored}, 20) AS REAL))")
 
 
 @compiles(epoch, "postgresql")

@@ -29,7 +29,6 @@ from sqlalchemy import (
     column,
     func,
     literal,
-    or_,
     select,
     values,
 )
@@ -99,7 +98,7 @@ class FirstReviews:
     columns: when it was, when the card's previous review was (NaN: none), its rating."""
 
     reviewed_at: np.ndarray  # seconds since the epoch, UTC
-    previous_at: np.ndarray  # seconds since the epoch, UTC; NaN if the card has no earlier review
+    previous_at: np.ndarray  # seconds since the epoch, UTC; -inf if none within the lookback
     ratings: np.ndarray
 
 
@@ -233,32 +232,30 @@ def period_by_day(store: Store, chosen: CardFilter, starts: list[datetime]) -> l
         return [DayRatings(day, rating, count, int(spent)) for day, rating, count, spent in rows]
 
 
-def first_reviews(store: Store, chosen: CardFilter, starts: list[datetime]) -> FirstReviews:
+def first_reviews(store: Store, chosen: CardFilter, starts: list[datetime], lookback: timedelta) -> FirstReviews:
     """For true retention, over the days ``starts`` delimit: each card's first review of each day
-    if the card was in the Review state before it, with the card's previous review (the one
-    before it in the period, else the one logged before it: an index seek on ``(card_id, id)``)."""
-    days = _days(starts)
-    by_card, in_time = review_log.c.card_id, (review_log.c.reviewed_at, review_log.c.id)  # one window, one sort
-    period = (
-        select(review_log.c.id, review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating,
-               review_log.c.state_before, days.c.i.label("day"),
-               func.lag(days.c.i).over(partition_by=by_card, order_by=in_time).label("previous_day"),
-               func.lag(review_log.c.reviewed_at).over(partition_by=by_card, order_by=in_time).label("previous_at"))
-        .select_from(days)
-        .join(review_log, and_(review_log.c.reviewed_at >= days.c.lo, review_log.c.reviewed_at < days.c.hi))
-        .where(*_of_cards(chosen, by_card_index=False)).subquery("period"))
-    before, logged = review_log.alias("before"), review_log.alias("logged")
-    logged_before = (select(func.max(before.c.id)).where(before.c.card_id == period.c.card_id, before.c.id < period.c.id)
-                     .correlate(period).scalar_subquery())  # two levels down: correlate explicitly
-    logged_at = select(logged.c.reviewed_at).where(logged.c.id == logged_before).correlate(period).scalar_subquery()
+    if the card was in the Review state before it, with the card's previous review, looked for
+    up to ``lookback`` before the first day (-inf when older or none: a card reaches the Review
+    state only through a review). One range read in card and time order, the rest in numpy:
+    SQLite's window functions cost three times the sort."""
+    bounds = epoch_seconds(starts)
     with store.read() as conn:
         rows = conn.execute(
-            select(epoch(period.c.reviewed_at), epoch(func.coalesce(period.c.previous_at, logged_at)), period.c.rating)
-            .where(or_(period.c.previous_day.is_(None), period.c.previous_day != period.c.day),
-                   period.c.state_before == REVIEW)).all()
-    previous = np.array([np.nan if row[1] is None else row[1] for row in rows], dtype=float)
-    return FirstReviews(np.array([row[0] for row in rows], dtype=float), previous,
-                        np.array([row[2] for row in rows], dtype=int))
+            select(review_log.c.card_id, epoch(review_log.c.reviewed_at), review_log.c.rating,
+                   review_log.c.state_before)
+            .where(*_of_cards(chosen, by_card_index=False), review_log.c.reviewed_at >= starts[0] - lookback,
+                   review_log.c.reviewed_at < starts[-1])
+            .order_by(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.id)).all()
+    card = np.array([row[0] for row in rows], dtype=object)
+    times = np.array([row[1] for row in rows], dtype=float)
+    same_card = np.zeros(len(rows), dtype=bool)
+    same_card[1:] = card[1:] == card[:-1]
+    previous = np.full(len(rows), -np.inf)
+    previous[1:] = np.where(same_card[1:], times[:-1], -np.inf)
+    day = np.clip(np.searchsorted(bounds, times, side="right") - 1, 0, len(bounds) - 1)
+    wanted = ((times >= bounds[0]) & (previous < bounds[day])  # in the period, first of its day
+              & (np.array([row[3] for row in rows], dtype=int) == REVIEW))
+    return FirstReviews(times[wanted], previous[wanted], np.array([row[2] for row in rows], dtype=int)[wanted])
 
 
 def _seen(chosen: CardFilter) -> list[ColumnElement[bool]]:
@@ -299,10 +296,11 @@ def tag_weakness(store: Store, chosen: CardFilter, curve: Curve,
     key. Two ``|| ''`` keep SQLite on that plan: on the card id, so it does not look a card up
     for each tag row, and on the grouped tag, so the tag index's order does not tempt it to scan
     the tags first (either is several times slower). System tags are dropped after grouping,
-    for the same reason."""
+    for the same reason. The cards are materialized first, so each card's recall is computed once,
+    not once for each of its tags."""
     known = cards.c.stability.is_not(None) & cards.c.last_review.is_not(None)
     seen = (select(cards.c.id, cards.c.lapses, case((known, curve.recall()), else_=None).label("recall"))
-            .where(*_seen(chosen)).subquery("seen"))
+            .where(*_seen(chosen)).cte("seen").prefix_with("MATERIALIZED"))  # recall once per card, not per tag
     tag = card_tags.c.tag.concat("")
     with store.read() as conn:
         rows = conn.execute(
