@@ -98,9 +98,10 @@ def run_once(operation: Operation, env: dict[str, str]) -> Sample:
 
 # What an import adds on top of what is already imported: (name, imported before, measured).
 COMPONENTS = [
-    ("pydantic, as the deck card models use it (quizzer.kinds.fields)", "import typer", "import quizzer.kinds.fields"),
-    ("typer's coercion (typer._adapters) over the card models' pydantic", "import typer, quizzer.kinds.fields",
-     "import typer._adapters"),
+    ("the card models, as study reads them (quizzer.kinds: dataclasses)", "import typer", "import quizzer.kinds"),
+    ("pydantic, as deck parsing and lint validate cards (quizzer.kinds.validating)", "import typer, quizzer.kinds",
+     "import quizzer.kinds.validating"),
+    ("pydantic, as the checkers' parameters use it (a numeric card)", "import typer", "import checkers.base"),
     ("typer's coercion (typer._adapters) alone", "import typer", "import typer._adapters"),
     ("SQLAlchemy Core (engine, sql)", "import typer", "import sqlalchemy"),
     ("quizzer.store (its Core tables and the modules study uses) over SQLAlchemy Core", "import sqlalchemy",

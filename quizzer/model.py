@@ -1,43 +1,55 @@
-"""The deck file format: one set of pydantic models that both validates decks and generates
-``decks/schema.json`` for editors, so the two can never disagree.
+"""The deck file format: one set of shapes (frozen dataclasses) that study reads, that
+validates deck files through pydantic (``quizzer.kinds.validating``, loaded only then) and
+that generates ``decks/schema.json`` for editors, so the three can never disagree.
 
-A deck's cards are the union of the kinds' own models (``quizzer.kinds``), told apart by
-``kind``. Scalars reach these models as the exact text the author wrote (see
-``yamlsource``); pydantic's lax mode turns numeric text into numbers where a field wants one.
+A deck's cards are the kinds' own shapes (``quizzer.kinds``), told apart by ``kind``.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated, Any, Union
-
-from pydantic import Field
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Self
 
 from quizzer import kinds
-from quizzer.kinds.fields import CardBase, Id, Strict, Text
+from quizzer.kinds.fields import CardBase, Id, Shape, Text
 
-if TYPE_CHECKING:  # the union is built from the registry at run time; to a type checker a card is a CardBase
-    Card = CardBase
-else:
-    Card = Annotated[Union[tuple(kinds.models())], Field(discriminator="kind")]
+if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.validating)
+    from pydantic import Field
 
 
-class DeckSource(Strict):
+@dataclass(frozen=True, kw_only=True)
+class DeckSource(Shape):
     file: Text
     sections: Text
 
 
-class Deck(Strict):
+@dataclass(frozen=True, kw_only=True)
+class Deck(Shape):
     id: Id
     title: Text
     language: Annotated[str, Field(pattern=r"^[a-z]{2}(-[A-Za-z]+)?$", description="e.g. zh, en")]
     source: DeckSource
-    cards: Annotated[list[Card], Field(min_length=1)]
+    cards: Annotated[list[CardBase], Field(min_length=1)]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        cards = [kinds.get(card["kind"]).model.from_json(card) for card in data["cards"]]
+        return cls(**{**data, "source": DeckSource.from_json(data["source"]), "cards": cards})
+
+
+def validate(data: Any) -> Deck:
+    """A deck as YAML gave it, validated; raises pydantic's ValidationError."""
+    from quizzer.kinds.validating import validate
+
+    return validate(Deck, data)
 
 
 def json_schema() -> str:
     """``decks/schema.json``: the schema the YAML language server checks decks with."""
-    schema: dict[str, Any] = Deck.model_json_schema()
+    from quizzer.kinds.validating import model
+
+    schema: dict[str, Any] = model(Deck).model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "quizzer deck"
     return json.dumps(schema, ensure_ascii=False, indent=2) + "\n"

@@ -21,11 +21,11 @@ from quizzer.store.filter import CardFilter
 
 
 class CardIndex(Mapping[str, Any]):
-    """Card id -> the deck's card model, each validated the first time it is looked up: a
-    session draws a few dozen cards of tens of thousands."""
+    """Card id -> the deck's card, each built the first time it is looked up: a session draws
+    a few dozen cards of tens of thousands."""
 
     def __init__(self, decks: list[LoadedDeck]) -> None:
-        self.deck_of = {entry.id: loaded for loaded in decks for entry in loaded.entries}
+        self.deck_of = {card_id: loaded for loaded in decks for card_id in loaded.ids}
 
     def __getitem__(self, card_id: str) -> Any:
         return self.deck_of[card_id].card(card_id)
@@ -70,7 +70,7 @@ class Collection:
     def card_filter(self, decks: list[str] | None = None, tags: list[str] | None = None,
                     kinds: list[str] | None = None) -> CardFilter:
         """The filter the options ask for; an unknown deck, tag or kind is an error naming the known ones."""
-        known_tags = {tag for loaded in self.decks for entry in loaded.entries for tag in entry.tags} | {LEECH_TAG}
+        known_tags = set().union(*(loaded.tags for loaded in self.decks)) | {LEECH_TAG}
         return CardFilter.of(decks, tags, kinds).validate([d.id for d in self.decks], known_tags, KINDS)
 
 

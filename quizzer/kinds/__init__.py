@@ -1,9 +1,10 @@
-"""The card kinds: one module per kind, each holding its deck model and its behaviour.
+"""The card kinds: one module per kind, each holding its card shape and its behaviour.
 
-Adding a kind is one module (a pydantic model and a :class:`~quizzer.kinds.base.Kind`
-named ``KIND``) plus one line here; the deck schema, ``--kind``, lint, study, exam and the
-README's deck table all follow from this registry. The registry names modules instead of
-importing them, so the CLI can list the kinds without loading pydantic.
+Adding a kind is one module (a card shape, see ``quizzer.kinds.fields``, and a
+:class:`~quizzer.kinds.base.Kind` named ``KIND``) plus one line here; the deck schema,
+``--kind``, lint, study, exam and the README's deck table all follow from this registry. The
+registry names modules instead of importing them, so the CLI can list the kinds without
+loading any.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from quizzer.kinds.base import Kind
+    from quizzer.kinds.fields import CardBase
 
 _MODULES = {
     "qa": "quizzer.kinds.qa",
@@ -35,6 +37,6 @@ def of(card: Any) -> Kind[Any]:
     return get(card.kind)
 
 
-def models() -> list[type]:
-    """Every kind's deck model, in registry order."""
+def models() -> list[type[CardBase]]:
+    """Every kind's card shape, in registry order."""
     return [get(name).model for name in KINDS]

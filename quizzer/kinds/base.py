@@ -1,7 +1,7 @@
 """The one interface every card kind implements, so that study, exam, lint and the report
 never branch on a card's kind.
 
-A kind is a deck model (pydantic, in the same module) plus a :class:`Kind` object that says
+A kind is a card shape (a frozen dataclass, in the same module) plus a :class:`Kind` object that says
 how a card of that kind is asked, read, scored and shown. Texts are Markdown with ``$LaTeX$``;
 the front end decides how to draw them.
 """
@@ -24,7 +24,7 @@ CardPath = tuple[str | int, ...]
 class Asked:
     """One showing of a card: the card and, for a generated kind, what was drawn for it."""
 
-    card: Any  # the kind's deck model
+    card: Any  # the kind's card shape
     seed: int | None = None
     drawn: Any = None  # numeric: the Pending question drawn from ``seed`` (quizzer.kinds.numeric)
 

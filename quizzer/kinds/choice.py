@@ -3,39 +3,41 @@
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated, Literal
-
-from pydantic import Field, ValidationInfo, field_validator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from quizzer.i18n import _
 from quizzer.kinds.base import Asked, Kind, Reading, Verdict
-from quizzer.kinds.fields import LETTERS, CardBase, Letter, Text, one_or_many
+from quizzer.kinds.fields import LETTERS, CardBase, Letter, OneOrMany, Text
+
+if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.validating)
+    from pydantic import AfterValidator, Field, ValidationInfo
 
 SEPARATORS = " ,，、"
 
 
+def _answer_is_an_option(answer: list[str], info: ValidationInfo) -> list[str]:
+    options = info.data.get("options")
+    if options is None:
+        return answer
+    allowed = LETTERS[: len(options)]
+    for letter in answer:
+        if letter not in allowed:
+            raise ValueError(f"answer {letter} is not one of the options {', '.join(allowed)}")
+    if len(set(answer)) != len(answer):
+        raise ValueError("answer repeats a letter")
+    return answer
+
+
+@dataclass(frozen=True, kw_only=True)
 class ChoiceCard(CardBase):
     """Multiple choice; options are lettered A, B, ... by position."""
 
     kind: Literal["choice"]
     question: Text
     options: Annotated[list[Text], Field(min_length=2, max_length=len(LETTERS))]
-    answer: one_or_many(Letter)  # type: ignore[valid-type]  # a list type built at import
+    answer: Annotated[OneOrMany[Letter], AfterValidator(_answer_is_an_option)]
     explanation: Text
-
-    @field_validator("answer")
-    @classmethod
-    def _answer_is_an_option(cls, answer: list[str], info: ValidationInfo) -> list[str]:
-        options = info.data.get("options")
-        if options is None:
-            return answer
-        allowed = LETTERS[: len(options)]
-        for letter in answer:
-            if letter not in allowed:
-                raise ValueError(f"answer {letter} is not one of the options {', '.join(allowed)}")
-        if len(set(answer)) != len(answer):
-            raise ValueError("answer repeats a letter")
-        return answer
 
     @property
     def letters(self) -> str:

@@ -12,26 +12,28 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
-from typing import Annotated, Any, Literal
-
-from pydantic import Field
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from quizzer.i18n import _
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Text
+
+if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.validating)
+    from pydantic import Field
 
 CLOZE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
 SEPARATOR = re.compile(r"[;；]")
 MAX_BLANKS = 10
 
 
+@dataclass(frozen=True, kw_only=True)
 class ClozeCard(CardBase):
     """A text with blanks in Anki's cloze syntax; ``accept`` lists other right answers per blank."""
 
     kind: Literal["cloze"]
     text: Annotated[Text, Field(description="{{c1::answer}} or {{c1::answer::hint}} marks a blank")]
-    accept: dict[Annotated[str, Field(pattern=r"^c\d+$")], list[Text]] = {}
+    accept: dict[Annotated[str, Field(pattern=r"^c\d+$")], list[Text]] = field(default_factory=dict)
     note: Text | None = None
 
 

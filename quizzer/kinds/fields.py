@@ -1,56 +1,67 @@
-"""Field types every kind's deck model shares (ids, texts, stated numbers, option letters)."""
+"""The card shapes' vocabulary: the field types every kind's card declares (ids, texts, stated
+numbers, option letters) and the bases every shape extends.
+
+A shape is a frozen dataclass, what study, exam and the renderer read; the deck cache builds
+it from already-validated JSON without validating again, so showing a card never imports
+pydantic. Its annotations are at the same time the deck format's one declaration: each
+module says ``from __future__ import annotations``, so they stay text at run time, and
+``quizzer.kinds.validating`` reads that text with pydantic's meaning of the names below (and
+of ``Field`` and ``AfterValidator``) to validate deck files and to write the JSON Schema. Here
+the names only tell a type checker what a field holds.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import string
-from typing import Annotated, Any
-
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from dataclasses import dataclass, field
+from typing import Any, Self, TypeVar
 
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 LETTERS = string.ascii_uppercase[:8]
-
-
-def _not_blank(text: str) -> str:
-    if not text.strip():
-        raise ValueError("text is empty")
-    return text
-
-
-Text = Annotated[str, AfterValidator(_not_blank)]
-Id = Annotated[str, Field(pattern=ID_PATTERN, description="lowercase a-z, 0-9 and '-'; never change it")]
-Tag = Annotated[str, Field(pattern=ID_PATTERN)]
-Section = Annotated[str, Field(pattern=r"^\S+$", description='course section, quoted: "8.6"')]
 # Stated numbers stay text so that lint knows their precision ("0.478" means to 3 decimals).
 NUMBER_PATTERN = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"
-NUMBER_SCHEMA = {"anyOf": [{"type": "number"}, {"type": "string", "pattern": NUMBER_PATTERN}]}
-Number = Annotated[str, Field(pattern=NUMBER_PATTERN), WithJsonSchema(NUMBER_SCHEMA)]
 LETTER_PATTERN = f"^[{LETTERS}]$"
-Letter = Annotated[str, Field(pattern=LETTER_PATTERN)]
+
+_T = TypeVar("_T")
+Text = str  # not blank
+Id = str  # ID_PATTERN; never change it
+Tag = str  # ID_PATTERN
+Section = str  # a course section without spaces, quoted: "8.6"
+Number = str  # NUMBER_PATTERN, or a number in the YAML
+Letter = str  # an option letter, LETTER_PATTERN
+OneOrMany = list[_T]  # written as one value or a list, validated as a non-empty list
 
 
-def one_or_many(item: Any) -> Any:
-    """A field written either as one value or as a list; validated as a list.
+@dataclass(frozen=True, kw_only=True)
+class Shape:
+    """A part of a deck, built from its validated JSON (the deck cache's, or pydantic's dump)."""
 
-    One list type (rather than a union) gives one clear error instead of one per branch.
-    """
-    item_schema = NUMBER_SCHEMA if item is Number else {"type": "string", "pattern": LETTER_PATTERN}
-    return Annotated[
-        list[item],
-        BeforeValidator(lambda v: [v] if isinstance(v, str) else v),
-        Field(min_length=1),
-        WithJsonSchema({"anyOf": [item_schema, {"type": "array", "items": item_schema, "minItems": 1}]}),
-    ]
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        """Trusted: ``data`` was validated (a shape holding shapes builds them itself)."""
+        return cls(**data)
 
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    def to_json(self) -> dict[str, Any]:
+        """The JSON data ``from_json`` reads back. It shares the lists and mappings the shape
+        holds (no deep copy: it is written out or hashed, never changed)."""
+        return {f.name: _json(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
 
-class CardBase(Strict):
-    """What every card has, whatever its kind."""
+def _json(value: Any) -> Any:
+    if isinstance(value, Shape):
+        return value.to_json()
+    if isinstance(value, list) and value and isinstance(value[0], Shape):
+        return [item.to_json() for item in value]
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class CardBase(Shape):
+    """What every card has, whatever its kind. In a field's annotation (``Deck.cards``) it stands
+    for a card of any kind, told apart by ``kind``."""
 
     id: Id
     kind: str
     source: Section
-    tags: list[Tag] = []
+    tags: list[Tag] = field(default_factory=list)

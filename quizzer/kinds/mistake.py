@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from quizzer.i18n import _
@@ -9,6 +10,7 @@ from quizzer.kinds.base import Asked, Kind
 from quizzer.kinds.fields import CardBase, Text
 
 
+@dataclass(frozen=True, kw_only=True)
 class MistakeCard(CardBase):
     """A common wrong claim: the learner says what is wrong with it."""
 

@@ -5,47 +5,53 @@ from __future__ import annotations
 import secrets
 import threading
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Annotated, Any, Literal
-
-from pydantic import Field, ValidationError, field_validator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 from quizzer.i18n import _
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
-from quizzer.kinds.fields import CardBase, Number, Strict, Text, one_or_many
-from quizzer.kinds.validation import issues_from
+from quizzer.kinds.fields import CardBase, Number, OneOrMany, Shape, Text
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.validating)
+    from pydantic import AfterValidator, Field
+
     from checkers.base import Draft, Question
 
 SCORES = {"correct": 1.0, "imprecise": 0.5, "wrong": 0.0}  # imprecise: right only to fewer digits than asked
 POINT_SEEDS = 100  # draws lint makes per numeric card to check that its params hold the generator to its point
 
 
-class Example(Strict):
+@dataclass(frozen=True, kw_only=True)
+class Example(Shape):
     """The course's worked example; ``quiz lint`` recomputes ``answer`` from ``inputs``."""
 
     inputs: dict[str, Any]
-    answer: one_or_many(Number)  # type: ignore[valid-type]  # a list type built at import
+    answer: OneOrMany[Number]
     note: Text | None = None
 
 
+def _known_checker(name: str) -> str:
+    from checkers import registry
+
+    if name not in registry.names():
+        raise ValueError(f"unknown checker '{name}'; known: {', '.join(registry.names())}")
+    return name
+
+
+@dataclass(frozen=True, kw_only=True)
 class NumericCard(CardBase):
     """A calculation generated afresh by a checker (``quiz checkers``) on every review."""
 
     kind: Literal["numeric"]
-    checker: Annotated[str, Field(description="a name from `quiz checkers`")]
-    params: dict[str, Any] = {}
+    checker: Annotated[str, Field(description="a name from `quiz checkers`"), AfterValidator(_known_checker)]
+    params: dict[str, Any] = field(default_factory=dict)
     prompt: Text | None = None
     example: Example | None = None
 
-    @field_validator("checker")
     @classmethod
-    def _known_checker(cls, name: str) -> str:
-        from checkers import registry
-
-        if name not in registry.names():
-            raise ValueError(f"unknown checker '{name}'; known: {', '.join(registry.names())}")
-        return name
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        example = data.get("example")
+        return cls(**{**data, "example": Example.from_json(example) if example is not None else None})
 
 
 class Pending:
@@ -148,7 +154,10 @@ class Numeric(Kind[NumericCard]):
 
     def check(self, card: NumericCard, verify: bool, raw: dict[str, Any] | None = None) -> list[Issue]:
         """Checker parameters and the worked example, which only the checker can judge."""
+        from pydantic import ValidationError
+
         from checkers import registry
+        from quizzer.kinds.validation import issues_from
 
         checker = registry.get(card.checker)
         issues: list[Issue] = []

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
-
-from pydantic import Field
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from quizzer.i18n import _
 from quizzer.kinds.base import Asked, Kind
 from quizzer.kinds.fields import CardBase, Text
 
+if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.validating)
+    from pydantic import Field
 
+
+@dataclass(frozen=True, kw_only=True)
 class QaCard(CardBase):
     """An interview question with a model answer and the points a good answer covers."""
 

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.markup import escape
+from rich.segment import Segment
+from rich.text import Text
 
 from quizzer.terminal.linebreak import install as install_line_breaking
 from quizzer.terminal.linebreak import join_wide_lines
 from quizzer.terminal.mathtext import to_text
 
-if TYPE_CHECKING:
-    from rich.markdown import Markdown
-
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
+# What can make Markdown differ from plain paragraphs: inline syntax (emphasis, code, links,
+# escapes, entities, HTML, tables, strikethrough), a line that can start a block (heading,
+# quote, list, rule, setext underline) or is indented code, a hard break (two trailing
+# spaces), and whitespace other than spaces, which Markdown strips or expands in its own way.
+_MARKDOWN_SYNTAX = re.compile(r"[\\`*_\[\]<>&|~]|^ {0,3}([#>+=-]|\d+[.)])|^ {4}| {2}$|[^\S \n]", re.MULTILINE)
 # C0 controls but tab and newline, DEL, C1 controls, and the bidi overrides that reorder a line
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
@@ -44,11 +48,31 @@ def math_to_unicode(text: str) -> str:
     return _MATH.sub(convert, text)
 
 
-def markdown(text: str) -> Markdown:
-    """Deck text as rich Markdown (rich.markdown, with markdown-it and pygments, loads here)."""
-    from rich.markdown import Markdown
+def markdown(text: str) -> RenderableType:
+    """Deck text as the terminal shows it: rich Markdown where the text uses Markdown syntax
+    (rich.markdown, with markdown-it and pygments, loads then), else its paragraphs as plain
+    rich Text, which looks the same and loads nothing: most cards are plain text."""
+    source = join_wide_lines(math_to_unicode(clean(text)))
+    if _MARKDOWN_SYNTAX.search(source) or not source.strip():
+        from rich.markdown import Markdown
 
-    return Markdown(join_wide_lines(math_to_unicode(clean(text))))
+        return Markdown(source)
+    paragraphs = re.split(r"\n(?: *\n)+", source.strip(" \n"))
+    return Paragraphs([" ".join(line.strip(" ") for line in p.split("\n")) for p in paragraphs])
+
+
+@dataclass(frozen=True)
+class Paragraphs:
+    """Plain paragraphs drawn as rich Markdown draws them: each a left-justified Text (so padded
+    to the width), an empty line between them, and no measurement of its own."""
+
+    paragraphs: list[str]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for number, paragraph in enumerate(self.paragraphs):
+            if number:
+                yield Segment.line()
+            yield Text(paragraph, justify="left")
 
 
 def console() -> Console:

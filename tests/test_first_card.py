@@ -1,0 +1,215 @@
+"""The way to the first card: no pydantic (the deck cache holds validated JSON, built into plain
+card shapes), no rich.markdown for plain text, and a deck index that stays cheap at scale."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.panel import Panel
+
+from quizzer import decks, kinds
+from quizzer.cli import app
+from quizzer.decks import load_decks
+from quizzer.errors import DeckProblems
+from quizzer.terminal import render
+from quizzer.terminal.linebreak import install, join_wide_lines
+
+ROOT = Path(__file__).resolve().parent.parent
+QUESTION = "BERT 和 GPT 的核心区别？"
+DECK = f"""id: mini
+title: Mini
+language: zh
+source: {{file: course.md, sections: '8'}}
+cards:
+  - id: q-one
+    kind: qa
+    source: '8.1'
+    question: {QUESTION}
+    answer: BERT 是编码器，GPT 是解码器。
+    points: [方向]
+"""
+HEAVY = ("pydantic", "rich.markdown", "markdown_it")
+
+
+def imported_on_the_way_to_the_first_card(folder: Path, *options: str) -> set[str]:
+    """Module names ``python -X importtime -m quizzer study [options]`` imports, stdin closed (the
+    card is shown, then the session ends at end of input)."""
+    env = {**os.environ, "QUIZ_DECKS": str(folder), "QUIZ_NOW": "2026-01-05T10:00:00+00:00"}
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "quizzer", "study", *options],
+                            stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0 and QUESTION in result.stdout, result.stdout + result.stderr
+    return {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_the_first_qa_card_imports_neither_pydantic_nor_rich_markdown(deck_folder):
+    folder = deck_folder(DECK)
+    cold = imported_on_the_way_to_the_first_card(folder)  # validates the deck and fills the cache
+    assert "pydantic" in cold  # what the check below would see if the study path still loaded it
+    warm = imported_on_the_way_to_the_first_card(folder)
+    assert [name for name in HEAVY if name in warm] == []
+    with_options = imported_on_the_way_to_the_first_card(folder, "--kind", "qa", "--new", "5")
+    assert [name for name in HEAVY if name in with_options] == []  # options are read without pydantic too
+
+
+@pytest.mark.parametrize("annotation, given", [
+    (str, "abc"), (str, "中文"), (int, "12"), (int, "-3"), (int, "+7"), (int, "007"), (int, "1_000"), (int, "12.0"),
+    (int, "٣"), (int, "9" * 40), (list[str], ("a", "b")), (list[int], ("1", "2")), ("Kind", "cloze"),
+    ("list[Kind]", ("qa", "numeric")), ("Kind", "nope"), (float, "0.5"), (Path, "x.db"), (int, 5), (bool, True),
+    (int, True)])
+def test_options_read_without_pydantic_become_what_typer_makes_of_them(annotation, given):
+    """quizzer.cli.base.plain_value against typer's own (pydantic) coercion of the same value:
+    equal in value and type where it answers; anything else is left to typer (NOT_PLAIN)."""
+    from typer._coercion import build_runtime_param, resolve_type_descriptor
+    from typer.models import OptionInfo
+
+    from quizzer.cli.base import NOT_PLAIN, Kind, plain_value
+
+    annotation = {"Kind": Kind, "list[Kind]": list[Kind]}.get(annotation, annotation)  # type: ignore[call-overload]
+    described = resolve_type_descriptor(annotation, OptionInfo(default=None))
+    try:
+        typers = build_runtime_param(described)._coerce_value(given, param=None, ctx=None)
+    except Exception as error:  # noqa: BLE001 - an error is typer's to word
+        typers = error
+    ours = plain_value(described.annotation, given)
+    if ours is not NOT_PLAIN:
+        assert ours == typers and type(ours) is type(typers)
+    if isinstance(typers, Exception):
+        assert ours is NOT_PLAIN
+
+
+def test_cards_read_from_the_cache_equal_the_validated_cards_without_pydantic():
+    """Every bundled card, every kind (a numeric card's worked example included): the cache's
+    trusted path builds the same shapes as validation, in a process that never loads pydantic."""
+    fresh = {loaded.id: loaded.deck for loaded in load_decks([ROOT / "decks"])}
+    code = (
+        "import sys, pickle\n"
+        "from pathlib import Path\n"
+        "from quizzer.decks import load_decks\n"
+        f"loaded = load_decks([Path({str(ROOT / 'decks')!r})])\n"
+        "shapes = {d.id: [d.card(i) for i in d.ids] for d in loaded}\n"
+        "assert 'pydantic' not in sys.modules, 'pydantic loaded'\n"
+        "sys.stdout.buffer.write(pickle.dumps(shapes))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 0, result.stderr.decode()
+    import pickle
+
+    cached = pickle.loads(result.stdout)
+    assert cached == {deck_id: deck.cards for deck_id, deck in fresh.items()}
+    assert {kinds.of(card).name for cards in cached.values() for card in cards} == set(kinds.KINDS)
+
+
+# -- plain text without rich.markdown, drawn exactly as rich.markdown draws it -------------------
+
+
+def drawn(renderable: object, width: int, panel: bool) -> str:
+    out = io.StringIO()
+    console = Console(file=out, width=width, force_terminal=True, color_system="truecolor", legacy_windows=False)
+    console.print(Panel(renderable) if panel else renderable)  # type: ignore[arg-type]
+    return out.getvalue()
+
+
+def texts_of_the_bundled_cards() -> list[str]:
+    texts = []
+    for loaded in load_decks([ROOT / "decks"]):
+        for card in loaded.deck.cards:
+            kind = kinds.of(card)
+            if not kind.generated:
+                asked = kind.ask(card)
+                texts += [kind.front(asked), kind.back(asked), kind.solution(asked) or ""]
+            texts += kind.texts(card)
+    return texts
+
+
+PLAIN = [
+    "BERT 和 GPT 的核心区别？",
+    "one line\nthe next line of the same paragraph\n\n\n   a second paragraph after blank lines  ",
+    "中文一行\n接着一行。\n \nThe end 1. 2024.",
+    "a very long word " + "x" * 70 + " and words after it " * 5,
+]
+
+
+@pytest.mark.parametrize("width", [20, 60, 100])
+def test_plain_text_is_drawn_as_rich_markdown_draws_it(width):
+    install()
+    texts = PLAIN + texts_of_the_bundled_cards()
+    plain = [text for text in texts if not isinstance(render.markdown(text), Markdown)]
+    assert len(plain) >= 40  # the bundled plain questions and answers, not only the ones above
+    for text in plain:
+        reference = Markdown(join_wide_lines(render.math_to_unicode(render.clean(text))))
+        for panel in (False, True):
+            assert drawn(render.markdown(text), width, panel) == drawn(reference, width, panel), text
+
+
+@pytest.mark.parametrize("text", ["**粗体**", "`code`", "- a\n- b", "1. one", "# title", "> quote", "a\\*b", "x &amp; y",
+                                  "a  \nhard break", "\tindented", "$d_k$", "a | b\n--|--\n1 | 2", "~~gone~~", "[link](x)"])
+def test_text_with_markdown_syntax_goes_through_rich_markdown(text):
+    assert isinstance(render.markdown(text), Markdown)
+
+
+# -- the deck index at scale ------------------------------------------------------------------------
+
+
+def write_decks(folder: Path, decks_cards: dict[str, list[str]]) -> dict[str, str]:
+    """One deck file per name with qa cards of the given ids; returns each file's text."""
+    folder.mkdir(exist_ok=True)
+    texts = {}
+    for name, ids in decks_cards.items():
+        cards = "".join(f"  - id: {card_id}\n    kind: qa\n    source: '1'\n    tags: [t-{name}, shared]\n"
+                        f"    question: Q {card_id}\n    answer: A\n    points: [p]\n" for card_id in ids)
+        texts[name] = f"id: {name}\ntitle: {name}\nlanguage: en\nsource: {{file: f, sections: s}}\ncards:\n{cards}"
+        (folder / f"{name}.yaml").write_text(texts[name], "utf-8")
+    return texts
+
+
+def line_of(text: str, card_id: str) -> int:
+    """The line a card starts on: where ``- id: ID`` is written (counted here from the text)."""
+    return text.splitlines().index(f"  - id: {card_id}") + 1
+
+
+def test_an_id_in_two_decks_is_reported_alike_from_the_files_and_from_the_cache(tmp_path):
+    texts = write_decks(tmp_path / "d", {"a": ["x1", "same", "x2"], "b": ["y1", "y2", "same"]})
+    reports = []
+    for _ in range(2):  # the first load validates and caches each deck, the second reads the cache
+        with pytest.raises(DeckProblems) as raised:
+            load_decks([tmp_path / "d"])
+        reports.append([str(problem) for problem in raised.value.problems])
+    a, b = decks.display(tmp_path / "d" / "a.yaml"), decks.display(tmp_path / "d" / "b.yaml")
+    expected = [f"{b}:{line_of(texts['b'], 'same')}:1: duplicate card id 'same' (also at {a}:{line_of(texts['a'], 'same')})"]
+    assert reports == [expected, expected]
+
+
+def test_the_index_read_from_the_cache_gives_ids_tags_lines_and_entries(tmp_path):
+    ids = [f"c-{i}" for i in range(300)]
+    texts = write_decks(tmp_path / "d", {"a": ids[:120], "b": ids[120:]})
+    fresh = load_decks([tmp_path / "d"])
+    cached = load_decks([tmp_path / "d"])
+    assert all(loaded.validated is None for loaded in cached)
+    assert [loaded.ids for loaded in cached] == [ids[:120], ids[120:]]
+    assert [loaded.tags for loaded in cached] == [{"t-a", "shared"}, {"t-b", "shared"}]
+    assert cached[1].lines == {card_id: line_of(texts["b"], card_id) for card_id in ids[120:]}
+    assert [loaded.entries for loaded in cached] == [loaded.entries for loaded in fresh]
+    assert [entry.tags for entry in cached[0].entries] == [("t-a", "shared")] * 120
+    assert [loaded.digest for loaded in cached] == [loaded.digest for loaded in fresh]
+
+
+def test_study_from_the_cached_index_filters_by_a_tag_and_finds_the_card(tmp_path):
+    """Through the CLI: the tags come from the index (an unknown tag is a usage error naming them)."""
+    from typer.testing import CliRunner
+
+    write_decks(tmp_path / "d", {"a": ["c-1"]})
+    runner = CliRunner()
+    assert runner.invoke(app, ["decks", "--decks", str(tmp_path / "d")]).exit_code == 0  # fills the cache
+    unknown = runner.invoke(app, ["study", "--decks", str(tmp_path / "d"), "--tag", "nope"])
+    assert unknown.exit_code == 2 and re.search(r"shared", unknown.output), unknown.output
+    shown = runner.invoke(app, ["study", "--decks", str(tmp_path / "d"), "--tag", "t-a"], input="q\n")
+    assert shown.exit_code == 0 and "Q c-1" in shown.output, shown.output
