@@ -20,16 +20,18 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, cast
 
 from quizzer import kinds, yamlsource
 from quizzer.errors import DeckProblems
+from quizzer.i18n import N_, _, join
 from quizzer.locations import bundled_decks, deck_dirs  # noqa: F401  # where commands and tests find them
 from quizzer.yamlsource import Path as DataPath
 from quizzer.yamlsource import YamlDocument, parse
 
-if TYPE_CHECKING:  # pydantic and the card models load only when a deck is validated
+if TYPE_CHECKING:  # pydantic loads only when a deck is validated
     from pydantic import ValidationError
 
     from quizzer import model
@@ -87,22 +89,26 @@ class CardEntry:
     content_hash: str
 
 
+_COLUMNS = ("ids", "kinds", "tags", "hashes", "lines")
+
+
 @dataclass
 class LoadedDeck:
     """A valid deck, the file it came from, the line each card starts on and the line of its id.
 
-    A deck read from the cache is an index until a command needs its cards as models:
-    ``entries`` (ids, kinds, tags, content hashes) and ``digest`` cost one small JSON read,
-    ``card(id)`` validates one card, and ``deck`` the whole deck (read from the cache's second
-    file), so listing, syncing and drawing the first card never import pydantic or validate
-    50,000 cards."""
+    A deck read from the cache is an index until a command needs more: ``ids``, ``tags`` and
+    ``digest`` cost one small JSON read, ``entries`` and ``lines`` are built from the index on
+    first use, ``card(id)`` builds one card from the cached JSON, and ``deck`` the whole deck,
+    so listing, syncing and drawing the first card never validate 50,000 cards or build an
+    object for each. The index keeps each per-card column as one string, a line per card in
+    deck order (``columns``: ids, kinds, space-separated tags, content hashes, lines), which
+    JSON reads at the speed of one string."""
 
     path: Path
     id: str
     title: str
     language: str
-    entries: list[CardEntry]
-    lines: dict[str, int] = field(default_factory=dict)
+    columns: dict[str, str] = field(repr=False)
     id_line: int = 1
     digest: str = ""  # of the entries in order: the store's sync compares it, not 50,000 cards
     data_file: Path | None = field(default=None, repr=False)  # the cached deck JSON, not read yet
@@ -112,26 +118,51 @@ class LoadedDeck:
 
     @classmethod
     def from_model(cls, path: Path, deck: model.Deck, lines: dict[str, int], id_line: int) -> LoadedDeck:
-        entries = [CardEntry(c.id, c.kind, tuple(c.tags), content_hash(c.model_dump(mode="json"))) for c in deck.cards]
-        return cls(path, deck.id, deck.title, deck.language, entries, lines, id_line, _digest(entries), validated=deck)
+        entries = [CardEntry(c.id, c.kind, tuple(c.tags), content_hash(c.to_json())) for c in deck.cards]
+        columns = {"ids": [e.id for e in entries], "kinds": [e.kind for e in entries],
+                   "tags": [" ".join(e.tags) for e in entries], "hashes": [e.content_hash for e in entries],
+                   "lines": [str(lines.get(e.id, 1)) for e in entries]}
+        return cls(path, deck.id, deck.title, deck.language, {name: "\n".join(column) for name, column in columns.items()},
+                   id_line, _digest(entries), validated=deck)
 
     @classmethod
     def from_index(cls, path: Path, index: dict[str, Any], data_file: Path) -> LoadedDeck:
-        entries = [CardEntry(card_id, kind, tuple(tags), hash_) for card_id, kind, tags, hash_ in index["cards"]]
-        return cls(path, index["id"], index["title"], index["language"], entries, index["lines"], index["id_line"],
-                   index["digest"], data_file)
+        columns = {name: index[name] for name in _COLUMNS}
+        if not all(isinstance(column, str) for column in columns.values()):
+            raise TypeError("not an index of this version")
+        return cls(path, index["id"], index["title"], index["language"], columns, index["id_line"], index["digest"],
+                   data_file)
 
     def index(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "language": self.language, "lines": self.lines,
-                "id_line": self.id_line, "digest": self.digest,
-                "cards": [[e.id, e.kind, list(e.tags), e.content_hash] for e in self.entries]}
+        return {"id": self.id, "title": self.title, "language": self.language, "id_line": self.id_line,
+                "digest": self.digest, **self.columns}
+
+    @cached_property
+    def ids(self) -> list[str]:
+        """The card ids in deck order (ids are single words: one line each)."""
+        return self.columns["ids"].split("\n")
+
+    @cached_property
+    def tags(self) -> set[str]:
+        """Every tag a card of this deck has."""
+        return set(self.columns["tags"].split())
+
+    @cached_property
+    def entries(self) -> list[CardEntry]:
+        columns = [self.columns[name].split("\n") for name in ("kinds", "tags", "hashes")]
+        return [CardEntry(card_id, kind, tuple(tags.split()), hash_) for card_id, kind, tags, hash_ in zip(self.ids, *columns)]
+
+    @cached_property
+    def lines(self) -> dict[str, int]:
+        """The line each card starts on."""
+        return dict(zip(self.ids, map(int, self.columns["lines"].split("\n"))))
 
     @property
     def deck(self) -> model.Deck:
         if self.validated is None:
             from quizzer import model
 
-            self.validated = model.Deck.model_validate(self._data())
+            self.validated = model.Deck.from_json(self._data())
         return self.validated
 
     def _data(self) -> dict[str, Any]:
@@ -141,10 +172,10 @@ class LoadedDeck:
             data: dict[str, Any] = json.loads(self.data_file.read_text("utf-8"))
             return data
         except (OSError, ValueError):
-            return _load_one(self.path, use_cache=False).deck.model_dump(mode="json")
+            return _load_one(self.path, use_cache=False).deck.to_json()
 
     def card(self, card_id: str) -> Any:
-        """The card model of ``card_id`` (a card of this deck), validated on first use."""
+        """The card of ``card_id`` (a card of this deck), built from the cached JSON on first use."""
         if card_id not in self._cards:
             if self.validated is not None:
                 self._cards = {c.id: c for c in self.validated.cards}
@@ -152,7 +183,7 @@ class LoadedDeck:
                 if self._raw is None:
                     self._raw = {c["id"]: c for c in self._data()["cards"]}
                 raw = self._raw[card_id]
-                self._cards[card_id] = kinds.get(raw["kind"]).model.model_validate(raw)
+                self._cards[card_id] = kinds.get(raw["kind"]).model.from_json(raw)
         return self._cards[card_id]
 
 
@@ -258,8 +289,8 @@ def validate_text(text: str, path: Path, *, verify_examples: bool = True) -> Che
     """Validate one deck's text, collecting every problem rather than stopping at the first."""
     checked = _validate(text, path, verify_examples)
     if len(checked.problems) > MAX_PROBLEMS:  # a hostile deck can have one per value: list the first
-        listed = [p for p in sorted(checked.problems) if p.message != yamlsource.UNLISTED][:MAX_PROBLEMS]
-        checked.problems = listed + [Problem(listed[-1].file, listed[-1].line, listed[-1].column, yamlsource.UNLISTED)]
+        listed = [p for p in sorted(checked.problems) if p.message != _(yamlsource.UNLISTED)][:MAX_PROBLEMS]
+        checked.problems = listed + [Problem(listed[-1].file, listed[-1].line, listed[-1].column, _(yamlsource.UNLISTED))]
     return checked
 
 
@@ -271,10 +302,10 @@ def _validate(text: str, path: Path, verify_examples: bool) -> Checked:
     checked.problems += duplicate_ids([(path, checked.lines)])
     if doc.data is None:
         if not checked.problems:
-            checked.problems.append(Problem(shown, 1, 1, "the deck file is empty"))
+            checked.problems.append(Problem(shown, 1, 1, _("the deck file is empty")))
         return checked
     if not isinstance(doc.data, dict):
-        checked.problems.append(Problem(shown, 1, 1, "a deck is a mapping with id, title, language, source, cards"))
+        checked.problems.append(Problem(shown, 1, 1, _("a deck is a mapping with id, title, language, source, cards")))
         return checked
     from pydantic import ValidationError
 
@@ -282,7 +313,7 @@ def _validate(text: str, path: Path, verify_examples: bool) -> Checked:
     from quizzer.kinds.validation import issues_from
 
     try:
-        checked.deck = model.Deck.model_validate(doc.data)
+        checked.deck = model.validate(doc.data)
         valid = list(enumerate(checked.deck.cards))
     except ValidationError as err:
         first = cast(ValidationError, _FirstErrors(err, MAX_PROBLEMS))
@@ -296,18 +327,29 @@ def _valid_cards(data: Any) -> Iterator[tuple[int, Any]]:
     """(index, card) of the cards that are valid on their own in a deck that is not."""
     from pydantic import ValidationError
 
+    from quizzer.kinds.validating import validate
+
     cards = data.get("cards") if isinstance(data, dict) else None
     for index, raw in enumerate(cards if isinstance(cards, list) else []):
         if isinstance(raw, dict) and raw.get("kind") in kinds.KINDS:
             try:
-                yield index, kinds.get(raw["kind"]).model.model_validate(raw)
+                yield index, validate(kinds.get(raw["kind"]).model, raw)
             except ValidationError:
                 pass  # its problems are reported with the deck's
 
 
-_FILE_TYPES = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
-               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_FILE_TYPES = ((stat.S_ISDIR, N_("a folder")), (stat.S_ISFIFO, N_("a named pipe")), (stat.S_ISCHR, N_("a character device")),
+               (stat.S_ISBLK, N_("a block device")), (stat.S_ISSOCK, N_("a socket")))
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _inside(target: str, folder: str) -> bool:
+    """Whether ``target`` is in ``folder`` or below it: a deck from a pull request must not
+    link to a file elsewhere on the machine that checks it (lint would quote it)."""
+    try:
+        return os.path.commonpath([target, folder]) == folder
+    except ValueError:  # different drives
+        return False
 
 
 def _is_symlink(path: Path) -> bool:
@@ -318,20 +360,25 @@ def _is_symlink(path: Path) -> bool:
 
 
 def _not_regular(path: Path, mode: int) -> str:
-    what = next((name for test, name in _FILE_TYPES if test(mode)), "a special file")
-    return f"not a regular file ({'a symlink to ' if _is_symlink(path) else ''}{what}); a deck is a plain file"
+    what = _(next((name for test, name in _FILE_TYPES if test(mode)), N_("a special file")))
+    if _is_symlink(path):
+        return _("not a regular file (a symlink to {what}); a deck is a plain file").format(what=what)
+    return _("not a regular file ({what}); a deck is a plain file").format(what=what)
 
 
 def _read_bytes(path: Path) -> bytes | str:
     """The bytes of a regular file of at most MAX_DECK_BYTES, or why it is not read.
 
     A FIFO or a device is never opened (the type is checked before), the open does not block
-    (O_NONBLOCK, in case the file was swapped since), and the read stops past the limit.
+    (O_NONBLOCK, in case the file was swapped since), the read stops past the limit, and a
+    symlink is followed only within its folder.
     """
     try:
         info = os.stat(path)  # follows symlinks; a loop is ELOOP
         if not stat.S_ISREG(info.st_mode):
             return _not_regular(path, info.st_mode)
+        if _is_symlink(path) and not _inside(os.path.realpath(path), os.path.realpath(path.parent)):
+            return _("a symlink to a file outside its folder; a deck file stays in the deck folder (copy it in)")
         if info.st_size > MAX_DECK_BYTES:
             return _too_large(info.st_size)
         fd = os.open(path, _OPEN_FLAGS)
@@ -351,18 +398,20 @@ def _read_bytes(path: Path) -> bytes | str:
             os.close(fd)
     except OSError as err:
         if err.errno == errno.ELOOP:
-            return "symlink loop"
+            return _("symlink loop")
         if err.errno == errno.ENOENT and _is_symlink(path):
-            return "symlink to a file that does not exist"
-        return f"cannot read: {err.strerror}"
+            return _("symlink to a file that does not exist")
+        return _("cannot read: {reason}").format(reason=err.strerror)
     if size > MAX_DECK_BYTES:  # it grew since, or its size said 0 (/proc)
         return _too_large(None)
     return b"".join(chunks)
 
 
 def _too_large(size: int | None) -> str:
-    limit = f"larger than the {MAX_DECK_BYTES // 1_000_000} MB a deck may be; split it"
-    return f"the file is {size / 1e6:.1f} MB, {limit}" if size is not None else f"the file is {limit}"
+    limit = MAX_DECK_BYTES // 1_000_000
+    if size is None:
+        return _("the file is larger than the {limit} MB a deck may be; split it").format(limit=limit)
+    return _("the file is {size} MB, larger than the {limit} MB a deck may be; split it").format(size=f"{size / 1e6:.1f}", limit=limit)
 
 
 def _read(path: Path) -> tuple[str | None, bytes | None, list[Problem]]:
@@ -370,11 +419,16 @@ def _read(path: Path) -> tuple[str | None, bytes | None, list[Problem]]:
     raw = _read_bytes(path)
     if isinstance(raw, str):
         return None, None, [Problem(display(path), 1, 1, raw)]
+    text, problems = _decode(path, raw)
+    return text, raw, problems
+
+
+def _decode(path: Path, raw: bytes) -> tuple[str | None, list[Problem]]:
     try:
-        return raw.decode("utf-8"), raw, []
+        return raw.decode("utf-8"), []
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
-        return None, raw, [Problem(display(path), line, 1, "the file is not UTF-8")]
+        return None, [Problem(display(path), line, 1, _("the file is not UTF-8"))]
 
 
 def duplicate_ids(decks: Iterable[tuple[Path, Iterable[tuple[str, int]]]], what: str = "card",
@@ -393,7 +447,7 @@ def duplicate_ids(decks: Iterable[tuple[Path, Iterable[tuple[str, int]]]], what:
     for name, found in places.items():
         if len(found) < 2:
             continue
-        reported = [i for i, (path, _) in enumerate(found) if report is None or path in report]
+        reported = [i for i, (path, _line) in enumerate(found) if report is None or path in report]
         for i in reported:
             if i == 0 and len(found) > 1 and len(reported) == 1:
                 other = found[1]  # the first place, clashing with files not reported on
@@ -402,7 +456,8 @@ def duplicate_ids(decks: Iterable[tuple[Path, Iterable[tuple[str, int]]]], what:
             else:
                 continue
             path, line = found[i]
-            problems.append(Problem(display(path), line, 1, f"duplicate {what} id '{name}' (also at {display(other[0])}:{other[1]})"))
+            message = _("duplicate deck id '{id}' (also at {place})") if what == "deck" else _("duplicate card id '{id}' (also at {place})")
+            problems.append(Problem(display(path), line, 1, message.format(id=name, place=f"{display(other[0])}:{other[1]}")))
     return problems
 
 
@@ -442,10 +497,10 @@ def lint(paths: Iterable[Path]) -> list[Problem]:
         unique.setdefault(_identity(path), path)  # each file once, however often it is named
     files = list(unique.values())
     if not files:
-        shown = ", ".join(display(p) for p in paths) or "."
-        return [Problem(shown, 1, 1, f"no deck files ({', '.join('*' + s for s in DECK_SUFFIXES)}) found")]
+        shown = ", ".join(display(p) for p in paths) or "."  # the file field of FILE:LINE:COL: a list of paths, not prose
+        return [Problem(shown, 1, 1, _("no deck files ({patterns}) found").format(patterns=join("*" + s for s in DECK_SUFFIXES)))]
     for path in files:
-        text, _, found = _read(path)
+        text, _raw, found = _read(path)
         problems += found
         if text is not None:
             checked = validate_text(text, path)
@@ -502,22 +557,25 @@ def _write_atomically(path: Path, content: Any) -> None:
 
 
 def _load_one(path: Path, use_cache: bool = True) -> LoadedDeck:
-    text, raw, problems = _read(path)
-    if text is None or raw is None:
-        raise DeckProblems(problems)
+    raw = _read_bytes(path)
+    if isinstance(raw, str):
+        raise DeckProblems([Problem(display(path), 1, 1, raw)])
     index_file, data_file = _cache_paths(raw)
     if use_cache:
         try:
             return LoadedDeck.from_index(path, json.loads(index_file.read_text("utf-8")), data_file)
         except (OSError, ValueError, KeyError, TypeError):
             pass  # not cached yet, or cached by another format version: parse again
+    text, problems = _decode(path, raw)  # only now: a cache hit needs the bytes, not the text
+    if text is None:
+        raise DeckProblems(problems)
     checked = validate_text(text, path, verify_examples=False)
     loaded = checked.loaded()
     if loaded is None:
         raise DeckProblems(checked.problems)
     try:
         index_file.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomically(data_file, loaded.deck.model_dump(mode="json"))  # the data first: an index is trusted
+        _write_atomically(data_file, loaded.deck.to_json())  # the data first: an index is trusted
         _write_atomically(index_file, loaded.index())
     except OSError:
         pass  # an unwritable cache only costs speed
@@ -533,7 +591,9 @@ def load_decks(dirs: Iterable[Path]) -> list[LoadedDeck]:
             decks.append(_load_one(path))
         except DeckProblems as err:
             problems += err.problems
-    problems += duplicate_ids((d.path, d.lines.items()) for d in decks)
+    ids = [card_id for d in decks for card_id in d.ids]
+    if len(set(ids)) < len(ids):  # only then are the places of each id worth finding
+        problems += duplicate_ids((d.path, d.lines.items()) for d in decks)
     problems += duplicate_ids(((d.path, [(d.id, d.id_line)]) for d in decks), "deck")
     if problems:
         raise DeckProblems(sorted(problems))

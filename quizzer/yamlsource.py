@@ -23,6 +23,8 @@ from typing import Any, Iterator
 
 import yaml
 
+from quizzer.i18n import N_, _
+
 try:  # the C parser is several times faster; the pure one behaves the same
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
@@ -35,7 +37,7 @@ MAX_DEPTH = 20  # collections nested in one another; a deck needs 7 (deck, cards
 MAX_TEXT = 20_000  # characters in one text; the shipped decks' longest is under 400
 MAX_VALUES = 250_000  # scalars and collections (keys included) in one file; a 100-card deck has ~2,500
 MAX_PROBLEMS = 100  # problems listed per file; one last problem says that more are not listed
-UNLISTED = "more problems in this file are not listed; fix these first"
+UNLISTED = N_("more problems in this file are not listed; fix these first")  # an id: shown through _()
 
 # Refused anywhere in the file as written: C0 controls but tab and line breaks, DEL, C1 controls
 # (U+0080-U+009F), the bidi embeddings, overrides and isolates that make text read differently
@@ -43,6 +45,13 @@ UNLISTED = "more problems in this file are not listed; fix these first"
 FORBIDDEN_IN_FILE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 # Refused in a text's value, where double-quoted escapes ("\e", "\x9b") can put them: the same, and CR.
 FORBIDDEN_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# the C parser's messages for the usual slips, as catalogue ids (format strings, as every id is;
+# any other message stays PyYAML's English), by the text PyYAML gives
+YAML_PROBLEMS = {message.format(): message for message in (
+    N_("mapping values are not allowed in this context"), N_("did not find expected ',' or ']'"),
+    N_("did not find expected ',' or '}}'"), N_("found character that cannot start any token"),
+    N_("did not find expected '-' indicator"), N_("found unexpected end of stream"), N_("did not find expected key"),
+    N_("found unknown escape character"), N_("did not find expected <document start>"), N_("invalid YAML"))}
 _CONTROL_NAMES = {0x00: "NUL", 0x07: "BEL", 0x08: "BS", 0x0B: "VT", 0x0C: "FF", 0x0D: "CR", 0x1B: "ESC", 0x7F: "DEL", 0x85: "NEL", 0x9B: "CSI"}
 
 
@@ -50,13 +59,15 @@ def describe(char: str) -> str:
     """A refused character as a contributor can find it: ``control character U+001B (ESC)``."""
     code = ord(char)
     if 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069:
-        return f"bidi control U+{code:04X}"
+        return _("bidi control U+{code}").format(code=f"{code:04X}")
     if 0xD800 <= code <= 0xDFFF:
-        return f"lone surrogate U+{code:04X}"
+        return _("lone surrogate U+{code}").format(code=f"{code:04X}")
     if code < 0x20 or 0x7F <= code <= 0x9F:
         name = _CONTROL_NAMES.get(code)
-        return f"control character U+{code:04X}" + (f" ({name})" if name else "")
-    return f"character U+{code:04X}"
+        if name:
+            return _("control character U+{code} ({name})").format(code=f"{code:04X}", name=name)
+        return _("control character U+{code}").format(code=f"{code:04X}")
+    return _("character U+{code}").format(code=f"{code:04X}")
 
 
 @dataclass(frozen=True, order=True)
@@ -137,22 +148,24 @@ def parse(text: str) -> YamlDocument:
             mark = err.problem_mark or err.context_mark
             where = Position.of(mark) if mark else Position(1, 1)
             what = err.problem or err.context or "invalid YAML"
-            doc.report(where, f"YAML syntax error: {what}")
+            what = _(YAML_PROBLEMS[what]).format() if what in YAML_PROBLEMS else what
+            doc.report(where, _("YAML syntax error: {problem}").format(problem=what))
             doc.data = None
         except yaml.reader.ReaderError as err:  # not a MarkedYAMLError: a character the reader refuses
             char = chr(err.character) if isinstance(err.character, int) else None
             index = text.find(char) if char else -1
             where = _Lines(text).at(index) if index >= 0 else Position(1, 1)
-            doc.report(where, f"YAML syntax error: {describe(char) if char else 'a character'}: {err.reason}")
+            what = describe(char) if char else _("a character")
+            doc.report(where, _("YAML syntax error: {problem}").format(problem=f"{what}: {err.reason}"))
             doc.data = None
         except yaml.YAMLError as err:  # any other error of the parser: still a problem, never a traceback
-            doc.report(Position(1, 1), f"YAML syntax error: {err}")
+            doc.report(Position(1, 1), _("YAML syntax error: {problem}").format(problem=err))
             doc.data = None
         except _TooMany:
             doc.data = None
     if doc.unlisted:
         last = doc.problems[-1].position
-        doc.problems.append(YamlProblem(last, UNLISTED))
+        doc.problems.append(YamlProblem(last, _(UNLISTED)))
     return doc
 
 
@@ -164,7 +177,8 @@ def _refuse_characters(text: str, doc: YamlDocument) -> bool:
             rest = text[match.start():]
             doc.unlisted += len(rest) - len(FORBIDDEN_IN_FILE.sub("", rest))
             break
-        doc.report(lines.at(match.start()), f"{describe(match.group())} is not allowed in a deck file, not even in a comment; delete it")
+        doc.report(lines.at(match.start()), _("{character} is not allowed in a deck file, not even in a comment; delete it").format(
+            character=describe(match.group())))
     return bool(doc.problems)
 
 
@@ -177,8 +191,8 @@ def _field(path: Path) -> str:
     """The field a value belongs to, for messages: ``question``, ``points``, ``key``."""
     for part in reversed(path):
         if isinstance(part, str):
-            return _short(part) if not part.startswith("<") else "key" if part == "<key>" else "value"
-    return "value"
+            return _short(part) if not part.startswith("<") else _("key") if part == "<key>" else _("value")
+    return _("value")
 
 
 class _TooMany(Exception):
@@ -204,7 +218,8 @@ class _Builder:
             self.too_many(event)
 
     def too_many(self, event: yaml.Event) -> None:
-        self.problem(event, f"more than {MAX_VALUES:,} values in one file; the rest is not read (split the deck)")
+        self.problem(event, _("more than {count} values in one file; the rest is not read (split the deck)").format(
+            count=f"{MAX_VALUES:,}"))
         raise _TooMany
 
     def document(self) -> None:
@@ -216,7 +231,7 @@ class _Builder:
                 if documents == 1:
                     self.doc.data = data
                 else:
-                    self.problem(event, "a deck file holds one YAML document; remove the extra '---'")
+                    self.problem(event, _("a deck file holds one YAML document; remove the extra '---'"))
 
     def node(self, event: yaml.Event, path: Path, depth: int) -> Any:
         """The value that starts with ``event``, at ``depth`` (the top is 1)."""
@@ -225,14 +240,15 @@ class _Builder:
             self.too_many(event)
         self.doc.values.setdefault(path, Position.of(event.start_mark))
         if isinstance(event, yaml.AliasEvent):
-            self.problem(event, f"aliases (*{_short(event.anchor)}) are not allowed in decks; write the value out")
+            self.problem(event, _("aliases (*{name}) are not allowed in decks; write the value out").format(name=_short(event.anchor)))
             return None
         if getattr(event, "anchor", None):
-            self.problem(event, f"anchors (&{_short(event.anchor)}) are not allowed in decks; write the value out")
+            self.problem(event, _("anchors (&{name}) are not allowed in decks; write the value out").format(name=_short(event.anchor)))
         tag = getattr(event, "tag", None)
         if tag is not None and tag != "!":
             short = tag.replace("tag:yaml.org,2002:", "!!")
-            self.problem(event, f"tags ({_short(short)}) are not allowed in decks; remove it (and quote the text if needed)")
+            self.problem(event, _("tags ({tag}) are not allowed in decks; remove it (and quote the text if needed)").format(
+                tag=_short(short)))
         if isinstance(event, yaml.ScalarEvent):
             if event.style in ("|", ">"):
                 self.doc.blocks.add(path)
@@ -243,7 +259,7 @@ class _Builder:
                 value = self.refuse_text(event, path)
             return value
         if isinstance(event, _OPEN) and depth > MAX_DEPTH:
-            self.problem(event, f"nested deeper than {MAX_DEPTH} levels (a deck needs 7); this part is not read")
+            self.problem(event, _("nested deeper than {depth} levels (a deck needs 7); this part is not read").format(depth=MAX_DEPTH))
             self.skip()
             return None
         if isinstance(event, yaml.SequenceStartEvent):
@@ -261,14 +277,16 @@ class _Builder:
         (checking the rest could take ages)."""
         value: str = event.value
         if len(value) > MAX_TEXT:
-            self.problem(event, f"{_field(path)}: text is {len(value):,} characters long; the limit is {MAX_TEXT:,}")
+            self.problem(event, _("{field}: text is {length} characters long; the limit is {limit}").format(
+                field=_field(path), length=f"{len(value):,}", limit=f"{MAX_TEXT:,}"))
             value = value[:MAX_TEXT]
         bad = FORBIDDEN_IN_TEXT.search(value)
         if bad:  # written as an escape ("\\e", "\\x9b"): the file itself holds none
             if self.doc.full:
                 self.doc.unlisted += 1
             else:
-                self.problem(event, f"{_field(path)}: {describe(bad.group())} is not allowed in a text (a terminal would obey it); remove it")
+                self.problem(event, _("{field}: {character} is not allowed in a text (a terminal would obey it); remove it").format(
+                    field=_field(path), character=describe(bad.group())))
         return value
 
     def skip(self) -> None:
@@ -282,7 +300,7 @@ class _Builder:
                 self.counted(event)
                 open_collections += 1
                 if open_collections > MAX_DEPTH:
-                    self.problem(event, f"nested deeper than {2 * MAX_DEPTH} levels; the rest of the file is not read")
+                    self.problem(event, _("nested deeper than {depth} levels; the rest of the file is not read").format(depth=2 * MAX_DEPTH))
                     raise _TooMany
             elif isinstance(event, _CLOSE):
                 open_collections -= 1
@@ -299,13 +317,14 @@ class _Builder:
             key = self.node(key_event, path + ("<key>",), depth + 1)
             value_event = next(self.events)
             if not isinstance(key, str):
-                self.problem(key_event, "mapping keys must be plain words")
+                self.problem(key_event, _("mapping keys must be plain words"))
                 self.node(value_event, path + ("<key>",), depth + 1)
                 continue
             here = path + (key,)
             if key in result:
                 first = self.doc.keys[here]
-                self.problem(key_event, f"duplicate key '{_short(key)}' (first at line {first.line}); YAML would keep only the last")
+                self.problem(key_event, _("duplicate key '{key}' (first at line {line}); YAML would keep only the last").format(
+                    key=_short(key), line=first.line))
                 self.node(value_event, path + ("<duplicate>",), depth + 1)
                 continue
             self.doc.keys[here] = Position.of(key_event.start_mark)

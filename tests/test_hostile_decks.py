@@ -136,17 +136,31 @@ def test_symlink_loop_is_a_problem_not_a_crash(tmp_path):
     assert_load_refuses(cli("study", "--decks", str(folder)), "loop.yaml:1:1: symlink loop")
 
 
-def test_symlink_to_a_regular_file_is_read(tmp_path):
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    (elsewhere / "real.yaml").write_text(DECK.replace("question: 什么是 BERT？", "question: linked"), "utf-8")
+def test_symlink_to_a_regular_file_in_its_folder_is_read(tmp_path):
     folder = folder_with(tmp_path, None)
-    (folder / "link.yaml").symlink_to(elsewhere / "real.yaml")
+    (folder / "drafts").mkdir()
+    (folder / "drafts" / "real.txt").write_text(DECK.replace("question: 什么是 BERT？", "question: linked"), "utf-8")
+    (folder / "link.yaml").symlink_to(folder / "drafts" / "real.txt")
     assert cli("lint", str(folder))[0] == 0
     code, out, _ = cli("decks", "--decks", str(folder))
     assert code == 0 and any("hostile" in line for line in out)
-    (folder / "dangling.yaml").symlink_to(tmp_path / "missing.yaml")
+    (folder / "dangling.yaml").symlink_to(folder / "missing.txt")
     assert_lint_reports(cli("lint", str(folder)), "dangling.yaml:1:1: symlink to a file that does not exist")
+
+
+def test_symlink_out_of_its_folder_is_refused_unread(tmp_path):
+    """A pull request's deck linking to a file of the machine that lints it (a key, a password
+    file): lint must not read it, or its problems would quote the file's lines."""
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("password: hunter2\n", "utf-8")
+    folder = folder_with(tmp_path, None)
+    (folder / "leak.yaml").symlink_to(secret)
+    (folder / "up.yaml").symlink_to("../secret.yaml")
+    expected = ": a symlink to a file outside its folder; a deck file stays in the deck folder (copy it in)"
+    result = cli("lint", str(folder))
+    assert_lint_reports(result, "leak.yaml:1:1" + expected, "up.yaml:1:1" + expected)
+    assert "hunter2" not in "".join(result[1] + result[2])
+    assert_load_refuses(cli("study", "--decks", str(folder)), "leak.yaml:1:1" + expected)
 
 
 # ---------------------------------------------------------------- 3. sizes

@@ -7,37 +7,69 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from quizzer.i18n import N_, _, join
 from quizzer.kinds import KINDS
 from quizzer.kinds.base import CardPath, Issue
 from quizzer.kinds.fields import LETTER_PATTERN
 
+# pydantic's English message templates (its own wording, so English output is pydantic's) by
+# error type, as catalogue ids: a message is translated from its type and context, never parsed.
+PYDANTIC_MESSAGES = {
+    "greater_than_equal": N_("Input should be greater than or equal to {ge}"),
+    "less_than_equal": N_("Input should be less than or equal to {le}"),
+    "greater_than": N_("Input should be greater than {gt}"),
+    "less_than": N_("Input should be less than {lt}"),
+    "int_parsing": N_("Input should be a valid integer, unable to parse string as an integer"),
+    "int_from_float": N_("Input should be a valid integer, got a number with a fractional part"),
+    "int_type": N_("Input should be a valid integer"),
+    "float_parsing": N_("Input should be a valid number, unable to parse string as a number"),
+    "float_type": N_("Input should be a valid number"),
+    "finite_number": N_("Input should be a finite number"),
+    "bool_parsing": N_("Input should be a valid boolean, unable to interpret input"),
+}
+# the fixed texts our own validators raise (kinds/fields.py, kinds/choice.py), translated when shown
+VALUE_ERRORS = (N_("text is empty"), N_("answer repeats a letter"))
+_EXPECTED = {"string_type": N_("{field}: expected text, got {got}"), "list_type": N_("{field}: expected a list, got {got}")}
+_TYPE_NAMES = {"str": N_("str"), "list": N_("list"), "dict": N_("dict"), "int": N_("int"), "float": N_("float"),
+               "bool": N_("bool")}  # what a YAML value can be
+
+
+def pydantic_message(error: Any) -> str:
+    """pydantic's message for ``error`` in the interface language; the text of a ValueError one
+    of our validators raised; pydantic's own English for a type not listed above."""
+    if error["type"] == "value_error":
+        return _(str(error.get("ctx", {}).get("error") or str(error["msg"]).removeprefix("Value error, ")))
+    template = PYDANTIC_MESSAGES.get(error["type"])
+    return _(template).format(**error.get("ctx", {})) if template else str(error["msg"])
+
 
 def friendly(error: Any) -> str:
-    """One pydantic error as a short message naming the field."""
+    """One pydantic error as a short message naming the field (its name kept as written)."""
     kind, loc = error["type"], error["loc"]
-    name = next((str(p) for p in reversed(loc) if isinstance(p, str) and p not in KINDS), "value")
+    name = next((str(p) for p in reversed(loc) if isinstance(p, str) and p not in KINDS), _("value"))
     if kind == "missing":
-        return f"missing field '{loc[-1]}'"
+        return _("missing field '{field}'").format(field=loc[-1])
     if kind == "extra_forbidden":
-        return f"unknown field '{loc[-1]}'"
+        return _("unknown field '{field}'").format(field=loc[-1])
     if kind in ("union_tag_invalid", "union_tag_not_found"):
-        return f"kind must be one of {', '.join(KINDS)}"
+        return _("kind must be one of {kinds}").format(kinds=join(KINDS))
     if kind == "string_pattern_mismatch" and name in ("id", "tags"):
-        return f"{name}: use lowercase a-z, 0-9 and '-' (got {error['input']!r})"
+        return _("{field}: use lowercase a-z, 0-9 and '-' (got {value})").format(field=name, value=repr(error["input"]))
     if kind == "string_pattern_mismatch" and name == "answer":
-        expected = "an option letter" if error["ctx"]["pattern"] == LETTER_PATTERN else "a number"
-        return f"{name}: {error['input']!r} is not {expected}"
-    if kind in ("too_short", "too_long"):
-        bound = error["ctx"].get("min_length" if kind == "too_short" else "max_length")
-        return f"{name}: needs {'at least' if kind == 'too_short' else 'at most'} {bound} item(s)"
+        letter = error["ctx"]["pattern"] == LETTER_PATTERN
+        message = _("{field}: {value} is not an option letter") if letter else _("{field}: {value} is not a number")
+        return message.format(field=name, value=repr(error["input"]))
+    if kind == "too_short":
+        return _("{field}: needs at least {count} item(s)").format(field=name, count=error["ctx"].get("min_length"))
+    if kind == "too_long":
+        return _("{field}: needs at most {count} item(s)").format(field=name, count=error["ctx"].get("max_length"))
     if kind == "string_type" and error["input"] is None:
-        return f"{name}: text is empty"
+        return _("{field}: text is empty").format(field=name)
     if kind in ("string_type", "list_type", "dict_type", "model_type", "model_attributes_type"):
-        expected = {"string_type": "text", "list_type": "a list", "dict_type": "a mapping"}.get(kind, "a mapping")
-        got = type(error["input"]).__name__ if error["input"] is not None else "nothing"
-        return f"{name}: expected {expected}, got {got}"
-    message = str(error["msg"]).removeprefix("Value error, ")
-    return f"{name}: {message}"
+        got = error["input"]
+        shown = _("nothing") if got is None else _(_TYPE_NAMES.get(type(got).__name__, type(got).__name__))
+        return _(_EXPECTED.get(kind, N_("{field}: expected a mapping, got {got}"))).format(field=name, got=shown)
+    return _("{field}: {message}").format(field=name, message=pydantic_message(error))
 
 
 def data_path(data: Any, loc: Iterable[str | int]) -> CardPath:
