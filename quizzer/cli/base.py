@@ -7,8 +7,11 @@ so ``quiz --help`` and shell completion start instantly.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+import functools
 import os
+import re
+import typing
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -18,6 +21,7 @@ from typer.core import TyperGroup
 
 from quizzer import clock
 from quizzer.errors import ExitCode, QuizError, UsageError
+from quizzer import i18n
 from quizzer.i18n import N_, _
 from quizzer.kinds import KINDS
 
@@ -55,8 +59,21 @@ class QuizGroup(TyperGroup):
 TYPER_MESSAGES = (N_("Options"), N_("Commands"), N_("Arguments"), N_("default: {default}"), N_("required"),
                   N_("env var: {var}"), N_("(dynamic)"), N_("Aborted!"), N_("Show this message and exit."),
                   N_("Install completion for the current shell."),
-                  N_("Show completion for the current shell, to copy it or customize the installation."))
+                  N_("Show completion for the current shell, to copy it or customize the installation."),
+                  N_("No such command {name!r}."), N_("Missing command."))
 # typer's own ids, for the catalogue
+CLICK_MESSAGES = (
+    N_("Error: {message}"), N_("Try '{command}' for help."), N_("{message} (Possible options: {options})"),
+    N_("Invalid value for {name}: {message}"), N_("Invalid value: {message}"), N_("Value error, {message}"),
+    N_("Missing argument {name}. Choose from:"), N_("Missing option {name}. Choose from:"),
+    N_("Missing argument {name}."), N_("Missing option {name}."), N_("Missing parameter {name}."),
+    N_("No such option: {name}"), N_("Got unexpected extra argument(s) ({arguments})"),
+    N_("Option {name} requires an argument."), N_("Option {name} requires {count} arguments."),
+    N_("Option {name} does not take a value."), N_("Argument {name} takes {count} values."),
+    N_("{value} is not one of {choices}."), N_("Value must be an iterable."), N_("Value {value} is not a valid {type}."))
+# typer's vendored click writes its usage errors as English literals, not through gettext: each
+# line it prints is matched against these templates (its own wording, so English output is
+# unchanged) and rebuilt from the catalogue; a ``{message}`` part is itself such a message.
 
 
 def _localize_typer() -> None:
@@ -79,6 +96,50 @@ def _localize_typer() -> None:
 
     HelpFormatter.write_dl = write_dl  # type: ignore[method-assign]
     _wrap_wide_help()
+    _localize_click_errors()
+
+
+@functools.cache
+def _click_patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """Each message template as a pattern whose groups are its fields; pydantic's messages for
+    a bad option value (``Input should be a valid integer``) come last."""
+    from quizzer.kinds.validation import PYDANTIC_MESSAGES
+
+    patterns = []
+    for template in (*CLICK_MESSAGES, *PYDANTIC_MESSAGES.values()):
+        parts = re.split(r"\{(\w+)\}", template)  # literal, field, literal, field, ..., literal
+        regex = "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts))
+        patterns.append((template, re.compile(regex, re.DOTALL)))
+    return patterns
+
+
+def click_message(text: str) -> str:
+    """One line of click's English in the interface language (itself if no template fits)."""
+    for template, pattern in _click_patterns():
+        match = pattern.fullmatch(text)
+        if match:
+            fields = match.groupdict()
+            if "message" in fields:
+                fields["message"] = click_message(fields["message"])
+            for listed in ("options", "choices"):  # click joins these with ", "
+                if listed in fields:
+                    fields[listed] = i18n.join(fields[listed].split(", "))
+            return _(template).format(**fields)
+    return text
+
+
+def _localize_click_errors() -> None:
+    """click's exceptions print through their module's ``echo``: the lines are translated there."""
+    import typer._click.exceptions as exceptions
+
+    plain_echo = exceptions.echo
+
+    def echo(message: Any = None, *args: Any, **kwargs: Any) -> None:
+        if isinstance(message, str) and i18n.current() != "en":
+            message = "\n".join(click_message(line) for line in message.split("\n"))
+        plain_echo(message, *args, **kwargs)
+
+    exceptions.echo = echo
 
 
 def _wrap_wide_help() -> None:
@@ -109,6 +170,34 @@ def _wrap_wide_help() -> None:
     click_core.make_default_short_help = make_default_short_help
 
 
+NOT_PLAIN = object()
+
+
+def plain_value(annotation: Any, value: Any) -> Any:
+    """What typer's pydantic coercion makes of a value given as text, for the types whose result
+    is plain (a string, a whole number, a choice of an Enum, a list of them), without importing
+    pydantic (a third of a first card's start-up). NOT_PLAIN for anything else, including a
+    value that does not fit: typer then coerces it, or words the error, as always."""
+    if typing.get_origin(annotation) is list and isinstance(value, (list, tuple)):
+        (item,) = typing.get_args(annotation) or (Any,)
+        items = [plain_value(item, v) for v in value]
+        return NOT_PLAIN if any(i is NOT_PLAIN for i in items) else items
+    if annotation in (str, int, float, bool) and type(value) is annotation:  # click made it already
+        return value
+    if not isinstance(value, str):
+        return NOT_PLAIN
+    if annotation is str:
+        return value
+    if annotation is int and re.fullmatch(r"[+-]?[0-9]{1,18}", value):
+        return int(value)
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        try:
+            return annotation(value)
+        except ValueError:
+            return NOT_PLAIN
+    return NOT_PLAIN
+
+
 def _coerce_given_values_only() -> None:
     """typer builds a pydantic TypeAdapter for every parameter of the command that runs, given
     or not: pydantic's import (about half a minimal typer app's start-up) for commands that need
@@ -122,7 +211,16 @@ def _coerce_given_values_only() -> None:
     class WhenGiven(RuntimeParam):
         descriptor: TypeDescriptor
 
+        def _in_range(self, number: Any) -> bool:
+            info = self.descriptor.parameter_info
+            return (not getattr(info, "clamp", False) and (info.min is None or number >= info.min)
+                    and (info.max is None or number <= info.max))
+
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            plain = plain_value(self.descriptor.annotation, value)
+            if plain is not NOT_PLAIN and (not self.descriptor.is_ranged or self._in_range(plain)):
+                return plain
+            # else typer's coercion (pydantic) gives the value or words the error
             return build_runtime_param(self.descriptor)._coerce_value(value, param=param, ctx=ctx)
 
     def get_runtime_param(self: _TyperParameter) -> RuntimeParam:
@@ -172,7 +270,7 @@ TagFilter = Annotated[Optional[list[str]], typer.Option("--tag", metavar="TAG", 
 Kind = enum.Enum("Kind", {kind: kind for kind in KINDS}, type=str)  # type: ignore[misc]  # built from the registry; typer validates the choice
 KindFilter = Annotated[Optional[list[Kind]], typer.Option(
     "--kind", metavar="KIND", show_default=False,
-    help=_("Only this kind: {kinds} (repeatable).").format(kinds=", ".join(KINDS)))]
+    help=_("Only this kind: {kinds} (repeatable).").format(kinds=i18n.join(KINDS)))]
 JsonOption = Annotated[bool, typer.Option("--json", help=_("Print JSON instead of a table."))]
 
 
