@@ -11,13 +11,31 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from checkers.base import Question, Tolerance, float_slack
 
 Outcome = Literal["correct", "wrong", "imprecise", "format"]
 
-HINT = "数字可写 0.478、-1.2e-3、1.09×10^8、21.7%、110M、1.1亿、3/4；向量写 [0.1, 0.2] 或 0.1 0.2"
+
+
+class Said(str):
+    """A message as an English template and its values. checkers know no interface language, so
+    the text itself is the English; the interface translates ``template`` (a catalogue id) and
+    formats it with ``values`` (a nested Said translated too, a list joined as the language joins
+    lists)."""
+
+    template: str
+    values: dict[str, Any]
+
+    def __new__(cls, template: str, **values: Any) -> Said:
+        shown = {name: ", ".join(map(str, v)) if isinstance(v, list) else v for name, v in values.items()}
+        said = super().__new__(cls, template.format(**shown))
+        said.template, said.values = template, values
+        return said
+
+
+HINT = Said("Numbers: 0.478, -1.2e-3, 1.09×10^8, 21.7%, 110M, 3/4; vectors: [0.1, 0.2] or 0.1 0.2")
 
 # Limits on untrusted text, all checked on the text before any int()/float() conversion.
 MAX_VECTOR_LEN = 64  # numbers in one vector answer (the checkers ask for at most 12)
@@ -39,7 +57,7 @@ _SHOWN_CHARS = 40  # how much of a bad token a hint quotes back
 class AnswerFormatError(ValueError):
     """The text is not a number / vector of the right length; `hint` says what to type."""
 
-    def __init__(self, hint: str):
+    def __init__(self, hint: Said):
         super().__init__(hint)
         self.hint = hint
 
@@ -53,7 +71,7 @@ class Number:
 @dataclass(frozen=True)
 class Grade:
     outcome: Outcome
-    message: str
+    message: Said
 
 
 def _shown(text: str) -> str:
@@ -64,9 +82,9 @@ def _shown(text: str) -> str:
 
 
 def _too_long(length: int) -> AnswerFormatError:
-    return AnswerFormatError(
-        f"答案太长（{length} 个字符）：最多 {MAX_ANSWER_CHARS} 个字符，向量最多 {MAX_VECTOR_LEN} 个数。{HINT}"
-    )
+    return AnswerFormatError(Said(
+        "The answer is too long ({length} characters): at most {limit} characters, and {numbers} numbers in a vector. {hint}",
+        length=length, limit=MAX_ANSWER_CHARS, numbers=MAX_VECTOR_LEN, hint=HINT))
 
 
 def _ascii_digits(text: str) -> str:
@@ -93,7 +111,8 @@ def _normalise(text: str) -> str:
             if category == "Cf":
                 continue
             if category == "No":
-                raise AnswerFormatError(f"无法识别 '{_shown(c)}'：数字请用 0-9（全角也可）。{HINT}")
+                raise AnswerFormatError(Said("Cannot read '{text}': write digits as 0-9 (full-width ones too). {hint}",
+                                             text=_shown(c), hint=HINT))
             kept.append(c)
         text = "".join(kept)
     text = unicodedata.normalize("NFKC", text).replace("\u2212", "-").strip()
@@ -111,11 +130,12 @@ def _parse_decimal(token: str) -> Number:
     shift = _SHIFT.get(token[-1:].lower())
     match = _NUMBER.fullmatch(token if shift is None else token[:-1])
     if not match or not (match.group(2) or match.group(3)):
-        raise AnswerFormatError(f"无法识别 '{_shown(token)}'。{HINT}")
+        raise AnswerFormatError(Said("Cannot read '{text}'. {hint}", text=_shown(token), hint=HINT))
     sign, whole, frac, exp = match.groups()
     if len(whole or "") + len(frac or "") > MAX_DIGITS:
-        raise AnswerFormatError(f"'{_shown(token)}' 位数太多：一个数最多 {MAX_DIGITS} 位数字。{HINT}")
-    out_of_range = AnswerFormatError(f"'{_shown(token)}' 超出范围：指数最多 ±{MAX_EXPONENT}。")
+        raise AnswerFormatError(Said("'{text}' has too many digits: at most {limit} in one number. {hint}",
+                                     text=_shown(token), limit=MAX_DIGITS, hint=HINT))
+    out_of_range = _out_of_range(token)
     if len((exp or "0").lstrip("+-").lstrip("0")) > len(str(MAX_EXPONENT)):  # before int(): no 4,300-digit parse
         raise out_of_range
     exponent = int(exp or 0) + (shift or 0)
@@ -125,6 +145,11 @@ def _parse_decimal(token: str) -> Number:
     if not math.isfinite(value):  # "9"*320 fits MAX_DIGITS but not a float
         raise out_of_range
     return Number(value, 0.5 * 10.0 ** (exponent - len(frac or "") + _unit_zeros(token, whole, frac, exp)))
+
+
+def _out_of_range(token: str) -> AnswerFormatError:
+    return AnswerFormatError(Said("'{text}' is out of range: the exponent is at most ±{limit}.", text=_shown(token),
+                                  limit=MAX_EXPONENT))
 
 
 def _unit_zeros(token: str, whole: str | None, frac: str | None, exp: str | None) -> int:
@@ -144,14 +169,15 @@ def parse_number(token: str) -> Number:
     if "/" not in token:
         return _parse_decimal(token)
     if token.count("/") > 1:
-        raise AnswerFormatError(f"无法识别 '{_shown(token)}'：分数只能有一个 '/'，如 3/4。{HINT}")
+        raise AnswerFormatError(Said("Cannot read '{text}': a fraction has one '/', as in 3/4. {hint}",
+                                     text=_shown(token), hint=HINT))
     top, _, bottom = token.partition("/")
     a, b = _parse_decimal(top), _parse_decimal(bottom)
     if b.value == 0:
-        raise AnswerFormatError(f"分母不能为 0：'{_shown(token)}'")
+        raise AnswerFormatError(Said("The denominator cannot be 0: '{text}'", text=_shown(token)))
     value = a.value / b.value
     if not math.isfinite(value):  # 1e300/1e-300
-        raise AnswerFormatError(f"'{_shown(token)}' 超出范围：指数最多 ±{MAX_EXPONENT}。")
+        raise _out_of_range(token)
     return Number(value, 0.0)
 
 
@@ -159,8 +185,12 @@ def read_number(text: str) -> Number:
     """One typed number in any form the grammar knows ("15%", "0.15", "110M", "1.1亿", "3/4")."""
     parsed = _parse(text, vector=False)
     if isinstance(parsed, list):
-        raise AnswerFormatError(f"这里要一个数，你给了 {len(parsed)} 个。")
+        raise _one_wanted(len(parsed))
     return parsed
+
+
+def _one_wanted(count: int) -> AnswerFormatError:
+    return AnswerFormatError(Said("One number is wanted here; you gave {count}.", count=count))
 
 
 def _parse(text: str, vector: bool | None = None) -> Number | list[Number]:
@@ -170,16 +200,17 @@ def _parse(text: str, vector: bool | None = None) -> Number | list[Number]:
     each; every failure is an AnswerFormatError."""
     text = _normalise(text)
     if not text:
-        raise AnswerFormatError(f"答案为空。{HINT}")
+        raise AnswerFormatError(Said("The answer is empty. {hint}", hint=HINT))
     if vector is not True and _THOUSANDS.fullmatch(text):
         return parse_number(text.replace(",", ""))
     bracketed = text[:1] in "[(" and text[-1:] in "])"
     body = text[1:-1] if bracketed else text
     tokens = [t for t in re.split(r"[,;、\s]+", body) if t]
     if not tokens:
-        raise AnswerFormatError(f"向量是空的。{HINT}")
+        raise AnswerFormatError(Said("The vector is empty. {hint}", hint=HINT))
     if len(tokens) > MAX_VECTOR_LEN:
-        raise AnswerFormatError(f"向量最多 {MAX_VECTOR_LEN} 个数，你给了 {len(tokens)} 个。{HINT}")
+        raise AnswerFormatError(Said("A vector has at most {limit} numbers; you gave {count}. {hint}",
+                                     limit=MAX_VECTOR_LEN, count=len(tokens), hint=HINT))
     numbers = [parse_number(t) for t in tokens]
     return numbers if bracketed or len(numbers) > 1 else numbers[0]
 
@@ -209,9 +240,10 @@ def _shape(parsed: Number | list[Number], truth: int | float | list[float]) -> l
     numbers = parsed if isinstance(parsed, list) else [parsed]
     if not isinstance(truth, list):
         if len(numbers) != 1:
-            raise AnswerFormatError(f"这里要一个数，你给了 {len(numbers)} 个。")
+            raise _one_wanted(len(numbers))
     elif len(numbers) != len(truth):
-        raise AnswerFormatError(f"需要 {len(truth)} 个数的向量，你给了 {len(numbers)} 个。")
+        raise AnswerFormatError(Said("A vector of {wanted} numbers is wanted; you gave {count}.",
+                                     wanted=len(truth), count=len(numbers)))
     return numbers
 
 
@@ -227,13 +259,28 @@ def grade(text: str, question: Question) -> Grade:
     else:  # the answer or any other value the question accepts (question.also), whichever grades best
         found = {judge(numbers[0], t, question.tolerance) for t in (truth, *question.also)}
         outcomes = [next(o for o in ("correct", "imprecise", "wrong") if o in found)]
-    shown = f"答案 {question.answer_text}"
+    answer = question.answer_text
     if "wrong" in outcomes:
-        where = ""
         if len(outcomes) > 1:
-            where = "第 " + "、".join(str(i + 1) for i, o in enumerate(outcomes) if o == "wrong") + " 个数不对。"
-        return Grade("wrong", f"不对。{where}{shown}")
+            wrong = [i + 1 for i, o in enumerate(outcomes) if o == "wrong"]
+            return Grade("wrong", Said("Wrong at position(s) {positions}. The answer is {answer}", positions=wrong, answer=answer))
+        return Grade("wrong", Said("Wrong. The answer is {answer}", answer=answer))
     if "imprecise" in outcomes:
         # no answer shown: the learner is asked again, at the precision the question wants
-        return Grade("imprecise", f"精度不够：题目要求{question.tolerance.phrase()}，再算精确些。")
-    return Grade("correct", f"正确！{shown}")
+        return Grade("imprecise", Said("Not precise enough: the question asks for {precision}; work it out more exactly.",
+                                       precision=precision(question.tolerance)))
+    return Grade("correct", Said("Right! The answer is {answer}", answer=answer))
+
+
+def precision(tolerance: Tolerance) -> Said:
+    """What ``tolerance`` asks for, as a verdict names it."""
+    if tolerance.kind == "exact":
+        return Said("an exact integer")
+    if tolerance.kind == "decimals":
+        return Said("{count} decimal places", count=tolerance.decimals)
+    if tolerance.kind == "unit":
+        return Said("{count} decimal places in {unit}", count=tolerance.decimals, unit=tolerance.unit)
+    if tolerance.kind == "significant":
+        return Said("{count} significant digits", count=tolerance.decimals)
+    percent = f"{tolerance.relative * 100:g}"
+    return Said("a relative error of at most {percent}%", percent=percent)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import gettext
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 DOMAIN = "quizzer"
@@ -113,6 +113,23 @@ def ngettext(singular: str, plural: str, count: int) -> str:
         use()
     assert _translation is not None
     return _translation.ngettext(singular, plural, count)
+
+
+def join(items: Iterable[str]) -> str:
+    """A list in a sentence as the language writes it: ``A, B, C`` in English, ``A、B、C`` in
+    Chinese (the enumeration comma; a ``，`` there reads as two clauses)."""
+    return _(", ").join(items)
+
+
+def said(message: str) -> str:
+    """A message from ``checkers`` (which know no interface language) in the interface language:
+    a ``checkers.grading.Said`` is translated from its template, any other text is shown as is."""
+    template = getattr(message, "template", None)
+    if template is None:
+        return message
+    values = {name: said(value) if isinstance(value, str) else join(map(str, value)) if isinstance(value, list) else value
+              for name, value in getattr(message, "values").items()}
+    return _(template).format(**values)
 
 
 def N_(message: str) -> str:

@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from quizzer import i18n
+os.environ["QUIZ_LANG"] = "en"  # before any quizzer import: help texts are translated when a command module loads
+from quizzer import i18n  # noqa: E402
 
 from pg import backend, pg_server  # noqa: F401  (fixtures: a throw-away PostgreSQL server)
 

@@ -105,15 +105,15 @@ def test_every_card_is_a_row_with_its_columns(deck_dir):
     for card_id in IDS:
         assert card_id in result.stdout
     assert "BERT 的预训练任务有哪些？" in result.stdout and "7 cards" in result.stdout
-    header = next(line for line in result.stdout.splitlines() if line.startswith("id "))
-    assert header.split() == ["id", "kind", "deck", "§", "front", "state", "due", "stability", "recall"]
+    header = next(line for line in result.stdout.splitlines() if line.startswith("card "))
+    assert header.split() == ["card", "kind", "deck", "§", "front", "state", "due", "stability", "recall"]
 
 
 def test_a_long_id_is_folded_never_cut(deck_folder):
     long_id = "a-" + "very-long-card-id-" * 3 + "end"
     folder = deck_folder(DECK.replace("qa-ffn", long_id))
     out = runner.invoke(app, ["cards", "--decks", str(folder)], env={"COLUMNS": "60"}).stdout.splitlines()
-    header = next(i for i, line in enumerate(out) if line.startswith("id "))
+    header = next(i for i, line in enumerate(out) if line.startswith("card "))
     width = out[header].index("front")  # at 60 columns: id, front, state, due, recall
     first_column = "".join(line[:width].strip() for line in out[header + 2:])
     assert long_id in first_column  # every character is there, over several lines

@@ -82,13 +82,13 @@ def test_scripted_exam_scores_reports_and_feeds_mistakes_and_study(deck_dir):
     lines += ["1 3"]  # marking the free-text answer
     result = run(deck_dir, ["exam", "--seed", "7", "--count", "5"], lines)
 
-    assert "无法识别" in result.stdout  # the format error asked again, without grading
+    assert "Cannot read" in result.stdout  # the format error asked again, without grading
     expected = 100 * (2 / 3 + 1 + 0 + 1 + 0) / 5
     assert f"{expected:.1f} / 100" in result.stdout
     rows = {line.split("│")[2].strip(): line for line in result.stdout.splitlines() if line.count("│") == 7}
     assert "0.67" in rows["q-qa"] and "1.00" in rows["q-right"] and "0.00" in rows["q-wrong"]
     assert "1.00" in rows["q-num"] and "(skipped)" in rows["q-mis"]
-    assert "Right answer：C" in result.stdout  # the wrong choice is explained
+    assert "Right answer: C" in result.stdout  # the wrong choice is explained
 
     store = open_store()
     [stored] = exam_store.history(store)

@@ -103,3 +103,123 @@ def test_errors_and_ratings_follow_the_language():
         assert [rating.label for rating in Rating] == ["Again", "Hard", "Good", "Easy"]  # machine lines keep these
     finally:
         i18n.use("en")
+
+
+BAD_DECK = ("id: Bad Deck\ntitle: x\nlanguage: zh\nsource: {file: c.txt, sections: '1'}\ncards:\n"
+            "  - {id: a, kind: qa, source: '1', question: q, answer: '', points: []}\n"
+            "  - {id: b, kind: choice, source: '1', question: q, options: [x, y], answer: Z, extra: 1}\n"
+            "  - {id: c, kind: nope}\n"
+            "  - {id: a, kind: qa, source: '1', question: &x q, answer: a, points: [p]}\n")
+
+
+def test_lint_problems_are_in_the_chosen_language_in_the_same_places(tmp_path):
+    deck = tmp_path / "d.yaml"
+    deck.write_text(BAD_DECK, "utf-8")
+    chinese, english = (quiz("lint", str(deck), QUIZ_LANG=language) for language in ("zh", "en"))
+    assert chinese.returncode == english.returncode == 1
+    place = re.compile(r"^(.+:\d+:\d+): (.+)$")
+    zh_lines = [place.match(line) for line in chinese.stdout.splitlines()]
+    en_lines = [place.match(line) for line in english.stdout.splitlines()]
+    assert all(zh_lines) and all(en_lines) and len(zh_lines) == len(en_lines) == 9
+    assert [m.group(1) for m in zh_lines] == [m.group(1) for m in en_lines]  # FILE:LINE:COL kept
+    zh_messages = [m.group(2) for m in zh_lines]
+    # the field's name stays as written in the deck; the words around it are Chinese
+    assert "缺少字段 'explanation'" in zh_messages and "未知字段 'extra'" in zh_messages
+    assert "kind 必须是 qa、choice、mistake、numeric、cloze 之一" in zh_messages
+    assert "points：至少需要 1 项" in zh_messages
+    for message in zh_messages:
+        assert CJK.search(message), message
+        words = set(re.findall(r"[A-Za-z]{3,}", re.sub(r"'[^']*'|/\S+", "", message)))
+        assert words <= {"kind", "choice", "mistake", "numeric", "cloze", "points", "answer"}, message
+    en_messages = [m.group(2) for m in en_lines]
+    assert "missing field 'explanation'" in en_messages and not CJK.search(english.stdout)
+
+
+@pytest.mark.parametrize("args, english", [
+    (("study", "--nope"), "Error: No such option: --nope"),
+    (("exam", "--minutes", "x"), "Error: Invalid value for '--minutes': Input should be a valid number"),
+    (("exam", "--count", "0"), "Error: Invalid value for '--count': Input should be greater than or equal to 1"),
+    (("show",), "Error: Missing argument 'ID'."),
+    (("show", "a", "b"), "Error: Got unexpected extra argument(s) (b)"),
+    (("study", "--new"), "Error: Option '--new' requires an argument."),
+    (("no-such-command",), "Error: No such command 'no-such-command'."),
+])
+def test_usage_errors_are_in_the_chosen_language(args, english):
+    shown = quiz(*args, QUIZ_LANG="en")
+    assert shown.returncode == 2 and english in shown.stderr
+    chinese = quiz(*args, QUIZ_LANG="zh")
+    assert chinese.returncode == 2 and "错误：" in chinese.stderr and CJK.search(chinese.stderr.splitlines()[-1])
+    # only option names, what the learner typed and the usage line's placeholders are left in Latin letters
+    typed = set(re.findall(r"[A-Za-z]+", " ".join(args))) | {"python", "quizzer", "OPTIONS", "COMMAND", "ARGS", "ID"}
+    assert set(re.findall(r"[A-Za-z]{2,}", re.sub(r"--[a-z-]+", "", chinese.stderr))) <= typed, chinese.stderr
+
+
+def test_lists_are_joined_as_the_language_writes_them():
+    try:
+        i18n.use("zh")
+        assert i18n.join(["A", "B", "C"]) == "A、B、C"
+        i18n.use("en")
+        assert i18n.join(["A", "B", "C"]) == "A, B, C"
+    finally:
+        i18n.use("en")
+    chinese = quiz("study", "--help", QUIZ_LANG="zh").stdout
+    assert "qa、choice、mistake" in chinese and "qa, choice" not in chinese
+
+
+def test_numeric_verdicts_follow_the_interface_language():
+    from checkers.base import Question, Tolerance
+    from checkers.grading import grade
+
+    question = Question("test", 0, "", {}, [0.5, 0.25, 0.125], Tolerance("decimals", 3), "", "[0.500, 0.250, 0.125]")
+    wrong, unreadable = grade("0.5 0.9 0.9", question).message, grade("x", question).message
+    imprecise = grade("0.51", Question("test", 0, "", {}, 0.5123, Tolerance("decimals", 3), "", "0.512")).message
+    assert wrong == "Wrong at position(s) 2, 3. The answer is [0.500, 0.250, 0.125]"  # checkers write English
+    try:
+        i18n.use("zh")
+        assert i18n.said(wrong) == "不对。第 2、3 个数不对。答案 [0.500, 0.250, 0.125]"
+        assert i18n.said(unreadable).startswith("无法识别 'x'。数字可写 0.478")  # the nested hint translated too
+        assert i18n.said(imprecise) == "精度不够：题目要求保留 3 位小数，再算精确些。"
+        assert i18n.said("卡片内容") == "卡片内容"  # any other text is shown as it is
+        i18n.use("en")
+        assert i18n.said(wrong) == wrong and i18n.said(imprecise) == str(imprecise)
+    finally:
+        i18n.use("en")
+
+
+def test_our_pydantic_templates_are_pydantics_own_wording():
+    from pydantic_core import PydanticKnownError
+
+    from quizzer.kinds.validation import PYDANTIC_MESSAGES
+
+    context = {"ge": 1, "le": 1, "gt": 1, "lt": 1}
+    for kind, template in PYDANTIC_MESSAGES.items():
+        assert PydanticKnownError(kind, context).message_template == template  # English output is pydantic's
+
+
+def test_the_session_summary_reads_as_one_language(tmp_path):
+    (tmp_path / "d.yaml").write_text(
+        "id: d\ntitle: 牌组\nlanguage: zh\nsource: {file: c.txt, sections: '1'}\ncards:\n"
+        "  - {id: q-one, kind: qa, source: '1.1', question: 问题, answer: 答案, points: [要点]}\n", "utf-8")
+    env = {"QUIZ_DECKS": str(tmp_path), "QUIZ_DB": str(tmp_path / "q.db"), "QUIZ_NOW": "2026-01-05T10:00"}
+    chinese = subprocess.run([sys.executable, "-m", "quizzer", "study"], input="\n3\n", capture_output=True, text=True,
+                             env={**os.environ, **env, "QUIZ_LANG": "zh"}, timeout=120).stdout
+    assert re.search(r"已复习 1 张，答对 \d+ 张，用时 \d+分\d\d秒  （良好 1）", chinese), chinese
+    (tmp_path / "q.db").unlink()
+    english = subprocess.run([sys.executable, "-m", "quizzer", "study"], input="\n3\n", capture_output=True, text=True,
+                             env={**os.environ, **env, "QUIZ_LANG": "en"}, timeout=120).stdout
+    assert re.search(r"Reviewed 1, correct \d+ in \d+m\d\ds  \(Good 1\)", english), english
+
+
+@pytest.mark.parametrize("typed", ["", "abc", "1/0", "1/2/3", "1e999", "①", "[]", "0.1 0.2", "1" * 400, "[" + "1," * 70 + "1]"])
+def test_every_format_error_of_a_numeric_answer_is_chinese_in_the_chinese_interface(typed):
+    from checkers.base import Question, Tolerance
+    from checkers.grading import grade
+
+    message = grade(typed, Question("test", 0, "", {}, 0.5, Tolerance("decimals", 2), "", "0.50")).message
+    assert message and not CJK.search(message)  # English from checkers
+    try:
+        i18n.use("zh")
+        shown = i18n.said(message)
+    finally:
+        i18n.use("en")
+    assert CJK.search(shown) and not re.search(r"[A-Za-z]{3,}", shown.replace(typed, "")), shown

@@ -113,7 +113,20 @@ def screens(tmp_path: Path, language: str, columns: int) -> list[str]:
     shots.append(term.show(f"{quiz} study; echo {done}", env, done,
                            keys=("Enter", "3", "B Enter", "Enter", "q")))  # reveal, Good; choice B; quit
     shots.append(term.show(f"{quiz} stats; echo {done}", env, done))
+    # an exam through the line protocol fills the mistakes notebook: a wrong free answer, a wrong letter, no marks
+    exam = subprocess.run([sys.executable, "-m", "quizzer", "exam", "--count", "2", "--seed", "1"], input="x\nC\n\n",
+                          capture_output=True, text=True, env={**os.environ, **env}, timeout=120)
+    assert exam.returncode == 0, exam.stderr
+    shots += [term.show(f"{quiz} {args}; echo {done}", env, done)
+              for args in ("mistakes", "cards", "exam --history", "study --nope", "exam --minutes x")]
     return shots
+
+
+# the mistakes notebook's headers, whole on one line: short below 100 columns, where the date gives way
+HEADERS = {("en", False): ("card", "question", "wrong", "answer", "right days"),
+           ("zh", False): ("卡片", "问题", "答错", "答案", "答对天数"),
+           ("en", True): ("card", "question", "times wrong", "last wrong", "last wrong answer", "right on later days"),
+           ("zh", True): ("卡片", "问题", "错误次数", "上次答错", "上次错误答案", "之后答对")}
 
 
 @pytest.mark.parametrize("columns", [60, 80, 120])
@@ -131,3 +144,7 @@ def test_the_screens_keep_to_one_language_and_break_lines_well(tmp_path, languag
             words = {word for word in re.findall(r"[A-Za-z]{2,}", ALLOWED.sub(" ", shot)) if word not in content}
             assert not words, (words, shot)
     assert any("card-one" in shot for shot in shots)  # the study session did run
+    mistakes = shots[6]
+    assert "card-one" in mistakes and "card-two" in mistakes
+    headers = HEADERS[language, columns >= 100]
+    assert any(all(header in line for header in headers) for line in mistakes.splitlines()), mistakes

@@ -1,5 +1,6 @@
 """Keep the message catalogue in step with the code: extract every ``_()`` / ``N_()`` /
-``ngettext()`` string of ``quizzer/``, merge them into ``quizzer/locale/zh/LC_MESSAGES/quizzer.po``
+``ngettext()`` string of ``quizzer/`` and every ``Said()`` template of ``checkers/grading.py`` (the
+verdicts, which checkers write in English and the interface translates), merge them into ``quizzer/locale/zh/LC_MESSAGES/quizzer.po``
 (translations kept, new ids added untranslated, gone ones dropped) and compile the ``.mo``
 the program reads. ``tests/test_i18n.py`` fails while an id is untranslated or the ``.mo`` is
 stale. Needs babel (a test dependency).
@@ -23,14 +24,16 @@ ROOT = Path(__file__).resolve().parents[1]
 PO = ROOT / "quizzer/locale/zh/LC_MESSAGES/quizzer.po"
 MO = PO.with_suffix(".mo")
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
+SOURCES = ((ROOT / "quizzer", "**.py", KEYWORDS), (ROOT / "checkers", "grading.py", {"Said": None}))
 
 
 def extract() -> Catalog:
     """Every message id the code marks, as a template catalogue."""
     template = Catalog(project="quizzer", fuzzy=False)
-    for filename, line, message, _comments, _context in extract_from_dir(
-            ROOT / "quizzer", method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=()):
-        template.add(message, locations=[(filename, line)])
+    for folder, pattern, keywords in SOURCES:
+        for filename, line, message, _comments, _context in extract_from_dir(
+                folder, method_map=[(pattern, "python")], keywords=keywords, comment_tags=()):
+            template.add(message, locations=[(filename, line)])
     return template
 
 

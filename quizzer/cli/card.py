@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from quizzer.cli.base import DbOption, DecksOption, JsonOption, app, collection, console
-from quizzer.i18n import N_, _
+from quizzer.cli.base import DbOption, DecksOption, JsonOption, app, collection, console, settings
+from quizzer.i18n import N_, _, join
 
 if TYPE_CHECKING:
     from quizzer.app.browse import Shown
@@ -35,10 +35,10 @@ def show(
     from quizzer.scheduling import answer as answering
 
     opened = collection(ctx, decks_dir, db)
-    shown = browse.show(opened, card_id, clock.now(), seed)  # CardNotFound (exit 1) before any change
+    shown = browse.show(opened, card_id, clock.now(), seed, settings())  # CardNotFound (exit 1) before any change
     if unsuspend and shown.info.suspended:
         answering.unsuspend(opened.store, card_id)
-        shown = browse.show(opened, card_id, clock.now(), shown.seed)
+        shown = browse.show(opened, card_id, clock.now(), shown.seed, settings())
     if as_json:
         emit_json(_json(shown))
         return
@@ -84,8 +84,8 @@ def _draw(shown: Shown) -> None:
     if shown.buried and info.buried_until is not None:
         status = _("buried until {when}").format(when=when(info.buried_until))
     extra = [flag for flag, on in ((_("leech"), memory.leech), (_("in the mistakes notebook"), shown.mistake)) if on]
-    out.print(f"[bold]{safe(info.id)}[/bold]  {safe(info.deck)} · {info.kind} · {', '.join([status, *extra])}  "
-              + _("tags: {tags}").format(tags=safe(", ".join(info.tags) or "-")))
+    out.print(f"[bold]{safe(info.id)}[/bold]  {safe(info.deck)} · {info.kind} · {join([status, *extra])}  "
+              + _("tags: {tags}").format(tags=safe(join(info.tags) or "-")))
     if shown.front is not None:
         seed = " · " + _("seed {seed}").format(seed=shown.seed) if shown.seed is not None else ""
         render.card(out, f"{safe(shown.deck_title or '')} · {info.kind} · §{safe(shown.source or '')}{seed}",

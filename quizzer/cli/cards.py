@@ -18,8 +18,9 @@ from quizzer.cli.base import (
     collection,
     console,
     kind_values,
+    settings,
 )
-from quizzer.i18n import N_, _, ngettext
+from quizzer.i18n import N_, _, join, ngettext
 
 
 class State(str, enum.Enum):  # quizzer.app.browse.STATES (kept here so `quiz --help` imports nothing heavy)
@@ -55,7 +56,7 @@ def cards_command(
     kind: KindFilter = None,
     state: Annotated[Optional[State], typer.Option(
         "--state", metavar="STATE", show_default=False,
-        help=_("Only cards in this state: {states}.").format(states=", ".join(s.value for s in State)))] = None,
+        help=_("Only cards in this state: {states}.").format(states=join(s.value for s in State)))] = None,
     sort: Annotated[Sort, typer.Option(
         "--sort", metavar="ORDER",
         help=_("due (soonest first, new cards last), recall (lowest first), lapses (most first) or id."))] = Sort.due,
@@ -70,7 +71,8 @@ def cards_command(
 
     opened = collection(ctx, decks_dir, db)
     rows = browse.browse(opened, clock.now(), search=search, decks=deck, tags=tag, kinds_wanted=kind_values(kind),
-                         state=state.value if state else None, sort=sort.value, plain=math_to_unicode)
+                         state=state.value if state else None, sort=sort.value, plain=math_to_unicode,
+                         settings=settings())
     if as_json:
         emit_json(rows)
         return
@@ -84,7 +86,7 @@ def cards_command(
 
     wide = out.width >= 110  # kind, deck, section and stability only where they fit beside the question
     room = min(max(len(row.id) for row in rows), max(12, out.width // 5))
-    columns = [text("id", min_width=room, max_width=room)]  # longer ids fold over lines, never cut
+    columns = [text(_("card"), min_width=room, max_width=room)]  # longer ids fold over lines, never cut
     columns += [ident(_("kind")), ident(_("deck")), ident("§")] if wide else []
     columns += [text(_("front")), text(_("state")), text(_("due"))]
     columns += [number(_("stability"))] if wide else []
@@ -92,7 +94,7 @@ def cards_command(
     for row in rows:
         cells = [safe(row.id)]
         cells += [row.kind, safe(row.deck), safe(row.section)] if wide else []
-        cells += [safe(row.front), ", ".join(_(name) for name in [row.state, *row.flags]),
+        cells += [safe(row.front), join(_(name) for name in [row.state, *row.flags]),
                   when(row.due) if row.due else "-"]
         if wide:
             cells.append(_("{days} d").format(days=f"{row.stability:.1f}") if row.stability is not None else "-")

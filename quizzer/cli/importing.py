@@ -10,7 +10,7 @@ import typer
 
 from quizzer.cli.base import JsonOption, app
 from quizzer.errors import UsageError
-from quizzer.i18n import _, ngettext
+from quizzer.i18n import _, join, ngettext
 
 import_app = typer.Typer(help=_("Bring material in as decks (a course chapter)."), no_args_is_help=True,
                          context_settings={"help_option_names": ["-h", "--help"]})
@@ -53,7 +53,7 @@ def import_chapter(
         typer.echo(_("added      {id}").format(id=card_id))
     for changed in report.changed:
         typer.echo(_("changed    {id} (the deck differs in: {fields}; its version is kept)").format(
-            id=changed.card_id, fields=", ".join(changed.fields)))
+            id=changed.card_id, fields=join(changed.fields)))
     for card_id in report.deck_only:
         typer.echo(_("kept       {id} (only in the deck)").format(id=card_id))
     typer.echo(_("{out}: {added} added, {changed} changed, {unchanged} unchanged, {kept} kept only in the deck").format(

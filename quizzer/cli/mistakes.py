@@ -6,9 +6,11 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, DecksOption, JsonOption, app, collection, console
+from quizzer.cli.base import DbOption, DecksOption, JsonOption, app, collection, console, settings
 from quizzer.errors import UsageError
 from quizzer.i18n import _
+
+WIDE = 100  # columns from which the notebook shows every column with its full header
 
 
 @app.command(help=_("The mistakes notebook: what went wrong in exams, until right on two later days."))
@@ -28,7 +30,7 @@ def mistakes(
         raise UsageError(_("--json lists the notebook; it does not go with --drill"))
     opened = collection(ctx, decks_dir, db)
     out = console()
-    rows = browse.mistakes(opened, plain=math_to_unicode)
+    rows = browse.mistakes(opened, plain=math_to_unicode, settings=settings())
     if as_json:
         emit_json(rows)
         return
@@ -49,10 +51,12 @@ def mistakes(
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number
 
-    table = listing(ident(_("card")), _("question"), number(_("times wrong")), _("last wrong"), _("last wrong answer"),
-                  number(_("right on later days")))
+    wide = out.width >= WIDE  # the date of the last mistake, and long headers, only where they fit beside the question
+    table = listing(ident(_("card")), _("question"), number(_("times wrong") if wide else _("wrong")),
+                    *([_("last wrong")] if wide else []), _("last wrong answer") if wide else _("answer"),
+                    number(_("right on later days") if wide else _("right days")))
     for row in rows:
         table.add_row(safe(row.id), safe(row.front) if row.front is not None else _("(not in the decks)"),
-                      str(row.times_wrong), when(row.last_wrong_at),
-                      safe((row.last_wrong_answer or _("(no answer)"))[:40]), f"{row.right_days} / {row.right_days_needed}")
+                      str(row.times_wrong), *([when(row.last_wrong_at)] if wide else []),
+                      safe((row.last_wrong_answer or _("(no answer)"))[:40]), f"{row.right_days}/{row.right_days_needed}")
     out.print(table)

@@ -21,7 +21,7 @@ from quizzer.cli.base import (
     settings,
 )
 from quizzer.errors import UnknownName, UsageError
-from quizzer.i18n import _
+from quizzer.i18n import _, join
 
 if TYPE_CHECKING:
     from quizzer.scheduling.plan import Forecast, Interview
@@ -151,7 +151,7 @@ def as_dict(shown: PlanStatus) -> dict[str, object]:
 def show_status(shown: PlanStatus) -> None:
     interview, forecast = shown.interview, shown.forecast
     out = console()
-    decks = ", ".join(interview.decks) if interview.decks else _("every deck")
+    decks = join(interview.decks) if interview.decks else _("every deck")
     out.print(_("Interview on {day} ({days} days left), {decks}: every card at {target:.0%} recall or more on the "
                 "day.").format(day=interview.day, days=forecast.days_left, decks=decks, target=interview.retention))
     out.print(_("Following the plan (every review answered Good): {recalled:.1%} of the {cards} cards recalled on "

@@ -33,12 +33,13 @@ from quizzer.app.exam import (
     View,
 )
 from quizzer.app.views import Retry
-from quizzer.i18n import _
+from quizzer.i18n import _, said
 from quizzer.store.records import ExamRecord
 from quizzer.terminal import render
 from quizzer.terminal.prompter import Prompter, command
 from quizzer.terminal.prompter import TimeUp as TimedOut
 from quizzer.terminal.render import markdown, safe
+from quizzer.terminal.tables import ident, listing, number, text
 
 HAND_IN, LEAVE = "!f", "!q"
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -134,7 +135,7 @@ class ExamScreen:
                 out.print("[dim]" + _("Your earlier answer: {answer}").format(answer=safe(view.earlier_answer)) + "[/dim]",
                           highlight=False)
         elif isinstance(view, Retry):
-            render.retry(out, view.message)
+            render.retry(out, said(view.message))
         elif isinstance(view, GoingRound):
             out.print("[yellow]" + _("{count} skipped: going round them again (empty line skips, {hand_in} hands in).")
                       .format(count=view.skipped, hand_in=HAND_IN) + "[/yellow]", highlight=False)
@@ -148,8 +149,8 @@ class ExamScreen:
         elif isinstance(view, MarkView):
             label = _("Your answer (cut off when time ran out)") if view.cut_off else _("Your answer")
             heading = _("Model answer")
-            model = f"**{heading}**：{view.model_answer}\n\n" if view.model_answer else ""
-            body = (f"**{label}**：{view.answer_text}\n\n" + model
+            model = _("{label}: {value}").format(label=f"**{heading}**", value=view.model_answer) + "\n\n" if view.model_answer else ""
+            body = (_("{label}: {value}").format(label=f"**{label}**", value=view.answer_text) + "\n\n" + model
                     + "**" + _("Key points") + "**\n\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(view.points, 1)))
             out.print()
             out.print(Panel(markdown(body), title=_("Mark question {number} · {card}").format(
@@ -179,10 +180,10 @@ def show_report(console: Console, report: Report) -> None:
     exam = report.exam
     answered = _("{answered} of {total} answered").format(answered=report.answered, total=len(report.rows))
     if report.cut_off:
-        answered += ", " + _("{count} cut off by the clock").format(count=report.cut_off)
+        answered = _("{answered}, {count} cut off by the clock").format(answered=answered, count=report.cut_off)
     score = _("Exam {id}: {score} / 100").format(id=exam.id, score=f"{exam.score or 0.0:.1f}")
-    console.print(f"\n[bold]{score}[/bold]  ({answered}, "
-                  + _("{minutes} minutes allowed").format(minutes=f"{exam.minutes:g}") + ")", highlight=False)
+    details = _("({answered}, {minutes} minutes allowed)").format(answered=answered, minutes=f"{exam.minutes:g}")
+    console.print(f"\n[bold]{score}[/bold]  {details}", highlight=False)
     groups: list[tuple[str, str, Callable[[ReportRow], str | list[str]]]] = [
         (_("kind"), _("By kind"), lambda r: r.kind),
         (_("section"), _("By section"), lambda r: r.source.split(".")[0]),
@@ -196,10 +197,9 @@ def show_report(console: Console, report: Report) -> None:
     table = Table("#", _("card"), _("kind"), _("your answer"), _("score"), _("seconds"), title=_("Questions"))
     table.columns[1].overflow = "fold"  # the full id, for `quiz show ID`
     for row in report.rows:
-        given = safe((row.answer_text or "")[:40]) or f"({status_text(row.status)})"
+        given = safe((row.answer_text or "")[:40]) or _("({text})").format(text=status_text(row.status))
         if row.cut_off:
-            cut = _("cut off")
-            given += f" [yellow]({cut})[/yellow]"
+            given += " [yellow]" + _("({text})").format(text=_("cut off")) + "[/yellow]"
         table.add_row(str(row.position + 1), row.card_id, row.kind, given, f"{row.score:.2f}",
                       f"{row.duration_ms / 1000:.0f}")
     console.print(table)
@@ -208,8 +208,8 @@ def show_report(console: Console, report: Report) -> None:
             continue
         label = _("Your answer (cut off when time ran out)") if row.cut_off else _("Your answer")
         none, right = _("(no answer)"), _("Right answer")
-        body = (f"{row.text}\n\n"
-                f"**{label}**：{row.answer_text or none}\n\n**{right}**：{row.right_answer}")
+        body = "\n\n".join([row.text, _("{label}: {value}").format(label=f"**{label}**", value=row.answer_text or none),
+                            _("{label}: {value}").format(label=f"**{right}**", value=row.right_answer)])
         if row.solution:
             body += f"\n\n{row.solution}"
         title = _("Question {number} · {card} · {score}").format(
@@ -218,14 +218,15 @@ def show_report(console: Console, report: Report) -> None:
 
 
 def show_history(console: Console, rows: list[tuple[ExamRecord, int, int]], now: datetime) -> None:
-    table = Table(_("exam"), _("started"), _("questions"), _("answered"), _("minutes"), _("score"), title=_("Exams"))
+    table = listing(ident(_("exam")), text(_("started"), min_width=10), number(_("questions")), number(_("answered")),
+                    number(_("minutes")), text(_("score"), justify="right"), title=_("Exams"))  # dates wrap, never cut
     scores = []
     for exam, total, answered in rows:
         if exam.finished_at is not None and exam.score is not None:
             score = f"{exam.score:.1f}"
             scores.append(exam.score)
         else:
-            score = _("unfinished") + (" (--resume)" if exam.deadline > now else "")
+            score = _("unfinished") + (" " + _("({text})").format(text="--resume") if exam.deadline > now else "")
         table.add_row(str(exam.id), when(exam.started_at), str(total), str(answered), f"{exam.minutes:g}", score)
     console.print(table)
     if scores:

@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quizzer.app.stats import DeckCards, Retention, Stats
-from quizzer.i18n import N_, _, ngettext
+from quizzer.i18n import N_, _, join, ngettext
 from quizzer.terminal.render import safe
 
 WEEKDAYS = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun"))
@@ -234,8 +234,8 @@ def _weakest(stats: Stats) -> list[Table]:
 
 def show(console: Console, stats: Stats) -> None:
     """Every figure of ``stats``, or what there is of an empty collection."""
-    chosen = [_("deck {names}").format(names=", ".join(stats.decks)) if stats.decks else "",
-              _("tag {names}").format(names=", ".join(stats.tags)) if stats.tags else ""]
+    chosen = [_("deck {names}").format(names=join(stats.decks)) if stats.decks else "",
+              _("tag {names}").format(names=join(stats.tags)) if stats.tags else ""]
     scope = " · ".join(c for c in chosen if c)
     console.print(Text(_("Statistics, {day}").format(day=stats.today) + (f" · {scope}" if scope else ""), style="bold"))
     if stats.empty and stats.cards_total.total == 0:

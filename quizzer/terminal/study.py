@@ -46,7 +46,7 @@ from quizzer.settings import Settings
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.terminal import render
 from quizzer.terminal.prompter import Prompter, TerminalPrompter, command, for_stdin
-from quizzer.i18n import N_, _
+from quizzer.i18n import N_, _, join, said
 from quizzer.terminal.render import console, markdown, safe
 
 COMMANDS: dict[str, Event] = {"u": Undo(), "b": Bury(), "s": Suspend(), "q": Quit()}  # and "e", which the terminal handles
@@ -196,14 +196,14 @@ class StudyScreen:
         elif isinstance(view, Feedback):
             colour = "green" if view.correct else "red"
             due = due_in(view.interval)
-            out.print(f"[{colour}]{safe(view.message)}[/{colour}]", f"[dim]→ {label(view.rating)}{due}[/dim]",
+            out.print(f"[{colour}]{safe(said(view.message))}[/{colour}]", f"[dim]→ {label(view.rating)}{due}[/dim]",
                       highlight=False)
             if view.explanation:
                 out.print(markdown(view.explanation))
             if view.solution:
                 out.print(Panel(markdown(view.solution), title=_("Worked solution"), border_style="red"))
         elif isinstance(view, Retry):
-            render.retry(out, view.message)
+            render.retry(out, said(view.message))
         elif isinstance(view, Notice):
             self.notice(view)
         elif isinstance(view, Summary):
@@ -239,11 +239,13 @@ def report(console: Console, summary: Summary) -> None:
     minutes, seconds = divmod(int(summary.seconds), 60)
     ratings = " · ".join(f"{label(r)} {n}" for r, n in sorted(summary.ratings.items()) if n)
     reviewed = _("Reviewed {count}").format(count=summary.reviewed)
-    rest = _(", correct {correct} in {time}").format(correct=summary.correct, time=f"{minutes}m{seconds:02d}s")
-    console.print(f"\n[bold]{reviewed}[/bold]{rest}" + (f"  ({ratings})" if ratings else ""), highlight=False)
+    time = _("{minutes}m{seconds}s").format(minutes=minutes, seconds=f"{seconds:02d}")
+    rest = _(", correct {correct} in {time}").format(correct=summary.correct, time=time)
+    console.print(f"\n[bold]{reviewed}[/bold]{rest}" + ("  " + _("({text})").format(text=ratings) if ratings else ""),
+                  highlight=False)
     if summary.leeches:
         leeches = _("Leeches (lapsed {count} times; rewrite or suspend them):").format(count=LEECH_LAPSES)
-        console.print(f"[red]{leeches}[/red] {', '.join(summary.leeches)}", highlight=False)
+        console.print(f"[red]{leeches}[/red] {join(summary.leeches)}", highlight=False)
     if summary.forecast:
         table = Table(_("day"), _("due"), title=_("Coming up"))
         for day, count in summary.forecast:
