@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any
 
-from quizzer.i18n import N_, _, ngettext
+from quizzer.i18n import N_, _, join, ngettext
 
 
 class ExitCode(IntEnum):
@@ -56,7 +56,7 @@ class UnknownName(UsageError):
     WHAT = (N_("deck"), N_("tag"), N_("kind"), N_("checker"))  # ``what``, shown translated
 
     def __init__(self, what: str, name: str, known: list[str]) -> None:
-        listed = ", ".join(known[:20]) + (" ..." if len(known) > 20 else "") if known else _("none")
+        listed = join(known[:20]) + (" ..." if len(known) > 20 else "") if known else _("none")
         super().__init__(_("no {what} '{name}'").format(what=_(what), name=name), _("known: {names}").format(names=listed))
 
 

@@ -28,7 +28,7 @@ from typing import Any
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 from quizzer.errors import QuizError, UsageError
-from quizzer.i18n import N_, _
+from quizzer.i18n import N_, _, join
 
 CONFIG_ENV = "QUIZ_CONFIG"
 DECK_ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # quizzer.kinds.fields.ID_PATTERN (not imported: that pulls pydantic)
@@ -185,7 +185,7 @@ def key_of(name: str) -> Key:
     match = DECK_KEY.match(name)
     if match:
         return replace(DECK_KEYS[match.group(2)], name=name)
-    known = ", ".join([*KEYS, *(key.name for key in DECK_KEYS.values())])
+    known = join([*KEYS, *(key.name for key in DECK_KEYS.values())])
     hint = _("deck ids are lowercase a-z, 0-9 and '-'") if name.startswith("deck.") else _("known: {names}").format(names=known)
     raise UsageError(_("{key}: not a setting").format(key=name), hint)
 

@@ -27,6 +27,7 @@ from quizzer.app.collection import Collection
 from quizzer.app.views import Retry
 from quizzer.defaults import Rating
 from quizzer.errors import DeckProblems
+from quizzer.i18n import join
 from quizzer.kinds.base import Asked
 from quizzer.scheduling import answer as answering
 from quizzer.scheduling import queue as queues
@@ -419,7 +420,7 @@ class StudySession:
         views: list[View] = []
         gone = [c for c in self.queue[self.position:] if c not in self.collection.cards]
         if gone:
-            views.append(Notice("skipped_gone", detail=", ".join(gone)))
+            views.append(Notice("skipped_gone", detail=join(gone)))
             self.queue[self.position:] = [c for c in self.queue[self.position:] if c in self.collection.cards]
         if self.phase == "feedback":
             return views + [Continue()]

@@ -6,7 +6,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from quizzer.i18n import _
+from quizzer.i18n import _, join
 from quizzer.kinds.base import Asked, Kind, Reading, Verdict
 from quizzer.kinds.fields import LETTERS, CardBase, Letter, OneOrMany, Text
 
@@ -23,9 +23,10 @@ def _answer_is_an_option(answer: list[str], info: ValidationInfo) -> list[str]:
     allowed = LETTERS[: len(options)]
     for letter in answer:
         if letter not in allowed:
-            raise ValueError(f"answer {letter} is not one of the options {', '.join(allowed)}")
+            raise ValueError(_("answer {letter} is not one of the options {options}").format(
+                letter=letter, options=join(allowed)))
     if len(set(answer)) != len(answer):
-        raise ValueError("answer repeats a letter")
+        raise ValueError(_("answer repeats a letter"))
     return answer
 
 
@@ -73,7 +74,7 @@ class Choice(Kind[ChoiceCard]):
         """The letters picked ("c, a" -> "AC", full-width "Ｂ" -> "B"); a letter that is not an
         option, or several on a one-answer card, is asked again with the reason."""
         card: ChoiceCard = asked.card
-        options = ", ".join(card.letters)
+        options = join(card.letters)
         picked = [c for c in unicodedata.normalize("NFKC", text).upper() if c not in SEPARATORS]
         strangers = "".join(dict.fromkeys(c for c in picked if c not in card.letters))
         if card.several:
@@ -81,7 +82,7 @@ class Choice(Kind[ChoiceCard]):
         else:
             how = _("Type one of {options}.").format(options=options)
         if strangers:
-            return Reading(None, _("Not an option here: {letters}.").format(letters=", ".join(strangers)) + " " + how)
+            return Reading(None, _("Not an option here: {letters}.").format(letters=join(strangers)) + " " + how)
         letters = sorted(set(picked))
         if not letters:
             return Reading(None, how)

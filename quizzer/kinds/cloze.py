@@ -142,26 +142,28 @@ class Cloze(Kind[ClozeCard]):
                 at(opening.start(), "cloze: '{{' does not start a blank like {{c1::answer}} or {{c1::answer::hint}}")
         for closing in re.finditer(r"\}\}", text):
             if not any(end == closing.end() for _, end in spans):
-                at(closing.start(), "cloze: '}}' closes no blank")
+                at(closing.start(), _("cloze: '}}' closes no blank"))
         first: dict[int, str] = {}
         for match in CLOZE.finditer(text):
             number, answer = int(match[1]), match[2].strip()
             if not answer:
-                at(match.start(), f"cloze: blank c{number} has no answer")
+                at(match.start(), _("cloze: blank c{number} has no answer").format(number=number))
             elif "{{" in answer or "::" in answer:
-                at(match.start(), f"cloze: blank c{number} holds '{{{{' or '::'; blanks cannot nest")
+                at(match.start(), _("cloze: blank c{number} holds '{{{{' or '::'; blanks cannot nest").format(number=number))
             if number < 1:
-                at(match.start(), "cloze: blanks are numbered from c1")
+                at(match.start(), _("cloze: blanks are numbered from c1"))
             if number in first and first[number] != answer:
-                at(match.start(), f"cloze: c{number} is used twice with different answers ('{first[number]}', '{answer}')")
+                at(match.start(), _("cloze: c{number} is used twice with different answers ('{first}', '{second}')").format(
+                    number=number, first=first[number], second=answer))
             first.setdefault(number, answer)
         if not spans and not issues:
-            issues.append(Issue(("text",), "cloze: no blank; mark one as {{c1::answer}}"))
+            issues.append(Issue(("text",), _("cloze: no blank; mark one as {{c1::answer}}")))
         if len(first) > MAX_BLANKS:
-            issues.append(Issue(("text",), f"cloze: {len(first)} blanks; at most {MAX_BLANKS} per card"))
+            issues.append(Issue(("text",), _("cloze: {count} blanks; at most {limit} per card").format(
+                count=len(first), limit=MAX_BLANKS)))
         for key in card.accept:
             if int(key[1:]) not in first:
-                issues.append(Issue(("accept", key), f"accept: the text has no blank {key}", prefer_key=True))
+                issues.append(Issue(("accept", key), _("accept: the text has no blank {key}").format(key=key), prefer_key=True))
         return issues
 
 

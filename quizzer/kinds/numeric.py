@@ -8,7 +8,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
-from quizzer.i18n import _
+from quizzer.i18n import _, join
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Number, OneOrMany, Shape, Text
 
@@ -34,7 +34,7 @@ def _known_checker(name: str) -> str:
     from checkers import registry
 
     if name not in registry.names():
-        raise ValueError(f"unknown checker '{name}'; known: {', '.join(registry.names())}")
+        raise ValueError(_("unknown checker '{name}'; known: {known}").format(name=name, known=join(registry.names())))
     return name
 
 
@@ -182,7 +182,7 @@ class Numeric(Kind[NumericCard]):
             stated: str | list[str] = written if isinstance(written, (str, list)) else list(card.example.answer)
             message = check_example(card.checker, card.example.inputs, stated)
             if message:
-                issues.append(Issue(("example", "answer"), f"example answer: {message}"))
+                issues.append(Issue(("example", "answer"), _("example answer: {message}").format(message=message)))
         return issues
 
 
@@ -196,7 +196,8 @@ class Numeric(Kind[NumericCard]):
         for seed in range(POINT_SEEDS):
             why = checker.outside(params, checker.draw(seed, params).inputs)
             if why:
-                return [Issue(("params",), f"params let the generator leave the card's point (seed {seed}): {why}")]
+                return [Issue(("params",), _("params let the generator leave the card's point (seed {seed}): {why}").format(
+                    seed=seed, why=why))]
         return []
 
 

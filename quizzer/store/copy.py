@@ -17,7 +17,7 @@ from itertools import zip_longest
 from sqlalchemy import Connection, Table, func, insert, select
 
 from quizzer.errors import DatabaseError, UsageError
-from quizzer.i18n import _
+from quizzer.i18n import _, join
 from quizzer.store.engine import Store, continue_ids
 from quizzer.store.models import metadata
 
@@ -45,7 +45,7 @@ def copy_collection(source: Store, target: Store) -> CopyResult:
         filled = [table.name for table in tables if dst.execute(select(func.count()).select_from(table)).scalar()]
         if filled:
             raise UsageError(_("{where} is not empty (it has rows in {tables}): a copy only goes into an empty "
-                               "database").format(where=target.where, tables=", ".join(filled)),
+                               "database").format(where=target.where, tables=join(filled)),
                              _("name a new file, or an empty database on the server, with --to"))
         rows = {table.name: _copy_table(src, dst, table) for table in tables}
         continue_ids(dst, tables)

@@ -27,7 +27,7 @@ from typing import Any
 
 from quizzer import decks, yamlsource
 from quizzer.errors import DeckProblems, QuizError, UsageError
-from quizzer.i18n import _
+from quizzer.i18n import _, join
 from quizzer.kinds.fields import ID_PATTERN, LETTERS
 
 # Blocks of the course markup (../shared/seeds/README.md): those turned into cards, and those
@@ -322,7 +322,7 @@ def _letters(line: Line, allowed: str, file: str) -> list[str]:
     for letter in letters:
         if letter not in allowed:
             raise ChapterError(file, line.number, _("answer {letter} is not one of the options {options}").format(
-                letter=letter, options=", ".join(allowed)))
+                letter=letter, options=join(allowed)))
     if len(set(letters)) != len(letters):
         raise ChapterError(file, line.number, _("answer repeats a letter"))
     return sorted(letters)
