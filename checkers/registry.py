@@ -1,25 +1,38 @@
-"""Checker names -> checker instances. Importing this (or any checker module) never imports torch."""
+"""Checker names -> checker instances. Importing this (or any checker module) never imports torch.
+
+A checker's module is imported when the checker is first asked for, so a numeric card pays for
+its own family's models only, not for all seventeen (their pydantic classes are most of a
+numeric card's start-up); the table below is checked against each class's ``name`` in the tests.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from checkers.attention import MaskedSoftmax, ScaledScores
-from checkers.base import BaseChecker
-from checkers.costs import Flops, KvCache, LoraParams, TrainingMemory
-from checkers.decoding import Perplexity, Sampling
-from checkers.embedding import EmbeddingSum
-from checkers.layers import LayerNorm, PositionalEncoding
-from checkers.multihead import AttentionShapes, MaskMatrix
-from checkers.parameters import ParamCount
-from checkers.pretraining import MaskingBudget, MlmLoss, NspLoss
+if TYPE_CHECKING:
+    from checkers.base import BaseChecker
 
-_CHECKERS: dict[str, BaseChecker[Any, Any, Any]] = {
-    c.name: c
-    for c in (MaskedSoftmax(), ScaledScores(), EmbeddingSum(), ParamCount(), MlmLoss(), NspLoss(), MaskingBudget())
-    + (AttentionShapes(), MaskMatrix(), KvCache(), TrainingMemory(), Flops(), LoraParams())
-    + (PositionalEncoding(), LayerNorm(), Perplexity(), Sampling())
+WHERE: dict[str, tuple[str, str]] = {  # name -> (module, class)
+    "attention_shapes": ("checkers.multihead", "AttentionShapes"),
+    "embedding_sum": ("checkers.embedding", "EmbeddingSum"),
+    "flops_per_token": ("checkers.costs", "Flops"),
+    "kv_cache": ("checkers.costs", "KvCache"),
+    "layer_norm": ("checkers.layers", "LayerNorm"),
+    "lora_params": ("checkers.costs", "LoraParams"),
+    "mask_matrix": ("checkers.multihead", "MaskMatrix"),
+    "masked_softmax": ("checkers.attention", "MaskedSoftmax"),
+    "masking_budget": ("checkers.pretraining", "MaskingBudget"),
+    "mlm_loss": ("checkers.pretraining", "MlmLoss"),
+    "nsp_loss": ("checkers.pretraining", "NspLoss"),
+    "param_count": ("checkers.parameters", "ParamCount"),
+    "perplexity": ("checkers.decoding", "Perplexity"),
+    "sampling": ("checkers.decoding", "Sampling"),
+    "scaled_scores": ("checkers.attention", "ScaledScores"),
+    "sinusoidal_pe": ("checkers.layers", "PositionalEncoding"),
+    "training_memory": ("checkers.costs", "TrainingMemory"),
 }
+_made: dict[str, BaseChecker[Any, Any, Any]] = {}
 
 
 class UnknownChecker(LookupError):
@@ -31,12 +44,14 @@ class UnknownChecker(LookupError):
 
 
 def names() -> list[str]:
-    return sorted(_CHECKERS)
+    return sorted(WHERE)
 
 
 def get(name: str) -> BaseChecker[Any, Any, Any]:
     """The checker called `name`; UnknownChecker (a LookupError, not a KeyError) lists the known names."""
-    try:
-        return _CHECKERS[name]
-    except KeyError:
-        raise UnknownChecker(name) from None
+    if name not in _made:
+        if name not in WHERE:
+            raise UnknownChecker(name)
+        module, cls = WHERE[name]
+        _made[name] = getattr(importlib.import_module(module), cls)()
+    return _made[name]

@@ -84,3 +84,35 @@ def test_a_stated_value_off_by_5_percent_fails_lint_with_its_line(tmp_path, path
     result = runner.invoke(app, ["lint", str(broken)])
     assert result.exit_code == 1
     assert f"{broken}:{line}:" in result.stdout and "example answer" in result.stdout
+
+
+def test_the_registry_table_names_each_checker_by_its_own_name():
+    """registry.WHERE (imported lazily) against the classes: each entry's class carries that name,
+    and every checker class in the package is listed."""
+    import importlib
+    import inspect
+
+    from checkers.base import BaseChecker
+
+    for name, (module, cls) in registry.WHERE.items():
+        assert getattr(importlib.import_module(module), cls).name == name
+    listed = {(module, cls) for module, cls in registry.WHERE.values()}
+    import pkgutil
+
+    import checkers
+
+    every = {f"checkers.{m.name}" for m in pkgutil.iter_modules(checkers.__path__)} - {"checkers.reference"}  # torch
+    for module in every:
+        for cls_name, cls in inspect.getmembers(importlib.import_module(module), inspect.isclass):
+            if issubclass(cls, BaseChecker) and cls.__module__ == module and not inspect.isabstract(cls):
+                assert (module, cls_name) in listed, f"{module}.{cls_name} is not in registry.WHERE"
+
+
+def test_one_checker_imports_only_its_own_family():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom checkers import registry\nregistry.get('mlm_loss').draw(1, {})\n"
+            "print(sorted(m for m in sys.modules if m.startswith('checkers.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "checkers.pretraining" in out and "checkers.attention" not in out and "checkers.costs" not in out
