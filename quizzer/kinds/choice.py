@@ -82,12 +82,14 @@ class Choice(Kind[ChoiceCard]):
         else:
             how = _("Type one of {options}.").format(options=options)
         if strangers:
-            return Reading(None, _("Not an option here: {letters}.").format(letters=join(strangers)) + " " + how)
+            return Reading(None, _("{problem} {remedy}").format(
+                problem=_("Not an option here: {letters}.").format(letters=join(strangers)), remedy=how))
         letters = sorted(set(picked))
         if not letters:
             return Reading(None, how)
         if len(letters) > 1 and not card.several:
-            return Reading(None, _("Only one answer is right here, not {count}.").format(count=len(letters)) + " " + how)
+            return Reading(None, _("{problem} {remedy}").format(
+                problem=_("Only one answer is right here, not {count}.").format(count=len(letters)), remedy=how))
         return Reading("".join(letters))
 
     def score(self, asked: Asked, answer: str) -> Verdict:

@@ -245,8 +245,9 @@ def show(console: Console, stats: Stats) -> None:
         for part in _cards(stats, console.width):
             console.print(part)
     if stats.empty:
-        console.print((_("No reviews yet: nothing studied among these cards.") if scope else
-                       _("No reviews yet: nothing studied.")) + " " + _("`quiz study` starts the daily drill."))
+        console.print(_("{problem} {remedy}").format(
+            problem=_("No reviews yet: nothing studied among these cards.") if scope else _("No reviews yet: nothing studied."),
+            remedy=_("`quiz study` starts the daily drill.")))
         return
     width = _bar_width(console)
     console.print(_overview(stats))
