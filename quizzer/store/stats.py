@@ -63,7 +63,9 @@ class Curve:
     def recall(self) -> ColumnElement[float]:
         """Each card's retrievability now, in SQL: the same formula as
         ``scheduling.memory.forgetting_curve``, on whole days elapsed, never negative (as
-        ``fsrs.Scheduler.get_card_retrievability``); NULL for a card without a memory state."""
+        ``fsrs.Scheduler.get_card_retrievability``). Only meaningful for a card with a stability and a
+        last review: the callers guard it with that condition (folding the guard in here would make
+        SQLite evaluate the power twice where a query both counts and averages it)."""
         factor = 0.9 ** (-1 / self.decay) - 1
         elapsed = (literal(self.now, Float()) - epoch(cards.c.last_review)) / SECONDS_PER_DAY
         days = case((elapsed > 0, func.floor(elapsed)), else_=0.0)
