@@ -125,6 +125,15 @@ def language(raw: Any) -> str:
     raise BadValue(_("must be {what}, not {value}").format(what=" / ".join(LANGUAGES), value=_shown(raw)))
 
 
+def learner_name(raw: Any) -> str:
+    from quizzer.learners import BadName, check
+
+    try:
+        return check(raw if isinstance(raw, str) else _shown(raw))
+    except BadName as problem:
+        raise BadValue(str(problem)) from None
+
+
 def format_duration(span: timedelta) -> str:
     """A step as typed: the largest unit that divides it (90s → "90s", 600s → "10m")."""
     seconds = round(span.total_seconds())
@@ -173,6 +182,9 @@ KEYS: dict[str, Key] = {key.name: key for key in (
     Key("language", language, "zh/en", "the interface language (stored for now)"),
     Key("clear_screen", switch, "on/off", "clear the terminal between cards (study, drill, exam)",
         show=lambda value: "on" if value else "off"),
+    Key("user", learner_name, "a-z 0-9 _ . - (1-40)",
+        "the learner whose collection a shared database server opens (empty: the login name)",
+        show=lambda value: value or _("(your login name)")),
 )}
 DECK_KEYS = {suffix: Key(f"deck.ID.{suffix}", COUNT, "0-9999", f"{what} per study day in deck ID")
              for suffix, what in (("new_per_day", "new cards"), ("reviews_per_day", "reviews"))}
@@ -222,9 +234,17 @@ class Settings:
     load_balance: bool = True
     clear_screen: bool = True
     language: str = "zh"
+    user: str = ""  # the learner on a shared server; empty: the login name (``learner``)
     deck_limits: Mapping[str, int] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
     path: Path | None = field(default=None, compare=False)
+
+    @property
+    def learner(self) -> str:
+        """Whose collection a shared database server opens: ``user``, else the login name."""
+        from quizzer.learners import login_name
+
+        return self.user or login_name()
 
     def value(self, name: str) -> Any:
         return getattr(self, name) if name in KEYS else self.deck_limits[name]

@@ -52,6 +52,7 @@ from sqlalchemy import func, select  # noqa: E402
 
 from quizzer.backup import check  # noqa: E402
 from quizzer.clock import day_start  # noqa: E402
+from quizzer.learners import login_name  # noqa: E402
 from quizzer.scheduling.summary import card_info  # noqa: E402
 from quizzer.store import CardRef, open_store, sync_cards  # noqa: E402
 from quizzer.store.models import cards, review_log  # noqa: E402
@@ -165,7 +166,7 @@ def test_processes_opening_a_new_database_at_once_create_its_schema_once(backend
     for opener in openers:
         _, err = opener.communicate(timeout=120)
         assert opener.returncode == 0, err
-    engine = make_engine(*resolve(backend))
+    engine = make_engine(*resolve(backend), login_name())  # open_store's learner
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == [SCHEMA_HEAD]
     engine.dispose()

@@ -86,12 +86,12 @@ def sync(store: Store, decks: list[LoadedDeck]) -> None:
     sync_if_changed(store, digest, lambda: card_refs(decks), clock.now())
 
 
-def open_collection(decks_option: Path | None, db: Path | None) -> Collection:
+def open_collection(decks_option: Path | None, db: Path | None, learner: str | None = None) -> Collection:
     from quizzer import backup
 
     dirs = deck_dirs(decks_option)
     decks = load_decks(dirs)
-    store = open_store(db)
+    store = open_store(db, learner)
     if store.path is not None:
         backup.maybe_backup(store.path, clock.now())
     sync(store, decks)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, where
+from quizzer.cli.base import DbOption, JsonOption, app, learner, where
 from quizzer.errors import BackupError, UsageError
 from quizzer.i18n import _
 
@@ -76,7 +76,7 @@ def check(ctx: typer.Context, db: DbOption = None) -> None:
 
         problems = backup.check(path)
     if not problems:  # a damaged file is not opened (nor a missing one created)
-        store = open_store(location)
+        store = open_store(location, learner())
         try:
             problems = broken_rules(store)
         finally:

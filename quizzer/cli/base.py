@@ -302,7 +302,13 @@ def collection(ctx: typer.Context, decks: Path | None, db: Path | None) -> Colle
     from quizzer.app.collection import open_collection
 
     chosen = where(ctx, decks, db)
-    return open_collection(chosen.decks, chosen.db)
+    return open_collection(chosen.decks, chosen.db, learner())
+
+
+def learner() -> str:
+    """Whose collection to open on a shared server: ``QUIZ_USER`` / the ``user`` setting, else
+    the login name."""
+    return settings().learner
 
 
 def settings(**options: Any) -> Settings:

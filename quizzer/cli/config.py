@@ -147,7 +147,7 @@ def _due_change(ctx: typer.Context, before: Settings, after: Settings, db: Path 
     if path is not None and not path.exists():
         return None
     try:
-        store = open_store(target)
+        store = open_store(target, after.learner)
     except QuizError as err:
         return _("(the due counts cannot be shown: {reason})").format(reason=err.message)
     try:

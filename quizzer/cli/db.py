@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, where
+from quizzer.cli.base import DbOption, JsonOption, app, learner, where
 from quizzer.i18n import _
 
 db_app = typer.Typer(help=_("The database as a whole."), no_args_is_help=True,
@@ -27,9 +27,9 @@ def db_copy(
     from quizzer.store import open_store
     from quizzer.store.copy import copy_collection
 
-    source = open_store(where(ctx, None, db).db)
+    source = open_store(where(ctx, None, db).db, learner())
     try:
-        target = open_store(to)
+        target = open_store(to, learner())
         try:
             result = copy_collection(source, target)
             destination = target.where

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from quizzer.i18n import _
 from quizzer.store.engine import Store, default_db_path, make_engine, resolve
 from quizzer.store.records import LEARNING, LEECH_TAG, NEW, RELEARNING, REVIEW
 from quizzer.store.schema import SCHEMA_HEAD, ensure_schema
 from quizzer.store.sync import CardRef, SyncResult, sync_cards, sync_if_changed
 
 
-def open_store(url_or_path: str | Path | None = None) -> Store:
-    """Open (creating or upgrading as needed) the database.
+def open_store(url_or_path: str | Path | None = None, learner: str | None = None) -> Store:
+    """Open (creating or upgrading as needed) ``learner``'s collection (None: the login name).
 
     None means ``$QUIZ_DB`` or else ``quizzer.db`` in the platform user data dir;
     a string containing ``://`` is a SQLAlchemy URL, anything else a file path.
@@ -21,13 +22,28 @@ def open_store(url_or_path: str | Path | None = None) -> Store:
     url, path = resolve(url_or_path)
     if path is not None:  # refused before SQLite touches it; only the default folder is created
         check_location(path, create_folder=uses_default(url_or_path))
-    store = Store(make_engine(url, path), path)
+    name = learner_name(learner, on_server=path is None)
+    store = Store(make_engine(url, path, name), path, name)
     try:
         ensure_schema(store)  # a damaged, foreign, newer or locked database fails here
     except BaseException:
         store.close()
         raise
     return store
+
+
+def learner_name(learner: str | None, on_server: bool) -> str:
+    """``learner`` (None: the login name), checked when it names a schema on a server."""
+    from quizzer.errors import UsageError
+    from quizzer.learners import BadName, check, login_name
+
+    name = login_name() if learner is None else learner
+    if not on_server:
+        return name
+    try:
+        return check(name)
+    except BadName as problem:
+        raise UsageError(str(problem), _("choose one with QUIZ_USER=NAME or `quiz config set user NAME`")) from None
 
 
 __all__ = [

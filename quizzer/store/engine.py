@@ -46,15 +46,33 @@ CONNECT_TIMEOUT_S = 10  # a server that does not answer is an error after this l
 # counterpart of SQLite's BEGIN IMMEDIATE (one writer at a time, readers never blocked).
 WRITE_LOCK_KEY = 0x7175697A  # "quiz"
 SERVER_SCHEMES = ("postgresql", "postgres")  # what a user types; the driver is added (``resolve``)
+LEARNER_SCHEMA_PREFIX = "learner_"  # a learner's collection on a server is the schema learner_<name>
+
+
+def learner_schema(learner: str) -> str:
+    """The server schema that holds ``learner``'s collection."""
+    return LEARNER_SCHEMA_PREFIX + learner
+
+
+def learner_lock_key(learner: str) -> int:
+    """The second half of a learner's advisory write lock (its schema's CRC-32 as a signed 32-bit
+    integer): learners sharing a server never wait for each other's writes."""
+    import zlib
+
+    key = zlib.crc32(learner_schema(learner).encode())
+    return key - (1 << 32) if key >= 1 << 31 else key
 
 
 @dataclass
 class Store:
     """A database handle.  ``path`` is the SQLite file (None for other backends),
-    used for backups."""
+    used for backups. ``learner`` is whose collection it is: on a server, the schema
+    ``learner_<name>`` (``learner_schema``) every statement works in; a SQLite file holds one
+    learner's collection whatever the name."""
 
     engine: Engine
     path: Path | None
+    learner: str
 
     @property
     def where(self) -> str:
@@ -348,22 +366,27 @@ def busy_timeout_ms() -> int:
     return timeout
 
 
-def make_engine(url: URL, path: Path | None) -> Engine:
+def make_engine(url: URL, path: Path | None, learner: str, *, create: bool = True) -> Engine:
     """The engine; opening the file (or connecting) is left to the first transaction (see
-    ``check_location``)."""
+    ``check_location``). On a server every connection works in ``learner``'s schema, created
+    if missing unless ``create`` is off (a reader of other learners' collections)."""
     if url.get_backend_name() == "postgresql":
-        return _postgres_engine(url, busy_timeout_ms())
+        return _postgres_engine(url, busy_timeout_ms(), learner, create)
     engine = create_engine(url)
     if engine.dialect.name == "sqlite":
         _install_sqlite_hooks(engine, busy_timeout_ms())
     return engine
 
 
-def _postgres_engine(url: URL, busy_timeout: int) -> Engine:
+def _postgres_engine(url: URL, busy_timeout: int, learner: str, create: bool) -> Engine:
     """A server engine: reads are REPEATABLE READ snapshots; a write waits for the write
     lock at most ``busy_timeout`` ms (``lock_timeout``, as SQLite's busy timeout), then
     fails with DatabaseBusy. A connection the server dropped while idle in the pool is
-    noticed at checkout and replaced (pre-ping), so a restarted server is no error."""
+    noticed at checkout and replaced (pre-ping), so a restarted server is no error.
+
+    Every connection's ``search_path`` is the learner's schema alone, so each statement (and
+    Alembic's version table) is the learner's without naming it, and no statement can reach
+    another learner's rows; the schema is created on the first connection that lacks it."""
     try:
         import psycopg  # noqa: F401  (the driver SQLAlchemy loads; checked here to say how to get it)
     except ImportError as exc:
@@ -372,8 +395,8 @@ def _postgres_engine(url: URL, busy_timeout: int) -> Engine:
     engine = create_engine(
         url, isolation_level="REPEATABLE READ", pool_pre_ping=True,
         connect_args={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "quizzer",
-                      "options": f"-c lock_timeout={busy_timeout}"})
-    _install_postgres_hooks(engine)
+                      "options": f'-c lock_timeout={busy_timeout} -c search_path="{learner_schema(learner)}"'})
+    _install_postgres_hooks(engine, learner, shown_url(url) if create else None)
     return engine
 
 
@@ -391,15 +414,44 @@ def continue_ids(conn: Connection, tables: list[Table]) -> None:
                      {"table": table.name, "column": column.name})
 
 
-def _install_postgres_hooks(engine: Engine) -> None:
-    """A write transaction starts READ COMMITTED and takes the advisory write lock, released
-    at commit or rollback (also when the process dies: the server ends its session)."""
+def _install_postgres_hooks(engine: Engine, learner: str, where: str | None) -> None:
+    """A write transaction starts READ COMMITTED and takes the learner's advisory write lock,
+    released at commit or rollback (also when the process dies: the server ends its session).
+    A new connection first makes sure the learner's schema exists (before SQLAlchemy asks the
+    connection for its default schema), unless ``where`` is None (no schema is created).
+    """
+    lock = f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY}, {learner_lock_key(learner)})"
+
+    if where is not None:
+        @event.listens_for(engine, "connect", insert=True)
+        def _on_connect(dbapi_connection, _record) -> None:
+            _create_learner_schema(dbapi_connection, learner, where)
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn) -> None:
         if conn.get_execution_options().get(_WRITE_OPTION, False):
             conn.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
-            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
+            conn.exec_driver_sql(lock)
+
+
+def _create_learner_schema(dbapi_connection, learner: str, where: str) -> None:
+    """Create ``learner``'s schema unless it is there (two first connections at once: one
+    creates it, the other finds it made); a login without the right to is a DatabaseError."""
+    import psycopg
+
+    try:
+        if dbapi_connection.execute("SELECT current_schema()").fetchone()[0] is None:
+            dbapi_connection.execute(f'CREATE SCHEMA IF NOT EXISTS "{learner_schema(learner)}"')
+        dbapi_connection.commit()
+    except psycopg.errors.UniqueViolation:  # created meanwhile by another connection
+        dbapi_connection.rollback()
+    except psycopg.errors.InsufficientPrivilege as exc:
+        dbapi_connection.rollback()
+        raise DatabaseError(
+            _("{where}: learner {learner} has no collection there, and this login may not create one: {reason}").format(
+                where=where, learner=learner, reason=_first_line(exc)),
+            _("ask the server's administrator to run: CREATE SCHEMA \"{schema}\" AUTHORIZATION <your role>").format(
+                schema=learner_schema(learner))) from exc
 
 
 def _ensure_math_functions(dbapi_connection: sqlite3.Connection) -> None:
