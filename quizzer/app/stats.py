@@ -22,11 +22,10 @@ Definitions (as Anki's statistics, where Anki has the figure):
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-
-import numpy as np
 
 from quizzer.app import notebook
 from quizzer.clock import study_day, to_utc
@@ -35,13 +34,13 @@ from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.summary import due_per_day
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import stats as queries
+from quizzer.store.review_days import COUNTS, review_days_of, seconds
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
 from quizzer.store.records import LEARNING, NEW, RELEARNING, REVIEW
 
 PERIOD_DAYS = 30  # retention, ratings and time per day look back this many study days
 FORECAST_DAYS = 30
-MATURE_DAYS = 21  # Anki's threshold for a mature card
 WEAKEST = 10
 
 
@@ -174,14 +173,13 @@ def _forecast(store: Store, chosen: CardFilter, today: date, rollover_hour: int)
     return [DayDue(today + timedelta(days=i), n) for i, n in enumerate(per_day)]
 
 
-def _streak(counts: list[int]) -> int:
+def _streak(studied: set[date], today: date) -> int:
     """Consecutive days with reviews ending today, or yesterday if today has none yet."""
-    days = counts[:-1] if counts and counts[-1] == 0 else counts
+    day = today if today in studied else today - timedelta(days=1)
     streak = 0
-    for count in reversed(days):
-        if count == 0:
-            break
+    while day in studied:
         streak += 1
+        day -= timedelta(days=1)
     return streak
 
 
@@ -189,25 +187,37 @@ def _retention(passed: int, failed: int) -> Retention:
     return Retention(passed, failed, passed / (passed + failed) if passed + failed else None)
 
 
-def _period(store: Store, chosen: CardFilter, today: date, rollover_hour: int
-            ) -> tuple[list[DayTime], TrueRetention, Ratings]:
-    first = today - timedelta(days=PERIOD_DAYS - 1)
-    starts = queries.day_starts(first, today, rollover_hour)
-    reviews, spent = [0] * PERIOD_DAYS, [0] * PERIOD_DAYS
-    rated: Counter[int] = Counter()
-    for row in queries.period_by_day(store, chosen, starts):
-        reviews[row.day] += row.reviews
-        spent[row.day] += row.duration_ms
-        rated[row.rating] += row.reviews
-    days = [DayTime(first + timedelta(days=i), reviews[i], spent[i]) for i in range(PERIOD_DAYS)]
+def _summed(by_day: dict[date, list[int]], days: list[date]) -> dict[str, int]:
+    """The counts of ``days`` added up, by name (``review_days.COUNTS``)."""
+    total = [0] * len(COUNTS)
+    for day in days:
+        for i, n in enumerate(by_day.get(day, ())):
+            total[i] += n
+    return dict(zip(COUNTS, total))
 
-    firsts = queries.first_reviews(store, chosen, starts, timedelta(days=MATURE_DAYS))
-    mature = (firsts.reviewed_at - firsts.previous_at) >= MATURE_DAYS * 86400.0  # none within 21 days: mature
-    passed = firsts.ratings >= Rating.HARD
-    young = _retention(int(np.sum(passed & ~mature)), int(np.sum(~passed & ~mature)))
-    old = _retention(int(np.sum(passed & mature)), int(np.sum(~passed & mature)))
-    retention = TrueRetention(young, old, _retention(young.passed + old.passed, young.failed + old.failed))
-    return days, retention, Ratings(*(rated[r] for r in Rating))
+
+def _period(by_day: dict[date, list[int]], today: date) -> tuple[list[DayTime], TrueRetention, Ratings]:
+    days = [today - timedelta(days=PERIOD_DAYS - 1 - i) for i in range(PERIOD_DAYS)]
+    per_day = [_summed(by_day, [day]) for day in days]
+    total = _summed(by_day, days)
+    return ([DayTime(day, n["reviews"], n["duration_ms"]) for day, n in zip(days, per_day)],
+            _true_retention(total), Ratings(*(total[r.name.lower()] for r in Rating)))
+
+
+def _true_retention(total: dict[str, int]) -> TrueRetention:
+    young = _retention(total["young_passed"], total["young_failed"])
+    old = _retention(total["mature_passed"], total["mature_failed"])
+    return TrueRetention(young, old, _retention(young.passed + old.passed, young.failed + old.failed))
+
+
+def true_retention(store: Store, chosen: CardFilter, starts: list[datetime]) -> TrueRetention:
+    """Anki's true retention over the study days ``starts`` delimit (``stats.day_starts``): each
+    card's first review of a day in the Review state passes with Hard, Good or Easy; mature means
+    an interval of 21 days or more. A day starts at its date's day-start hour, local time, so the
+    dates and that hour are read back from ``starts``."""
+    first = starts[0].astimezone()
+    by_day = review_days_of(store, chosen, first.hour)
+    return _true_retention(_summed(by_day, [first.date() + timedelta(days=i) for i in range(len(starts) - 1)]))
 
 
 def _weakest(store: Store, chosen: CardFilter, curve: queries.Curve,
@@ -231,12 +241,13 @@ def _weakest(store: Store, chosen: CardFilter, curve: queries.Curve,
     return weakest, tags[:WEAKEST]
 
 
-def _exams(store: Store, chosen: CardFilter) -> tuple[list[ExamPoint], float | None]:
+def exam_trend(store: Store, chosen: CardFilter) -> tuple[list[ExamPoint], float | None]:
+    """Finished exams' scores, oldest first, and their trend (percentage points per exam; None
+    with fewer than two)."""
     points = [ExamPoint(e.id, e.finished_at, e.score) for e in queries.exam_scores(store, chosen)]
     if len(points) < 2:
         return points, None
-    slope = np.polyfit(np.arange(len(points)), np.array([p.score for p in points]), 1)[0]
-    return points, float(slope)
+    return points, statistics.linear_regression(range(len(points)), [p.score for p in points]).slope
 
 
 def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[str] | None = None,
@@ -245,24 +256,25 @@ def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[st
     learner's day start and forgetting curve."""
     now = to_utc(now)
     rollover_hour = settings.day_start_hour
-    curve = queries.Curve(queries.epoch_seconds([now])[0], schedule_of(store, settings).scheduler.parameters[20])
+    curve = queries.Curve(seconds(now), schedule_of(store, settings).scheduler.parameters[20])
     today = study_day(now, rollover_hour)
     cards, total = _cards(store, chosen, now, deck_order or [])
     forecast = _forecast(store, chosen, today, rollover_hour)
 
-    first_day, counts = queries.reviews_per_day(store, chosen, today, rollover_hour)
-    per_day = [DayReviews(first_day + timedelta(days=i), n) for i, n in enumerate(counts) if n and first_day]
+    by_day = review_days_of(store, chosen, rollover_hour)
+    per_day = [DayReviews(day, by_day[day][0]) for day in sorted(by_day) if day <= today]
+    reviews_total = sum(d.reviews for d in per_day)
 
-    time_per_day, retention, ratings = _period(store, chosen, today, rollover_hour)
+    time_per_day, retention, ratings = _period(by_day, today)
     recall = queries.recall(store, chosen, curve)
     weakest_cards, weakest_tags = _weakest(store, chosen, curve, rollover_hour)
-    exams, trend = _exams(store, chosen)
+    exams, trend = exam_trend(store, chosen)
     return Stats(
         now=now, today=today, decks=list(chosen.decks) if chosen.decks else None,
-        tags=list(chosen.tags) if chosen.tags else None, empty=sum(counts) == 0,
+        tags=list(chosen.tags) if chosen.tags else None, empty=reviews_total == 0,
         cards=cards, cards_total=total, due_today=forecast[0].due, forecast=forecast,
-        reviews_total=sum(counts), first_day=per_day[0].day if per_day else None,
-        days_studied=len(per_day), streak=_streak(counts), reviews_per_day=per_day,
+        reviews_total=reviews_total, first_day=per_day[0].day if per_day else None,
+        days_studied=len(per_day), streak=_streak({d.day for d in per_day}, today), reviews_per_day=per_day,
         period_days=PERIOD_DAYS, time_per_day=time_per_day, true_retention=retention, ratings=ratings,
         average_recall=recall.mean, recall_cards=recall.cards, exams=exams, exam_trend=trend,
         weakest_cards=weakest_cards, weakest_tags=weakest_tags,

@@ -17,13 +17,15 @@ app.add_typer(backup_app, name="backup")
 
 
 def _db_path(ctx: typer.Context, db: Path | None) -> Path:
-    from quizzer.store.engine import resolve, shown_url
+    from quizzer.store.engine import learner_schema, resolve, shown_url
 
     url, path = resolve(where(ctx, None, db).db)
     if path is None:
-        raise UsageError(_("{where} is a database server: its own backups and checks apply (e.g. pg_dump); "
-                           "`quiz backup` and `quiz check` are for SQLite database files").format(where=shown_url(url)),
-                         _("for a copy of the database, run pg_dump against the server"))
+        schema = learner_schema(learner())
+        raise UsageError(_("{where} is a database server: its own backups apply (pg_dump); "
+                           "`quiz backup` is for SQLite database files").format(where=shown_url(url)),
+                         _("one learner's collection is the schema {schema}: `pg_dump --schema={schema}` saves it and "
+                           "pg_restore brings it back; `quiz db copy --to FILE` keeps it in a file").format(schema=schema))
     return path
 
 

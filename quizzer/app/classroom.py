@@ -1,0 +1,97 @@
+"""``quiz class report``: where a class sharing one server stands before mock interviews.
+
+Per learner, over the last ``days`` study days: reviews, days studied, true retention (as
+``quiz stats`` defines it), the exam scores' trend and the interview date. For the class: the
+cards and tags failed most often (rated Again), with the share of learners who failed them. The
+figures are each learner's own, read from their collection one after the other; a SQLite
+file is a class of one.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from quizzer.app.stats import Retention, exam_trend, true_retention
+from quizzer.clock import study_day, to_utc
+from quizzer.store import classroom
+from quizzer.store import learner as learner_state
+from quizzer.store import stats as queries
+from quizzer.store.engine import Store
+from quizzer.store.filter import EVERYTHING
+
+DAYS = 14
+HARDEST = 10  # cards and tags listed
+
+
+@dataclass(frozen=True)
+class LearnerFigures:
+    learner: str
+    reviews: int
+    days_studied: int
+    retention: Retention  # true retention, young and mature cards together
+    exams: list[float]  # finished exams' scores in percent, oldest first
+    exam_trend: float | None  # points per exam; None with fewer than two exams
+    interview: date | None
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A card or tag the class failed: failed reviews, and the learners who failed it."""
+
+    name: str
+    failures: int
+    learners: int
+    share: float  # of the class's learners
+
+
+@dataclass(frozen=True)
+class ClassReport:
+    first_day: date
+    last_day: date
+    learners: list[LearnerFigures]
+    cards: list[Failed]
+    tags: list[Failed]
+
+
+def _learner(store: Store, starts: list[datetime]) -> tuple[LearnerFigures, dict[str, int]]:
+    """One learner's figures and failures per card."""
+    per_day = Counter[int]()
+    for row in queries.period_by_day(store, EVERYTHING, starts):
+        per_day[row.day] += row.reviews
+    points, trend = exam_trend(store, EVERYTHING)
+    interview = learner_state.load(store).interview
+    figures = LearnerFigures(
+        learner=store.learner, reviews=sum(per_day.values()), days_studied=sum(1 for n in per_day.values() if n),
+        retention=true_retention(store, EVERYTHING, starts).all, exams=[p.score for p in points], exam_trend=trend,
+        interview=interview.day if interview else None)
+    return figures, classroom.failures(store, starts[0], starts[-1])
+
+
+def _ranked(failed: dict[str, Counter[str]], learners: int) -> list[Failed]:
+    """``{name: {learner: failures}}`` as the most failed first (by learners who failed, then failures)."""
+    rows = [Failed(name, sum(by.values()), len(by), len(by) / learners) for name, by in failed.items()]
+    rows.sort(key=lambda f: (-f.learners, -f.failures, f.name))
+    return rows[:HARDEST]
+
+
+def report(store: Store, now: datetime, rollover_hour: int, days: int = DAYS) -> ClassReport:
+    """The class report for the ``days`` study days up to and including today."""
+    today = study_day(to_utc(now), rollover_hour)
+    first = today - timedelta(days=days - 1)
+    starts = queries.day_starts(first, today, rollover_hour)
+    figures: list[LearnerFigures] = []
+    by_card: dict[str, Counter[str]] = {}
+    by_tag: dict[str, Counter[str]] = {}
+    for name in classroom.names(store):
+        with classroom.opened(store, name) as theirs:
+            mine, failures = _learner(theirs, starts)
+            tags = queries.tags_of(theirs, sorted(failures))
+        figures.append(mine)
+        for card_id, count in failures.items():
+            by_card.setdefault(card_id, Counter())[name] += count
+        for card_id, tag in tags:
+            by_tag.setdefault(tag, Counter())[name] += failures[card_id]
+    learners = max(len(figures), 1)
+    return ClassReport(first, today, figures, _ranked(by_card, learners), _ranked(by_tag, learners))

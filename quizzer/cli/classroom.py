@@ -1,0 +1,44 @@
+"""``quiz class report``: every learner on a shared server, and what the class fails most."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from quizzer.cli.base import DbOption, JsonOption, app, console, learner, settings, where
+from quizzer.i18n import _
+
+class_app = typer.Typer(help=_("A class sharing one database server."), no_args_is_help=True,
+                        context_settings={"help_option_names": ["-h", "--help"]})
+app.add_typer(class_app, name="class")
+
+
+@class_app.command("report", help=_(
+    "Per learner: reviews and days studied, true retention, exam scores and their trend, the interview date; for the "
+    "class: the cards and tags failed most, with the share of learners who failed them. Needs the right to read "
+    "every learner's collection."))
+def class_report(
+    ctx: typer.Context,
+    days: Annotated[int, typer.Option("--days", min=1, max=3650, metavar="N", help=_(
+        "The study days looked at, up to and including today."))] = 14,
+    as_json: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    from quizzer import clock
+    from quizzer.app.classroom import report
+    from quizzer.store.classroom import open_class
+
+    store = open_class(where(ctx, None, db).db, learner())
+    try:
+        figures = report(store, clock.now(), settings().day_start_hour, days)
+    finally:
+        store.close()
+    if as_json:
+        from quizzer.cli.output import emit_json
+
+        emit_json(figures)
+        return
+    from quizzer.terminal.classroom import show
+
+    show(console(), figures)

@@ -1,0 +1,89 @@
+"""What the class report reads: the learners who have a collection here, each one's store,
+and each one's failed reviews.
+
+On a server a learner's collection is the schema ``learner_<name>`` (``engine.learner_schema``);
+reading another learner's needs the rights to that schema, which is how a server decides who may
+see the whole class. A SQLite file is one learner's collection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import func, select, text
+from sqlalchemy.exc import ProgrammingError
+
+from quizzer.errors import DatabaseError
+from quizzer.i18n import _
+from quizzer.store.engine import LEARNER_SCHEMA_PREFIX, Store, learner_schema, make_engine, resolve
+from quizzer.store.models import review_log
+from quizzer.store.schema import SCHEMA_HEAD, VERSION_TABLE
+
+AGAIN = 1  # the rating of a failed review
+
+
+def open_class(url_or_path: str | Path | None, learner: str | None) -> Store:
+    """The database, to read every learner's collection: a SQLite file is opened as ``learner``'s
+    (``open_store``); on a server nobody's collection is created or upgraded by reading."""
+    from quizzer.store import learner_name, open_store
+
+    url, path = resolve(url_or_path)
+    if path is not None:
+        return open_store(url_or_path, learner)
+    name = learner_name(learner, on_server=True)
+    return Store(make_engine(url, None, name, create=False), None, name)
+
+
+def names(store: Store) -> list[str]:
+    """The learners with a collection here, sorted: on a server every ``learner_<name>`` schema
+    that holds quizzer's version table; in a SQLite file, its one learner."""
+    if store.engine.dialect.name == "sqlite":
+        return [store.learner]
+    with store.read() as conn:
+        schemas = conn.execute(text(
+            "SELECT n.nspname FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid "
+            "WHERE c.relname = :version AND starts_with(n.nspname, :prefix) ORDER BY n.nspname"),
+            {"version": VERSION_TABLE, "prefix": LEARNER_SCHEMA_PREFIX}).scalars().all()
+    return [schema[len(LEARNER_SCHEMA_PREFIX):] for schema in schemas]
+
+
+@contextmanager
+def opened(store: Store, learner: str) -> Iterator[Store]:
+    """``learner``'s collection on the same database, to read (closed on exit). A collection
+    at another schema version is an error: it is upgraded when its learner next uses it."""
+    if store.engine.dialect.name == "sqlite":  # one learner: the file's
+        yield store
+        return
+    other = Store(make_engine(store.engine.url, store.path, learner, create=False), store.path, learner)
+    try:
+        try:
+            with other.read() as conn:
+                version = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
+        except ProgrammingError as exc:  # no rights to the schema: its tables are not even seen
+            raise DatabaseError(
+                _("{where}: this login may not read {learner}'s collection (schema {schema})").format(
+                    where=store.where, learner=learner, schema=learner_schema(learner)),
+                _("the class report needs USAGE and SELECT on every learner's schema")) from exc
+        if version != SCHEMA_HEAD:
+            raise DatabaseError(
+                _("{where}: {learner}'s collection is at schema {version}, this quizzer reads {head}").format(
+                    where=store.where, learner=learner, version=version, head=SCHEMA_HEAD),
+                _("it is upgraded when {learner} next runs quiz (or run quiz as {learner} once: QUIZ_USER={learner})").format(
+                    learner=learner))
+        yield other
+    finally:
+        other.close()
+
+
+def failures(store: Store, since: datetime, until: datetime) -> dict[str, int]:
+    """Failed reviews (Again) per card in [since, until)."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(review_log.c.card_id, func.count())
+            .where(review_log.c.rating == AGAIN, review_log.c.reviewed_at >= since, review_log.c.reviewed_at < until)
+            .group_by(review_log.c.card_id)).all()
+    return {card_id: count for card_id, count in rows}
+

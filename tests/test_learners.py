@@ -1,0 +1,196 @@
+"""Several learners on one PostgreSQL server (tests/pg.py starts it): each learner's collection is
+their own, two of them study at once, and `quiz class report` says what an independent count of
+their answers says. On SQLite the same report is a class of one.
+
+Expected figures come from the answers each session printed (`saved CARD → RATING`) and from
+the deck written here, never from the project's own queries; the server's rows are read with
+psycopg directly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+LATER = T0 + timedelta(days=40)  # every card rated Easy on T0 is due again (an Easy interval is days, not weeks)
+TAGS = {"c1": ["attention"], "c2": ["attention", "bert"], "c3": ["bert"], "c4": ["gpt"]}
+DECK = ('id: class\ntitle: class\nlanguage: zh\nsource: {file: c.txt, sections: "1"}\ncards:\n' + "".join(
+    f'  - {{id: {card}, kind: qa, source: "1.{n}", question: 问{n}, answer: 答{n}, points: [点], tags: [{", ".join(tags)}]}}\n'
+    for n, (card, tags) in enumerate(TAGS.items(), 1)))
+RATINGS = {"1": "Again", "2": "Hard", "3": "Good", "4": "Easy"}
+
+
+@pytest.fixture
+def decks(deck_folder) -> Path:
+    return deck_folder(DECK, "class.yaml")
+
+
+def quiz(*args: str, db: str, user: str | None, now: datetime, stdin: str = "") -> subprocess.Popen[str]:
+    env = {**os.environ, "QUIZ_DB": db, "QUIZ_NOW": now.isoformat(), "QUIZ_LANG": "en", "COLUMNS": "200",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    env.pop("QUIZ_USER", None)
+    if user is not None:
+        env["QUIZ_USER"] = user
+    process = subprocess.Popen([sys.executable, "-m", "quizzer", *args], env=env, cwd=REPO, text=True,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdin is not None
+    process.stdin.write(stdin)  # small: the pipe's buffer holds it while the program starts
+    process.stdin.close()
+    process.stdin = None  # written: communicate() only reads
+    return process
+
+
+def finished(process: subprocess.Popen[str]) -> tuple[int, str, str]:
+    out, err = process.communicate(timeout=120)
+    return process.returncode, out, err
+
+
+def answers(*ratings: int) -> str:
+    """Reveal and rate one card per rating, then quit."""
+    return "".join(f"\n{rating}\n" for rating in ratings) + "q\n"
+
+
+def saved(out: str) -> list[tuple[str, str]]:
+    """(card, rating word) of every committed review a session printed."""
+    lines = [line.split()[1:4] for line in out.splitlines() if line.startswith("saved ")]
+    return [(card, rating) for card, _arrow, rating in lines]
+
+
+def server_reviews(url: str, learner: str) -> list[tuple[str, str]]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(f'SELECT card_id, rating FROM "learner_{learner}".review_log ORDER BY id').fetchall()
+    return [(card, RATINGS[str(rating)]) for card, rating in rows]
+
+
+def report(db: str, user: str | None, days: int) -> dict:
+    code, out, err = finished(quiz("class", "report", "--json", "--days", str(days), db=db, user=user, now=LATER))
+    assert code == 0, err
+    return json.loads(out)
+
+
+def expected_failed(sessions: dict[str, list[tuple[str, str]]], of: dict[str, list[str]]) -> dict[str, tuple[int, int]]:
+    """{name: (failed reviews, learners who failed it)}, cards or tags (``of`` maps a card to its names)."""
+    failures: dict[str, Counter[str]] = {}
+    for learner, reviews in sessions.items():
+        for card, rating in reviews:
+            if rating == "Again":
+                for name in of[card]:
+                    failures.setdefault(name, Counter())[learner] += 1
+    return {name: (sum(by.values()), len(by)) for name, by in failures.items()}
+
+
+def test_two_learners_study_at_once_and_the_class_report_counts_them(pg_server, decks):
+    db = pg_server.create("class")
+    # at once: ann rates every new card Easy (into review), bob fails two
+    ann, bob = (quiz("study", "--decks", str(decks), db=db, user=user, now=T0, stdin=stdin)
+                for user, stdin in (("ann", answers(4, 4, 4, 4)), ("bob", answers(1, 1, 4, 4))))
+    (ann_code, ann_out, ann_err), (bob_code, bob_out, bob_err) = finished(ann), finished(bob)
+    assert ann_code == 0 and bob_code == 0, ann_err + bob_err
+    # forty days on, ann's four cards are due in review: two forgotten, two recalled, then the relearning ones
+    code, later_out, err = finished(quiz("study", "--decks", str(decks), db=db, user="ann", now=LATER,
+                                         stdin=answers(1, 3, 3, 1, 3, 3)))
+    assert code == 0, err
+    sessions = {"ann": saved(ann_out) + saved(later_out), "bob": saved(bob_out)}
+    assert [rating for _, rating in saved(ann_out)] == ["Easy"] * 4 and len(saved(later_out)) == 6
+    assert sorted(card for card, _ in saved(bob_out)) == sorted(TAGS)
+
+    # no review crossed learners: each schema holds exactly that learner's answers, in order
+    assert server_reviews(db, "ann") == sessions["ann"]
+    assert server_reviews(db, "bob") == sessions["bob"]
+
+    # the report, read by someone who studies nothing (no collection is made for them)
+    shown = report(db, "teacher", days=41)
+    assert [one["learner"] for one in shown["learners"]] == ["ann", "bob"]
+    by_name = {one["learner"]: one for one in shown["learners"]}
+    assert by_name["ann"]["reviews"] == len(sessions["ann"]) and by_name["ann"]["days_studied"] == 2
+    assert by_name["bob"]["reviews"] == len(sessions["bob"]) and by_name["bob"]["days_studied"] == 1
+    # true retention: each card's first review of a day in review state (ann's first four of day 40)
+    first_of_day = {card: rating for card, rating in reversed(saved(later_out)[:4])}
+    passed = sum(rating != "Again" for rating in first_of_day.values())
+    assert by_name["ann"]["retention"] == {"passed": passed, "failed": 4 - passed, "rate": passed / 4}
+    assert by_name["bob"]["retention"]["rate"] is None  # bob's cards never reached review
+    cards = expected_failed(sessions, {card: [card] for card in TAGS})
+    tags = expected_failed(sessions, TAGS)
+    assert {c["name"]: (c["failures"], c["learners"]) for c in shown["cards"]} == cards
+    assert {t["name"]: (t["failures"], t["learners"]) for t in shown["tags"]} == tags
+    assert all(row["share"] == row["learners"] / 2 for row in shown["cards"] + shown["tags"])
+    with __import__("psycopg").connect(db) as conn:
+        schemas = {name for (name,) in conn.execute("SELECT nspname FROM pg_namespace")}
+    assert "learner_teacher" not in schemas
+
+    # a window that leaves day one out: only ann's day-40 reviews
+    recent = {one["learner"]: one for one in report(db, "teacher", days=7)["learners"]}
+    assert recent["ann"]["reviews"] == len(saved(later_out)) and recent["bob"]["reviews"] == 0
+
+
+def test_interview_and_parameters_are_each_learners_own(pg_server, decks):
+    db = pg_server.create("own")
+    code, _, err = finished(quiz("plan", "--date", "2026-04-15", "--decks", str(decks), db=db, user="ann", now=T0))
+    assert code == 0, err
+    code, _, err = finished(quiz("study", "--decks", str(decks), db=db, user="bob", now=T0, stdin=answers(3)))
+    assert code == 0, err
+    learners = {one["learner"]: one for one in report(db, "ann", days=14)["learners"]}
+    assert learners["ann"]["interview"] == "2026-04-15" and learners["bob"]["interview"] is None
+    code, out, err = finished(quiz("plan", "--json", "--decks", str(decks), db=db, user="bob", now=T0))
+    assert code == 0 and json.loads(out)["interview"] is None, err
+
+
+def test_class_report_on_sqlite_is_a_class_of_one(tmp_path, decks):
+    db = str(tmp_path / "one.db")
+    code, out, err = finished(quiz("study", "--decks", str(decks), db=db, user="dana", now=LATER, stdin=answers(1, 3)))
+    assert code == 0, err
+    shown = report(db, "dana", days=3)
+    assert [(one["learner"], one["reviews"]) for one in shown["learners"]] == [("dana", len(saved(out)))]
+    failed = [card for card, rating in saved(out) if rating == "Again"]
+    assert [(c["name"], c["failures"], c["share"]) for c in shown["cards"]] == [(failed[0], 1, 1.0)]
+
+
+def test_a_learner_name_that_cannot_name_a_collection_is_refused(pg_server):
+    db = pg_server.create("names")
+    code, out, err = finished(quiz("stats", db=db, user="Ann Smith", now=T0))
+    assert code == 2 and out == ""
+    assert err.count("\n") <= 2 and "QUIZ_USER" in err and "'Ann Smith'" in err and "Traceback" not in err
+
+
+def test_a_login_without_rights_gets_one_line_not_a_collection(pg_server, decks):
+    """A role that may not create schemas cannot start a collection; one that may not read the
+    others' cannot see the class report. Both say so in one line."""
+    import psycopg
+
+    db = pg_server.create("rights")
+    code, _, err = finished(quiz("study", "--decks", str(decks), db=db, user="ann", now=T0, stdin=answers(3)))
+    assert code == 0, err
+    with psycopg.connect(db, autocommit=True) as conn:
+        conn.execute("CREATE ROLE carol LOGIN")
+    as_carol = db.replace("postgres@", "carol@")
+    code, out, err = finished(quiz("stats", db=as_carol, user="carol", now=T0))
+    assert code == 1 and "carol" in err and "CREATE SCHEMA" in err and "Traceback" not in err
+    code, out, err = finished(quiz("class", "report", db=as_carol, user="carol", now=T0))
+    assert code == 1 and "may not read ann's collection" in err and "Traceback" not in err
+
+
+def test_db_copy_takes_one_learners_collection(pg_server, decks, tmp_path):
+    db = pg_server.create("copy")
+    for user, ratings in (("ann", (4, 4)), ("bob", (1, 1, 1))):
+        code, _, err = finished(quiz("study", "--decks", str(decks), db=db, user=user, now=T0, stdin=answers(*ratings)))
+        assert code == 0, err
+    target = tmp_path / "bob.db"
+    code, out, err = finished(quiz("db", "copy", "--to", str(target), "--json", db=db, user="bob", now=T0))
+    assert code == 0, err
+    assert json.loads(out)["rows"]["review_log"] == len(server_reviews(db, "bob")) == 3
+    import sqlite3
+
+    with sqlite3.connect(target) as conn:
+        copied = conn.execute("SELECT card_id, rating FROM review_log ORDER BY id").fetchall()
+    assert [(card, RATINGS[str(rating)]) for card, rating in copied] == server_reviews(db, "bob")
