@@ -23,6 +23,7 @@ from quizzer.backup import list_backups
 from quizzer.scheduling.answer import answer
 from quizzer.scheduling.answer import undo as undo_answer
 from quizzer.scheduling.summary import card_info
+from quizzer.scheduling.memory import DEFAULT_SCHEDULER, replay_decider
 from quizzer.store import SCHEMA_HEAD, CardRef, open_store, sync_cards
 from quizzer.errors import DatabaseBusy, DatabaseTooNew
 from quizzer.store.models import cards, metadata
@@ -320,7 +321,7 @@ def fill_every_table(store) -> None:
     for minutes, (card_id, rating) in enumerate([("a", 3), ("b", 1), ("a", 1), ("c", 4), ("b", 2)]):
         done = answer(store, card_id, rating, now=T0 + timedelta(minutes=minutes), duration_ms=1000 + minutes)
     undo_answer(store, done)
-    learner.save_parameters(store, (0.25, 1.5, 3.125), T0 + timedelta(hours=1))
+    learner.save_parameters(store, (0.25, 1.5, 3.125, *DEFAULT_SCHEDULER.parameters[3:]), T0 + timedelta(hours=1))
     with store.write() as conn:
         conn.execute(insert(exams).values(id=7, seed=2**40 + 3, started_at=T0, minutes=30.0, filters='{"count": 1}',
                                           finished_at=T0 + timedelta(minutes=20), score=50.0))
@@ -363,7 +364,9 @@ def test_db_copy_from_a_file_to_the_server_and_back_keeps_every_row(tmp_path, pg
 
     result = copy_command(source, server)
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["rows"] == {name: len(rows) for name, rows in original.items()}
+    copied = json.loads(result.stdout)
+    assert copied["rows"] == {name: len(rows) for name, rows in original.items()}
+    assert copied["replayed_cards"] == len({row[1] for row in original["review_log"]})  # a, b, c: each replayed
     result = copy_command(server, back)
     assert result.exit_code == 0, result.output
     assert every_row(server) == original
@@ -399,8 +402,35 @@ def test_a_copy_that_fails_its_check_leaves_the_target_unchanged(tmp_path, backe
 
     monkeypatch.setattr(copy, "_check_table", failing_check)
     with pytest.raises(DatabaseError, match="interrupted"):
-        copy.copy_collection(open_store(source), open_store(backend))
+        copy.copy_collection(open_store(source), open_store(backend), replay_decider(DEFAULT_SCHEDULER))
     assert every_row(backend) == empty
     monkeypatch.undo()
     assert copy_command(source, backend).exit_code == 0
     assert every_row(backend) == every_row(source)
+
+
+def test_a_copy_whose_history_replays_differently_keeps_nothing(tmp_path, backend, monkeypatch):
+    """The replay is a check of its own: a review changed on the way (the row check turned off
+    here) gives its card another memory, and the copy is refused whole."""
+    from quizzer.errors import DatabaseError
+    from quizzer.store import copy
+    from quizzer.store.models import review_log
+
+    source = str(tmp_path / "laptop.db")
+    st = open_store(source)
+    fill_every_table(st)
+    st.close()
+    empty = every_row(backend)
+    copy_rows = copy._copy_table
+
+    def altered(src, dst, table):
+        copied = copy_rows(src, dst, table)
+        if table is review_log:  # the first review of card b: Again becomes Easy
+            dst.execute(review_log.update().where(review_log.c.card_id == "b", review_log.c.rating == 1).values(rating=4))
+        return copied
+
+    monkeypatch.setattr(copy, "_copy_table", altered)
+    monkeypatch.setattr(copy, "_check_table", lambda src, dst, table, where: None)
+    with pytest.raises(DatabaseError, match="card b's history in the copy replays to another memory"):
+        copy.copy_collection(open_store(source), open_store(backend), replay_decider(DEFAULT_SCHEDULER))
+    assert every_row(backend) == empty

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, learner, where
+from quizzer.cli.base import DbOption, JsonOption, app, settings, where
 from quizzer.i18n import _
 
 db_app = typer.Typer(help=_("The database as a whole."), no_args_is_help=True,
@@ -24,14 +24,18 @@ def db_copy(
     as_json: JsonOption = False,
     db: DbOption = None,
 ) -> None:
+    from quizzer.scheduling.learner import schedule_of
+    from quizzer.scheduling.memory import replay_decider
     from quizzer.store import open_store
     from quizzer.store.copy import copy_collection
 
-    source = open_store(where(ctx, None, db).db, learner())
+    chosen = settings()
+    source = open_store(where(ctx, None, db).db, chosen.learner)
     try:
-        target = open_store(to, learner())
+        target = open_store(to, chosen.learner)
         try:
-            result = copy_collection(source, target)
+            decide = replay_decider(schedule_of(source, chosen).scheduler, chosen.day_start_hour)
+            result = copy_collection(source, target, decide)
             destination = target.where
         finally:
             target.close()
@@ -40,8 +44,9 @@ def db_copy(
     if as_json:
         from quizzer.cli.output import emit_json
 
-        emit_json({"to": destination, "rows": result.rows})
+        emit_json({"to": destination, "rows": result.rows, "replayed_cards": result.replayed})
         return
-    typer.echo(_("copied {cards} cards and {reviews} reviews ({rows} rows in all) to {where}").format(
+    typer.echo(_("copied {cards} cards and {reviews} reviews ({rows} rows in all) to {where}; the memory of {replayed} "
+                 "reviewed cards replays the same from the copy as from the source").format(
         cards=f"{result.rows.get('cards', 0):,}", reviews=f"{result.rows.get('review_log', 0):,}",
-        rows=f"{sum(result.rows.values()):,}", where=destination))
+        rows=f"{sum(result.rows.values()):,}", where=destination, replayed=f"{result.replayed:,}"))

@@ -34,7 +34,7 @@ from __future__ import annotations
 import copy
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, TypeVar
@@ -113,6 +113,18 @@ def recall_of_review(stability: float, last_review: datetime, now: datetime,
     """Retrievability of a card in review from its stability and last review alone."""
     memory = fsrs.Card(card_id=0, state=fsrs.State.Review, stability=stability, last_review=last_review)
     return scheduler.get_card_retrievability(memory, now)
+
+
+def replay_decider(scheduler: fsrs.Scheduler, rollover_hour: int = ROLLOVER_HOUR
+                   ) -> Callable[[MemoryState, NewReview, str, int], Decision]:
+    """``decide`` for replaying a card's logged history (an import, a copy's check): the ahead
+    rule off (those reviews really happened), days placed as live answers place them."""
+
+    def replayed(memory: MemoryState, review: NewReview, card_id: str, reps: int) -> Decision:
+        return decide(memory, review, scheduler=scheduler, ahead_after=None,
+                      placement=Placement(card_id, reps, rollover_hour))
+
+    return replayed
 
 
 def decide(before: MemoryState, review: NewReview, *, scheduler: fsrs.Scheduler,

@@ -19,24 +19,30 @@ from sqlalchemy import Connection, Table, func, insert, select
 from quizzer.errors import DatabaseError, UsageError
 from quizzer.i18n import _, join
 from quizzer.store.engine import Store, continue_ids
+from quizzer.store.history import ReplayDecide, replayed_memories
 from quizzer.store.models import metadata
+from quizzer.store.records import MemoryState
 
 BATCH = 5_000  # rows per insert (and per fetch while streaming the source)
 
 
 @dataclass(frozen=True)
 class CopyResult:
-    """Rows copied, by table (in the order they were copied: parents first)."""
+    """Rows copied, by table (in the order they were copied: parents first), and the cards whose
+    memory was replayed from their history on both sides and found the same."""
 
     rows: dict[str, int]
+    replayed: int
 
 
 def _tables() -> list[Table]:
     return list(metadata.sorted_tables)  # parents before the rows that refer to them
 
 
-def copy_collection(source: Store, target: Store) -> CopyResult:
-    """Copy every row of ``source`` into the empty ``target`` (both at the current schema)."""
+def copy_collection(source: Store, target: Store, decide: ReplayDecide) -> CopyResult:
+    """Copy every row of ``source`` into the empty ``target`` (both at the current schema).
+    Before it commits, every table is compared row by row, and each card's memory is replayed
+    through ``decide`` from the copied history and from the source's: the two must agree."""
     if source.where == target.where:
         raise UsageError(_("{where} cannot be copied into itself").format(where=source.where),
                          _("name another file or server with --to"))
@@ -51,7 +57,8 @@ def copy_collection(source: Store, target: Store) -> CopyResult:
         continue_ids(dst, tables)
         for table in tables:
             _check_table(src, dst, table, target.where)
-    return CopyResult(rows)
+        replayed = _check_replay(src, dst, decide, target.where)
+    return CopyResult(rows, replayed)
 
 
 def _in_order(conn: Connection, table: Table):
@@ -72,3 +79,19 @@ def _check_table(src: Connection, dst: Connection, table: Table, where: str) -> 
         if tuple(given or ()) != tuple(stored or ()):
             raise DatabaseError(_("{where}: the copy of table {table} differs from the source at row {row}, so "
                                   "nothing was copied").format(where=where, table=table.name, row=line))
+
+
+def _check_replay(src: Connection, dst: Connection, decide: ReplayDecide, where: str) -> int:
+    """The memory each card's copied history replays to equals what the source's replays to
+    (stability, difficulty, state and lapses); the number of cards replayed."""
+    def essentials(memory: MemoryState) -> tuple[object, ...]:
+        return memory.state, memory.stability, memory.difficulty, memory.lapses
+
+    replayed = 0
+    for given, copied in zip_longest(replayed_memories(src, decide), replayed_memories(dst, decide)):
+        if given is None or copied is None or given[0] != copied[0] or essentials(given[1]) != essentials(copied[1]):
+            card = (given or copied)[0]
+            raise DatabaseError(_("{where}: card {card}'s history in the copy replays to another memory than in the "
+                                  "source, so nothing was copied").format(where=where, card=card))
+        replayed += 1
+    return replayed

@@ -11,9 +11,10 @@ nothing.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from itertools import groupby
 from typing import Any
 
 from sqlalchemy import Connection, insert, select
@@ -153,6 +154,18 @@ def _replay(entries: list[_Entry], decide: ReplayDecide, memory: MemoryState, ca
         if decision.scheduled:
             memory = decision.after
     return memory
+
+
+def replayed_memories(conn: Connection, decide: ReplayDecide) -> Iterator[tuple[str, MemoryState]]:
+    """Each reviewed card's memory as its logged reviews give it, replayed from a new card in
+    time order through ``decide`` (only the reviews that moved its schedule when given): what
+    ``quiz db copy`` compares between source and copy. Streams the log in card order."""
+    rows = conn.execution_options(yield_per=5_000).execute(
+        select(log.c.card_id, log.c.reviewed_at, log.c.rating, log.c.duration_ms, log.c.mode)
+        .where(log.c.scheduled.is_(True)).order_by(log.c.card_id, log.c.reviewed_at, log.c.id))
+    for card_id, reviews in groupby(rows, key=lambda row: row.card_id):
+        entries = [_Entry(NewReview(row.rating, row.reviewed_at, row.duration_ms, row.mode)) for row in reviews]
+        yield card_id, _replay(entries, decide, _BLANK, card_id)
 
 
 def _in_chunks(conn: Connection, query: Any, column: Any, values: Sequence[str], size: int = 500) -> Iterable[Any]:

@@ -23,11 +23,10 @@ import fsrs
 
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.errors import HistoryFileError
-from quizzer.scheduling.memory import DEFAULT_SCHEDULER, Placement, decide
+from quizzer.scheduling.memory import DEFAULT_SCHEDULER, replay_decider
 from quizzer.store import history
 from quizzer.store.engine import Store
 from quizzer.store.history import HistoryImport, LoggedReview
-from quizzer.store.records import Decision, MemoryState, NewReview
 
 COLUMNS = ("card_id", "review_rating", "review_time", "review_duration")
 ARCHIVE_DECK = "archived"  # where reviewed ids that no deck has are kept (inactive cards)
@@ -134,12 +133,8 @@ def import_history(store: Store, reviews: Sequence[LoggedReview], *, scheduler: 
     skipped; each card that gains one is replayed from scratch with the ahead rule off, its
     days placed as live answers place them (study days from ``rollover_hour``, fuzz seeded by
     the card and its review count)."""
-
-    def replayed(memory: MemoryState, review: NewReview, card_id: str, reps: int) -> Decision:
-        return decide(memory, review, scheduler=scheduler, ahead_after=None,
-                      placement=Placement(card_id, reps, rollover_hour))
-
-    return history.import_reviews(store, reviews, replayed, deck=deck, kind=IMPORTED_KIND, first_seen=first_seen)
+    return history.import_reviews(store, reviews, replay_decider(scheduler, rollover_hour), deck=deck,
+                                  kind=IMPORTED_KIND, first_seen=first_seen)
 
 
 def import_review_history(store: Store, reviews: list[LoggedReview], *, deck: str = ARCHIVE_DECK,
