@@ -194,3 +194,29 @@ def test_db_copy_takes_one_learners_collection(pg_server, decks, tmp_path):
     with sqlite3.connect(target) as conn:
         copied = conn.execute("SELECT card_id, rating FROM review_log ORDER BY id").fetchall()
     assert [(card, RATINGS[str(rating)]) for card, rating in copied] == server_reviews(db, "bob")
+
+
+def test_a_collection_kept_before_learners_is_the_first_learners(pg_server, decks):
+    """A database whose collection predates learners (tables in ``public``) loses nothing: the
+    first learner to open it gets it; the next starts a collection of their own."""
+    import psycopg
+
+    db = pg_server.create("before")
+    code, out, err = finished(quiz("study", "--decks", str(decks), db=db, user="old", now=T0, stdin=answers(3, 1)))
+    assert code == 0, err
+    reviewed = saved(out)
+    with psycopg.connect(db, autocommit=True) as conn:  # as the quizzer before learners kept it
+        for (table,) in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'learner_old'").fetchall():
+            conn.execute(f'ALTER TABLE "learner_old"."{table}" SET SCHEMA public')
+        conn.execute('DROP SCHEMA "learner_old"')
+    # two learners open it at once: exactly one of them gets the old collection
+    first, second = (quiz("stats", "--json", "--decks", str(decks), db=db, user=user, now=T0) for user in ("ann", "bob"))
+    (code1, out1, err1), (code2, out2, err2) = finished(first), finished(second)
+    assert code1 == 0 and code2 == 0, err1 + err2
+    totals = sorted(json.loads(out)["reviews_total"] for out in (out1, out2))
+    assert totals == [0, len(reviewed)]
+    owner = "ann" if json.loads(out1)["reviews_total"] else "bob"
+    assert server_reviews(db, owner) == reviewed
+    with psycopg.connect(db) as conn:
+        left = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone()
+    assert left == (0,)

@@ -435,16 +435,17 @@ def _install_postgres_hooks(engine: Engine, learner: str, where: str | None) -> 
 
 
 def _create_learner_schema(dbapi_connection, learner: str, where: str) -> None:
-    """Create ``learner``'s schema unless it is there (two first connections at once: one
-    creates it, the other finds it made); a login without the right to is a DatabaseError."""
+    """Create ``learner``'s schema unless it is there, one learner at a time (a lock of its own);
+    the first learner made on a database whose collection predates learners (in ``public``) gets
+    that collection (``_adopt_public_collection``). A login without the right is a DatabaseError."""
     import psycopg
 
     try:
         if dbapi_connection.execute("SELECT current_schema()").fetchone()[0] is None:
+            dbapi_connection.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY}, 0)")
             dbapi_connection.execute(f'CREATE SCHEMA IF NOT EXISTS "{learner_schema(learner)}"')
+            _adopt_public_collection(dbapi_connection, learner_schema(learner))
         dbapi_connection.commit()
-    except psycopg.errors.UniqueViolation:  # created meanwhile by another connection
-        dbapi_connection.rollback()
     except psycopg.errors.InsufficientPrivilege as exc:
         dbapi_connection.rollback()
         raise DatabaseError(
@@ -452,6 +453,20 @@ def _create_learner_schema(dbapi_connection, learner: str, where: str) -> None:
                 where=where, learner=learner, reason=_first_line(exc)),
             _("ask the server's administrator to run: CREATE SCHEMA \"{schema}\" AUTHORIZATION <your role>").format(
                 schema=learner_schema(learner))) from exc
+
+
+def _adopt_public_collection(dbapi_connection, schema: str) -> None:
+    """Move a collection that quizzer kept in ``public`` before a server held several learners
+    (its version table is there) into ``schema``, tables with their sequences and indexes, so
+    upgrading loses nothing: its learner is whoever opens the database first."""
+    from quizzer.store.models import metadata
+
+    if dbapi_connection.execute("SELECT to_regclass('public.alembic_version')").fetchone()[0] is None:
+        return
+    present = {name for (name,) in dbapi_connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+    for name in ["alembic_version", *(table.name for table in metadata.sorted_tables)]:
+        if name in present:
+            dbapi_connection.execute(f'ALTER TABLE public."{name}" SET SCHEMA "{schema}"')
 
 
 def _ensure_math_functions(dbapi_connection: sqlite3.Connection) -> None:
