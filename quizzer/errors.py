@@ -96,6 +96,15 @@ class DatabaseTooNew(DatabaseError):
     hint = N_("upgrade quizzer (pip install -U quizzer), or point --db / QUIZ_DB at another database")
 
 
+class OtherSchemaVersion(DatabaseError):
+    """Another learner's collection on the server is at a schema version this quizzer does not
+    read (it is upgraded by its own learner's quiz, never by a reader)."""
+
+    def __init__(self, message: str, hint: str, version: str) -> None:
+        super().__init__(message, hint)
+        self.version = version
+
+
 class ConnectionLost(DatabaseError):
     """The server closed the connection mid-command: the transaction in progress was rolled back
     (or, if the connection went during its commit, may have been committed)."""

@@ -220,3 +220,20 @@ def test_a_collection_kept_before_learners_is_the_first_learners(pg_server, deck
     with psycopg.connect(db) as conn:
         left = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone()
     assert left == (0,)
+
+
+def test_a_collection_at_another_schema_version_is_left_out_not_upgraded(pg_server, decks):
+    import psycopg
+
+    db = pg_server.create("versions")
+    for user in ("ann", "bob"):
+        code, _, err = finished(quiz("study", "--decks", str(decks), db=db, user=user, now=T0, stdin=answers(1)))
+        assert code == 0, err
+    with psycopg.connect(db, autocommit=True) as conn:  # bob's laptop still runs an older quizzer
+        conn.execute('UPDATE "learner_bob".alembic_version SET version_num = \'0002\'')
+    shown = report(db, "ann", days=3)
+    assert [one["learner"] for one in shown["learners"]] == ["ann"]
+    assert shown["unread"] == [{"learner": "bob", "version": "0002"}]
+    assert all(row["learners"] == 1 and row["share"] == 1.0 for row in shown["cards"])  # a class of one read
+    with psycopg.connect(db) as conn:
+        assert conn.execute('SELECT version_num FROM "learner_bob".alembic_version').fetchone() == ("0002",)

@@ -15,6 +15,7 @@ from datetime import date, datetime, timedelta
 
 from quizzer.app.stats import Retention, exam_trend, true_retention
 from quizzer.clock import study_day, to_utc
+from quizzer.errors import OtherSchemaVersion
 from quizzer.store import classroom
 from quizzer.store import learner as learner_state
 from quizzer.store import stats as queries
@@ -47,12 +48,21 @@ class Failed:
 
 
 @dataclass(frozen=True)
+class Unread:
+    """A learner whose collection this quizzer does not read: it is at another schema version."""
+
+    learner: str
+    version: str
+
+
+@dataclass(frozen=True)
 class ClassReport:
     first_day: date
     last_day: date
     learners: list[LearnerFigures]
     cards: list[Failed]
     tags: list[Failed]
+    unread: list[Unread]  # left out of every figure, the class's shares included
 
 
 def _learner(store: Store, starts: list[datetime]) -> tuple[LearnerFigures, dict[str, int]]:
@@ -84,14 +94,19 @@ def report(store: Store, now: datetime, rollover_hour: int, days: int = DAYS) ->
     figures: list[LearnerFigures] = []
     by_card: dict[str, Counter[str]] = {}
     by_tag: dict[str, Counter[str]] = {}
+    unread: list[Unread] = []
     for name in classroom.names(store):
-        with classroom.opened(store, name) as theirs:
-            mine, failures = _learner(theirs, starts)
-            tags = queries.tags_of(theirs, sorted(failures))
+        try:
+            with classroom.opened(store, name) as theirs:
+                mine, failures = _learner(theirs, starts)
+                tags = queries.tags_of(theirs, sorted(failures))
+        except OtherSchemaVersion as why:
+            unread.append(Unread(name, why.version))
+            continue
         figures.append(mine)
         for card_id, count in failures.items():
             by_card.setdefault(card_id, Counter())[name] += count
         for card_id, tag in tags:
             by_tag.setdefault(tag, Counter())[name] += failures[card_id]
     learners = max(len(figures), 1)
-    return ClassReport(first, today, figures, _ranked(by_card, learners), _ranked(by_tag, learners))
+    return ClassReport(first, today, figures, _ranked(by_card, learners), _ranked(by_tag, learners), unread)

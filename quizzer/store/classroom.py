@@ -16,7 +16,7 @@ from pathlib import Path
 from sqlalchemy import func, select, text
 from sqlalchemy.exc import ProgrammingError
 
-from quizzer.errors import DatabaseError
+from quizzer.errors import DatabaseError, OtherSchemaVersion
 from quizzer.i18n import _
 from quizzer.store.engine import LEARNER_SCHEMA_PREFIX, Store, learner_schema, make_engine, resolve
 from quizzer.store.models import review_log
@@ -53,7 +53,7 @@ def names(store: Store) -> list[str]:
 @contextmanager
 def opened(store: Store, learner: str) -> Iterator[Store]:
     """``learner``'s collection on the same database, to read (closed on exit). A collection
-    at another schema version is an error: it is upgraded when its learner next uses it."""
+    at another schema version is OtherSchemaVersion: only its learner's quiz upgrades it."""
     if store.engine.dialect.name == "sqlite":  # one learner: the file's
         yield store
         return
@@ -68,11 +68,11 @@ def opened(store: Store, learner: str) -> Iterator[Store]:
                     where=store.where, learner=learner, schema=learner_schema(learner)),
                 _("the class report needs USAGE and SELECT on every learner's schema")) from exc
         if version != SCHEMA_HEAD:
-            raise DatabaseError(
-                _("{where}: {learner}'s collection is at schema {version}, this quizzer reads {head}").format(
-                    where=store.where, learner=learner, version=version, head=SCHEMA_HEAD),
-                _("it is upgraded when {learner} next runs quiz (or run quiz as {learner} once: QUIZ_USER={learner})").format(
-                    learner=learner))
+            raise OtherSchemaVersion(
+                _("{learner}'s collection is at schema {version}, this quizzer reads {head}").format(
+                    learner=learner, version=version, head=SCHEMA_HEAD),
+                _("{learner}'s own quiz upgrades it (a reader never does: an older quiz of theirs could no longer "
+                  "open it)").format(learner=learner), version=str(version))
         yield other
     finally:
         other.close()

@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quizzer.app.classroom import ClassReport, Failed
-from quizzer.i18n import _
+from quizzer.i18n import _, join
 from quizzer.terminal.stats import percent
 
 
@@ -30,8 +30,13 @@ def _failed(title: str, what: str, rows: list[Failed]) -> Table:
 def show(console: Console, report: ClassReport) -> None:
     span = _("{first} to {last}").format(first=report.first_day, last=report.last_day)
     console.print(Text(_("Class report, {span}").format(span=span), style="bold"))
+    if report.unread:
+        console.print(Text(_("Left out, their collection being at another schema version, which only their own quiz "
+                             "upgrades: {learners}").format(
+            learners=join([f"{u.learner} ({u.version})" for u in report.unread]))))
     if not report.learners:
-        console.print(_("No learner has a collection on this database yet."))
+        if not report.unread:
+            console.print(_("No learner has a collection on this database yet."))
         return
     learners = Table(_("learner"), _("reviews"), _("days studied"), _("true retention"), _("last exam (trend)"),
                      _("interview"), box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1))
