@@ -260,8 +260,9 @@ DecksOption = Annotated[
 ]
 DbOption = Annotated[
     Optional[Path],
-    typer.Option("--db", metavar="FILE", show_default=False,
-                 help=_("Database file (or set QUIZ_DB; default: the user data directory).")),
+    typer.Option("--db", metavar="FILE|URL", show_default=False,
+                 help=_("Database file or postgresql:// URL (or set QUIZ_DB; default: a file in the user data "
+                        "directory); on a server, QUIZ_USER picks the learner.")),
 ]
 DeckFilter = Annotated[Optional[list[str]], typer.Option("--deck", metavar="DECK", show_default=False,
                                                          help=_("Only this deck (repeatable)."))]
