@@ -17,6 +17,7 @@ from pathlib import Path
 from sqlalchemy import Connection, inspect, text
 
 from quizzer.errors import DatabaseError, DatabaseTooNew
+from quizzer.i18n import _, join
 from quizzer.store.engine import Store
 
 SCHEMA_HEAD = "0003"  # keep equal to the newest revision in quizzer/migrations/versions
@@ -50,18 +51,20 @@ def ensure_schema(store: Store) -> None:
 def _check_usable(store: Store, version: str | None, tables: set[str]) -> None:
     """Raise when the database is not one this code can upgrade."""
     if version is None and tables and VERSION_TABLE not in tables:
-        listed = ", ".join(sorted(tables)[:5]) + (" ..." if len(tables) > 5 else "")
+        listed = join(sorted(tables)[:5]) + (" ..." if len(tables) > 5 else "")
         raise DatabaseError(
-            f"{store.where} has tables ({listed}) but no {VERSION_TABLE} table, so its schema version is unknown",
-            "it is not a quizzer database, or its version table was lost: point --db / QUIZ_DB at another "
-            "file, or restore a backup with `quiz backup restore`",
+            _("{where} has tables ({tables}) but no {version_table} table, so its schema version is unknown").format(
+                where=store.where, tables=listed, version_table=VERSION_TABLE),
+            _("it is not a quizzer database, or its version table was lost: point --db / QUIZ_DB at another "
+              "file, or restore a backup with `quiz backup restore`"),
         )
     if version is not None and version not in _known_revisions():
         raise _too_new(store, version)
 
 
 def _too_new(store: Store, version: str) -> DatabaseTooNew:
-    return DatabaseTooNew(f"{store.where} has schema {version}, newer than this quizzer knows (up to {SCHEMA_HEAD})")
+    return DatabaseTooNew(_("{where} has schema {version}, newer than this quizzer knows (up to {head})").format(
+        where=store.where, version=version, head=SCHEMA_HEAD))
 
 
 def _alembic_config(conn: Connection | None = None):
