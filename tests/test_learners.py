@@ -237,3 +237,22 @@ def test_a_collection_at_another_schema_version_is_left_out_not_upgraded(pg_serv
     assert all(row["learners"] == 1 and row["share"] == 1.0 for row in shown["cards"])  # a class of one read
     with psycopg.connect(db) as conn:
         assert conn.execute('SELECT version_num FROM "learner_bob".alembic_version').fetchone() == ("0002",)
+
+
+def test_the_user_setting_picks_the_learner_and_is_checked(pg_server, decks, tmp_path, monkeypatch):
+    import psycopg
+
+    monkeypatch.setenv("QUIZ_CONFIG", str(tmp_path / "config.toml"))
+    db = pg_server.create("setting")
+    code, _, err = finished(quiz("config", "set", "user", "Bad Name", db=db, user=None, now=T0))
+    assert code == 2 and "user: a learner name is" in err and "'Bad Name'" in err
+    code, out, err = finished(quiz("config", "set", "user", "Ann.Lee", db=db, user=None, now=T0))
+    assert code == 0 and "→ ann.lee" in out, err
+    code, out, err = finished(quiz("study", "--decks", str(decks), db=db, user=None, now=T0, stdin=answers(3)))
+    assert code == 0, err
+    assert server_reviews(db, "ann.lee") == saved(out) != []
+    with psycopg.connect(db) as conn:  # only the setting's learner was made, not the login's
+        assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'learner_%'").fetchone() == (1,)
+    code, _, err = finished(quiz("stats", db=db, user="bob", now=T0))  # QUIZ_USER wins over the file
+    assert code == 0, err
+    assert {one["learner"] for one in report(db, None, days=1)["learners"]} == {"ann.lee", "bob"}
