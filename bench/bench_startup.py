@@ -101,7 +101,10 @@ COMPONENTS = [
     ("the card models, as study reads them (quizzer.kinds: dataclasses)", "import typer", "import quizzer.kinds"),
     ("pydantic, as deck parsing and lint validate cards (quizzer.kinds.validating)", "import typer, quizzer.kinds",
      "import quizzer.kinds.validating"),
-    ("pydantic, as the checkers' parameters use it (a numeric card)", "import typer", "import checkers.base"),
+    ("a numeric card's checker (checkers.attention: its Params and Inputs dataclasses)", "import typer",
+     "import checkers.attention"),
+    ("pydantic, as lint validates a checker's params and inputs (checkers.validating)", "import typer, checkers.base",
+     "import checkers.validating"),
     ("typer's coercion (typer._adapters) alone", "import typer", "import typer._adapters"),
     ("SQLAlchemy Core (engine, sql)", "import typer", "import sqlalchemy"),
     ("quizzer.store (its Core tables and the modules study uses) over SQLAlchemy Core", "import sqlalchemy",
@@ -129,9 +132,10 @@ def main() -> None:
         minimal = Path(tmp) / "minimal.py"
         minimal.write_text(MINIMAL)
         env = {**os.environ, "QUIZ_DB": str(Path(tmp) / "q.db"), "QUIZ_CACHE_DIR": str(Path(tmp) / "cache"),
-               "QUIZ_LANG": "en", "TERM": "xterm-256color"}
-        env.pop("COLUMNS", None)
-        env.pop("LINES", None)
+               "QUIZ_LANG": "en", "TERM": "xterm-256color",
+               "PYTHONPYCACHEPREFIX": str(Path(tmp) / "pycache")}  # bytecode kept, as an installed package has it
+        for name in ("COLUMNS", "LINES", "PYTHONDONTWRITEBYTECODE"):  # without bytecode, every run compiles quizzer
+            env.pop(name, None)
         baseline = Operation("minimal typer app `--help` (baseline)", [sys.executable, str(minimal), "--help"], None)
         qa_card = Operation("`quiz study --kind qa`: first qa card on screen", [*quiz, "study", "--kind", "qa"], card_drawn)
         numeric_card = Operation("`quiz study --kind numeric`: first numeric card on screen",

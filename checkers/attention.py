@@ -5,36 +5,39 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from typing import Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import Field, model_validator
+from checkers.base import BaseChecker, Tolerance, draw_values, num, softmax_steps, vec
+from checkers.shapes import LengthBounds, Strict
 
-from checkers.base import BaseChecker, LengthBounds, Strict, Tolerance, draw_values, num, softmax_steps, vec
+if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
+    from pydantic import Field
 
 
+@dataclass(frozen=True, kw_only=True)
 class MaskedSoftmaxParams(LengthBounds):
     """variant: which mask story; min_kept: real (unmasked, non-PAD) positions a row keeps at least,
     so the answer is never the trivial [1, 0, ...] unless a card sets 1 on purpose."""
 
     variant: Literal["padding", "causal", "unmasked", "zero_score"] = "padding"
-    min_kept: int = Field(default=2, ge=1, le=11)
-    decimals: int = Field(default=3, ge=1, le=6)
+    min_kept: Annotated[int, Field(ge=1, le=11)] = 2
+    decimals: Annotated[int, Field(ge=1, le=6)] = 3
 
-    @model_validator(mode="after")
-    def _room(self) -> "MaskedSoftmaxParams":
+    def check(self) -> None:
+        super().check()
         need = self.min_kept if self.variant == "causal" else self.min_kept + 1  # + a PAD / zeroed position
         if self.min_len < need:
             raise ValueError(f"variant {self.variant} with min_kept {self.min_kept} needs min_len >= {need}")
-        return self
 
 
+@dataclass(frozen=True, kw_only=True)
 class MaskedSoftmaxInputs(Strict):
-    scores: list[float] = Field(min_length=1)
+    scores: Annotated[list[float], Field(min_length=1)]
     mask: list[int]  # 1 = keep, 0 = masked; causal row i: 1 for j <= i
-    pads: int | None = Field(default=None, ge=1)  # the story of a forgotten mask: trailing PADs it should hide
+    pads: Annotated[int | None, Field(ge=1)] = None  # the story of a forgotten mask: trailing PADs it should hide
 
-    @model_validator(mode="after")
-    def _valid_mask(self) -> "MaskedSoftmaxInputs":
+    def check(self) -> None:
         if len(self.mask) != len(self.scores):
             raise ValueError(f"mask has {len(self.mask)} entries but scores has {len(self.scores)}")
         if set(self.mask) - {0, 1}:
@@ -43,7 +46,6 @@ class MaskedSoftmaxInputs(Strict):
             raise ValueError("a fully masked row has no softmax (it would be NaN); keep at least one position")
         if self.pads is not None and self.pads >= len(self.scores):
             raise ValueError(f"pads ({self.pads}) must leave at least one real token of {len(self.scores)}")
-        return self
 
 
 def _trailing_zeros(scores: list[float]) -> int:
@@ -141,22 +143,22 @@ class MaskedSoftmax(BaseChecker[MaskedSoftmaxParams, MaskedSoftmaxInputs, list[f
         return f"{why}\n\n{softmax_steps(inputs.scores, inputs.mask)}\n\n答案：`{tolerance.format(answer)}`"
 
 
+@dataclass(frozen=True, kw_only=True)
 class ScaledScoresParams(LengthBounds):
     min_len: int = 2  # number of keys
     max_len: int = 4
-    d_k: int | None = Field(default=None, ge=1, le=8)  # None: drawn from 2..4
-    decimals: int = Field(default=3, ge=1, le=6)
+    d_k: Annotated[int | None, Field(ge=1, le=8)] = None  # None: drawn from 2..4
+    decimals: Annotated[int, Field(ge=1, le=6)] = 3
 
 
+@dataclass(frozen=True, kw_only=True)
 class ScaledScoresInputs(Strict):
-    q: list[float] = Field(min_length=1)
-    k: list[list[float]] = Field(min_length=1)
+    q: Annotated[list[float], Field(min_length=1)]
+    k: Annotated[list[list[float]], Field(min_length=1)]
 
-    @model_validator(mode="after")
-    def _same_dim(self) -> "ScaledScoresInputs":
+    def check(self) -> None:
         if any(len(key) != len(self.q) for key in self.k):
             raise ValueError(f"every key needs d_k = {len(self.q)} entries, like q")
-        return self
 
 
 class ScaledScores(BaseChecker[ScaledScoresParams, ScaledScoresInputs, list[float]]):

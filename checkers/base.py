@@ -1,7 +1,8 @@
 """The checker interface (Question, Tolerance, BaseChecker) and the seeded generate flow they share.
 
-No torch here: the CLI and deck linter import this at start-up. generate() is draw() (compose the
-prompt, no torch) then finish() (solve with the torch reference), so a front end can show the
+No torch and no pydantic here: study imports this on the way to a numeric card. generate() is
+draw() (compose the prompt: no torch, and the card's params read into plain dataclasses, see
+``checkers.shapes``) then finish() (solve with the torch reference), so a front end can show the
 prompt at once and solve in the background.
 """
 
@@ -11,11 +12,11 @@ import math
 import random
 import re
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from checkers.shapes import Strict
 
 Answer = int | float | list[float]
 
@@ -141,25 +142,6 @@ class Draft:
     tolerance: Tolerance
 
 
-class Strict(BaseModel):
-    """Base for Params/Inputs: unknown keys are errors; lax mode so YAML's "4" becomes 4."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class LengthBounds(Strict):
-    """Params mixin: a drawn length in [min_len, max_len]."""
-
-    min_len: int = 3
-    max_len: int = 6
-
-    @model_validator(mode="after")
-    def _ordered(self) -> "LengthBounds":
-        if not 1 <= self.min_len <= self.max_len <= 12:
-            raise ValueError("need 1 <= min_len <= max_len <= 12")
-        return self
-
-
 def draw_values(rng: random.Random, n: int, low: float, high: float, decimals: int) -> list[float]:
     """n values in [low, high], rounded so a prompt shows them exactly (ints when decimals == 0)."""
     values = [round(rng.uniform(low, high), decimals) + 0.0 for _ in range(n)]
@@ -176,10 +158,7 @@ def vec(xs: Sequence[float], digits: int | None = None) -> str:
     return "[" + ", ".join(f"{x:g}" if digits is None else num(x, digits) for x in xs) + "]"
 
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff"
 _CODE = re.compile(r"(`[^`]*`|\$[^$]*\$)")  # code spans and LaTeX keep their own spacing
-_GAP = re.compile(rf"(?<=[{_CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z])(?=[{_CJK}])|(?<=[0-9])(?=[{_CJK}])(?![万亿])")
-_EDGE_LEFT, _EDGE_RIGHT = re.compile(rf"[{_CJK}]$"), re.compile(rf"^[{_CJK}]")
 
 
 def spaced(text: str) -> str:
@@ -187,13 +166,27 @@ def spaced(text: str) -> str:
     ("求 Token Embedding"), outside code spans and LaTeX; "1.1亿" keeps its unit attached."""
     parts = _CODE.split(text)  # odd indexes: code spans and formulas
     for i in range(0, len(parts), 2):
-        parts[i] = _GAP.sub(" ", parts[i])
+        part = parts[i]
+        parts[i] = "".join(" " + c if j and _gap(part[j - 1], c) else c for j, c in enumerate(part))
     for i in range(1, len(parts), 2):
-        if _EDGE_LEFT.search(parts[i - 1]):
+        if _cjk(parts[i - 1].removesuffix("\n")[-1:]):  # a line ending in Chinese just before counts too
             parts[i - 1] += " "
-        if _EDGE_RIGHT.search(parts[i + 1]):
+        if _cjk(parts[i + 1][:1]):
             parts[i + 1] = " " + parts[i + 1]
     return "".join(parts)
+
+
+def _cjk(char: str) -> bool:
+    """A Chinese character (CJK Unified Ideographs and Extension A). Compared, not matched by a
+    regex: compiling a class this wide costs a numeric card's start-up milliseconds."""
+    return "\u3400" <= char <= "\u4dbf" or "\u4e00" <= char <= "\u9fff"
+
+
+def _gap(before: str, after: str) -> bool:
+    """Whether ``spaced`` puts a space between these two characters."""
+    if _cjk(before):
+        return after.isascii() and after.isalnum()
+    return _cjk(after) and before.isascii() and (before.isalpha() or before.isdigit() and after not in "万亿")
 
 
 def softmax_steps(scores: Sequence[float], keep: Sequence[int], label: str = "位置") -> str:
@@ -227,11 +220,11 @@ class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
     Params: type[ParamsT]  # set on the class; not ClassVar only because a ClassVar cannot be generic
     Inputs: type[InputsT]
 
-    def params(self, params: BaseModel | dict[str, Any] | None) -> ParamsT:
+    def params(self, params: Strict | dict[str, Any] | None) -> ParamsT:
         """Params from a card's YAML mapping (or already validated)."""
         return params if isinstance(params, self.Params) else self.Params.model_validate(params or {})
 
-    def draw(self, seed: int, params: BaseModel | dict[str, Any] | None = None) -> Draft:
+    def draw(self, seed: int, params: Strict | dict[str, Any] | None = None) -> Draft:
         """The question as the learner first sees it; composing never imports torch."""
         valid = self.params(params)
         rng = random.Random(f"{self.name}:{seed}")  # str seeds hash deterministically, per checker
@@ -254,7 +247,7 @@ class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
             also=self.also(draft.inputs, answer, draft.tolerance),
         )
 
-    def generate(self, seed: int, params: BaseModel | dict[str, Any] | None = None) -> Question:
+    def generate(self, seed: int, params: Strict | dict[str, Any] | None = None) -> Question:
         return self.finish(self.draw(seed, params))
 
     def outside(self, params: ParamsT, inputs: InputsT) -> str | None:

@@ -4,12 +4,15 @@ parameters. Sizes are real models' where a name is given (each source is cited i
 from __future__ import annotations
 
 import random
-from typing import Literal, get_args
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
-from pydantic import Field, model_validator
-
-from checkers.base import BaseChecker, Strict, Tolerance
+from checkers.base import BaseChecker, Tolerance
 from checkers.configs import CONFIGS
+from checkers.shapes import Strict
+
+if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
+    from pydantic import Field
 
 Dtype = Literal["fp16", "fp32"]
 BYTES = {"fp16": 2, "fp32": 4}
@@ -35,30 +38,30 @@ KV_MODELS = (
 )
 
 
+@dataclass(frozen=True, kw_only=True)
 class KvCacheParams(Strict):
     target: Literal["per_token", "total", "any"] = "any"
     attention: Literal["mha", "gqa", "any"] = "any"
     dtype: Literal["fp16", "fp32", "any"] = "any"
-    decimals: int = Field(default=2, ge=1, le=4)  # GiB places for a total
+    decimals: Annotated[int, Field(ge=1, le=4)] = 2  # GiB places for a total
 
 
+@dataclass(frozen=True, kw_only=True)
 class KvCacheInputs(Strict):
-    layers: int = Field(ge=1)
-    heads: int = Field(ge=1)
-    kv_heads: int = Field(ge=1)
-    head_dim: int = Field(ge=1)
+    layers: Annotated[int, Field(ge=1)]
+    heads: Annotated[int, Field(ge=1)]
+    kv_heads: Annotated[int, Field(ge=1)]
+    head_dim: Annotated[int, Field(ge=1)]
     dtype: Dtype = "fp16"
-    batch: int = Field(default=1, ge=1)
-    length: int = Field(default=1, ge=1)
+    batch: Annotated[int, Field(ge=1)] = 1
+    length: Annotated[int, Field(ge=1)] = 1
     target: Literal["per_token", "total"] = "per_token"
 
-    @model_validator(mode="after")
-    def _grouped(self) -> "KvCacheInputs":
+    def check(self) -> None:
         if self.heads % self.kv_heads:
             raise ValueError(f"heads {self.heads} must be a multiple of kv_heads {self.kv_heads}")
         if self.target == "per_token" and (self.batch, self.length) != (1, 1):
             raise ValueError("a per-token question has batch = length = 1")
-        return self
 
 
 class KvCache(BaseChecker[KvCacheParams, KvCacheInputs, int | float]):
@@ -87,7 +90,7 @@ class KvCache(BaseChecker[KvCacheParams, KvCacheInputs, int | float]):
             ask = "求**每个 token** 的 KV cache 占多少**字节**（所有层的 K 和 V 合计）。"
         else:
             update = {"batch": rng.choice([1, 4, 8, 16, 32]), "length": rng.choice([1024, 2048, 4096, 8192]), "target": "total"}
-            inputs = KvCacheInputs.model_validate({**base.model_dump(), **update})
+            inputs = base.model_copy(update=update)
             ask = (
                 f"batch = {inputs.batch} 条序列、每条缓存到 {inputs.length} 个 token 时，KV cache 一共占多少 **GiB**"
                 "（1 GiB = 2^30 字节；只算 K、V 本身）？"
@@ -147,14 +150,16 @@ STATES = {
 }
 
 
+@dataclass(frozen=True, kw_only=True)
 class TrainingMemoryParams(Strict):
     precision: Literal["fp32", "mixed", "any"] = "any"
-    parts: list[Part] = Field(default=list(get_args(Part)), min_length=1)
-    decimals: int = Field(default=2, ge=0, le=3)  # GB places
+    parts: Annotated[list[Part], Field(min_length=1)] = field(default_factory=lambda: list(get_args(Part)))
+    decimals: Annotated[int, Field(ge=0, le=3)] = 2  # GB places
 
 
+@dataclass(frozen=True, kw_only=True)
 class TrainingMemoryInputs(Strict):
-    parameters: int = Field(ge=1)
+    parameters: Annotated[int, Field(ge=1)]
     precision: Literal["fp32", "mixed"]
     part: Part = "total"
 
@@ -215,16 +220,18 @@ FLOP_MODELS = tuple((c.name, c.layers, c.hidden, c.positions) for c in CONFIGS.v
 )
 
 
+@dataclass(frozen=True, kw_only=True)
 class FlopsParams(Strict):
     mode: Literal["forward", "training", "any"] = "any"
-    relative: float = Field(default=0.01, gt=0, lt=1)
+    relative: Annotated[float, Field(gt=0, lt=1)] = 0.01
 
 
+@dataclass(frozen=True, kw_only=True)
 class FlopsInputs(Strict):
-    layers: int = Field(ge=1)
-    d_model: int = Field(ge=1)
-    d_ff: int | None = Field(default=None, ge=1)  # None: 4 d_model
-    n_ctx: int = Field(ge=1)
+    layers: Annotated[int, Field(ge=1)]
+    d_model: Annotated[int, Field(ge=1)]
+    d_ff: Annotated[int | None, Field(ge=1)] = None  # None: 4 d_model
+    n_ctx: Annotated[int, Field(ge=1)]
     mode: Literal["forward", "training"] = "training"
 
     @property
@@ -299,23 +306,23 @@ LORA_MODELS = tuple((c.name, c.layers, c.hidden, c.ffn) for c in CONFIGS.values(
 )
 
 
+@dataclass(frozen=True, kw_only=True)
 class LoraParamsParams(Strict):
     targets: Literal["qv", "qkvo", "all", "any"] = "any"
-    ranks: list[int] = Field(default=[1, 2, 4, 8, 16, 64], min_length=1)
+    ranks: Annotated[list[int], Field(min_length=1)] = field(default_factory=lambda: [1, 2, 4, 8, 16, 64])
 
 
+@dataclass(frozen=True, kw_only=True)
 class LoraParamsInputs(Strict):
-    layers: int = Field(ge=1)
-    d_model: int = Field(ge=1)
-    d_ff: int | None = Field(default=None, ge=1)  # None: 4 d_model
-    rank: int = Field(ge=1)
-    targets: list[Projection] = Field(min_length=1)
+    layers: Annotated[int, Field(ge=1)]
+    d_model: Annotated[int, Field(ge=1)]
+    d_ff: Annotated[int | None, Field(ge=1)] = None  # None: 4 d_model
+    rank: Annotated[int, Field(ge=1)]
+    targets: Annotated[list[Projection], Field(min_length=1)]
 
-    @model_validator(mode="after")
-    def _distinct(self) -> "LoraParamsInputs":
+    def check(self) -> None:
         if len(set(self.targets)) != len(self.targets):
             raise ValueError("each projection may be named once")
-        return self
 
     def shapes(self) -> list[tuple[int, int]]:
         """(d_in, d_out) of each adapted projection in one layer."""

@@ -5,33 +5,36 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import Field, model_validator
+from checkers.base import BaseChecker, Tolerance, draw_values, num, softmax_steps, vec
+from checkers.shapes import LengthBounds, Strict
 
-from checkers.base import BaseChecker, LengthBounds, Strict, Tolerance, draw_values, num, softmax_steps, vec
+if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
+    from pydantic import Field
 
 
+@dataclass(frozen=True, kw_only=True)
 class PerplexityParams(LengthBounds):
     min_len: int = 2
     max_len: int = 5
     form: Literal["probs", "loss", "any"] = "any"
-    decimals: int = Field(default=2, ge=1, le=6)
+    decimals: Annotated[int, Field(ge=1, le=6)] = 2
 
 
+@dataclass(frozen=True, kw_only=True)
 class PerplexityInputs(Strict):
     """Either `probs` (the probability the model gave each actual next token) or a mean `loss` (nats)."""
 
-    probs: list[float] | None = Field(default=None, min_length=1)
-    loss: float | None = Field(default=None, ge=0, le=20)
+    probs: Annotated[list[float] | None, Field(min_length=1)] = None
+    loss: Annotated[float | None, Field(ge=0, le=20)] = None
 
-    @model_validator(mode="after")
-    def _one_form(self) -> "PerplexityInputs":
+    def check(self) -> None:
         if (self.probs is None) == (self.loss is None):
             raise ValueError("give either probs or loss")
         if self.probs is not None and not all(0 < p <= 1 for p in self.probs):
             raise ValueError("probabilities must lie in (0, 1]")
-        return self
 
 
 class Perplexity(BaseChecker[PerplexityParams, PerplexityInputs, float]):
@@ -97,26 +100,26 @@ Variant = Literal["temperature", "top_k", "top_p", "combined"]
 MARGIN = 0.01  # a drawn top-p stays this far from every cumulative sum, so rounding cannot flip a token
 
 
+@dataclass(frozen=True, kw_only=True)
 class SamplingParams(LengthBounds):
     min_len: int = 4
     max_len: int = 6
     variant: Literal["temperature", "top_k", "top_p", "combined", "any"] = "any"
-    decimals: int = Field(default=3, ge=1, le=6)
+    decimals: Annotated[int, Field(ge=1, le=6)] = 3
 
 
+@dataclass(frozen=True, kw_only=True)
 class SamplingInputs(Strict):
-    logits: list[float] = Field(min_length=2)
-    temperature: float = Field(default=1.0, gt=0, le=100)
-    top_k: int = Field(default=0, ge=0)  # 0 = off
-    top_p: float = Field(default=1.0, gt=0, le=1)  # 1 = off
+    logits: Annotated[list[float], Field(min_length=2)]
+    temperature: Annotated[float, Field(gt=0, le=100)] = 1.0
+    top_k: Annotated[int, Field(ge=0)] = 0  # 0 = off
+    top_p: Annotated[float, Field(gt=0, le=1)] = 1.0  # 1 = off
 
-    @model_validator(mode="after")
-    def _well_posed(self) -> "SamplingInputs":
+    def check(self) -> None:
         if self.top_k > len(self.logits):
             raise ValueError(f"top_k {self.top_k} exceeds the {len(self.logits)} logits")
         if (self.top_k or self.top_p < 1) and len(set(self.logits)) != len(self.logits):
             raise ValueError("top-k / top-p need distinct logits (a tie makes the kept set ambiguous)")
-        return self
 
 
 def _probs(z: list[float]) -> list[float]:

@@ -3,28 +3,32 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated
 
-from pydantic import Field, model_validator
+from checkers.base import BaseChecker, Tolerance, draw_values, vec
+from checkers.shapes import LengthBounds, Strict
 
-from checkers.base import BaseChecker, LengthBounds, Strict, Tolerance, draw_values, vec
+if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
+    from pydantic import Field
 
 
+@dataclass(frozen=True, kw_only=True)
 class EmbeddingSumParams(LengthBounds):
     min_len: int = 3  # embedding dimension d
     max_len: int = 5
-    decimals: int = Field(default=2, ge=1, le=6)
+    decimals: Annotated[int, Field(ge=1, le=6)] = 2
 
 
+@dataclass(frozen=True, kw_only=True)
 class EmbeddingSumInputs(Strict):
-    token: list[float] = Field(min_length=1)
-    position: list[float] = Field(min_length=1)
-    segment: list[float] = Field(min_length=1)
+    token: Annotated[list[float], Field(min_length=1)]
+    position: Annotated[list[float], Field(min_length=1)]
+    segment: Annotated[list[float], Field(min_length=1)]
 
-    @model_validator(mode="after")
-    def _same_dim(self) -> "EmbeddingSumInputs":
+    def check(self) -> None:
         if not len(self.token) == len(self.position) == len(self.segment):
             raise ValueError("token, position and segment vectors need the same dimension d")
-        return self
 
 
 class EmbeddingSum(BaseChecker[EmbeddingSumParams, EmbeddingSumInputs, list[float]]):

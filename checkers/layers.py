@@ -4,38 +4,39 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import Field, model_validator
+from checkers.base import BaseChecker, Tolerance, draw_values, num, vec
+from checkers.shapes import LengthBounds, Strict
 
-from checkers.base import BaseChecker, LengthBounds, Strict, Tolerance, draw_values, num, vec
+if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
+    from pydantic import Field
 
 
+@dataclass(frozen=True, kw_only=True)
 class PositionalEncodingParams(Strict):
     target: Literal["vector", "single", "any"] = "any"
-    d_models: list[int] = Field(default=[4, 6, 8], min_length=1)
-    max_position: int = Field(default=50, ge=1, le=10_000)
-    decimals: int = Field(default=4, ge=2, le=6)
+    d_models: Annotated[list[int], Field(min_length=1)] = field(default_factory=lambda: [4, 6, 8])
+    max_position: Annotated[int, Field(ge=1, le=10_000)] = 50
+    decimals: Annotated[int, Field(ge=2, le=6)] = 4
 
-    @model_validator(mode="after")
-    def _even(self) -> "PositionalEncodingParams":
+    def check(self) -> None:
         if any(d % 2 or not 2 <= d <= 16 for d in self.d_models):
             raise ValueError("each d_model must be even, from 2 to 16")
-        return self
 
 
+@dataclass(frozen=True, kw_only=True)
 class PositionalEncodingInputs(Strict):
-    position: int = Field(ge=0, le=100_000)
-    d_model: int = Field(ge=2, le=1024)
+    position: Annotated[int, Field(ge=0, le=100_000)]
+    d_model: Annotated[int, Field(ge=2, le=1024)]
     index: int | None = None  # one dimension; None: the whole vector
 
-    @model_validator(mode="after")
-    def _valid(self) -> "PositionalEncodingInputs":
+    def check(self) -> None:
         if self.d_model % 2:
             raise ValueError("d_model must be even (sin and cos come in pairs)")
         if self.index is not None and not 0 <= self.index < self.d_model:
             raise ValueError(f"index must lie in [0, {self.d_model})")
-        return self
 
 
 def _angle(position: int, dim: int, d_model: int) -> float:
@@ -95,28 +96,28 @@ class PositionalEncoding(BaseChecker[PositionalEncodingParams, PositionalEncodin
         )
 
 
+@dataclass(frozen=True, kw_only=True)
 class LayerNormParams(LengthBounds):
     min_len: int = 3
     max_len: int = 5
     affine: Literal["identity", "given", "any"] = "any"  # identity: gamma = 1, beta = 0
-    decimals: int = Field(default=3, ge=1, le=6)
+    decimals: Annotated[int, Field(ge=1, le=6)] = 3
 
 
+@dataclass(frozen=True, kw_only=True)
 class LayerNormInputs(Strict):
-    x: list[float] = Field(min_length=2)
+    x: Annotated[list[float], Field(min_length=2)]
     gamma: list[float] | None = None  # None: all ones
     beta: list[float] | None = None  # None: all zeros
-    eps: float = Field(default=1e-5, ge=0, le=0.1)  # nn.LayerNorm's default
+    eps: Annotated[float, Field(ge=0, le=0.1)] = 1e-5  # nn.LayerNorm's default
 
-    @model_validator(mode="after")
-    def _same_dim(self) -> "LayerNormInputs":
+    def check(self) -> None:
         for name in ("gamma", "beta"):
             value = getattr(self, name)
             if value is not None and len(value) != len(self.x):
                 raise ValueError(f"{name} needs {len(self.x)} entries, like x")
         if len(set(self.x)) == 1 and self.eps == 0:
             raise ValueError("a constant x has variance 0: give eps > 0")
-        return self
 
     def affine(self) -> tuple[list[float], list[float]]:
         return self.gamma or [1.0] * len(self.x), self.beta or [0.0] * len(self.x)

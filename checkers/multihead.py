@@ -4,11 +4,14 @@ under a causal plus a padding mask."""
 from __future__ import annotations
 
 import random
-from typing import Literal, get_args
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
-from pydantic import Field, model_validator
+from checkers.base import BaseChecker, Tolerance, draw_values, softmax_steps, vec
+from checkers.shapes import LengthBounds, Strict
 
-from checkers.base import BaseChecker, LengthBounds, Strict, Tolerance, draw_values, softmax_steps, vec
+if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
+    from pydantic import Field
 
 Stage = Literal["q", "q_split", "q_heads", "k_heads", "scores", "context", "merged", "output"]
 STAGES: tuple[Stage, ...] = get_args(Stage)
@@ -28,24 +31,24 @@ LABEL = dict(zip(STAGES, ("① q", "② q_split", "③ q_heads", "④ k_heads", 
 SIZES = ((768, 12), (1024, 16), (512, 8), (1280, 20), (1600, 25), (4096, 32))  # (d_model, h) of real models
 
 
+@dataclass(frozen=True, kw_only=True)
 class AttentionShapesParams(Strict):
     attention: Literal["self", "cross", "any"] = "any"
-    stages: list[Stage] = Field(default=list(STAGES), min_length=1)
+    stages: Annotated[list[Stage], Field(min_length=1)] = field(default_factory=lambda: list(STAGES))
 
 
+@dataclass(frozen=True, kw_only=True)
 class AttentionShapesInputs(Strict):
-    batch: int = Field(ge=1)
-    q_len: int = Field(ge=1)
-    kv_len: int = Field(ge=1)
-    d_model: int = Field(ge=1)
-    heads: int = Field(ge=1)
+    batch: Annotated[int, Field(ge=1)]
+    q_len: Annotated[int, Field(ge=1)]
+    kv_len: Annotated[int, Field(ge=1)]
+    d_model: Annotated[int, Field(ge=1)]
+    heads: Annotated[int, Field(ge=1)]
     stage: Stage
 
-    @model_validator(mode="after")
-    def _divisible(self) -> "AttentionShapesInputs":
+    def check(self) -> None:
         if self.d_model % self.heads:
             raise ValueError(f"d_model {self.d_model} is not divisible by heads {self.heads}")
-        return self
 
 
 class AttentionShapes(BaseChecker[AttentionShapesParams, AttentionShapesInputs, list[float]]):
@@ -115,24 +118,24 @@ class AttentionShapes(BaseChecker[AttentionShapesParams, AttentionShapesInputs, 
         )
 
 
+@dataclass(frozen=True, kw_only=True)
 class MaskMatrixParams(LengthBounds):
     min_len: int = 3
     max_len: int = 4
-    decimals: int = Field(default=2, ge=1, le=4)
+    decimals: Annotated[int, Field(ge=1, le=4)] = 2
 
-    @model_validator(mode="after")
-    def _small(self) -> "MaskMatrixParams":
+    def check(self) -> None:
+        super().check()
         if not 3 <= self.min_len <= self.max_len <= 5:
             raise ValueError("need 3 <= min_len <= max_len <= 5 (a matrix the learner can compute by hand)")
-        return self
 
 
+@dataclass(frozen=True, kw_only=True)
 class MaskMatrixInputs(Strict):
-    scores: list[list[float]] = Field(min_length=1)  # [S, S], already scaled by 1/sqrt(d_k)
+    scores: Annotated[list[list[float]], Field(min_length=1)]  # [S, S], already scaled by 1/sqrt(d_k)
     attention_mask: list[int]  # [S], 1 = token, 0 = PAD
 
-    @model_validator(mode="after")
-    def _square(self) -> "MaskMatrixInputs":
+    def check(self) -> None:
         size = len(self.scores)
         if any(len(row) != size for row in self.scores) or len(self.attention_mask) != size:
             raise ValueError(f"scores must be {size} x {size} and attention_mask must have {size} entries")
@@ -140,7 +143,6 @@ class MaskMatrixInputs(Strict):
             raise ValueError("attention_mask entries must be 0 or 1")
         if self.attention_mask[0] != 1:
             raise ValueError("position 0 must be a token: under a causal mask row 0 sees only position 0")
-        return self
 
 
 class MaskMatrix(BaseChecker[MaskMatrixParams, MaskMatrixInputs, list[float]]):

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
-from typing import Literal, get_args
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
-from pydantic import Field, model_validator
-
-from checkers.base import BaseChecker, Strict, Tolerance
+from checkers.base import BaseChecker, Tolerance
 from checkers.configs import CONFIGS, Component, Convention, Family, ModelConfig
+from checkers.shapes import Strict
+
+if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
+    from pydantic import Field
 
 COMPONENTS: tuple[Component, ...] = get_args(Component)
 
@@ -68,6 +70,7 @@ def convention_text(convention: Convention, cfg: ModelConfig) -> str:
     return f"**精确口径**：含全部 bias 与 LayerNorm；{total}。"
 
 
+@dataclass(frozen=True, kw_only=True)
 class ParamCountParams(Strict):
     """family / models / random_sizes: which models a question may name (models, when given, are
     the only ones); precision: exact integer, an estimate in M to `decimals` places, or an
@@ -75,16 +78,15 @@ class ParamCountParams(Strict):
 
     family: Literal["bert", "gpt", "any"] = "any"
     convention: Literal["textbook", "exact", "any"] = "any"
-    components: list[Component] = Field(default=list(COMPONENTS), min_length=1)
-    models: list[str] = []
+    components: Annotated[list[Component], Field(min_length=1)] = field(default_factory=lambda: list(COMPONENTS))
+    models: list[str] = field(default_factory=list)
     random_sizes: bool = True  # False: only the named configs (bert-base-uncased, gpt2, ...)
     precision: Literal["exact", "relative", "millions", "significant"] = "exact"
-    relative: float = Field(default=0.01, gt=0, lt=1)  # used when precision == "relative"
-    decimals: int = Field(default=1, ge=0, le=3)  # used when precision == "millions"
-    digits: int = Field(default=2, ge=1, le=4)  # used when precision == "significant"
+    relative: Annotated[float, Field(gt=0, lt=1)] = 0.01  # used when precision == "relative"
+    decimals: Annotated[int, Field(ge=0, le=3)] = 1  # used when precision == "millions"
+    digits: Annotated[int, Field(ge=1, le=4)] = 2  # used when precision == "significant"
 
-    @model_validator(mode="after")
-    def _drawable(self) -> "ParamCountParams":
+    def check(self) -> None:
         unknown = [m for m in self.models if m not in CONFIGS]
         if unknown:
             raise ValueError(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(CONFIGS)}")
@@ -93,7 +95,6 @@ class ParamCountParams(Strict):
             raise ValueError(f"model(s) {', '.join(other)} are not of family {self.family}")
         if not any(candidates(self)):
             raise ValueError(f"no {self.family} model in reach has any of {', '.join(self.components)}")
-        return self
 
 
 def _has_some(cfg: ModelConfig, components: list[Component]) -> bool:
@@ -114,23 +115,23 @@ def candidates(params: ParamCountParams) -> tuple[list[str], list[Family]]:
     return named, [f for f in families if _has_some(probe[f], params.components)]
 
 
+@dataclass(frozen=True, kw_only=True)
 class ParamCountInputs(Strict):
     """A named config (`model`), optionally with fields overridden, or every size given explicitly."""
 
     model: str | None = None
     family: Family | None = None
-    layers: int | None = Field(default=None, ge=1)
-    hidden: int | None = Field(default=None, ge=1)
-    heads: int | None = Field(default=None, ge=1)
-    ffn: int | None = Field(default=None, ge=1)
-    vocab: int | None = Field(default=None, ge=1)
-    positions: int | None = Field(default=None, ge=1)
-    segments: int | None = Field(default=None, ge=0)
+    layers: Annotated[int | None, Field(ge=1)] = None
+    hidden: Annotated[int | None, Field(ge=1)] = None
+    heads: Annotated[int | None, Field(ge=1)] = None
+    ffn: Annotated[int | None, Field(ge=1)] = None
+    vocab: Annotated[int | None, Field(ge=1)] = None
+    positions: Annotated[int | None, Field(ge=1)] = None
+    segments: Annotated[int | None, Field(ge=0)] = None
     component: Component = "total"
     convention: Convention = "exact"
 
-    @model_validator(mode="after")
-    def _buildable(self) -> "ParamCountInputs":
+    def check(self) -> None:
         if self.model is not None and self.model not in CONFIGS:
             raise ValueError(f"unknown model '{self.model}'; known: {', '.join(CONFIGS)}")
         cfg = self.config()  # also rejects a custom config without family, layers, hidden or vocab
@@ -138,7 +139,6 @@ class ParamCountInputs(Strict):
             raise ValueError(f"{cfg.name} has no {self.component}")
         if cfg.hidden % cfg.heads:
             raise ValueError(f"hidden {cfg.hidden} is not divisible by heads {cfg.heads}")
-        return self
 
     def config(self) -> ModelConfig:
         sizes = {f: getattr(self, f) for f in ("layers", "hidden", "heads", "ffn", "vocab", "positions", "segments")}

@@ -3,47 +3,48 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import Field, model_validator
-
-from checkers.base import BaseChecker, LengthBounds, Strict, Tolerance, draw_values, num, softmax_steps, vec
+from checkers.base import BaseChecker, Tolerance, draw_values, num, softmax_steps, vec
+from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:
+    from pydantic import Field
     from torch import Tensor
 
 IGNORE = -100
 
 
+@dataclass(frozen=True, kw_only=True)
 class MlmLossParams(LengthBounds):
     min_len: int = 1  # selected positions (probs form) / sequence length (logits form)
     max_len: int = 4
     form: Literal["probs", "logits", "any"] = "any"
     target: Literal["mean", "position", "any"] = "any"
-    decimals: int = Field(default=3, ge=1, le=6)
-    p_min: float = Field(default=0.05, ge=0.01, le=0.99)  # probs form: the range of p(true token),
-    p_max: float = Field(default=0.95, ge=0.01, le=0.99)  # drawn with 2 decimals (low p: a heavy loss)
+    decimals: Annotated[int, Field(ge=1, le=6)] = 3
+    p_min: Annotated[float, Field(ge=0.01, le=0.99)] = 0.05  # probs form: the range of p(true token),
+    p_max: Annotated[float, Field(ge=0.01, le=0.99)] = 0.95  # drawn with 2 decimals (low p: a heavy loss)
 
-    @model_validator(mode="after")
-    def _p_range(self) -> "MlmLossParams":
+    def check(self) -> None:
+        super().check()
         if self.p_min > self.p_max:
             raise ValueError(f"p_min ({self.p_min}) is above p_max ({self.p_max})")
-        return self
 
 
+@dataclass(frozen=True, kw_only=True)
 class MlmLossInputs(Strict):
     """Either `probs` (p of the true token at each selected position) or `logits` + `labels`.
 
     `position` (0-based) asks for the loss at one position instead of the mean.
     """
 
-    probs: list[float] | None = Field(default=None, min_length=1)
-    logits: list[list[float]] | None = Field(default=None, min_length=1)
+    probs: Annotated[list[float] | None, Field(min_length=1)] = None
+    logits: Annotated[list[list[float]] | None, Field(min_length=1)] = None
     labels: list[int] | None = None
     position: int | None = None
 
-    @model_validator(mode="after")
-    def _one_form(self) -> "MlmLossInputs":
+    def check(self) -> None:
         if self.probs is not None and self.logits is None:
             if self.labels is not None:
                 raise ValueError("labels go with logits, not with probs")
@@ -65,7 +66,6 @@ class MlmLossInputs(Strict):
             raise ValueError("give either probs, or logits with labels")
         if self.position is not None and self.position not in selected:
             raise ValueError(f"position {self.position} is not a selected position ({selected})")
-        return self
 
 
 def _per_position(inputs: MlmLossInputs) -> tuple[Tensor, Tensor]:
@@ -179,12 +179,14 @@ class MlmLoss(BaseChecker[MlmLossParams, MlmLossInputs, float]):
         )
 
 
+@dataclass(frozen=True, kw_only=True)
 class NspLossParams(Strict):
-    decimals: int = Field(default=3, ge=1, le=6)
+    decimals: Annotated[int, Field(ge=1, le=6)] = 3
 
 
+@dataclass(frozen=True, kw_only=True)
 class NspLossInputs(Strict):
-    p_isnext: float = Field(gt=0, lt=1)
+    p_isnext: Annotated[float, Field(gt=0, lt=1)]
     label: Literal["IsNext", "NotNext"]
 
 
@@ -217,23 +219,23 @@ class NspLoss(BaseChecker[NspLossParams, NspLossInputs, float]):
         return f"{first}loss = −ln P({inputs.label}) = −ln({p:g}) = {num(answer)}\n\n答案：`{tolerance.format(answer)}`"
 
 
+@dataclass(frozen=True, kw_only=True)
 class MaskingBudgetParams(Strict):
-    max_batch: int = Field(default=32, ge=1, le=1024)
-    seq_lens: list[int] = Field(default=[64, 128, 256, 512], min_length=1)
-    decimals: int = Field(default=2, ge=0, le=4)
+    max_batch: Annotated[int, Field(ge=1, le=1024)] = 32
+    seq_lens: Annotated[list[int], Field(min_length=1)] = field(default_factory=lambda: [64, 128, 256, 512])
+    decimals: Annotated[int, Field(ge=0, le=4)] = 2
 
 
+@dataclass(frozen=True, kw_only=True)
 class MaskingBudgetInputs(Strict):
-    tokens: int = Field(ge=1)  # tokens eligible for selection (PAD excluded)
-    select_rate: float = Field(default=0.15, ge=0, le=1)
-    mask_rate: float = Field(default=0.8, ge=0, le=1)
-    random_rate: float = Field(default=0.1, ge=0, le=1)
+    tokens: Annotated[int, Field(ge=1)]  # tokens eligible for selection (PAD excluded)
+    select_rate: Annotated[float, Field(ge=0, le=1)] = 0.15
+    mask_rate: Annotated[float, Field(ge=0, le=1)] = 0.8
+    random_rate: Annotated[float, Field(ge=0, le=1)] = 0.1
 
-    @model_validator(mode="after")
-    def _split(self) -> "MaskingBudgetInputs":
+    def check(self) -> None:
         if self.mask_rate + self.random_rate > 1 + 1e-12:
             raise ValueError("mask_rate + random_rate must not exceed 1 (the rest keeps the original token)")
-        return self
 
 
 class MaskingBudget(BaseChecker[MaskingBudgetParams, MaskingBudgetInputs, list[float]]):

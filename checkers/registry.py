@@ -1,8 +1,8 @@
 """Checker names -> checker instances. Importing this (or any checker module) never imports torch.
 
 A checker's module is imported when the checker is first asked for, so a numeric card pays for
-its own family's models only, not for all seventeen (their pydantic classes are most of a
-numeric card's start-up); the table below is checked against each class's ``name`` in the tests.
+its own family's classes only, not for all seventeen; the table below is checked against each
+class's ``name`` in the tests.
 """
 
 from __future__ import annotations

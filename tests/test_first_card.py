@@ -1,5 +1,6 @@
 """The way to the first card: no pydantic (the deck cache holds validated JSON, built into plain
-card shapes), no rich.markdown for plain text, and a deck index that stays cheap at scale."""
+card shapes; a numeric card's params are read into its checker's plain dataclass), no
+rich.markdown for plain text, code spans and bold, and a deck index that stays cheap at scale."""
 
 from __future__ import annotations
 
@@ -8,13 +9,20 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markdown import Markdown
 from rich.panel import Panel
 
+from checkers import registry, shapes, validating
 from quizzer import decks, kinds
 from quizzer.cli import app
 from quizzer.decks import load_decks
@@ -36,17 +44,30 @@ cards:
     answer: BERT 是编码器，GPT 是解码器。
     points: [方向]
 """
+NUMERIC_INTRO = "注意"
+NUMERIC_DECK = f"""id: mini
+title: Mini
+language: zh
+source: {{file: course.md, sections: '8'}}
+cards:
+  - id: n-one
+    kind: numeric
+    source: '8.5'
+    checker: masked_softmax
+    params: {{variant: unmasked, min_kept: 2, decimals: 4}}
+    prompt: "{NUMERIC_INTRO}：**忘了** `attention_mask`"
+"""
 HEAVY = ("pydantic", "rich.markdown", "markdown_it")
 
 
-def imported_on_the_way_to_the_first_card(folder: Path, *options: str) -> set[str]:
+def imported_on_the_way_to_the_first_card(folder: Path, *options: str, shown: str = QUESTION) -> set[str]:
     """Module names ``python -X importtime -m quizzer study [options]`` imports, stdin closed (the
     card is shown, then the session ends at end of input)."""
     env = {**os.environ, "QUIZ_DECKS": str(folder), "QUIZ_NOW": "2026-01-05T10:00:00+00:00"}
     result = subprocess.run([sys.executable, "-X", "importtime", "-m", "quizzer", "study", *options],
                             stdin=subprocess.DEVNULL,
                             capture_output=True, text=True, env=env, timeout=120)
-    assert result.returncode == 0 and QUESTION in result.stdout, result.stdout + result.stderr
+    assert result.returncode == 0 and shown in result.stdout, result.stdout + result.stderr
     return {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
 
 
@@ -58,6 +79,16 @@ def test_the_first_qa_card_imports_neither_pydantic_nor_rich_markdown(deck_folde
     assert [name for name in HEAVY if name in warm] == []
     with_options = imported_on_the_way_to_the_first_card(folder, "--kind", "qa", "--new", "5")
     assert [name for name in HEAVY if name in with_options] == []  # options are read without pydantic too
+
+
+def test_the_first_numeric_card_imports_neither_pydantic_nor_rich_markdown(deck_folder):
+    """A numeric card's params (text, as the deck gives them) are read into the checker's plain
+    dataclass without pydantic, and its prompt's bold and code spans are drawn without rich.markdown."""
+    folder = deck_folder(NUMERIC_DECK)
+    cold = imported_on_the_way_to_the_first_card(folder, shown=NUMERIC_INTRO)
+    assert "pydantic" in cold  # lint's checks of the params, while the deck is validated and cached
+    warm = imported_on_the_way_to_the_first_card(folder, "--kind", "numeric", shown=NUMERIC_INTRO)
+    assert "checkers.base" in warm and [name for name in HEAVY if name in warm] == []
 
 
 @pytest.mark.parametrize("annotation, given", [
@@ -108,6 +139,64 @@ def test_cards_read_from_the_cache_equal_the_validated_cards_without_pydantic():
     assert {kinds.of(card).name for cards in cached.values() for card in cards} == set(kinds.KINDS)
 
 
+# -- a checker's params and inputs read without pydantic, as pydantic reads them ----------------
+
+
+def outcome(read: Callable[[Any], Any], raw: Any) -> str:
+    """What reading ``raw`` gives: the values with their types, or pydantic's error text."""
+    try:
+        return repr(read(raw).model_dump())
+    except ValidationError as err:
+        return str(err)
+
+
+def as_text(value: Any) -> Any:
+    """Every scalar as the text a deck file holds (None stays None)."""
+    if isinstance(value, dict):
+        return {k: as_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [as_text(v) for v in value]
+    return value if value is None else str(value)
+
+
+def test_the_bundled_cards_params_are_read_without_pydantic_as_pydantic_reads_them():
+    """Each numeric card's params (text, as the deck cache holds them) take the plain path, and
+    every drawn question's inputs, written as text, read alike on both paths."""
+    cards = [card for loaded in load_decks([ROOT / "decks"]) for card in loaded.deck.cards if kinds.of(card).generated]
+    assert len(cards) >= 40
+    for card in cards:
+        params = registry.get(card.checker).Params
+        assert params(**shapes.plain(params, card.params)) == validating.validate(params, card.params), card.id
+    for name in registry.names():
+        checker = registry.get(name)
+        for seed in range(10):
+            raw = as_text(checker.draw(seed).inputs.model_dump(exclude_none=True))
+            assert outcome(checker.Inputs.model_validate, raw) == outcome(partial(validating.validate, checker.Inputs), raw)
+
+
+SHAPES = [(name, which) for name in registry.names() for which in ("Params", "Inputs")]
+WORDS = ["4", "0", "-1", "2", "0.5", "-0.25", "1e-5", " 4", "4.0", "007", "+3", "1_0", "true", "false", "True", "any",
+         "padding", "causal", "unmasked", "q", "k_heads", "gpt2", "bert", "fp16", "total", "mha", "probs", "logits", ""]
+SCALARS = st.one_of(st.integers(-5, 5000), st.floats(-10, 10), st.booleans(), st.none(), st.sampled_from(WORDS))
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4), max_leaves=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_params_and_inputs_read_without_pydantic_as_pydantic_reads_them(data):
+    """Drawn inputs (or default params) with a few fields changed, as values or as text: the plain
+    path gives what pydantic gives, or leaves the data to pydantic, which words the same error."""
+    name, which = data.draw(st.sampled_from(SHAPES))
+    checker = registry.get(name)
+    shape = getattr(checker, which)
+    base = checker.draw(data.draw(st.integers(0, 30))).inputs.model_dump(exclude_none=True) if which == "Inputs" else {}
+    names = st.sampled_from([*shapes.declared(shape), "nope"])
+    raw = {**base, **data.draw(st.dictionaries(names, VALUES, max_size=3))}
+    if data.draw(st.booleans()):
+        raw = as_text(raw)
+    assert outcome(shape.model_validate, raw) == outcome(partial(validating.validate, shape), raw)
+
+
 # -- plain text without rich.markdown, drawn exactly as rich.markdown draws it -------------------
 
 
@@ -150,10 +239,16 @@ def test_plain_text_is_drawn_as_rich_markdown_draws_it(width):
             assert drawn(render.markdown(text), width, panel) == drawn(reference, width, panel), text
 
 
-@pytest.mark.parametrize("text", ["**粗体**", "`code`", "- a\n- b", "1. one", "# title", "> quote", "a\\*b", "x &amp; y",
-                                  "a  \nhard break", "\tindented", "$d_k$", "a | b\n--|--\n1 | 2", "~~gone~~", "[link](x)"])
+@pytest.mark.parametrize("text", ["*em*", "_em_", "- a\n- b", "* a", "1. one", "# title", "> quote", "x &amp; y",
+                                  "a  \nhard break", "a\\\nhard break", "\tindented", "a | b\n--|--\n1 | 2", "~~gone~~",
+                                  "[link](x)", "```\ncode\n```", "***", "的**「强调」**后", "`a\nb`"])
 def test_text_with_markdown_syntax_goes_through_rich_markdown(text):
     assert isinstance(render.markdown(text), Markdown)
+
+
+@pytest.mark.parametrize("text", ["**粗体**", "`code`", "a\\*b", "$d_k$", "attention_mask", "mask [1, 0]", "a * b"])
+def test_code_spans_and_strong_are_drawn_without_rich_markdown(text):
+    assert not isinstance(render.markdown(text), Markdown)  # drawn alike: tests/test_render.py
 
 
 # -- the deck index at scale ------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import string
+import unicodedata
 from dataclasses import dataclass
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -15,11 +17,16 @@ from quizzer.terminal.linebreak import join_wide_lines
 from quizzer.terminal.mathtext import to_text
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
-# What can make Markdown differ from plain paragraphs: inline syntax (emphasis, code, links,
-# escapes, entities, HTML, tables, strikethrough), a line that can start a block (heading,
-# quote, list, rule, setext underline) or is indented code, a hard break (two trailing
-# spaces), and whitespace other than spaces, which Markdown strips or expands in its own way.
-_MARKDOWN_SYNTAX = re.compile(r"[\\`*_\[\]<>&|~]|^ {0,3}([#>+=-]|\d+[.)])|^ {4}| {2}$|[^\S \n]", re.MULTILINE)
+# What only rich.markdown draws: a table, an inline link (or, with a line starting with `[`, a
+# reference one), a line that can start a block (heading, quote, list, rule, setext underline,
+# fence) or is indented code, a hard break (two trailing spaces), and whitespace other than
+# spaces, which Markdown strips or expands in its own way. The rest, code spans and
+# ``**strong**`` with what can stand beside them, ``_inline`` reads or refuses.
+_MARKDOWN_SYNTAX = re.compile(r"\||\]\(|^ {0,3}([\[#>+=_-]|\*(?!\*[^*\s])|```|\d+[.)])|^ {4}| {2}$|[^\S \n]", re.MULTILINE)
+_OTHER_INLINE = frozenset("<&~")  # HTML and autolinks, entities, strikethrough: rich.markdown's
+_ASCII_PUNCTUATION = frozenset(string.punctuation)  # what a backslash escapes
+STRONG, CODE = "markdown.strong", "markdown.code"
+Chunk = tuple[str, tuple[str, ...]]  # text and the Markdown styles it is drawn in, outermost first
 # C0 controls but tab and newline, DEL, C1 controls, and the bidi overrides that reorder a line
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
@@ -50,29 +57,140 @@ def math_to_unicode(text: str) -> str:
 
 def markdown(text: str) -> RenderableType:
     """Deck text as the terminal shows it: rich Markdown where the text uses Markdown syntax
-    (rich.markdown, with markdown-it and pygments, loads then), else its paragraphs as plain
-    rich Text, which looks the same and loads nothing: most cards are plain text."""
+    beyond code spans and strong (rich.markdown, with markdown-it and pygments, loads then), else
+    its paragraphs as rich Text styled as rich.markdown styles them, which looks the same and
+    loads nothing: most cards and every numeric question but those with a table or a list."""
     source = join_wide_lines(math_to_unicode(clean(text)))
-    if _MARKDOWN_SYNTAX.search(source) or not source.strip():
-        from rich.markdown import Markdown
+    if not _MARKDOWN_SYNTAX.search(source) and source.strip():
+        lines = (p.split("\n") for p in re.split(r"\n(?: *\n)+", source.strip(" \n")))
+        paragraphs = [_inline("\n".join(line.strip(" ") for line in p)) for p in lines]
+        read = [chunks for chunks in paragraphs if chunks is not None]
+        if len(read) == len(paragraphs):
+            return Paragraphs(read)
+    from rich.markdown import Markdown
 
-        return Markdown(source)
-    paragraphs = re.split(r"\n(?: *\n)+", source.strip(" \n"))
-    return Paragraphs([" ".join(line.strip(" ") for line in p.split("\n")) for p in paragraphs])
+    return Markdown(source)
+
+
+def _inline(source: str) -> list[Chunk] | None:
+    """A paragraph's text as markdown-it reads it when its only syntax is code spans, ``**strong**``,
+    backslash escapes, and ``*``, ``_`` or brackets that stay text (no link can form: see
+    ``_MARKDOWN_SYNTAX``); None for anything else.
+
+    Each chunk is one of markdown-it's text, code or line-break tokens, as rich.markdown appends
+    them (a line break inside a paragraph is a space)."""
+    chunks: list[Chunk] = []
+    pending: list[str] = []
+    styles: tuple[str, ...] = ()
+
+    def flush() -> None:
+        if pending:
+            chunks.append(("".join(pending), styles))
+            pending.clear()
+
+    i = 0
+    while i < len(source):
+        char = source[i]
+        if char == "\\":
+            escaped = source[i + 1 : i + 2]
+            if escaped == "\n":
+                return None  # a hard break
+            pending.append(escaped if escaped in _ASCII_PUNCTUATION else char)
+            i += 2 if escaped in _ASCII_PUNCTUATION else 1
+        elif char == "`":
+            ticks = _run(source, i)
+            close = _closing_ticks(source, i + ticks, ticks)
+            if close < 0:
+                pending.append(char * ticks)  # no closing run of the same length: literal
+            elif "\n" in source[i:close]:
+                return None  # a code span keeps the spaces around a line break, which are gone here
+            else:
+                flush()
+                chunks.append((_code(source[i + ticks : close]), (*styles, CODE)))
+                ticks += close - i
+            i += ticks
+        elif char in "*_":
+            run = _run(source, i)
+            can_open, can_close = _delimits(source, i, run)
+            if can_open or can_close:
+                if char == "_" or run != 2 or not (can_close if styles else can_open):
+                    return None  # emphasis, or strong that pairs in some other way
+                flush()
+                styles = () if styles else (STRONG,)
+            else:
+                pending.append(char * run)
+            i += run
+        elif char in _OTHER_INLINE:
+            return None
+        elif char == "\n":
+            flush()
+            chunks.append((" ", styles))
+            i += 1
+        else:
+            pending.append(char)
+            i += 1
+    flush()
+    return None if styles else chunks
+
+
+def _run(source: str, start: int) -> int:
+    """How many times source[start] repeats from start."""
+    end = start
+    while end < len(source) and source[end] == source[start]:
+        end += 1
+    return end - start
+
+
+def _closing_ticks(source: str, start: int, ticks: int) -> int:
+    """Where the next run of exactly ``ticks`` backticks starts, or -1."""
+    for match in re.finditer("`+", source[start:]):
+        if len(match.group()) == ticks:
+            return start + match.start()
+    return -1
+
+
+def _code(content: str) -> str:
+    """A code span's text: one space off each end when both ends have one."""
+    return content[1:-1] if content[:1] == content[-1:] == " " and content.strip(" ") else content
+
+
+def _delimits(source: str, start: int, run: int) -> tuple[bool, bool]:
+    """(can open, can close) emphasis: markdown-it's scanDelims for the run at ``start``."""
+    before = source[start - 1] if start else " "
+    after = source[start + run] if start + run < len(source) else " "
+    before_space, after_space = before in " \n", after in " \n"  # other spaces go to rich.markdown
+    before_punct, after_punct = _punctuation(before), _punctuation(after)
+    left = not (after_space or (after_punct and not (before_space or before_punct)))
+    right = not (before_space or (before_punct and not (after_space or after_punct)))
+    if source[start] == "*":
+        return left, right
+    return left and (not right or before_punct), right and (not left or after_punct)
+
+
+def _punctuation(char: str) -> bool:
+    return char in _ASCII_PUNCTUATION or unicodedata.category(char)[0] in "PS"
 
 
 @dataclass(frozen=True)
 class Paragraphs:
-    """Plain paragraphs drawn as rich Markdown draws them: each a left-justified Text (so padded
-    to the width), an empty line between them, and no measurement of its own."""
+    """Paragraphs drawn as rich Markdown draws them: each a left-justified Text (so padded to the
+    width) holding its chunks in the paragraph's style plus theirs, an empty line between them,
+    and no measurement of its own."""
 
-    paragraphs: list[str]
+    paragraphs: list[list[Chunk]]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        for number, paragraph in enumerate(self.paragraphs):
+        paragraph = console.get_style("none", default="none") + console.get_style("markdown.paragraph", default="none")
+        for number, chunks in enumerate(self.paragraphs):
             if number:
                 yield Segment.line()
-            yield Text(paragraph, justify="left")
+            text = Text(justify="left")
+            for chunk, styles in chunks:
+                style = paragraph
+                for name in styles:
+                    style += console.get_style(name, default="none")
+                text.append(chunk, style)
+            yield text
 
 
 def console() -> Console:
