@@ -1,16 +1,16 @@
 """Deck text in the terminal: LaTeX math becomes readable Unicode, Chinese wraps between
 characters and never before closing punctuation, tables never cut an id."""
 
+import io
 import re
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
-from rich.console import Console
-from uniseg.linebreak import line_break_units
+from rich.console import Console, RenderableType
 
-from quizzer.terminal.linebreak import divide_line, join_wide_lines
+from quizzer.terminal.linebreak import break_units, divide_line, join_wide_lines
 from quizzer.terminal.mathtext import to_text
 from quizzer.terminal.render import console, markdown, math_to_unicode
 
@@ -74,15 +74,18 @@ words = st.sampled_from(["模型", "的", "注意力", "BERT", "token", "15%", "
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(words, min_size=1, max_size=60), st.integers(min_value=8, max_value=40))
+@example(parts=[" ", "token", "15%", "模型"], width=8)  # a leading space: rich glued it to the word and cut 15%
+@example(parts=[" ", "token", "15%"], width=8)
+@example(parts=["BERT", " ", "：", "。"], width=8)  # one piece longer than the line: folded, not a rule broken
 def test_line_breaks_follow_the_chinese_rules(parts, width):
     text = "".join(parts)
-    assume(all(cell_len(unit.rstrip()) <= width for unit in line_break_units(text)))  # else it is folded
+    assume(all(cell_len(unit.rstrip()) <= width for unit in break_units(text)))  # else it is folded
     offsets = divide_line(text, width)
     pieces = [text[a:b] for a, b in zip([0, *offsets], [*offsets, len(text)])]
     assert "".join(pieces) == text and all(pieces)
     for before, after in zip(pieces, pieces[1:]):
         assert after.lstrip()[:1] not in CLOSING or not after.lstrip()  # never a line starting with 。
-        assert before.rstrip()[-1:] not in OPENING  # never a line ending with （
+        assert not before.strip() or before.rstrip()[-1] not in OPENING  # never a line ending with （
         assert not (re.search(r"[A-Za-z0-9%]$", before) and re.match(r"[A-Za-z0-9%]", after))  # words whole
     for piece in pieces:
         assert cell_len(piece.rstrip()) <= width
@@ -130,3 +133,79 @@ def test_deck_tables_never_cut_an_id(columns, monkeypatch):
         assert all(cell_len(line.rstrip()) <= columns for line in lines)
         for deck in ("ch08-bert", "day12-bert-gpt"):
             assert any(re.match(rf"\s*{deck}\s", line) for line in lines), (command, columns, result.output)
+
+
+# -- code spans and bold without rich.markdown, drawn exactly as rich.markdown draws them ----------
+
+
+def recorded(renderable: RenderableType, width: int) -> tuple[str, str]:
+    """What a terminal of ``width`` shows in a panel: the text with its styles, and the raw output."""
+    from rich.panel import Panel
+
+    raw = io.StringIO()
+    out = Console(width=width, record=True, force_terminal=True, color_system="truecolor", legacy_windows=False, file=raw)
+    out.print(Panel(renderable))
+    return out.export_text(styles=True), raw.getvalue()
+
+
+def drawn_alike(text: str, widths: tuple[int, ...] = (12, 40, 100)) -> bool:
+    """True when ``markdown(text)`` drew without rich.markdown; asserts it drew as rich.markdown does."""
+    from rich.markdown import Markdown
+
+    from quizzer.terminal.render import clean
+
+    console()  # Chinese line breaking, as the terminal has it
+    ours = markdown(text)
+    reference = Markdown(join_wide_lines(math_to_unicode(clean(text))))
+    for width in widths:
+        assert recorded(ours, width) == recorded(reference, width), (text, width)
+    return not isinstance(ours, Markdown)
+
+
+def numeric_prompts() -> list[str]:
+    """Every bundled numeric card's question as study shows it, for a few seeds."""
+    from pathlib import Path
+
+    from quizzer import kinds
+    from quizzer.decks import load_decks
+
+    prompts = []
+    for loaded in load_decks([Path(__file__).resolve().parent.parent / "decks"]):
+        for card in loaded.deck.cards:
+            kind = kinds.of(card)
+            if kind.generated:
+                prompts += [kind.front(kind.ask(card, seed)) for seed in range(3)]
+    return prompts
+
+
+def test_numeric_prompts_draw_without_rich_markdown_as_it_draws_them():
+    prompts = numeric_prompts()
+    inline = [text for text in prompts if drawn_alike(text)]
+    assert len(inline) >= 0.7 * len(prompts) and any("**" in t and "`" in t for t in inline)  # all but tables, lists, code
+
+
+EDGES = [
+    "**粗体**", "但**忘了传 attention_mask**：PAD 也参与", "**a `code` b**", "**`mask`**", "中文`code`中文", "`x`，`y`。",
+    "a\\*b", "\\*\\*不是粗体\\*\\*", "\\`not code\\`", "a\\", "attention_mask 和 d_k", "snake_case_name", "a * b", "2 * 3 = 6",
+    "x**2**y", "**a**b**c**", "**多行\n粗体**", "`` `a` ``", "` a `", "`a` `b`", "$\\sqrt{d_k}$ 与 `q`", "第一段\n\n**第二段**",
+    "mask = `[1, 0]`（1 = 保留）", "[1, 0] 不是链接", "的**「强调」**后", "**a", "`unclosed", "__init__", "*em*", "a  \nb",
+]
+
+
+@pytest.mark.parametrize("text", EDGES)
+def test_edge_cases_draw_as_rich_markdown_draws_them(text):
+    drawn_alike(text)
+
+
+def test_the_edge_cases_mostly_take_the_inline_path():
+    assert sum(drawn_alike(text, (40,)) for text in EDGES) >= 20
+
+
+ATOMS = ["**", "*", "`", "``", "_", "\\", "中", "文", "a", "b", " ", "\n", "\n\n", "：", "「", "」", "。", "1", "(", ")",
+         "**粗**", "`x`", "x_y", "-", "×", "é", "\\*", "\\`", "[", "]", "$", " \n", "  ", "_a_", "***"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(ATOMS), min_size=1, max_size=14), st.integers(min_value=6, max_value=40))
+def test_any_mix_of_inline_syntax_draws_as_rich_markdown_draws_it(parts, width):
+    drawn_alike("".join(parts), (width,))

@@ -42,7 +42,7 @@ CLOSING = "。，、；：？！）」』"
 ALLOWED = re.compile(
     r"`[^`]*`|--?[a-z][a-z-]*|\b(?:quiz|quizzer|python|shell|Schema|[A-Z][A-Z0-9_]+|Anki|Transformer|PostgreSQL|SQLite|MathJax|Markdown|LaTeX"
     r"|toml|zh|en|softmax|[a-z]+(?:-[a-z]+)+|[a-z_]+_[a-z_]+)\b"
-    r"|/[\w./-]+|\b[A-Za-z]\b|\d+[a-z]{1,2}\b|[\w.-]+\.(?:toml|db|yaml|json|csv|apkg)\b|https?://\S+")
+    r"|/[\w./-]+|\b[A-Za-z]\b|\d+[a-z]{1,2}\b|[\w.-]+\.(?:toml|db|yaml|json|csv|apkg)\b|(?:https?|postgresql)://\S*")
 
 
 def command_names() -> set[str]:

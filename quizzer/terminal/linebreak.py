@@ -26,12 +26,14 @@ _RICH_DIVIDE: Callable[[str, int, bool], list[int]] = _wrap.divide_line
 
 def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
     """Offsets (in characters) where ``text`` breaks to fit ``width`` cells."""
-    if text.isascii():
+    if cell_len(text) <= width:  # fits: no break, and no Unicode tables to load
+        return []
+    if text.isascii() and not text[:1].isspace():  # rich would glue leading spaces to the first word
         return _RICH_DIVIDE(text, width, fold)
     breaks: list[int] = []
     used = 0  # cells on the current line, trailing spaces included
     start = 0
-    for unit in _units(text):
+    for unit in break_units(text):
         length = cell_len(unit.rstrip())
         if used + length <= width:
             used += cell_len(unit)
@@ -56,9 +58,9 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
 _NO_LINE_START = frozenset("。，、；：？！）」』】〕〉》…‥·・ー々〻〜～．，；：！？）］｝,.;:!?)]}%")
 
 
-def _units(text: str) -> list[str]:
-    """UAX #14's unbreakable pieces, with a piece that begins with closing punctuation kept on the
-    line before it."""
+def break_units(text: str) -> list[str]:
+    """The pieces a line never breaks inside: UAX #14's, with a piece that begins with closing
+    punctuation kept on the line before it (a piece longer than the line is folded)."""
     from uniseg.linebreak import line_break_units
 
     units: list[str] = []
@@ -86,7 +88,7 @@ def _measure(self: rich.text.Text, console: Console, options: ConsoleOptions) ->
     text = self.plain
     if text.isascii():
         return measured
-    narrowest = max((cell_len(unit.rstrip()) for line in text.splitlines() for unit in _units(line)), default=0)
+    narrowest = max((cell_len(unit.rstrip()) for line in text.splitlines() for unit in break_units(line)), default=0)
     return Measurement(min(measured.minimum, max(narrowest, 1)), measured.maximum)
 
 
