@@ -10,8 +10,13 @@ YAML files of minimal cards with the same ids, so every card is active.
 Prints Markdown rows, wall time and CPU time (the CPU figure is the steadier one on a shared
 machine): the whole command in a fresh process (``quiz stats --json``, decks cached, so it
 includes start-up, loading the 50,000-card decks and the unchanged-sync check), the same with
-``--deck``, the card browser's due cards (``quiz cards --state due --json``), plain ``quiz`` on the same collection (what every command pays before its own
-work), and the figures alone (``quizzer.app.stats.compute``, in process).
+``--deck`` and with ``--tag`` (which the log's aggregate cannot answer: read from the log), the
+card browser's due cards (``quiz cards --state due --json``), plain ``quiz`` on the same
+collection (what every command pays before its own work), and the figures alone
+(``quizzer.app.stats.compute``, in process). Then, on a copy of the database, what keeping the
+log's aggregate (``quizzer.store.review_days``) costs: ``quiz stats --json`` after 200 new answers
+(added to it), and after its watermark is gone (rebuilt from the whole log, as on the first run
+after the upgrade, or after an undo of a review it held).
 Usage: python bench/bench_stats.py [--keep DIR] [--runs N]
 """
 
@@ -21,6 +26,7 @@ import argparse
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -30,11 +36,19 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 
 from quizzer.store import LEARNING, NEW, RELEARNING, REVIEW, Store, open_store
 from quizzer.store.filter import CardFilter
-from quizzer.store.models import card_tags, cards, exam_questions, exams, mistakes, review_log
+from quizzer.store.models import (
+    card_tags,
+    cards,
+    exam_questions,
+    exams,
+    meta,
+    mistakes,
+    review_log,
+)
 
 CARDS, REVIEWS, NEW_CARDS, DECKS, TAGS, BATCH = 50_000, 1_000_000, 10_000, 12, 40, 50_000
 NOW = datetime(2025, 6, 30, 9, 0, tzinfo=timezone.utc)
@@ -122,6 +136,47 @@ def timed_runs(args: list[str], env: dict[str, str], runs: int) -> list[tuple[fl
     return samples
 
 
+def aggregate_costs(db: Path, env: dict[str, str], quiz: list[str], runs: int) -> list[tuple[str, list[tuple[float, float]]]]:
+    """``quiz stats --json`` on a copy of ``db``: after 200 new answers each run, and with the
+    aggregate's watermark deleted before each run (a rebuild from the whole log)."""
+    from quizzer.backup import list_backups
+    from quizzer.store.review_days import WATERMARK_KEY
+
+    copy = db.with_name("aggregate-copy.db")
+    shutil.copy(db, copy)  # every process on db has closed: its WAL is checkpointed
+    scratch = {**env, "QUIZ_DB": str(copy)}
+    subprocess.run([*quiz, "stats", "--json"], env=scratch, stdout=subprocess.DEVNULL, check=True)  # its backup
+    store = open_store(copy)
+    rng = random.Random(2)
+    with store.read() as conn:
+        seen = conn.execute(select(cards.c.id).where(cards.c.state != NEW)).scalars().all()
+        last = conn.execute(select(func.max(review_log.c.reviewed_at))).scalar()
+
+    def answered() -> list[tuple[float, float]]:
+        nonlocal last
+        with store.write() as conn:
+            conn.execute(insert(review_log), [
+                {"card_id": rng.choice(seen), "reviewed_at": last + timedelta(seconds=10 * (k + 1)), "rating": 3,
+                 "duration_ms": 8000, "mode": "study", "state_before": REVIEW, "scheduled": True} for k in range(200)])
+        last += timedelta(seconds=2000)
+        return timed_runs([*quiz, "stats", "--json"], scratch, 1)
+
+    def rebuilt() -> list[tuple[float, float]]:
+        with store.write() as conn:
+            conn.execute(delete(meta).where(meta.c.key == WATERMARK_KEY))
+        return timed_runs([*quiz, "stats", "--json"], scratch, 1)
+
+    rows = [("`quiz stats --json` after 200 new answers (added to the aggregate), fresh process",
+             [sample for _ in range(runs) for sample in answered()]),
+            ("`quiz stats --json` rebuilding the aggregate from 1,000,000 reviews, fresh process",
+             [sample for _ in range(min(runs, 3)) for sample in rebuilt()])]
+    store.close()
+    for backup in list_backups(copy):
+        backup.path.unlink()
+    copy.unlink()
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--keep", type=Path, help="directory to build the database and decks in (reused if there)")
@@ -164,6 +219,8 @@ def main() -> None:
         ("`quiz stats --json`, fresh process", timed_runs([*quiz, "stats", "--json"], env, args.runs)),
         ("`quiz stats --json --deck deck-3` (one deck of 12), fresh process",
          timed_runs([*quiz, "stats", "--json", "--deck", "deck-3"], env, args.runs)),
+        ("`quiz stats --json --tag tag-5` (one tag of 40: from the log), fresh process",
+         timed_runs([*quiz, "stats", "--json", "--tag", "tag-5"], env, args.runs)),
         ("`quiz cards --state due --json`, fresh process", timed_runs([*quiz, "cards", "--state", "due", "--json"],
                                                                         env, args.runs)),
         ("`quiz` (today's numbers), fresh process: the floor of any command on these decks",
@@ -173,6 +230,7 @@ def main() -> None:
         ("the figures alone, one tag of 40", in_process(one_tag)),
     ]
     opened.store.close()
+    rows += aggregate_costs(db, env, quiz, args.runs)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"{CARDS:,} cards, {REVIEWS:,} reviews; median of {args.runs} runs; Python {sys.version.split()[0]}, "
           f"{os.cpu_count()} CPUs, load average {load}\n")

@@ -339,7 +339,7 @@ def test_recall_in_sql_is_fsrs_retrievability(backend, parameters):
     from quizzer.store import open_store
     from quizzer.store.filter import CardFilter
     from quizzer.store.models import cards
-    from quizzer.store.stats import Curve, epoch_seconds, recall, weakest_cards
+    from quizzer.store.stats import Curve, epoch_seconds, seen_cards, weakest_cards
 
     scheduler = fsrs.Scheduler(parameters=parameters) if parameters else fsrs.Scheduler()
     now = datetime(2024, 10, 7, 12, tzinfo=timezone.utc)
@@ -355,7 +355,7 @@ def test_recall_in_sql_is_fsrs_retrievability(backend, parameters):
                  "last_review": c.last_review, "lapses": c.card_id % 3} for c in made])
         curve = Curve(float(epoch_seconds([now])[0]), scheduler.parameters[20])
         expected = {f"c{c.card_id:03d}": scheduler.get_card_retrievability(c, now) for c in made}
-        mean = recall(store, CardFilter(), curve)
+        mean, _ = seen_cards(store, CardFilter(), curve)
         assert mean.cards == 200
         assert mean.mean == pytest.approx(sum(expected.values()) / 200, rel=1e-9)
         weak = weakest_cards(store, CardFilter(), curve, 10)
@@ -411,3 +411,178 @@ def test_a_card_due_at_a_days_start_counts_on_that_day(backend):
         assert due_per_day(store, today, 4) == [2, 2, 1, 0]
     finally:
         store.close()
+
+
+# -- the review log's aggregate (quizzer.store.review_days) -----------------------------------
+
+
+def logged_days(store, decks: tuple[str, ...] | None, rollover: int = 4, zone=timezone.utc) -> dict[date, list[int]]:
+    """Per study day, from the log's rows alone: reviews, Again, Hard, Good, Easy, time spent, and
+    true retention's young passed/failed, mature passed/failed (a card's first review of a study
+    day in the Review state; mature when its previous review was 21 or more days earlier)."""
+    from sqlalchemy import select
+
+    from quizzer.store.models import cards, review_log
+
+    def day(moment: datetime) -> date:
+        return (moment.astimezone(zone) - timedelta(hours=rollover)).date()
+
+    with store.read() as conn:
+        rows = conn.execute(select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating,
+                                   review_log.c.duration_ms, review_log.c.state_before, cards.c.deck)
+                            .join(cards, cards.c.id == review_log.c.card_id)).all()
+    rows.sort(key=lambda r: (r[0], r[1]))  # the tests' reviews of a card never share a time
+    days: dict[date, list[int]] = {}
+    previous: dict[str, datetime] = {}
+    for card_id, at, rating, duration, state, deck in rows:
+        before = previous.get(card_id)
+        previous[card_id] = at
+        if decks is not None and deck not in decks:
+            continue
+        counts = days.setdefault(day(at), [0] * 10)
+        counts[0] += 1
+        counts[rating] += 1
+        counts[5] += duration or 0
+        if state == REVIEW_STATE and (before is None or day(before) < day(at)):
+            mature = before is None or at - before >= timedelta(days=21)
+            counts[6 + 2 * mature + (rating == 1)] += 1
+    return days
+
+
+@pytest.fixture
+def rebuilds(monkeypatch) -> list[int]:
+    """Counts the aggregate's rebuilds from the whole log (one entry each)."""
+    from quizzer.store import review_days
+
+    calls: list[int] = []
+    real = review_days._rebuild
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(review_days, "_rebuild", counted)
+    return calls
+
+
+def test_the_review_days_follow_the_log(backend, rebuilds):
+    """The stored aggregate against the log's rows after each way the log changes, on SQLite and
+    PostgreSQL: a first build; answers (added, not rebuilt); an undo; history imports (later
+    reviews, earlier ones); a card moving deck; another day start."""
+    from quizzer.scheduling.memory import decide
+    from quizzer.store import CardRef, open_store, sync_cards
+    from quizzer.store.cards import record_answer, undo
+    from quizzer.store.filter import CardFilter
+    from quizzer.store.history import LoggedReview
+    from quizzer.store.records import NewReview
+    from quizzer.store.review_days import review_days_of
+    from quizzer.transfer.fsrs_csv import ARCHIVE_DECK, import_history
+
+    now = datetime(2024, 10, 7, 12, tzinfo=timezone.utc)
+    rng = random.Random(11)
+    refs = [CardRef(f"c{i}", "a" if i < 6 else "b", "qa", i, "h") for i in range(10)]
+    store = open_store(backend)
+
+    def check(rollover: int = 4) -> None:
+        for decks in (None, ("a",), ("b",), ("a", ARCHIVE_DECK)):
+            assert review_days_of(store, CardFilter(decks=decks), rollover) == logged_days(store, decks, rollover)
+
+    def answer(card_id: str, at: datetime, rating: int):
+        return record_answer(store, card_id, NewReview(rating, at, rng.randrange(1000, 20000)),
+                             lambda before, review: decide(before, review, scheduler=SCHEDULER, ahead_after=None))
+
+    try:
+        sync_cards(store, refs, now - timedelta(days=90))
+        history = [LoggedReview(card_id, rng.choice((1, 2, 3, 3, 4)), now - timedelta(days=80 - k * 2.7, hours=hour),
+                                rng.choice((None, rng.randrange(1000, 60000))))
+                   for card_id in [*(r.id for r in refs), "x1", "x2"] for hour in (0, 7) for k in range(28)]
+        import_history(store, history)
+        check()
+        assert len(rebuilds) == 1
+        check()
+        assert len(rebuilds) == 1  # nothing new: read as stored
+
+        answered = [answer(f"c{i % 10}", now - timedelta(hours=10 - i), rng.randint(1, 4)) for i in range(8)]
+        check()
+        assert len(rebuilds) == 1  # answers are added to the table
+        undo(store, answered[-1])
+        check()
+        assert len(rebuilds) == 2  # an aggregated review was deleted
+        answer("c7", now - timedelta(hours=1), 3)
+        check()
+        assert len(rebuilds) == 2
+
+        import_history(store, [LoggedReview("c1", 1, now - timedelta(minutes=30), 5000),
+                               LoggedReview("x3", 3, now - timedelta(minutes=20), None)])
+        check()  # later reviews: added, or rebuilt where the replay rewrote a card's states
+        import_history(store, [LoggedReview("c2", 2, now - timedelta(days=40, minutes=7), 4000)])
+        rebuilt = len(rebuilds)
+        check()
+        assert len(rebuilds) == rebuilt + 1  # a review before the card's last one
+
+        sync_cards(store, [CardRef(r.id, "b" if r.id == "c3" else r.deck, "qa", r.position, "h") for r in refs])
+        check()
+        assert len(rebuilds) == rebuilt + 2  # c3's reviews count for deck b now
+        check(rollover=6)
+        assert len(rebuilds) == rebuilt + 3
+    finally:
+        store.close()
+
+
+def test_the_review_days_follow_the_local_days_across_dst(monkeypatch, tmp_path):
+    """Study days in a zone with DST changes: the aggregate puts every review on the day the
+    zone's clock says, and a change of zone rebuilds it."""
+    from zoneinfo import ZoneInfo
+
+    from quizzer.store import CardRef, open_store, sync_cards
+    from quizzer.store.filter import CardFilter
+    from quizzer.store.history import LoggedReview
+    from quizzer.store.review_days import review_days_of
+    from quizzer.transfer.fsrs_csv import import_history
+
+    rng = random.Random(5)
+    store = open_store(tmp_path / "quiz.db")
+    try:
+        sync_cards(store, [CardRef(f"c{i}", "a", "qa", i, "h") for i in range(6)])
+        start = datetime(2024, 3, 25, tzinfo=timezone.utc)
+        import_history(store, [LoggedReview(f"c{i}", rng.randint(1, 4), at, 1000) for i in range(6) for at in sorted(
+            {start + timedelta(seconds=rng.uniform(0, 220 * 86400)) for _ in range(60)}
+            | {datetime(2024, 3, 31, 1, 59, tzinfo=timezone.utc), datetime(2024, 10, 27, 2, 0, tzinfo=timezone.utc)})])
+        assert review_days_of(store, CardFilter(), 4) == logged_days(store, None)
+        monkeypatch.setenv("TZ", "Europe/Berlin")
+        time.tzset()
+        assert review_days_of(store, CardFilter(), 4) == logged_days(store, None, zone=ZoneInfo("Europe/Berlin"))
+    finally:
+        store.close()
+
+
+def test_a_database_that_cannot_be_written_still_gets_its_figures(history, db, monkeypatch):
+    """Storing the aggregate fails (a read-only login, a lock held too long): the figures are the
+    same, nothing is stored, and a later run that can write stores it."""
+    from sqlalchemy import func, select
+
+    from quizzer.errors import DatabaseError
+    from quizzer.store import open_store, review_days
+    from quizzer.store.models import review_days as table
+
+    writable = stats_json(history)
+    fresh = db.with_name("unwritten.db")
+    shutil.copy(history["db"], fresh)  # the aggregate not built yet
+
+    def refused(conn, *args):
+        raise DatabaseError("attempt to write a readonly database")
+
+    def stored() -> int:
+        store = open_store(fresh)
+        try:
+            with store.read() as conn:
+                return conn.scalar(select(func.count()).select_from(table))
+        finally:
+            store.close()
+
+    with monkeypatch.context() as patched:
+        patched.setattr(review_days, "_write", refused)
+        assert stats_json(history, "--db", str(fresh)) == writable
+    assert stored() == 0
+    assert stats_json(history, "--db", str(fresh)) == writable
+    assert stored() > 0

@@ -311,11 +311,13 @@ def test_a_server_connection_lost_mid_read_is_one_error_and_then_recovers(pg_ser
 
 def fill_every_table(store) -> None:
     """Cards with tags, answers (one undone), an exam with a marked question, the notebook,
-    fitted parameters: a row in every table."""
+    fitted parameters, the statistics' aggregate: a row in every table."""
     from sqlalchemy import insert
 
     from quizzer.store import learner
+    from quizzer.store.filter import EVERYTHING
     from quizzer.store.models import exam_questions, exams, mistakes
+    from quizzer.store.review_days import review_days_of
 
     sync_cards(store, refs("a", "b", "c", tags=("t1", "t2")), T0)
     for minutes, (card_id, rating) in enumerate([("a", 3), ("b", 1), ("a", 1), ("c", 4), ("b", 2)]):
@@ -330,6 +332,7 @@ def fill_every_table(store) -> None:
             duration_ms=4321, covered='["p"]', score=0.5, review_id=1))
         conn.execute(insert(mistakes).values(card_id="c", times_wrong=2, last_wrong_at=T0 + timedelta(minutes=3),
                                              last_wrong_answer="错"))
+    review_days_of(store, EVERYTHING, 4)  # the statistics' aggregate of the log
 
 
 def every_row(target: str) -> dict[str, list[tuple]]:

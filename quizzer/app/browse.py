@@ -69,6 +69,8 @@ def _char_columns(char: str) -> int:
 def one_line(text: str, width: int = FRONT_COLUMNS) -> str:
     """``text`` on one line, without Markdown markers, cut to ``width`` columns (… marks a cut)."""
     flat = " ".join(_MARKERS.sub("", text).split())
+    if flat.isascii():  # a column per character: no need to look at each
+        return flat if len(flat) <= width else flat[:width - 1].rstrip() + "…"
     if columns(flat) <= width:
         return flat
     kept, used = [], 0

@@ -18,6 +18,9 @@ Definitions (as Anki's statistics, where Anki has the figure):
   learner's forgetting curve (fitted by ``quiz optimize`` if it was run).
 * weakest cards: most lapses first, then most notebook mistakes, then lowest recall; tags the
   same by lapses per card, mistakes, mean recall.
+
+The figures over the review log (reviews per day, streak, time, ratings, true retention) come
+from its aggregate per study day (``quizzer.store.review_days``), kept up to date as it is read.
 """
 
 from __future__ import annotations
@@ -34,10 +37,10 @@ from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.summary import due_per_day
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import stats as queries
-from quizzer.store.review_days import COUNTS, review_days_of, seconds
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
 from quizzer.store.records import LEARNING, NEW, RELEARNING, REVIEW
+from quizzer.store.review_days import COUNTS, review_days_of, seconds
 
 PERIOD_DAYS = 30  # retention, ratings and time per day look back this many study days
 FORECAST_DAYS = 30
@@ -156,11 +159,13 @@ class Stats:
 def _cards(store: Store, chosen: CardFilter, now: datetime, deck_order: list[str]) -> tuple[list[DeckCards], DeckCards]:
     per_deck: dict[str, Counter[str]] = defaultdict(Counter)
     names = {NEW: "new", LEARNING: "learning", REVIEW: "review", RELEARNING: "relearning"}
-    for row in queries.state_counts(store, chosen, now):
+    rows, leeches = queries.state_counts(store, chosen, now)
+    for row in rows:
         counts = per_deck[row.deck]
         counts["suspended" if row.suspended else "buried" if row.buried else names[row.state]] += row.cards
-        counts["leech"] += row.cards if row.leech else 0
         counts["total"] += row.cards
+    for deck, leech in leeches.items():
+        per_deck[deck]["leech"] = leech
     fields = ("new", "learning", "review", "relearning", "suspended", "buried", "leech", "total")
     order = [d for d in deck_order if d in per_deck] + sorted(set(per_deck) - set(deck_order))
     decks = [DeckCards(deck, *(per_deck[deck][f] for f in fields)) for deck in order]
@@ -220,8 +225,8 @@ def true_retention(store: Store, chosen: CardFilter, starts: list[datetime]) -> 
     return _true_retention(_summed(by_day, [first.date() + timedelta(days=i) for i in range(len(starts) - 1)]))
 
 
-def _weakest(store: Store, chosen: CardFilter, curve: queries.Curve,
-             rollover_hour: int) -> tuple[list[WeakCard], list[WeakTag]]:
+def _weakest(store: Store, chosen: CardFilter, curve: queries.Curve, rollover_hour: int,
+             per_tag: list[queries.TagWeakness]) -> tuple[list[WeakCard], list[WeakTag]]:
     """The weakest cards and tags: the store ranks by lapses and recall and hands back every
     card in the mistakes table too, which the notebook (a card right on two later days has
     left it) ranks here."""
@@ -234,7 +239,7 @@ def _weakest(store: Store, chosen: CardFilter, curve: queries.Curve,
     seen_noted = sorted(c.id for c in candidates if c.id in noted)  # the filter's active reviewed cards
     in_notebook = Counter(tag for _, tag in queries.tags_of(store, seen_noted))
     tags = []
-    for t in queries.tag_weakness(store, chosen, curve):
+    for t in per_tag:
         mean = t.recall_sum / t.recalled if t.recalled else None
         tags.append(WeakTag(t.tag, t.cards, t.lapses, in_notebook[t.tag], mean))
     tags.sort(key=lambda t: (-t.lapses / t.cards, -t.mistakes, 1.0 if t.recall is None else t.recall, t.tag))
@@ -260,14 +265,13 @@ def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[st
     today = study_day(now, rollover_hour)
     cards, total = _cards(store, chosen, now, deck_order or [])
     forecast = _forecast(store, chosen, today, rollover_hour)
-
     by_day = review_days_of(store, chosen, rollover_hour)
+    recall, per_tag = queries.seen_cards(store, chosen, curve)
     per_day = [DayReviews(day, by_day[day][0]) for day in sorted(by_day) if day <= today]
     reviews_total = sum(d.reviews for d in per_day)
 
     time_per_day, retention, ratings = _period(by_day, today)
-    recall = queries.recall(store, chosen, curve)
-    weakest_cards, weakest_tags = _weakest(store, chosen, curve, rollover_hour)
+    weakest_cards, weakest_tags = _weakest(store, chosen, curve, rollover_hour, per_tag)
     exams, trend = exam_trend(store, chosen)
     return Stats(
         now=now, today=today, decks=list(chosen.decks) if chosen.decks else None,

@@ -22,7 +22,8 @@ def in_state(state: str | None, now: datetime, end: datetime) -> list[ColumnElem
         "new": [cards.c.state == NEW],
         "learning": [cards.c.state.in_((LEARNING, RELEARNING))],
         "review": [cards.c.state == REVIEW],
-        "due": [cards.c.state != NEW, cards.c.due < end, cards.c.suspended.is_(False),
+        # the three seen states by name (not ``!= NEW``), so the (state, due) index finds the due cards
+        "due": [cards.c.state.in_((LEARNING, REVIEW, RELEARNING)), cards.c.due < end, cards.c.suspended.is_(False),
                 or_(cards.c.buried_until.is_(None), cards.c.buried_until <= now)],
         "suspended": [cards.c.suspended.is_(True)],
         "buried": [buried],
@@ -40,8 +41,10 @@ def matching(store: Store, chosen: CardFilter = EVERYTHING,
         rows = list(conn.execute(select(cards).where(*where)
                                  .order_by(cards.c.position, cards.c.deck, cards.c.id)))
         tags: dict[str, list[str]] = {}
+        # in the database's order of tags; ``|| ''``: sorted by an index, SQLite would walk every tag
+        # row rather than the chosen cards' tags
         for card_id, tag in conn.execute(
                 select(card_tags.c.card_id, card_tags.c.tag).join(cards, cards.c.id == card_tags.c.card_id)
-                .where(*where).order_by(card_tags.c.card_id, card_tags.c.tag)):
+                .where(*where).order_by(card_tags.c.tag.concat(""))):
             tags.setdefault(card_id, []).append(tag)
         return [card_record(row, tuple(tags.get(row.id, ()))) for row in rows]

@@ -223,3 +223,33 @@ def insert_id(conn: Connection, statement: Insert) -> int:
     key = conn.execute(statement).inserted_primary_key
     assert key is not None  # every one-row INSERT has one
     return int(key[0])
+
+
+# Derived from the review log for ``quiz stats`` (``quizzer.store.review_days``), which rebuilds
+# or extends it; nothing else writes it. Reviews of each study day by each deck's cards, with the
+# ratings, time spent and true retention's first reviews of the day (young/mature, passed/failed).
+review_days = Table(
+    "review_days", metadata,
+    Column("day", Date, primary_key=True),
+    Column("deck", String(200), primary_key=True),
+    *(Column(name, Integer, nullable=False) for name in ("reviews", "again", "hard", "good", "easy")),
+    Column("duration_ms", BigInteger, nullable=False),
+    *(Column(name, Integer, nullable=False)
+      for name in ("young_passed", "young_failed", "mature_passed", "mature_failed")),
+)
+
+# What ``review_days`` holds of each card: its deck then, how many reviews and a checksum of their
+# ids and states before, and its last review's time (seconds since the epoch), to notice a card that
+# moved deck or whose history was rewritten (an import replays a card's states).
+review_days_cards = Table(
+    "review_days_cards", metadata,
+    Column("card_id", CARD_ID, primary_key=True),
+    Column("deck", String(200), nullable=False),
+    Column("reviews", Integer, nullable=False),
+    Column("checksum", BigInteger, nullable=False),
+    Column("last_at", Float, nullable=False),
+)
+
+# The statistics' weakest cards are those with the most lapses: found from the top of this index
+# instead of by sorting every card (``quizzer.store.stats.weakest_cards``).
+Index("ix_cards_lapses", cards.c.lapses)

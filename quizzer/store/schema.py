@@ -20,7 +20,7 @@ from quizzer.errors import DatabaseError, DatabaseTooNew
 from quizzer.i18n import _, join
 from quizzer.store.engine import Store
 
-SCHEMA_HEAD = "0003"  # keep equal to the newest revision in quizzer/migrations/versions
+SCHEMA_HEAD = "0004"  # keep equal to the newest revision in quizzer/migrations/versions
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 VERSION_TABLE = "alembic_version"
 

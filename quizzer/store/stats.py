@@ -9,7 +9,8 @@ exactly ``study_day(reviewed_at) == d``, also across DST changes) instead of a d
 date functions. Times come back as seconds since the epoch (UTC) computed by the database
 (``models.epoch``), so thousands of rows never become datetimes one by one; figures over every
 card (recall, tags) are aggregated in SQL, so a million reviews or 50,000 cards never cross
-into Python row by row.
+into Python row by row. Reviews per day over the whole history, and true retention, come from
+the log's aggregate (``quizzer.store.review_days``).
 """
 
 from __future__ import annotations
@@ -18,22 +19,25 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
-import numpy as np
 from sqlalchemy import (
     ColumnElement,
     DateTime,
     Float,
     Integer,
+    String,
     and_,
     case,
     column,
     func,
     literal,
     select,
+    union_all,
     values,
 )
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.functions import FunctionElement
 
-from quizzer.clock import ROLLOVER_HOUR, day_start, study_day
+from quizzer.clock import ROLLOVER_HOUR, day_start
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
 from quizzer.store.models import (
@@ -45,11 +49,28 @@ from quizzer.store.models import (
     mistakes,
     review_log,
 )
-from quizzer.store.records import LEECH_TAG, NEW, REVIEW
+from quizzer.store.records import LEECH_TAG, NEW
 
-DAYS_PER_QUERY = 1000  # VALUES rows per query: two bound parameters each, well under SQLite's limit
 SECONDS_PER_DAY = 86400.0
 _EPOCH = datetime(1970, 1, 1)  # naive: what the columns hold is naive UTC (models.UTCDateTime)
+
+
+class greatest(FunctionElement[float]):
+    """The larger of two numbers (SQLite's two-argument ``max``, PostgreSQL's ``GREATEST``): the
+    curve's time since the last review, never negative, computes that time once per card."""
+
+    type = Float()
+    inherit_cache = True
+
+
+@compiles(greatest, "sqlite")
+def _greatest_sqlite(element: greatest, compiler: Any, **kw: Any) -> str:
+    return f"max({compiler.process(element.clauses, **kw)})"
+
+
+@compiles(greatest)
+def _greatest(element: greatest, compiler: Any, **kw: Any) -> str:
+    return f"GREATEST({compiler.process(element.clauses, **kw)})"
 
 
 @dataclass(frozen=True)
@@ -68,7 +89,7 @@ class Curve:
         SQLite evaluate the power twice where a query both counts and averages it)."""
         factor = 0.9 ** (-1 / self.decay) - 1
         elapsed = (literal(self.now, Float()) - epoch(cards.c.last_review)) / SECONDS_PER_DAY
-        days = case((elapsed > 0, func.floor(elapsed)), else_=0.0)
+        days = func.floor(greatest(elapsed, literal(0.0, Float())))
         return func.pow(1 + factor * days / cards.c.stability, -self.decay)
 
 
@@ -80,7 +101,6 @@ class StateCount:
     state: int
     suspended: bool
     buried: bool
-    leech: bool
     cards: int
 
 
@@ -92,16 +112,6 @@ class DayRatings:
     rating: int
     reviews: int
     duration_ms: int
-
-
-@dataclass(frozen=True)
-class FirstReviews:
-    """The first review of a card on a day, of a card in the Review state before it, in
-    columns: when it was, when the card's previous review was (NaN: none), its rating."""
-
-    reviewed_at: np.ndarray  # seconds since the epoch, UTC
-    previous_at: np.ndarray  # seconds since the epoch, UTC; -inf if none within the lookback
-    ratings: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -141,29 +151,31 @@ class ExamScore:
     score: float  # percent
 
 
-def _of_cards(chosen: CardFilter, by_card_index: bool) -> list[ColumnElement[bool]]:
-    """Reviews of the cards the filter names. ``by_card_index`` lets the database find them
-    through ``(card_id, id)`` (right for the whole history of a few cards); otherwise
-    ``card_id || ''`` keeps that index out of the plan, so a few days' reviews are found by
-    time and only checked against the cards: SQLite otherwise goes card by card for every
-    day of a range join, thousands of times the work."""
+def _of_cards(chosen: CardFilter) -> list[ColumnElement[bool]]:
+    """Reviews of the cards the filter names. ``card_id || ''`` keeps the ``(card_id, id)`` index
+    out of the plan, so a few days' reviews are found by time and only checked against the cards:
+    SQLite otherwise goes card by card for every day of a range join, thousands of times the work."""
     conditions = chosen.where(only_active=False)
     if not conditions:
         return []
-    card_id = review_log.c.card_id if by_card_index else review_log.c.card_id.concat("")
-    return [card_id.in_(select(cards.c.id).where(*conditions))]
+    return [review_log.c.card_id.concat("").in_(select(cards.c.id).where(*conditions))]
 
 
-def state_counts(store: Store, chosen: CardFilter, now: datetime) -> list[StateCount]:
-    """Active cards by deck, state, suspended, buried (at ``now``) and leech."""
+def state_counts(store: Store, chosen: CardFilter, now: datetime) -> tuple[list[StateCount], dict[str, int]]:
+    """Active cards by deck, state, suspended and buried (at ``now``); and by deck, how many have
+    the leech tag (from the few leech rows of the tag index: a lookup per card costs more than
+    the rest of the count)."""
     buried = case((cards.c.buried_until > now, True), else_=False)
-    leech = cards.c.id.in_(select(card_tags.c.card_id).where(card_tags.c.tag == LEECH_TAG))
     with store.read() as conn:
         rows = conn.execute(
-            select(cards.c.deck, cards.c.state, cards.c.suspended, buried, leech, func.count())
-            .where(*chosen.where()).group_by(cards.c.deck, cards.c.state, cards.c.suspended, buried, leech))
-        return [StateCount(deck, state, bool(suspended), bool(is_buried), bool(is_leech), count)
-                for deck, state, suspended, is_buried, is_leech, count in rows]
+            select(cards.c.deck, cards.c.state, cards.c.suspended, buried, func.count())
+            .where(*chosen.where()).group_by(cards.c.deck, cards.c.state, cards.c.suspended, buried))
+        counts = [StateCount(deck, state, bool(suspended), bool(is_buried), count)
+                  for deck, state, suspended, is_buried, count in rows]
+        leeches = conn.execute(select(cards.c.deck, func.count()).select_from(card_tags)
+                               .join(cards, cards.c.id == card_tags.c.card_id)
+                               .where(card_tags.c.tag == LEECH_TAG, *chosen.where()).group_by(cards.c.deck))
+        return counts, {deck: count for deck, count in leeches}
 
 
 def day_starts(first: date, last: date, rollover_hour: int = ROLLOVER_HOUR) -> list[datetime]:
@@ -172,8 +184,11 @@ def day_starts(first: date, last: date, rollover_hour: int = ROLLOVER_HOUR) -> l
     return [day_start(first + timedelta(days=i), rollover_hour) for i in range((last - first).days + 2)]
 
 
-def epoch_seconds(moments: list[datetime]) -> np.ndarray:
-    """Aware datetimes as seconds since the epoch, to compare with the columns returned here."""
+def epoch_seconds(moments: list[datetime]) -> Any:
+    """Aware datetimes as seconds since the epoch (a numpy array), to compare with the columns
+    returned here."""
+    import numpy as np
+
     return np.array([(m.astimezone(timezone.utc).replace(tzinfo=None) - _EPOCH).total_seconds() for m in moments])
 
 
@@ -185,43 +200,6 @@ def _days(starts: list[datetime]) -> Any:
         [(i, naive[i], naive[i + 1]) for i in range(len(naive) - 1)]).cte("days")
 
 
-def reviews_per_day(store: Store, chosen: CardFilter, today: date,
-                    rollover_hour: int = ROLLOVER_HOUR) -> tuple[date | None, list[int]]:
-    """Reviews on each study day from the first review's (None: no reviews) through ``today``.
-
-    The whole log: one range count per day on the ``reviewed_at`` index (no per-row date
-    arithmetic, no sort). Some cards only: their reviews' times, found through the card
-    index, counted per day with numpy."""
-    end = day_start(today + timedelta(days=1), rollover_hour)
-    with store.read() as conn:
-        if chosen.where(only_active=False):
-            times = np.sort(np.array(conn.execute(
-                select(epoch(review_log.c.reviewed_at))
-                .where(*_of_cards(chosen, by_card_index=True), review_log.c.reviewed_at < end)).scalars().all(),
-                dtype=float))
-            if not times.size:
-                return None, []
-            first = study_day(datetime.fromtimestamp(float(times[0]), timezone.utc), rollover_hour)
-            starts = day_starts(first, today, rollover_hour)
-            index = np.searchsorted(epoch_seconds(starts), times, side="right") - 1
-            return first, np.bincount(index, minlength=len(starts) - 1).tolist()
-        earliest = conn.execute(select(func.min(review_log.c.reviewed_at))
-                                .where(review_log.c.reviewed_at < end)).scalar()
-        if earliest is None:
-            return None, []
-        first = study_day(earliest, rollover_hour)
-        starts = day_starts(first, today, rollover_hour)
-        counts: list[int] = []
-        for begin in range(0, len(starts) - 1, DAYS_PER_QUERY):
-            days = _days(starts[begin:begin + DAYS_PER_QUERY + 1])
-            per_day = (select(func.count()).select_from(review_log)
-                       .where(review_log.c.reviewed_at >= days.c.lo, review_log.c.reviewed_at < days.c.hi)
-                       .scalar_subquery())
-            found: dict[int, int] = {i: n for i, n in conn.execute(select(days.c.i, per_day))}
-            counts += [found.get(i, 0) for i in range(min(DAYS_PER_QUERY, len(starts) - 1 - begin))]
-        return first, counts
-
-
 def period_by_day(store: Store, chosen: CardFilter, starts: list[datetime]) -> list[DayRatings]:
     """Reviews and time spent per day and rating, for the days ``starts`` delimit (a few dozen)."""
     days = _days(starts)
@@ -230,47 +208,12 @@ def period_by_day(store: Store, chosen: CardFilter, starts: list[datetime]) -> l
             select(days.c.i, review_log.c.rating, func.count(), func.coalesce(func.sum(review_log.c.duration_ms), 0))
             .select_from(days)
             .join(review_log, and_(review_log.c.reviewed_at >= days.c.lo, review_log.c.reviewed_at < days.c.hi))
-            .where(*_of_cards(chosen, by_card_index=False)).group_by(days.c.i, review_log.c.rating))
+            .where(*_of_cards(chosen)).group_by(days.c.i, review_log.c.rating))
         return [DayRatings(day, rating, count, int(spent)) for day, rating, count, spent in rows]
-
-
-def first_reviews(store: Store, chosen: CardFilter, starts: list[datetime], lookback: timedelta) -> FirstReviews:
-    """For true retention, over the days ``starts`` delimit: each card's first review of each day
-    if the card was in the Review state before it, with the card's previous review, looked for
-    up to ``lookback`` before the first day (-inf when older or none: a card reaches the Review
-    state only through a review). One range read in card and time order, the rest in numpy:
-    SQLite's window functions cost three times the sort."""
-    bounds = epoch_seconds(starts)
-    with store.read() as conn:
-        rows = conn.execute(
-            select(review_log.c.card_id, epoch(review_log.c.reviewed_at), review_log.c.rating,
-                   review_log.c.state_before)
-            .where(*_of_cards(chosen, by_card_index=False), review_log.c.reviewed_at >= starts[0] - lookback,
-                   review_log.c.reviewed_at < starts[-1])
-            .order_by(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.id)).all()
-    card = np.array([row[0] for row in rows], dtype=object)
-    times = np.array([row[1] for row in rows], dtype=float)
-    same_card = np.zeros(len(rows), dtype=bool)
-    same_card[1:] = card[1:] == card[:-1]
-    previous = np.full(len(rows), -np.inf)
-    previous[1:] = np.where(same_card[1:], times[:-1], -np.inf)
-    day = np.clip(np.searchsorted(bounds, times, side="right") - 1, 0, len(bounds) - 1)
-    wanted = ((times >= bounds[0]) & (previous < bounds[day])  # in the period, first of its day
-              & (np.array([row[3] for row in rows], dtype=int) == REVIEW))
-    return FirstReviews(times[wanted], previous[wanted], np.array([row[2] for row in rows], dtype=int)[wanted])
 
 
 def _seen(chosen: CardFilter) -> list[ColumnElement[bool]]:
     return [*chosen.where(), cards.c.state != NEW]
-
-
-def recall(store: Store, chosen: CardFilter, curve: Curve) -> Recall:
-    """Mean recall now of the active reviewed cards the filter matches."""
-    with store.read() as conn:
-        count, mean = conn.execute(
-            select(func.count(), func.avg(curve.recall()))
-            .where(*_seen(chosen), cards.c.stability.is_not(None), cards.c.last_review.is_not(None))).one()
-    return Recall(count, None if mean is None else float(mean))
 
 
 def weakest_cards(store: Store, chosen: CardFilter, curve: Curve, limit: int) -> list[CardWeakness]:
@@ -281,37 +224,42 @@ def weakest_cards(store: Store, chosen: CardFilter, curve: Curve, limit: int) ->
     shown = case((known, curve.recall()), else_=None)
     columns = (cards.c.id, cards.c.deck, cards.c.lapses, shown)
     noted = cards.c.id.in_(select(mistakes.c.card_id))
+    # the limit-th most lapses first, so the recall is computed for the few cards with as many
+    threshold = (select(cards.c.lapses).where(*_seen(chosen), ~noted).order_by(cards.c.lapses.desc())
+                 .limit(1).offset(limit - 1).scalar_subquery())
     with store.read() as conn:
         rows = [*conn.execute(
-            select(*columns).where(*_seen(chosen), ~noted)
+            select(*columns).where(*_seen(chosen), ~noted, cards.c.lapses >= func.coalesce(threshold, 0))
             .order_by(cards.c.lapses.desc(), case((known, 0), else_=1), shown, cards.c.id).limit(limit)),
                 *conn.execute(select(*columns).where(*_seen(chosen), noted))]
     return [CardWeakness(card_id, deck, lapses, None if value is None else float(value))
             for card_id, deck, lapses, value in rows]
 
 
-def tag_weakness(store: Store, chosen: CardFilter, curve: Curve,
-                 exclude: tuple[str, ...] = (LEECH_TAG,)) -> list[TagWeakness]:
-    """Per tag (system tags left out), its active reviewed cards the filter matches.
+def seen_cards(store: Store, chosen: CardFilter, curve: Curve,
+               exclude: tuple[str, ...] = (LEECH_TAG,)) -> tuple[Recall, list[TagWeakness]]:
+    """The active reviewed cards the filter matches: the mean recall now of those with a memory
+    state, and per tag (system tags left out) how many, their lapses and their recall.
 
-    The cards are scanned once and their tags found through the tag table's ``(card_id, tag)``
-    key. Two ``|| ''`` keep SQLite on that plan: on the card id, so it does not look a card up
-    for each tag row, and on the grouped tag, so the tag index's order does not tempt it to scan
-    the tags first (either is several times slower). System tags are dropped after grouping,
-    for the same reason. The cards are materialized first, so each card's recall is computed once,
-    not once for each of its tags."""
+    One statement: the cards are materialized first, so each card's recall is computed once, not
+    once for each of its tags and once more for the mean. Their tags are found through the tag
+    table's ``(card_id, tag)`` key. Two ``|| ''`` keep SQLite on that plan: on the card id, so it
+    does not look a card up for each tag row, and on the grouped tag, so the tag index's order
+    does not tempt it to scan the tags first (either is several times slower). System tags are
+    dropped after grouping, for the same reason."""
     known = cards.c.stability.is_not(None) & cards.c.last_review.is_not(None)
     seen = (select(cards.c.id, cards.c.lapses, case((known, curve.recall()), else_=None).label("recall"))
-            .where(*_seen(chosen)).cte("seen").prefix_with("MATERIALIZED"))  # recall once per card, not per tag
+            .where(*_seen(chosen)).cte("seen").prefix_with("MATERIALIZED"))
     tag = card_tags.c.tag.concat("")
+    figures = (func.count(), func.sum(seen.c.lapses), func.count(seen.c.recall), func.sum(seen.c.recall))
+    every = select(literal(None, String()).label("tag"), *figures).select_from(seen)
+    per_tag = (select(tag.label("tag"), *figures).select_from(seen)
+               .join(card_tags, card_tags.c.card_id == seen.c.id.concat("")).group_by(tag))
     with store.read() as conn:
-        rows = conn.execute(
-            select(tag, func.count(), func.sum(seen.c.lapses), func.count(seen.c.recall),
-                   func.coalesce(func.sum(seen.c.recall), 0.0))
-            .select_from(seen).join(card_tags, card_tags.c.card_id == seen.c.id.concat(""))
-            .group_by(tag)).all()
-    return [TagWeakness(name, count, int(lapses or 0), recalled, float(total))
-            for name, count, lapses, recalled, total in rows if name not in exclude]
+        (_, _, _, recalled, total), *rows = conn.execute(union_all(every, per_tag)).all()
+    mean = Recall(recalled, None if not recalled else float(total) / recalled)
+    return mean, [TagWeakness(name, count, int(lapses or 0), known_recall, float(summed or 0.0))
+                  for name, count, lapses, known_recall, summed in rows if name not in exclude]
 
 
 def tags_of(store: Store, card_ids: list[str], exclude: tuple[str, ...] = (LEECH_TAG,)) -> list[tuple[str, str]]:
@@ -345,7 +293,7 @@ def exam_scores(store: Store, chosen: CardFilter) -> list[ExamScore]:
 
 
 __all__ = [
-    "CardWeakness", "Curve", "DayRatings", "ExamScore", "FirstReviews", "Recall", "StateCount", "TagWeakness",
-    "day_starts", "epoch", "epoch_seconds", "exam_scores", "first_reviews", "period_by_day",
-    "recall", "reviews_per_day", "state_counts", "tag_weakness", "tags_of", "weakest_cards",
+    "CardWeakness", "Curve", "DayRatings", "ExamScore", "Recall", "StateCount", "TagWeakness",
+    "day_starts", "epoch", "epoch_seconds", "exam_scores", "period_by_day",
+    "seen_cards", "state_counts", "tags_of", "weakest_cards",
 ]
