@@ -15,7 +15,8 @@ Three arms with the same cap on reviews a day (60 or 30; new cards come on top, 
 - ``plan``: interview-date mode at 0.95: ``memory.decide(interview=...)`` (interval cap),
   ``plan.by_gain`` (a tight day's order), ``plan.top_up`` (the last days' spare budget) and
   ``plan.new_per_day`` (pace), the functions ``quiz study`` uses; answers before a card's due
-  day are practice reviews (the ahead rule), as in ``quiz study``.
+  day are practice reviews (the ahead rule), as in ``quiz study``, and the top-ups see them
+  (``plan.practised``).
 
 Answers: a seen card is recalled with its true recall (then Good, or Hard / Easy one time in
 ten each), else Again; a new card's first rating is Again 20%, Hard 10%, Good 60%, Easy 10%.
@@ -23,9 +24,11 @@ No learning steps (a day-level simulation; the same in every arm). Anki's load b
 ``quiz study`` runs by default, is off unless ``--load-balance`` (every arm then places each
 review among the days its fuzz allows by the cards already due on them). Prints a Markdown table
 with paired 95% intervals and whether the targets are met; ``--json`` prints the numbers;
-``--quick`` runs 2 seeds instead of 20 (under two minutes).
+``--quick`` runs 2 seeds instead of 20 (under two minutes); ``--cell weaker/60/30`` (repeatable)
+runs only those cells (the targets are then judged on them alone); ``--days`` prints, per arm,
+the reviews due and the reviews the cap drops on each day of the first seed.
 
-Usage: python bench/bench_plan.py [--seeds N] [--quick] [--json] [--load-balance]
+Usage: python bench/bench_plan.py [--seeds N] [--quick] [--json] [--load-balance] [--cell L/CAP/DAYS] [--days]
 """
 
 from __future__ import annotations
@@ -35,11 +38,14 @@ import json
 import math
 import os
 import statistics
+import sys
 import time
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 os.environ["TZ"] = "UTC"  # study days in UTC: the simulation is the same wherever it runs
 time.tzset()
@@ -91,6 +97,7 @@ class Card:
     memory: MemoryState  # what the scheduler believes
     truth: fsrs.Card | None = None  # the learner's true memory
     reps: int = 0
+    practice: list[tuple[datetime, int]] = field(default_factory=list)  # practice reviews since the last scheduled one
 
 
 def first_rating(u: float) -> int:
@@ -98,8 +105,9 @@ def first_rating(u: float) -> int:
 
 
 def run(arm: str, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.ndarray, horizon: int,
-        cap: int, load_balance: bool = False) -> tuple[float, float]:
-    """One learner, one arm: (mean true recall on the day, share of cards at 0.9 or more)."""
+        cap: int, load_balance: bool = False, log: list[tuple[int, int]] | None = None) -> tuple[float, float]:
+    """One learner, one arm: (mean true recall on the day, share of cards at 0.9 or more); ``log``
+    gets each day's (reviews due, reviews the cap drops)."""
     n = draws.shape[0]
     interview = plan.interview_on(START + timedelta(days=horizon), RETENTION)
     cards = [Card(BLANK) for _ in range(n)]
@@ -115,10 +123,13 @@ def run(arm: str, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.nd
         else:
             due.sort(key=lambda i: (plan.recall(cards[i].memory.stability, now - cards[i].memory.last_review,
                                                 scheduler), cards[i].memory.due, i))
+        if log is not None:
+            log.append((len(due), max(0, len(due) - cap)))
         due = due[:cap]
         if arm == "plan":  # the last days' spare budget: practice reviews of the cards that gain most
             taken = set(due)
-            spare = [plan.Seen(str(i), cards[i].memory) for i in range(introduced) if i not in taken]
+            spare = [plan.Seen(str(i), plan.practised(cards[i].memory, cards[i].practice, scheduler))
+                     for i in range(introduced) if i not in taken]
             due += [int(i) for i in plan.top_up(spare, now, interview, scheduler, cap - len(due))]
         pace = NEW_PER_DAY if arm == "fsrs" else plan.new_per_day(n - introduced, study_day(now), interview,
                                                                   NEW_PER_DAY)
@@ -136,9 +147,11 @@ def run(arm: str, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.nd
                 rating = 1 if u[0] >= chance else (2 if u[1] < 0.1 else 4 if u[1] >= 0.9 else 3)
             card.truth, _ = truth.review_card(card.truth, fsrs.Rating(rating), at)
             before = card.memory.due
-            card.memory = decide(card.memory, NewReview(rating, at, None), scheduler=scheduler, ahead_after=end,
-                                 placement=Placement(str(i), card.reps, load=load),
-                                 interview=interview if arm == "plan" else None).after
+            decision = decide(card.memory, NewReview(rating, at, None), scheduler=scheduler, ahead_after=end,
+                              placement=Placement(str(i), card.reps, load=load),
+                              interview=interview if arm == "plan" else None)
+            card.memory = decision.after
+            card.practice = card.practice + [(at, rating)] if not decision.scheduled else []
             if load is not None and before != card.memory.due:
                 if before is not None:
                     load[study_day(before)] -= 1
@@ -162,7 +175,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="2 seeds")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--load-balance", action="store_true", help="Anki's load balancer in every arm")
+    parser.add_argument("--cell", action="append", metavar="LEARNER/CAP/DAYS", help="only this cell (repeatable)")
+    parser.add_argument("--days", action="store_true", help="reviews due / dropped a day, first seed")
     args = parser.parse_args()
+    cells = {tuple(cell.split("/")) for cell in args.cell or ()}
     seeds = 2 if args.quick else args.seeds
     n = deck_size()
     common = dict(learning_steps=(), relearning_steps=(), enable_fuzzing=True)
@@ -174,11 +190,17 @@ def main() -> None:
         truth = fsrs.Scheduler(parameters=parameters, **common)
         for cap in CAPS:
             for horizon in HORIZONS:
+                if cells and (name, str(cap), str(horizon)) not in cells:
+                    continue
                 per_arm: dict[str, list[tuple[float, float]]] = {arm: [] for arm in ARMS}
                 for seed in range(seeds):
                     draws = np.random.default_rng([seed, horizon]).random((n, 64, 2))
                     for arm in ARMS:
-                        per_arm[arm].append(run(arm, truth, scheduler, draws, horizon, cap, args.load_balance))
+                        log: list[tuple[int, int]] = []
+                        per_arm[arm].append(run(arm, truth, scheduler, draws, horizon, cap, args.load_balance, log))
+                        if args.days and seed == 0:
+                            print(f"{name}/{cap}/{horizon} {arm}: due/dropped a day",
+                                  " ".join(f"{due}/{dropped}" for due, dropped in log), file=sys.stderr)
                 row = {"learner": name, "cap": cap, "days": horizon, "seeds": seeds}
                 for arm in ARMS:
                     row[arm] = {"recall": statistics.fmean(r for r, _ in per_arm[arm]),
@@ -186,13 +208,16 @@ def main() -> None:
                 for other in ("fsrs", "fsrs+pace"):
                     row[f"plan-{other}"] = interval([p[0] - o[0] for p, o in zip(per_arm["plan"], per_arm[other])])
                 results.append(row)
+    def judged(cells: list[dict[str, Any]], test: Callable[[dict[str, Any]], bool]) -> bool | None:
+        """Whether every cell meets the target (None: no cell of it was run, see ``--cell``)."""
+        return all(test(r) for r in cells) if cells else None
+
+    full = [r for r in results if r["cap"] == 60 and r["days"] in (14, 30)]
+    tight = [r for r in results if r["cap"] == 30]
     targets = {
-        "60/day, 14 and 30 days: plan ≥ +4 points over plain FSRS": all(
-            r["plan-fsrs"][0] >= 0.04 for r in results if r["cap"] == 60 and r["days"] in (14, 30)),
-        "60/day, 14 and 30 days: ≥ 95% of cards at 0.9+": all(
-            r["plan"]["share_0.9"] >= 0.95 for r in results if r["cap"] == 60 and r["days"] in (14, 30)),
-        "30/day: never below plain FSRS with the same pace": all(
-            r["plan-fsrs+pace"][0] >= 0 for r in results if r["cap"] == 30),
+        "60/day, 14 and 30 days: plan ≥ +4 points over plain FSRS": judged(full, lambda r: r["plan-fsrs"][0] >= 0.04),
+        "60/day, 14 and 30 days: ≥ 95% of cards at 0.9+": judged(full, lambda r: r["plan"]["share_0.9"] >= 0.95),
+        "30/day: never below plain FSRS with the same pace": judged(tight, lambda r: r["plan-fsrs+pace"][0] >= 0),
     }
     seconds = time.perf_counter() - started
     if args.json:
@@ -211,7 +236,7 @@ def main() -> None:
               f"{r['plan-fsrs+pace'][0]:+.3f} ± {r['plan-fsrs+pace'][1]:.3f} | {shares} |")
     print()
     for target, met in targets.items():
-        print(f"- {target}: {'met' if met else 'NOT met'}")
+        print(f"- {target}: {'not run' if met is None else 'met' if met else 'NOT met'}")
 
 
 if __name__ == "__main__":

@@ -198,3 +198,50 @@ def test_the_last_days_top_up_with_the_cards_that_gain_most():
     assert plan.top_up(seen, last, interview, NO_FUZZ, room=1) == expected[:1]
     early = datetime(2026, 1, 15, 10, tzinfo=timezone.utc)  # 10 days before: not yet
     assert plan.top_up(seen, early, interview, NO_FUZZ, room=10) == []
+
+
+def test_practice_reviews_count_in_the_memory_the_top_ups_see():
+    interview = plan.interview_on(date(2026, 1, 25))
+    yesterday = datetime(2026, 1, 22, 10, tzinfo=timezone.utc)  # 3 study days before: the first of the last 3
+    today = yesterday + timedelta(days=1)
+    memory = MemoryState(REVIEW, None, 10.0, 5.0, yesterday + timedelta(days=9), yesterday - timedelta(days=5), 0,
+                         False)
+    # the first practice is older than the last scheduled review and is skipped; the second is a Good
+    # review 5 days after it: FSRS-6's stability after success, from the recall it had then
+    counted = plan.practised(memory, [(yesterday - timedelta(days=6), 1), (yesterday, 3)], NO_FUZZ)
+    assert counted.last_review == yesterday and counted.due == memory.due
+    assert counted.stability == pytest.approx(good_stability(10.0, 5.0, curve(10.0, 5)), rel=1e-6)
+    assert plan.practised(memory, [], NO_FUZZ) == memory
+    # two equal cards, "a" practised yesterday: counted, today's one spare slot goes to "b" (uncounted,
+    # the tie goes to "a" again, and the same cards are practised every day)
+    seen = [plan.Seen("a", counted), plan.Seen("b", memory)]
+    assert plan.top_up(seen, today, interview, NO_FUZZ, room=1) == ["b"]
+    assert plan.top_up([plan.Seen("a", memory), plan.Seen("b", memory)], today, interview, NO_FUZZ, room=1) == ["a"]
+
+
+def test_the_queue_tops_up_other_cards_than_the_ones_practised_the_day_before(tmp_path):
+    """Through the store: in the last days a spare slot goes to a card not yet practised, not to
+    the one a practice (ahead) review already refreshed yesterday, which the schedule ignores."""
+    from quizzer.scheduling.answer import answer
+    from quizzer.store import CardRef, sync_cards
+
+    store = open_store(tmp_path / "plan.db")
+    try:
+        start = datetime(2026, 1, 19, 10, tzinfo=timezone.utc)
+        sync_cards(store, [CardRef(card_id, "deck", "qa", i, "h") for i, card_id in enumerate(("a", "b"))], start)
+        for card_id in ("a", "b"):  # the same history: Easy on first sight (due in over a week: after the 23rd)
+            answer(store, card_id, 4, now=start, duration_ms=1, scheduler=NO_FUZZ, load_balance=False)
+        interview = plan.interview_on(date(2026, 1, 25))
+        first = datetime(2026, 1, 22, 10, tzinfo=timezone.utc)  # the first of the last three study days
+        options = dict(new_per_day=0, reviews_per_day=1, scheduler=NO_FUZZ, interview=interview)
+        assert plan.final_days(first, interview) and build_queue(store, first, new_per_day=0, scheduler=NO_FUZZ) == []
+        picked = build_queue(store, first, **options)
+        assert picked in (["a"], ["b"])
+        practice = answer(store, picked[0], 3, now=first, duration_ms=1, scheduler=NO_FUZZ, load_balance=False,
+                          interview=interview)
+        assert not practice.scheduled  # ahead of its due day: the memory in the store is untouched
+        other = ({"a", "b"} - set(picked)).pop()
+        assert build_queue(store, first + timedelta(days=1), **options) == [other]
+    finally:
+        store.close()
+

@@ -13,7 +13,8 @@ least ``retention`` on that day:
   raises their expected recall on the day the most come first (ranking by lowest recall wastes a
   tight budget on cards a review barely helps).
 - ``top_up``: in the last days, budget the due cards leave is spent on the cards not due yet that
-  gain most (practice reviews, so the schedule stays as it is).
+  gain most (practice reviews, so the schedule stays as it is; ``practised`` counts the ones
+  already done, so each day picks other cards).
 - ``forecast``: the share of cards predicted recalled on the day if the plan is followed, and
   the reviews a day it takes.
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
 import fsrs
@@ -71,14 +72,20 @@ def recall(stability: float, elapsed: timedelta, scheduler: fsrs.Scheduler) -> f
     return float(forgetting_curve(max(elapsed / DAY, 0.0), stability, scheduler.parameters[20]))
 
 
-def _stability_after(stability: float, difficulty: float, last_review: datetime, at: datetime, rating: Rating,
-                     scheduler: fsrs.Scheduler) -> float:
-    """A review card's stability after ``rating`` at ``at`` (fuzz moves due dates, not stability)."""
+def _reviewed(stability: float, difficulty: float, last_review: datetime, at: datetime, rating: int,
+              scheduler: fsrs.Scheduler) -> tuple[float, float]:
+    """A review card's stability and difficulty after ``rating`` at ``at`` (fuzz moves due dates,
+    not memory)."""
     card = fsrs.Card(card_id=0, state=fsrs.State.Review, stability=stability, difficulty=difficulty,
                      due=at, last_review=last_review)
     reviewed, _ = scheduler.review_card(card, fsrs.Rating(rating), at)
-    assert reviewed.stability is not None, "a reviewed card has a stability"
-    return reviewed.stability
+    assert reviewed.stability is not None and reviewed.difficulty is not None, "a reviewed card has a memory"
+    return reviewed.stability, reviewed.difficulty
+
+
+def _stability_after(stability: float, difficulty: float, last_review: datetime, at: datetime, rating: Rating,
+                     scheduler: fsrs.Scheduler) -> float:
+    return _reviewed(stability, difficulty, last_review, at, rating, scheduler)[0]
 
 
 def capped_due(after: MemoryState, interview: Interview, scheduler: fsrs.Scheduler) -> datetime | None:
@@ -140,6 +147,21 @@ def gain(memory: MemoryState, now: datetime, interview: Interview, scheduler: fs
     return expected - recall(stability, interview.at - last, scheduler)
 
 
+def practised(memory: MemoryState, practice: Iterable[tuple[datetime, int]], scheduler: fsrs.Scheduler) -> MemoryState:
+    """``memory`` with its practice reviews (time and rating, oldest first; those before its last
+    review are skipped) counted as FSRS counts a review. The ahead rule keeps them out of the
+    schedule, but they did refresh the memory: the last days' top-ups must see that, or every day
+    they pick the same cards again and the rest of the spare budget is wasted."""
+    for at, rating in practice:
+        if (memory.state != REVIEW or memory.stability is None or memory.difficulty is None
+                or memory.last_review is None or at <= memory.last_review):
+            continue
+        stability, difficulty = _reviewed(memory.stability, memory.difficulty, memory.last_review, at, rating,
+                                          scheduler)
+        memory = replace(memory, stability=stability, difficulty=difficulty, last_review=at)
+    return memory
+
+
 def by_gain(cards: Iterable[Seen], now: datetime, interview: Interview, scheduler: fsrs.Scheduler) -> list[str]:
     """Card ids, the largest expected gain in recall on the day first (ties: id)."""
     scored = [(-gain(card.memory, now, interview, scheduler), card.id) for card in cards]
@@ -156,7 +178,8 @@ def top_up(cards: Iterable[Seen], now: datetime, interview: Interview, scheduler
     """In the last ``LEAD_DAYS`` study days, up to ``room`` cards not due yet to review as well
     (practice reviews: the schedule stays, the memory gains), the largest gain first, among those
     whose predicted recall on the day is below halfway from the target to certainty. Earlier,
-    or with no room left in the day's budget, none."""
+    or with no room left in the day's budget, none. Each card's memory should count the practice
+    reviews it already had (``practised``)."""
     if room <= 0 or not final_days(now, interview):
         return []
     ceiling = (1 + interview.retention) / 2

@@ -194,8 +194,9 @@ def _planned(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow],
         due_ids = {row.id for row in due}
         later = {row.id: row for row in cards.due_reviews(store, chosen, now, now + FOREVER) if row.id not in due_ids}
         memories = cards.memories(store, chosen, now)
-        extra = plan.top_up((plan.Seen(card_id, memories[card_id][1]) for card_id in later if card_id in memories),
-                            now, interview, scheduler, reviews_left - len(due))
+        practice = cards.practice_since_last_review(store, chosen, now)  # yesterday's top-ups count
+        extra = plan.top_up((plan.Seen(card_id, plan.practised(memories[card_id][1], practice.get(card_id, []), scheduler))
+                             for card_id in later if card_id in memories), now, interview, scheduler, reviews_left - len(due))
         due = due + [later[card_id] for card_id in extra]
     unseen = len(cards.new_cards(store, CardFilter(decks=interview.decks), now, ALL))
     return due, plan.new_per_day(unseen, study_day(now, interview.rollover_hour), interview, new_per_day)

@@ -208,6 +208,20 @@ def memories(store: Store, chosen: CardFilter, now: datetime) -> dict[str, tuple
                 for c in conn.execute(select(cards).where(*chosen.where(now)).order_by(cards.c.id))}
 
 
+def practice_since_last_review(store: Store, chosen: CardFilter, now: datetime) -> dict[str, list[tuple[datetime, int]]]:
+    """(time, rating) of the practice (ahead) reviews since each studiable card's last scheduled
+    review, oldest first, by card id: what refreshed a memory the schedule did not move for."""
+    found: dict[str, list[tuple[datetime, int]]] = {}
+    with store.read() as conn:
+        for card_id, at, rating in conn.execute(
+                select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating)
+                .join(cards, cards.c.id == review_log.c.card_id)
+                .where(*chosen.where(now), review_log.c.scheduled.is_(False), review_log.c.reviewed_at > cards.c.last_review)
+                .order_by(review_log.c.reviewed_at, review_log.c.id)):
+            found.setdefault(card_id, []).append((at, rating))
+    return found
+
+
 def studiable(store: Store, card_ids: list[str], now: datetime) -> list[str]:
     """Those of ``card_ids`` a session may show now (active, not suspended, not buried), in order."""
     with store.read() as conn:
