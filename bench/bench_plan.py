@@ -20,15 +20,15 @@ Three arms with the same cap on reviews a day (60 or 30; new cards come on top, 
 
 Answers: a seen card is recalled with its true recall (then Good, or Hard / Easy one time in
 ten each), else Again; a new card's first rating is Again 20%, Hard 10%, Good 60%, Easy 10%.
-No learning steps (a day-level simulation; the same in every arm). Anki's load balancer, which
-``quiz study`` runs by default, is off unless ``--load-balance`` (every arm then places each
-review among the days its fuzz allows by the cards already due on them). Prints a Markdown table
+No learning steps (a day-level simulation; the same in every arm). Anki's load balancer is on in
+every arm, as ``quiz study`` runs by default (each review placed among the days its fuzz allows by
+the cards already due on them); ``--no-load-balance`` turns it off. Prints a Markdown table
 with paired 95% intervals and whether the targets are met; ``--json`` prints the numbers;
 ``--quick`` runs 2 seeds instead of 20 (under two minutes); ``--cell weaker/60/30`` (repeatable)
 runs only those cells (the targets are then judged on them alone); ``--days`` prints, per arm,
 the reviews due and the reviews the cap drops on each day of the first seed.
 
-Usage: python bench/bench_plan.py [--seeds N] [--quick] [--json] [--load-balance] [--cell L/CAP/DAYS] [--days]
+Usage: python bench/bench_plan.py [--seeds N] [--quick] [--json] [--no-load-balance] [--cell L/CAP/DAYS] [--days]
 """
 
 from __future__ import annotations
@@ -174,7 +174,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--quick", action="store_true", help="2 seeds")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--load-balance", action="store_true", help="Anki's load balancer in every arm")
+    parser.add_argument("--no-load-balance", dest="load_balance", action="store_false",
+                        help="Anki's load balancer off in every arm (quiz study has it on by default)")
     parser.add_argument("--cell", action="append", metavar="LEARNER/CAP/DAYS", help="only this cell (repeatable)")
     parser.add_argument("--days", action="store_true", help="reviews due / dropped a day, first seed")
     args = parser.parse_args()

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from installed import with_bytecode
+
 MINIMAL = "import typer\napp = typer.Typer()\n@app.command()\ndef hello(name: str = 'x') -> None:\n    print(name)\n@app.command()\ndef bye() -> None:\n    pass\napp()\n"
 COLUMNS, ROWS = 100, 40
 TIMEOUT = 60.0  # seconds: a command that shows nothing by then is a failure, not a figure
@@ -132,9 +134,9 @@ def main() -> None:
         minimal = Path(tmp) / "minimal.py"
         minimal.write_text(MINIMAL)
         env = {**os.environ, "QUIZ_DB": str(Path(tmp) / "q.db"), "QUIZ_CACHE_DIR": str(Path(tmp) / "cache"),
-               "QUIZ_LANG": "en", "TERM": "xterm-256color",
-               "PYTHONPYCACHEPREFIX": str(Path(tmp) / "pycache")}  # bytecode kept, as an installed package has it
-        for name in ("COLUMNS", "LINES", "PYTHONDONTWRITEBYTECODE"):  # without bytecode, every run compiles quizzer
+               "QUIZ_LANG": "en", "TERM": "xterm-256color"}
+        env = with_bytecode(env, Path(tmp))
+        for name in ("COLUMNS", "LINES"):
             env.pop(name, None)
         baseline = Operation("minimal typer app `--help` (baseline)", [sys.executable, str(minimal), "--help"], None)
         qa_card = Operation("`quiz study --kind qa`: first qa card on screen", [*quiz, "study", "--kind", "qa"], card_drawn)

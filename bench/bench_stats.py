@@ -36,6 +36,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from installed import with_bytecode
 from sqlalchemy import delete, func, insert, select, update
 
 from quizzer.store import LEARNING, NEW, RELEARNING, REVIEW, Store, open_store
@@ -193,8 +194,8 @@ def main() -> None:
         write_decks(decks)
         print(f"generated {CARDS:,} cards / {REVIEWS:,} reviews in {time.perf_counter() - start:.0f} s "
               f"({db.stat().st_size / 2**20:.0f} MiB) at {db}")
-    env = {**os.environ, "QUIZ_DB": str(db), "QUIZ_DECKS": str(decks), "QUIZ_CACHE_DIR": str(cache),
-           "QUIZ_NOW": NOW.isoformat()}
+    env = with_bytecode({**os.environ, "QUIZ_DB": str(db), "QUIZ_DECKS": str(decks), "QUIZ_CACHE_DIR": str(cache),
+                         "QUIZ_NOW": NOW.isoformat()}, folder)
     quiz = [sys.executable, "-m", "quizzer"]
     subprocess.run([*quiz, "stats", "--json"], env=env, stdout=subprocess.DEVNULL, check=True)  # cache + first sync
 
