@@ -34,8 +34,10 @@ def stored_reviews(db: str) -> int:
         return stored
     import psycopg
 
-    with psycopg.connect(db) as conn:
-        row = conn.execute("SELECT count(*) FROM review_log").fetchone()
+    from quizzer.learners import login_name
+
+    with psycopg.connect(db) as conn:  # the login's own collection: its learner schema
+        row = conn.execute(f'SELECT count(*) FROM "learner_{login_name()}".review_log').fetchone()
     assert row is not None
     return row[0]
 
