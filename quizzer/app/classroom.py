@@ -13,14 +13,15 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from quizzer.app.stats import Retention, exam_trend, true_retention
-from quizzer.clock import study_day, to_utc
+from quizzer.app.stats import Retention, exam_trend, summed, true_retention
+from quizzer.clock import day_start, next_day_start, study_day, to_utc
 from quizzer.errors import OtherSchemaVersion
 from quizzer.store import classroom
 from quizzer.store import learner as learner_state
 from quizzer.store import stats as queries
 from quizzer.store.engine import Store
 from quizzer.store.filter import EVERYTHING
+from quizzer.store.review_days import review_days_of
 
 DAYS = 14
 HARDEST = 10  # cards and tags listed
@@ -65,18 +66,17 @@ class ClassReport:
     unread: list[Unread]  # left out of every figure, the class's shares included
 
 
-def _learner(store: Store, starts: list[datetime]) -> tuple[LearnerFigures, dict[str, int]]:
-    """One learner's figures and failures per card."""
-    per_day = Counter[int]()
-    for row in queries.period_by_day(store, EVERYTHING, starts):
-        per_day[row.day] += row.reviews
+def _learner(store: Store, days: list[date], rollover_hour: int) -> LearnerFigures:
+    """One learner's figures over ``days``, from the review log's aggregate as ``quiz stats`` reads it."""
+    by_day = review_days_of(store, EVERYTHING, rollover_hour)
+    total = summed(by_day, days)
     points, trend = exam_trend(store, EVERYTHING)
     interview = learner_state.load(store).interview
-    figures = LearnerFigures(
-        learner=store.learner, reviews=sum(per_day.values()), days_studied=sum(1 for n in per_day.values() if n),
-        retention=true_retention(store, EVERYTHING, starts).all, exams=[p.score for p in points], exam_trend=trend,
+    return LearnerFigures(
+        learner=store.learner, reviews=total["reviews"],
+        days_studied=sum(1 for day in days if summed(by_day, [day])["reviews"]),
+        retention=true_retention(total).all, exams=[p.score for p in points], exam_trend=trend,
         interview=interview.day if interview else None)
-    return figures, classroom.failures(store, starts[0], starts[-1])
 
 
 def _ranked(failed: dict[str, Counter[str]], learners: int) -> list[Failed]:
@@ -90,7 +90,8 @@ def report(store: Store, now: datetime, rollover_hour: int, days: int = DAYS) ->
     """The class report for the ``days`` study days up to and including today."""
     today = study_day(to_utc(now), rollover_hour)
     first = today - timedelta(days=days - 1)
-    starts = queries.day_starts(first, today, rollover_hour)
+    period = [first + timedelta(days=i) for i in range(days)]
+    since, until = day_start(first, rollover_hour), next_day_start(now, rollover_hour)
     figures: list[LearnerFigures] = []
     by_card: dict[str, Counter[str]] = {}
     by_tag: dict[str, Counter[str]] = {}
@@ -98,7 +99,8 @@ def report(store: Store, now: datetime, rollover_hour: int, days: int = DAYS) ->
     for name in classroom.names(store):
         try:
             with classroom.opened(store, name) as theirs:
-                mine, failures = _learner(theirs, starts)
+                mine = _learner(theirs, period, rollover_hour)
+                failures = classroom.failures(theirs, since, until)
                 tags = queries.tags_of(theirs, sorted(failures))
         except OtherSchemaVersion as why:
             unread.append(Unread(name, why.version))

@@ -192,7 +192,7 @@ def _retention(passed: int, failed: int) -> Retention:
     return Retention(passed, failed, passed / (passed + failed) if passed + failed else None)
 
 
-def _summed(by_day: dict[date, list[int]], days: list[date]) -> dict[str, int]:
+def summed(by_day: dict[date, list[int]], days: list[date]) -> dict[str, int]:
     """The counts of ``days`` added up, by name (``review_days.COUNTS``)."""
     total = [0] * len(COUNTS)
     for day in days:
@@ -203,26 +203,18 @@ def _summed(by_day: dict[date, list[int]], days: list[date]) -> dict[str, int]:
 
 def _period(by_day: dict[date, list[int]], today: date) -> tuple[list[DayTime], TrueRetention, Ratings]:
     days = [today - timedelta(days=PERIOD_DAYS - 1 - i) for i in range(PERIOD_DAYS)]
-    per_day = [_summed(by_day, [day]) for day in days]
-    total = _summed(by_day, days)
+    per_day = [summed(by_day, [day]) for day in days]
+    total = summed(by_day, days)
     return ([DayTime(day, n["reviews"], n["duration_ms"]) for day, n in zip(days, per_day)],
-            _true_retention(total), Ratings(*(total[r.name.lower()] for r in Rating)))
+            true_retention(total), Ratings(*(total[r.name.lower()] for r in Rating)))
 
 
-def _true_retention(total: dict[str, int]) -> TrueRetention:
+def true_retention(total: dict[str, int]) -> TrueRetention:
+    """Anki's true retention from the summed counts (``summed``): each card's first review of a day
+    in the Review state passes with Hard, Good or Easy; mature means an interval of 21 days or more."""
     young = _retention(total["young_passed"], total["young_failed"])
     old = _retention(total["mature_passed"], total["mature_failed"])
     return TrueRetention(young, old, _retention(young.passed + old.passed, young.failed + old.failed))
-
-
-def true_retention(store: Store, chosen: CardFilter, starts: list[datetime]) -> TrueRetention:
-    """Anki's true retention over the study days ``starts`` delimit (``stats.day_starts``): each
-    card's first review of a day in the Review state passes with Hard, Good or Easy; mature means
-    an interval of 21 days or more. A day starts at its date's day-start hour, local time, so the
-    dates and that hour are read back from ``starts``."""
-    first = starts[0].astimezone()
-    by_day = review_days_of(store, chosen, first.hour)
-    return _true_retention(_summed(by_day, [first.date() + timedelta(days=i) for i in range(len(starts) - 1)]))
 
 
 def _weakest(store: Store, chosen: CardFilter, curve: queries.Curve, rollover_hour: int,

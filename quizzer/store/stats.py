@@ -21,18 +21,13 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
-    DateTime,
     Float,
-    Integer,
     String,
-    and_,
     case,
-    column,
     func,
     literal,
     select,
     union_all,
-    values,
 )
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
@@ -102,16 +97,6 @@ class StateCount:
     suspended: bool
     buried: bool
     cards: int
-
-
-@dataclass(frozen=True)
-class DayRatings:
-    """Reviews with one rating on one day (``day``: the index into the day starts given)."""
-
-    day: int
-    rating: int
-    reviews: int
-    duration_ms: int
 
 
 @dataclass(frozen=True)
@@ -190,26 +175,6 @@ def epoch_seconds(moments: list[datetime]) -> Any:
     import numpy as np
 
     return np.array([(m.astimezone(timezone.utc).replace(tzinfo=None) - _EPOCH).total_seconds() for m in moments])
-
-
-def _days(starts: list[datetime]) -> Any:
-    """The days as a table: ``i`` and its ``[lo, hi)`` instants, bound as the naive UTC the
-    column stores (a plain DateTime: no per-value conversion for hundreds of days)."""
-    naive = [s.astimezone(timezone.utc).replace(tzinfo=None) for s in starts]
-    return values(column("i", Integer), column("lo", DateTime()), column("hi", DateTime()), name="days").data(
-        [(i, naive[i], naive[i + 1]) for i in range(len(naive) - 1)]).cte("days")
-
-
-def period_by_day(store: Store, chosen: CardFilter, starts: list[datetime]) -> list[DayRatings]:
-    """Reviews and time spent per day and rating, for the days ``starts`` delimit (a few dozen)."""
-    days = _days(starts)
-    with store.read() as conn:
-        rows = conn.execute(
-            select(days.c.i, review_log.c.rating, func.count(), func.coalesce(func.sum(review_log.c.duration_ms), 0))
-            .select_from(days)
-            .join(review_log, and_(review_log.c.reviewed_at >= days.c.lo, review_log.c.reviewed_at < days.c.hi))
-            .where(*_of_cards(chosen)).group_by(days.c.i, review_log.c.rating))
-        return [DayRatings(day, rating, count, int(spent)) for day, rating, count, spent in rows]
 
 
 def _seen(chosen: CardFilter) -> list[ColumnElement[bool]]:
@@ -293,7 +258,7 @@ def exam_scores(store: Store, chosen: CardFilter) -> list[ExamScore]:
 
 
 __all__ = [
-    "CardWeakness", "Curve", "DayRatings", "ExamScore", "Recall", "StateCount", "TagWeakness",
-    "day_starts", "epoch", "epoch_seconds", "exam_scores", "period_by_day",
+    "CardWeakness", "Curve", "ExamScore", "Recall", "StateCount", "TagWeakness",
+    "day_starts", "epoch", "epoch_seconds", "exam_scores",
     "seen_cards", "state_counts", "tags_of", "weakest_cards",
 ]
