@@ -14,13 +14,12 @@ from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import func, select, text
-from sqlalchemy.exc import ProgrammingError
 
 from quizzer.errors import DatabaseError, OtherSchemaVersion
 from quizzer.i18n import _
 from quizzer.store.engine import LEARNER_SCHEMA_PREFIX, Store, learner_schema, make_engine, resolve
 from quizzer.store.models import review_log
-from quizzer.store.schema import SCHEMA_HEAD, VERSION_TABLE
+from quizzer.store.schema import SCHEMA_HEAD, VERSION_TABLE, schema_version
 
 AGAIN = 1  # the rating of a failed review
 
@@ -59,14 +58,13 @@ def opened(store: Store, learner: str) -> Iterator[Store]:
         return
     other = Store(make_engine(store.engine.url, store.path, learner, create=False), store.path, learner)
     try:
-        try:
-            with other.read() as conn:
-                version = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
-        except ProgrammingError as exc:  # no rights to the schema: its tables are not even seen
+        with other.read() as conn:
+            version = schema_version(conn)
+        if version is None:  # listed by names(), so it is there: without rights to it, its tables are not seen
             raise DatabaseError(
                 _("{where}: this login may not read {learner}'s collection (schema {schema})").format(
                     where=store.where, learner=learner, schema=learner_schema(learner)),
-                _("the class report needs USAGE and SELECT on every learner's schema")) from exc
+                _("the class report needs USAGE and SELECT on every learner's schema"))
         if version != SCHEMA_HEAD:
             raise OtherSchemaVersion(
                 _("{learner}'s collection is at schema {version}, this quizzer reads {head}").format(
