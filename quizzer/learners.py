@@ -12,10 +12,10 @@ from __future__ import annotations
 import getpass
 import re
 
-from quizzer.i18n import _
+from quizzer.i18n import N_, _
 
 NAME = re.compile(r"[a-z0-9_][a-z0-9_.-]{0,39}")
-RULE = "a-z, 0-9, _ . - (1-40 characters)"  # said in errors and in `quiz config`
+RULE = N_("a-z, 0-9, _ . - (1-40 characters)")  # said in errors
 ANYONE = "learner"  # when the system cannot say who is logged in
 
 
@@ -27,7 +27,7 @@ def check(raw: str) -> str:
     """``raw`` as a learner name (trimmed, lowercase), or BadName."""
     name = raw.strip().lower()
     if not NAME.fullmatch(name):
-        raise BadName(_("a learner name is {rule}, not {value}").format(rule=RULE, value=repr(raw)))
+        raise BadName(_("a learner name is {rule}, not {value}").format(rule=_(RULE), value=repr(raw)))
     return name
 
 

@@ -341,7 +341,7 @@ def from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
     for key in KEYS.values():
         raw = environ.get(key.env)
         if raw is not None and raw != "":
-            found[key.name] = parse(key.name, raw, f"{key.env}: ", f"correct or unset {key.env}")
+            found[key.name] = parse(key.name, raw, f"{key.env}: ", _("correct or unset {variable}").format(variable=key.env))
     return found
 
 
