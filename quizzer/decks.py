@@ -102,7 +102,9 @@ class LoadedDeck:
     so listing, syncing and drawing the first card never validate 50,000 cards or build an
     object for each. The index keeps each per-card column as one string, a line per card in
     deck order (``columns``: ids, kinds, space-separated tags, content hashes, lines), which
-    JSON reads at the speed of one string."""
+    JSON reads at the speed of one string. The cached deck is JSON Lines (the deck without its
+    cards, then a card per line in deck order), so a card is decoded alone: the browser's due
+    cards of twelve large decks decode those cards, not every card of every deck."""
 
     path: Path
     id: str
@@ -114,7 +116,7 @@ class LoadedDeck:
     data_file: Path | None = field(default=None, repr=False)  # the cached deck JSON, not read yet
     validated: model.Deck | None = field(default=None, repr=False)
     _cards: dict[str, Any] = field(default_factory=dict, repr=False)
-    _raw: dict[str, dict[str, Any]] | None = field(default=None, repr=False)
+    _raw: list[str] | None = field(default=None, repr=False)  # the cached deck's lines
 
     @classmethod
     def from_model(cls, path: Path, deck: model.Deck, lines: dict[str, int], id_line: int) -> LoadedDeck:
@@ -157,33 +159,56 @@ class LoadedDeck:
         """The line each card starts on."""
         return dict(zip(self.ids, map(int, self.columns["lines"].split("\n"))))
 
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        return {card_id: i for i, card_id in enumerate(self.ids)}
+
     @property
     def deck(self) -> model.Deck:
         if self.validated is None:
             from quizzer import model
 
-            self.validated = model.Deck.from_json(self._data())
+            try:
+                self.validated = model.Deck.from_json(self._data())
+            except ValueError:  # a damaged cache line (pydantic's errors are ValueErrors too)
+                self.validated = _load_one(self.path, use_cache=False).deck
         return self.validated
 
+    def _lines(self) -> list[str]:
+        """The cached deck's lines; if the cache lost them since, or has not a line per card of
+        the index, the deck's own file is read again."""
+        if self._raw is None:
+            try:
+                assert self.data_file is not None
+                lines = self.data_file.read_text("utf-8").split("\n")
+                if len(lines) != len(self.ids) + 1:
+                    raise ValueError("not this index's cards")
+            except (OSError, ValueError):
+                lines = _data_lines(_load_one(self.path, use_cache=False).deck.to_json())
+            self._raw = lines
+        return self._raw
+
     def _data(self) -> dict[str, Any]:
-        """The deck's cached JSON; if the cache lost it since, the deck file validated again."""
-        try:
-            assert self.data_file is not None
-            data: dict[str, Any] = json.loads(self.data_file.read_text("utf-8"))
-            return data
-        except (OSError, ValueError):
-            return _load_one(self.path, use_cache=False).deck.to_json()
+        """The whole deck's JSON, from the cached lines."""
+        lines = self._lines()
+        data: dict[str, Any] = json.loads(lines[0])
+        data["cards"] = [json.loads(line) for line in lines[1:]]
+        return data
 
     def card(self, card_id: str) -> Any:
-        """The card of ``card_id`` (a card of this deck), built from the cached JSON on first use."""
+        """The card of ``card_id`` (a card of this deck), built from its cached line on first use;
+        a line that is not that card (a damaged cache) gives way to the deck file."""
         if card_id not in self._cards:
-            if self.validated is not None:
-                self._cards = {c.id: c for c in self.validated.cards}
-            else:
-                if self._raw is None:
-                    self._raw = {c["id"]: c for c in self._data()["cards"]}
-                raw = self._raw[card_id]
-                self._cards[card_id] = kinds.get(raw["kind"]).model.from_json(raw)
+            if self.validated is None:
+                try:
+                    raw = json.loads(self._lines()[self._positions[card_id] + 1])
+                    if raw["id"] != card_id:
+                        raise ValueError("another card's line")
+                    self._cards[card_id] = kinds.get(raw["kind"]).model.from_json(raw)
+                    return self._cards[card_id]
+                except (ValueError, KeyError, TypeError):
+                    self.validated = _load_one(self.path, use_cache=False).deck
+            self._cards = {c.id: c for c in self.validated.cards}
         return self._cards[card_id]
 
 
@@ -547,12 +572,19 @@ _MODEL_FINGERPRINT = _fingerprint()
 def _cache_paths(raw: bytes) -> tuple[Path, Path]:
     """The deck's index and its full JSON, keyed by the file's bytes and the validating code."""
     key = hashlib.sha256(_MODEL_FINGERPRINT.encode() + b"\0" + raw).hexdigest()
-    return cache_dir() / f"{key}.index.json", cache_dir() / f"{key}.deck.json"
+    return cache_dir() / f"{key}.index.json", cache_dir() / f"{key}.deck.jsonl"
 
 
-def _write_atomically(path: Path, content: Any) -> None:
+def _data_lines(deck_json: dict[str, Any]) -> list[str]:
+    """A deck's JSON as the cache keeps it: the deck without its cards, then a card per line
+    (JSON escapes a newline inside a string, so a card is always one line)."""
+    header = {key: value for key, value in deck_json.items() if key != "cards"}
+    return [json.dumps(item, ensure_ascii=False) for item in (header, *deck_json["cards"])]
+
+
+def _write_atomically(path: Path, text: str) -> None:
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(content, ensure_ascii=False), "utf-8")
+    tmp.write_text(text, "utf-8")
     tmp.replace(path)
 
 
@@ -575,8 +607,8 @@ def _load_one(path: Path, use_cache: bool = True) -> LoadedDeck:
         raise DeckProblems(checked.problems)
     try:
         index_file.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomically(data_file, loaded.deck.to_json())  # the data first: an index is trusted
-        _write_atomically(index_file, loaded.index())
+        _write_atomically(data_file, "\n".join(_data_lines(loaded.deck.to_json())))  # the data first: an index is trusted
+        _write_atomically(index_file, json.dumps(loaded.index(), ensure_ascii=False))
     except OSError:
         pass  # an unwritable cache only costs speed
     return loaded

@@ -82,16 +82,38 @@ def test_a_cache_that_lost_its_deck_file_reads_the_deck_again(tmp_path):
     deck.write_text("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n"
                     "  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n", "utf-8")
     decks.load_decks([tmp_path])
-    for data in decks.cache_dir().glob("*.deck.json"):
+    for data in decks.cache_dir().glob("*.deck.jsonl"):
         data.unlink()
     assert decks.load_decks([tmp_path])[0].card("q1").answer == "A"
+
+
+def test_cached_card_lines_out_of_step_with_the_index_are_not_trusted(tmp_path):
+    """A card is decoded from its own line of the cached deck; lines that are not the index's
+    cards (swapped, or one missing) give way to the deck file."""
+    deck = tmp_path / "d.yaml"
+    deck.write_text("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n"
+                    "  - {id: q1, kind: qa, source: '1', question: Q1, answer: A1, points: [p]}\n"
+                    "  - {id: q2, kind: qa, source: '1', question: Q2, answer: A2, points: [p]}\n", "utf-8")
+    decks.load_decks([tmp_path])
+    [data] = decks.cache_dir().glob("*.deck.jsonl")
+    header, first, second = data.read_text("utf-8").split("\n")
+    data.write_text("\n".join([header, second, first]), "utf-8")
+    swapped = decks.load_decks([tmp_path])[0]
+    assert swapped.validated is None
+    assert (swapped.card("q1").answer, swapped.card("q2").answer) == ("A1", "A2")
+    data.write_text("\n".join([header, first]), "utf-8")
+    shortened = decks.load_decks([tmp_path])[0]
+    assert shortened.card("q2").answer == "A2" and [c.id for c in shortened.deck.cards] == ["q1", "q2"]
+    data.write_text("\n".join([header, first, "{not json"]), "utf-8")
+    assert decks.load_decks([tmp_path])[0].card("q2").answer == "A2"
+    assert [c.answer for c in decks.load_decks([tmp_path])[0].deck.cards] == ["A1", "A2"]
 
 
 def test_a_corrupt_cache_entry_is_ignored(tmp_path):
     deck = tmp_path / "d.yaml"
     deck.write_text("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n", "utf-8")
     decks.load_decks([tmp_path])
-    for entry in decks.cache_dir().glob("*.json"):
+    for entry in decks.cache_dir().glob("*.json*"):
         entry.write_text("{not json", "utf-8")
     assert decks.load_decks([tmp_path])[0].deck.cards[0].answer == "A"
 
