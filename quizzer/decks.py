@@ -24,22 +24,21 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, cast
 
-from quizzer import kinds, yamlsource
-from quizzer.errors import DeckProblems
+from quizzer import kinds
+from quizzer.errors import MAX_PROBLEMS, UNLISTED, DeckProblems
 from quizzer.i18n import N_, _, join
 from quizzer.locations import bundled_decks, deck_dirs  # noqa: F401  # where commands and tests find them
-from quizzer.yamlsource import Path as DataPath
-from quizzer.yamlsource import YamlDocument, parse
 
-if TYPE_CHECKING:  # pydantic loads only when a deck is validated
+if TYPE_CHECKING:  # pydantic and the YAML parser load only when a deck is validated
     from pydantic import ValidationError
 
     from quizzer import model
     from quizzer.kinds.base import Issue
+    from quizzer.yamlsource import Path as DataPath
+    from quizzer.yamlsource import YamlDocument
 
 DECK_SUFFIXES = (".yaml", ".yml")
 MAX_DECK_BYTES = 8_000_000  # the shipped decks are 54 and 68 kB; bench/bench_decks.py's 10,000 cards are 5.5 MB
-MAX_PROBLEMS = yamlsource.MAX_PROBLEMS  # listed per file; one last problem says that more are not listed
 
 _UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _LONGEST = 1000  # characters of one file name or message shown (a message can quote a long text)
@@ -314,12 +313,14 @@ def validate_text(text: str, path: Path, *, verify_examples: bool = True) -> Che
     """Validate one deck's text, collecting every problem rather than stopping at the first."""
     checked = _validate(text, path, verify_examples)
     if len(checked.problems) > MAX_PROBLEMS:  # a hostile deck can have one per value: list the first
-        listed = [p for p in sorted(checked.problems) if p.message != _(yamlsource.UNLISTED)][:MAX_PROBLEMS]
-        checked.problems = listed + [Problem(listed[-1].file, listed[-1].line, listed[-1].column, _(yamlsource.UNLISTED))]
+        listed = [p for p in sorted(checked.problems) if p.message != _(UNLISTED)][:MAX_PROBLEMS]
+        checked.problems = listed + [Problem(listed[-1].file, listed[-1].line, listed[-1].column, _(UNLISTED))]
     return checked
 
 
 def _validate(text: str, path: Path, verify_examples: bool) -> Checked:
+    from quizzer.yamlsource import parse
+
     shown = display(path)
     doc = parse(text)
     problems = [Problem(shown, p.position.line, p.position.column, p.message) for p in doc.problems]
@@ -513,6 +514,8 @@ def lint(paths: Iterable[Path]) -> list[Problem]:
     The ids are also checked against the other deck files in the same folders (the decks a
     given file will be loaded with), though only the given files' problems are reported.
     """
+    from quizzer.yamlsource import parse
+
     problems: list[Problem] = []
     card_ids: list[tuple[Path, list[tuple[str, int]]]] = []
     deck_ids: list[tuple[Path, list[tuple[str, int]]]] = []

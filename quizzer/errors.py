@@ -76,6 +76,10 @@ class NothingToExamine(QuizError):
         super().__init__(_("no cards match; nothing to examine"), _("loosen --deck / --tag / --kind"))
 
 
+MAX_PROBLEMS = 100  # problems listed per deck file; one last problem says that more are not listed
+UNLISTED = N_("more problems in this file are not listed; fix these first")  # an id: shown through _()
+
+
 class DeckProblems(QuizError):
     """Decks that cannot be used; carries every problem (``path:line:column: message``)."""
 

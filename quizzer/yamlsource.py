@@ -23,6 +23,7 @@ from typing import Any, Iterator
 
 import yaml
 
+from quizzer.errors import MAX_PROBLEMS, UNLISTED
 from quizzer.i18n import N_, _
 
 try:  # the C parser is several times faster; the pure one behaves the same
@@ -36,8 +37,6 @@ NULLS = {"", "~", "null", "Null", "NULL"}
 MAX_DEPTH = 20  # collections nested in one another; a deck needs 7 (deck, cards, card, example, inputs, matrix, row)
 MAX_TEXT = 20_000  # characters in one text; the shipped decks' longest is under 400
 MAX_VALUES = 250_000  # scalars and collections (keys included) in one file; a 100-card deck has ~2,500
-MAX_PROBLEMS = 100  # problems listed per file; one last problem says that more are not listed
-UNLISTED = N_("more problems in this file are not listed; fix these first")  # an id: shown through _()
 
 # Refused anywhere in the file as written: C0 controls but tab and line breaks, DEL, C1 controls
 # (U+0080-U+009F), the bidi embeddings, overrides and isolates that make text read differently

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quizzer import decks
-from quizzer.errors import DeckProblems
+from quizzer.errors import MAX_PROBLEMS, DeckProblems
 from quizzer.yamlsource import FORBIDDEN_IN_FILE, Position, parse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,7 +104,7 @@ def assert_positioned(problems: list[decks.Problem], text: str) -> None:
         assert isinstance(problem, decks.Problem)
         assert 1 <= problem.line <= lines and problem.column >= 1, problem
         assert problem.message and "\x1b" not in str(problem)
-    assert len(problems) <= 2 * (decks.MAX_PROBLEMS + 1)
+    assert len(problems) <= 2 * (MAX_PROBLEMS + 1)
 
 
 @pytest.fixture(scope="module")
