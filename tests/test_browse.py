@@ -11,6 +11,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from typer.testing import CliRunner
 
+from conftest import run_in_terminal
+
 from quizzer import kinds
 from quizzer.app import browse
 from quizzer.cli import app
@@ -371,6 +373,14 @@ def test_every_listing_has_json_with_its_documented_fields(studied):
 def test_json_is_utf8_unescaped(deck_dir):
     out = quiz(deck_dir, "cards", "--search", "掩码", "--json").stdout
     assert "掩码" in out and "\\u" not in out
+
+
+def test_json_is_indented_at_a_terminal_and_one_line_in_a_pipe(deck_dir):
+    piped = quiz(deck_dir, "decks", "--json").stdout
+    assert piped.count("\n") == 1 and json.loads(piped)[0]["deck"] == "mini"
+    code, screen = run_in_terminal(["decks", "--json", "--decks", str(deck_dir)], {}, [])
+    assert code == 0 and json.loads(screen) == json.loads(piped)
+    assert '\n  {\n    "deck": "mini",' in screen
 
 
 def test_exam_json_goes_with_history(deck_dir):
