@@ -309,25 +309,6 @@ def test_an_empty_collection_says_so():
     assert got["average_recall"] is None and got["first_day"] is None and got["streak"] == 0
 
 
-def test_study_days_follow_the_local_clock_across_dst(monkeypatch):
-    """The store's day ranges put every moment on `clock.study_day`'s day, DST changes included."""
-    import numpy as np
-
-    from quizzer.clock import study_day as clock_day
-    from quizzer.store.stats import day_starts, epoch_seconds
-
-    monkeypatch.setenv("TZ", "Europe/Berlin")
-    time.tzset()
-    rng = random.Random(7)
-    base = datetime(2024, 3, 20, tzinfo=timezone.utc)
-    moments = [base + timedelta(seconds=rng.uniform(0, 240 * 86400)) for _ in range(2000)]
-    moments += [datetime(2024, 3, 31, 2, 0, tzinfo=timezone.utc), datetime(2024, 10, 27, 2, 0, tzinfo=timezone.utc)]
-    first, last = date(2024, 3, 19), date(2024, 11, 20)
-    starts = day_starts(first, last)
-    index = np.searchsorted(epoch_seconds(starts), epoch_seconds(moments), side="right") - 1
-    assert [first + timedelta(days=int(i)) for i in index] == [clock_day(m) for m in moments]
-
-
 @pytest.mark.parametrize("parameters", [None, (0.2, 1.2, 3.1, 15.7, 7.2, 0.5, 1.5, 0.005, 1.5, 0.12, 1.0, 1.9, 0.1,
                                              0.3, 2.3, 0.2, 2.9, 0.5, 0.3, 0.05, 0.4)], ids=["default", "fitted"])
 def test_recall_in_sql_is_fsrs_retrievability(backend, parameters):
@@ -339,7 +320,7 @@ def test_recall_in_sql_is_fsrs_retrievability(backend, parameters):
     from quizzer.store import open_store
     from quizzer.store.filter import CardFilter
     from quizzer.store.models import cards
-    from quizzer.store.stats import Curve, epoch_seconds, seen_cards, weakest_cards
+    from quizzer.store.stats import Curve, seen_cards, weakest_cards
 
     scheduler = fsrs.Scheduler(parameters=parameters) if parameters else fsrs.Scheduler()
     now = datetime(2024, 10, 7, 12, tzinfo=timezone.utc)
@@ -353,7 +334,7 @@ def test_recall_in_sql_is_fsrs_retrievability(backend, parameters):
                 {"id": f"c{c.card_id:03d}", "deck": "d", "kind": "qa", "position": c.card_id, "content_hash": "",
                  "first_seen": now - timedelta(days=500), "state": 2, "stability": c.stability,
                  "last_review": c.last_review, "lapses": c.card_id % 3} for c in made])
-        curve = Curve(float(epoch_seconds([now])[0]), scheduler.parameters[20])
+        curve = Curve(now.timestamp(), scheduler.parameters[20])
         expected = {f"c{c.card_id:03d}": scheduler.get_card_retrievability(c, now) for c in made}
         mean, _ = seen_cards(store, CardFilter(), curve)
         assert mean.cards == 200

@@ -1,22 +1,16 @@
 """The reads ``quiz stats`` needs, returning frozen dataclasses.
 
 Reviews are counted for every card the filter names, active or not (history imported for
-cards no deck has any more still happened); card counts cover active cards only.
-
-A day is a study day (``quizzer.clock``). The store groups by the UTC instants days begin,
-with portable range conditions (``day_start(d) <= reviewed_at < day_start(d + 1)`` is
-exactly ``study_day(reviewed_at) == d``, also across DST changes) instead of a dialect's
-date functions. Times come back as seconds since the epoch (UTC) computed by the database
-(``models.epoch``), so thousands of rows never become datetimes one by one; figures over every
-card (recall, tags) are aggregated in SQL, so a million reviews or 50,000 cards never cross
-into Python row by row. Reviews per day over the whole history, and true retention, come from
-the log's aggregate (``quizzer.store.review_days``).
+cards no deck has any more still happened); card counts cover active cards only. Figures over
+every card (recall, tags) are aggregated in SQL, with times as seconds since the epoch computed
+by the database (``models.epoch``), so 50,000 cards never cross into Python row by row. Reviews
+per study day and true retention come from the log's aggregate (``quizzer.store.review_days``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -32,7 +26,6 @@ from sqlalchemy import (
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
-from quizzer.clock import ROLLOVER_HOUR, day_start
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
 from quizzer.store.models import (
@@ -47,7 +40,6 @@ from quizzer.store.models import (
 from quizzer.store.records import LEECH_TAG, NEW
 
 SECONDS_PER_DAY = 86400.0
-_EPOCH = datetime(1970, 1, 1)  # naive: what the columns hold is naive UTC (models.UTCDateTime)
 
 
 class greatest(FunctionElement[float]):
@@ -163,20 +155,6 @@ def state_counts(store: Store, chosen: CardFilter, now: datetime) -> tuple[list[
         return counts, {deck: count for deck, count in leeches}
 
 
-def day_starts(first: date, last: date, rollover_hour: int = ROLLOVER_HOUR) -> list[datetime]:
-    """When study days ``first`` .. ``last`` begin, and the day after: a time ``t`` is on day
-    ``first + i`` exactly when ``starts[i] <= t < starts[i + 1]`` (``clock.study_day``)."""
-    return [day_start(first + timedelta(days=i), rollover_hour) for i in range((last - first).days + 2)]
-
-
-def epoch_seconds(moments: list[datetime]) -> Any:
-    """Aware datetimes as seconds since the epoch (a numpy array), to compare with the columns
-    returned here."""
-    import numpy as np
-
-    return np.array([(m.astimezone(timezone.utc).replace(tzinfo=None) - _EPOCH).total_seconds() for m in moments])
-
-
 def _seen(chosen: CardFilter) -> list[ColumnElement[bool]]:
     return [*chosen.where(), cards.c.state != NEW]
 
@@ -259,6 +237,6 @@ def exam_scores(store: Store, chosen: CardFilter) -> list[ExamScore]:
 
 __all__ = [
     "CardWeakness", "Curve", "ExamScore", "Recall", "StateCount", "TagWeakness",
-    "day_starts", "epoch", "epoch_seconds", "exam_scores",
+    "epoch", "exam_scores",
     "seen_cards", "state_counts", "tags_of", "weakest_cards",
 ]
