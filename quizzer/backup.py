@@ -94,15 +94,17 @@ def backup_now(db_path: Path, now: datetime) -> Path:
     return dest
 
 
-def maybe_backup(db_path: Path, now: datetime, every: timedelta = BACKUP_EVERY) -> Path | None:
-    """Back up if the newest backup is at least ``every`` old, then thin; None if skipped."""
+def maybe_backup(db_path: Path, now: datetime, rollover_hour: int = ROLLOVER_HOUR,
+                 every: timedelta = BACKUP_EVERY) -> Path | None:
+    """Back up if the newest backup is at least ``every`` old, then thin (by the learner's study
+    days); None if skipped."""
     if not Path(db_path).exists():
         return None
     backups = list_backups(db_path)
     if backups and now - backups[0].taken_at < every:
         return None
     path = backup_now(db_path, now)
-    thin(db_path, now)
+    thin(db_path, now, rollover_hour)
     return path
 
 

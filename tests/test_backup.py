@@ -97,3 +97,27 @@ def test_check_reports_ok_and_damage(db, tmp_path):
                      "VALUES ('ghost', '2025-01-01 00:00:00.000000', 3, 'study', 0, 1)")
     problems = check(orphan)
     assert len(problems) == 1 and "review_log" in problems[0]
+
+
+def test_the_automatic_backup_thins_by_the_learners_day_start(tmp_path, deck_folder):
+    """Yesterday's 06:00 and 20:00 backups share a study day when days start at 04:00 (only the
+    later one is kept), but not when they start at noon (both are)."""
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    decks = deck_folder("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n"
+                        "  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n")
+    kept = {}
+    for hour in (4, 12):
+        db = tmp_path / f"start{hour}" / "quiz.db"
+        db.parent.mkdir()
+        open_store(db).close()
+        yesterday = NOW - timedelta(days=1)
+        for when in (yesterday.replace(hour=6), yesterday.replace(hour=20)):
+            backup_now(db, when)
+        result = CliRunner().invoke(app, ["--decks", str(decks), "--db", str(db)],
+                                    env={"QUIZ_NOW": NOW.isoformat(), "QUIZ_DAY_START_HOUR": str(hour)})
+        assert result.exit_code == 0, result.output
+        kept[hour] = sorted(b.taken_at.hour for b in list_backups(db) if b.taken_at < NOW)
+    assert kept == {4: [20], 12: [6, 20]}

@@ -86,13 +86,16 @@ def sync(store: Store, decks: list[LoadedDeck]) -> None:
     sync_if_changed(store, digest, lambda: card_refs(decks), clock.now())
 
 
-def open_collection(decks_option: Path | None, db: Path | None, learner: str | None = None) -> Collection:
+def open_collection(decks_option: Path | None, db: Path | None, learner: str | None = None,
+                    day_start_hour: int = clock.ROLLOVER_HOUR) -> Collection:
+    """The decks joined to ``learner``'s collection, backed up first if the last backup is half an
+    hour old (thinned by the learner's study days)."""
     from quizzer import backup
 
     dirs = deck_dirs(decks_option)
     decks = load_decks(dirs)
     store = open_store(db, learner)
     if store.path is not None:
-        backup.maybe_backup(store.path, clock.now())
+        backup.maybe_backup(store.path, clock.now(), day_start_hour)
     sync(store, decks)
     return Collection(store, decks, dirs)

@@ -302,8 +302,8 @@ def collection(ctx: typer.Context, decks: Path | None, db: Path | None) -> Colle
     """The decks joined to the database."""
     from quizzer.app.collection import open_collection
 
-    chosen = where(ctx, decks, db)
-    return open_collection(chosen.decks, chosen.db, learner())
+    chosen, mine = where(ctx, decks, db), settings()
+    return open_collection(chosen.decks, chosen.db, mine.learner, mine.day_start_hour)
 
 
 def learner() -> str:
