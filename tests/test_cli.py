@@ -11,7 +11,7 @@ from importlib.metadata import version
 
 from typer.testing import CliRunner
 
-from quizzer.cli import app
+from quizzer.cli import app, invoked, main
 
 runner = CliRunner()
 
@@ -93,3 +93,27 @@ def test_ctrl_c_in_study_shows_the_summary_and_exits_130(deck_folder):
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130 and "Reviewed 0" in out
     assert "Interrupted; every answer given so far is saved." in err and "Traceback" not in err
+
+
+def test_a_run_is_given_only_the_command_it_calls():
+    """``main`` hands typer the one command the arguments name (root options and their values
+    skipped); help, completion and unknown names keep every command."""
+    assert invoked(["--db", "x.db", "--decks=d", "stats", "--json"]) == "stats"
+    assert invoked(["--decks", "d", "history", "import", "f.csv"]) == "history"
+    assert invoked(["--", "cards"]) == "cards" and invoked(["study", "--help"]) == "study"
+    assert invoked([]) == invoked(["--db", "x.db", "--json"]) == invoked(["--db", "stats"]) == ""  # the overview
+    assert invoked(["--help"]) is invoked(["-h", "stats"]) is invoked(["stat"]) is None
+
+
+def test_main_lists_and_suggests_every_command(monkeypatch, capsys):
+    everything = (list(app.registered_commands), list(app.registered_groups))
+    for args, code in ((["--help"], 0), (["stat"], 2), (["decks", "--json"], 0)):
+        monkeypatch.setattr(sys, "argv", ["quiz", *args])
+        try:
+            main()
+        except SystemExit as done:
+            assert done.code == code, args
+        assert (app.registered_commands, app.registered_groups) == everything  # put back after each run
+    out, err = capsys.readouterr()
+    assert all(f"  {name} " in out for name in ("study", "stats", "history", "config", "class"))
+    assert "No such command 'stat'. Did you mean 'stats'?" in err

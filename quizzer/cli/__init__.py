@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import pkgutil
+import sys
+from typing import Any
 
 # A command is a short process that builds tens of thousands of objects (modules, a large deck's
 # index, store records) and frees them at exit: the collector's default of a pass every 700 new
@@ -20,8 +23,52 @@ for _module in pkgutil.iter_modules(__path__):
     importlib.import_module(f"{__name__}.{_module.name}")
 
 
+_VALUED = ("--decks", "--db")  # the root options that take a value
+_EVERY_COMMAND = ("-h", "--help", "--install-completion", "--show-completion")  # these list or complete them all
+
+
+def invoked(args: list[str]) -> str | None:
+    """The command ``args`` run ("" for the overview), or None where every command must be
+    there: help, shell completion, or a name that is no command (click suggests the nearest)."""
+    if "_QUIZ_COMPLETE" in os.environ:
+        return None
+    rest = iter(args)
+    for arg in rest:
+        if arg in _VALUED:
+            next(rest, None)
+        elif arg in _EVERY_COMMAND:
+            return None
+        elif arg == "--":
+            return _known(next(rest, ""))
+        elif not arg.startswith("-"):
+            return _known(arg)
+    return ""
+
+
+def _names() -> dict[str, Any]:
+    """Each command and group by the name it is called by."""
+    from typer.main import get_command_name
+
+    commands = {c.name or get_command_name(c.callback.__name__): c for c in app.registered_commands if c.callback}
+    return {**commands, **{g.name: g for g in app.registered_groups if g.name}}
+
+
+def _known(name: str) -> str | None:
+    return name if name in _names() else None
+
+
 def main() -> None:
-    app()
+    """Run ``quiz``. typer turns every command's signature into click's form on each run (30-50 ms
+    for all of them); a run that calls one command is given only that one."""
+    only = invoked(sys.argv[1:])
+    commands, groups = app.registered_commands, app.registered_groups
+    if only is not None:
+        app.registered_commands = [c for c in commands if _names().get(only) is c]
+        app.registered_groups = [g for g in groups if _names().get(only) is g]
+    try:
+        app()
+    finally:
+        app.registered_commands, app.registered_groups = commands, groups
 
 
 __all__ = ["app", "main"]
