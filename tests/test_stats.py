@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import random
 import shutil
+import subprocess
+import sys
 import time
 from collections import Counter, defaultdict
 from datetime import date, datetime, timedelta, timezone
@@ -567,3 +570,50 @@ def test_a_database_that_cannot_be_written_still_gets_its_figures(history, db, m
     assert stored() == 0
     assert stats_json(history, "--db", str(fresh)) == writable
     assert stored() > 0
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_long_card_id_folds_whole_at_60_columns(deck_folder, language):
+    """The weakest cards at 60 columns: every header and number whole on its line, and a
+    45-character id (the bundled decks' longest) folded onto a second line rather than cut."""
+    from quizzer.scheduling.answer import answer
+    from quizzer.store import open_store
+
+    long_id = "d12-bert-bidirectional-not-two-unidirectional"
+    decks = deck_folder("id: day12-bert-gpt\ntitle: D\nlanguage: zh\nsource: {file: f, sections: s}\ncards:\n"
+                        f"  - {{id: {long_id}, kind: qa, source: '1', question: Q, answer: A, points: [p]}}\n")
+    now = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+    assert runner.invoke(app, ["--decks", str(decks)]).exit_code == 0  # the cards into the store
+    store = open_store()
+    answer(store, long_id, 1, now=now - timedelta(days=2), duration_ms=20_000)
+    store.close()
+    result = subprocess.run([sys.executable, "-m", "quizzer", "stats", "--decks", str(decks)], capture_output=True,
+                            text=True, env={**os.environ, "QUIZ_NOW": now.isoformat(), "COLUMNS": "60",
+                                            "QUIZ_LANG": language})  # the language is chosen as a process starts
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    headers = {"en": ("card", "deck", "lapses", "mistakes", "recall"),
+               "zh": ("卡片", "牌组", "遗忘", "错题", "回忆概率")}[language]
+    [at] = [i for i, line in enumerate(lines) if all(header in line.split() for header in headers)]
+    row = [line for line in lines[at + 2:at + 6] if line.strip()]
+    assert "day12-bert-gpt" in row[0].split() and row[0].split()[-1].endswith("%")
+    assert "".join(line.split()[0] for line in row[:3] if line.split()).startswith(long_id)
+    assert {"en": "under a minute", "zh": "不到 1 分钟"}[language] in result.stdout  # 20 s of study, not "0 min"
+
+
+def test_heatmap_shades_are_the_quartiles_numpy_gives():
+    """A day's shade: 0 without reviews, else 1 + how many of the busy days' quartiles (numpy's
+    linear ones, computed here independently) lie below its count."""
+    import numpy as np
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from quizzer.terminal.stats import levels
+
+    @given(st.lists(st.integers(0, 500), max_size=120))
+    def check(values: list[int]) -> None:
+        busy = [v for v in values if v > 0]
+        edges = np.quantile(busy, [0.25, 0.5, 0.75]) if busy else []
+        assert levels(values) == [0 if v == 0 else 1 + int(sum(edge < v for edge in edges)) for v in values]
+
+    check()

@@ -6,20 +6,22 @@ heatmap shows as many weeks as fit (up to a year).
 
 from __future__ import annotations
 
+import statistics
+from bisect import bisect_left
 from datetime import date, timedelta
 
-import numpy as np
 from rich import box
 from rich.bar import Bar
 from rich.cells import cell_len
 from rich.columns import Columns
 from rich.console import Console, RenderableType
-from rich.table import Table
+from rich.table import Column, Table
 from rich.text import Text
 
 from quizzer.app.stats import DeckCards, Retention, Stats
 from quizzer.i18n import N_, _, join, ngettext
 from quizzer.terminal.render import safe
+from quizzer.terminal.tables import ident, listing, number, text
 
 WEEKDAYS = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun"))
 # heatmap levels: no reviews, then the quartiles of the busy days shown (as GitHub's calendar)
@@ -33,6 +35,8 @@ def percent(value: float | None) -> str:
 
 
 def minutes(ms: int) -> str:
+    if 0 < ms < 30_000:
+        return _("under a minute")
     total = round(ms / 60_000)
     if total >= 60:
         return _("{hours} h {minutes} min").format(hours=total // 60, minutes=f"{total % 60:02d}")
@@ -147,12 +151,14 @@ def _ratings(stats: Stats, width: int) -> Table:
                       max((n for _name, n in counts), default=0), min(width, 20))
 
 
-def _levels(values: list[int]) -> list[int]:
-    busy = np.array([v for v in values if v > 0])
-    if not busy.size:
+def levels(values: list[int]) -> list[int]:
+    """A heatmap shade per day: 0 for none, else 1-4 by the quartiles of the days with reviews
+    (a day on a quartile takes the lower shade)."""
+    busy = [v for v in values if v > 0]
+    if not busy:
         return [0] * len(values)
-    edges = np.quantile(busy, [0.25, 0.5, 0.75])
-    return [0 if v == 0 else 1 + int(np.searchsorted(edges, v, side="left")) for v in values]
+    edges = statistics.quantiles(busy, n=4, method="inclusive") if len(busy) > 1 else busy * 3
+    return [0 if v == 0 else 1 + bisect_left(edges, v) for v in values]
 
 
 def heatmap(stats: Stats, width: int) -> list[RenderableType]:
@@ -163,7 +169,7 @@ def heatmap(stats: Stats, width: int) -> list[RenderableType]:
     first = last_monday - timedelta(weeks=weeks - 1)
     per_day = {d.day: d.reviews for d in stats.reviews_per_day if d.day >= first}
     days = [first + timedelta(days=i) for i in range((stats.today - first).days + 1)]
-    level = dict(zip(days, _levels([per_day.get(d, 0) for d in days])))
+    level = dict(zip(days, levels([per_day.get(d, 0) for d in days])))
 
     months = Text(" " * label, no_wrap=True, overflow="crop")
     free = 0
@@ -215,18 +221,14 @@ def _exams(stats: Stats, width: int) -> Table:
 
 
 def _weakest(stats: Stats) -> list[Table]:
-    def table(*headers: str, title: str) -> Table:
-        made = Table(*headers, title=title, box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1))
-        made.columns[0].overflow = "fold"  # the whole id, for `quiz card ID` / --tag
-        for column in made.columns[2:]:
-            column.justify = "right"
-        return made
+    def counts() -> tuple[Column, ...]:
+        return number(_("lapses")), number(_("mistakes")), number(_("recall"))
 
-    cards = table(_("card"), _("deck"), _("lapses"), _("mistakes"), _("recall"), title=_("Weakest cards"))
+    # ids are typed back (`quiz show ID`, --tag): a long one folds onto a second line, never cut
+    cards = listing(text(_("card")), ident(_("deck")), *counts(), title=_("Weakest cards"))
     for card in stats.weakest_cards:
         cards.add_row(safe(card.card_id), safe(card.deck), str(card.lapses), str(card.mistakes), percent(card.recall))
-    tags = table(_("tag"), _("cards"), _("lapses"), _("mistakes"), _("recall"), title=_("Weakest tags"))
-    tags.columns[1].justify = "right"
+    tags = listing(text(_("tag")), number(_("cards")), *counts(), title=_("Weakest tags"))
     for tag in stats.weakest_tags:
         tags.add_row(safe(tag.tag), str(tag.cards), str(tag.lapses), str(tag.mistakes), percent(tag.recall))
     return ([cards] if stats.weakest_cards else []) + ([tags] if stats.weakest_tags else [])
