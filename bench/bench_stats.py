@@ -17,7 +17,11 @@ collection (what every command pays before its own work), and the figures alone
 log's aggregate (``quizzer.store.review_days``) costs: ``quiz stats --json`` after 200 new answers
 (added to it), and after its watermark is gone (rebuilt from the whole log, as on the first run
 after the upgrade, or after an undo of a review it held).
-Usage: python bench/bench_stats.py [--keep DIR] [--runs N]
+
+``--against REV`` also runs the fresh-process commands on the code of git revision REV (a
+worktree), alternating with this checkout's run by run, and prints each median's ratio to REV's:
+this machine's speed drifts by half over an hour, so only a comparison made in one run holds.
+Usage: python bench/bench_stats.py [--keep DIR] [--runs N] [--against REV]
 """
 
 from __future__ import annotations
@@ -137,6 +141,31 @@ def timed_runs(args: list[str], env: dict[str, str], runs: int) -> list[tuple[fl
     return samples
 
 
+def compared(commands: list[tuple[str, list[str]]], env: dict[str, str], quiz: list[str], revision: str,
+             folder: Path, runs: int) -> None:
+    """Each command on this checkout and on ``revision`` (which must read this database's schema),
+    run after run in turn; the medians and their ratio (below 1: this checkout is faster). ``-P``
+    keeps the working directory off the path, so PYTHONPATH alone picks the code."""
+    root = Path(__file__).resolve().parents[1]
+    quiz = [quiz[0], "-P", *quiz[1:]]
+    tree = folder / f"against-{revision}"
+    if not tree.exists():
+        subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), revision], check=True,
+                       stdout=subprocess.DEVNULL)
+    trees = {"this checkout": with_bytecode({**env, "PYTHONPATH": str(root)}, folder / "pycache-this"),
+             revision: with_bytecode({**env, "PYTHONPATH": str(tree)}, folder / "pycache-against")}
+    print(f"\n| operation | {revision}, median | this checkout, median | ratio |\n| --- | ---: | ---: | ---: |")
+    for name, args in commands:
+        for tree_env in trees.values():  # caches and bytecode of both first
+            timed_runs([*quiz, *args], tree_env, 1)
+        samples: dict[str, list[float]] = {label: [] for label in trees}
+        for _ in range(runs):
+            for label, tree_env in trees.items():
+                samples[label] += [wall for wall, _ in timed_runs([*quiz, *args], tree_env, 1)]
+        old, new = (statistics.median(samples[label]) for label in (revision, "this checkout"))
+        print(f"| {name} | {old:.0f} ms | {new:.0f} ms | {new / old:.2f}× |")
+
+
 def aggregate_costs(db: Path, env: dict[str, str], quiz: list[str], runs: int) -> list[tuple[str, list[tuple[float, float]]]]:
     """``quiz stats --json`` on a copy of ``db``: after 200 new answers each run, and with the
     aggregate's watermark deleted before each run (a rebuild from the whole log)."""
@@ -182,6 +211,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--keep", type=Path, help="directory to build the database and decks in (reused if there)")
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--against", metavar="REV", help="also time the commands on this git revision, in turn")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="quizzer-bench-stats-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -198,6 +228,10 @@ def main() -> None:
                          "QUIZ_NOW": NOW.isoformat()}, folder)
     quiz = [sys.executable, "-m", "quizzer"]
     subprocess.run([*quiz, "stats", "--json"], env=env, stdout=subprocess.DEVNULL, check=True)  # cache + first sync
+    if args.against:
+        compared([("`quiz stats --json`", ["stats", "--json"]), ("`quiz cards --state due --json`",
+                  ["cards", "--state", "due", "--json"]), ("`quiz`", [])], env, quiz, args.against, folder, args.runs)
+        return
 
     os.environ.update(env)
     from quizzer.app.collection import open_collection
