@@ -75,13 +75,18 @@ def from_config(environ: Mapping[str, str]) -> str | None:
         return None
 
 
-def choose(environ: Mapping[str, str] | None = None) -> str:
-    environ = os.environ if environ is None else environ
+def requested(environ: Mapping[str, str]) -> str | None:
+    """The language the environment asks for: ``QUIZ_LANG``, else ``QUIZ_LANGUAGE``."""
     for variable in ("QUIZ_LANG", "QUIZ_LANGUAGE"):
         code = _code(environ.get(variable))
         if code:
             return code
-    return from_config(environ) or from_locale(environ) or from_decks(environ)
+    return None
+
+
+def choose(environ: Mapping[str, str] | None = None) -> str:
+    environ = os.environ if environ is None else environ
+    return requested(environ) or from_config(environ) or from_locale(environ) or from_decks(environ)
 
 
 def use(language: str | None = None) -> str:

@@ -28,7 +28,7 @@ from typing import Any
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 from quizzer.errors import QuizError, UsageError
-from quizzer.i18n import N_, _, join
+from quizzer.i18n import N_, _, current, join, requested
 
 CONFIG_ENV = "QUIZ_CONFIG"
 DECK_ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # quizzer.kinds.fields.ID_PATTERN (not imported: that pulls pydantic)
@@ -179,7 +179,7 @@ KEYS: dict[str, Key] = {key.name: key for key in (
         show=lambda value: "on" if value else "off"),
     Key("load_balance", switch, "on/off", "prefer the day with fewer cards due among those fuzz allows (needs fuzz)",
         show=lambda value: "on" if value else "off"),
-    Key("language", language, "zh/en", "the interface language (stored for now)"),
+    Key("language", language, "zh/en", "the interface language (QUIZ_LANG wins; unset: the locale's, else the decks')"),
     Key("clear_screen", switch, "on/off", "clear the terminal between cards (study, drill, exam)",
         show=lambda value: "on" if value else "off"),
     Key("user", learner_name, "a-z 0-9 _ . - (1-40)",
@@ -351,8 +351,12 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
     path = config_path(environ)
     from_file = check(read_raw(path), path)
     from_env = from_environment(environ)
+    if requested(environ):  # QUIZ_LANG too, which wins as the interface chooses its language
+        from_env["language"] = requested(environ)
     sources = {**dict.fromkeys(from_file, "file"), **dict.fromkeys(from_env, "environment")}
-    return build({**from_file, **from_env}, sources, path)
+    values = {**from_file, **from_env}
+    values.setdefault("language", current())  # unset: the one in use, from the locale or the decks
+    return build(values, sources, path)
 
 
 def _toml_key(name: str) -> str:

@@ -116,6 +116,18 @@ def test_show_set_unset_with_sources(config):
     assert "desired_retention" not in config.read_text() and "fuzz = false" in config.read_text()
 
 
+def test_the_language_shown_is_the_one_in_use_and_where_it_comes_from(config):
+    """QUIZ_LANG (the interface's own variable) shows as the environment; unset everywhere, the
+    language shown is the one the interface chose (tests run in English), not a fixed default."""
+    def language(**env: str) -> tuple[str, str]:
+        return rows(quiz("config", **env).stdout)["language"]
+
+    assert language(QUIZ_LANG="zh") == ("zh", "environment")
+    assert language(QUIZ_LANG="") == ("en", "default")
+    quiz("config", "set", "language", "zh")
+    assert language(QUIZ_LANG="") == ("zh", "file") and language(QUIZ_LANG="en") == ("en", "environment")
+
+
 def test_the_library_reads_the_same_file(config):
     quiz("config", "set", "relearning_steps", "")
     quiz("config", "set", "maximum_interval", "365")
