@@ -10,8 +10,10 @@ learner marks as covered after the exam; skipped or unanswered 0. An answer the 
 (the text being typed when time ran out) is saved as it stands and scored or marked like any
 other; it stays "unanswered" in the store with its text, which is how the report knows.
 
-Scoring writes one exam-mode review per question: 1 → Good, from 0.5 → Hard, below 0.5 →
-Again, and a question below 0.5 goes into the mistakes notebook. A wrong answer always moves
+Scoring writes one exam-mode review per question asked: 1 → Good, from 0.5 → Hard, below 0.5 →
+Again, and a question below 0.5 goes into the mistakes notebook. A question never reached (the
+clock ran out, or the paper was handed in, before it was shown) scores 0 but is no review and no
+mistake: nothing was asked of the learner's memory, so FSRS must not count a lapse. A wrong answer always moves
 the schedule (the card comes back soon in ``quiz study``); a right answer to a card not yet
 due is logged as practice and leaves its schedule alone, as in ``--ahead``.
 
@@ -352,7 +354,9 @@ class ExamSession:
                             question.answer_text)
 
     def _spent(self) -> int:
-        return int((self.tick() - self.asked_at) * 1000)
+        """Milliseconds on the current question; at least 1, so a shown question is never taken
+        for one not reached (``never_asked``)."""
+        return max(1, int((self.tick() - self.asked_at) * 1000))
 
     def _answering(self, event: Event) -> list[View]:
         question = self.current
@@ -447,7 +451,7 @@ class ExamSession:
         """
         now = clock.now()
         for question in exam_store.questions(self.store, self.exam.id):
-            if question.review_id is not None:
+            if question.review_id is not None or never_asked(question):
                 continue
             score, covered = self.marks[question.position]
             wrong = score < WRONG_BELOW
@@ -461,6 +465,12 @@ class ExamSession:
         self.exam = exam_store.close(self.store, self.exam.id, now)
         self.phase = "done"
         return report(self.collection, self.exam.id)
+
+
+def never_asked(question: QuestionRecord) -> bool:
+    """Never shown: no time was spent on it and nothing typed (a shown question's time is saved
+    whenever it is left: answered, skipped, left, handed in or cut off)."""
+    return question.status == "unanswered" and not question.answer_text and question.duration_ms == 0
 
 
 def cut_off(question: QuestionRecord) -> bool:
