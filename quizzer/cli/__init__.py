@@ -63,8 +63,9 @@ def main() -> None:
     only = invoked(sys.argv[1:])
     commands, groups = app.registered_commands, app.registered_groups
     if only is not None:
-        app.registered_commands = [c for c in commands if _names().get(only) is c]
-        app.registered_groups = [g for g in groups if _names().get(only) is g]
+        chosen = _names().get(only)  # None for the overview: no command at all
+        app.registered_commands = [c for c in commands if c is chosen]
+        app.registered_groups = [g for g in groups if g is chosen]
     try:
         app()
     finally:
