@@ -112,7 +112,7 @@ class LoadedDeck:
     columns: dict[str, str] = field(repr=False)
     id_line: int = 1
     digest: str = ""  # of the entries in order: the store's sync compares it, not 50,000 cards
-    data_file: Path | None = field(default=None, repr=False)  # the cached deck JSON, not read yet
+    data_file: Path | None = field(default=None, repr=False)  # the cached deck (JSON Lines), not read yet
     validated: model.Deck | None = field(default=None, repr=False)
     _cards: dict[str, Any] = field(default_factory=dict, repr=False)
     _raw: list[str] | None = field(default=None, repr=False)  # the cached deck's lines
