@@ -495,6 +495,12 @@ def test_the_review_days_follow_the_log(backend, rebuilds):
         answer("c7", now - timedelta(hours=1), 3)
         check()
         assert len(rebuilds) == 2
+        earlier = answer("c8", now - timedelta(minutes=50), 2)
+        answer("c9", now - timedelta(minutes=40), 4)
+        check()
+        undo(store, earlier)  # aggregated, and not the last review aggregated
+        check()
+        assert len(rebuilds) == 3
 
         import_history(store, [LoggedReview("c1", 1, now - timedelta(minutes=30), 5000),
                                LoggedReview("x3", 3, now - timedelta(minutes=20), None)])

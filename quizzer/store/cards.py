@@ -12,6 +12,7 @@ from sqlalchemy import Connection, Row, case, delete, func, insert, or_, select,
 
 from quizzer.errors import CardNotFound, ConnectionLost, DatabaseError
 from quizzer.i18n import _
+from quizzer.store import review_days
 from quizzer.store.engine import Store
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.store.models import card_tags, cards, epoch, exam_questions, insert_id, mistakes, review_log
@@ -164,6 +165,7 @@ def undo(store: Store, answered: Answered) -> None:
             conn.execute(delete(card_tags).where(card_tags.c.card_id == answered.card_id,
                                                  card_tags.c.tag == LEECH_TAG))
         conn.execute(delete(review_log).where(review_log.c.id == answered.review_id))
+        review_days.undone(conn, answered.review_id)
 
 
 def set_flags(store: Store, card_id: str, *, suspended: bool | None = None,

@@ -9,13 +9,14 @@ rated Again. Days are study days (``clock.study_day``) under the day start and t
 their start times are part of the watermark, so another day start or time zone rebuilds the table.
 
 The answer path never touches the table. Each read compares it with the log (the watermark in
-``meta``: the last review aggregated, how many reviews up to it, the days' start times, the decks'
-sync fingerprint) and
+``meta``: the last review aggregated, the days' start times, the decks' sync fingerprint) and
 * adds the reviews logged since, when each comes after every review its card already had (a study
   answer, an imported later history);
-* rebuilds it from the whole log when anything else changed: a review deleted (undo), a card moved
-  to another deck (checked when the decks changed), an import that put reviews before a card's
-  last one or replayed a card's states (the per-card checksums of ``review_days_cards``).
+* rebuilds it from the whole log when anything else changed: a card moved to another deck
+  (checked when the decks changed), an import that put reviews before a card's last one or
+  replayed a card's states (the per-card checksums of ``review_days_cards``), or an aggregated
+  review deleted. Undo, the one way a review is deleted, drops the watermark (``undone``), as
+  counting the log to notice a deletion would cost more than every other figure.
 It computes inside one read snapshot and stores afterwards in a short write transaction, only if
 no other process stored meanwhile; a database that cannot be written still gets its figures.
 """
@@ -194,7 +195,6 @@ class _Watermark:
     last_id: int  # the last review aggregated (0: none)
     last_card: str
     last_at: float
-    reviews: int  # reviews aggregated, all with ids up to last_id
     first: str | None  # the days aggregated, ISO dates (None: no reviews)
     last: str | None
     rule: str  # _Days.rule of first..last ("" without days)
@@ -241,8 +241,6 @@ def _refresh(conn: Connection, mark: _Watermark | None, rollover_hour: int) -> _
         if last is None or tuple(last) != (mark.last_card, mark.last_at):
             return _rebuild(conn, rollover_hour)  # deleted (undo), or its id used again
     fresh = _in_order(conn.execute(select(*_ROW).where(review_log.c.id > mark.last_id)).all())
-    if conn.scalar(select(func.count()).select_from(review_log)) != mark.reviews + len(fresh):
-        return _rebuild(conn, rollover_hour)  # a review up to the watermark was deleted
     sync = conn.scalar(select(meta.c.value).where(meta.c.key == FINGERPRINT_KEY))
     if sync != mark.sync and conn.execute(
             select(review_days_cards.c.card_id).join(cards, cards.c.id == review_days_cards.c.card_id)
@@ -287,7 +285,7 @@ def _extend(conn: Connection, mark: _Watermark, fresh: list[Review], rollover_ho
     change = _Change(mark, False)
     _classify(fresh, deck_of, known, days, change.tally, change.cards)
     last = _last_row(fresh)
-    change.mark = _Watermark(last[0], last[1], last[2], mark.reviews + len(fresh), days.dates[0].isoformat(),
+    change.mark = _Watermark(last[0], last[1], last[2], days.dates[0].isoformat(),
                              days.dates[-1].isoformat(), days.rule(), mark.sync)
     return change
 
@@ -304,12 +302,12 @@ def _rebuild(conn: Connection, rollover_hour: int) -> _Change:
     seen: dict[str, _Card] = {}
     sync = conn.scalar(select(meta.c.value).where(meta.c.key == FINGERPRINT_KEY))
     if not rows:
-        return _Change(_Watermark(0, "", 0.0, 0, None, None, "", sync), True, tally)
+        return _Change(_Watermark(0, "", 0.0, None, None, "", sync), True, tally)
     deck_of: dict[str, str] = {card_id: deck for card_id, deck in conn.execute(select(cards.c.id, cards.c.deck))}
     days = _Days.around(rows[0][2], rows[-1][2], rollover_hour)  # in time order
     _classify(rows, deck_of, {}, days, tally, seen)
     last = _last_row(rows)
-    return _Change(_Watermark(last[0], last[1], last[2], len(rows), days.dates[0].isoformat(),
+    return _Change(_Watermark(last[0], last[1], last[2], days.dates[0].isoformat(),
                               days.dates[-1].isoformat(), days.rule(), sync), True, tally, seen)
 
 
@@ -322,6 +320,14 @@ def _driver_rows(conn: Connection, statement: Select[Any]) -> list[Review]:
         return list(cursor.fetchall())
     finally:
         cursor.close()
+
+
+def undone(conn: Connection, review_id: int) -> None:
+    """In the transaction that deletes review ``review_id``: when the table holds it, drop the
+    watermark, so the next read rebuilds the table from the log."""
+    mark = _Watermark.parse(conn.scalar(select(meta.c.value).where(meta.c.key == WATERMARK_KEY)))
+    if mark is not None and review_id <= mark.last_id:
+        conn.execute(delete(meta).where(meta.c.key == WATERMARK_KEY))
 
 
 def _store(store: Store, based_on: str | None, change: _Change) -> None:
@@ -367,4 +373,4 @@ def _write(conn: Connection, first: bool, change: _Change) -> None:
         conn.execute(update(meta).where(meta.c.key == WATERMARK_KEY).values(value=change.mark.text()))
 
 
-__all__ = ["COUNTS", "MATURE_DAYS", "review_days_of", "seconds"]
+__all__ = ["COUNTS", "MATURE_DAYS", "review_days_of", "seconds", "undone"]
