@@ -27,7 +27,7 @@ from quizzer import decks, kinds
 from quizzer.cli import app
 from quizzer.decks import load_decks
 from quizzer.errors import DeckProblems
-from quizzer.terminal import render
+from quizzer.terminal import mathtext, render
 from quizzer.terminal.linebreak import install, join_wide_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -234,7 +234,7 @@ def test_plain_text_is_drawn_as_rich_markdown_draws_it(width):
     plain = [text for text in texts if not isinstance(render.markdown(text), Markdown)]
     assert len(plain) >= 40  # the bundled plain questions and answers, not only the ones above
     for text in plain:
-        reference = Markdown(join_wide_lines(render.math_to_unicode(render.clean(text))))
+        reference = Markdown(join_wide_lines(mathtext.math_to_unicode(render.clean(text))))
         for panel in (False, True):
             assert drawn(render.markdown(text), width, panel) == drawn(reference, width, panel), text
 

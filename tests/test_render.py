@@ -11,8 +11,8 @@ from rich.cells import cell_len
 from rich.console import Console, RenderableType
 
 from quizzer.terminal.linebreak import break_units, divide_line, join_wide_lines
-from quizzer.terminal.mathtext import to_text
-from quizzer.terminal.render import console, markdown, math_to_unicode
+from quizzer.terminal.mathtext import math_to_unicode, to_text
+from quizzer.terminal.render import console, markdown
 
 
 def test_inline_math_becomes_unicode():

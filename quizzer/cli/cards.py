@@ -67,7 +67,7 @@ def cards_command(
     from quizzer import clock
     from quizzer.app import browse
     from quizzer.cli.output import emit_json
-    from quizzer.terminal.render import math_to_unicode
+    from quizzer.terminal.mathtext import math_to_unicode
 
     opened = collection(ctx, decks_dir, db)
     rows = browse.browse(opened, clock.now(), search=search, decks=deck, tags=tag, kinds_wanted=kind_values(kind),

@@ -24,7 +24,7 @@ def mistakes(
     from quizzer import clock
     from quizzer.app import browse
     from quizzer.cli.output import emit_json
-    from quizzer.terminal.render import math_to_unicode
+    from quizzer.terminal.mathtext import math_to_unicode
 
     if drill and as_json:
         raise UsageError(_("--json lists the notebook; it does not go with --drill"))

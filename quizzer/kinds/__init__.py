@@ -10,6 +10,7 @@ loading any.
 from __future__ import annotations
 
 import importlib
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -26,8 +27,9 @@ _MODULES = {
 KINDS: tuple[str, ...] = tuple(_MODULES)
 
 
+@cache
 def get(name: str) -> Kind[Any]:
-    """The kind called ``name`` (one of KINDS)."""
+    """The kind called ``name`` (one of KINDS); asked once per card of a listing, so kept."""
     kind: Kind[Any] = importlib.import_module(_MODULES[name]).KIND
     return kind
 

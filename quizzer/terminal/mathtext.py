@@ -24,6 +24,21 @@ _OPERATORS = {
 _OPERATOR = re.compile(r"\\(" + "|".join(sorted(_OPERATORS, key=len, reverse=True)) + r")(?![A-Za-z])")
 _FUNCTIONS = re.compile(r"\\(log|ln|exp|max|min|sin|cos|tan|arg|det|dim)(?![A-Za-z])\s*")
 _SPACES = re.compile(r"[ \t]{2,}")
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
+
+
+def math_to_unicode(text: str) -> str:
+    """Replace every ``$...$`` / ``$$...$$`` by its Unicode reading (``\\sqrt{d_k}`` -> ``√(d_k)``).
+    Here, not beside the renderer, so a listing printed as JSON does not load rich."""
+    if "$" not in text:
+        return text
+
+    def convert(match: re.Match[str]) -> str:
+        block, inline = match.groups()
+        rendered = to_text(block or inline)
+        return f"\n\n{rendered}\n\n" if block else f"`{rendered}`"
+
+    return _MATH.sub(convert, text)
 
 
 @lru_cache(maxsize=1)

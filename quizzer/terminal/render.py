@@ -14,9 +14,8 @@ from rich.text import Text
 
 from quizzer.terminal.linebreak import install as install_line_breaking
 from quizzer.terminal.linebreak import join_wide_lines
-from quizzer.terminal.mathtext import to_text
+from quizzer.terminal.mathtext import math_to_unicode
 
-_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
 # What only rich.markdown draws: a table, an inline link (or, with a line starting with `[`, a
 # reference one), a line that can start a block (heading, quote, list, rule, setext underline,
 # fence) or is indented code, a hard break (two trailing spaces), and whitespace other than
@@ -40,19 +39,6 @@ def clean(text: str) -> str:
 def safe(text: str) -> str:
     """Data text for a rich markup string: cleaned, and brackets that are not markup."""
     return escape(clean(text))
-
-
-def math_to_unicode(text: str) -> str:
-    """Replace every ``$...$`` / ``$$...$$`` by its Unicode reading (``\\sqrt{d_k}`` -> ``√(d_k)``)."""
-    if "$" not in text:
-        return text
-
-    def convert(match: re.Match[str]) -> str:
-        block, inline = match.groups()
-        rendered = to_text(block or inline)
-        return f"\n\n{rendered}\n\n" if block else f"`{rendered}`"
-
-    return _MATH.sub(convert, text)
 
 
 def markdown(text: str) -> RenderableType:
