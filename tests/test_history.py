@@ -289,6 +289,8 @@ def test_reviews_of_a_deck_card_attach_to_it_and_unknown_ids_are_archived(tiny, 
                             ("t-two", "4", "2025-01-06T08:00:00+00:00", "1200")}
     piped = quiz("history", "export", "-", "--deck", "archived", "--decks", str(tiny))
     assert piped.exit_code == 0 and piped.stderr.strip() == "exported 2 reviews of 1 cards to standard output"
+    chinese = quiz("history", "export", "-", "--deck", "archived", "--decks", str(tiny), env={"QUIZ_LANG": "zh"})
+    assert chinese.stderr.strip() == "已将 1 张卡片的 2 条复习记录导出到标准输出"  # no space: not a path
     assert {tuple(row) for row in csv.reader(piped.stdout.splitlines())} == {
         tuple(HEADER), ("old-1", "1", "2025-01-01T08:00:00+00:00", "9000"), ("old-1", "3", "2025-01-01T08:10:00+00:00", "0")}
     deck_only = quiz("history", "export", str(out), "--deck", "tiny", "--since", "2025-01-03", "--json", "--decks", str(tiny))

@@ -100,6 +100,7 @@ def history_export(
 
         emit_json(dict(file=str(file), exported=result.exported, cards=result.cards))
         return
-    typer.echo(_("exported {reviews} reviews of {cards} cards to {file}").format(
-        reviews=f"{result.exported:,}", cards=f"{result.cards:,}", file=_("standard output") if to_stdout else file),
-        err=to_stdout)
+    # two messages, not "standard output" put in for {file}: Chinese spaces a path, not a word
+    done = (_("exported {reviews} reviews of {cards} cards to standard output") if to_stdout
+            else _("exported {reviews} reviews of {cards} cards to {file}"))
+    typer.echo(done.format(reviews=f"{result.exported:,}", cards=f"{result.cards:,}", file=file), err=to_stdout)
