@@ -31,6 +31,7 @@ import os
 import random
 import resource
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -145,25 +146,34 @@ def compared(commands: list[tuple[str, list[str]]], env: dict[str, str], quiz: l
              folder: Path, runs: int) -> None:
     """Each command on this checkout and on ``revision`` (which must read this database's schema),
     run after run in turn; the medians and their ratio (below 1: this checkout is faster). ``-P``
-    keeps the working directory off the path, so PYTHONPATH alone picks the code."""
+    keeps the working directory off the path, so PYTHONPATH alone picks the code. The revision
+    gets its own copy of the database and deck cache: each may store the log's aggregate in a form
+    the other does not read, and would then rebuild it on every run."""
     root = Path(__file__).resolve().parents[1]
     quiz = [quiz[0], "-P", *quiz[1:]]
     tree = folder / f"against-{revision}"
-    if not tree.exists():
-        subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), revision], check=True,
-                       stdout=subprocess.DEVNULL)
+    subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), revision], check=True,
+                   stdout=subprocess.DEVNULL)
+    copy = folder / f"against-{revision}.db"
+    with sqlite3.connect(env["QUIZ_DB"]) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    theirs = {**env, "PYTHONPATH": str(tree), "QUIZ_DB": str(copy), "QUIZ_CACHE_DIR": str(folder / f"cache-{revision}")}
     trees = {"this checkout": with_bytecode({**env, "PYTHONPATH": str(root)}, folder / "pycache-this"),
-             revision: with_bytecode({**env, "PYTHONPATH": str(tree)}, folder / "pycache-against")}
-    print(f"\n| operation | {revision}, median | this checkout, median | ratio |\n| --- | ---: | ---: | ---: |")
-    for name, args in commands:
-        for tree_env in trees.values():  # caches and bytecode of both first
-            timed_runs([*quiz, *args], tree_env, 1)
-        samples: dict[str, list[float]] = {label: [] for label in trees}
-        for _ in range(runs):
-            for label, tree_env in trees.items():
-                samples[label] += [wall for wall, _ in timed_runs([*quiz, *args], tree_env, 1)]
-        old, new = (statistics.median(samples[label]) for label in (revision, "this checkout"))
-        print(f"| {name} | {old:.0f} ms | {new:.0f} ms | {new / old:.2f}× |")
+             revision: with_bytecode(theirs, folder / "pycache-against")}
+    try:
+        print(f"\n| operation | {revision}, median | this checkout, median | ratio |\n| --- | ---: | ---: | ---: |")
+        for name, args in commands:
+            for tree_env in trees.values():  # caches and bytecode of both first
+                timed_runs([*quiz, *args], tree_env, 1)
+            samples: dict[str, list[float]] = {label: [] for label in trees}
+            for _ in range(runs):
+                for label, tree_env in trees.items():
+                    samples[label] += [wall for wall, _ in timed_runs([*quiz, *args], tree_env, 1)]
+            old, new = (statistics.median(samples[label]) for label in (revision, "this checkout"))
+            print(f"| {name} | {old:.0f} ms | {new:.0f} ms | {new / old:.2f}× |")
+    finally:  # git keeps a record of every worktree: not left behind
+        subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(tree)], check=True)
+        copy.unlink()
 
 
 def aggregate_costs(db: Path, env: dict[str, str], quiz: list[str], runs: int) -> list[tuple[str, list[tuple[float, float]]]]:
