@@ -12,8 +12,9 @@ machine): the whole command in a fresh process (``quiz stats --json``, decks cac
 includes start-up, loading the 50,000-card decks and the unchanged-sync check), the same with
 ``--deck`` and with ``--tag`` (which the log's aggregate cannot answer: read from the log), the
 card browser's due cards (``quiz cards --state due --json``), plain ``quiz`` on the same
-collection (what every command pays before its own work), and the figures alone
-(``quizzer.app.stats.compute``, in process). Then, on a copy of the database, what keeping the
+collection (what every command pays before its own work), the interpreter alone and with
+SQLAlchemy imported (this machine's scale, which the other figures move with), and the figures
+alone (``quizzer.app.stats.compute``, in process). Then, on a copy of the database, what keeping the
 log's aggregate (``quizzer.store.review_days``) costs: ``quiz stats --json`` after 200 new answers
 (added to it), and after its watermark is gone (rebuilt from the whole log, as on the first run
 after the upgrade, or after an undo of a review it held).
@@ -270,6 +271,9 @@ def main() -> None:
                                                                         env, args.runs)),
         ("`quiz` (today's numbers), fresh process: the floor of any command on these decks",
          timed_runs(quiz, env, args.runs)),
+        ("for scale: `python -c pass`", timed_runs([sys.executable, "-c", "pass"], env, args.runs)),
+        ("for scale: `python -c 'import sqlalchemy'`", timed_runs([sys.executable, "-c", "import sqlalchemy"],
+                                                                 env, args.runs)),
         ("the figures alone (`app.stats.compute`), whole collection", in_process(everything)),
         ("the figures alone, one deck of 12", in_process(one_deck)),
         ("the figures alone, one tag of 40", in_process(one_tag)),
