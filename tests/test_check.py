@@ -95,3 +95,31 @@ def test_rows_of_a_missing_card_are_named(healthy):
     result = check(backend)
     assert result.exit_code == 1, result.output
     assert sorted(result.output.splitlines()) == sorted(expected)
+
+
+def test_a_review_deleted_by_hand_is_noticed_and_the_statistics_follow_the_log(healthy):
+    """The statistics' summary of the log notices an undo by itself, not a review deleted with
+    another tool; `quiz check` compares it with the log card by card and has it rebuilt (exit 0:
+    derived data, put right), after which the days' counts are the log's again."""
+    from sqlalchemy import delete, select
+
+    from quizzer.store.filter import EVERYTHING
+    from quizzer.store.review_days import review_days_of
+
+    backend, store = healthy
+    with store.write() as conn:
+        conn.execute(insert(review_log), [{"card_id": "c-review", "reviewed_at": T0 + timedelta(days=d), "rating": 3,
+                                           "state_before": 2, "mode": "study", "scheduled": True} for d in (1, 2)])
+    day = (T0 + timedelta(days=1)).date()
+    assert review_days_of(store, EVERYTHING, 4)[day][0] == 1  # built: one review that day
+    assert check(backend).output.strip() == "ok"  # agrees: nothing to say
+    with store.write() as conn:  # the day's review, not the last one held
+        conn.execute(delete(review_log).where(review_log.c.reviewed_at == T0 + timedelta(days=1)))
+        assert len(conn.execute(select(review_log.c.id)).all()) == 2
+    assert review_days_of(store, EVERYTHING, 4)[day][0] == 1  # stale until checked
+    result = check(backend)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        "the statistics' summary of the review log no longer matched it (changed outside quizzer): "
+        "the next `quiz stats` rebuilds it", "ok"]
+    assert day not in review_days_of(store, EVERYTHING, 4)

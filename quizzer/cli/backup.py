@@ -66,7 +66,7 @@ def backup_restore(
 @app.command(help=_("Check the database: SQLite's integrity and foreign keys, and on any database the "
                     "collection's rules (memory states, rows of missing cards or exams)."))
 def check(ctx: typer.Context, db: DbOption = None) -> None:
-    from quizzer.store import open_store
+    from quizzer.store import open_store, review_days
     from quizzer.store.check import problems as broken_rules
     from quizzer.store.engine import resolve
 
@@ -81,6 +81,9 @@ def check(ctx: typer.Context, db: DbOption = None) -> None:
         store = open_store(location, learner())
         try:
             problems = broken_rules(store)
+            if not review_days.agrees(store):  # derived data: put right, not a problem to fix
+                typer.echo(_("the statistics' summary of the review log no longer matched it (changed outside "
+                             "quizzer): the next `quiz stats` rebuilds it"))
         finally:
             store.close()
     for problem in problems:

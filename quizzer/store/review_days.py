@@ -15,8 +15,9 @@ The answer path never touches the table. Each read compares it with the log (the
 * rebuilds it from the whole log when anything else changed: a card moved to another deck
   (checked when the decks changed), an import that put reviews before a card's last one or
   replayed a card's states (the per-card checksums of ``review_days_cards``), or an aggregated
-  review deleted. Undo, the one way a review is deleted, drops the watermark (``undone``), as
-  counting the log to notice a deletion would cost more than every other figure.
+  review deleted. Undo, the one way quizzer deletes a review, drops the watermark (``undone``), as
+  counting the log to notice a deletion would cost more than every other figure; ``quiz check``
+  finds a log changed by another tool (``agrees``).
 It computes inside one read snapshot and stores afterwards in a short write transaction, only if
 no other process stored meanwhile; a database that cannot be written still gets its figures.
 """
@@ -330,6 +331,27 @@ def undone(conn: Connection, review_id: int) -> None:
         conn.execute(delete(meta).where(meta.c.key == WATERMARK_KEY))
 
 
+def agrees(store: Store) -> bool:
+    """For ``quiz check``: whether the table still holds the log up to its watermark, card by card
+    (how many reviews, their checksum). A review deleted or rewritten outside quizzer breaks that
+    (undo drops the watermark itself); the watermark is then dropped, so the next read rebuilds."""
+    with store.read() as conn:
+        stored = conn.scalar(select(meta.c.value).where(meta.c.key == WATERMARK_KEY))
+        mark = _Watermark.parse(stored)
+        if mark is None:
+            return True  # nothing held: the next read builds it
+        held = {card_id: (reviews, checksum) for card_id, reviews, checksum in conn.execute(
+            select(review_days_cards.c.card_id, review_days_cards.c.reviews, review_days_cards.c.checksum))}
+        logged = {card_id: (reviews, checksum) for card_id, reviews, checksum in conn.execute(
+            select(review_log.c.card_id, func.count(), func.sum(review_log.c.id * (review_log.c.state_before + 1)))
+            .where(review_log.c.id <= mark.last_id).group_by(review_log.c.card_id))}
+    if held == logged:
+        return True
+    with store.write() as conn:
+        conn.execute(delete(meta).where(meta.c.key == WATERMARK_KEY, meta.c.value == stored))
+    return False
+
+
 def _store(store: Store, based_on: str | None, change: _Change) -> None:
     """Write ``change`` unless another process stored since ``based_on`` was read; a database
     that cannot be written (read-only, busy past the timeout) keeps its table as it was."""
@@ -373,4 +395,4 @@ def _write(conn: Connection, first: bool, change: _Change) -> None:
         conn.execute(update(meta).where(meta.c.key == WATERMARK_KEY).values(value=change.mark.text()))
 
 
-__all__ = ["COUNTS", "MATURE_DAYS", "review_days_of", "seconds", "undone"]
+__all__ = ["COUNTS", "MATURE_DAYS", "agrees", "review_days_of", "seconds", "undone"]
