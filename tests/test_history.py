@@ -14,6 +14,7 @@ import fsrs
 import pytest
 from typer.testing import CliRunner
 
+from quizzer import i18n
 from quizzer.cli import app
 from quizzer.scheduling.answer import answer
 from quizzer.store import REVIEW, CardRef, open_store, sync_cards
@@ -289,7 +290,11 @@ def test_reviews_of_a_deck_card_attach_to_it_and_unknown_ids_are_archived(tiny, 
                             ("t-two", "4", "2025-01-06T08:00:00+00:00", "1200")}
     piped = quiz("history", "export", "-", "--deck", "archived", "--decks", str(tiny))
     assert piped.exit_code == 0 and piped.stderr.strip() == "exported 2 reviews of 1 cards to standard output"
-    chinese = quiz("history", "export", "-", "--deck", "archived", "--decks", str(tiny), env={"QUIZ_LANG": "zh"})
+    i18n.use("zh")
+    try:
+        chinese = quiz("history", "export", "-", "--deck", "archived", "--decks", str(tiny))
+    finally:
+        i18n.use("en")
     assert chinese.stderr.strip() == "已将 1 张卡片的 2 条复习记录导出到标准输出"  # no space: not a path
     assert {tuple(row) for row in csv.reader(piped.stdout.splitlines())} == {
         tuple(HEADER), ("old-1", "1", "2025-01-01T08:00:00+00:00", "9000"), ("old-1", "3", "2025-01-01T08:10:00+00:00", "0")}
