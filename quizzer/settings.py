@@ -388,8 +388,9 @@ def write(path: Path, values: Mapping[str, Any]) -> None:
         temporary.write_text(HEADER + "".join(lines), "utf-8")
         os.replace(temporary, path)
     except OSError as err:
-        raise QuizError(f"{path} cannot be written: {err.strerror or err}",
-                        f"check that its folder exists and is writable, or point {CONFIG_ENV} elsewhere") from None
+        raise QuizError(_("{path} cannot be written: {reason}").format(path=path, reason=err.strerror or err),
+                        _("check that its folder exists and is writable, or point {variable} elsewhere").format(
+                            variable=CONFIG_ENV)) from None
 
 
 def set_value(path: Path, name: str, raw: str) -> Any:

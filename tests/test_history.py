@@ -391,3 +391,18 @@ def test_an_import_that_fails_half_way_leaves_nothing_behind(tmp_path):
         assert dump(db) == before
     finally:
         store.close()
+
+
+def test_a_bad_history_file_is_explained_in_chinese(tiny, tmp_path):
+    """The file's problems, like the rest of the interface, in the learner's language; the file,
+    line and the column names stay as written."""
+    bad = write_log(tmp_path / "bad.csv", [GOOD[0], ("t-one", "5", "2025-01-03T08:00:00+00:00", "1")])
+    i18n.use("zh")
+    try:
+        rating = quiz("history", "import", str(bad), "--decks", str(tiny))
+        missing = quiz("history", "import", str(tmp_path / "nowhere.csv"), "--decks", str(tiny))
+    finally:
+        i18n.use("en")
+    assert rating.exit_code == 1 and rating.stderr.startswith(
+        f"错误：{bad}:3: review_rating 应为 1（重来）、2（困难）、3（良好）或 4（简单），而不是 '5'")
+    assert missing.exit_code == 1 and missing.stderr.startswith(f"错误：{tmp_path / 'nowhere.csv'}: 无法读取：")

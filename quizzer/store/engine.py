@@ -362,7 +362,8 @@ def busy_timeout_ms() -> int:
     except ValueError:
         timeout = -1
     if timeout < 0:
-        raise UsageError(f"{BUSY_TIMEOUT_ENV}={value!r} is not a number of milliseconds")
+        raise UsageError(_("{variable}={value} is not a number of milliseconds").format(
+            variable=BUSY_TIMEOUT_ENV, value=repr(value)))
     return timeout
 
 

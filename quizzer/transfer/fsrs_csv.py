@@ -23,6 +23,7 @@ import fsrs
 
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.errors import HistoryFileError
+from quizzer.i18n import _
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER, replay_decider
 from quizzer.store import history
 from quizzer.store.engine import Store
@@ -57,11 +58,12 @@ def _time(text: str) -> datetime:
         try:
             return EPOCH + timedelta(milliseconds=int(text))
         except OverflowError:
-            raise _BadRow(f"review_time {text!r} is out of range (milliseconds since 1970)") from None
+            raise _BadRow(_("review_time {value} is out of range (milliseconds since 1970)").format(value=repr(text))) from None
     try:
         parsed = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
     except ValueError:
-        raise _BadRow(f"review_time {text!r} is not an ISO 8601 date-time (e.g. 2024-03-29T20:32:32+00:00)") from None
+        raise _BadRow(_("review_time {value} is not an ISO 8601 date-time (e.g. 2024-03-29T20:32:32+00:00)").format(
+            value=repr(text))) from None
     if parsed.tzinfo is None:
         return parsed.replace(tzinfo=timezone.utc)
     return parsed.astimezone(timezone.utc)
@@ -70,31 +72,34 @@ def _time(text: str) -> datetime:
 def _review(row: dict[str | None, str | list[str] | None], width: int, now: datetime | None) -> LoggedReview:
     if row.get(None):
         extra = row[None]
-        raise _BadRow(f"{width + len(extra or [])} values, but the header names {width} columns")
+        raise _BadRow(_("{values} values, but the header names {columns} columns").format(
+            values=width + len(extra or []), columns=width))
     values: dict[str, str] = {}
     for column in COLUMNS:
         value = row.get(column)
         if value is None:
-            raise _BadRow(f"missing {column} (the row has fewer values than the header)")
+            raise _BadRow(_("missing {column} (the row has fewer values than the header)").format(column=column))
         values[column] = str(value).strip()
     card_id = values["card_id"]
     if not card_id:
-        raise _BadRow("empty card_id")
+        raise _BadRow(_("empty card_id"))
     if len(card_id) > MAX_ID_LENGTH:
-        raise _BadRow(f"card_id is longer than {MAX_ID_LENGTH} characters")
+        raise _BadRow(_("card_id is longer than {limit} characters").format(limit=MAX_ID_LENGTH))
     rating = RATINGS.get(values["review_rating"])
     if rating is None:
-        raise _BadRow(f"review_rating must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy), got {values['review_rating']!r}")
+        raise _BadRow(_("review_rating must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy), got {value}").format(
+            value=repr(values["review_rating"])))
     if not values["review_time"]:
-        raise _BadRow("empty review_time")
+        raise _BadRow(_("empty review_time"))
     reviewed_at = _time(values["review_time"])
     if now is not None and reviewed_at > now:
-        raise _BadRow(f"review_time {values['review_time']} is in the future")
+        raise _BadRow(_("review_time {value} is in the future").format(value=values["review_time"]))
     text = values["review_duration"]
     duration: int | None = None
     if text:
         if not (text.isascii() and text.isdigit()) or int(text) > MAX_DURATION_MS:
-            raise _BadRow(f"review_duration must be a whole number of milliseconds, 0 or more, got {text!r}")
+            raise _BadRow(_("review_duration must be a whole number of milliseconds, 0 or more, got {value}").format(
+                value=repr(text)))
         duration = int(text)
     return LoggedReview(card_id, rating, reviewed_at, duration)
 
@@ -108,21 +113,24 @@ def read_review_log(csv_path: Path, now: datetime | None = None) -> list[LoggedR
             reader = csv.DictReader(handle)
             try:
                 if not reader.fieldnames:
-                    raise _BadRow(f"no header line (expected {', '.join(COLUMNS)})")
+                    raise _BadRow(_("no header line (expected {columns})").format(columns=", ".join(COLUMNS)))
                 header = [name.strip() for name in reader.fieldnames]
                 missing = [column for column in COLUMNS if column not in header]
                 if missing:
-                    raise _BadRow(f"the header lacks {', '.join(missing)} (expected {', '.join(COLUMNS)})")
+                    raise _BadRow(_("the header lacks {missing} (expected {columns})").format(
+                        missing=", ".join(missing), columns=", ".join(COLUMNS)))
                 reader.fieldnames = header
                 return [_review(row, len(header), now) for row in reader]
             except _BadRow as bad:
                 raise HistoryFileError(f"{csv_path}:{max(reader.line_num, 1)}: {bad}") from None
             except csv.Error as exc:
-                raise HistoryFileError(f"{csv_path}:{reader.line_num}: not valid CSV: {exc}") from None
+                raise HistoryFileError(f"{csv_path}:{reader.line_num}: " + _("not valid CSV: {reason}").format(
+                    reason=exc)) from None
     except UnicodeDecodeError:
-        raise HistoryFileError(f"{csv_path}: not UTF-8 text") from None
+        raise HistoryFileError(f"{csv_path}: " + _("not UTF-8 text")) from None
     except OSError as exc:
-        raise HistoryFileError(f"{csv_path}: cannot be read: {exc.strerror or exc}", "check the file name") from None
+        raise HistoryFileError(f"{csv_path}: " + _("cannot be read: {reason}").format(reason=exc.strerror or exc),
+                               _("check the file name")) from None
 
 
 def import_history(store: Store, reviews: Sequence[LoggedReview], *, scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER,
@@ -161,8 +169,8 @@ def write_review_log(csv_path: Path, reviews: Iterable[LoggedReview]) -> None:
     except OSError as exc:
         with suppress(OSError):
             partial_path.unlink()
-        raise HistoryFileError(f"{csv_path}: cannot be written: {exc.strerror or exc}",
-                               "check that its folder exists and is writable, and the free disk space") from None
+        raise HistoryFileError(f"{csv_path}: " + _("cannot be written: {reason}").format(reason=exc.strerror or exc),
+                               _("check that its folder exists and is writable, and the free disk space")) from None
     except BaseException:
         with suppress(OSError):
             partial_path.unlink()
