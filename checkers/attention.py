@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from checkers.base import BaseChecker, Tolerance, draw_values, num, softmax_steps, vec
+from checkers.grading import Said
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -100,24 +101,24 @@ class MaskedSoftmax(BaseChecker[MaskedSoftmaxParams, MaskedSoftmaxInputs, list[f
         n, mask = len(inputs.mask), inputs.mask
         kept = sum(mask)
         if not params.min_len <= n <= params.max_len:
-            return f"row length {n} is outside [{params.min_len}, {params.max_len}]"
+            return Said("row length {n} is outside [{low}, {high}]", n=n, low=params.min_len, high=params.max_len)
         if params.variant in ("padding", "causal") and mask != [1] * kept + [0] * (n - kept):
-            return f"a {params.variant} mask keeps a prefix, not {mask}"
+            return Said("a {variant} mask keeps a prefix, not {mask}", variant=params.variant, mask=str(mask))
         if params.variant == "padding" and kept == n:
-            return "a padding row needs at least one PAD"
+            return Said("a padding row needs at least one PAD")
         if params.variant in ("unmasked", "zero_score") and kept != n:
-            return f"variant {params.variant} masks nothing, but the mask is {mask}"
+            return Said("variant {variant} masks nothing, but the mask is {mask}", variant=params.variant, mask=str(mask))
         real = kept
         if params.variant == "unmasked":
             if inputs.pads is None:
-                return "a forgotten-mask row needs PADs in its story"
+                return Said("a forgotten-mask row needs PADs in its story")
             real = n - inputs.pads
         if params.variant == "zero_score":
             real = n - _trailing_zeros(inputs.scores)
             if real == n or 0 in inputs.scores[:real]:
-                return f"a zero-score row needs trailing zero scores after non-zero ones, not {inputs.scores}"
+                return Said("a zero-score row needs trailing zero scores after non-zero ones, not {scores}", scores=str(inputs.scores))
         if real < params.min_kept:
-            return f"only {real} real position(s); the card asks for at least {params.min_kept}"
+            return Said("only {real} real position(s); the card asks for at least {least}", real=real, least=params.min_kept)
         return None
 
     def solve(self, inputs: MaskedSoftmaxInputs) -> list[float]:
@@ -182,9 +183,9 @@ class ScaledScores(BaseChecker[ScaledScoresParams, ScaledScoresInputs, list[floa
 
     def outside(self, params: ScaledScoresParams, inputs: ScaledScoresInputs) -> str | None:
         if params.d_k is not None and len(inputs.q) != params.d_k:
-            return f"d_k is {len(inputs.q)}, the card asks for {params.d_k}"
+            return Said("d_k is {got}, the card asks for {wanted}", got=len(inputs.q), wanted=params.d_k)
         if not params.min_len <= len(inputs.k) <= params.max_len:
-            return f"{len(inputs.k)} keys, outside [{params.min_len}, {params.max_len}]"
+            return Said("{n} keys, outside [{low}, {high}]", n=len(inputs.k), low=params.min_len, high=params.max_len)
         return None
 
     def solve(self, inputs: ScaledScoresInputs) -> list[float]:

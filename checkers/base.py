@@ -251,8 +251,9 @@ class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
         return self.finish(self.draw(seed, params))
 
     def outside(self, params: ParamsT, inputs: InputsT) -> str | None:
-        """Why drawn inputs leave the point `params` state (None: inside). Checked on the inputs,
-        not trusted from compose, so lint can reject a card whose params let the draw wander."""
+        """Why drawn inputs leave the point `params` state (None: inside), as a
+        ``grading.Said`` the interface translates. Checked on the inputs, not trusted from
+        compose, so lint can reject a card whose params let the draw wander."""
         return None
 
     def also(self, inputs: InputsT, answer: AnswerT, tolerance: Tolerance) -> tuple[float, ...]:

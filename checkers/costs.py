@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 from checkers.base import BaseChecker, Tolerance
 from checkers.configs import CONFIGS
+from checkers.grading import Said
 from checkers.shapes import Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -99,11 +100,11 @@ class KvCache(BaseChecker[KvCacheParams, KvCacheInputs, int | float]):
 
     def outside(self, params: KvCacheParams, inputs: KvCacheInputs) -> str | None:
         if params.target != "any" and inputs.target != params.target:
-            return f"asks {inputs.target}, the card wants {params.target}"
+            return Said("asks {got}, the card wants {wanted}", got=inputs.target, wanted=params.target)
         if params.attention != "any" and (inputs.kv_heads == inputs.heads) != (params.attention == "mha"):
-            return f"h_kv = {inputs.kv_heads} of h = {inputs.heads} is not {params.attention}"
+            return Said("h_kv = {kv_heads} of h = {heads} is not {attention}", kv_heads=inputs.kv_heads, heads=inputs.heads, attention=params.attention)
         if params.dtype != "any" and inputs.dtype != params.dtype:
-            return f"stored as {inputs.dtype}, the card wants {params.dtype}"
+            return Said("stored as {got}, the card wants {wanted}", got=inputs.dtype, wanted=params.dtype)
         return None
 
     def solve(self, inputs: KvCacheInputs) -> int | float:
@@ -188,8 +189,8 @@ class TrainingMemory(BaseChecker[TrainingMemoryParams, TrainingMemoryInputs, flo
 
     def outside(self, params: TrainingMemoryParams, inputs: TrainingMemoryInputs) -> str | None:
         if params.precision != "any" and inputs.precision != params.precision:
-            return f"{inputs.precision} training, the card wants {params.precision}"
-        return None if inputs.part in params.parts else f"part {inputs.part} is not one of {params.parts}"
+            return Said("{got} training, the card wants {wanted}", got=inputs.precision, wanted=params.precision)
+        return None if inputs.part in params.parts else Said("part {part} is not one of {parts}", part=inputs.part, parts=str(params.parts))
 
     def solve(self, inputs: TrainingMemoryInputs) -> float:
         from checkers import reference
@@ -264,7 +265,7 @@ class Flops(BaseChecker[FlopsParams, FlopsInputs, int]):
         return inputs, prompt
 
     def outside(self, params: FlopsParams, inputs: FlopsInputs) -> str | None:
-        return None if params.mode in ("any", inputs.mode) else f"asks {inputs.mode}, the card wants {params.mode}"
+        return None if params.mode in ("any", inputs.mode) else Said("asks {got}, the card wants {wanted}", got=inputs.mode, wanted=params.mode)
 
     def solve(self, inputs: FlopsInputs) -> int:
         from checkers import reference
@@ -350,9 +351,9 @@ class LoraParams(BaseChecker[LoraParamsParams, LoraParamsInputs, int]):
 
     def outside(self, params: LoraParamsParams, inputs: LoraParamsInputs) -> str | None:
         if inputs.rank not in params.ranks:
-            return f"rank {inputs.rank} is not one of {params.ranks}"
+            return Said("rank {rank} is not one of {ranks}", rank=inputs.rank, ranks=str(params.ranks))
         if params.targets != "any" and inputs.targets != TARGETS[params.targets]:
-            return f"targets {inputs.targets}, the card wants {TARGETS[params.targets]}"
+            return Said("targets {got}, the card wants {wanted}", got=str(inputs.targets), wanted=str(TARGETS[params.targets]))
         return None
 
     def solve(self, inputs: LoraParamsInputs) -> int:

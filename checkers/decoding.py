@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from checkers.base import BaseChecker, Tolerance, draw_values, num, softmax_steps, vec
+from checkers.grading import Said
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -63,9 +64,9 @@ class Perplexity(BaseChecker[PerplexityParams, PerplexityInputs, float]):
     def outside(self, params: PerplexityParams, inputs: PerplexityInputs) -> str | None:
         form = "probs" if inputs.probs is not None else "loss"
         if params.form != "any" and form != params.form:
-            return f"given as {form}, the card wants {params.form}"
+            return Said("given as {got}, the card wants {wanted}", got=form, wanted=params.form)
         if inputs.probs is not None and not params.min_len <= len(inputs.probs) <= params.max_len:
-            return f"{len(inputs.probs)} tokens is outside [{params.min_len}, {params.max_len}]"
+            return Said("{n} tokens is outside [{low}, {high}]", n=len(inputs.probs), low=params.min_len, high=params.max_len)
         return None
 
     def solve(self, inputs: PerplexityInputs) -> float:
@@ -194,11 +195,11 @@ class Sampling(BaseChecker[SamplingParams, SamplingInputs, list[float]]):
     def outside(self, params: SamplingParams, inputs: SamplingInputs) -> str | None:
         used = {"temperature": inputs.temperature != 1.0, "top_k": inputs.top_k > 0, "top_p": inputs.top_p < 1}
         if params.variant in used and [k for k, v in used.items() if v] != [params.variant]:
-            return f"the card drills {params.variant} alone"
+            return Said("the card drills {variant} alone", variant=params.variant)
         if params.variant == "combined" and not all(used.values()):
-            return "the card combines temperature, top-k and top-p"
+            return Said("the card combines temperature, top-k and top-p")
         if sum(_steps(inputs)[2]) < 2 and (inputs.top_k or inputs.top_p < 1):
-            return "filtering kept a single token (greedy): nothing to renormalise"
+            return Said("filtering kept a single token (greedy): nothing to renormalise")
         return None
 
     def solve(self, inputs: SamplingInputs) -> list[float]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
 from checkers.base import BaseChecker, Tolerance, draw_values, vec
+from checkers.grading import Said
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -56,7 +57,7 @@ class EmbeddingSum(BaseChecker[EmbeddingSumParams, EmbeddingSumInputs, list[floa
 
     def outside(self, params: EmbeddingSumParams, inputs: EmbeddingSumInputs) -> str | None:
         if not params.min_len <= len(inputs.token) <= params.max_len:
-            return f"dimension {len(inputs.token)} is outside [{params.min_len}, {params.max_len}]"
+            return Said("dimension {n} is outside [{low}, {high}]", n=len(inputs.token), low=params.min_len, high=params.max_len)
         return None
 
     def solve(self, inputs: EmbeddingSumInputs) -> list[float]:

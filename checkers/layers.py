@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from checkers.base import BaseChecker, Tolerance, draw_values, num, vec
+from checkers.grading import Said
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -70,9 +71,9 @@ class PositionalEncoding(BaseChecker[PositionalEncodingParams, PositionalEncodin
 
     def outside(self, params: PositionalEncodingParams, inputs: PositionalEncodingInputs) -> str | None:
         if params.target != "any" and (inputs.index is None) != (params.target == "vector"):
-            return f"the card wants a {params.target} answer"
+            return Said("the card wants a {target} answer", target=params.target)
         if inputs.d_model not in params.d_models or inputs.position > params.max_position:
-            return f"d_model {inputs.d_model} / position {inputs.position} outside the card's range"
+            return Said("d_model {d_model} / position {position} outside the card's range", d_model=inputs.d_model, position=inputs.position)
         return None
 
     def solve(self, inputs: PositionalEncodingInputs) -> float | list[float]:
@@ -149,10 +150,10 @@ class LayerNorm(BaseChecker[LayerNormParams, LayerNormInputs, list[float]]):
 
     def outside(self, params: LayerNormParams, inputs: LayerNormInputs) -> str | None:
         if not params.min_len <= len(inputs.x) <= params.max_len:
-            return f"length {len(inputs.x)} is outside [{params.min_len}, {params.max_len}]"
+            return Said("length {n} is outside [{low}, {high}]", n=len(inputs.x), low=params.min_len, high=params.max_len)
         if params.affine != "any" and (inputs.gamma is None) != (params.affine == "identity"):
-            return f"the card wants affine = {params.affine}"
-        return "a constant x normalises to 0 everywhere" if len(set(inputs.x)) == 1 else None
+            return Said("the card wants affine = {affine}", affine=params.affine)
+        return Said("a constant x normalises to 0 everywhere") if len(set(inputs.x)) == 1 else None
 
     def solve(self, inputs: LayerNormInputs) -> list[float]:
         import torch

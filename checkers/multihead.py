@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 from checkers.base import BaseChecker, Tolerance, draw_values, softmax_steps, vec
+from checkers.grading import Said
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -78,11 +79,11 @@ class AttentionShapes(BaseChecker[AttentionShapesParams, AttentionShapesInputs, 
 
     def outside(self, params: AttentionShapesParams, inputs: AttentionShapesInputs) -> str | None:
         if inputs.stage not in params.stages:
-            return f"stage {inputs.stage} is not one of {params.stages}"
+            return Said("stage {stage} is not one of {stages}", stage=inputs.stage, stages=str(params.stages))
         if params.attention == "self" and inputs.q_len != inputs.kv_len:
-            return "self-attention needs S_q == S_kv"
+            return Said("self-attention needs S_q == S_kv")
         if params.attention == "cross" and inputs.q_len == inputs.kv_len:
-            return "a cross-attention question needs S_q != S_kv to tell them apart"
+            return Said("a cross-attention question needs S_q != S_kv to tell them apart")
         return None
 
     def solve(self, inputs: AttentionShapesInputs) -> list[float]:
@@ -171,9 +172,9 @@ class MaskMatrix(BaseChecker[MaskMatrixParams, MaskMatrixInputs, list[float]]):
     def outside(self, params: MaskMatrixParams, inputs: MaskMatrixInputs) -> str | None:
         n, kept = len(inputs.scores), sum(inputs.attention_mask)
         if not params.min_len <= n <= params.max_len:
-            return f"length {n} is outside [{params.min_len}, {params.max_len}]"
+            return Said("length {n} is outside [{low}, {high}]", n=n, low=params.min_len, high=params.max_len)
         if kept < 2 or kept == n:
-            return "the question needs at least two real tokens and at least one PAD"
+            return Said("the question needs at least two real tokens and at least one PAD")
         return None
 
     def solve(self, inputs: MaskMatrixInputs) -> list[float]:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 from checkers.base import BaseChecker, Tolerance
 from checkers.configs import CONFIGS, Component, Convention, Family, ModelConfig
+from checkers.grading import Said
 from checkers.shapes import Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -225,15 +226,15 @@ class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
     def outside(self, params: ParamCountParams, inputs: ParamCountInputs) -> str | None:
         cfg = inputs.config()
         if params.models and inputs.model not in params.models:
-            return f"drew {cfg.name}; the card is about {', '.join(params.models)}"
+            return Said("drew {got}; the card is about {wanted}", got=cfg.name, wanted=list(params.models))
         if params.family != "any" and cfg.family != params.family:
-            return f"drew a {cfg.family} model; the card is about {params.family}"
+            return Said("drew a {got} model; the card is about {wanted}", got=cfg.family, wanted=params.family)
         if params.convention != "any" and inputs.convention != params.convention:
-            return f"drew the {inputs.convention} convention; the card is about {params.convention}"
+            return Said("drew the {got} convention; the card is about {wanted}", got=inputs.convention, wanted=params.convention)
         if inputs.component not in params.components:
-            return f"asks for {inputs.component}; the card is about {', '.join(params.components)}"
+            return Said("asks for {got}; the card is about {wanted}", got=inputs.component, wanted=list(params.components))
         if not params.random_sizes and inputs.model is None:
-            return "drew random sizes; the card names only real models"
+            return Said("drew random sizes; the card names only real models")
         return None
 
     def solve(self, inputs: ParamCountInputs) -> int | float:

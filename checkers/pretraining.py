@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from checkers.base import BaseChecker, Tolerance, draw_values, num, softmax_steps, vec
+from checkers.grading import Said
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:
@@ -129,13 +130,13 @@ class MlmLoss(BaseChecker[MlmLossParams, MlmLossInputs, float]):
     def outside(self, params: MlmLossParams, inputs: MlmLossInputs) -> str | None:
         rows = inputs.probs if inputs.probs is not None else inputs.logits or []
         if not params.min_len <= len(rows) <= params.max_len:
-            return f"{len(rows)} positions, outside [{params.min_len}, {params.max_len}]"
+            return Said("{n} positions, outside [{low}, {high}]", n=len(rows), low=params.min_len, high=params.max_len)
         if params.form != "any" and (inputs.probs is not None) != (params.form == "probs"):
-            return f"the card asks for the {params.form} form"
+            return Said("the card asks for the {form} form", form=params.form)
         if inputs.probs is not None and not all(params.p_min <= p <= params.p_max for p in inputs.probs):
-            return f"probabilities {inputs.probs} leave [{params.p_min}, {params.p_max}]"
+            return Said("probabilities {probs} leave [{low}, {high}]", probs=str(inputs.probs), low=params.p_min, high=params.p_max)
         if params.target == "mean" and inputs.position is not None:
-            return "the card asks for the mean, not one position"
+            return Said("the card asks for the mean, not one position")
         return None
 
     def also(self, inputs: MlmLossInputs, answer: float, tolerance: Tolerance) -> tuple[float, ...]:

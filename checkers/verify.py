@@ -2,7 +2,8 @@
 
 A stated value passes when it agrees with the reference to its own last written digit
 ("0.478" within 0.0005; "109482240" exactly; "110000000" also exactly, trailing zeros are
-not read as rounding). Every problem comes back as a short message; None means all good.
+not read as rounding). Every problem comes back as a short message (a ``grading.Said``, which
+the interface translates); None means all good.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pydantic_core import ErrorDetails
 
 from checkers import registry
 from checkers.base import Tolerance
-from checkers.grading import AnswerFormatError, Number, judge, parse_number
+from checkers.grading import AnswerFormatError, Number, Said, judge, parse_number
 
 
 def _shown(truth: float, stated: Number) -> str:
@@ -38,20 +39,27 @@ def check_example(checker_name: str, inputs: dict, stated: str | list[str]) -> s
     try:
         model = checker.Inputs.model_validate(inputs)
     except ValidationError as err:
-        return f"bad inputs for {checker_name}: {_errors(err.errors(include_url=False))}"
+        return Said("bad inputs for {checker}: {errors}", checker=checker_name, errors=_errors(err.errors(include_url=False)))
     truth = checker.solve(model)
     truths = truth if isinstance(truth, list) else [truth]
     texts = stated if isinstance(stated, list) else [stated]
     if isinstance(truth, list) != isinstance(stated, list) or len(texts) != len(truths):
-        want = f"a list of {len(truths)} values" if isinstance(truth, list) else "a single value"
-        return f"{checker_name} answers {want}, but the example states {len(texts) if isinstance(stated, list) else 'one'}"
+        if not isinstance(truth, list):
+            return Said("{checker} answers a single value, but the example states {count}", checker=checker_name,
+                        count=len(texts))
+        if not isinstance(stated, list):
+            return Said("{checker} answers a list of {n} values, but the example states one", checker=checker_name,
+                        n=len(truths))
+        return Said("{checker} answers a list of {n} values, but the example states {count}", checker=checker_name,
+                    n=len(truths), count=len(texts))
     problems = []
     for i, (text, true) in enumerate(zip(texts, truths)):
         try:
             number = parse_number(str(text))
         except AnswerFormatError as err:
-            return f"cannot read stated value '{text}': {err.hint}"
+            return Said("cannot read stated value '{text}': {hint}", text=text, hint=err.hint)
         if judge(number, true, Tolerance("exact")) == "wrong":  # exact, or right to its own last digit
-            where = f" (index {i})" if isinstance(truth, list) else ""
-            problems.append(f"stated {text} but the reference gives {_shown(true, number)}{where}")
-    return "; ".join(problems) or None
+            problems.append(Said("stated {text} but the reference gives {truth} (index {index})", text=text,
+                                 truth=_shown(true, number), index=i) if isinstance(truth, list) else
+                            Said("stated {text} but the reference gives {truth}", text=text, truth=_shown(true, number)))
+    return Said("{problems}", problems=problems) if problems else None

@@ -132,7 +132,8 @@ def said(message: str) -> str:
     template = getattr(message, "template", None)
     if template is None:
         return message
-    values = {name: said(value) if isinstance(value, str) else join(map(str, value)) if isinstance(value, list) else value
+    values = {name: said(value) if isinstance(value, str) else
+              join(said(v) if isinstance(v, str) else str(v) for v in value) if isinstance(value, list) else value
               for name, value in getattr(message, "values").items()}
     return _(template).format(**values)
 

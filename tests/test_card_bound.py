@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from checkers import registry
 from checkers.configs import CONFIGS
-from quizzer import kinds
+from quizzer import i18n, kinds
 from quizzer.cli import app
 from quizzer.decks import load_decks
 
@@ -165,6 +165,13 @@ def test_lint_rejects_a_card_whose_generator_leaves_its_point(monkeypatch):
     monkeypatch.setattr(type(checker), "compose", sloppy)
     issues = kinds.of(card).check(card, verify=True)
     assert issues and issues[0].path == ("params",) and "leave the card's point" in issues[0].message
+    assert "only 1 real position(s); the card asks for at least" in issues[0].message
+    i18n.use("zh")  # the generator's reason is translated with the rest of the line
+    try:
+        message = kinds.of(card).check(card, verify=True)[0].message
+    finally:
+        i18n.use("en")
+    assert "只有 1 个真实位置；卡片要求至少" in message and "only" not in message
 
 
 def test_lint_rejects_params_that_cannot_keep_the_point(tmp_path):

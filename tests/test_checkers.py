@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from checkers import registry
 from checkers.grading import grade
 from checkers.verify import check_example
+from quizzer import i18n
 
 SEEDS = range(200)
 NAMES = registry.names()
@@ -198,6 +199,14 @@ def test_check_example_fails_values_off_by_5_percent():
     off = CORRECT_SOFTMAX[:4] + ["0.2155", "0.6169"]
     message = check_example("masked_softmax", {"scores": ["2", "1", "3", "2", "4", "5"], "mask": ["1"] * 6}, off)
     assert message == "stated 0.2155 but the reference gives 0.226931 (index 4)"
+    two = check_example("masked_softmax", {"scores": ["2", "1", "3", "2", "4", "5"], "mask": ["1"] * 6},
+                        CORRECT_SOFTMAX[:3] + ["0.0900", "0.2155", "0.6169"])
+    i18n.use("zh")  # lint shows the reasons in the interface language, each one translated
+    try:
+        assert i18n.said(message) == "写的是 0.2155，参考实现给出 0.226931（下标 4）"
+        assert i18n.said(two).count("写的是") == 2 and "、" in i18n.said(two)
+    finally:
+        i18n.use("en")
     assert check_example("param_count", {"model": "bert-base-uncased"}, "104008128")
     assert check_example("param_count", {"model": "bert-base-uncased"}, "110000000")  # trailing zeros are exact
 

@@ -1,6 +1,7 @@
 """Keep the message catalogue in step with the code: extract every ``_()`` / ``N_()`` /
-``ngettext()`` string of ``quizzer/`` and every ``Said()`` template of ``checkers/grading.py`` (the
-verdicts, which checkers write in English and the interface translates), merge them into ``quizzer/locale/zh/LC_MESSAGES/quizzer.po``
+``ngettext()`` string of ``quizzer/`` and every ``Said()`` template of ``checkers/`` (the verdicts
+and lint's reasons, which checkers write in English and the interface translates), merge them into
+``quizzer/locale/zh/LC_MESSAGES/quizzer.po``
 (translations kept, new ids added untranslated, gone ones dropped) and compile the ``.mo``
 the program reads. ``tests/test_i18n.py`` fails while an id is untranslated or the ``.mo`` is
 stale. Needs babel (a test dependency).
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PO = ROOT / "quizzer/locale/zh/LC_MESSAGES/quizzer.po"
 MO = PO.with_suffix(".mo")
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
-SOURCES = ((ROOT / "quizzer", "**.py", KEYWORDS), (ROOT / "checkers", "grading.py", {"Said": None}))
+SOURCES = ((ROOT / "quizzer", "**.py", KEYWORDS), (ROOT / "checkers", "*.py", {"Said": None}))
 
 
 def extract() -> Catalog:

@@ -8,7 +8,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
-from quizzer.i18n import _, join
+from quizzer.i18n import _, join, said
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Number, OneOrMany, Shape, Text
 
@@ -182,7 +182,7 @@ class Numeric(Kind[NumericCard]):
             stated: str | list[str] = written if isinstance(written, (str, list)) else list(card.example.answer)
             message = check_example(card.checker, card.example.inputs, stated)
             if message:
-                issues.append(Issue(("example", "answer"), _("example answer: {message}").format(message=message)))
+                issues.append(Issue(("example", "answer"), _("example answer: {message}").format(message=said(message))))
         return issues
 
 
@@ -197,7 +197,7 @@ class Numeric(Kind[NumericCard]):
             why = checker.outside(params, checker.draw(seed, params).inputs)
             if why:
                 return [Issue(("params",), _("params let the generator leave the card's point (seed {seed}): {why}").format(
-                    seed=seed, why=why))]
+                    seed=seed, why=said(why)))]
         return []
 
 
