@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, Table, and_, or_, select
 
-from quizzer.i18n import N_, _
+from quizzer.i18n import N_, _, join
 from quizzer.store.engine import Store
 from quizzer.store.models import card_tags, cards, exam_questions, exams, mistakes, review_log
 from quizzer.store.records import LEARNING, NEW, RELEARNING
@@ -75,7 +75,7 @@ def problems(store: Store) -> list[str]:
                                 .order_by(*(rule.table.c[k] for k in rule.key))).all()
             if not rows:
                 continue
-            keys = ", ".join("/".join(str(v) for v in row) for row in rows[:SHOWN])
+            keys = join("/".join(str(v) for v in row) for row in rows[:SHOWN])
             more = _(" and {count} more").format(count=len(rows) - SHOWN) if len(rows) > SHOWN else ""
             found.append(_("{table}: {rule}: {keys}{more}").format(
                 table=rule.table.name, rule=_(rule.what), keys=keys, more=more))
