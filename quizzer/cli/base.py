@@ -78,7 +78,8 @@ CLICK_MESSAGES = (
 
 def _localize_typer() -> None:
     """typer writes its help headings (Options, Commands, default:, required) through gettext's
-    global domain and the usage line's prefix as a literal; both are routed to our catalogue."""
+    global domain, and the usage line's prefix and the headings' colon as literals; all are routed
+    to our catalogue."""
     import typer.core
     from typer._click.formatting import HelpFormatter
 
@@ -95,6 +96,11 @@ def _localize_typer() -> None:
         plain_rows(self, [(term, _(text)) for term, text in rows], col_max, col_spacing)  # typer's own option help
 
     HelpFormatter.write_dl = write_dl  # type: ignore[method-assign]
+
+    def write_heading(self: HelpFormatter, heading: str) -> None:  # the colon too: 选项：, not 选项:
+        self.write(f"{'':>{self.current_indent}}" + _("{heading}:").format(heading=heading) + "\n")
+
+    HelpFormatter.write_heading = write_heading  # type: ignore[method-assign]
     _wrap_wide_help()
     _localize_click_errors()
 
