@@ -196,6 +196,35 @@ def test_the_state_column_names_the_state_and_its_flags(studied):
     assert "review, mistake" in line
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("columns", [60, 65, 80, 100, 110, 120, 125, 140])
+def test_the_listing_fits_the_terminal_with_every_recall_whole(language, columns):
+    """The bundled chapter 8 deck (ids up to 40 characters, questions in Chinese), three cards in
+    learning: kind, deck, section and stability come in only where the rest stays whole beside
+    them, and at any width every row ends in its recall and the header in the recall's name
+    (rich, left to squeeze, pushed that last column past the edge at 60-65 and 110-128)."""
+    from rich.cells import cell_len
+
+    from quizzer import i18n
+
+    assert runner.invoke(app, [], env={"QUIZ_NOW": T0.isoformat()}).exit_code == 0  # the bundled decks' cards
+    store = open_store()
+    for card_id in ("bert-vs-gpt-core", "bert-mlm-bidirectional-why", "bert-params-encoder-12-layers"):
+        answer(store, card_id, 3, now=T0 - timedelta(minutes=5), duration_ms=5000)
+    store.close()
+    i18n.use(language)
+    try:
+        out = runner.invoke(app, ["cards", "--deck", "ch08-bert", "--sort", "recall"],
+                            env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)}).stdout.splitlines()
+        recall = i18n._("recall")
+    finally:
+        i18n.use("en")
+    assert all(cell_len(line) <= columns for line in out)
+    assert out[0].rstrip().endswith(recall)
+    ends = [line.split()[-1] for line in out[2:-1] if line.rstrip().endswith(("%", " -"))]
+    assert len(ends) >= int(out[-1].split()[0]) and ends[:3] == ["100%"] * 3  # every row keeps its recall whole
+
+
 def test_sorts(studied):
     by_id = as_json(studied, "cards", "--sort", "id")
     assert ids(by_id) == sorted(IDS)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -21,6 +21,11 @@ from quizzer.cli.base import (
     settings,
 )
 from quizzer.i18n import N_, _, join, ngettext
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from quizzer.app.browse import Row
 
 
 class State(str, enum.Enum):  # quizzer.app.browse.STATES (kept here so `quiz --help` imports nothing heavy)
@@ -81,23 +86,52 @@ def cards_command(
         out.print(_("No cards match."), markup=False)
         return
     from quizzer.terminal.exam import when
+
+    states = [join(_(name) for name in [row.state, *row.flags]) for row in rows]
+    dues = [when(row.due) if row.due else "-" for row in rows]
+    room = min(max(len(row.id) for row in rows), max(12, out.width // 5))  # ids longer than that fold
+    table = _listing(rows, states, dues, room, wide=_wide_fits(rows, states, dues, room, out.width))
+    out.print(table)
+    out.print(ngettext("{count} card", "{count} cards", len(rows)).format(count=f"{len(rows):,}"), markup=False)
+
+
+FRONT_AT_LEAST = 20  # columns of question text the wide layout must leave
+
+
+def _wide_fits(rows: list[Row], states: list[str], dues: list[str], room: int, width: int) -> bool:
+    """Whether kind, deck, section and stability fit beside the question: every other column
+    whole, and the question at least FRONT_AT_LEAST wide. (rich would otherwise squeeze the
+    state to a character a line, or push the recall past the edge.)"""
+    from rich.cells import cell_len
+
+    def widest(header: str, cells: list[str]) -> int:
+        return max(map(cell_len, [header, *cells]))
+
+    stabilities = [_stability(row.stability) for row in rows]
+    others = [room, widest(_("kind"), [row.kind for row in rows]), widest(_("deck"), [row.deck for row in rows]),
+              widest("§", [row.section for row in rows]), widest(_("state"), states), widest(_("due"), dues),
+              widest(_("stability"), stabilities), widest(_("recall"), ["100%"])]
+    return sum(others) + FRONT_AT_LEAST + 2 * len(others) <= width  # two spaces between columns
+
+
+def _stability(days: float | None) -> str:
+    return _("{days} d").format(days=f"{days:.1f}") if days is not None else "-"
+
+
+def _listing(rows: list[Row], states: list[str], dues: list[str], room: int, wide: bool) -> Table:
+    """The browser's table; ``wide`` adds kind, deck, section and stability beside the question."""
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number, text
 
-    wide = out.width >= 110  # kind, deck, section and stability only where they fit beside the question
-    room = min(max(len(row.id) for row in rows), max(12, out.width // 5))
-    columns = [text(_("card"), min_width=room, max_width=room)]  # longer ids fold over lines, never cut
+    columns = [text(_("card"), width=room)]  # fixed: longer ids fold over lines, never cut
     columns += [ident(_("kind")), ident(_("deck")), ident("§")] if wide else []
-    columns += [text(_("front")), text(_("state")), text(_("due"))]
+    whole = ident if wide else text  # the wide layout leaves them room (_wide_fits): only the question wraps
+    columns += [text(_("front")), whole(_("state")), whole(_("due"))]
     columns += [number(_("stability"))] if wide else []
     table = listing(*columns, number(_("recall")))  # an id is what `quiz show` takes: folded, never cut
-    for row in rows:
+    for row, state, due in zip(rows, states, dues):
         cells = [safe(row.id)]
         cells += [row.kind, safe(row.deck), safe(row.section)] if wide else []
-        cells += [safe(row.front), join(_(name) for name in [row.state, *row.flags]),
-                  when(row.due) if row.due else "-"]
-        if wide:
-            cells.append(_("{days} d").format(days=f"{row.stability:.1f}") if row.stability is not None else "-")
+        cells += [safe(row.front), state, due] + ([_stability(row.stability)] if wide else [])
         table.add_row(*cells, f"{row.recall:.0%}" if row.recall is not None else "-")
-    out.print(table)
-    out.print(ngettext("{count} card", "{count} cards", len(rows)).format(count=f"{len(rows):,}"), markup=False)
+    return table
