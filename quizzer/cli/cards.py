@@ -89,8 +89,11 @@ def cards_command(
 
     states = [join(_(name) for name in [row.state, *row.flags]) for row in rows]
     dues = [when(row.due) if row.due else "-" for row in rows]
+    stabilities = [_("{days} d").format(days=f"{row.stability:.1f}") if row.stability is not None else "-"
+                   for row in rows]
     room = min(max(len(row.id) for row in rows), max(12, out.width // 5))  # ids longer than that fold
-    table = _listing(rows, states, dues, room, wide=_wide_fits(rows, states, dues, room, out.width))
+    wide = _wide_fits(rows, states, dues, stabilities, room, out.width)
+    table = _listing(rows, states, dues, stabilities, room, wide)
     out.print(table)
     out.print(ngettext("{count} card", "{count} cards", len(rows)).format(count=f"{len(rows):,}"), markup=False)
 
@@ -98,7 +101,8 @@ def cards_command(
 FRONT_AT_LEAST = 20  # columns of question text the wide layout must leave
 
 
-def _wide_fits(rows: list[Row], states: list[str], dues: list[str], room: int, width: int) -> bool:
+def _wide_fits(rows: list[Row], states: list[str], dues: list[str], stabilities: list[str], room: int,
+               width: int) -> bool:
     """Whether kind, deck, section and stability fit beside the question: every other column
     whole, and the question at least FRONT_AT_LEAST wide. (rich would otherwise squeeze the
     state to a character a line, or push the recall past the edge.)"""
@@ -107,18 +111,14 @@ def _wide_fits(rows: list[Row], states: list[str], dues: list[str], room: int, w
     def widest(header: str, cells: list[str]) -> int:
         return max(map(cell_len, [header, *cells]))
 
-    stabilities = [_stability(row.stability) for row in rows]
     others = [room, widest(_("kind"), [row.kind for row in rows]), widest(_("deck"), [row.deck for row in rows]),
               widest("§", [row.section for row in rows]), widest(_("state"), states), widest(_("due"), dues),
               widest(_("stability"), stabilities), widest(_("recall"), ["100%"])]
     return sum(others) + FRONT_AT_LEAST + 2 * len(others) <= width  # two spaces between columns
 
 
-def _stability(days: float | None) -> str:
-    return _("{days} d").format(days=f"{days:.1f}") if days is not None else "-"
-
-
-def _listing(rows: list[Row], states: list[str], dues: list[str], room: int, wide: bool) -> Table:
+def _listing(rows: list[Row], states: list[str], dues: list[str], stabilities: list[str], room: int,
+             wide: bool) -> Table:
     """The browser's table; ``wide`` adds kind, deck, section and stability beside the question."""
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number, text
@@ -129,9 +129,9 @@ def _listing(rows: list[Row], states: list[str], dues: list[str], room: int, wid
     columns += [text(_("front")), whole(_("state")), whole(_("due"))]
     columns += [number(_("stability"))] if wide else []
     table = listing(*columns, number(_("recall")))  # an id is what `quiz show` takes: folded, never cut
-    for row, state, due in zip(rows, states, dues):
+    for row, state, due, stability in zip(rows, states, dues, stabilities):
         cells = [safe(row.id)]
         cells += [row.kind, safe(row.deck), safe(row.section)] if wide else []
-        cells += [safe(row.front), state, due] + ([_stability(row.stability)] if wide else [])
+        cells += [safe(row.front), state, due] + ([stability] if wide else [])
         table.add_row(*cells, f"{row.recall:.0%}" if row.recall is not None else "-")
     return table

@@ -148,6 +148,18 @@ def _in_order(rows: Sequence[Review]) -> list[Review]:
     return sorted(rows, key=lambda row: (row[2], row[0]))
 
 
+def _stored(conn: Connection) -> str | None:
+    """The watermark as stored (None: no table built)."""
+    return conn.scalar(select(meta.c.value).where(meta.c.key == WATERMARK_KEY))
+
+
+def _logged(up_to_id: int) -> Select[Any]:
+    """Each card's reviews in the log up to ``up_to_id``: how many, and their checksum (as
+    ``_Card.checksum`` sums them), to compare with ``review_days_cards``."""
+    return (select(review_log.c.card_id, func.count(), func.sum(review_log.c.id * (review_log.c.state_before + 1)))
+            .where(review_log.c.id <= up_to_id).group_by(review_log.c.card_id))
+
+
 def review_days_of(store: Store, chosen: CardFilter, rollover_hour: int) -> dict[date, list[int]]:
     """Counts (``COUNTS`` order) per study day of the reviews of the cards ``chosen`` names, active
     or not: from the table when the filter is by deck or none, else from those cards' reviews."""
@@ -160,7 +172,7 @@ def review_days_of(store: Store, chosen: CardFilter, rollover_hour: int) -> dict
             _classify(rows, _AnyDeck(), {}, _Days.around(rows[0][2], rows[-1][2], rollover_hour), tally, {})
         return _per_day({}, tally, None)
     with store.read() as conn:
-        stored = conn.scalar(select(meta.c.value).where(meta.c.key == WATERMARK_KEY))
+        stored = _stored(conn)
         change = _refresh(conn, _Watermark.parse(stored), rollover_hour)
         summed: dict[date, list[int]] = {}
         if change is None or not change.rebuild:
@@ -269,9 +281,7 @@ def _extend(conn: Connection, mark: _Watermark, fresh: list[Review], rollover_ho
     for part in (ids[i:i + CHUNK] for i in range(0, len(ids), CHUNK)):
         known.update((r.card_id, _Card(r.deck, r.reviews, r.checksum, r.last_at)) for r in conn.execute(
             select(review_days_cards).where(review_days_cards.c.card_id.in_(part))))
-        logged = {r[0]: (r[1], r[2]) for r in conn.execute(
-            select(review_log.c.card_id, func.count(), func.sum(review_log.c.id * (review_log.c.state_before + 1)))
-            .where(review_log.c.card_id.in_(part), review_log.c.id <= mark.last_id).group_by(review_log.c.card_id))}
+        logged = {r[0]: (r[1], r[2]) for r in conn.execute(_logged(mark.last_id).where(review_log.c.card_id.in_(part)))}
         deck_of.update((card_id, deck) for card_id, deck in
                        conn.execute(select(cards.c.id, cards.c.deck).where(cards.c.id.in_(part))))
         for card_id in part:
@@ -326,7 +336,7 @@ def _driver_rows(conn: Connection, statement: Select[Any]) -> list[Review]:
 def undone(conn: Connection, review_id: int) -> None:
     """In the transaction that deletes review ``review_id``: when the table holds it, drop the
     watermark, so the next read rebuilds the table from the log."""
-    mark = _Watermark.parse(conn.scalar(select(meta.c.value).where(meta.c.key == WATERMARK_KEY)))
+    mark = _Watermark.parse(_stored(conn))
     if mark is not None and review_id <= mark.last_id:
         conn.execute(delete(meta).where(meta.c.key == WATERMARK_KEY))
 
@@ -336,15 +346,13 @@ def agrees(store: Store) -> bool:
     (how many reviews, their checksum). A review deleted or rewritten outside quizzer breaks that
     (undo drops the watermark itself); the watermark is then dropped, so the next read rebuilds."""
     with store.read() as conn:
-        stored = conn.scalar(select(meta.c.value).where(meta.c.key == WATERMARK_KEY))
+        stored = _stored(conn)
         mark = _Watermark.parse(stored)
         if mark is None:
             return True  # nothing held: the next read builds it
         held = {card_id: (reviews, checksum) for card_id, reviews, checksum in conn.execute(
             select(review_days_cards.c.card_id, review_days_cards.c.reviews, review_days_cards.c.checksum))}
-        logged = {card_id: (reviews, checksum) for card_id, reviews, checksum in conn.execute(
-            select(review_log.c.card_id, func.count(), func.sum(review_log.c.id * (review_log.c.state_before + 1)))
-            .where(review_log.c.id <= mark.last_id).group_by(review_log.c.card_id))}
+        logged = {card_id: (reviews, checksum) for card_id, reviews, checksum in conn.execute(_logged(mark.last_id))}
     if held == logged:
         return True
     with store.write() as conn:
@@ -357,7 +365,7 @@ def _store(store: Store, based_on: str | None, change: _Change) -> None:
     that cannot be written (read-only, busy past the timeout) keeps its table as it was."""
     try:
         with store.write() as conn:
-            if conn.scalar(select(meta.c.value).where(meta.c.key == WATERMARK_KEY)) != based_on:
+            if _stored(conn) != based_on:
                 return
             _write(conn, based_on is None, change)
     except (DatabaseError, DBAPIError):
