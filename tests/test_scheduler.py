@@ -12,6 +12,8 @@ from pathlib import Path
 
 import fsrs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from quizzer import clock
 from quizzer.defaults import LEECH_LAPSES
@@ -108,6 +110,25 @@ def test_forgetting_curve_is_fsrs_retrievability(parameters):
         assert many.tolist() == pytest.approx(expected, rel=1e-12)
         # by FSRS's definition of stability, recall is 0.9 one stability after the review
         assert forgetting_curve(card.stability, card.stability, parameters[20]) == pytest.approx(0.9, rel=1e-12)
+
+
+
+@given(stability=st.floats(0.01, 36500), seconds=st.integers(-3 * 86400, 3650 * 86400),
+       decay=st.sampled_from([fsrs.scheduler.DEFAULT_PARAMETERS[20], FITTED[20]]),
+       state=st.sampled_from([fsrs.State.Learning, fsrs.State.Review, fsrs.State.Relearning]))
+def test_retrievability_is_py_fsrs_own(stability, seconds, decay, state):
+    """The browser's and the exam's recall now, computed without an fsrs.Card, is exactly
+    py-fsrs's ``get_card_retrievability`` (whole days, a clock before the review counts as 0 days),
+    in whatever time zone ``now`` is given."""
+    from quizzer.scheduling.memory import retrievability
+    from quizzer.store.records import MemoryState
+
+    scheduler = fsrs.Scheduler(parameters=(*fsrs.scheduler.DEFAULT_PARAMETERS[:20], decay))
+    now = T0 + timedelta(seconds=seconds)
+    card = fsrs.Card(card_id=1, state=state, stability=stability, difficulty=5.0, due=T0, last_review=T0)
+    memory = MemoryState(int(state), 0, stability, 5.0, T0, T0, lapses=0, leech=False)
+    shanghai = now.astimezone(timezone(timedelta(hours=8)))
+    assert retrievability(memory, shanghai, scheduler) == scheduler.get_card_retrievability(card, now)
 
 
 

@@ -105,14 +105,18 @@ def to_fsrs(memory: MemoryState, now: datetime) -> fsrs.Card:
 
 def retrievability(memory: MemoryState, now: datetime, scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER) -> float:
     """The chance of recalling the card at ``now`` (0 for a card never reviewed)."""
-    return 0.0 if memory.state == NEW else scheduler.get_card_retrievability(to_fsrs(memory, now), to_utc(now))
+    if memory.state == NEW or memory.stability is None or memory.last_review is None:
+        return 0.0
+    return recall_of_review(memory.stability, memory.last_review, now, scheduler)
 
 
 def recall_of_review(stability: float, last_review: datetime, now: datetime,
                      scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER) -> float:
-    """Retrievability of a card in review from its stability and last review alone."""
-    memory = fsrs.Card(card_id=0, state=fsrs.State.Review, stability=stability, last_review=last_review)
-    return scheduler.get_card_retrievability(memory, now)
+    """Retrievability from a card's stability and last review alone: py-fsrs's
+    ``get_card_retrievability`` (whole days elapsed, never negative), without building an
+    fsrs.Card for it (the browser asks it of thousands of cards)."""
+    elapsed = max(0, (to_utc(now) - last_review).days)
+    return float(forgetting_curve(elapsed, stability, scheduler.parameters[20]))
 
 
 def replay_decider(scheduler: fsrs.Scheduler, rollover_hour: int = ROLLOVER_HOUR
