@@ -12,7 +12,8 @@ machine): the whole command in a fresh process (``quiz stats --json``, decks cac
 includes start-up, loading the 50,000-card decks and the unchanged-sync check), the same with
 ``--deck`` and with ``--tag`` (which the log's aggregate cannot answer: read from the log), the
 card browser's due cards (``quiz cards --state due --json``), plain ``quiz`` on the same
-collection (what every command pays before its own work), the interpreter alone and with
+collection (what every command pays before its own work), the two commands on an empty
+collection (start-up alone: the rest is the 50,000 cards' share), the interpreter alone and with
 SQLAlchemy imported (this machine's scale, which the other figures move with), and the figures
 alone (``quizzer.app.stats.compute``, in process). Then, on a copy of the database, what keeping the
 log's aggregate (``quizzer.store.review_days``) costs: ``quiz stats --json`` after 200 new answers
@@ -22,6 +23,9 @@ after the upgrade, or after an undo of a review it held).
 ``--against REV`` also runs the fresh-process commands on the code of git revision REV (a
 worktree), alternating with this checkout's run by run, and prints each median's ratio to REV's:
 this machine's speed drifts by half over an hour, so only a comparison made in one run holds.
+Run it with the interpreter of the README's ``.venv``: another one may run start-up hooks of
+packages installed beside it (this machine's system Python imports certifi at every start, 40 ms).
+Without ``--keep`` the 150 MiB database is built in a temporary folder and removed afterwards.
 Usage: python bench/bench_stats.py [--keep DIR] [--runs N] [--against REV]
 """
 
@@ -218,6 +222,22 @@ def aggregate_costs(db: Path, env: dict[str, str], quiz: list[str], runs: int) -
     return rows
 
 
+def on_empty_collection(folder: Path, env: dict[str, str], quiz: list[str],
+                        runs: int) -> list[tuple[str, list[tuple[float, float]]]]:
+    """The two commands on a collection with no deck and no review: what a run costs before the
+    first card (the interpreter, typer, SQLAlchemy, quizzer's modules, opening the database), so the
+    rows above can be split into start-up and the 50,000 cards' share."""
+    empty = folder / "empty"
+    (empty / "decks").mkdir(parents=True, exist_ok=True)
+    scratch = {**env, "QUIZ_DB": str(empty / "empty.db"), "QUIZ_DECKS": str(empty / "decks"),
+               "QUIZ_CACHE_DIR": str(empty / "cache")}
+    subprocess.run([*quiz, "stats", "--json"], env=scratch, stdout=subprocess.DEVNULL, check=True)  # creates it
+    return [("`quiz stats --json` on an empty collection: start-up alone",
+             timed_runs([*quiz, "stats", "--json"], scratch, runs)),
+            ("`quiz cards --state due --json` on an empty collection: start-up alone",
+             timed_runs([*quiz, "cards", "--state", "due", "--json"], scratch, runs))]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--keep", type=Path, help="directory to build the database and decks in (reused if there)")
@@ -226,6 +246,14 @@ def main() -> None:
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="quizzer-bench-stats-"))
     folder.mkdir(parents=True, exist_ok=True)
+    try:
+        run(args, folder)
+    finally:  # 150 MiB of database: kept only when asked for
+        if args.keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, folder: Path) -> None:
     db, decks, cache = folder / "bench.db", folder / "decks", folder / "cache"
     if not db.exists():
         start = time.perf_counter()
@@ -271,6 +299,7 @@ def main() -> None:
                                                                         env, args.runs)),
         ("`quiz` (today's numbers), fresh process: the floor of any command on these decks",
          timed_runs(quiz, env, args.runs)),
+        *on_empty_collection(folder, env, quiz, args.runs),
         ("for scale: `python -c pass`", timed_runs([sys.executable, "-c", "pass"], env, args.runs)),
         ("for scale: `python -c 'import sqlalchemy'`", timed_runs([sys.executable, "-c", "import sqlalchemy"],
                                                                  env, args.runs)),

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import sys
 from datetime import date
+from itertools import repeat
 from typing import Any
+
+
+@functools.cache
+def _fields(kind: type) -> tuple[str, ...]:
+    """A dataclass's field names, looked up once per class (a listing has thousands of rows)."""
+    return tuple(f.name for f in dataclasses.fields(kind))
 
 
 def _plain(value: Any) -> Any:
@@ -15,7 +23,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, date):  # datetimes too
         return value.isoformat()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        names = _fields(type(value))
+        return dict(zip(names, map(getattr, repeat(value), names)))
     if isinstance(value, (set, frozenset)):
         return sorted(value)
     raise TypeError(f"{type(value).__name__} is not JSON")
