@@ -13,6 +13,7 @@ the names only tell a type checker what a field holds.
 from __future__ import annotations
 
 import dataclasses
+import re
 import string
 from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
@@ -22,6 +23,8 @@ LETTERS = string.ascii_uppercase[:8]
 # Stated numbers stay text so that lint knows their precision ("0.478" means to 3 decimals).
 NUMBER_PATTERN = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"
 LETTER_PATTERN = f"^[{LETTERS}]$"
+# TeX in a card's text: ``$$display$$`` (group 1) or ``$inline$`` (group 2)
+MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
 
 _T = TypeVar("_T")
 Text = str  # not blank

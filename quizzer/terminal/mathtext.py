@@ -14,6 +14,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from quizzer.kinds.fields import MATH
+
 _SUPER = dict(zip("0123456789+-−=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿ"))
 _SUB = dict(zip("0123456789+-−=()", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎"))
 _OPERATORS = {
@@ -24,7 +26,6 @@ _OPERATORS = {
 _OPERATOR = re.compile(r"\\(" + "|".join(sorted(_OPERATORS, key=len, reverse=True)) + r")(?![A-Za-z])")
 _FUNCTIONS = re.compile(r"\\(log|ln|exp|max|min|sin|cos|tan|arg|det|dim)(?![A-Za-z])\s*")
 _SPACES = re.compile(r"[ \t]{2,}")
-_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
 
 
 def math_to_unicode(text: str) -> str:
@@ -38,7 +39,7 @@ def math_to_unicode(text: str) -> str:
         rendered = to_text(block or inline)
         return f"\n\n{rendered}\n\n" if block else f"`{rendered}`"
 
-    return _MATH.sub(convert, text)
+    return MATH.sub(convert, text)
 
 
 @lru_cache(maxsize=1)

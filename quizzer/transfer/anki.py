@@ -22,6 +22,7 @@ from typing import Any
 from quizzer import kinds
 from quizzer.decks import LoadedDeck
 from quizzer.kinds.base import Asked, Kind
+from quizzer.kinds.fields import MATH
 
 VARIANT_SEEDS = (1, 2, 3)  # the questions a generated card is exported as; fixed, so exports repeat
 
@@ -50,7 +51,6 @@ table { border-collapse: collapse; } td, th { border: 1px solid #aaa; padding: 2
 """
 META = '<div class="meta">{{Deck}} · {{Section}} · {{Card}}</div>'
 
-_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
 _HOLE = "\ue000{}\ue001"  # a private-use placeholder Markdown leaves alone
 _HOLES = re.compile("\ue000(\\d+)\ue001")
 _BLANK = re.compile(r"`［(\d+)(?:：(.*?))?］`")  # a cloze blank as the cloze kind's front shows it
@@ -71,7 +71,7 @@ def to_html(text: str) -> str:
         return _HOLE.format(len(maths) - 1)
 
     parser = MarkdownIt("commonmark", {"html": False, "breaks": True}).enable("table")
-    rendered = parser.render(_MATH.sub(hole, text)).strip()
+    rendered = parser.render(MATH.sub(hole, text)).strip()
     return _HOLES.sub(lambda m: html.escape(maths[int(m[1])], quote=False), rendered)
 
 
