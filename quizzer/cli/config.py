@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quizzer.cli.base import DbOption, JsonOption, app, console, settings, where
-from quizzer.i18n import N_, _
+from quizzer.i18n import N_, _, join
 from quizzer.settings import KEYS
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ app.add_typer(config_app, name="config")
 
 KeyArgument = Annotated[str, typer.Argument(
     metavar="KEY", show_default=False,
-    help=_("A setting: {keys}, deck.ID.new_per_day, deck.ID.reviews_per_day.").format(keys=", ".join(KEYS)))]
+    help=_("A setting: {keys}, deck.ID.new_per_day, deck.ID.reviews_per_day.").format(keys=join(KEYS)))]
 SOURCES = (N_("default"), N_("file"), N_("environment"), N_("option"))  # where a value comes from, shown translated
 
 

@@ -23,7 +23,7 @@ import fsrs
 
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.errors import HistoryFileError
-from quizzer.i18n import _
+from quizzer.i18n import _, join
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER, replay_decider
 from quizzer.store import history
 from quizzer.store.engine import Store
@@ -118,7 +118,7 @@ def read_review_log(csv_path: Path, now: datetime | None = None) -> list[LoggedR
                 missing = [column for column in COLUMNS if column not in header]
                 if missing:
                     raise _BadRow(_("the header lacks {missing} (expected {columns})").format(
-                        missing=", ".join(missing), columns=", ".join(COLUMNS)))
+                        missing=join(missing), columns=", ".join(COLUMNS)))  # the header as a CSV line
                 reader.fieldnames = header
                 return [_review(row, len(header), now) for row in reader]
             except _BadRow as bad:
