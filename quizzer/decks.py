@@ -19,6 +19,7 @@ import json
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -585,6 +586,29 @@ def _data_lines(deck_json: dict[str, Any]) -> list[str]:
     return [json.dumps(item, ensure_ascii=False) for item in (header, *deck_json["cards"])]
 
 
+CACHE_KEPT_DAYS = 30
+# a cache file, or one being written (``_write_atomically``): the only names pruning touches
+_CACHE_FILE = re.compile(r"[0-9a-f]{64}\.(index\.json|deck\.jsonl|(index|deck)\.\d+\.tmp)")
+
+
+def _prune_cache(folder: Path, now: float) -> None:
+    """Remove this cache's files written more than CACHE_KEPT_DAYS before ``now`` (seconds since
+    the epoch). Every edit of a deck and every upgrade of quizzer caches a deck anew, so without
+    this the folder only grows; a deck still in use is parsed and cached again on its next load.
+    Only names this cache writes are touched (``QUIZ_CACHE_DIR`` may name a shared folder)."""
+    cutoff = now - CACHE_KEPT_DAYS * 86400
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if _CACHE_FILE.fullmatch(entry.name) and entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+        except OSError:
+            pass  # gone already (another process pruned it), or not ours to remove
+
+
 def _write_atomically(path: Path, text: str) -> None:
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(text, "utf-8")
@@ -612,6 +636,7 @@ def _load_one(path: Path, use_cache: bool = True) -> LoadedDeck:
         index_file.parent.mkdir(parents=True, exist_ok=True)
         _write_atomically(data_file, "\n".join(_data_lines(loaded.deck.to_json())))  # the data first: an index is trusted
         _write_atomically(index_file, json.dumps(loaded.index(), ensure_ascii=False))
+        _prune_cache(index_file.parent, time.time())  # on a miss only: a cache hit stays one read
     except OSError:
         pass  # an unwritable cache only costs speed
     return loaded
