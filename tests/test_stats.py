@@ -18,6 +18,7 @@ from pathlib import Path
 
 import fsrs
 import pytest
+from rich.cells import cell_len
 from typer.testing import CliRunner
 
 from quizzer.cli import app
@@ -579,9 +580,12 @@ def test_a_database_that_cannot_be_written_still_gets_its_figures(history, db, m
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-def test_a_long_card_id_folds_whole_at_60_columns(deck_folder, language):
-    """The weakest cards at 60 columns: every header and number whole on its line, and a
-    45-character id (the bundled decks' longest) folded onto a second line rather than cut."""
+@pytest.mark.parametrize("columns", [60, 80, 100])
+def test_a_long_card_id_stays_whole_at_every_width(deck_folder, language, columns):
+    """The weakest cards with a 45-character id (the bundled decks' longest): every line within the
+    terminal, every header and number whole; the id on one line wherever it fits, the deck column
+    beside it only where both fit (100 columns, not 80); where the id cannot be whole on a line
+    (60) the deck is back and the id folds whole onto a second line; the time caption unbroken."""
     from quizzer.scheduling.answer import answer
     from quizzer.store import open_store
 
@@ -594,19 +598,24 @@ def test_a_long_card_id_folds_whole_at_60_columns(deck_folder, language):
     answer(store, long_id, 1, now=now - timedelta(days=2), duration_ms=20_000)
     store.close()
     result = subprocess.run([sys.executable, "-m", "quizzer", "stats", "--decks", str(decks)], capture_output=True,
-                            text=True, env={**os.environ, "QUIZ_NOW": now.isoformat(), "COLUMNS": "60",
+                            text=True, env={**os.environ, "QUIZ_NOW": now.isoformat(), "COLUMNS": str(columns),
                                             "QUIZ_LANG": language})  # the language is chosen as a process starts
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    headers = {"en": ("card", "deck", "lapses", "mistakes", "recall"),
-               "zh": ("卡片", "牌组", "遗忘", "错题", "回忆概率")}[language]
-    [at] = [i for i, line in enumerate(lines) if all(header in line.split() for header in headers)]
-    row = [line for line in lines[at + 2:at + 6] if line.strip()]
-    assert "day12-bert-gpt" in row[0].split() and row[0].split()[-1].endswith("%")
-    assert "".join(line.split()[0] for line in row[:3] if line.split()).startswith(long_id)
-    # 20 s of study, not "0 min" (the caption folds at 60 columns: compared without the breaks)
+    assert max(cell_len(line) for line in lines) <= columns
+    card, deck, *counts = {"en": ("card", "deck", "lapses", "mistakes", "recall"),
+                           "zh": ("卡片", "牌组", "遗忘", "错题", "回忆概率")}[language]
+    [at] = [i for i, line in enumerate(lines) if line.split()[:1] == [card] and line.split()[-3:] == counts]
+    assert (deck in lines[at].split()) == (columns != 80)
+    row = [line.split() for line in lines[at + 2:at + 6] if line.strip()]
+    assert row[0][-1].endswith("%") and (("day12-bert-gpt" in row[0]) == (columns != 80))
+    if columns >= 80:
+        assert row[0][0] == long_id
+    else:
+        assert row[0][0] != long_id and "".join(words[0] for words in row).startswith(long_id)
+    # 20 s of study, not "0 min", on one line
     assert {"en": "under a minute in all, under a minute a study day",
-            "zh": "合计：不到1分钟，每个学习日：不到1分钟"}[language] in {"en": " ", "zh": ""}[language].join(result.stdout.split())
+            "zh": "合计：不到 1 分钟，每个学习日：不到 1 分钟"}[language] in [line.strip() for line in lines]
 
 
 def test_heatmap_shades_are_the_quartiles_numpy_gives():

@@ -102,7 +102,9 @@ def _overview(stats: Stats) -> Table:
 
 def _bar_table(title: str, headers: tuple[str, ...], rows: list[tuple[list[str], float]], size: float,
                width: int, caption: str | None = None) -> Table:
-    table = Table(*headers, "", title=title, caption=caption, box=None, padding=(0, 1))
+    # at least as wide as its caption, which would otherwise wrap inside a word ("分\n钟")
+    table = Table(*headers, "", title=title, caption=caption, box=None, padding=(0, 1),
+                  min_width=cell_len(caption) if caption else None)
     for column in table.columns[1:-1]:
         column.justify = "right"
     for cells, value in rows:
@@ -220,15 +222,26 @@ def _exams(stats: Stats, width: int) -> Table:
     return _bar_table(title, (_("finished"), _("score")), rows, 100.0, width, caption)
 
 
-def _weakest(stats: Stats) -> list[Table]:
+def _weakest(stats: Stats, console: Console) -> list[Table]:
     def counts() -> tuple[Column, ...]:
         return number(_("lapses")), number(_("mistakes")), number(_("recall"))
 
-    # ids are typed back (`quiz show ID`, --tag): a long one folds onto a second line, never cut
-    cards = listing(text(_("card")), ident(_("deck")), *counts(), title=_("Weakest cards"))
-    for card in stats.weakest_cards:
-        cards.add_row(safe(card.card_id), safe(card.deck), str(card.lapses), str(card.mistakes), percent(card.recall))
-    tags = listing(text(_("tag")), number(_("cards")), *counts(), title=_("Weakest tags"))
+    def weakest_cards(with_deck: bool, folded: bool) -> Table:
+        decks = (ident(_("deck")),) if with_deck else ()
+        table = listing(text(_("card")) if folded else ident(_("card")), *decks, *counts(), title=_("Weakest cards"))
+        for card in stats.weakest_cards:
+            table.add_row(safe(card.card_id), *((safe(card.deck),) if with_deck else ()), str(card.lapses),
+                          str(card.mistakes), percent(card.recall))
+        return table
+
+    # ids are typed back (`quiz show ID`, --tag), so never cut: the card's stays on one line, the
+    # deck column going first (`quiz show` names the deck), and folds whole onto a second line
+    # only where it does not fit even alone
+    layouts = [weakest_cards(with_deck=True, folded=False), weakest_cards(with_deck=False, folded=False)]
+    unbounded = console.options.update_width(1_000)
+    cards = next((t for t in layouts if console.measure(t, options=unbounded).maximum <= console.width),
+                 weakest_cards(with_deck=True, folded=True))
+    tags = listing(ident(_("tag")), number(_("cards")), *counts(), title=_("Weakest tags"))
     for tag in stats.weakest_tags:
         tags.add_row(safe(tag.tag), str(tag.cards), str(tag.lapses), str(tag.mistakes), percent(tag.recall))
     return ([cards] if stats.weakest_cards else []) + ([tags] if stats.weakest_tags else [])
@@ -261,5 +274,5 @@ def show(console: Console, stats: Stats) -> None:
     console.print(Columns([_retention(stats), _ratings(stats, width)], padding=(0, 4)))
     if stats.exams:
         console.print(_exams(stats, width))
-    for table in _weakest(stats):
+    for table in _weakest(stats, console):
         console.print(table)
