@@ -196,11 +196,13 @@ def test_check_and_backups(deck_dir, isolated):
     study(deck_dir, ["", "3"], when, "--limit", "1")
     assert runner.invoke(app, ["check"]).stdout.strip() == "ok"
     listed = runner.invoke(app, ["backup", "list"]).stdout.strip().splitlines()
-    assert len(listed) == 1
     db = isolated / "quiz.db"
+    assert listed[0] == f"1 backup in {db.parent / 'backups'}, newest first:" and len(listed) == 2
+    name = listed[1].split()[-1]  # the file's name, which restore takes as it is listed
+    assert (db.parent / "backups" / name).is_file() and "/" not in name
     with sqlite3.connect(db) as conn:
         conn.execute("DELETE FROM review_log")
-    result = runner.invoke(app, ["backup", "restore"], env={"QUIZ_NOW": (when + timedelta(hours=1)).isoformat()})
+    result = runner.invoke(app, ["backup", "restore", name], env={"QUIZ_NOW": (when + timedelta(hours=1)).isoformat()})
     assert result.exit_code == 0, result.output
     with sqlite3.connect(db) as conn:
         # the backup was taken when the session opened, before its one review

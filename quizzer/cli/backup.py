@@ -9,7 +9,7 @@ import typer
 
 from quizzer.cli.base import DbOption, JsonOption, app, learner, where
 from quizzer.errors import BackupError, UsageError
-from quizzer.i18n import _
+from quizzer.i18n import _, ngettext
 
 backup_app = typer.Typer(help=_("List and restore the automatic backups."), no_args_is_help=True,
                          context_settings={"help_option_names": ["-h", "--help"]})
@@ -41,21 +41,30 @@ def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = 
         return
     if not items:
         typer.echo(_("No backups yet (one is taken at most every 30 minutes of use)."))
+        return
+    # the folder once, then each file by name (what `quiz backup restore NAME` takes): a full path
+    # per line wrapped at 60-80 columns
+    typer.echo(_("{count} in {folder}, newest first:").format(
+        count=ngettext("{count} backup", "{count} backups", len(items)).format(count=len(items)),
+        folder=items[0].path.parent))
     for item in items:
-        typer.echo(f"{item.taken_at.astimezone():%Y-%m-%d %H:%M:%S}  {item.path}")
+        size = item.path.stat().st_size / 2**20
+        typer.echo(f"{item.taken_at.astimezone():%Y-%m-%d %H:%M}  {size:5.1f} MB  {item.path.name}")
 
 
 @backup_app.command("restore", help=_("Replace the database by a backup (the current one is backed up first)."))
 def backup_restore(
     ctx: typer.Context,
-    which: Annotated[str, typer.Argument(metavar="FILE|latest", help=_("A backup file, or 'latest'."))] = "latest",
+    which: Annotated[str, typer.Argument(metavar="FILE|latest", help=_(
+        "A backup: its name as `quiz backup list` shows it, a file, or 'latest'."))] = "latest",
     db: DbOption = None,
 ) -> None:
     from quizzer import backup, clock
 
     path = _db_path(ctx, db)
     backups = backup.list_backups(path)
-    chosen = backups[0].path if which == "latest" and backups else Path(which)
+    listed = {item.path.name: item.path for item in backups}
+    chosen = backups[0].path if which == "latest" and backups else listed.get(which, Path(which))
     if not chosen.is_file():
         raise BackupError(_("no backup '{name}'").format(name=which), _("`quiz backup list` shows them"))
     saved = backup.restore(chosen, path, clock.now())
