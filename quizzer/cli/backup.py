@@ -55,7 +55,7 @@ def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = 
 @backup_app.command("restore", help=_("Replace the database by a backup (the current one is backed up first)."))
 def backup_restore(
     ctx: typer.Context,
-    which: Annotated[str, typer.Argument(metavar="FILE|latest", help=_(
+    which: Annotated[str, typer.Argument(metavar="NAME|FILE|latest", help=_(
         "A backup: its name as `quiz backup list` shows it, a file, or 'latest'."))] = "latest",
     db: DbOption = None,
 ) -> None:
