@@ -188,6 +188,7 @@ def test_card_command_shows_history(deck_dir):
     result = runner.invoke(app, ["card", "q-one", "--decks", str(deck_dir)], env={"QUIZ_NOW": when.isoformat()})
     assert result.exit_code == 0 and "q-one" in result.stdout and "stability" in result.stdout
     assert result.stdout.count("study") == 1
+    assert "3 Good" in result.stdout  # the rating by number and by the button's name
     assert runner.invoke(app, ["card", "nope", "--decks", str(deck_dir)]).exit_code == 1
 
 

@@ -73,6 +73,7 @@ def _draw(shown: Shown) -> None:
     from rich.panel import Panel
     from rich.table import Table
 
+    from quizzer.defaults import Rating
     from quizzer.store.records import NEW
     from quizzer.terminal import render
     from quizzer.terminal.exam import when
@@ -106,6 +107,6 @@ def _draw(shown: Shown) -> None:
     for review in info.reviews:
         correct = "" if review.correct is None else _("yes") if review.correct else _("no")
         seconds = f"{review.duration_ms / 1000:.1f}" if review.duration_ms is not None else ""
-        table.add_row(when(review.reviewed_at), _(review.mode), str(review.rating), correct,
+        table.add_row(when(review.reviewed_at), _(review.mode), f"{review.rating} {Rating(review.rating).shown}", correct,
                       safe(review.answer_text or ""), seconds)
     out.print(table)
