@@ -48,8 +48,11 @@ def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = 
         count=ngettext("{count} backup", "{count} backups", len(items)).format(count=len(items)),
         folder=items[0].path.parent))
     for item in items:
-        size = item.path.stat().st_size / 2**20
-        typer.echo(f"{item.taken_at.astimezone():%Y-%m-%d %H:%M}  {size:5.1f} MB  {item.path.name}")
+        try:
+            size = f"{item.path.stat().st_size / 2**20:5.1f} MB"
+        except OSError:  # removed since it was listed
+            continue
+        typer.echo(f"{item.taken_at.astimezone():%Y-%m-%d %H:%M}  {size}  {item.path.name}")
 
 
 @backup_app.command("restore", help=_("Replace the database by a backup (the current one is backed up first)."))

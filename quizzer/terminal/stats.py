@@ -241,7 +241,7 @@ def _weakest(stats: Stats, console: Console) -> list[Table]:
     unbounded = console.options.update_width(1_000)
     cards = next((t for t in layouts if console.measure(t, options=unbounded).maximum <= console.width),
                  weakest_cards(with_deck=True, folded=True))
-    tags = listing(ident(_("tag")), number(_("cards")), *counts(), title=_("Weakest tags"))
+    tags = listing(text(_("tag")), number(_("cards")), *counts(), title=_("Weakest tags"))
     for tag in stats.weakest_tags:
         tags.add_row(safe(tag.tag), str(tag.cards), str(tag.lapses), str(tag.mistakes), percent(tag.recall))
     return ([cards] if stats.weakest_cards else []) + ([tags] if stats.weakest_tags else [])
