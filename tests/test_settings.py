@@ -99,6 +99,8 @@ def test_show_set_unset_with_sources(config):
     from_env = quiz("config", QUIZ_NEW_PER_DAY="7", QUIZ_DESIRED_RETENTION="0.8")
     table = rows(from_env.stdout)
     assert table["new_per_day"] == ("7", "environment") and table["desired_retention"] == ("0.8", "environment")
+    narrow = quiz("config", QUIZ_NEW_PER_DAY="7", COLUMNS="60").stdout  # the source whole, not "environme…"
+    assert rows(narrow)["new_per_day"] == ("7", "environment") and max(map(len, narrow.splitlines())) <= 60
 
     as_json = quiz("config", "--json")
     import json

@@ -48,6 +48,7 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
 
     table = Table(_("key"), _("value"), _("source"), _("allowed"), title=_("Settings"))
     table.columns[0].no_wrap = True
+    table.columns[2].no_wrap = True  # one word: "environment" was cut to "environme…" at 60 columns
     for key, value, source in shown.items():
         table.add_row(Text(key.name), Text(key.show(value)), Text(_(source)), Text(_(key.allowed)))
     out = console()
