@@ -587,16 +587,29 @@ def _data_lines(deck_json: dict[str, Any]) -> list[str]:
 
 
 CACHE_KEPT_DAYS = 30
+DAY_SECONDS = 86400
 # a cache file, or one being written (``_write_atomically``): the only names pruning touches
 _CACHE_FILE = re.compile(r"[0-9a-f]{64}\.(index\.json|deck\.jsonl|(index|deck)\.\d+\.tmp)")
 
 
+def _mark_used(*files: Path) -> None:
+    """A cache hit renews its files' time (at most once a day: a stat per file otherwise), so
+    pruning removes only what no deck has used for CACHE_KEPT_DAYS."""
+    now = time.time()
+    for file in files:
+        try:
+            if now - file.stat().st_mtime > DAY_SECONDS:
+                os.utime(file)
+        except OSError:
+            pass  # gone, or a read-only cache: only costs a parse one day
+
+
 def _prune_cache(folder: Path, now: float) -> None:
-    """Remove this cache's files written more than CACHE_KEPT_DAYS before ``now`` (seconds since
-    the epoch). Every edit of a deck and every upgrade of quizzer caches a deck anew, so without
-    this the folder only grows; a deck still in use is parsed and cached again on its next load.
-    Only names this cache writes are touched (``QUIZ_CACHE_DIR`` may name a shared folder)."""
-    cutoff = now - CACHE_KEPT_DAYS * 86400
+    """Remove this cache's files unused for CACHE_KEPT_DAYS before ``now`` (seconds since the
+    epoch; ``_mark_used``). Every edit of a deck and every upgrade of quizzer caches a deck anew, so
+    without this the folder only grows. Only names this cache writes are touched (``QUIZ_CACHE_DIR``
+    may name a shared folder)."""
+    cutoff = now - CACHE_KEPT_DAYS * DAY_SECONDS
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -622,9 +635,12 @@ def _load_one(path: Path, use_cache: bool = True) -> LoadedDeck:
     index_file, data_file = _cache_paths(raw)
     if use_cache:
         try:
-            return LoadedDeck.from_index(path, json.loads(index_file.read_text("utf-8")), data_file)
+            loaded = LoadedDeck.from_index(path, json.loads(index_file.read_text("utf-8")), data_file)
         except (OSError, ValueError, KeyError, TypeError):
             pass  # not cached yet, or cached by another format version: parse again
+        else:
+            _mark_used(index_file, data_file)
+            return loaded
     text, problems = _decode(path, raw)  # only now: a cache hit needs the bytes, not the text
     if text is None:
         raise DeckProblems(problems)

@@ -77,39 +77,42 @@ def test_loading_uses_the_cache_and_notices_edits(tmp_path):
     assert len(list(decks.cache_dir().glob("*.index.json"))) == 2
 
 
-def test_a_deck_cached_again_removes_cache_files_a_month_old_and_nothing_else(tmp_path):
-    """Every edit of a deck caches it anew, so a miss removes what was written over
-    CACHE_KEPT_DAYS ago; only names the cache writes go (QUIZ_CACHE_DIR may be a shared folder),
-    and a deck whose entry went is parsed again."""
+def test_a_deck_cached_again_removes_cache_files_unused_for_a_month_and_nothing_else(tmp_path):
+    """Every edit of a deck caches it anew, so a miss removes what no load has used for
+    CACHE_KEPT_DAYS (a hit renews its files); only names the cache writes go (QUIZ_CACHE_DIR may
+    be a shared folder), and a deck whose entry went is parsed again."""
     import os
     import time
 
     deck = tmp_path / "d.yaml"
     text = "id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n"
-    deck.write_text(text, "utf-8")
-    decks.load_decks([tmp_path])
     folder = decks.cache_dir()
-    stale = sorted(folder.iterdir())
-    assert len(stale) == 2
+
+    def cached_as(answer: str) -> set[Path]:
+        """Load the deck with this answer; the cache files it added."""
+        before = set(folder.glob("*")) if folder.exists() else set()
+        deck.write_text(text.replace("answer: A", f"answer: {answer}"), "utf-8")
+        assert decks.load_decks([tmp_path])[0].card("q1").answer == answer
+        return set(folder.glob("*")) - before
+
+    unused, used = cached_as("A"), cached_as("B")
+    assert len(unused) == len(used) == 2
     recent = folder / ("a" * 64 + ".deck.jsonl")
     left_over = folder / ("b" * 64 + ".index.1234.tmp")  # a write a crash interrupted
     foreign = [folder / "notes.txt", folder / ("c" * 64 + ".index.json.bak")]
     for path in (recent, left_over, *foreign):
         path.write_text("x", "utf-8")
     month = decks.CACHE_KEPT_DAYS * 86400
-    for path in (*stale, left_over, *foreign):
+    for path in (*unused, *used, left_over, *foreign):
         os.utime(path, (time.time() - month - 60,) * 2)
     os.utime(recent, (time.time() - month + 3600,) * 2)
 
-    decks.load_decks([tmp_path])  # a hit: nothing is written, nothing removed
-    assert all(path.exists() for path in (*stale, left_over))
-    deck.write_text(text.replace("answer: A", "answer: B"), "utf-8")
-    assert decks.load_decks([tmp_path])[0].card("q1").answer == "B"  # a miss: cached, then pruned
-    assert not any(path.exists() for path in (*stale, left_over))
-    assert all(path.exists() for path in (recent, *foreign))
-    assert len(list(folder.glob("*.index.json"))) == 1
-    deck.write_text(text, "utf-8")
-    assert decks.load_decks([tmp_path])[0].card("q1").answer == "A"  # its entry went: parsed again
+    assert decks.load_decks([tmp_path])[0].card("q1").answer == "B"  # a hit: renews, removes nothing
+    assert all(path.exists() for path in (*unused, left_over))
+    assert cached_as("C")  # a miss: cached, then pruned
+    assert not any(path.exists() for path in (*unused, left_over))
+    assert all(path.exists() for path in (*used, recent, *foreign))
+    assert cached_as("A")  # its entry went: parsed and cached again
 
 
 def test_a_cache_that_lost_its_deck_file_reads_the_deck_again(tmp_path):
