@@ -635,12 +635,12 @@ def _load_one(path: Path, use_cache: bool = True) -> LoadedDeck:
     index_file, data_file = _cache_paths(raw)
     if use_cache:
         try:
-            loaded = LoadedDeck.from_index(path, json.loads(index_file.read_text("utf-8")), data_file)
+            cached = LoadedDeck.from_index(path, json.loads(index_file.read_text("utf-8")), data_file)
         except (OSError, ValueError, KeyError, TypeError):
             pass  # not cached yet, or cached by another format version: parse again
         else:
             _mark_used(index_file, data_file)
-            return loaded
+            return cached
     text, problems = _decode(path, raw)  # only now: a cache hit needs the bytes, not the text
     if text is None:
         raise DeckProblems(problems)
