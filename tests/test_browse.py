@@ -196,6 +196,27 @@ def test_the_state_column_names_the_state_and_its_flags(studied):
     assert "review, mistake" in line
 
 
+
+def test_limit_shows_the_first_cards_in_the_chosen_order_and_says_how_many_match(studied, monkeypatch):
+    """The table shows TABLE_LIMIT cards unless --limit says otherwise (50,000 rows took 40 s to
+    draw); the order is decided over every match first; --json lists them all by default."""
+    from quizzer.cli import cards as command
+
+    by_recall = ids(as_json(studied, "cards", "--sort", "recall"))
+    assert len(by_recall) == len(IDS)
+    assert ids(as_json(studied, "cards", "--sort", "recall", "--limit", "2")) == by_recall[:2]
+    assert ids(as_json(studied, "cards", "--sort", "recall", "--limit", "0")) == by_recall
+
+    out = quiz(studied, "cards", "--sort", "recall", "--limit", "2").stdout.splitlines()
+    listed = [line.split()[0] for line in out[2:-1] if line.split() and line.split()[0] in IDS]
+    assert listed == by_recall[:2] and out[-1] == f"the first 2 of {len(IDS)} cards; --limit 0 shows all"
+    monkeypatch.setattr(command, "TABLE_LIMIT", 3)
+    assert quiz(studied, "cards").stdout.splitlines()[-1] == f"the first 3 of {len(IDS)} cards; --limit 0 shows all"
+    assert quiz(studied, "cards", "--limit", "0").stdout.splitlines()[-1] == f"{len(IDS)} cards"
+    assert len(as_json(studied, "cards")) == len(IDS)  # a program gets every card
+    assert quiz(studied, "cards", "--limit", "-1", code=2).exit_code == 2
+
+
 @pytest.mark.parametrize("language", ["en", "zh"])
 @pytest.mark.parametrize("columns", [60, 65, 80, 100, 110, 120, 125, 140])
 def test_the_listing_fits_the_terminal_with_every_recall_whole(language, columns):

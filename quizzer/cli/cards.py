@@ -46,6 +46,7 @@ class Sort(str, enum.Enum):  # quizzer.app.browse.SORTS
     id = "id"
 
 
+TABLE_LIMIT = 300  # rows a table shows unless --limit says otherwise: a chapter's deck whole, not 50,000 lines
 SHOWN_STATES = (N_("new"), N_("learning"), N_("review"), N_("relearning"), N_("due"), N_("suspended"), N_("buried"),
                 N_("leech"), N_("mistake"))  # a row's state and flags, shown translated (JSON keeps the names)
 
@@ -65,6 +66,10 @@ def cards_command(
     sort: Annotated[Sort, typer.Option(
         "--sort", metavar="ORDER",
         help=_("due (soonest first, new cards last), recall (lowest first), lapses (most first) or id."))] = Sort.due,
+    limit: Annotated[Optional[int], typer.Option(
+        "--limit", "-n", metavar="N", min=0, show_default=False,
+        help=_("Show the first N cards in the chosen order; 0 shows them all (default: {count} in the table, "
+               "all with --json).").format(count=TABLE_LIMIT))] = None,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
@@ -74,10 +79,12 @@ def cards_command(
     from quizzer.cli.output import emit_json
     from quizzer.terminal.mathtext import math_to_unicode
 
+    shown = (None if as_json else TABLE_LIMIT) if limit is None else (limit or None)
     opened = collection(ctx, decks_dir, db)
-    rows = browse.browse(opened, clock.now(), search=search, decks=deck, tags=tag, kinds_wanted=kind_values(kind),
-                         state=state.value if state else None, sort=sort.value, plain=math_to_unicode,
-                         settings=settings())
+    found = browse.browse(opened, clock.now(), search=search, decks=deck, tags=tag, kinds_wanted=kind_values(kind),
+                          state=state.value if state else None, sort=sort.value, limit=shown, plain=math_to_unicode,
+                          settings=settings())
+    rows = found.rows
     if as_json:
         emit_json(rows)
         return
@@ -95,7 +102,10 @@ def cards_command(
     wide = _wide_fits(rows, states, dues, stabilities, room, out.width)
     table = _listing(rows, states, dues, stabilities, room, wide)
     out.print(table)
-    out.print(ngettext("{count} card", "{count} cards", len(rows)).format(count=f"{len(rows):,}"), markup=False)
+    counted = ngettext("{count} card", "{count} cards", found.total).format(count=f"{found.total:,}")
+    if len(rows) < found.total:
+        counted = _("the first {shown} of {counted}; --limit 0 shows all").format(shown=f"{len(rows):,}", counted=counted)
+    out.print(counted, markup=False)
 
 
 FRONT_AT_LEAST = 20  # columns of question text the wide layout must leave
