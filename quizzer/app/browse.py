@@ -1,5 +1,5 @@
 """Looking at the collection without studying it: the card browser (``quiz cards``), one card
-(``quiz show``), the mistakes notebook as a list, and today's numbers per deck (``quiz``).
+(``quiz show``) and the mistakes notebook as a list.
 
 Texts come from each card's Kind (front, back, solution, texts), never from its fields, so a
 new kind shows up here with nothing to change. ``plain`` turns a front's Markdown/LaTeX into
@@ -20,15 +20,13 @@ import fsrs
 from quizzer import kinds
 from quizzer.app import notebook
 from quizzer.app.collection import Collection
-from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, to_utc
-from quizzer.defaults import NEW_PER_DAY
+from quizzer.clock import next_day_start, to_utc
 from quizzer.kinds.base import Asked
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.memory import retrievability
-from quizzer.scheduling.summary import CardInfo, DeckToday, card_info, today_by_deck
+from quizzer.scheduling.summary import CardInfo, card_info
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import browse as browse_store
-from quizzer.store import cards as card_store
 from quizzer.store.records import (
     LEARNING,
     NEW,
@@ -321,35 +319,3 @@ def mistakes(collection: Collection, plain: Plain = _same, settings: Settings = 
                                entry.times_wrong, entry.last_wrong_at, entry.last_wrong_answer, entry.right_days,
                                notebook.RIGHT_DAYS_TO_LEAVE))
     return rows
-
-
-# ------------------------------------------------------------------ today
-
-
-@dataclass(frozen=True)
-class DeckDay:
-    """A deck's line of ``quiz`` (also its --json object): ``new`` is what today's study offers,
-    the new cards waiting capped by what is left of the day's new-card limit."""
-
-    deck: str
-    title: str
-    new: int
-    new_waiting: int
-    learning: int
-    due: int
-
-
-def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
-          rollover_hour: int = ROLLOVER_HOUR) -> tuple[list[DeckDay], DeckDay]:
-    """Each deck's numbers for today and the total. The new-card limit is global (as in
-    ``quiz study``), so the total's ``new`` is the cap of all the waiting cards, not a sum."""
-    counts = today_by_deck(collection.store, now, rollover_hour)
-    new_done, _ = card_store.done_since(collection.store, day_start(to_utc(now), rollover_hour))
-    left = max(0, new_per_day - new_done)
-    rows = []
-    for loaded in collection.decks:
-        c = counts.get(loaded.id, DeckToday(0, 0, 0))
-        rows.append(DeckDay(loaded.id, loaded.title, min(c.new, left), c.new, c.learning, c.due))
-    waiting = sum(r.new_waiting for r in rows)
-    total = DeckDay("total", "", min(waiting, left), waiting, sum(r.learning for r in rows), sum(r.due for r in rows))
-    return rows, total

@@ -46,12 +46,12 @@ def overview(
                              _("put it after: quiz {command} --json").format(command=ctx.invoked_subcommand))
         return
     from quizzer import clock
-    from quizzer.app import browse
+    from quizzer.app.today import today
     from quizzer.cli.base import settings
 
     learner = settings()
     opened = collection(ctx, None, None)
-    rows, total = browse.today(opened, clock.now(), learner.new_per_day, learner.day_start_hour)
+    rows, total = today(opened, clock.now(), learner.new_per_day, learner.day_start_hour)
     if as_json:
         from quizzer.cli.output import emit_json
 
