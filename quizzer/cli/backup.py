@@ -49,7 +49,7 @@ def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = 
         folder=items[0].path.parent))
     for item in items:
         try:
-            size = f"{item.path.stat().st_size / 2**20:5.1f} MB"
+            size = f"{item.path.stat().st_size / 1e6:5.1f} MB"  # MB as deck sizes are given (10^6 bytes)
         except OSError:  # removed since it was listed
             continue
         typer.echo(f"{item.taken_at.astimezone():%Y-%m-%d %H:%M}  {size}  {item.path.name}")
