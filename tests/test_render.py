@@ -91,6 +91,27 @@ def test_line_breaks_follow_the_chinese_rules(parts, width):
         assert cell_len(piece.rstrip()) <= width
 
 
+mixed = st.sampled_from(["模", "型", "注意力", "BERT", "GPT-2", "a/b", "15%", "$", "768", "。", "，", "（", "）", "「",
+                         "」", "：", "？", "(", ")", "-", "/", " ", "\u3000", "ー", "々", "一", "…", "'", '"', "\u0301"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(mixed, max_size=40))
+def test_break_units_cut_between_ideographs_as_uax14_does_on_the_whole_line(parts):
+    from uniseg.linebreak import line_break_units
+
+    from quizzer.terminal.linebreak import _NO_LINE_START
+
+    text = "".join(parts)
+    expected: list[str] = []
+    for unit in line_break_units(text):  # the whole line through uniseg, as before the shortcut
+        if expected and unit[0] in _NO_LINE_START:
+            expected[-1] += unit
+        else:
+            expected.append(unit)
+    assert break_units(text) == expected
+
+
 def test_a_word_longer_than_the_line_is_folded():
     text = "注意" + "x" * 30 + "力"
     offsets = divide_line(text, 10)

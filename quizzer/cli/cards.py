@@ -24,6 +24,7 @@ from quizzer.i18n import N_, _, join, ngettext
 
 if TYPE_CHECKING:
     from rich.table import Table
+    from rich.text import Text
 
     from quizzer.app.browse import Row
 
@@ -108,15 +109,16 @@ def cards_command(
     out.print(counted, markup=False)
 
 
-FRONT_AT_LEAST = 20  # columns of question text the wide layout must leave
 
 
 def _wide_fits(rows: list[Row], states: list[str], dues: list[str], stabilities: list[str], room: int,
                width: int) -> bool:
     """Whether kind, deck, section and stability fit beside the question: every other column
-    whole, and the question at least FRONT_AT_LEAST wide. (rich would otherwise squeeze the
+    whole, and the question at least QUESTION_AT_LEAST wide. (rich would otherwise squeeze the
     state to a character a line, or push the recall past the edge.)"""
     from rich.cells import cell_len
+
+    from quizzer.terminal.tables import QUESTION_AT_LEAST
 
     def widest(header: str, cells: list[str]) -> int:
         return max(map(cell_len, [header, *cells]))
@@ -124,14 +126,14 @@ def _wide_fits(rows: list[Row], states: list[str], dues: list[str], stabilities:
     others = [room, widest(_("kind"), [row.kind for row in rows]), widest(_("deck"), [row.deck for row in rows]),
               widest("§", [row.section for row in rows]), widest(_("state"), states), widest(_("due"), dues),
               widest(_("stability"), stabilities), widest(_("recall"), ["100%"])]
-    return sum(others) + FRONT_AT_LEAST + 2 * len(others) <= width  # two spaces between columns
+    return sum(others) + QUESTION_AT_LEAST + 2 * len(others) <= width  # two spaces between columns
 
 
 def _listing(rows: list[Row], states: list[str], dues: list[str], stabilities: list[str], room: int,
              wide: bool) -> Table:
     """The browser's table; ``wide`` adds kind, deck, section and stability beside the question."""
     from quizzer.terminal.render import safe
-    from quizzer.terminal.tables import ident, listing, number, text
+    from quizzer.terminal.tables import ident, listing, number, question, text
 
     columns = [text(_("card"), width=room)]  # fixed: longer ids fold over lines, never cut
     columns += [ident(_("kind")), ident(_("deck")), ident("§")] if wide else []
@@ -140,8 +142,9 @@ def _listing(rows: list[Row], states: list[str], dues: list[str], stabilities: l
     columns += [number(_("stability"))] if wide else []
     table = listing(*columns, number(_("recall")))  # an id is what `quiz show` takes: folded, never cut
     for row, state, due, stability in zip(rows, states, dues, stabilities):
-        cells = [safe(row.id)]
+        cells: list[str | Text] = [safe(row.id)]
         cells += [row.kind, safe(row.deck), safe(row.section)] if wide else []
-        cells += [safe(row.front), state, due] + ([stability] if wide else [])
+        cells += [question(row.front), state, due]
+        cells += [stability] if wide else []
         table.add_row(*cells, f"{row.recall:.0%}" if row.recall is not None else "-")
     return table

@@ -58,17 +58,25 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
 _NO_LINE_START = frozenset("。，、；：？！）」』】〕〉》…‥·・ー々〻〜～．，；：！？）］｝,.;:!?)]}%")
 
 
+# UAX #14 always allows a break between two CJK ideographs (class ID on both sides, and no rule
+# looks across an ideograph), so a text is cut there first and uniseg, which takes about 0.1 ms a
+# character, sees only the runs between: a table of 400 Chinese questions measured in 1 s otherwise.
+_IDEOGRAPH = "[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_BETWEEN_IDEOGRAPHS = re.compile(f"(?<={_IDEOGRAPH})(?={_IDEOGRAPH})")
+
+
 def break_units(text: str) -> list[str]:
     """The pieces a line never breaks inside: UAX #14's, with a piece that begins with closing
     punctuation kept on the line before it (a piece longer than the line is folded)."""
     from uniseg.linebreak import line_break_units
 
     units: list[str] = []
-    for unit in line_break_units(text):
-        if units and unit[0] in _NO_LINE_START:
-            units[-1] += unit
-        else:
-            units.append(unit)
+    for run in _BETWEEN_IDEOGRAPHS.split(text):
+        for unit in line_break_units(run):
+            if units and unit[0] in _NO_LINE_START:
+                units[-1] += unit
+            else:
+                units.append(unit)
     return units
 
 

@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from rich import box
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions
+from rich.measure import Measurement
 from rich.table import Column, Table
+from rich.text import Text
+
+from quizzer.terminal.render import clean
+
+QUESTION_AT_LEAST = 20  # columns a question column keeps: its first words, whatever the terminal
 
 
 def ident(header: str) -> Column:
@@ -30,3 +38,17 @@ def listing(*columns: Column | str, **options: Any) -> Table:
     for name, value in (("box", box.SIMPLE_HEAD), ("show_edge", False), ("pad_edge", False), ("collapse_padding", True)):
         options.setdefault(name, value)
     return Table(*(text(c) if isinstance(c, str) else c for c in columns), **options)
+
+
+class _Question(Text):
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        width = max(map(cell_len, self.plain.splitlines()), default=0)
+        return Measurement(min(width, QUESTION_AT_LEAST), width)
+
+
+def question(plain: str) -> Text:
+    """A card's short front (``app.browse.short_front``) as a table cell. Its narrowest width is
+    taken as QUESTION_AT_LEAST columns, not found from its line-break opportunities: UAX #14 costs
+    about 0.1 ms a character through uniseg (a browser of 400 Chinese questions spent 1 s measuring
+    them), and only a table nested in another renderable uses a cell's narrowest width."""
+    return _Question(clean(plain))
