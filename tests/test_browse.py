@@ -217,13 +217,18 @@ def test_limit_shows_the_first_cards_in_the_chosen_order_and_says_how_many_match
     assert quiz(studied, "cards", "--limit", "-1", code=2).exit_code == 2
 
 
+WHOLE_IDS_UP_TO = {60: 12, 65: 12, 80: 16, 100: 36, 110: 40, 120: 40, 125: 40, 140: 40}  # ch08-bert's are up to 40
+
+
 @pytest.mark.parametrize("language", ["en", "zh"])
 @pytest.mark.parametrize("columns", [60, 65, 80, 100, 110, 120, 125, 140])
 def test_the_listing_fits_the_terminal_with_every_recall_whole(language, columns):
     """The bundled chapter 8 deck (ids up to 40 characters, questions in Chinese), three cards in
     learning: kind, deck, section and stability come in only where the rest stays whole beside
     them, and at any width every row ends in its recall and the header in the recall's name
-    (rich, left to squeeze, pushed that last column past the edge at 60-65 and 110-128)."""
+    (rich, left to squeeze, pushed that last column past the edge at 60-65 and 110-128). Ids stay
+    whole before those columns come in: from 100 columns every one of them (they folded at 24
+    until 140 columns)."""
     from rich.cells import cell_len
 
     from quizzer import i18n
@@ -242,6 +247,9 @@ def test_the_listing_fits_the_terminal_with_every_recall_whole(language, columns
         i18n.use("en")
     assert all(cell_len(line) <= columns for line in out)
     assert out[0].rstrip().endswith(recall)
+    listed = [row["id"] for row in json.loads(runner.invoke(app, ["cards", "--deck", "ch08-bert", "--json"]).stdout)]
+    whole = {line.split()[0] for line in out[2:-1] if line.strip()}
+    assert set(listed) - whole <= {i for i in listed if len(i) > WHOLE_IDS_UP_TO[columns]}  # longer ids fold
     ends = [line.split()[-1] for line in out[2:-1] if line.rstrip().endswith(("%", " -"))]
     assert len(ends) >= int(out[-1].split()[0]) and ends[:3] == ["100%"] * 3  # every row keeps its recall whole
 

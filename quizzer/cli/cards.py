@@ -99,8 +99,7 @@ def cards_command(
     dues = [when(row.due) if row.due else "-" for row in rows]
     stabilities = [_("{days} d").format(days=f"{row.stability:.1f}") if row.stability is not None else "-"
                    for row in rows]
-    room = min(max(len(row.id) for row in rows), max(12, out.width // 5))  # ids longer than that fold
-    wide = _wide_fits(rows, states, dues, stabilities, room, out.width)
+    room, wide = _layout(rows, states, dues, stabilities, out.width)
     table = _listing(rows, states, dues, stabilities, room, wide)
     out.print(table)
     counted = ngettext("{count} card", "{count} cards", found.total).format(count=f"{found.total:,}")
@@ -111,11 +110,12 @@ def cards_command(
 
 
 
-def _wide_fits(rows: list[Row], states: list[str], dues: list[str], stabilities: list[str], room: int,
-               width: int) -> bool:
-    """Whether kind, deck, section and stability fit beside the question: every other column
-    whole, and the question at least QUESTION_AT_LEAST wide. (rich would otherwise squeeze the
-    state to a character a line, or push the recall past the edge.)"""
+def _layout(rows: list[Row], states: list[str], dues: list[str], stabilities: list[str], width: int) -> tuple[int, bool]:
+    """The id column's width, and whether kind, deck, section and stability go beside the
+    question. Every column but the question is kept whole and the question keeps
+    QUESTION_AT_LEAST columns (rich would otherwise squeeze the state to a character a line, or
+    push the recall past the edge); within that, whole ids come first (an id is what `quiz show`
+    takes), then the wide layout. Ids fold only where even the narrow layout leaves them less."""
     from rich.cells import cell_len
 
     from quizzer.terminal.tables import QUESTION_AT_LEAST
@@ -123,10 +123,17 @@ def _wide_fits(rows: list[Row], states: list[str], dues: list[str], stabilities:
     def widest(header: str, cells: list[str]) -> int:
         return max(map(cell_len, [header, *cells]))
 
-    others = [room, widest(_("kind"), [row.kind for row in rows]), widest(_("deck"), [row.deck for row in rows]),
-              widest("§", [row.section for row in rows]), widest(_("state"), states), widest(_("due"), dues),
-              widest(_("stability"), stabilities), widest(_("recall"), ["100%"])]
-    return sum(others) + QUESTION_AT_LEAST + 2 * len(others) <= width  # two spaces between columns
+    narrow = [widest(_("state"), states), widest(_("due"), dues), widest(_("recall"), ["100%"])]
+    wide = narrow + [widest(_("kind"), [row.kind for row in rows]), widest(_("deck"), [row.deck for row in rows]),
+                     widest("§", [row.section for row in rows]), widest(_("stability"), stabilities)]
+    longest = max(cell_len(row.id) for row in rows)
+
+    def room(others: list[int]) -> int:  # for the id, two spaces between columns
+        return width - sum(others) - QUESTION_AT_LEAST - 2 * (len(others) + 1)
+
+    if room(wide) >= longest:
+        return longest, True
+    return min(longest, max(12, room(narrow))), False
 
 
 def _listing(rows: list[Row], states: list[str], dues: list[str], stabilities: list[str], room: int,
