@@ -19,6 +19,7 @@ import os
 from datetime import date, datetime, time, timedelta, timezone
 
 ROLLOVER_HOUR = 4
+DAY_SECONDS = 86400  # a day's length in seconds, as FSRS and Anki count days
 
 
 def now() -> datetime:

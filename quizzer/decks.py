@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, cast
 
 from quizzer import kinds
+from quizzer.clock import DAY_SECONDS
 from quizzer.errors import MAX_PROBLEMS, UNLISTED, DeckProblems
 from quizzer.i18n import N_, _, join
 from quizzer.locations import bundled_decks, deck_dirs  # noqa: F401  # where commands and tests find them
@@ -587,7 +588,6 @@ def _data_lines(deck_json: dict[str, Any]) -> list[str]:
 
 
 CACHE_KEPT_DAYS = 30
-DAY_SECONDS = 86400
 # a cache file, or one being written (``_write_atomically``): the only names pruning touches
 _CACHE_FILE = re.compile(r"[0-9a-f]{64}\.(index\.json|deck\.jsonl|(index|deck)\.\d+\.tmp)")
 

@@ -44,7 +44,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.clock import day_start, study_day
+from quizzer.clock import DAY_SECONDS, day_start, study_day
 from quizzer.errors import DatabaseError
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
@@ -113,7 +113,7 @@ def _classify(rows: Iterable[Review], deck_of: Mapping[str, str], known: Mapping
     """Add ``rows`` (id, card id, time, rating, duration, state before), in (time, id) order, to
     ``tally`` and ``seen``; ``known`` has what came before them of each card. (A million rows
     on a rebuild: the lookups are kept in local names.)"""
-    starts, dates, mature_after = days.starts, days.dates, MATURE_DAYS * 86400.0
+    starts, dates, mature_after = days.starts, days.dates, float(MATURE_DAYS * DAY_SECONDS)
     find, counted = seen.get, tally.get
     for review_id, card_id, at, rating, duration, state_before in rows:
         entry = find(card_id)

@@ -26,6 +26,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
+from quizzer.clock import DAY_SECONDS
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
 from quizzer.store.models import (
@@ -38,8 +39,6 @@ from quizzer.store.models import (
     review_log,
 )
 from quizzer.store.records import LEECH_TAG, NEW
-
-SECONDS_PER_DAY = 86400.0
 
 
 class greatest(FunctionElement[float]):
@@ -75,7 +74,7 @@ class Curve:
         last review: the callers guard it with that condition (folding the guard in here would make
         SQLite evaluate the power twice where a query both counts and averages it)."""
         factor = 0.9 ** (-1 / self.decay) - 1
-        elapsed = (literal(self.now, Float()) - epoch(cards.c.last_review)) / SECONDS_PER_DAY
+        elapsed = (literal(self.now, Float()) - epoch(cards.c.last_review)) / float(DAY_SECONDS)
         days = func.floor(greatest(elapsed, literal(0.0, Float())))
         return func.pow(1 + factor * days / cards.c.stability, -self.decay)
 
