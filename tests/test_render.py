@@ -230,3 +230,26 @@ ATOMS = ["**", "*", "`", "``", "_", "\\", "中", "文", "a", "b", " ", "\n", "\n
 @given(st.lists(st.sampled_from(ATOMS), min_size=1, max_size=14), st.integers(min_value=6, max_value=40))
 def test_any_mix_of_inline_syntax_draws_as_rich_markdown_draws_it(parts, width):
     drawn_alike("".join(parts), (width,))
+
+
+@pytest.mark.parametrize("text", ["屏蔽 <pad> 位置；只有 BERT 用", "- 屏蔽 batch 里补齐的 <pad> 位置\n- 句首 <s>、句尾 </s>，换行 <br>",
+                                  "| 记号 | 含义 |\n| --- | --- |\n| <pad> | 补齐 |"])
+def test_tags_in_deck_text_are_shown_as_written(text):
+    """Deck text is Markdown without HTML (as the Anki export reads it): rich.markdown dropped
+    every tag it does not draw, so `<pad>` vanished from five cards' options."""
+    out = Console(width=100, color_system=None)
+    with out.capture() as captured:
+        out.print(markdown(text))
+    for tag in re.findall(r"</?[a-z]+>", text):
+        assert tag in captured.get()
+
+
+def test_a_multiple_choice_card_keeps_its_tokens(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    monkeypatch.setenv("QUIZ_DB", str(tmp_path / "q.db"))
+    shown = CliRunner().invoke(app, ["show", "d12-padding-mask-where"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "屏蔽 batch 里补齐的 <pad> 位置" in shown.stdout and "屏蔽 <pad> 位置；只有 BERT 用" in shown.stdout

@@ -53,9 +53,15 @@ def markdown(text: str) -> RenderableType:
         read = [chunks for chunks in paragraphs if chunks is not None]
         if len(read) == len(paragraphs):
             return Paragraphs(read)
+    from markdown_it import MarkdownIt
     from rich.markdown import Markdown
 
-    return Markdown(source)
+    shown = Markdown("")
+    # raw HTML read as text, as the Anki export reads it: `<pad>` in a deck is a token to show, and
+    # rich.markdown drops every tag it does not draw
+    shown.markup, shown.parsed = source, MarkdownIt("commonmark", {"html": False}).enable(
+        ["strikethrough", "table"]).parse(source)
+    return shown
 
 
 def _inline(source: str) -> list[Chunk] | None:
