@@ -122,6 +122,27 @@ def test_bury_and_suspend_take_the_card_out(collection):
     assert card_info(collection.store, "q-one", T0).buried_until is not None
 
 
+def test_undo_takes_back_a_bury_or_suspend_before_the_answer_before_it(collection):
+    """As in Anki, undo takes back the latest action: a bury brought back the answer before it
+    and left the card buried."""
+    machine = session(collection, ("qa", "mistake", "choice"))
+    machine.start()
+    machine.handle(study.Reveal())
+    machine.handle(study.Rate(3))  # q-one answered
+    machine.handle(study.Bury())  # m-one buried
+    undone, shown = machine.handle(study.Undo())
+    assert undone == study.Notice("undone", "m-one") and shown.card_id == "m-one"
+    assert card_info(collection.store, "m-one", T0).buried_until is None
+    assert len(card_info(collection.store, "q-one", T0).reviews) == 1  # the answer before it stands
+    machine.handle(study.Suspend())  # m-one suspended
+    undone, shown = machine.handle(study.Undo())
+    assert undone == study.Notice("undone", "m-one") and shown.card_id == "m-one"
+    assert not card_info(collection.store, "m-one", T0).suspended
+    undone, shown = machine.handle(study.Undo())  # then the answer
+    assert undone == study.Notice("undone", "q-one") and shown.card_id == "q-one"
+    assert card_info(collection.store, "q-one", T0).reviews == []
+
+
 def test_cloze_blanks_are_graded_as_numbers_or_text(collection):
     clock = Clock()
     machine = session(collection, ("cloze",), clock)

@@ -193,6 +193,15 @@ class Done:
     rating: int
 
 
+@dataclass(frozen=True)
+class SetAside:
+    """A bury or suspend of this session, for undo: the card's flags before it."""
+
+    card_id: str
+    suspended: bool
+    buried_until: datetime | None
+
+
 class StudySession:
     """Shows ``queue``'s cards one at a time and records each answer."""
 
@@ -222,7 +231,7 @@ class StudySession:
         self.intervals: tuple[timedelta, ...] = ()  # the back on screen: after each rating
         self.shown_at = tick()
         self.started = tick()
-        self.history: list[Done] = []
+        self.history: list[Done | SetAside] = []  # what undo takes back, the latest last
         self.set_aside: set[str] = set()  # buried or suspended in this session
         self.summary = Summary()
         self.warmed = False  # torch prewarmed (after the first card is on screen)
@@ -382,6 +391,8 @@ class StudySession:
         if not self.history:
             return [Notice("nothing_to_undo"), self._current()]
         done = self.history.pop()
+        if isinstance(done, SetAside):
+            return self._bring_back(done)
         answering.undo(self.collection.store, done.answered)
         self._count(done.answered, done.rating, -1)
         if done.answered.card_id in self.set_aside:  # buried or suspended since: the review is undone,
@@ -398,8 +409,16 @@ class StudySession:
         self.shown_at = self.tick()
         return [Notice("undone", done.answered.card_id), self._view()]
 
+    def _bring_back(self, aside: SetAside) -> list[View]:
+        """Undo a bury or suspend: the card's flags as they were, and the card on screen again."""
+        answering.restore(self.collection.store, aside.card_id, aside.suspended, aside.buried_until)
+        self.set_aside.discard(aside.card_id)
+        self.queue.insert(self.position, aside.card_id)
+        return [Notice("undone", aside.card_id), self._show_next()]
+
     def _set_aside(self, event: Bury | Suspend) -> list[View]:
         card_id = self._card_id()
+        self.history.append(SetAside(card_id, *answering.flags(self.collection.store, card_id)))
         if isinstance(event, Bury):
             answering.bury(self.collection.store, card_id,
                            clock.next_day_start(clock.now(), self.settings.day_start_hour))

@@ -116,3 +116,14 @@ def suspend(store: Store, card_id: str) -> None:
 
 def unsuspend(store: Store, card_id: str) -> None:
     cards.set_flags(store, card_id, suspended=False)
+
+
+def flags(store: Store, card_id: str) -> tuple[bool, datetime | None]:
+    """Whether the card is suspended, and until when it is buried: what undoing a bury or a
+    suspend puts back (``restore``)."""
+    record = cards.card(store, card_id)
+    return record.suspended, record.buried_until
+
+
+def restore(store: Store, card_id: str, suspended: bool, buried_until: datetime | None) -> None:
+    cards.restore_flags(store, card_id, suspended=suspended, buried_until=buried_until)

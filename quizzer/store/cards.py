@@ -182,6 +182,13 @@ def set_flags(store: Store, card_id: str, *, suspended: bool | None = None,
             _set(conn, card_id, **flags)
 
 
+def restore_flags(store: Store, card_id: str, *, suspended: bool, buried_until: datetime | None) -> None:
+    """Both flags exactly as given, a cleared burial included: the undo of a bury or suspend."""
+    with store.write() as conn:
+        _row(conn, card_id)
+        _set(conn, card_id, suspended=suspended, buried_until=buried_until)
+
+
 # -- reading -----------------------------------------------------------------
 
 
