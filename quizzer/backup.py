@@ -58,8 +58,11 @@ def list_backups(db_path: Path) -> list[Backup]:
     found = []
     for path in folder.iterdir():
         match = _NAME.match(path.name)
-        if match and match["stem"] == Path(db_path).stem:
-            taken = datetime.strptime(match["stamp"], _STAMP).replace(tzinfo=timezone.utc)
+        if match and match["stem"] == Path(db_path).stem and path.is_file():
+            try:
+                taken = datetime.strptime(match["stamp"], _STAMP).replace(tzinfo=timezone.utc)
+            except ValueError:  # named like one, with no real time in it: not ours
+                continue
             found.append(Backup(path, taken))
     return sorted(found, key=lambda b: (b.taken_at, b.path.name), reverse=True)
 

@@ -39,6 +39,16 @@ def test_at_most_one_backup_per_half_hour(db):
     assert [b.taken_at for b in list_backups(db)] == [NOW + timedelta(minutes=30), NOW]
 
 
+def test_files_only_named_like_backups_are_left_alone(db):
+    """A stray file whose name has no real time in it, or a folder named like a backup, is not
+    one: listing them crashed every command that backs up."""
+    real = backup_now(db, NOW)
+    (real.parent / "quiz-99999999T999999999999Z.db").write_bytes(b"")
+    (real.parent / "quiz-20250101T000000000000Z.db").mkdir()
+    assert [b.path for b in list_backups(db)] == [real]
+    assert maybe_backup(db, NOW + timedelta(hours=1)) is not None
+
+
 def test_thinning_keeps_today_then_daily_weekly_monthly(db):
     taken = [NOW.replace(hour=h) for h in (5, 8, 11)]
     for age in range(1, 8):
