@@ -168,6 +168,25 @@ def test_export_of_one_deck_an_unknown_deck_and_an_unwritable_file(deck_dir, tmp
     assert not (tmp_path / "no-such-folder").exists()
 
 
+@pytest.mark.parametrize("command", [["export", "anki"], ["history", "export"], ["export", "markdown", "--out"]])
+def test_no_export_writes_over_the_database_or_a_nameless_file(deck_dir, command, tmp_path):
+    """Exporting onto the database replaced the collection with the export (exit 0); an empty
+    name was a traceback."""
+    import os
+
+    assert runner.invoke(app, ["--decks", str(deck_dir)]).exit_code == 0  # the database exists
+    database = Path(os.environ["QUIZ_DB"])
+    before = database.read_bytes()
+    for target in (database, Path(f"{database}-wal"), database.parent / "elsewhere" / ".." / database.name):
+        result = runner.invoke(app, [*command, str(target), "--decks", str(deck_dir)])
+        assert result.exit_code == 2 and "is your database" in result.output, result.output
+    assert database.read_bytes() == before
+    for target in ("", str(tmp_path)):
+        result = runner.invoke(app, [*command, target, "--decks", str(deck_dir)])
+        assert result.exit_code == 2 and "is not a file name" in result.output, result.output
+    assert runner.invoke(app, ["--decks", str(deck_dir)]).exit_code == 0
+
+
 def test_the_shipped_decks_export_with_one_note_per_card_and_three_per_numeric_card(tmp_path):
     from quizzer.decks import deck_dirs, load_decks
 

@@ -291,6 +291,21 @@ def where(ctx: typer.Context, decks: Path | None = None, db: Path | None = None)
     return Where(decks if decks is not None else root.decks, db if db is not None else root.db)
 
 
+def output_file(ctx: typer.Context, path: Path, db: Path | None = None) -> Path:
+    """``path`` if a command may write it: a file name, not a folder, and not the database or its
+    journal files (exporting onto the database destroyed the collection)."""
+    from quizzer.store.engine import resolve
+
+    if not path.name or path.is_dir():
+        raise UsageError(_("{file} is not a file name").format(file=repr(str(path))), _("name the file to write"))
+    database = resolve(where(ctx, db=db).db)[1]
+    if database is not None and path.expanduser().resolve() in {
+            database.with_name(database.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")}:
+        raise UsageError(_("{file} is your database: writing it would destroy the collection").format(file=path),
+                         _("name another file"))
+    return path
+
+
 def console() -> Console:
     from quizzer.terminal.render import console
 

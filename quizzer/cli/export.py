@@ -17,6 +17,7 @@ from quizzer.cli.base import (
     app,
     collection,
     load,
+    output_file,
     settings,
 )
 from quizzer.errors import QuizError, UnknownName
@@ -66,7 +67,7 @@ def export_anki(
 
     chosen = _chosen(load(ctx, decks_dir), deck)
     exported = package(chosen, clock.now().timestamp())
-    _write(file, exported.data)
+    _write(output_file(ctx, file), exported.data)
     typer.echo(ngettext("exported {notes} note of {cards} card to {file}",
                         "exported {notes} notes of {cards} cards to {file}", exported.notes)
                .format(notes=exported.notes, cards=exported.cards, file=file))
@@ -106,6 +107,6 @@ def export_markdown(
     if out is None:
         typer.echo(text, nl=False)
         return
-    _write(out, text.encode("utf-8"))
+    _write(output_file(ctx, out, db), text.encode("utf-8"))
     typer.echo(ngettext("wrote {count} card to {file}", "wrote {count} cards to {file}", len(cards))
                .format(count=len(cards), file=out))

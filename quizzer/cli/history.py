@@ -17,6 +17,7 @@ from quizzer.cli.base import (
     JsonOption,
     app,
     collection,
+    output_file,
     settings,
 )
 from quizzer.errors import UnknownName, UsageError
@@ -94,7 +95,7 @@ def history_export(
         for name in deck:
             if name not in known:
                 raise UnknownName("deck", name, known)
-    result = export_history(opened.store, sys.stdout if to_stdout else file, deck or None, start)
+    result = export_history(opened.store, sys.stdout if to_stdout else output_file(ctx, file, db), deck or None, start)
     if as_json:
         from quizzer.cli.output import emit_json
 
