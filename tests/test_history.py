@@ -239,6 +239,11 @@ GOOD = [("t-one", 3, "2025-01-02T08:00:00+00:00", 4000), ("old-1", 1, "2025-01-0
     (("t-one", "Good", "2025-01-03T08:00:00+00:00", "1"), 3, "review_rating must be"),
     (("t-one", "3", "yesterday", "1"), 3, "review_time 'yesterday' is not an ISO 8601 date-time"),
     (("t-one", "3", "2099-01-03T08:00:00+00:00", "1"), 3, "review_time 2099-01-03T08:00:00+00:00 is in the future"),
+    (("t-one", "3", "0001-01-01T00:00:00Z", "1"), 3, "review_time '0001-01-01T00:00:00Z' is before 1970"),  # stats crashed after
+    (("t-one", "3", "0001-01-01T00:30:00+01:00", "1"), 3, "review_time '0001-01-01T00:30:00+01:00' is before 1970"),
+    (("t-one", "3", "1969-12-31T23:59:59Z", "1"), 3, "review_time '1969-12-31T23:59:59Z' is before 1970"),
+    (("t\x1b[31m", "3", "2025-01-03T08:00:00+00:00", "1"), 3, "card_id 't\\x1b[31m' has control characters"),
+    (("t\u202eone", "3", "2025-01-03T08:00:00+00:00", "1"), 3, "card_id 't\\u202eone' has control characters"),
     (("t-one", "3", "2025-01-03T08:00:00+00:00", "-5"), 3, "review_duration must be a whole number of milliseconds, 0 or more, got '-5'"),
     (("t-one", "3", "2025-01-03T08:00:00+00:00", "1.5"), 3, "review_duration must be"),
 ])

@@ -64,9 +64,13 @@ def _time(text: str) -> datetime:
     except ValueError:
         raise _BadRow(_("review_time {value} is not an ISO 8601 date-time (e.g. 2024-03-29T20:32:32+00:00)").format(
             value=repr(text))) from None
-    if parsed.tzinfo is None:
-        return parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc)
+    try:
+        parsed = parsed.replace(tzinfo=timezone.utc) if parsed.tzinfo is None else parsed.astimezone(timezone.utc)
+    except OverflowError:  # 0001-01-01T00:00+01:00 is in year 0
+        parsed = EPOCH - timedelta(days=1)
+    if parsed < EPOCH:  # no review log starts before 1970, and study days of year 1 overflow
+        raise _BadRow(_("review_time {value} is before 1970").format(value=repr(text)))
+    return parsed
 
 
 def _review(row: dict[str | None, str | list[str] | None], width: int, now: datetime | None) -> LoggedReview:
@@ -85,6 +89,8 @@ def _review(row: dict[str | None, str | list[str] | None], width: int, now: date
         raise _BadRow(_("empty card_id"))
     if len(card_id) > MAX_ID_LENGTH:
         raise _BadRow(_("card_id is longer than {limit} characters").format(limit=MAX_ID_LENGTH))
+    if not card_id.isprintable():  # an id is shown and typed back: no escapes, line breaks or bidi overrides
+        raise _BadRow(_("card_id {value} has control characters").format(value=ascii(card_id)))
     rating = RATINGS.get(values["review_rating"])
     if rating is None:
         raise _BadRow(_("review_rating must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy), got {value}").format(
