@@ -27,7 +27,12 @@ def now() -> datetime:
     pinned = os.environ.get("QUIZ_NOW")
     if not pinned:
         return datetime.now(timezone.utc)
-    return to_utc(datetime.fromisoformat(pinned.strip().replace("Z", "+00:00")))
+    return to_utc(parse_pinned(pinned))
+
+
+def parse_pinned(text: str) -> datetime:
+    """A ``QUIZ_NOW`` value as written (naive: local time); ValueError if it is no date-time."""
+    return datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
 
 
 def to_utc(dt: datetime) -> datetime:

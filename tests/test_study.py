@@ -325,6 +325,19 @@ def test_a_multi_letter_line_at_a_key_prompt_asks_again(deck_dir):
 def test_a_bad_quiz_now_is_a_clear_error(deck_dir):
     result = runner.invoke(app, ["study", "--decks", str(deck_dir)], env={"QUIZ_NOW": "garbage"})
     assert result.exit_code == 2 and "QUIZ_NOW='garbage' is not an ISO date-time" in result.output
+    for far in ("9999-12-31T23:59", "0001-01-01T00:00"):  # tracebacks in every command (and an exam row written)
+        for command in (["study"], ["exam", "--minutes", "5"], ["stats"], ["cards"], []):
+            result = runner.invoke(app, [*command, "--decks", str(deck_dir)], env={"QUIZ_NOW": far})
+            assert result.exit_code == 2 and f"QUIZ_NOW='{far}' is not between 1970 and 9000" in result.output, command
+
+
+def test_an_interview_more_than_ten_years_away_is_refused(deck_dir):
+    env = {"QUIZ_NOW": "2026-01-05T10:00"}
+    result = runner.invoke(app, ["plan", "--date", "9999-12-31", "--decks", str(deck_dir)], env=env)
+    assert result.exit_code == 2 and "--date 9999-12-31 is more than 10 years away" in result.output
+    shown = runner.invoke(app, ["plan", "--decks", str(deck_dir)], env=env)
+    assert shown.exit_code == 0 and "No interview set" in shown.output  # nothing was saved
+    assert runner.invoke(app, ["plan", "--date", "2036-01-01", "--decks", str(deck_dir)], env=env).exit_code == 0
 
 
 CLOZE_DECK = DECK + """\

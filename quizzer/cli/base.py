@@ -342,9 +342,15 @@ def settings(**options: Any) -> Settings:
 
 
 def check_clock() -> None:
-    """QUIZ_NOW, if set, must be a date-time: every command reads the clock."""
+    """QUIZ_NOW, if set, must be a date-time from 1970 to 9000 (the scheduler looks a century
+    ahead, and 9999 overflowed it): every command reads the clock."""
+    pinned = os.environ.get("QUIZ_NOW")
+    if not pinned:
+        return
+    value, example = repr(pinned), _("e.g. QUIZ_NOW=2026-01-05T10:00")
     try:
-        clock.now()
+        year = clock.parse_pinned(pinned).year
     except ValueError:
-        raise UsageError(_("QUIZ_NOW={value} is not an ISO date-time").format(value=repr(os.environ["QUIZ_NOW"])),
-                         _("e.g. QUIZ_NOW=2026-01-05T10:00")) from None
+        raise UsageError(_("QUIZ_NOW={value} is not an ISO date-time").format(value=value), example) from None
+    if not 1970 <= year <= 9000:
+        raise UsageError(_("QUIZ_NOW={value} is not between 1970 and 9000").format(value=value), example)

@@ -109,6 +109,9 @@ def plan(
     show_status(shown)
 
 
+PLAN_YEARS_AHEAD = 10
+
+
 def _day(text: str, today: date) -> date:
     try:
         day = date.fromisoformat(text.strip())
@@ -117,6 +120,9 @@ def _day(text: str, today: date) -> date:
     if day <= today:
         raise UsageError(_("--date {day} is not after today ({today})").format(day=day, today=today),
                          _("give the interview's day, later than today"))
+    if day.year - today.year > PLAN_YEARS_AHEAD:  # 9999-12-31 overflowed the scheduler's dates
+        raise UsageError(_("--date {day} is more than {years} years away").format(day=day, years=PLAN_YEARS_AHEAD),
+                         _("give the interview's day"))
     return day
 
 
