@@ -209,10 +209,38 @@ def test_exam_answers_mark_and_report_without_a_terminal(collection):
     assert isinstance(report, exams.Report)
     scores = {row.card_id: row.score for row in report.rows}
     assert scores == {"q-one": 0.5, "m-one": 1.0, "c-one": 0.0, "z-one": 1.0}
+    assert report.noted == 1  # only c-one is below one half: the notebook's line is said
     assert report.exam.score == pytest.approx(62.5)
     stored = {q.card_id: q for q in exam_store.questions(collection.store, report.exam.id)}
     assert stored["c-one"].answer_text == "A" and stored["q-one"].covered == [1]
     assert card_info(collection.store, "c-one", T0).reviews[-1].rating == 1
+
+
+def test_a_perfect_paper_puts_nothing_in_the_notebook_and_its_report_says_none(collection):
+    clock = Clock()
+    machine = exam_of(collection, clock)
+    views = answer_all(machine, {"q-one": "要点一 要点二", "m-one": "正确说法", "c-one": "b", "z-one": "15%; 80%; [MASK]"}, clock)
+    while isinstance(views[-1], exams.MarkView):
+        views = machine.handle(exams.Mark("a"))
+    report = views[-1]
+    assert report.exam.score == pytest.approx(100.0) and report.noted == 0
+
+
+def test_every_exam_question_asks_for_the_answer_in_the_interface_language(collection):
+    """A qa or mistake question's prompt read 回答（your answer） in Chinese."""
+    from quizzer import i18n
+
+    clock = Clock()
+    i18n.use("zh")
+    try:
+        machine = exam_of(collection, clock)
+        views, hints = machine.begin(), {}
+        while isinstance(views[-1], exams.QuestionView):
+            hints[views[-1].kind] = views[-1].hint
+            views = machine.handle(exams.Answer({"choice": "A", "cloze": "1; 2; 3"}.get(views[-1].kind, "甲")))
+    finally:
+        i18n.use("en")
+    assert hints["qa"] == hints["mistake"] == "你的答案" and hints["cloze"] != hints["qa"]
 
 
 def test_exam_skip_goes_round_and_time_up_scores_what_was_given(collection, monkeypatch):

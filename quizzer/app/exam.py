@@ -236,6 +236,11 @@ class Report:
     def cut_off(self) -> int:
         return sum(row.cut_off for row in self.rows)
 
+    @property
+    def noted(self) -> int:
+        """Questions the mistakes notebook took: asked, and scored below WRONG_BELOW."""
+        return sum(row.score < WRONG_BELOW and not never_asked(row) for row in self.rows)
+
     def by(self, key: Callable[[ReportRow], str | list[str]]) -> list[tuple[str, float, int]]:
         """(group, mean score in percent, questions) grouped by ``key(row)`` (a str or list)."""
         groups: dict[str, list[float]] = {}
@@ -350,7 +355,7 @@ class ExamSession:
         kind = kinds.of(card)
         asked = self._asked(question)
         return QuestionView(question.position, question.position + 1, self.total, self.seconds_left(), card.id,
-                            card.kind, card.source, kind.front(asked), kind.hint(asked) if kind.graded else "your answer",
+                            card.kind, card.source, kind.front(asked), kind.hint(asked),
                             question.answer_text)
 
     def _spent(self) -> int:
@@ -467,7 +472,7 @@ class ExamSession:
         return report(self.collection, self.exam.id)
 
 
-def never_asked(question: QuestionRecord) -> bool:
+def never_asked(question: QuestionRecord | ReportRow) -> bool:
     """Never shown: no time was spent on it and nothing typed (a shown question's time is saved
     whenever it is left: answered, skipped, left, handed in or cut off)."""
     return question.status == "unanswered" and not question.answer_text and question.duration_ms == 0

@@ -159,7 +159,8 @@ class ExamScreen:
             out.print(left_message(view), highlight=False)
         elif isinstance(view, Report):
             show_report(out, view)
-            out.print(_("Wrong answers are in `quiz mistakes` and come back soon in `quiz study`."), highlight=False)
+            if view.noted:
+                out.print(_("Wrong answers are in `quiz mistakes` and come back soon in `quiz study`."), highlight=False)
 
 
 def left_message(view: LeftUnfinished) -> str:
