@@ -1,5 +1,6 @@
-"""A stateful property test of the study session: rate, answer, undo, bury, suspend, edit a
-card away and quit, in any order; the session's summary, its screen and the database agree."""
+"""A stateful property test of the study session: rate, answer, undo (of answers, burials and
+suspensions), bury, suspend, edit a card away and quit, in any order; the session's summary, its
+screen and the database agree."""
 
 from __future__ import annotations
 
@@ -105,7 +106,12 @@ class StudyStates(RuleBasedStateMachine):
     def summary_matches_the_database(self) -> None:
         summary = self.session.summary
         stored = sum(len(card_store.reviews(self.collection.store, cid)) for cid in CARDS)
-        assert summary.reviewed == stored == len(self.session.history)
+        answers = [done for done in self.session.history if isinstance(done, study.Done)]
+        assert summary.reviewed == stored == len(answers)
+        for aside in self.session.history:  # undo takes back the latest; one not taken back holds
+            if isinstance(aside, study.SetAside):
+                record = card_store.card(self.collection.store, aside.card_id)
+                assert record.suspended or (record.buried_until is not None and record.buried_until > T0)
         assert sum(summary.ratings.values()) == summary.reviewed and min(summary.ratings.values(), default=0) >= 0
         assert 0 <= summary.correct <= summary.reviewed
 
