@@ -83,6 +83,22 @@ def test_a_near_interview_raises_the_new_cards_and_says_so():
     assert f"raised from 20 to {pace}" in quiz("plan").output
 
 
+def test_the_overview_offers_the_new_cards_study_will_at_the_plans_pace():
+    """``quiz`` said 20 new cards while ``quiz study`` raised the day to the plan's pace."""
+    assert quiz("plan", "--date", "2026-01-10", "--deck", "ch08-bert").exit_code == 0
+    pace = math.ceil(cards_in("ch08-bert") / 2)
+    overview = json.loads(quiz("--json").output)
+    assert overview["total"]["new"] == pace
+    assert [d["new"] for d in overview["decks"] if d["deck"] == "ch08-bert"] == [pace]
+    store = open_store()
+    try:
+        queue = build_queue(store, datetime.fromisoformat(NOW).replace(tzinfo=timezone.utc), interview=plan.interview_on(
+            date(2026, 1, 10), 0.95, ("ch08-bert",), 4), reviews_per_day=0)
+    finally:
+        store.close()
+    assert len(queue) == pace  # what study takes: no card is seen yet, so every one is new
+
+
 @pytest.mark.parametrize("args", [("--date", "2026-01-05"), ("--date", "tomorrow"), ("--date", "2026-02-01", "--deck",
                                   "nope"), ("--date", "2026-02-01", "--retention", "1.5"), ("--retention", "0.9")])
 def test_bad_plans_are_usage_errors(args):

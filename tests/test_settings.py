@@ -4,6 +4,7 @@ scheduler they build, and the rating buttons' intervals. Every test has its own 
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 
 import fsrs
@@ -291,6 +292,8 @@ def test_per_deck_new_per_day(deck_folder, config):
     folder = deck_folder(deck("beta", ["b-one", "b-two", "b-three"]), "beta.yaml")
     quiz("config", "set", "deck.alpha.new_per_day", "1")
     quiz("config", "set", "new_per_day", "3")
+    overview = json.loads(quiz("--json", "--decks", str(folder)).stdout)  # it said 3 for alpha, against its own 1
+    assert {d["deck"]: d["new"] for d in overview["decks"]} == {"alpha": 1, "beta": 3} and overview["total"]["new"] == 3
     shown = quiz("study", "--decks", str(folder), input="\n4\n" * 3 + "q\n")
     assert "0 done · 3 left" in shown.stdout
     assert [line.split()[1] for line in saved_lines(shown.stdout)] == ["a-one", "b-one", "b-two"]  # alpha: one

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from quizzer.app.collection import Collection
-from quizzer.clock import ROLLOVER_HOUR, day_start, to_utc
+from quizzer.clock import ROLLOVER_HOUR
 from quizzer.defaults import NEW_PER_DAY
+from quizzer.scheduling.plan import Interview
+from quizzer.scheduling.queue import new_offered
 from quizzer.scheduling.summary import DeckToday, today_by_deck
-from quizzer.store import cards as card_store
+from quizzer.store.filter import EVERYTHING, CardFilter
 
 
 @dataclass(frozen=True)
@@ -26,16 +29,24 @@ class DeckDay:
 
 
 def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
-          rollover_hour: int = ROLLOVER_HOUR) -> tuple[list[DeckDay], DeckDay]:
-    """Each deck's numbers for today and the total. The new-card limit is global (as in
-    ``quiz study``), so the total's ``new`` is the cap of all the waiting cards, not a sum."""
+          rollover_hour: int = ROLLOVER_HOUR, deck_new_per_day: Mapping[str, int] | None = None,
+          interview: Interview | None = None) -> tuple[list[DeckDay], DeckDay]:
+    """Each deck's numbers for today and the total. ``new`` is what ``quiz study`` (for the deck,
+    or for all) offers: the new-card limit is global, raised by an interview's pace, and a deck's
+    own limit holds within it, so the total's ``new`` is not the sum of the decks'."""
     counts = today_by_deck(collection.store, now, rollover_hour)
-    new_done, _ = card_store.done_since(collection.store, day_start(to_utc(now), rollover_hour))
-    left = max(0, new_per_day - new_done)
+
+    def offered(chosen: CardFilter = EVERYTHING) -> int:
+        return len(new_offered(collection.store, now, new_per_day=new_per_day, chosen=chosen, rollover_hour=rollover_hour,
+                               deck_new_per_day=deck_new_per_day, interview=interview))
+
+    everywhere = offered()
     rows = []
     for loaded in collection.decks:
         c = counts.get(loaded.id, DeckToday(0, 0, 0))
-        rows.append(DeckDay(loaded.id, loaded.title, min(c.new, left), c.new, c.learning, c.due))
+        own = deck_new_per_day is not None and loaded.id in deck_new_per_day
+        new = offered(CardFilter(decks=(loaded.id,))) if own else min(c.new, everywhere)
+        rows.append(DeckDay(loaded.id, loaded.title, new, c.new, c.learning, c.due))
     waiting = sum(r.new_waiting for r in rows)
-    total = DeckDay("total", "", min(waiting, left), waiting, sum(r.learning for r in rows), sum(r.due for r in rows))
+    total = DeckDay("total", "", everywhere, waiting, sum(r.learning for r in rows), sum(r.due for r in rows))
     return rows, total

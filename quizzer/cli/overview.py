@@ -48,10 +48,12 @@ def overview(
     from quizzer import clock
     from quizzer.app.today import today
     from quizzer.cli.base import settings
+    from quizzer.scheduling.learner import schedule_of
 
     learner = settings()
     opened = collection(ctx, None, None)
-    rows, total = today(opened, clock.now(), learner.new_per_day, learner.day_start_hour)
+    rows, total = today(opened, clock.now(), learner.new_per_day, learner.day_start_hour, learner.deck_new_per_day,
+                        schedule_of(opened.store, learner).interview)
     if as_json:
         from quizzer.cli.output import emit_json
 

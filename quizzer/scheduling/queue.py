@@ -58,26 +58,42 @@ def build_queue(
     """
     now = to_utc(now)
     start, end = day_start(now, rollover_hour), next_day_start(now, rollover_hour)
-    new_done, reviews_done = cards.done_since(store, start)
+    reviews_done = cards.done_since(store, start)[1]
     learning = cards.learning_due(store, chosen, now, now)
     due = sorted(cards.due_reviews(store, chosen, now, end),
                  key=lambda row: (recall_of_review(row.stability, row.last_review, now, scheduler), row.due, row.id))
     reviews_left = max(0, reviews_per_day - reviews_done)
     if interview is not None and interview.active(now):
-        due, new_per_day = _planned(store, chosen, now, due, reviews_left, new_per_day, interview, scheduler)
-    new_left = max(0, new_per_day - new_done)
-    if new_limit is not None:
-        new_left = min(new_left, new_limit)
-    decks = _DeckLimits(store, chosen, now, start, deck_new_per_day or {}, deck_reviews_per_day or {})
+        due = _planned(store, chosen, now, due, reviews_left, interview, scheduler)
+    decks = _DeckLimits(store, chosen, now, start, {}, deck_reviews_per_day or {})
     reviews = decks.take([row.id for row in due], reviews_left, "reviews")
-    if decks.new:
-        new = decks.take(cards.new_cards(store, chosen, now, new_left + decks.held_back("new")), new_left, "new")
-    else:
-        new = cards.new_cards(store, chosen, now, new_left)
+    new = new_offered(store, now, new_per_day=new_per_day, chosen=chosen, new_limit=new_limit,
+                      rollover_hour=rollover_hour, deck_new_per_day=deck_new_per_day, interview=interview)
     queue = learning + interleave(reviews, new)
     if not queue and ahead:
         queue = cards.seen_by_due(store, chosen, now, limit if limit is not None else reviews_per_day)
     return queue if limit is None else queue[:limit]
+
+
+def new_offered(store: Store, now: datetime, *, new_per_day: int = NEW_PER_DAY, chosen: CardFilter = EVERYTHING,
+                new_limit: int | None = None, rollover_hour: int = ROLLOVER_HOUR,
+                deck_new_per_day: Mapping[str, int] | None = None, interview: plan.Interview | None = None) -> list[str]:
+    """The new cards today's study offers, in order (``build_queue``'s, which the overview counts):
+    the day's limit, raised to the pace an ``interview`` needs (``plan.new_per_day``), less the new
+    cards already introduced today, and within each deck's own limit."""
+    now = to_utc(now)
+    start = day_start(now, rollover_hour)
+    new_done = cards.done_since(store, start)[0]
+    if interview is not None and interview.active(now):
+        unseen = len(cards.new_cards(store, CardFilter(decks=interview.decks), now, ALL))
+        new_per_day = plan.new_per_day(unseen, study_day(now, interview.rollover_hour), interview, new_per_day)
+    new_left = max(0, new_per_day - new_done)
+    if new_limit is not None:
+        new_left = min(new_left, new_limit)
+    decks = _DeckLimits(store, chosen, now, start, deck_new_per_day or {}, {})
+    if decks.new:
+        return decks.take(cards.new_cards(store, chosen, now, new_left + decks.held_back("new")), new_left, "new")
+    return cards.new_cards(store, chosen, now, new_left)
 
 
 def learning_due(store: Store, until: datetime, chosen: CardFilter = EVERYTHING) -> list[str]:
@@ -181,9 +197,9 @@ def due_counts(store: Store, now: datetime, scheduler: fsrs.Scheduler,
 
 
 def _planned(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow], reviews_left: int,
-             new_per_day: int, interview: plan.Interview, scheduler: fsrs.Scheduler) -> tuple[list[DueRow], int]:
+             interview: plan.Interview, scheduler: fsrs.Scheduler) -> list[DueRow]:
     """The due reviews in the plan's order (by gain when they do not all fit today, topped up with
-    cards not due yet in the last days), and the new cards a day its pace needs."""
+    cards not due yet in the last days)."""
     if len(due) > reviews_left:
         memories = cards.memories(store, chosen, now)
         order = plan.by_gain((plan.Seen(row.id, memories[row.id][1]) for row in due if row.id in memories),
@@ -198,5 +214,4 @@ def _planned(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow],
         extra = plan.top_up((plan.Seen(card_id, plan.practised(memories[card_id][1], practice.get(card_id, []), scheduler))
                              for card_id in later if card_id in memories), now, interview, scheduler, reviews_left - len(due))
         due = due + [later[card_id] for card_id in extra]
-    unseen = len(cards.new_cards(store, CardFilter(decks=interview.decks), now, ALL))
-    return due, plan.new_per_day(unseen, study_day(now, interview.rollover_hour), interview, new_per_day)
+    return due
