@@ -377,3 +377,14 @@ def test_binary_input_on_a_real_pipe_is_refused(deck_dir):
                             input=b"\xff\xfe\n\n3\nq\n", capture_output=True, env=env, timeout=60)
     out = result.stdout.decode()
     assert result.returncode == 0 and "line is not UTF-8 text; the line is ignored" in out and "saved q-one" in out
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_the_card_header_keeps_the_progress_beside_a_long_deck_title(columns):
+    """The bundled interview-numbers deck has a long title and paper sections (Vaswani2017§3.2.2):
+    the header cut the progress off at 80 columns, and showed §Vaswani2017§…."""
+    result = runner.invoke(app, ["study", "--deck", "interview-numbers", "--limit", "1"], input="!q\n",
+                           env={"QUIZ_NOW": "2026-01-05T10:00", "COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.stdout.splitlines() if line.startswith("╭"))
+    assert "0 done · 1 left" in header and "§Vaswani" not in result.stdout
