@@ -388,3 +388,11 @@ def test_the_card_header_keeps_the_progress_beside_a_long_deck_title(columns):
     assert result.exit_code == 0, result.output
     header = next(line for line in result.stdout.splitlines() if line.startswith("╭"))
     assert "0 done · 1 left" in header and "§Vaswani" not in result.stdout
+
+
+def test_on_a_terminal_space_rates_good_as_in_anki(deck_dir):
+    """Space shows the answer, space again rates it Good; on a pipe an empty line is no rating."""
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    code, screen = run_in_terminal(["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", "1"],
+                                   {"QUIZ_NOW": when.isoformat()}, keys=[" ", " ", "q"])
+    assert code == 0 and "Saved q-one → Good" in screen, screen

@@ -16,7 +16,7 @@ import re
 import select
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any, Protocol, TextIO
 
 from quizzer.i18n import _
@@ -37,8 +37,10 @@ class TimeUp(Exception):
 class Prompter(Protocol):
     interactive: bool  # a person at a terminal (the editor can run), not a pipe
 
-    def key(self, prompt: str) -> str:
-        """One keypress (terminal) or one line (pipe), lower-cased; '' for Enter/space; 'q' at end of input."""
+    def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
+        """One keypress (terminal) or one line (pipe), lower-cased; '' for Enter/space; 'q' at end of
+        input. On a terminal, keys not ``allowed`` are passed over (the prompt is not printed again
+        for each); on a pipe the caller asks again, so a transcript shows the line refused."""
 
     def line(self, prompt: str, *, status: Status | None = None, seconds: float | None = None) -> str:
         """A typed answer; END at the end of input. ``status``: a line under the prompt on a
@@ -115,7 +117,7 @@ class LinePrompter:
         line, _newline, self.pending = self.pending.partition(b"\n")
         return line
 
-    def key(self, prompt: str) -> str:
+    def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
         text = self._readline(prompt, None)
         return "q" if text is None else text.strip().lower()
 
@@ -148,17 +150,19 @@ class TerminalPrompter:
         self.console = console
         self._session: Any = None  # the PromptSession, made at the first typed answer
 
-    def key(self, prompt: str) -> str:
+    def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
         self.console.print(prompt, end=" ", style="dim", markup=False, highlight=False)
         with _cbreak() as fd:
-            char = _read_char(fd, codecs.getincrementaldecoder("utf-8")())
-            if char == "\x1b":  # an arrow or function key: its sequence is one key, not several
-                while select.select([fd], [], [], 0.05)[0]:
-                    os.read(fd, 64)
+            while True:
+                char = _read_char(fd, codecs.getincrementaldecoder("utf-8")())
+                if char == "\x1b":  # an arrow or function key: its sequence is one key, not several
+                    while select.select([fd], [], [], 0.05)[0]:
+                        os.read(fd, 64)
+                key = "q" if char in ("", "\x04") else "" if char in " \r\n" else char.lower()
+                if allowed is None or key in allowed or key == "q":
+                    break
         self.console.print()
-        if char in ("", "\x04"):
-            return "q"
-        return "" if char in " \r\n" else char.lower()
+        return key
 
     def line(self, prompt: str, *, status: Status | None = None, seconds: float | None = None) -> str:
         from prompt_toolkit import PromptSession

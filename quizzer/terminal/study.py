@@ -148,7 +148,10 @@ class StudyScreen:
         if isinstance(view, CardView):
             return self._key(reveal_prompt(), {"": Reveal()})
         if isinstance(view, BackView):
-            return self._key(rate_prompt(view.intervals), {str(r): Rate(r) for r in range(1, 5)})
+            ratings: dict[str, Event] = {str(r): Rate(r) for r in range(1, 5)}
+            if self.prompter.interactive:  # space or Enter is Good, as in Anki (a script types the digit)
+                ratings[""] = Rate(Rating.GOOD)
+            return self._key(rate_prompt(view.intervals), ratings)
         if isinstance(view, Continue):
             key = self.prompter.key(_("[space/Enter] next · u undo · q quit"))
             return COMMANDS[key] if key in ("u", "q") else Next()
@@ -156,7 +159,7 @@ class StudyScreen:
 
     def _key(self, prompt: str, allowed: dict[str, Event]) -> Event | None:
         """A key among ``allowed`` or a command; anything else asks again."""
-        key = self.prompter.key(prompt)
+        key = self.prompter.key(prompt, {*allowed, *"ubseq"})
         if key in allowed:
             return allowed[key]
         return self._command(key) if len(key) == 1 and key in "ubseq" else None
