@@ -195,6 +195,15 @@ def test_a_text_file_is_not_a_database(env, tmp_path):
     assert beside(db) == ["notes.db"]
 
 
+@pytest.mark.parametrize("url", ["mysql://user@host/db", "http://example.com/db", "postgresql+psycopg2://user@host/db"])
+def test_a_database_url_quizzer_cannot_use_is_a_usage_error(env, url):
+    """Each was a traceback (a missing driver module, or no such dialect)."""
+    result = quiz(env, None, "--json", QUIZ_DB=url)
+    assert result.returncode == 2 and result.stdout == "", result.stderr
+    [line] = result.stderr.splitlines()
+    assert line.startswith("Error: ") and "SQLite file or on a PostgreSQL server" in line
+
+
 def test_a_truncated_database_is_damaged(env, good_db):
     data = good_db.read_bytes()
     good_db.write_bytes(data[: len(data) // 2])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -315,3 +316,12 @@ def test_cloze_in_an_exam_through_the_cli(deck_folder):
     [question] = exam_store.questions(open_store(), 1)
     assert (question.answer_text, question.score) == ("15% ; 70%", 0.5)
     assert card_info(open_store(), "q-cloze", T0).reviews[-1].rating == 2  # half right → Hard
+
+
+@pytest.mark.parametrize("seed", ["99999999999999999999", "-1"])
+def test_a_seed_out_of_range_is_a_usage_error_and_no_exam_starts(deck_dir, seed):
+    result = runner.invoke(app, ["exam", "--seed", seed, "--decks", str(deck_dir)], input="",
+                           env={"QUIZ_NOW": "2026-01-05T10:00"})
+    assert result.exit_code == 2 and "--seed" in result.output  # it was an OverflowError from SQLite
+    history = runner.invoke(app, ["exam", "--history", "--json", "--decks", str(deck_dir)])
+    assert json.loads(history.stdout) == []

@@ -37,7 +37,7 @@ def exam(
     deck: DeckFilter = None,
     tag: TagFilter = None,
     kind: KindFilter = None,
-    seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", show_default=False,
+    seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", show_default=False, min=0, max=2**63 - 1,
                                                 help=_("Draw this paper (the same seed gives the same paper)."))] = None,
     resume: Annotated[bool, typer.Option("--resume", help=_("Continue the last unfinished exam."))] = False,
     show_history: Annotated[bool, typer.Option("--history", help=_("Past exams and the trend of the score."))] = False,

@@ -371,8 +371,11 @@ def make_engine(url: URL, path: Path | None, learner: str, *, create: bool = Tru
     """The engine; opening the file (or connecting) is left to the first transaction (see
     ``check_location``). On a server every connection works in ``learner``'s schema, created
     if missing unless ``create`` is off (a reader of other learners' collections)."""
-    if url.get_backend_name() == "postgresql":
+    if url.get_backend_name() == "postgresql" and url.drivername == "postgresql+psycopg":
         return _postgres_engine(url, busy_timeout_ms(), learner, create)
+    if url.drivername != "sqlite":  # mysql://, http://, postgresql+psycopg2://: a traceback from SQLAlchemy
+        raise UsageError(_("{where}: quizzer keeps a collection in a SQLite file or on a PostgreSQL server").format(
+            where=shown_url(url)), _("give --db / QUIZ_DB a file path or a postgresql:// URL"))
     engine = create_engine(url)
     if engine.dialect.name == "sqlite":
         _install_sqlite_hooks(engine, busy_timeout_ms())
