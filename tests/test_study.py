@@ -396,3 +396,12 @@ def test_on_a_terminal_space_rates_good_as_in_anki(deck_dir):
     code, screen = run_in_terminal(["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", "1"],
                                    {"QUIZ_NOW": when.isoformat()}, keys=[" ", " ", "q"])
     assert code == 0 and "Saved q-one → Good" in screen, screen
+
+
+@pytest.mark.parametrize("command", [["study"], ["exam", "--minutes", "1"]])
+def test_a_closed_standard_input_ends_the_session_without_a_traceback(deck_dir, command, tmp_path):
+    env = {**os.environ, "QUIZ_NOW": "2026-01-05T10:00", "QUIZ_DB": str(tmp_path / "q.db")}
+    result = subprocess.run([sys.executable, "-m", "quizzer", *command, "--decks", str(deck_dir)], env=env,
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+                            preexec_fn=lambda: os.close(0))  # `quiz study <&-`: sys.stdin is None
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr

@@ -226,4 +226,8 @@ def _read_char(fd: int, decoder: codecs.IncrementalDecoder) -> str:
 
 
 def for_stdin(console: Any) -> Prompter:
+    """Keys on a terminal, lines on a pipe; a closed standard input (``<&-``) reads as one that
+    ended at once, so the session quits with its summary."""
+    if sys.stdin is None:
+        return LinePrompter(io.StringIO(), sys.stdout)
     return TerminalPrompter(console) if sys.stdin.isatty() else LinePrompter(sys.stdin, sys.stdout)
