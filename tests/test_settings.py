@@ -296,6 +296,8 @@ def test_per_deck_new_per_day(deck_folder, config):
     assert {d["deck"]: d["new"] for d in overview["decks"]} == {"alpha": 1, "beta": 3} and overview["total"]["new"] == 3
     shown = quiz("study", "--decks", str(folder), input="\n4\n" * 3 + "q\n")
     assert "0 done · 3 left" in shown.stdout
+    done = quiz("study", "--decks", str(folder))  # it said only "Nothing is due now"
+    assert done.stdout.startswith("Today's new cards are done (3 a day), and 3 more wait.")
     assert [line.split()[1] for line in saved_lines(shown.stdout)] == ["a-one", "b-one", "b-two"]  # alpha: one
 
     collection = open_collection(folder, None)

@@ -42,7 +42,7 @@ def study(
     from quizzer import clock
     from quizzer.cli.plan import raised, status
     from quizzer.scheduling.learner import schedule_of
-    from quizzer.scheduling.queue import build_queue
+    from quizzer.scheduling.queue import build_queue, new_waiting
     from quizzer.scheduling.summary import next_due
     from quizzer.terminal import study as screen
 
@@ -64,7 +64,14 @@ def study(
     if not queue:
         upcoming = next_due(opened.store, clock.now())
         when = _(" The next card is due {when}.").format(when=f"{upcoming.astimezone():%Y-%m-%d %H:%M}") if upcoming else ""
-        console().print(_("Nothing is due now.{when} `quiz study --ahead` practises cards early; "
-                          "reviews of cards not yet due leave their schedule alone.").format(when=when), markup=False)
+        waiting = new_waiting(opened.store, clock.now(), chosen)
+        if waiting:  # as Anki says the limit is reached: "nothing is due" hid the new cards
+            console().print(_("Today's new cards are done ({limit} a day), and {count} more wait.{when} "
+                              "`quiz study --new-per-day N` raises the limit for this run, "
+                              "`quiz config set new_per_day N` for every day.").format(
+                limit=chosen_settings.new_per_day, count=waiting, when=when), markup=False)
+        else:
+            console().print(_("Nothing is due now.{when} `quiz study --ahead` practises cards early; "
+                              "reviews of cards not yet due leave their schedule alone.").format(when=when), markup=False)
         return
     screen.run(opened, queue, chosen=chosen, settings=chosen_settings)

@@ -85,7 +85,7 @@ def new_offered(store: Store, now: datetime, *, new_per_day: int = NEW_PER_DAY, 
     start = day_start(now, rollover_hour)
     new_done = cards.done_since(store, start)[0]
     if interview is not None and interview.active(now):
-        unseen = len(cards.new_cards(store, CardFilter(decks=interview.decks), now, ALL))
+        unseen = new_waiting(store, now, CardFilter(decks=interview.decks))
         new_per_day = plan.new_per_day(unseen, study_day(now, interview.rollover_hour), interview, new_per_day)
     new_left = max(0, new_per_day - new_done)
     if new_limit is not None:
@@ -94,6 +94,11 @@ def new_offered(store: Store, now: datetime, *, new_per_day: int = NEW_PER_DAY, 
     if decks.new:
         return decks.take(cards.new_cards(store, chosen, now, new_left + decks.held_back("new")), new_left, "new")
     return cards.new_cards(store, chosen, now, new_left)
+
+
+def new_waiting(store: Store, now: datetime, chosen: CardFilter = EVERYTHING) -> int:
+    """How many new cards study could introduce, whatever today's limit."""
+    return len(cards.new_cards(store, chosen, to_utc(now), ALL))
 
 
 def learning_due(store: Store, until: datetime, chosen: CardFilter = EVERYTHING) -> list[str]:
