@@ -151,7 +151,7 @@ def test_an_option_overrides_the_file_for_one_run(decks, config):
     assert first.exit_code == 0 and "0 done · 2 left" in first.stdout and len(saved_lines(first.stdout)) == 2
     # the same study day, without the option: the file's 1 is used up (2 done), nothing new
     later = quiz("study", "--decks", str(decks), input="q\n", now=T0 + timedelta(hours=1))
-    assert later.exit_code == 0 and "Nothing is due now" in later.stdout
+    assert later.exit_code == 0 and later.stdout.startswith("Today's new cards are done (1 a day), and 1 more wait.")
     assert "new_per_day = 1" in config.read_text()
     # the next day: the file's one new card
     tomorrow = quiz("study", "--decks", str(decks), input="q\n", now=T0 + timedelta(days=1))
@@ -273,7 +273,8 @@ def test_day_start_hour_moves_the_study_day(decks, config):
     first = quiz("study", "--decks", str(decks), input="\n4\nq\n")  # Easy: in review for days, not in learning
     assert len(saved_lines(first.stdout)) == 1
     night = T0.replace(day=6, hour=3)  # 03:00 the next morning
-    assert "Nothing is due now" in quiz("study", "--decks", str(decks), input="q\n", now=night).stdout  # still the 5th
+    still = quiz("study", "--decks", str(decks), input="q\n", now=night).stdout  # still the 5th: its one new card done
+    assert still.startswith("Today's new cards are done (1 a day)")
     quiz("config", "set", "day_start_hour", "2")
     moved = quiz("study", "--decks", str(decks), input="q\n", now=night)
     assert "0 done · 1 left" in moved.stdout  # a new study day began at 02:00: one more new card
