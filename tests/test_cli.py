@@ -32,6 +32,13 @@ def test_version_and_short_help():
         assert result.exit_code == 0 and "Usage:" in result.stdout, args
 
 
+def test_help_lists_the_daily_commands_first_and_every_command_once():
+    text = runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).stdout
+    listed = [line.split()[0] for line in text.split("Commands:")[1].splitlines() if line.startswith("  ")]
+    assert listed[:4] == ["study", "exam", "mistakes", "stats"]  # study came 14th, after check and lint
+    assert sorted(listed) == sorted(set(listed)) and {"lint", "check", "history", "backup"} <= set(listed)
+
+
 def test_help_metavars_read_as_words():
     text = runner.invoke(app, ["study", "--help"], env={"COLUMNS": "200"}).stdout
     assert "--kind KIND" in text and "qa, choice, mistake, numeric, cloze" in text and "<list" not in text

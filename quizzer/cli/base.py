@@ -38,6 +38,12 @@ class QuizGroup(TyperGroup):
     """The one error boundary: a QuizError becomes ``Error: ...`` on stderr and its exit code;
     Ctrl-C exits 130. ``QUIZ_DEBUG=1`` lets the traceback through for bug reports."""
 
+    DAILY = ("study", "exam", "mistakes", "stats", "cards", "show", "plan", "config")  # --help lists these first
+
+    def list_commands(self, ctx: ClickContext) -> list[str]:
+        order = {name: i for i, name in enumerate(self.DAILY)}
+        return sorted(super().list_commands(ctx), key=lambda name: order.get(name, len(order)))  # the rest as made
+
     def invoke(self, ctx: ClickContext) -> Any:
         try:
             return super().invoke(ctx)
