@@ -161,6 +161,8 @@ def test_an_unknown_kind_state_or_sort_is_a_usage_error(deck_dir):
     ("ffn", {"qa-ffn"}),  # an id and a tag
     ("SQRT", {"o-attention"}),
     ("mask 15%", {"cz-mask"}),  # a tag and the text
+    ("BERT预训练", {"qa-bert"}),  # Chinese beside Latin without a space: two terms (the text has one)
+    ("「掩码」，softmax", {"ch-mask"}),  # punctuation typed around terms
 ])
 def test_search(deck_dir, query, expected):
     assert set(ids(as_json(deck_dir, "cards", "--search", query))) == expected

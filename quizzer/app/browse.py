@@ -94,8 +94,17 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+_IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# a term is a run of Chinese or a run of anything else: "BERT生成" is "bert" and "生成", as the
+# decks write "BERT 生成" with a space or without
+_TERM = re.compile(f"[{_IDEOGRAPHS}]+|[^\\s{_IDEOGRAPHS}]+")
+
+
+_AROUND = ",.;:?!()[]{}<>\"'、。「」『』《》…"  # punctuation typed beside a term (，and （ fold to , and ()
+
+
 def search_terms(query: str | None) -> list[str]:
-    return _fold(query or "").split()
+    return [term for term in (t.strip(_AROUND) for t in _TERM.findall(_fold(query or ""))) if term]
 
 
 def card_text(card: Any) -> str:
