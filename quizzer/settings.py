@@ -319,8 +319,11 @@ def read_raw(path: Path) -> dict[str, Any]:
         text = path.read_text("utf-8")
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as err:
-        raise QuizError(_("{path} cannot be read: {reason}").format(path=path, reason=getattr(err, "strerror", None) or err),
+    except UnicodeDecodeError:  # its content is wrong, as with bad TOML: a usage error (exit 2)
+        raise UsageError(_("{file}: not valid TOML: {reason}").format(file=path.name, reason=_("not UTF-8 text")),
+                         _fix_hint(path)) from None
+    except OSError as err:
+        raise QuizError(_("{path} cannot be read: {reason}").format(path=path, reason=err.strerror or err),
                         _("check the file, or point {variable} at another").format(variable=CONFIG_ENV)) from None
     import tomllib  # stdlib; imported here like the file itself, only when there is one
 

@@ -202,9 +202,10 @@ def test_an_unknown_key_is_refused(config):
     ('[deck.ch08-bert]\nnew_per_day = 99999\n', "Error: config.toml: deck.ch08-bert.new_per_day: must be a whole number"),
     ('colour = "red"\n', "Error: config.toml: colour: not a setting"),
     ("new_per_day = = 3\n", "Error: config.toml: not valid TOML"),
+    ("new_per_day = 3 # caf\xe9\n", "Error: config.toml: not valid TOML: not UTF-8 text"),  # was exit 1
 ])
 def test_a_hand_edited_bad_file_is_an_error_everywhere_until_fixed(decks, config, text, error):
-    config.write_text(text, "utf-8")
+    config.write_bytes(text.encode("latin-1"))
     for args in (["config"], ["study", "--decks", str(decks)]):
         result = quiz(*args, input="q\n")
         assert result.exit_code == 2 and result.stderr.startswith(error), (args, result.output)
