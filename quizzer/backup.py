@@ -147,6 +147,8 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | 
         why = _("the backup is damaged ({problem}{more})").format(problem=_one_line(problems[0]), more=more)
     elif not _has_version_table(backup):
         why = _("the backup has no alembic_version table, so it is not a quizzer database")
+    elif not _known_schema(backup):
+        why = _("its schema is newer than this quizzer knows (upgrade quizzer to use it)")
     if why:
         raise BackupError(_("not restoring {backup} over {path}: {why}").format(backup=backup, path=db_path, why=why),
                           _("pick another backup (`quiz backup list`); the database is unchanged"))
@@ -224,6 +226,15 @@ def _copy(source: Path, dest: Path) -> None:
     with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(dest)) as dst:
         dst.execute("PRAGMA busy_timeout = 10000")
         src.backup(dst)
+
+
+def _known_schema(db_path: Path) -> bool:
+    """Whether this quizzer knows the file's schema version (one it can open or upgrade)."""
+    from quizzer.store.schema import known_revision
+
+    with closing(sqlite3.connect(db_path)) as conn:
+        version = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+    return version is None or known_revision(version[0])
 
 
 def _has_version_table(db_path: Path) -> bool:

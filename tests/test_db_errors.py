@@ -294,6 +294,19 @@ def test_a_database_from_a_newer_quizzer_is_refused_untouched(env, good_db):
     assert sorted((good_db.parent / "backups").iterdir()) == backups
 
 
+def test_a_backup_from_a_newer_quizzer_is_not_restored(env, good_db, tmp_path):
+    """It was restored ("restored"), and then every command refused the database."""
+    newer = tmp_path / "newer.db"
+    shutil.copy(good_db, newer)
+    with sqlite3.connect(newer) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999'")
+    conn.close()
+    before = sha256(good_db)
+    result = quiz(env, good_db, "backup", "restore", str(newer))
+    assert result.returncode == 1 and "schema is newer than this quizzer knows" in result.stderr, result.stderr
+    assert sha256(good_db) == before and quiz(env, good_db).returncode == 0
+
+
 def test_quizzer_like_tables_without_a_version_table_are_refused_untouched(env, tmp_path):
     """Made by hand with sqlite3 (rollback journal): not even the journal mode may change."""
     db = tmp_path / "quiz.db"

@@ -76,6 +76,11 @@ def _alembic_config(conn: Connection | None = None):
     return config
 
 
+def known_revision(version: str) -> bool:
+    """Whether ``version`` is one of this quizzer's schema revisions (not a newer one's)."""
+    return version in _known_revisions()
+
+
 def _known_revisions() -> set[str]:
     from alembic.script import ScriptDirectory
 
