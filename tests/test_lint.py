@@ -290,6 +290,10 @@ def test_broken_cloze_is_reported_at_its_line(tmp_path):
     ("{{c1::15%}} 和 {{c1::20%}}", "", "cloze: c1 is used twice with different answers ('15%', '20%')"),
     ("{{c1::15%}}", "\n    accept: {c2: [x]}", "accept: the text has no blank c2"),
     ("{{c1:: }}", "", "cloze: blank c1 has no answer"),
+    ("{{c1::a;b}} 和 {{c2::c}}", "", "cloze: blank c1's answer 'a;b' holds ';', which separates the answers of several "
+                                   "blanks"),  # such a card could never be answered
+    ("{{c1::a}} 和 {{c2::c}}", "\n    accept: {c2: [d；e]}", "accept: 'd；e' holds ';', which separates the answers of "
+                                                         "several blanks"),
 ])
 def test_cloze_syntax_problems(tmp_path, text, accept, message):
     card = f'  - id: cloze-two\n    kind: cloze\n    source: "1.3"\n    text: "{text}"{accept}\n'

@@ -164,6 +164,17 @@ class Cloze(Kind[ClozeCard]):
         for key in card.accept:
             if int(key[1:]) not in first:
                 issues.append(Issue(("accept", key), _("accept: the text has no blank {key}").format(key=key), prefer_key=True))
+        if len(first) > 1:  # the learner types the answers separated by ; so no answer can hold one
+            for number, answer in first.items():
+                if SEPARATOR.search(answer):
+                    issues.append(Issue(("text",), _("cloze: blank c{number}'s answer '{answer}' holds ';', which "
+                                                      "separates the answers of several blanks").format(
+                        number=number, answer=answer)))
+            for key, answers in card.accept.items():
+                for answer in answers:
+                    if SEPARATOR.search(answer):
+                        issues.append(Issue(("accept", key), _("accept: '{answer}' holds ';', which separates the "
+                                                               "answers of several blanks").format(answer=answer)))
         return issues
 
 
