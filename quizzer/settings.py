@@ -155,7 +155,7 @@ class Key:
     name: str
     parse: Callable[[Any], Any]
     allowed: str  # for `quiz config` and the README
-    help: str
+    help: str  # what it does, for `quiz config` on a wide terminal (translated there)
     toml: Callable[[Any], Any] = lambda value: value  # the typed value as the file (and --json) hold it
     show: Callable[[Any], str] = str  # the typed value as `quiz config` shows it
 
@@ -166,28 +166,28 @@ class Key:
 
 COUNT = whole(0, 9999)
 KEYS: dict[str, Key] = {key.name: key for key in (
-    Key("desired_retention", retention, "0.70-0.99", "the chance of recall FSRS schedules reviews for"),
-    Key("new_per_day", COUNT, "0-9999", "new cards per study day (all decks together)"),
-    Key("reviews_per_day", COUNT, "0-9999", "reviews per study day (all decks together)"),
-    Key("learning_steps", steps, N_('durations, e.g. "1m 10m"'), "steps of a new card before it is in review",
+    Key("desired_retention", retention, "0.70-0.99", N_("the chance of recall FSRS schedules reviews for")),
+    Key("new_per_day", COUNT, "0-9999", N_("new cards per study day (all decks together)")),
+    Key("reviews_per_day", COUNT, "0-9999", N_("reviews per study day (all decks together)")),
+    Key("learning_steps", steps, N_('durations, e.g. "1m 10m"'), N_("steps of a new card before it is in review"),
         format_steps, lambda value: format_steps(value) or "(none)"),
-    Key("relearning_steps", steps, N_('durations, e.g. "10m"'), "steps of a card after Again in review",
+    Key("relearning_steps", steps, N_('durations, e.g. "10m"'), N_("steps of a card after Again in review"),
         format_steps, lambda value: format_steps(value) or "(none)"),
-    Key("maximum_interval", whole(1, 36500), N_("1-36500 (days)"), "the longest interval, in days"),
-    Key("day_start_hour", whole(0, 23), "0-23", "the local hour a study day starts"),
-    Key("fuzz", switch, "on/off", "spread review intervals a little, as Anki does",
+    Key("maximum_interval", whole(1, 36500), N_("1-36500 (days)"), N_("the longest interval, in days")),
+    Key("day_start_hour", whole(0, 23), "0-23", N_("the local hour a study day starts")),
+    Key("fuzz", switch, "on/off", N_("spread review intervals a little, as Anki does"),
         show=lambda value: "on" if value else "off"),
-    Key("load_balance", switch, "on/off", "prefer the day with fewer cards due among those fuzz allows (needs fuzz)",
+    Key("load_balance", switch, "on/off", N_("prefer the day with fewer cards due among those fuzz allows (needs fuzz)"),
         show=lambda value: "on" if value else "off"),
-    Key("language", language, "zh/en", "the interface language (QUIZ_LANG wins; unset: the locale's, else the decks')"),
-    Key("clear_screen", switch, "on/off", "clear the terminal between cards (study, drill, exam)",
+    Key("language", language, "zh/en", N_("the interface language (QUIZ_LANG wins; unset: the locale's, else the decks')")),
+    Key("clear_screen", switch, "on/off", N_("clear the terminal between cards (study, drill, exam)"),
         show=lambda value: "on" if value else "off"),
     Key("user", learner_name, "a-z 0-9 _ . - (1-40)",
-        "the learner whose collection a shared database server opens (empty: the login name)",
+        N_("the learner whose collection a shared database server opens (empty: the login name)"),
         show=lambda value: value or _("(your login name)")),
 )}
-DECK_KEYS = {suffix: Key(f"deck.ID.{suffix}", COUNT, "0-9999", f"{what} per study day in deck ID")
-             for suffix, what in (("new_per_day", "new cards"), ("reviews_per_day", "reviews"))}
+DECK_KEYS = {suffix: Key(f"deck.ID.{suffix}", COUNT, "0-9999", what) for suffix, what in (
+    ("new_per_day", N_("new cards per study day in deck ID")), ("reviews_per_day", N_("reviews per study day in deck ID")))}
 
 
 def key_of(name: str) -> Key:

@@ -65,7 +65,7 @@ def rows(output: str) -> dict[str, tuple[str, str]]:
     found = {}
     for line in output.splitlines():
         cells = [cell.strip() for cell in line.strip("│┃ ").split("│")]
-        if len(cells) == 4 and (cells[0] in config_file.KEYS or cells[0].startswith("deck.")):
+        if len(cells) in (4, 5) and (cells[0] in config_file.KEYS or cells[0].startswith("deck.")):  # 5: with what it does
             found[cells[0]] = (cells[1], cells[2])
     return found
 
@@ -102,6 +102,10 @@ def test_show_set_unset_with_sources(config):
     assert table["new_per_day"] == ("7", "environment") and table["desired_retention"] == ("0.8", "environment")
     narrow = quiz("config", QUIZ_NEW_PER_DAY="7", COLUMNS="60").stdout  # the source whole, not "environme…"
     assert rows(narrow)["new_per_day"] == ("7", "environment") and max(map(len, narrow.splitlines())) <= 60
+    assert "the longest interval" not in narrow  # what each key does, only where it fits
+    wide = quiz("config", COLUMNS="140").stdout
+    assert "the longest interval, in days" in wide and "new cards per study day in deck ID" in wide
+    assert max(map(len, wide.splitlines())) <= 140
 
     as_json = quiz("config", "--json")
     import json

@@ -25,6 +25,7 @@ app.add_typer(config_app, name="config")
 KeyArgument = Annotated[str, typer.Argument(
     metavar="KEY", show_default=False,
     help=_("A setting: {keys}, deck.ID.new_per_day, deck.ID.reviews_per_day.").format(keys=join(KEYS)))]
+EXPLAINED_FROM = 110  # columns: below them, the table leaves out what each key does
 SOURCES = (N_("default"), N_("file"), N_("environment"), N_("option"))  # where a value comes from, shown translated
 
 
@@ -46,12 +47,15 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(_("key"), _("value"), _("source"), _("allowed"), title=_("Settings"))
+    out = console()
+    explained = out.width >= EXPLAINED_FROM  # what each key does, where it fits beside the rest
+    table = Table(_("key"), _("value"), _("source"), _("allowed"), *([_("what it does")] if explained else []),
+                  title=_("Settings"))
     table.columns[0].no_wrap = True
     table.columns[2].no_wrap = True  # one word: "environment" was cut to "environme…" at 60 columns
     for key, value, source in shown.items():
-        table.add_row(Text(key.name), Text(key.show(value)), Text(_(source)), Text(_(key.allowed)))
-    out = console()
+        table.add_row(Text(key.name), Text(key.show(value)), Text(_(source)), Text(_(key.allowed)),
+                      *([Text(_(key.help))] if explained else []))
     out.print(table)
     state = "" if shown.path.exists() else _(" (not written yet)")
     out.print(_("file: {path}{state}; `quiz config set KEY VALUE` changes a value, `quiz config unset KEY` goes back "
