@@ -69,7 +69,9 @@ def test_plan_set_show_and_clear():
     assert 0 < shown["predicted_recall"] <= 1 and shown["reviews_per_day"] > 0
     again = quiz("plan")
     assert again.exit_code == 0 and "2026-01-19" in again.output and "14 days left" in again.output
-    assert quiz("plan", "--clear").exit_code == 0
+    cleared = quiz("plan", "--clear")  # it said "No interview", as if none had been set
+    assert cleared.exit_code == 0 and cleared.output.startswith("The interview of 2026-01-19 is cleared")
+    assert quiz("plan", "--clear").output.startswith("No interview was set")
     assert json.loads(quiz("plan", "--json").output) == {"interview": None}
 
 
@@ -81,6 +83,15 @@ def test_a_near_interview_raises_the_new_cards_and_says_so():
     pace = math.ceil(cards_in("ch08-bert") / 2)
     assert shown["new_per_day"] == pace and shown["new_per_day_raised"] is True
     assert f"raised from 20 to {pace}" in quiz("plan").output
+
+
+def test_a_plan_past_the_daily_review_limit_says_so():
+    """For tomorrow, every card: hundreds of reviews a day against a limit of 200, said nowhere."""
+    near = quiz("plan", "--date", "2026-01-06")
+    assert near.exit_code == 0 and "(1 day left)" in near.output
+    assert "more than your 200 reviews a day" in near.output
+    far = quiz("plan", "--date", "2026-03-06")
+    assert "(60 days left)" in far.output and "reviews a day:" not in far.output
 
 
 def test_the_overview_offers_the_new_cards_study_will_at_the_plans_pace():

@@ -21,7 +21,7 @@ from quizzer.cli.base import (
     settings,
 )
 from quizzer.errors import UnknownName, UsageError
-from quizzer.i18n import _, join
+from quizzer.i18n import _, join, ngettext
 
 if TYPE_CHECKING:
     from quizzer.scheduling.plan import Forecast, Interview
@@ -36,6 +36,7 @@ class PlanStatus:
     interview: Interview
     forecast: Forecast
     new_per_day_setting: int
+    reviews_per_day_setting: int
 
 
 def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None:
@@ -54,7 +55,7 @@ def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None
     seen = [Seen(card_id, memory) for card_id, (_kind, memory) in memories.items() if memory.state != NEW]
     unseen = len(memories) - len(seen)
     return PlanStatus(interview, forecast(seen, unseen, now, interview, scheduler, settings.new_per_day,
-                                          settings.day_start_hour), settings.new_per_day)
+                                          settings.day_start_hour), settings.new_per_day, settings.reviews_per_day)
 
 
 @app.command(help=_("Interview-date mode: aim every card at the interview's day (--date), show the plan, or "
@@ -85,8 +86,10 @@ def plan(
     now = clock.now()
     opened = collection(ctx, decks_dir, db)
     if clear:
+        had = learner.load(opened.store).interview
         learner.save_interview(opened.store, None)
-        _say(as_json, dict(interview=None), _("No interview: normal scheduling."))
+        _say(as_json, dict(interview=None), _("The interview of {day} is cleared: normal scheduling again.").format(
+            day=had.day) if had else _("No interview was set: scheduling stays normal."))
         return
     if on is not None:
         day = _day(on, clock.study_day(now, learner_settings.day_start_hour))
@@ -158,14 +161,20 @@ def show_status(shown: PlanStatus) -> None:
     interview, forecast = shown.interview, shown.forecast
     out = console()
     decks = join(interview.decks) if interview.decks else _("every deck")
-    out.print(_("Interview on {day} ({days} days left), {decks}: every card at {target:.0%} recall or more on the "
-                "day.").format(day=interview.day, days=forecast.days_left, decks=decks, target=interview.retention))
+    out.print(ngettext("Interview on {day} ({days} day left), {decks}: every card at {target:.0%} recall or more on "
+                       "the day.", "Interview on {day} ({days} days left), {decks}: every card at {target:.0%} recall "
+                       "or more on the day.", forecast.days_left).format(
+        day=interview.day, days=forecast.days_left, decks=decks, target=interview.retention))
     out.print(_("Following the plan (every review answered Good): {recalled:.1%} of the {cards} cards recalled on "
                 "the day, {share:.0%} of them at the target; {reviews:.0f} reviews a day.").format(
         recalled=forecast.recalled, cards=forecast.cards, share=forecast.at_target, reviews=forecast.reviews_per_day))
     line = raised(shown)
     if line:
         out.print(line)
+    if forecast.reviews_per_day > shown.reviews_per_day_setting:  # the forecast assumes every review is done
+        out.print(_("That is more than your {limit} reviews a day: on a full day the reviews that gain most by the "
+                    "interview come first, and the rest wait. `quiz config set reviews_per_day N` raises the limit.")
+                  .format(limit=shown.reviews_per_day_setting))
 
 
 def raised(shown: PlanStatus) -> str | None:
