@@ -312,6 +312,14 @@ def test_show_gives_front_and_back_as_study_does(deck_dir, card_id, front, back)
     assert "§1." in out and "Mini 牌组" in out and "No reviews yet." in out
 
 
+def test_a_choice_cards_explanation_is_headed_as_one(deck_dir):
+    """Headed "Worked solution" (解题过程), like a numeric card's steps."""
+    shown = quiz(deck_dir, "show", "ch-mask").stdout
+    assert "在 softmax 之前加负无穷。" in shown and "Explanation" in shown and "Worked solution" not in shown
+    wrong = quiz(deck_dir, "study", "--kind", "choice", input="a\n\nq\n").stdout  # answered wrong: the explanation
+    assert "Explanation" in wrong and "Worked solution" not in wrong
+
+
 def test_show_a_numeric_card_with_a_seed(deck_dir):
     first = quiz(deck_dir, "show", "num-loss", "--seed", "7").stdout
     again = quiz(deck_dir, "show", "num-loss", "--seed", "7").stdout

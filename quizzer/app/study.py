@@ -27,7 +27,7 @@ from quizzer.app.collection import Collection
 from quizzer.app.views import Retry
 from quizzer.defaults import Rating
 from quizzer.errors import DeckProblems
-from quizzer.i18n import join
+from quizzer.i18n import _, join
 from quizzer.kinds.base import Asked
 from quizzer.scheduling import answer as answering
 from quizzer.scheduling import queue as queues
@@ -131,6 +131,7 @@ class Feedback:
     solution: str | None  # shown in full when the answer was wrong
     explanation: str | None  # shown when right
     interval: timedelta | None = None  # until the card is due again after ``rating``
+    solution_title: str = ""  # the solution's heading, translated: a worked solution or an explanation
 
 
 @dataclass(frozen=True)
@@ -352,7 +353,7 @@ class StudySession:
         saved, *after = self._record(rating, reading.answer, verdict.correct)
         feedback = Feedback(card_id, verdict.correct, verdict.message, rating,
                             None if verdict.correct else kind.solution(asked),
-                            kind.solution(asked) if verdict.correct else None, saved.due_in)
+                            kind.solution(asked) if verdict.correct else None, saved.due_in, _(kind.solution_title))
         return [feedback, saved, *after]
 
     def _record(self, rating: int, answer_text: str | None, correct: bool | None) -> tuple[Notice, View]:

@@ -93,7 +93,10 @@ def _draw(shown: Shown) -> None:
                     shown.front)
         out.print(Panel(markdown(shown.back or ""), border_style="green"))
         if shown.solution:
-            out.print(Panel(markdown(shown.solution), title=_("Worked solution"), border_style="dim"))
+            from quizzer import kinds
+
+            title = _(kinds.get(info.kind).solution_title)  # a worked solution, or a choice's explanation
+            out.print(Panel(markdown(shown.solution), title=safe(title), border_style="dim"))
     recall = f"{info.retrievability:.0%}" if info.retrievability is not None else "-"
     stability = _("{days} days").format(days=f"{memory.stability:.2f}") if memory.stability is not None else "-"
     difficulty = f"{memory.difficulty:.2f}" if memory.difficulty is not None else "-"

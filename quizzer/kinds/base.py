@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
-from quizzer.i18n import _
+from quizzer.i18n import N_, _
 from quizzer.kinds.fields import CardBase
 
 Outcome = Literal["correct", "imprecise", "wrong"]
@@ -70,6 +70,7 @@ class Kind(ABC, Generic[C]):
     graded: ClassVar[bool]  # True: the learner types an answer that is graded; False: reveal and rate
     # graded kinds: answered within the first -> Easy, took longer than the second -> Hard (seconds)
     fast_slow: ClassVar[tuple[float, float]] = (0.0, 0.0)
+    solution_title: ClassVar[str] = N_("Explanation")  # the heading of ``solution`` (untranslated)
 
     def ask(self, card: C, seed: int | None = None) -> Asked:
         """What to show this time (a generated kind draws its question from ``seed``)."""

@@ -8,7 +8,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
-from quizzer.i18n import _, join, said
+from quizzer.i18n import N_, _, join, said
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Number, OneOrMany, Shape, Text
 
@@ -108,6 +108,7 @@ class Numeric(Kind[NumericCard]):
     model = NumericCard
     graded = True
     fast_slow = (30.0, 180.0)
+    solution_title = N_("Worked solution")
 
     @property
     def generated(self) -> bool:

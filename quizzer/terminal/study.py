@@ -206,7 +206,7 @@ class StudyScreen:
             if view.explanation:
                 out.print(markdown(view.explanation))
             if view.solution:
-                out.print(Panel(markdown(view.solution), title=_("Worked solution"), border_style="red"))
+                out.print(Panel(markdown(view.solution), title=safe(view.solution_title), border_style="red"))
         elif isinstance(view, Retry):
             render.retry(out, said(view.message))
         elif isinstance(view, Notice):
