@@ -173,11 +173,11 @@ def drawn_alike(text: str, widths: tuple[int, ...] = (12, 40, 100)) -> bool:
     """True when ``markdown(text)`` drew without rich.markdown; asserts it drew as rich.markdown does."""
     from rich.markdown import Markdown
 
-    from quizzer.terminal.render import clean
+    from quizzer.terminal.render import clean, rich_markdown
 
     console()  # Chinese line breaking, as the terminal has it
     ours = markdown(text)
-    reference = Markdown(join_wide_lines(math_to_unicode(clean(text))))
+    reference = rich_markdown(join_wide_lines(math_to_unicode(clean(text))))
     for width in widths:
         assert recorded(ours, width) == recorded(reference, width), (text, width)
     return not isinstance(ours, Markdown)

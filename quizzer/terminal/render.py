@@ -6,6 +6,7 @@ import re
 import string
 import unicodedata
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.markup import escape
@@ -15,6 +16,9 @@ from rich.text import Text
 from quizzer.terminal.linebreak import install as install_line_breaking
 from quizzer.terminal.linebreak import join_wide_lines
 from quizzer.terminal.mathtext import math_to_unicode
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown  # loaded only where a card needs it (markdown-it, pygments)
 
 # What only rich.markdown draws: a table, an inline link (or, with a line starting with `[`, a
 # reference one), a line that can start a block (heading, quote, list, rule, setext underline,
@@ -53,12 +57,16 @@ def markdown(text: str) -> RenderableType:
         read = [chunks for chunks in paragraphs if chunks is not None]
         if len(read) == len(paragraphs):
             return Paragraphs(read)
+    return rich_markdown(source)
+
+
+def rich_markdown(source: str) -> Markdown:
+    """rich.markdown's rendering of ``source`` with raw HTML read as text, as the Anki export reads
+    it: `<pad>` in a deck is a token to show, and rich.markdown drops every tag it does not draw."""
     from markdown_it import MarkdownIt
     from rich.markdown import Markdown
 
     shown = Markdown("")
-    # raw HTML read as text, as the Anki export reads it: `<pad>` in a deck is a token to show, and
-    # rich.markdown drops every tag it does not draw
     shown.markup, shown.parsed = source, MarkdownIt("commonmark", {"html": False}).enable(
         ["strikethrough", "table"]).parse(source)
     return shown
