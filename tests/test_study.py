@@ -405,3 +405,36 @@ def test_a_closed_standard_input_ends_the_session_without_a_traceback(deck_dir, 
                             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
                             preexec_fn=lambda: os.close(0))  # `quiz study <&-`: sys.stdin is None
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+
+
+def test_on_a_terminal_a_graded_answer_says_its_rating_once(deck_dir, tmp_path, monkeypatch):
+    """The verdict line (→ Easy · due in …) was followed by a 'Saved …' line saying the same. Driven
+    through the screen with a terminal's prompter stand-in (prompt_toolkit needs a real terminal)."""
+    from rich.console import Console
+
+    from quizzer.app.collection import open_collection
+    from quizzer.app.study import StudySession
+    from quizzer.scheduling.queue import build_queue
+    from quizzer.store.filter import CardFilter
+    from quizzer.terminal.study import StudyScreen
+
+    class Keys:
+        interactive = True
+
+        def __init__(self) -> None:
+            self.typed, self.pressed = ["b"], [""]
+
+        def key(self, prompt: str, allowed: object = None) -> str:
+            return self.pressed.pop(0) if self.pressed else "q"
+
+        def line(self, prompt: str, **options: object) -> str:
+            return self.typed.pop(0)
+
+    monkeypatch.setenv("QUIZ_NOW", "2026-01-05T10:00")
+    collection = open_collection(deck_dir, tmp_path / "q.db")
+    queue = build_queue(collection.store, datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc),
+                        chosen=CardFilter(kinds=("choice",)), limit=1)
+    out = Console(width=100, record=True, color_system=None)
+    StudyScreen(StudySession(collection, queue), Keys(), out).run()
+    screen = out.export_text()
+    assert "→ Easy · due in" in screen and "Saved c-one" not in screen, screen

@@ -108,6 +108,7 @@ class StudyScreen:
         self.prompter = prompter
         self.console = console
         self.clear_screen = clear_screen and prompter.interactive  # a transcript on a pipe keeps every card
+        self.verdict_shown: str | None = None  # the card whose verdict line already said its rating and due
 
     def run(self) -> Summary:
         """Until the session ends; Ctrl-C propagates (every answer is already saved)."""
@@ -199,6 +200,7 @@ class StudyScreen:
         elif isinstance(view, BackView):
             out.print(Panel(markdown(view.back), border_style="green"))
         elif isinstance(view, Feedback):
+            self.verdict_shown = view.card_id
             colour = "green" if view.correct else "red"
             due = due_in(view.interval)
             out.print(f"[{colour}]{safe(said(view.message))}[/{colour}]", f"[dim]→ {label(view.rating)}{due}[/dim]",
@@ -220,6 +222,9 @@ class StudyScreen:
             rating = Rating(notice.rating).label if notice.rating else ""
             due = "" if notice.due_in is None else f" · due in {interval(notice.due_in, translated=False)}"
             self.console.print(f"[dim]saved {card} → {rating}{due}[/dim]", highlight=False)
+            return
+        if notice.kind == "saved" and self.verdict_shown == notice.card_id:  # said just above, in the same words
+            self.verdict_shown = None
             return
         if notice.kind == "saved":
             rating = label(notice.rating) if notice.rating else ""
