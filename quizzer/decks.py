@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, cast
 
 from quizzer import kinds
 from quizzer.clock import DAY_SECONDS
-from quizzer.errors import MAX_PROBLEMS, UNLISTED, DeckProblems
+from quizzer.errors import MAX_PROBLEMS, UNLISTED, DeckProblems, printable
 from quizzer.i18n import N_, _, join
 from quizzer.locations import bundled_decks, deck_dirs  # noqa: F401  # where commands and tests find them
 
@@ -42,15 +42,6 @@ if TYPE_CHECKING:  # pydantic and the YAML parser load only when a deck is valid
 DECK_SUFFIXES = (".yaml", ".yml")
 MAX_DECK_BYTES = 8_000_000  # the shipped decks are 54 and 68 kB; bench/bench_decks.py's 10,000 cards are 5.5 MB
 
-_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_LONGEST = 1000  # characters of one file name or message shown (a message can quote a long text)
-
-
-def _printable(text: str) -> str:
-    """``text`` on one line, the characters a terminal would obey written as escapes (``\\x1b``), cut if long."""
-    text = text if len(text) <= _LONGEST else text[: _LONGEST - 1] + "…"
-    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text)
-
 
 @dataclass(frozen=True, order=True)
 class Problem:
@@ -60,12 +51,12 @@ class Problem:
     message: str
 
     def __str__(self) -> str:  # file names and messages can quote a hostile deck: one line, no control characters
-        return f"{_printable(self.file)}:{self.line}:{self.column}: {_printable(self.message)}"
+        return f"{printable(self.file)}:{self.line}:{self.column}: {printable(self.message)}"
 
     def github(self) -> str:
         message = self.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
         file = self.file.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace(":", "%3A").replace(",", "%2C")
-        return f"::error file={_printable(file)},line={self.line},col={self.column}::{_printable(message)}"
+        return f"::error file={printable(file)},line={self.line},col={self.column}::{printable(message)}"
 
 
 def _digest(entries: list[CardEntry]) -> str:

@@ -7,10 +7,21 @@ place (``quizzer.cli.main``). ``QUIZ_DEBUG=1`` shows the traceback for bug repor
 
 from __future__ import annotations
 
+import re
 from enum import IntEnum
 from typing import Any
 
 from quizzer.i18n import N_, _, join, ngettext
+
+_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_LONGEST = 1000  # characters of one file name or message shown (a message can quote a long text)
+
+
+def printable(text: str) -> str:
+    """``text`` on one line, the characters a terminal would obey written as escapes (``\\x1b``), cut
+    if long: a message quotes what the user gave (a key, an id, a file name) and a hostile deck."""
+    text = text if len(text) <= _LONGEST else text[: _LONGEST - 1] + "…"
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text)
 
 
 class ExitCode(IntEnum):

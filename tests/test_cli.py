@@ -9,6 +9,7 @@ import sys
 import time
 from importlib.metadata import version
 
+import pytest
 from typer.testing import CliRunner
 
 from quizzer.cli import app, invoked, main
@@ -124,3 +125,12 @@ def test_main_lists_and_suggests_every_command(monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert all(f"  {name} " in out for name in ("study", "stats", "history", "config", "class"))
     assert "No such command 'stat'. Did you mean 'stats'?" in err
+
+
+@pytest.mark.parametrize("args", [["show", "\x1b[31mx\a\ry"], ["config", "set", "k\a\r", "5"]])
+def test_an_error_quoting_what_was_typed_writes_its_control_characters_as_escapes(args, tmp_path):
+    """The bell and carriage return reached the terminal raw, and click dropped the escape sequence,
+    so the message named another id than the one given."""
+    result = runner.invoke(app, args, env={"QUIZ_CONFIG": str(tmp_path / "config.toml")})
+    assert result.exit_code in (1, 2) and result.stderr.startswith("Error: ")
+    assert not any(char in result.stderr for char in "\x1b\a\r") and "\\x07\\r" in result.stderr

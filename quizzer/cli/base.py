@@ -20,7 +20,7 @@ import typer
 from typer.core import TyperGroup
 
 from quizzer import clock
-from quizzer.errors import ExitCode, QuizError, UsageError
+from quizzer.errors import ExitCode, QuizError, UsageError, printable
 from quizzer import i18n
 from quizzer.i18n import N_, _
 from quizzer.kinds import KINDS
@@ -51,9 +51,9 @@ class QuizGroup(TyperGroup):
             if os.environ.get("QUIZ_DEBUG"):
                 raise
             for line in err.details:
-                typer.echo(line, err=True)
+                typer.echo(printable(line), err=True)
             text = _("Error: {message}").format(message=err.message)
-            typer.echo(text + (_(" ({hint})").format(hint=err.shown_hint) if err.hint else ""), err=True)
+            typer.echo(printable(text + (_(" ({hint})").format(hint=err.shown_hint) if err.hint else "")), err=True)
             raise typer.Exit(int(err.exit_code)) from None
         except KeyboardInterrupt:
             if os.environ.get("QUIZ_DEBUG"):
