@@ -58,7 +58,7 @@ class QuizGroup(TyperGroup):
         except KeyboardInterrupt:
             if os.environ.get("QUIZ_DEBUG"):
                 raise
-            typer.echo("\n" + _("Interrupted; every answer given so far is saved."), err=True)
+            typer.echo("\n" + _("Interrupted: every answer given so far is saved, and nothing is left half-written."), err=True)
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
 
 
