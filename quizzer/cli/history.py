@@ -59,6 +59,9 @@ def history_import(
     typer.echo(_("imported {reviews} reviews of {cards} cards ({archived} new archived cards); {skipped} already there")
                .format(reviews=f"{result.imported:,}", cards=f"{result.cards:,}", archived=f"{result.new_cards:,}",
                        skipped=f"{result.already_there:,}"))
+    if result.new_cards:
+        typer.echo(_("Archived cards have ids no deck has: statistics and `quiz optimize` use their reviews, and study "
+                     "never shows them."))
 
 
 @history_app.command("export", help=_(
