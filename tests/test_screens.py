@@ -111,7 +111,7 @@ def screens(tmp_path: Path, language: str, columns: int) -> list[str]:
     term = Tmux(f"{language}-{columns}", columns)
     shots = [term.show(f"{quiz} {args}; echo {done}", env, done) for args in ("--help", "", "config", "study --help")]
     shots.append(term.show(f"{quiz} study; echo {done}", env, done,
-                           keys=("Enter", "3", "B Enter", "Enter", "q")))  # reveal, Good; choice B; quit
+                           keys=("Enter", "3", "B Enter", "Enter", "!q Enter")))  # reveal, Good; B; next; !q quits at any prompt
     shots.append(term.show(f"{quiz} stats; echo {done}", env, done))
     # an exam through the line protocol fills the mistakes notebook: a wrong free answer, a wrong letter, no marks
     exam = subprocess.run([sys.executable, "-m", "quizzer", "exam", "--count", "2", "--seed", "1"], input="x\nC\n\n",

@@ -58,7 +58,8 @@ class QuizGroup(TyperGroup):
         except KeyboardInterrupt:
             if os.environ.get("QUIZ_DEBUG"):
                 raise
-            typer.echo("\n" + _("Interrupted: every answer given so far is saved, and nothing is left half-written."), err=True)
+            stopped = _("Interrupted: every answer given so far is saved, and nothing is left half-written.")
+            typer.echo("\n" + stopped, err=True)
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
 
 
