@@ -341,6 +341,10 @@ def check(raw: Mapping[str, Any], path: Path) -> dict[str, Any]:
 
 def from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
     found = {}
+    lang = environ.get("QUIZ_LANG", "")
+    if lang.strip() and requested({"QUIZ_LANG": lang}) is None:  # zh_CN.UTF-8 reads as zh; fr was passed over
+        raise UsageError(_("QUIZ_LANG: must be {what}, not {value}").format(what=" / ".join(LANGUAGES), value=repr(lang)),
+                         _("correct or unset {variable}").format(variable="QUIZ_LANG"))
     for key in KEYS.values():
         raw = environ.get(key.env)
         if raw is not None and raw != "":

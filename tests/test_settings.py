@@ -133,6 +133,9 @@ def test_the_language_shown_is_the_one_in_use_and_where_it_comes_from(config):
     assert language(QUIZ_LANG="") == ("en", "default")
     quiz("config", "set", "language", "zh")
     assert language(QUIZ_LANG="") == ("zh", "file") and language(QUIZ_LANG="en") == ("en", "environment")
+    assert language(QUIZ_LANG="zh_CN.UTF-8") == ("zh", "environment")  # a locale's name reads as its language
+    wrong = quiz("config", QUIZ_LANG="fr")  # passed over in silence, where QUIZ_LANGUAGE=fr was an error
+    assert wrong.exit_code == 2 and wrong.stderr.startswith("Error: QUIZ_LANG: must be zh / en, not 'fr'")
 
 
 def test_the_library_reads_the_same_file(config):
