@@ -286,7 +286,7 @@ def test_reviews_of_a_deck_card_attach_to_it_and_unknown_ids_are_archived(tiny, 
     # part of it again, with one new row: only that one is added
     more = write_log(tmp_path / "more.csv", GOOD[:2] + [("t-two", 4, "2025-01-06T08:00:00Z", 1200)])
     again = quiz("history", "import", str(more), "--decks", str(tiny))
-    assert again.stdout.strip() == "imported 1 reviews of 1 cards (0 new archived cards); 2 already there"
+    assert again.stdout.strip() == "imported 1 review of 1 card (0 new archived cards); 2 already there"
     # export: every review, one deck, or from a study day on; unknown deck is a usage error
     out = tmp_path / "out.csv"
     assert quiz("history", "export", str(out), "--decks", str(tiny)).stdout.strip() == f"exported 5 reviews of 3 cards to {out}"
