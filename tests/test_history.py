@@ -271,7 +271,7 @@ def test_reviews_of_a_deck_card_attach_to_it_and_unknown_ids_are_archived(tiny, 
     result = quiz("history", "import", str(log), "--decks", str(tiny))
     assert result.exit_code == 0, result.output
     summary, archived = result.stdout.splitlines()
-    assert summary == "imported 4 reviews of 2 cards (1 new archived cards); 0 already there"
+    assert summary == "imported 4 reviews of 2 cards (1 new archived card); 0 already there"
     assert archived.startswith("Archived cards have ids no deck has")  # what an archived card is, said once
     store = open_store(quiz_db())
     try:
