@@ -56,12 +56,12 @@ def history_import(
         emit_json(dict(file=str(file), imported=result.imported, cards=result.cards,
                        new_archived_cards=result.new_cards, already_there=result.already_there))
         return
-    reviews = ngettext("{count} review", "{count} reviews", result.imported).format(count=f"{result.imported:,}")
-    cards = ngettext("{count} card", "{count} cards", result.cards).format(count=f"{result.cards:,}")
-    archived = ngettext("{count} new archived card", "{count} new archived cards", result.new_cards).format(
-        count=f"{result.new_cards:,}")
     typer.echo(_("imported {reviews} of {cards} ({archived}); {skipped} already there").format(
-        reviews=reviews, cards=cards, archived=archived, skipped=f"{result.already_there:,}"))
+        reviews=ngettext("{count} review", "{count} reviews", result.imported).format(count=f"{result.imported:,}"),
+        cards=ngettext("{count} card", "{count} cards", result.cards).format(count=f"{result.cards:,}"),
+        archived=ngettext("{count} new archived card", "{count} new archived cards", result.new_cards).format(
+            count=f"{result.new_cards:,}"),
+        skipped=f"{result.already_there:,}"))
     if result.new_cards:
         typer.echo(_("Archived cards have ids no deck has: statistics and `quiz optimize` use their reviews, and study "
                      "never shows them."))
