@@ -269,7 +269,7 @@ def grade(text: str, question: Question) -> Grade:
         # no answer shown: the learner is asked again, at the precision the question wants
         return Grade("imprecise", Said("Not precise enough: the question asks for {precision}; work it out more exactly.",
                                        precision=precision(question.tolerance)))
-    return Grade("correct", Said("Right! The answer is {answer}", answer=answer))
+    return Grade("correct", Said("✓ right: {answer}", answer=answer))
 
 
 def precision(tolerance: Tolerance) -> Said:

@@ -143,9 +143,8 @@ class ExamScreen:
             if view.at_start:
                 out.print("[yellow]" + _("This exam's time had run out; scoring what was answered.") + "[/yellow]")
             else:
-                out.print("[bold red]" + _("Time is up.") + "[/bold red] "
-                          + _("Answers given so far are scored, with any answer being typed as it stands."),
-                          highlight=False)
+                out.print(_("{time_is_up} Answers given so far are scored, with any answer being typed as it stands.")
+                          .format(time_is_up="[bold red]" + _("Time is up.") + "[/bold red]"), highlight=False)
         elif isinstance(view, MarkView):
             label = _("Your answer (cut off when time ran out)") if view.cut_off else _("Your answer")
             heading = _("Model answer")
