@@ -91,7 +91,7 @@ def test_line_breaks_follow_the_chinese_rules(parts, width):
         assert cell_len(piece.rstrip()) <= width
 
 
-mixed = st.sampled_from(["模", "型", "注意力", "BERT", "GPT-2", "a/b", "15%", "$", "768", "。", "，", "（", "）", "「",
+mixed = st.sampled_from(["模", "型", "注意力", "BERT", "GPT-2", "8", "a/b", "15%", "$", "768", "。", "，", "（", "）", "「",
                          "」", "：", "？", "(", ")", "-", "/", " ", "\u3000", "ー", "々", "一", "…", "'", '"', "\u0301"])
 
 
@@ -100,16 +100,18 @@ mixed = st.sampled_from(["模", "型", "注意力", "BERT", "GPT-2", "a/b", "15%
 def test_break_units_cut_between_ideographs_as_uax14_does_on_the_whole_line(parts):
     from uniseg.linebreak import line_break_units
 
-    from quizzer.terminal.linebreak import _NO_LINE_START
+    from quizzer.terminal.linebreak import joined
 
     text = "".join(parts)
-    expected: list[str] = []
-    for unit in line_break_units(text):  # the whole line through uniseg, as before the shortcut
-        if expected and unit[0] in _NO_LINE_START:
-            expected[-1] += unit
-        else:
-            expected.append(unit)
-    assert break_units(text) == expected
+    assert break_units(text) == joined(line_break_units(text))  # the whole line through uniseg, as before the cut
+
+
+@pytest.mark.parametrize("width", range(4, 24))
+def test_a_number_stays_with_the_chinese_word_after_it(width):
+    """The rating line broke as `→ 简单 · 8` / `天后到期` (UAX #14 allows a break there)."""
+    for text in ("→ 简单 · 8天后到期", "→ 重来 · 10分钟后到期", "共 12 张，第3章"):
+        offsets = divide_line(text, width)
+        assert not any(text[i - 1].isdigit() and "\u4e00" <= text[i] <= "\u9fff" for i in offsets), (text, width, offsets)
 
 
 def test_a_word_longer_than_the_line_is_folded():

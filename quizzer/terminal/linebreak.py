@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import rich.text
 from rich import _wrap
@@ -66,18 +66,27 @@ _BETWEEN_IDEOGRAPHS = re.compile(f"(?<={_IDEOGRAPH})(?={_IDEOGRAPH})")
 
 
 def break_units(text: str) -> list[str]:
-    """The pieces a line never breaks inside: UAX #14's, with a piece that begins with closing
-    punctuation kept on the line before it (a piece longer than the line is folded)."""
+    """The pieces a line never breaks inside: UAX #14's (``joined``, below); a piece longer than
+    the line is folded."""
     from uniseg.linebreak import line_break_units
 
-    units: list[str] = []
-    for run in _BETWEEN_IDEOGRAPHS.split(text):
-        for unit in line_break_units(run):
-            if units and unit[0] in _NO_LINE_START:
-                units[-1] += unit
-            else:
-                units.append(unit)
-    return units
+    return joined(unit for run in _BETWEEN_IDEOGRAPHS.split(text) for unit in line_break_units(run))
+
+
+_ONE_IDEOGRAPH = re.compile(_IDEOGRAPH)
+
+
+def joined(units: Iterable[str]) -> list[str]:
+    """UAX #14's pieces with two rules of Chinese typesetting on top: a piece that begins with
+    closing punctuation stays on the line before it, and a number stays with the Chinese word
+    after it (``8天后到期`` never breaks as ``8`` / ``天后到期``; ``3 张`` may, at its space)."""
+    pieces: list[str] = []
+    for unit in units:
+        if pieces and (unit[0] in _NO_LINE_START or (pieces[-1][-1].isdigit() and _ONE_IDEOGRAPH.match(unit))):
+            pieces[-1] += unit
+        else:
+            pieces.append(unit)
+    return pieces
 
 
 def install() -> None:
