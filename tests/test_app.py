@@ -243,6 +243,31 @@ def test_every_exam_question_asks_for_the_answer_in_the_interface_language(colle
     assert hints["qa"] == hints["mistake"] == "你的答案" and hints["cloze"] != hints["qa"]
 
 
+def test_an_answered_question_whose_card_left_the_decks_stays_in_the_report(deck_folder, monkeypatch, tmp_path):
+    """Resumed after its card was edited out of the deck, the report left the answered question out
+    ('2 of 2 answered') while its score counted and the history said 3 of 3."""
+    monkeypatch.setenv("QUIZ_NOW", T0.isoformat())
+    folder = deck_folder(DECK)
+    clock = Clock()
+    machine = exam_of(open_collection(folder, tmp_path / "app.db"), clock)
+    [first] = machine.begin()
+    machine.handle(exams.Answer("c" if first.kind == "choice" else "x; y; z" if first.kind == "cloze" else "答"))
+    machine.handle(exams.Leave())
+    blocks = DECK.split("\n  - ")  # the header, then one block per card
+    deck_folder("\n  - ".join(block for block in blocks if not block.startswith(f"{{id: {first.card_id},")
+                                and not block.startswith(f"id: {first.card_id}\n")))
+    collection = open_collection(folder, tmp_path / "app.db")
+    assert first.card_id not in collection.cards and len(collection.cards) == 3
+    resumed = exams.ExamSession.resume(collection, tick=clock)
+    views = resumed.begin()
+    while not isinstance(views[-1], exams.Report):
+        views = resumed.handle(exams.Mark("a") if isinstance(views[-1], exams.MarkView) else exams.HandIn())
+    report = views[-1]
+    rows = {row.card_id: row for row in report.rows}
+    assert len(rows) == 4 and rows[first.card_id].text == "(not in the decks)"
+    assert rows[first.card_id].status == "answered" and report.answered >= 1
+
+
 def test_exam_skip_goes_round_and_time_up_scores_what_was_given(collection, monkeypatch):
     clock = Clock()
     machine = exam_of(collection, clock, minutes=1)

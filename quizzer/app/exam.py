@@ -513,7 +513,12 @@ def report(collection: Collection, exam_id: int) -> Report:
     result = Report(exam)
     for question in exam_store.questions(collection.store, exam_id):
         card = collection.cards.get(question.card_id)
-        if card is None:  # removed from the decks since: the score stands, the text is gone
+        if card is None:  # removed from the decks since: its answer and score stand, its texts are gone
+            stored = card_store.card(collection.store, question.card_id)
+            result.rows.append(ReportRow(
+                question.position, question.card_id, stored.kind, "-", list(stored.tags), question.status,
+                question.answer_text, cut_off(question), question.duration_ms, question.score or 0.0,
+                _("(not in the decks)"), "-", None))
             continue
         kind = kinds.of(card)
         asked = kind.ask(card, question.seed)
