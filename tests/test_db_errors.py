@@ -204,6 +204,22 @@ def test_a_database_url_quizzer_cannot_use_is_a_usage_error(env, url):
     assert line.startswith("Error: ") and "SQLite file or on a PostgreSQL server" in line
 
 
+def test_a_value_another_tool_wrote_is_an_error_line_not_a_traceback(env, good_db):
+    """A stability of 'abc' (SQLite keeps any type in any column) was a TypeError traceback in
+    `quiz cards` and `quiz show`; the last boundary now names it in one line, exit 1."""
+    with sqlite3.connect(good_db) as conn:
+        conn.execute("UPDATE cards SET stability = 'abc', state = 2, difficulty = 5, last_review = "
+                     "'2026-01-01 10:00:00.000000', due = '2026-01-02 10:00:00.000000' WHERE id = 'c0'")
+    conn.close()
+    for args in (["cards"], ["show", "c0"]):
+        result = quiz(env, good_db, *args)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        [line] = result.stderr.splitlines()
+        assert line.startswith("Error: unexpected TypeError: ") and "quiz check" in line and "QUIZ_DEBUG=1" in line
+    debug = quiz(env, good_db, "cards", QUIZ_DEBUG="1")
+    assert debug.returncode == 1 and "Traceback" in debug.stderr  # for the bug report
+
+
 def test_a_truncated_database_is_damaged(env, good_db):
     data = good_db.read_bytes()
     good_db.write_bytes(data[: len(data) // 2])

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from typer.core import TyperGroup
+from typer.exceptions import TyperException
 
 from quizzer import clock
 from quizzer.errors import ExitCode, QuizError, UsageError, printable
@@ -61,6 +62,16 @@ class QuizGroup(TyperGroup):
             stopped = _("Interrupted: every answer given so far is saved, and nothing is left half-written.")
             typer.echo("\n" + stopped, err=True)
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+        except (typer.Exit, typer.Abort, TyperException):  # click's own ways out: usage errors, --help, exit codes
+            raise
+        except Exception as err:  # a bug, or a database another tool left in a state quizzer cannot read
+            if os.environ.get("QUIZ_DEBUG"):
+                raise
+            text = _("Error: unexpected {kind}: {message}").format(kind=type(err).__name__, message=err)
+            hint = _("`quiz check` finds a damaged database; if it finds nothing, this is a bug: run the command "
+                     "again with QUIZ_DEBUG=1 for the traceback to report")
+            typer.echo(printable(text + _(" ({hint})").format(hint=hint)), err=True)
+            raise typer.Exit(int(ExitCode.ERROR)) from None
 
 
 TYPER_MESSAGES = (N_("Options"), N_("Commands"), N_("Arguments"), N_("default: {default}"), N_("required"),
