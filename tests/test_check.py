@@ -123,3 +123,23 @@ def test_a_review_deleted_by_hand_is_noticed_and_the_statistics_follow_the_log(h
         "the statistics' summary of the review log no longer matched it (changed outside quizzer): "
         "the next `quiz stats` rebuilds it", "ok"]
     assert day not in review_days_of(store, EVERYTHING, 4)
+
+
+@pytest.mark.parametrize("sql, expected", [
+    ("UPDATE cards SET stability = 'abc' WHERE id = 'c-review'",
+     "cards: a card whose stability or difficulty is not a number: c-review"),
+    ("UPDATE cards SET due = 'not a date' WHERE id = 'c-review'",
+     "cards: a card whose due or last review is not a time from 1970 to 9000: c-review"),
+    ("UPDATE review_log SET reviewed_at = 'garbage'", "review_log: a review whose time is not a time from 1970 to 9000: 1"),
+    ("UPDATE review_log SET reviewed_at = '9999-12-31 23:59:00.000000'",
+     "review_log: a review whose time is not a time from 1970 to 9000: 1"),
+], ids=["stability", "due", "review-time", "year-9999"])
+def test_sqlite_values_of_the_wrong_type_are_broken_rules(healthy, sql, expected):
+    """SQLite keeps any value in any column: these made quiz cards, show or stats fail while check said ok."""
+    backend, store = healthy
+    if "://" in backend:
+        pytest.skip("a server's typed columns refuse these values")
+    with store.write() as conn:
+        conn.execute(text(sql))
+    result = check(backend)
+    assert result.exit_code == 1 and result.output.splitlines() == [expected], result.output

@@ -4,8 +4,9 @@ SQLite's ``integrity_check`` and ``foreign_key_check`` (quizzer.backup) look at 
 server keeps its pages and keys itself. What neither knows is what the rows mean: a card in
 the Review state has a memory (stability, difficulty, due, last review), a new card has none,
 a learning card is on a step, every review, tag, exam question and notebook entry belongs to a
-card (and a question to an exam), a finished exam has a score. A row that breaks one comes from
-a hand edit, a foreign tool or a bug, and would make study or the statistics wrong; each is
+card (and a question to an exam), a finished exam has a score. SQLite also keeps any value in
+any column, so there a number must be a number and a time a time. A row that breaks one comes
+from a hand edit, a foreign tool or a bug, and would make study or the statistics wrong; each is
 reported with the table and the row's key.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, Table, and_, or_, select
+from sqlalchemy import ColumnElement, Table, and_, func, or_, select
 
 from quizzer.i18n import N_, _, join
 from quizzer.store.engine import Store
@@ -66,11 +67,32 @@ RULES = (
 )
 
 
+def _not_number(column: ColumnElement[float]) -> ColumnElement[bool]:
+    return func.typeof(column).not_in(("real", "integer", "null"))
+
+
+def _not_time(column: ColumnElement[object]) -> ColumnElement[bool]:
+    """Not a time SQLite can read, or outside the years quizzer works in (QUIZ_NOW's 1970-9000)."""
+    return and_(column.is_not(None), or_(func.julianday(column).is_(None), func.substr(column, 1, 4) < "1970",
+                                         func.substr(column, 1, 4) > "9000"))
+
+
+SQLITE_RULES = (  # a server's typed columns refuse these values
+    Rule(N_("a card whose stability or difficulty is not a number"), cards, ("id",),
+         or_(_not_number(cards.c.stability), _not_number(cards.c.difficulty))),
+    Rule(N_("a card whose due or last review is not a time from 1970 to 9000"), cards, ("id",),
+         or_(_not_time(cards.c.due), _not_time(cards.c.last_review))),
+    Rule(N_("a review whose time is not a time from 1970 to 9000"), review_log, ("id",),
+         _not_time(review_log.c.reviewed_at)),
+)
+
+
 def problems(store: Store) -> list[str]:
     """One line per broken rule: the rule, the table, the first rows' keys and how many."""
     found: list[str] = []
+    rules = RULES + (SQLITE_RULES if store.engine.dialect.name == "sqlite" else ())
     with store.read() as conn:
-        for rule in RULES:
+        for rule in rules:
             rows = conn.execute(select(*(rule.table.c[k] for k in rule.key)).where(rule.broken)
                                 .order_by(*(rule.table.c[k] for k in rule.key))).all()
             if not rows:
