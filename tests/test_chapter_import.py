@@ -242,6 +242,8 @@ MALFORMED = [
     ("## 1.1 一\n\n```python\nx = 1\n" + QUIZ_OK, 3, "code fence is never closed"),
     ("## 1.1 一\n\n:::answer\n答。\n:::\n", 3, "':::answer' outside an ':::interview' block"),
     ("## 1.1 一\n\n" + QUIZ_OK.replace("B. 乙", "C. 乙"), 7, "option C where B was expected"),
+    ("## 1.1 一\n\n" + QUIZ_OK.replace("B. 乙", "".join(f"{c}. 项\n" for c in "BCDEFGHI").rstrip()), 14,
+     "option I: a quiz has at most 8 options (A to H)"),  # it said "option I where - was expected"
     ("## 1.1 一\n\n文字\x1b[2J\n", 3, "control character U+001B (ESC) is not allowed"),
 ]
 

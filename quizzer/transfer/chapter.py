@@ -268,10 +268,12 @@ class _Converter:
         if len(options) < 2:
             raise ChapterError(self.file, block.line, _("quiz with fewer than two options (A. ..., B. ...)"))
         for index, (letter, _text, number) in enumerate(options):
-            expected = LETTERS[index] if index < len(LETTERS) else None
-            if letter != expected:
+            if index >= len(LETTERS):
+                raise ChapterError(self.file, number, _("option {letter}: a quiz has at most {count} options (A to {last})")
+                                   .format(letter=letter, count=len(LETTERS), last=LETTERS[-1]))
+            if letter != LETTERS[index]:
                 raise ChapterError(self.file, number, _("option {letter} where {expected} was expected: options are A, B, C, ... in order, at most {count}").format(
-                    letter=letter, expected=expected or "-", count=len(LETTERS)))
+                    letter=letter, expected=LETTERS[index], count=len(LETTERS)))
         if answer is None:
             raise ChapterError(self.file, block.line, _("quiz without an answer (a line '答案: B')"))
         letters = _letters(answer, LETTERS[: len(options)], self.file)
