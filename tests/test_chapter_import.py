@@ -285,3 +285,13 @@ def test_unusable_files_and_options(tmp_path):
     empty = tmp_path / "empty.md"
     empty.write_text("## 1.1 一\n\n只有文字。\n", "utf-8")
     assert quiz("import", "chapter", str(empty)).exit_code == 1
+
+
+def test_an_empty_warning_item_makes_no_card(tmp_path, monkeypatch):
+    """`- **` became a card claiming 与「**」相反的说法."""
+    monkeypatch.chdir(tmp_path)
+    Path("c.md").write_text("## 1.1 一\n\n:::warning 常见误区\n- **\n- **甲不是乙**：因为丙。\n- \n:::\n", "utf-8")
+    result = quiz("import", "chapter", "c.md", "--out", "c.yaml")
+    assert result.exit_code == 0, result.output
+    cards = yaml.safe_load(Path("c.yaml").read_text("utf-8"))["cards"]
+    assert [card["correction"] for card in cards] == ["甲不是乙"]

@@ -293,7 +293,7 @@ class _Converter:
                 bullets[-1].append(Line(line.number, line.text.strip()))
         for lines in bullets or [block.lines()]:
             text = _clean(lines)
-            if text:
+            if re.search(r"\w", text.replace("*", "").replace("_", "")):  # not an empty `- **`: nothing to ask
                 start = next(line.number for line in lines if line.text.strip())
                 self.add("warning", start, text, _mistake(text, self.section))
 
