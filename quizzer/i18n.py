@@ -23,6 +23,9 @@ DOMAIN = "quizzer"
 LOCALE_DIR = Path(__file__).parent / "locale"
 LANGUAGES = ("zh", "en")
 FALLBACK = "zh"  # the decks' language when no deck says otherwise
+# the CJK ideographs (the unified ones, extension A, the compatibility ones), as a regex class body:
+# Chinese words, which search and line breaking treat apart from Latin ones
+IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 
 _translation: gettext.NullTranslations | None = None
 _language: str | None = None

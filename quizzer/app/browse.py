@@ -21,6 +21,7 @@ from quizzer import kinds
 from quizzer.app import notebook
 from quizzer.app.collection import Collection
 from quizzer.clock import next_day_start, to_utc
+from quizzer.i18n import IDEOGRAPHS
 from quizzer.kinds.base import Asked
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.memory import retrievability
@@ -94,10 +95,9 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-_IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # a term is a run of Chinese or a run of anything else: "BERT生成" is "bert" and "生成", as the
 # decks write "BERT 生成" with a space or without
-_TERM = re.compile(f"[{_IDEOGRAPHS}]+|[^\\s{_IDEOGRAPHS}]+")
+_TERM = re.compile(f"[{IDEOGRAPHS}]+|[^\\s{IDEOGRAPHS}]+")
 
 
 _AROUND = ",.;:?!()[]{}<>\"'、。「」『』《》…"  # punctuation typed beside a term (，and （ fold to , and ()

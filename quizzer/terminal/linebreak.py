@@ -21,6 +21,8 @@ from rich.cells import cell_len, chop_cells
 from rich.console import Console, ConsoleOptions
 from rich.measure import Measurement
 
+from quizzer.i18n import IDEOGRAPHS
+
 _RICH_DIVIDE: Callable[[str, int, bool], list[int]] = _wrap.divide_line
 
 
@@ -61,7 +63,7 @@ _NO_LINE_START = frozenset("。，、；：？！）」』】〕〉》…‥·�
 # UAX #14 always allows a break between two CJK ideographs (class ID on both sides, and no rule
 # looks across an ideograph), so a text is cut there first and uniseg, which takes about 0.1 ms a
 # character, sees only the runs between: a table of 400 Chinese questions measured in 1 s otherwise.
-_IDEOGRAPH = "[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_IDEOGRAPH = f"[{IDEOGRAPHS}]"
 _BETWEEN_IDEOGRAPHS = re.compile(f"(?<={_IDEOGRAPH})(?={_IDEOGRAPH})")
 
 
