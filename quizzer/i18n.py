@@ -31,7 +31,7 @@ _translation: gettext.NullTranslations | None = None
 _language: str | None = None
 
 
-def _code(value: str | None) -> str | None:
+def language_code(value: str | None) -> str | None:
     """``zh_CN.UTF-8`` → ``zh``; None for anything that is not one of ours (``C``, ``fr_FR``)."""
     if not value:
         return None
@@ -43,7 +43,7 @@ def from_locale(environ: Mapping[str, str]) -> str | None:
     """The first locale variable that is set decides, as in POSIX (``LC_ALL`` over ``LANG``)."""
     for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
         if environ.get(name):
-            return _code(environ[name])
+            return language_code(environ[name])
     return None
 
 
@@ -59,7 +59,7 @@ def from_decks(environ: Mapping[str, str]) -> str:
                 with path.open("rb") as handle:
                     head = handle.read(4096).decode("utf-8", "replace")
                 found = re.search(r"^language:\s*['\"]?([A-Za-z-]+)", head, re.MULTILINE)
-                code = _code(found.group(1)) if found else None
+                code = language_code(found.group(1)) if found else None
                 if code:
                     seen[code] = seen.get(code, 0) + 1
     except OSError:
@@ -73,7 +73,7 @@ def from_config(environ: Mapping[str, str]) -> str | None:
     try:
         from quizzer.settings import config_path, read_raw
 
-        return _code(str(read_raw(config_path(environ)).get("language", "")))
+        return language_code(str(read_raw(config_path(environ)).get("language", "")))
     except Exception:  # noqa: BLE001 — the settings' own check reports a broken file
         return None
 
@@ -81,7 +81,7 @@ def from_config(environ: Mapping[str, str]) -> str | None:
 def requested(environ: Mapping[str, str]) -> str | None:
     """The language the environment asks for: ``QUIZ_LANG``, else ``QUIZ_LANGUAGE``."""
     for variable in ("QUIZ_LANG", "QUIZ_LANGUAGE"):
-        code = _code(environ.get(variable))
+        code = language_code(environ.get(variable))
         if code:
             return code
     return None

@@ -28,7 +28,7 @@ from typing import Any
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 from quizzer.errors import QuizError, UsageError
-from quizzer.i18n import N_, _, current, join, requested
+from quizzer.i18n import N_, _, current, join, language_code, requested
 
 CONFIG_ENV = "QUIZ_CONFIG"
 DECK_ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # quizzer.kinds.fields.ID_PATTERN (not imported: that pulls pydantic)
@@ -342,9 +342,11 @@ def check(raw: Mapping[str, Any], path: Path) -> dict[str, Any]:
 def from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
     found = {}
     lang = environ.get("QUIZ_LANG", "")
-    if lang.strip() and requested({"QUIZ_LANG": lang}) is None:  # zh_CN.UTF-8 reads as zh; fr was passed over
-        raise UsageError(_("QUIZ_LANG: must be {what}, not {value}").format(what=" / ".join(LANGUAGES), value=repr(lang)),
-                         _("correct or unset {variable}").format(variable="QUIZ_LANG"))
+    if lang.strip() and language_code(lang) is None:  # zh_CN.UTF-8 reads as zh; fr was passed over
+        try:
+            language(lang)  # refuses it, in the words a bad language setting gets
+        except BadValue as problem:
+            raise UsageError(f"QUIZ_LANG: {problem}", _("correct or unset {variable}").format(variable="QUIZ_LANG")) from None
     for key in KEYS.values():
         raw = environ.get(key.env)
         if raw is not None and raw != "":

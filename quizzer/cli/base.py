@@ -53,8 +53,7 @@ class QuizGroup(TyperGroup):
                 raise
             for line in err.details:
                 typer.echo(printable(line), err=True)
-            text = _("Error: {message}").format(message=err.message)
-            typer.echo(printable(text + (_(" ({hint})").format(hint=err.shown_hint) if err.hint else "")), err=True)
+            _error_line(_("Error: {message}").format(message=err.message), err.shown_hint if err.hint else "")
             raise typer.Exit(int(err.exit_code)) from None
         except KeyboardInterrupt:
             if os.environ.get("QUIZ_DEBUG"):
@@ -67,11 +66,15 @@ class QuizGroup(TyperGroup):
         except Exception as err:  # a bug, or a database another tool left in a state quizzer cannot read
             if os.environ.get("QUIZ_DEBUG"):
                 raise
-            text = _("Error: unexpected {kind}: {message}").format(kind=type(err).__name__, message=err)
-            hint = _("`quiz check` finds a damaged database; if it finds nothing, this is a bug: run the command "
-                     "again with QUIZ_DEBUG=1 for the traceback to report")
-            typer.echo(printable(text + _(" ({hint})").format(hint=hint)), err=True)
+            _error_line(_("Error: unexpected {kind}: {message}").format(kind=type(err).__name__, message=err),
+                        _("`quiz check` finds a damaged database; if it finds nothing, this is a bug: run the "
+                          "command again with QUIZ_DEBUG=1 for the traceback to report"))
             raise typer.Exit(int(ExitCode.ERROR)) from None
+
+
+def _error_line(text: str, hint: str) -> None:
+    """An error's one line on stderr, its hint in brackets, nothing a terminal would obey."""
+    typer.echo(printable(text + (_(" ({hint})").format(hint=hint) if hint else "")), err=True)
 
 
 TYPER_MESSAGES = (N_("Options"), N_("Commands"), N_("Arguments"), N_("default: {default}"), N_("required"),
