@@ -108,8 +108,6 @@ def cards_command(
     out.print(counted, markup=False)
 
 
-
-
 def _layout(rows: list[Row], states: list[str], dues: list[str], stabilities: list[str], width: int) -> tuple[int, bool]:
     """The id column's width, and whether kind, deck, section and stability go beside the
     question. Every column but the question is kept whole and the question keeps

@@ -65,12 +65,12 @@ def _time(text: str) -> datetime:
         raise _BadRow(_("review_time {value} is not an ISO 8601 date-time (e.g. 2024-03-29T20:32:32+00:00)").format(
             value=repr(text))) from None
     try:
-        parsed = parsed.replace(tzinfo=timezone.utc) if parsed.tzinfo is None else parsed.astimezone(timezone.utc)
+        utc = parsed.replace(tzinfo=timezone.utc) if parsed.tzinfo is None else parsed.astimezone(timezone.utc)
     except OverflowError:  # 0001-01-01T00:00+01:00 is in year 0
-        parsed = EPOCH - timedelta(days=1)
-    if parsed < EPOCH:  # no review log starts before 1970, and study days of year 1 overflow
+        utc = None
+    if utc is None or utc < EPOCH:  # no review log starts before 1970, and study days of year 1 overflow
         raise _BadRow(_("review_time {value} is before 1970").format(value=repr(text)))
-    return parsed
+    return utc
 
 
 def _review(row: dict[str | None, str | list[str] | None], width: int, now: datetime | None) -> LoggedReview:
