@@ -20,6 +20,7 @@ from datetime import date, datetime, time, timedelta, timezone
 
 ROLLOVER_HOUR = 4
 DAY_SECONDS = 86400  # a day's length in seconds, as FSRS and Anki count days
+FIRST_YEAR, LAST_YEAR = 1970, 9000  # the years quizzer works in: no review log is older, and intervals run a century on
 
 
 def now() -> datetime:

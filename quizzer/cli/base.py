@@ -373,5 +373,6 @@ def check_clock() -> None:
         year = clock.parse_pinned(pinned).year
     except ValueError:
         raise UsageError(_("QUIZ_NOW={value} is not an ISO date-time").format(value=value), example) from None
-    if not 1970 <= year <= 9000:
-        raise UsageError(_("QUIZ_NOW={value} is not between 1970 and 9000").format(value=value), example)
+    if not clock.FIRST_YEAR <= year <= clock.LAST_YEAR:
+        raise UsageError(_("QUIZ_NOW={value} is not between {first} and {last}").format(
+            value=value, first=clock.FIRST_YEAR, last=clock.LAST_YEAR), example)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, Table, and_, func, or_, select
 
+from quizzer.clock import FIRST_YEAR, LAST_YEAR
 from quizzer.i18n import N_, _, join
 from quizzer.store.engine import Store
 from quizzer.store.models import card_tags, cards, exam_questions, exams, mistakes, review_log
@@ -73,8 +74,8 @@ def _not_number(column: ColumnElement[float]) -> ColumnElement[bool]:
 
 def _not_time(column: ColumnElement[object]) -> ColumnElement[bool]:
     """Not a time SQLite can read, or outside the years quizzer works in (QUIZ_NOW's 1970-9000)."""
-    return and_(column.is_not(None), or_(func.julianday(column).is_(None), func.substr(column, 1, 4) < "1970",
-                                         func.substr(column, 1, 4) > "9000"))
+    year = func.substr(column, 1, 4)
+    return and_(column.is_not(None), or_(func.julianday(column).is_(None), year < str(FIRST_YEAR), year > str(LAST_YEAR)))
 
 
 SQLITE_RULES = (  # a server's typed columns refuse these values
