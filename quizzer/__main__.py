@@ -1,3 +1,3 @@
-from quizzer.cli import main
+from quizzer.cli import run
 
-main()
+run()

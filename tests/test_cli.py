@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -111,6 +112,30 @@ def test_a_run_is_given_only_the_command_it_calls():
     assert invoked(["--", "cards"]) == "cards" and invoked(["study", "--help"]) == "study"
     assert invoked([]) == invoked(["--db", "x.db", "--json"]) == invoked(["--db", "stats"]) == ""  # the overview
     assert invoked(["--help"]) is invoked(["-h", "stats"]) is invoked(["stat"]) is None
+
+
+@pytest.mark.parametrize("args", [["history", "export", "-"], ["cards", "--json"], []])
+def test_a_closed_standard_output_is_a_usage_error(args, tmp_path):
+    """`quiz history export - >&-` was a TypeError traceback, and `quiz cards --json >&-` an AttributeError."""
+    result = subprocess.run([sys.executable, "-m", "quizzer", *args], stderr=subprocess.PIPE, text=True, timeout=120,
+                            preexec_fn=lambda: os.close(1), env={**os.environ, "QUIZ_DB": str(tmp_path / "q.db"),
+                                                                 "QUIZ_CONFIG": str(tmp_path / "c.toml"), "QUIZ_LANG": "en"})
+    assert (result.returncode, result.stderr) == (2, "Error: standard output is closed: there is nowhere to write\n")
+    assert not (tmp_path / "q.db").exists()  # refused before anything is made
+
+
+def test_the_program_exits_with_every_line_written_and_its_own_exit_code(tmp_path):
+    """``run`` skips the interpreter's teardown: what the command wrote must still all arrive, and
+    each way out keep its code."""
+    env = {**os.environ, "QUIZ_DB": str(tmp_path / "q.db"), "QUIZ_CONFIG": str(tmp_path / "c.toml"), "QUIZ_LANG": "en"}
+
+    def quiz(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "quizzer", *args], capture_output=True, text=True, env=env, timeout=120)
+
+    listed = quiz("cards", "--json")  # the bundled decks: far more than a pipe's buffer
+    assert listed.returncode == 0 and len(listed.stdout) > 65536
+    assert len(json.loads(listed.stdout)) == sum(deck["total"] for deck in json.loads(quiz("decks", "--json").stdout))
+    assert (quiz("card", "nope").returncode, quiz("--nope").returncode, quiz("--version").returncode) == (1, 2, 0)
 
 
 def test_main_lists_and_suggests_every_command(monkeypatch, capsys):

@@ -413,14 +413,3 @@ def test_a_bad_history_file_is_explained_in_chinese(tiny, tmp_path):
     assert rating.exit_code == 1 and rating.stderr.startswith(
         f"错误：{bad}:3: review_rating 应为 1（重来）、2（困难）、3（良好）或 4（简单），而不是 '5'")
     assert missing.exit_code == 1 and missing.stderr.startswith(f"错误：{tmp_path / 'nowhere.csv'}: 无法读取：")
-
-
-def test_export_to_a_closed_standard_output_is_a_usage_error(tmp_path):
-    """`quiz history export - >&-` was a TypeError traceback."""
-    import subprocess
-    import sys
-
-    result = subprocess.run([sys.executable, "-m", "quizzer", "history", "export", "-"], capture_output=False,
-                            stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1),
-                            env={**os.environ, "QUIZ_DB": str(tmp_path / "q.db"), "QUIZ_LANG": "en"})
-    assert result.returncode == 2 and "standard output is closed" in result.stderr and "Traceback" not in result.stderr

@@ -51,9 +51,7 @@ class QuizGroup(TyperGroup):
         except QuizError as err:
             if os.environ.get("QUIZ_DEBUG"):
                 raise
-            for line in err.details:
-                typer.echo(printable(line), err=True)
-            _error_line(_("Error: {message}").format(message=err.message), err.shown_hint if err.hint else "")
+            report(err)
             raise typer.Exit(int(err.exit_code)) from None
         except KeyboardInterrupt:
             if os.environ.get("QUIZ_DEBUG"):
@@ -70,6 +68,13 @@ class QuizGroup(TyperGroup):
                         _("`quiz check` finds a damaged database; if it finds nothing, this is a bug: run the "
                           "command again with QUIZ_DEBUG=1 for the traceback to report"))
             raise typer.Exit(int(ExitCode.ERROR)) from None
+
+
+def report(err: QuizError) -> None:
+    """A QuizError as the user sees it on stderr: its details, then its one line."""
+    for line in err.details:
+        typer.echo(printable(line), err=True)
+    _error_line(_("Error: {message}").format(message=err.message), err.shown_hint if err.hint else "")
 
 
 def _error_line(text: str, hint: str) -> None:
