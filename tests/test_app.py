@@ -289,3 +289,28 @@ def test_leave_keeps_the_exam_for_resume(collection):
     assert isinstance(left, exams.LeftUnfinished) and not left.expired
     again = exams.ExamSession.resume(collection, tick=clock)
     assert again.exam.id == machine.exam.id and len(again.pending) == 3
+
+
+def test_after_a_verdict_another_rating_saves_the_same_answer_with_it(collection, tmp_path, deck_folder):
+    """A right answer given fast is rated Easy; 2 in the verdict's pause saves it as Hard instead:
+    one review, the same answer and time, and the memory state FSRS gives a Hard on the new card."""
+    clock = Clock()
+    machine = session(collection, ("choice",), clock)
+    machine.start()
+    clock.t += 3
+    feedback, _, waiting = machine.handle(study.Answer("B"))
+    assert feedback.rating == 4 and isinstance(waiting, study.Continue)
+    clock.t += 60  # reading the explanation is not answering time
+    saved, waiting = machine.handle(study.Rate(2))
+    assert saved == study.Notice("saved", "c-one", 2) and isinstance(waiting, study.Continue)
+    info = card_info(collection.store, "c-one", T0)
+    [review] = info.reviews
+    assert (review.rating, review.answer_text, review.correct, review.duration_ms) == (2, "B", True, 3000)
+    card, _ = DEFAULT_SCHEDULER.review_card(fsrs.Card(card_id=1, due=T0), fsrs.Rating.Hard, T0)
+    assert info.memory.state == card.state.value and info.memory.stability == pytest.approx(card.stability)
+    assert machine.summary.ratings == {4: 0, 2: 1} and machine.summary.reviewed == 1
+    assert machine.handle(study.Rate(2)) == [study.Continue()]  # the same rating again changes nothing
+    undone, shown = machine.handle(study.Undo())  # undo takes back the answer as rated now
+    assert undone == study.Notice("undone", "c-one") and shown.card_id == "c-one"
+    assert card_info(collection.store, "c-one", T0).reviews == []
+

@@ -407,9 +407,11 @@ def test_a_closed_standard_input_ends_the_session_without_a_traceback(deck_dir, 
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
 
 
-def test_on_a_terminal_a_graded_answer_says_its_rating_once(deck_dir, tmp_path, monkeypatch):
+@pytest.mark.parametrize("pressed", [[""], ["2", ""]])
+def test_on_a_terminal_a_graded_answer_says_its_rating_once(deck_dir, tmp_path, monkeypatch, pressed):
     """The verdict line (→ Easy · due in …) was followed by a 'Saved …' line saying the same. Driven
-    through the screen with a terminal's prompter stand-in (prompt_toolkit needs a real terminal)."""
+    through the screen with a terminal's prompter stand-in (prompt_toolkit needs a real terminal).
+    A key 1-4 in the verdict's pause saves the answer with that rating instead, and says so."""
     from rich.console import Console
 
     from quizzer.app.collection import open_collection
@@ -422,7 +424,7 @@ def test_on_a_terminal_a_graded_answer_says_its_rating_once(deck_dir, tmp_path, 
         interactive = True
 
         def __init__(self) -> None:
-            self.typed, self.pressed = ["b"], [""]
+            self.typed, self.pressed = ["b", "!q"], list(pressed)
 
         def key(self, prompt: str, allowed: object = None) -> str:
             return self.pressed.pop(0) if self.pressed else "q"
@@ -437,4 +439,9 @@ def test_on_a_terminal_a_graded_answer_says_its_rating_once(deck_dir, tmp_path, 
     out = Console(width=100, record=True, color_system=None)
     StudyScreen(StudySession(collection, queue), Keys(), out).run()
     screen = out.export_text()
-    assert "→ Easy · due in" in screen and "Saved c-one" not in screen, screen
+    assert "→ Easy · due in" in screen and "1-4 another rating" not in screen  # the prompt is the prompter's
+    if pressed == [""]:
+        assert "Saved c-one" not in screen, screen
+    else:
+        assert "Saved c-one → Hard · due in" in screen, screen
+        assert [r.rating for r in card_info(collection.store, "c-one", datetime(2026, 1, 6, tzinfo=timezone.utc)).reviews] == [2]

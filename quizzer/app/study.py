@@ -188,10 +188,15 @@ def prewarm(cards: list[Any]) -> threading.Thread | None:
 
 @dataclass(frozen=True)
 class Done:
-    """One answer of this session, for undo and the summary."""
+    """One answer of this session, for undo, another rating and the summary; a graded answer's
+    text and verdict, time and duration, to save it again under another rating."""
 
     answered: Answered
     rating: int
+    answer_text: str | None
+    correct: bool | None
+    reviewed_at: datetime
+    duration_ms: int
 
 
 @dataclass(frozen=True)
@@ -262,6 +267,8 @@ class StudySession:
             return self._undo()
         if isinstance(event, Edited):
             return self._edited()
+        if self.phase == "feedback" and isinstance(event, Rate) and event.rating in range(1, 5):
+            return self._rerate(event.rating)
         if self.phase == "feedback":
             return [self._show_next()] if isinstance(event, Next) else [self._current()]
         if isinstance(event, (Bury, Suspend)):
@@ -356,17 +363,21 @@ class StudySession:
                             kind.solution(asked) if verdict.correct else None, saved.due_in, _(kind.solution_title))
         return [feedback, saved, *after]
 
-    def _record(self, rating: int, answer_text: str | None, correct: bool | None) -> tuple[Notice, View]:
+    def _record(self, rating: int, answer_text: str | None, correct: bool | None,
+                again: Done | None = None) -> tuple[Notice, View]:
+        """Save the answer to the card on screen; ``again``: the same answer taken back, whose
+        time and duration it keeps."""
         card_id = self._card_id()
         asked = self._asked()
-        now = clock.now()
+        now = clock.now() if again is None else again.reviewed_at
+        duration_ms = int((self.tick() - self.shown_at) * 1000) if again is None else again.duration_ms
         answered = answering.answer(
             self.collection.store, card_id, rating, now=now,
-            duration_ms=int((self.tick() - self.shown_at) * 1000), answer_text=answer_text, correct=correct,
+            duration_ms=duration_ms, answer_text=answer_text, correct=correct,
             seed=asked.seed, scheduler=self.scheduler, rollover_hour=self.settings.day_start_hour,
             load_balance=self.settings.load_balance, interview=self.interview,
         )
-        self.history.append(Done(answered, rating))
+        self.history.append(Done(answered, rating, answer_text, correct, now, duration_ms))
         self._count(answered, rating, +1)
         self.position += 1
         self._learning_first()
@@ -377,6 +388,21 @@ class StudySession:
             self.phase = "feedback"
             return saved, Continue()
         return saved, self._show_next()
+
+    def _rerate(self, rating: int) -> list[View]:
+        """Another rating for the answer just graded, in the pause after its verdict: the learner's
+        judgement over the one given for being right and quick (a lucky guess is not Easy). The
+        review is taken back and saved again with the same answer, time and duration."""
+        done = self.history[-1] if self.history else None
+        if not isinstance(done, Done) or done.correct is None or rating == done.rating:
+            return [Continue()]
+        answering.undo(self.collection.store, done.answered)
+        self._count(done.answered, done.rating, -1)
+        self.history.pop()
+        card_id = done.answered.card_id
+        self.position -= 1  # back on the card answered; the answer may have brought it forward again:
+        self.queue[self.position + 1:] = [c for c in self.queue[self.position + 1:] if c != card_id]
+        return list(self._record(rating, done.answer_text, done.correct, again=done))
 
     def _count(self, answered: Answered, rating: int, sign: int) -> None:
         self.summary.reviewed += sign

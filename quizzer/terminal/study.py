@@ -1,7 +1,7 @@
 """The study session on a terminal (or a pipe): draws its views, reads keys and typed answers.
 
-Keys (Anki's where Anki has one): space/Enter reveals, 1-4 rate (Again, Hard, Good, Easy),
-``u`` undoes the last review, ``b`` buries the card until tomorrow, ``s`` suspends it, ``e``
+Keys (Anki's where Anki has one): space/Enter reveals, 1-4 rate (Again, Hard, Good, Easy; after
+a graded answer's verdict, another rating than the one it was given), ``u`` undoes the last review, ``b`` buries the card until tomorrow, ``s`` suspends it, ``e``
 opens it in ``$EDITOR``, ``q`` quits. At a typed-answer prompt only ``!``-words are commands
 (``!b`` buries, ``b`` is option B, ``q`` is an answer like any other), so nothing typed as an
 answer is ever taken for a command.
@@ -153,8 +153,10 @@ class StudyScreen:
             if self.prompter.interactive:  # space or Enter is Good, as in Anki (a script types the digit)
                 ratings[""] = Rate(Rating.GOOD)
             return self._key(rate_prompt(view.intervals), ratings)
-        if isinstance(view, Continue):
-            key = self.prompter.key(_("[space/Enter] next · u undo · q quit"))
+        if isinstance(view, Continue):  # 1-4: another rating than the one given for the verdict
+            key = self.prompter.key(_("[space/Enter] next · 1-4 another rating · u undo · q quit"))
+            if key in ("1", "2", "3", "4"):
+                return Rate(int(key))
             return COMMANDS[key] if key in ("u", "q") else Next()
         return Quit()
 
