@@ -1,10 +1,11 @@
-"""A stateful property test of the study session: rate, answer, undo (of answers, burials and
-suspensions), bury, suspend, edit a card away and quit, in any order; the session's summary, its
-screen and the database agree."""
+"""A stateful property test of the study session: rate (a graded answer again too), answer, undo
+(of answers, burials and suspensions), bury, suspend, edit a card away and quit, in any order;
+the session's summary, its screen and the database agree."""
 
 from __future__ import annotations
 
 import shutil
+import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -49,8 +50,7 @@ class StudyStates(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.folder = self.root / f"run{id(self)}"
-        self.folder.mkdir()
+        self.folder = Path(tempfile.mkdtemp(dir=self.root))  # not named by id(self): ids are reused
         self.deck_ids = list(CARDS)
         write_deck(self.folder, self.deck_ids)
         shutil.copy(self.template, self.folder / "q.db")
@@ -83,6 +83,13 @@ class StudyStates(RuleBasedStateMachine):
         self.views = self.session.handle(event)
 
     @precondition(running)
+    @rule(rating=st.integers(1, 4))
+    def rate(self, rating: int) -> None:
+        """A rating key whatever the screen shows: it rates an answer shown, gives a graded answer
+        another rating in its verdict's pause, and is passed over on a card's front."""
+        self.views = self.session.handle(study.Rate(rating))
+
+    @precondition(running)
     @rule(command=st.sampled_from([study.Undo(), study.Bury(), study.Suspend()]))
     def command(self, command: study.Event) -> None:
         self.views = self.session.handle(command)
@@ -105,9 +112,10 @@ class StudyStates(RuleBasedStateMachine):
     @invariant()
     def summary_matches_the_database(self) -> None:
         summary = self.session.summary
-        stored = sum(len(card_store.reviews(self.collection.store, cid)) for cid in CARDS)
+        stored = sorted((cid, review.rating) for cid in CARDS for review in card_store.reviews(self.collection.store, cid))
         answers = [done for done in self.session.history if isinstance(done, study.Done)]
-        assert summary.reviewed == stored == len(answers)
+        assert summary.reviewed == len(stored) == len(answers)
+        assert stored == sorted((done.answered.card_id, done.rating) for done in answers)  # another rating replaced its review
         for aside in self.session.history:  # undo takes back the latest; one not taken back holds
             if isinstance(aside, study.SetAside):
                 record = card_store.card(self.collection.store, aside.card_id)
