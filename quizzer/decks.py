@@ -552,17 +552,19 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("quizzer")) / "decks"
 
 
-def _fingerprint() -> str:
-    """The code that decides what a valid deck is: a cached deck is only trusted by the same code."""
-    package = Path(__file__).parent
-    sources = [package / "model.py", package / "yamlsource.py", package / "decks.py", *sorted((package / "kinds").glob("*.py"))]
+def fingerprint(package: Path) -> str:
+    """The code that decides what a valid deck is: a cached deck is only trusted by the same code.
+    ``package``: quizzer's folder, beside which the checkers package lies (a numeric card's
+    ``params`` are valid as its checker's ``Params`` say)."""
+    sources = [package / "model.py", package / "yamlsource.py", package / "decks.py",
+               *sorted((package / "kinds").glob("*.py")), *sorted((package.parent / "checkers").glob("*.py"))]
     digest = hashlib.sha256()
     for source in sources:
-        digest.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
+        digest.update(source.relative_to(package.parent).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
-_MODEL_FINGERPRINT = _fingerprint()
+_MODEL_FINGERPRINT = fingerprint(Path(__file__).parent)
 
 
 def _cache_paths(raw: bytes) -> tuple[Path, Path]:

@@ -77,6 +77,23 @@ def test_loading_uses_the_cache_and_notices_edits(tmp_path):
     assert len(list(decks.cache_dir().glob("*.index.json"))) == 2
 
 
+def test_the_cache_key_changes_with_the_code_that_validates_a_deck_checkers_included(tmp_path):
+    """A checker's ``Params`` decide whether a numeric card is valid: a deck cached before a bound
+    changed was trusted after it, and the card failed at study time with a ValidationError."""
+    installed = Path(decks.__file__).parent
+    package, checkers = tmp_path / "quizzer", tmp_path / "checkers"
+    (package / "kinds").mkdir(parents=True)
+    checkers.mkdir()
+    for name in ("model.py", "yamlsource.py", "decks.py", "kinds/base.py"):
+        (package / name).write_bytes((installed / name).read_bytes())
+    (checkers / "embedding.py").write_text("min_len: int = Field(ge=1)\n")
+    before = decks.fingerprint(package)
+    (checkers / "embedding.py").write_text("min_len: int = Field(ge=1, le=3)\n")
+    bounded = decks.fingerprint(package)
+    (package / "kinds" / "base.py").write_text("changed\n")
+    assert len({before, bounded, decks.fingerprint(package)}) == 3
+
+
 def test_a_deck_cached_again_removes_cache_files_unused_for_a_month_and_nothing_else(tmp_path):
     """Every edit of a deck caches it anew, so a miss removes what no load has used for
     CACHE_KEPT_DAYS (a hit renews its files); only names the cache writes go (QUIZ_CACHE_DIR may
