@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import sqlite3
+import time
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -33,6 +34,7 @@ from pathlib import Path
 from quizzer import clock
 from quizzer.clock import ROLLOVER_HOUR, study_day
 from quizzer.errors import BackupError
+from quizzer.locks import busy_timeout_ms, locked
 from quizzer.i18n import N_, _
 
 BACKUP_EVERY = timedelta(minutes=30)
@@ -223,9 +225,19 @@ def check(db_path: Path) -> list[str]:
 
 
 def _copy(source: Path, dest: Path) -> None:
+    """``source`` copied into ``dest`` through SQLite. Another process's write lock on ``dest``
+    is waited for as the store waits for one (the busy timeout), then the copy gives up with
+    DatabaseBusy: sqlite3's ``backup`` alone retries a busy step for ever."""
+    wait_ms = busy_timeout_ms()
+    deadline = time.monotonic() + wait_ms / 1000
+
+    def given_up(status: int, remaining: int, total: int) -> None:
+        if status in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) and time.monotonic() >= deadline:
+            raise locked(dest)
+
     with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(dest)) as dst:
-        dst.execute("PRAGMA busy_timeout = 10000")
-        src.backup(dst)
+        dst.execute(f"PRAGMA busy_timeout = {wait_ms}")
+        src.backup(dst, progress=given_up, sleep=0.05)
 
 
 def _known_schema(db_path: Path) -> bool:

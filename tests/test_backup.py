@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import threading
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
 from quizzer.backup import backup_now, check, list_backups, maybe_backup, restore, thin
-from quizzer.errors import BackupError
+from quizzer.errors import BackupError, DatabaseBusy
 from quizzer.scheduling.answer import answer
 from quizzer.scheduling.summary import card_info
 from quizzer.store import CardRef, open_store, sync_cards
@@ -79,6 +80,32 @@ def test_restore_round_trip_backs_up_the_current_database_first(db):
     store.close()
     with sqlite3.connect(safety) as conn:
         assert conn.execute("SELECT count(*) FROM review_log").fetchone() == (1,)
+    assert check(db) == []
+
+
+def test_a_restore_waits_for_another_writer_only_as_long_as_the_busy_timeout(db, monkeypatch):
+    """sqlite3's backup retries a busy step for ever: `quiz backup restore` hung while another
+    process (a study session) held the database's write lock, whatever QUIZ_BUSY_TIMEOUT_MS said."""
+    snapshot = backup_now(db, NOW)
+    monkeypatch.setenv("QUIZ_BUSY_TIMEOUT_MS", "200")
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    outcome: list[BaseException] = []
+
+    def restoring() -> None:
+        try:
+            restore(snapshot, db, NOW + timedelta(hours=1))
+        except BaseException as err:  # noqa: BLE001 - handed to the test's thread
+            outcome.append(err)
+
+    worker = threading.Thread(target=restoring, daemon=True)
+    worker.start()
+    worker.join(timeout=120)  # a hang detector, not a timing: the timeout is 0.2 s
+    holder.rollback()
+    holder.close()
+    assert not worker.is_alive(), "the restore still waits for the lock"
+    [error] = outcome
+    assert isinstance(error, DatabaseBusy) and "is locked" in error.message and "0.2 s" in error.message
     assert check(db) == []
 
 

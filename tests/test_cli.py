@@ -125,8 +125,8 @@ def test_a_closed_standard_output_is_a_usage_error(args, tmp_path):
 
 
 def test_the_program_exits_with_every_line_written_and_its_own_exit_code(tmp_path):
-    """``run`` skips the interpreter's teardown: what the command wrote must still all arrive, and
-    each way out keep its code."""
+    """``run`` skips the interpreter's teardown: what the command wrote must still all arrive, the
+    database be closed, and each way out keep its code."""
     env = {**os.environ, "QUIZ_DB": str(tmp_path / "q.db"), "QUIZ_CONFIG": str(tmp_path / "c.toml"), "QUIZ_LANG": "en"}
 
     def quiz(*args: str) -> subprocess.CompletedProcess[str]:
@@ -134,6 +134,8 @@ def test_the_program_exits_with_every_line_written_and_its_own_exit_code(tmp_pat
 
     listed = quiz("cards", "--json")  # the bundled decks: far more than a pipe's buffer
     assert listed.returncode == 0 and len(listed.stdout) > 65536
+    # the database was closed: its -wal folded back, so a copy of q.db alone holds everything
+    assert (tmp_path / "q.db").exists() and not (tmp_path / "q.db-wal").exists()
     assert len(json.loads(listed.stdout)) == sum(deck["total"] for deck in json.loads(quiz("decks", "--json").stdout))
     assert (quiz("card", "nope").returncode, quiz("--nope").returncode, quiz("--version").returncode) == (1, 2, 0)
 

@@ -22,6 +22,7 @@ import math
 import os
 import sqlite3
 import sys
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,13 +33,10 @@ from sqlalchemy import Connection, Engine, Table, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.errors import ConnectionLost, DatabaseBusy, DatabaseError, UsageError
+from quizzer.errors import ConnectionLost, DatabaseError, UsageError
 from quizzer.i18n import N_, _
+from quizzer.locks import BUSY_TIMEOUT_MS, busy_timeout_ms, locked
 
-BUSY_TIMEOUT_MS = 10_000
-# QUIZ_BUSY_TIMEOUT_MS overrides BUSY_TIMEOUT_MS: how long a write waits for another
-# process's write lock before failing with DatabaseBusy (the tests use a short one).
-BUSY_TIMEOUT_ENV = "QUIZ_BUSY_TIMEOUT_MS"
 SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite 3 database file
 _WRITE_OPTION = "quizzer_write"
 CONNECT_TIMEOUT_S = 10  # a server that does not answer is an error after this long, not a hang
@@ -73,6 +71,12 @@ class Store:
     engine: Engine
     path: Path | None
     learner: str
+
+    def __post_init__(self) -> None:
+        # Closed when the store goes, or at exit: closing SQLite's last connection folds the -wal
+        # file back into the database, so a copy of the .db file alone holds every answer
+        # (``quiz`` ends without tearing the interpreter down, which closed it before).
+        weakref.finalize(self, self.engine.dispose)
 
     @property
     def where(self) -> str:
@@ -191,8 +195,7 @@ def database_error(exc: BaseException, where: str) -> DatabaseError | None:
         return DatabaseError(_("{where}: the disk is full, so the change was not saved").format(where=where),
                              _("free some disk space and run the command again"))
     if code == SQLITE_BUSY:
-        return DatabaseBusy(_("{where} is locked: another process held its write lock for more than {seconds} s").format(
-            where=where, seconds=f"{busy_timeout_ms() / 1000:g}"))
+        return locked(where)
     if code == SQLITE_READONLY:
         return DatabaseError(_("{where} is read-only").format(where=where), _(READ_ONLY_HINT))
     if code == SQLITE_CORRUPT:
@@ -350,21 +353,6 @@ def check_location(path: Path, *, create_folder: bool = False) -> None:
             _("{path}: its folder {folder} is read-only, and SQLite must create {name}-wal and -shm there").format(
                 path=path, folder=folder, name=path.name),
             _("make the folder writable, or point --db / QUIZ_DB at a writable place"))
-
-
-def busy_timeout_ms() -> int:
-    """BUSY_TIMEOUT_MS, or ``$QUIZ_BUSY_TIMEOUT_MS`` when set."""
-    value = os.environ.get(BUSY_TIMEOUT_ENV, "").strip()
-    if not value:
-        return BUSY_TIMEOUT_MS
-    try:
-        timeout = int(value)
-    except ValueError:
-        timeout = -1
-    if timeout < 0:
-        raise UsageError(_("{variable}={value} is not a number of milliseconds").format(
-            variable=BUSY_TIMEOUT_ENV, value=repr(value)))
-    return timeout
 
 
 def make_engine(url: URL, path: Path | None, learner: str, *, create: bool = True) -> Engine:
