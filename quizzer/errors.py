@@ -31,6 +31,7 @@ class ExitCode(IntEnum):
     ERROR = 1  # something the user can fix: a deck problem, an unknown card, an unusable database
     USAGE = 2  # a bad option or argument (click's own code)
     INTERRUPTED = 130  # Ctrl-C; every answer given so far is saved
+    PIPE_CLOSED = 141  # the output's reader went away (`quiz cards | head`), as a shell reports SIGPIPE
 
 
 class QuizError(Exception):

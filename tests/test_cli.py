@@ -124,6 +124,19 @@ def test_a_closed_standard_output_is_a_usage_error(args, tmp_path):
     assert not (tmp_path / "q.db").exists()  # refused before anything is made
 
 
+@pytest.mark.parametrize("args", [["cards"], ["cards", "--json"], ["history", "export", "-"]])
+def test_a_reader_that_went_away_ends_the_command_quietly_with_the_sigpipe_code(args, tmp_path):
+    """`quiz history export - | head -1` said "unexpected BrokenPipeError ... `quiz check` finds a
+    damaged database", and rich's tables ended with a silent exit 1."""
+    env = {**os.environ, "QUIZ_DB": str(tmp_path / "q.db"), "QUIZ_CONFIG": str(tmp_path / "c.toml"), "QUIZ_LANG": "en"}
+    proc = subprocess.Popen([sys.executable, "-m", "quizzer", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the program writes its first line
+    err = proc.stderr.read()
+    assert (proc.wait(timeout=120), err) == (141, "")
+
+
 def test_the_program_exits_with_every_line_written_and_its_own_exit_code(tmp_path):
     """``run`` skips the interpreter's teardown: what the command wrote must still all arrive, the
     database be closed, and each way out keep its code."""

@@ -10,6 +10,7 @@ import enum
 import functools
 import os
 import re
+import sys
 import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -59,6 +60,9 @@ class QuizGroup(TyperGroup):
             stopped = _("Interrupted: every answer given so far is saved, and nothing is left half-written.")
             typer.echo("\n" + stopped, err=True)
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+        except BrokenPipeError:  # the reader went away (`quiz cards | head`): what it took was written
+            _discard_output()
+            raise typer.Exit(int(ExitCode.PIPE_CLOSED)) from None
         except (typer.Exit, typer.Abort, TyperException):  # click's own ways out: usage errors, --help, exit codes
             raise
         except Exception as err:  # a bug, or a database another tool left in a state quizzer cannot read
@@ -68,6 +72,13 @@ class QuizGroup(TyperGroup):
                         _("`quiz check` finds a damaged database; if it finds nothing, this is a bug: run the "
                           "command again with QUIZ_DEBUG=1 for the traceback to report"))
             raise typer.Exit(int(ExitCode.ERROR)) from None
+
+
+def _discard_output() -> None:
+    """Standard output into /dev/null from here on: what is still buffered for a closed pipe
+    would fail again at exit (Python's advice for SIGPIPE)."""
+    if sys.stdout is not None:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def report(err: QuizError) -> None:

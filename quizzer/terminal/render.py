@@ -193,10 +193,18 @@ class Paragraphs:
             yield text
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """The reader went away (`quiz cards | head`): the command's error boundary says how
+        every command ends then (rich's own way is a silent exit 1)."""
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def console() -> Console:
     """The terminal's console, with Chinese line breaking in everything it wraps."""
     install_line_breaking()
-    return Console()
+    return _Console()
 
 
 def card(console: Console, title: str, front: str) -> None:
