@@ -291,6 +291,33 @@ def test_leave_keeps_the_exam_for_resume(collection):
     assert again.exam.id == machine.exam.id and len(again.pending) == 3
 
 
+def test_a_paper_handed_in_days_later_dates_its_reviews_by_its_deadline(collection, monkeypatch):
+    """Every review of a resumed exam was dated when it was handed in (days later, on another study
+    day: the streak, the calendar and FSRS's elapsed time moved with it); an answer can only have
+    been given before the deadline. A card studied since keeps its log in order: dated now."""
+    from quizzer.scheduling.answer import answer
+
+    typed = {"q-one": "答", "m-one": "说反了", "c-one": "b", "z-one": "15%; 80%; [MASK]"}
+    machine = exam_of(collection, Clock(), minutes=30)
+    views = machine.begin()
+    for _ in range(2):
+        views = machine.handle(exams.Answer(typed[views[-1].card_id]))
+    machine.handle(exams.Leave())
+    first, studied = [q.card_id for q in exam_store.questions(collection.store, machine.exam.id) if q.status == "answered"]
+    answer(collection.store, studied, 3, now=T0 + timedelta(days=1), duration_ms=1000)
+    handed_in = T0 + timedelta(days=2)
+    monkeypatch.setenv("QUIZ_NOW", handed_in.isoformat())
+    again = exams.ExamSession.resume(collection, tick=Clock())
+    views = again.begin()
+    assert views[0] == exams.TimeIsUp(at_start=True)
+    while isinstance(views[-1], exams.MarkView):
+        views = again.handle(exams.Mark("a"))
+    assert isinstance(views[-1], exams.Report)
+    dated = {card_id: [r.reviewed_at for r in card_info(collection.store, card_id, handed_in).reviews if r.mode == "exam"]
+             for card_id in (first, studied)}
+    assert dated == {first: [T0 + timedelta(minutes=30)], studied: [handed_in]}
+
+
 def test_after_a_verdict_another_rating_saves_the_same_answer_with_it(collection, tmp_path, deck_folder):
     """A right answer given fast is rated Easy; 2 in the verdict's pause saves it as Hard instead:
     one review, the same answer and time, and the memory state FSRS gives a Hard on the new card."""

@@ -452,16 +452,21 @@ class ExamSession:
         """Record every question's score as an exam review (and a mistake where wrong).
 
         Each question is one transaction, and questions already recorded are skipped, so an
-        interrupted scoring can simply run again.
+        interrupted scoring can simply run again. A review is dated no later than the exam's
+        deadline, before which every answer was given: a paper left and handed in days later
+        keeps its reviews on the exam's day (unless the card was studied since: then now).
         """
         now = clock.now()
+        answered_by = min(now, self.exam.deadline)
         for question in exam_store.questions(self.store, self.exam.id):
             if question.review_id is not None or never_asked(question):
                 continue
             score, covered = self.marks[question.position]
             wrong = score < WRONG_BELOW
+            last = card_store.card(self.store, question.card_id).memory.last_review
+            when = answered_by if last is None or last <= answered_by else now
             record_answer(
-                self.store, question.card_id, rating_for(score), now=now, duration_ms=question.duration_ms,
+                self.store, question.card_id, rating_for(score), now=when, duration_ms=question.duration_ms,
                 mode="exam", answer_text=question.answer_text, correct=not wrong, seed=question.seed,
                 ahead_rule=not wrong, mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
                 scheduler=self.schedule.scheduler, rollover_hour=self.settings.day_start_hour,
