@@ -63,7 +63,7 @@ def test_plan_set_show_and_clear():
     # 14 days away: every new card within the first third of them, ceil(14 / 3) = 5 days
     pace = math.ceil(cards_in() / 5)
     assert shown | {"predicted_recall": None, "share_at_target": None, "reviews_per_day": None} == {
-        "interview": "2026-01-19", "retention": 0.95, "decks": None, "days_left": 14, "cards": cards_in(),
+        "passed": False, "interview": "2026-01-19", "retention": 0.95, "decks": None, "days_left": 14, "cards": cards_in(),
         "seen": 0, "predicted_recall": None, "share_at_target": None, "reviews_per_day": None,
         "new_per_day": max(20, pace), "new_per_day_raised": pace > 20}
     assert 0 < shown["predicted_recall"] <= 1 and shown["reviews_per_day"] > 0
@@ -99,8 +99,10 @@ def test_the_overview_offers_the_new_cards_study_will_at_the_plans_pace():
     assert quiz("plan", "--date", "2026-01-10", "--deck", "ch08-bert").exit_code == 0
     pace = math.ceil(cards_in("ch08-bert") / 2)
     overview = json.loads(quiz("--json").output)
-    assert overview["total"]["new"] == pace
+    assert overview["total"]["new"] == pace and (overview["new_per_day"], overview["interview"]) == (pace, "2026-01-10")
     assert [d["new"] for d in overview["decks"] if d["deck"] == "ch08-bert"] == [pace]
+    shown = quiz().output  # the footer said the setting's 20 a day, and the interview was not named
+    assert f"({pace} new cards a day;" in shown and "Interview on 2026-01-10, 5 days left" in shown
     store = open_store()
     try:
         queue = build_queue(store, datetime.fromisoformat(NOW).replace(tzinfo=timezone.utc), interview=plan.interview_on(
@@ -108,6 +110,17 @@ def test_the_overview_offers_the_new_cards_study_will_at_the_plans_pace():
     finally:
         store.close()
     assert len(queue) == pace  # what study takes: no card is seen yet, so every one is new
+
+
+def test_once_the_interview_has_come_the_plan_says_so_and_steers_nothing():
+    """The day after, `quiz plan` said "(0 days left) ... 0.0% of the cards recalled on the day"."""
+    assert quiz("plan", "--date", "2026-01-10").exit_code == 0
+    after = {"QUIZ_NOW": "2026-01-11T10:00"}
+    assert json.loads(runner.invoke(app, ["plan", "--json"], env=after).output) == {"interview": "2026-01-10",
+                                                                                   "passed": True}
+    assert runner.invoke(app, ["plan"], env=after).output.startswith("The interview on 2026-01-10 has come")
+    overview = json.loads(runner.invoke(app, ["--json"], env=after).output)
+    assert (overview["interview"], overview["new_per_day"]) == (None, 20)
 
 
 @pytest.mark.parametrize("args", [("--date", "2026-01-05"), ("--date", "tomorrow"), ("--date", "2026-02-01", "--deck",

@@ -10,9 +10,20 @@ from quizzer.app.collection import Collection
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.defaults import NEW_PER_DAY
 from quizzer.scheduling.plan import Interview
-from quizzer.scheduling.queue import new_offered
+from quizzer.scheduling.queue import new_offered, new_per_day_today
 from quizzer.scheduling.summary import DeckToday, today_by_deck
 from quizzer.store.filter import EVERYTHING, CardFilter
+
+
+@dataclass(frozen=True)
+class Today:
+    """The overview: each deck's line, the total, and the day's new-card limit (the setting, or
+    the interview's pace) with the interview, if one steers the day."""
+
+    decks: list[DeckDay]
+    total: DeckDay
+    new_per_day: int
+    interview: Interview | None
 
 
 @dataclass(frozen=True)
@@ -30,8 +41,8 @@ class DeckDay:
 
 def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
           rollover_hour: int = ROLLOVER_HOUR, deck_new_per_day: Mapping[str, int] | None = None,
-          interview: Interview | None = None) -> tuple[list[DeckDay], DeckDay]:
-    """Each deck's numbers for today and the total. ``new`` is what ``quiz study`` (for the deck,
+          interview: Interview | None = None) -> Today:
+    """Each deck's numbers for today, the total and the day's limit. ``new`` is what ``quiz study`` (for the deck,
     or for all) offers: the new-card limit is global, raised by an interview's pace, and a deck's
     own limit holds within it, so the total's ``new`` is not the sum of the decks'."""
     counts = today_by_deck(collection.store, now, rollover_hour)
@@ -49,4 +60,5 @@ def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
         rows.append(DeckDay(loaded.id, loaded.title, new, c.new, c.learning, c.due))
     waiting = sum(r.new_waiting for r in rows)
     total = DeckDay("total", "", everywhere, waiting, sum(r.learning for r in rows), sum(r.due for r in rows))
-    return rows, total
+    steering = interview if interview is not None and interview.active(now) else None
+    return Today(rows, total, new_per_day_today(collection.store, now, new_per_day, steering), steering)

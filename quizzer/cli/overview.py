@@ -17,7 +17,7 @@ from quizzer.cli.base import (
     console,
 )
 from quizzer.errors import UsageError
-from quizzer.i18n import _
+from quizzer.i18n import _, ngettext
 
 
 def _version(value: bool) -> None:
@@ -52,13 +52,16 @@ def overview(
 
     learner = settings()
     opened = collection(ctx, None, None)
-    rows, total = today(opened, clock.now(), learner.new_per_day, learner.day_start_hour, learner.deck_new_per_day,
-                        schedule_of(opened.store, learner).interview)
+    now = clock.now()
+    day = today(opened, now, learner.new_per_day, learner.day_start_hour, learner.deck_new_per_day,
+                schedule_of(opened.store, learner).interview)
+    rows, total = day.decks, day.total
     if as_json:
         from quizzer.cli.output import emit_json
 
         emit_json({"decks": rows, "total": {"new": total.new, "new_waiting": total.new_waiting,
-                                             "learning": total.learning, "due": total.due}})
+                                             "learning": total.learning, "due": total.due},
+                   "new_per_day": day.new_per_day, "interview": day.interview.day if day.interview else None})
         return
     out = console()
     if not rows:
@@ -76,6 +79,11 @@ def overview(
     out.print(table)
     if total.new < total.new_waiting:
         out.print(_("new: what today's study introduces ({per_day} new cards a day; {waiting} waiting)").format(
-            per_day=learner.new_per_day, waiting=f"{total.new_waiting:,}"), markup=False)
+            per_day=day.new_per_day, waiting=f"{total.new_waiting:,}"), markup=False)
+    if day.interview is not None:
+        days = (day.interview.day - clock.study_day(now, learner.day_start_hour)).days
+        out.print(ngettext("Interview on {day}, {days} day left: the day's cards follow its plan (`quiz plan`).",
+                           "Interview on {day}, {days} days left: the day's cards follow its plan (`quiz plan`).",
+                           days).format(day=day.interview.day, days=days), markup=False)
     out.print(_("`quiz study` for the daily drill, `quiz exam` for a mock interview, `quiz --help` for everything."),
               markup=False)

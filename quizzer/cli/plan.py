@@ -34,7 +34,7 @@ class PlanStatus:
     """The interview and what following the plan gives."""
 
     interview: Interview
-    forecast: Forecast
+    forecast: Forecast | None  # None once the interview's day has begun: normal scheduling again
     new_per_day_setting: int
     reviews_per_day_setting: int
 
@@ -51,6 +51,8 @@ def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None
     interview, scheduler = schedule.interview, schedule.scheduler
     if interview is None:
         return None
+    if not interview.active(now):
+        return PlanStatus(interview, None, settings.new_per_day, settings.reviews_per_day)
     memories = cards.memories(store, CardFilter(decks=interview.decks), now)
     seen = [Seen(card_id, memory) for card_id, (_kind, memory) in memories.items() if memory.state != NEW]
     unseen = len(memories) - len(seen)
@@ -150,7 +152,9 @@ def _say(as_json: bool, data: dict[str, object], text: str) -> None:
 
 def as_dict(shown: PlanStatus) -> dict[str, object]:
     interview, forecast = shown.interview, shown.forecast
-    return dict(interview=interview.day, retention=interview.retention,
+    if forecast is None:
+        return dict(interview=interview.day, passed=True)
+    return dict(passed=False, interview=interview.day, retention=interview.retention,
                 decks=list(interview.decks) if interview.decks else None, days_left=forecast.days_left,
                 cards=forecast.cards, seen=forecast.seen, predicted_recall=round(forecast.recalled, 4),
                 share_at_target=round(forecast.at_target, 4), reviews_per_day=round(forecast.reviews_per_day, 1),
@@ -160,6 +164,10 @@ def as_dict(shown: PlanStatus) -> dict[str, object]:
 def show_status(shown: PlanStatus) -> None:
     interview, forecast = shown.interview, shown.forecast
     out = console()
+    if forecast is None:
+        out.print(_("The interview on {day} has come: scheduling is normal again. `quiz plan --date YYYY-MM-DD` "
+                    "aims at the next one, `quiz plan --clear` removes this one.").format(day=interview.day))
+        return
     decks = join(interview.decks) if interview.decks else _("every deck")
     out.print(ngettext("Interview on {day} ({days} day left), {decks}: every card at {target:.0%} recall or more on "
                        "the day.", "Interview on {day} ({days} days left), {decks}: every card at {target:.0%} recall "
@@ -179,7 +187,7 @@ def show_status(shown: PlanStatus) -> None:
 
 def raised(shown: PlanStatus) -> str | None:
     """What ``quiz plan`` and ``quiz study`` say when the plan's pace needs more new cards a day."""
-    if shown.forecast.new_per_day <= shown.new_per_day_setting:
+    if shown.forecast is None or shown.forecast.new_per_day <= shown.new_per_day_setting:
         return None
     return _("New cards a day raised from {setting} to {pace}, so every card is seen early enough to become "
              "stable before the interview.").format(setting=shown.new_per_day_setting, pace=shown.forecast.new_per_day)

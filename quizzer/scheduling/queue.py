@@ -84,16 +84,22 @@ def new_offered(store: Store, now: datetime, *, new_per_day: int = NEW_PER_DAY, 
     now = to_utc(now)
     start = day_start(now, rollover_hour)
     new_done = cards.done_since(store, start)[0]
-    if interview is not None and interview.active(now):
-        unseen = new_waiting(store, now, CardFilter(decks=interview.decks))
-        new_per_day = plan.new_per_day(unseen, study_day(now, interview.rollover_hour), interview, new_per_day)
-    new_left = max(0, new_per_day - new_done)
+    new_left = max(0, new_per_day_today(store, now, new_per_day, interview) - new_done)
     if new_limit is not None:
         new_left = min(new_left, new_limit)
     decks = _DeckLimits(store, chosen, now, start, deck_new_per_day or {}, {})
     if decks.new:
         return decks.take(cards.new_cards(store, chosen, now, new_left + decks.held_back("new")), new_left, "new")
     return cards.new_cards(store, chosen, now, new_left)
+
+
+def new_per_day_today(store: Store, now: datetime, new_per_day: int = NEW_PER_DAY,
+                      interview: plan.Interview | None = None) -> int:
+    """The day's new-card limit: the setting, raised to the pace an ``interview`` needs."""
+    if interview is None or not interview.active(now):
+        return new_per_day
+    unseen = new_waiting(store, now, CardFilter(decks=interview.decks))
+    return plan.new_per_day(unseen, study_day(now, interview.rollover_hour), interview, new_per_day)
 
 
 def new_waiting(store: Store, now: datetime, chosen: CardFilter = EVERYTHING) -> int:
