@@ -111,6 +111,23 @@ def test_undo_restores_the_card_and_shows_it_again(collection):
     assert nothing[0] == study.Notice("nothing_to_undo") and nothing[-1] == shown
 
 
+def test_undoing_an_again_that_brought_the_card_back_shows_it_once(collection):
+    """In a drill of two cards, Again on the last one brought it back at the end; undo then showed
+    it with "1 done · 2 left": the card was queued twice."""
+    machine = session(collection, ("qa", "mistake"), only_queued=True)
+    machine.start()
+    machine.handle(study.Reveal())
+    machine.handle(study.Rate(4))  # Easy: out of learning, not brought back
+    machine.handle(study.Reveal())
+    *_, back = machine.handle(study.Rate(1))  # a new card failed: learning, due within the session
+    assert isinstance(back, study.CardView) and (back.card_id, back.done, back.left) == ("m-one", 2, 1)
+    undone, shown = machine.handle(study.Undo())
+    assert undone == study.Notice("undone", "m-one") and (shown.card_id, shown.done, shown.left) == ("m-one", 1, 1)
+    machine.handle(study.Reveal())
+    *_, last = machine.handle(study.Rate(4))
+    assert isinstance(last, study.Summary)  # shown once: nothing left after it
+
+
 def test_bury_and_suspend_take_the_card_out(collection):
     machine = session(collection, ("qa", "mistake"))
     machine.start()

@@ -399,10 +399,15 @@ class StudySession:
         answering.undo(self.collection.store, done.answered)
         self._count(done.answered, done.rating, -1)
         self.history.pop()
-        card_id = done.answered.card_id
-        self.position -= 1  # back on the card answered; the answer may have brought it forward again:
-        self.queue[self.position + 1:] = [c for c in self.queue[self.position + 1:] if c != card_id]
+        self.position -= 1  # back on the card answered
+        self._shown_once()
         return list(self._record(rating, done.answer_text, done.correct, again=done))
+
+    def _shown_once(self) -> None:
+        """The card at ``position`` is not queued again after it: the answer taken back may have
+        queued it (a learning step due now, or brought back at the queue's end)."""
+        card_id = self.queue[self.position]
+        self.queue[self.position + 1:] = [c for c in self.queue[self.position + 1:] if c != card_id]
 
     def _count(self, answered: Answered, rating: int, sign: int) -> None:
         self.summary.reviewed += sign
@@ -428,6 +433,7 @@ class StudySession:
         earlier = max(i for i in range(self.position) if self.queue[i] == done.answered.card_id)
         self.queue.insert(self.position - 1, self.queue.pop(earlier))
         self.position -= 1
+        self._shown_once()
         card = self.collection.cards.get(done.answered.card_id)
         if card is None:  # edited away since: skip it
             return [Notice("undone", done.answered.card_id), self._show_next()]
@@ -454,7 +460,7 @@ class StudySession:
             answering.suspend(self.collection.store, card_id)
             notice = Notice("suspended", card_id)
         self.set_aside.add(card_id)
-        # every later showing goes too (a card undone after coming back is queued twice)
+        # every later showing goes too (a card in learning may be queued again)
         self.queue[self.position:] = [c for c in self.queue[self.position:] if c != card_id]
         return [notice, self._show_next()]
 
