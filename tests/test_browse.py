@@ -276,13 +276,16 @@ def test_the_option_choices_are_the_app_s():
     assert tuple(s.value for s in Sort) == browse.SORTS
 
 
-def test_the_short_front_is_one_line_of_about_40_columns(deck_folder):
+def test_the_front_is_one_line_whole_in_json_and_cut_at_40_columns_in_the_table(deck_folder):
+    """--json gave the table's 40 columns too (`quiz mistakes --json`: "80/10/10 策略的根本目的是？ A. 加快预训…")."""
     folder = deck_folder(DECK.replace("FFN 的隐藏维度是多少？", "很长的问题" * 20 + "\\n第二行"))
     rows = {row["id"]: row for row in as_json(folder, "cards")}
-    front = rows["qa-ffn"]["front"]
-    assert "\n" not in front and front.endswith("…") and browse.columns(front) <= 40
-    assert rows["mis-gpt"]["front"] == "A common claim: GPT 是 Encoder-only Wha…"  # markdown stripped, cut at 40
+    assert rows["qa-ffn"]["front"] == "很长的问题" * 20 + "\\n第二行"  # whole
+    assert rows["mis-gpt"]["front"] == "A common claim: GPT 是 Encoder-only What is wrong with it, and why?"
     assert rows["cz-mask"]["front"].startswith("BERT 随机选 ［1］ 的 token")  # blanks hidden, as study asks
+    table = quiz(folder, "cards").stdout
+    assert "很长的问题很长的问题很长的问题很长的问…" in table and "第二行" not in table  # 38 columns and the mark
+    assert "A common claim: GPT 是 Encoder-only Wha…" in table
 
 
 def test_no_card_matches(deck_dir):
@@ -411,7 +414,7 @@ def test_json_before_a_command_is_a_usage_error(deck_dir):
 def test_every_listing_has_json_with_its_documented_fields(studied):
     overview = json.loads(runner.invoke(app, ["--decks", str(studied), "--json"],
                                         env={"QUIZ_NOW": T0.isoformat()}).stdout)
-    assert set(overview) == {"decks", "total"}
+    assert set(overview) == {"decks", "total", "new_per_day", "interview"}
     decks = as_json(studied, "decks")
     assert {d["deck"] for d in decks} == {"mini", "other"}
     assert set(decks[0]) == {"deck", "title", "path", "kinds", "total"} and set(decks[0]["kinds"]) == set(kinds.KINDS)

@@ -39,7 +39,6 @@ from quizzer.store.records import (
 
 STATES = ("new", "learning", "review", "due", "suspended", "buried", "leech", "mistake")
 SORTS = ("due", "recall", "lapses", "id")
-FRONT_COLUMNS = 40
 
 Plain = Callable[[str], str]
 
@@ -54,37 +53,15 @@ def _same(text: str) -> str:
 _MARKERS = re.compile(r"\*\*|__|`|^#+\s+|^\s*[-*]\s+|^\s*>\s?", re.M)
 
 
-def columns(text: str) -> int:
-    """How many terminal columns ``text`` takes (CJK and full-width characters take two)."""
-    return sum(_char_columns(c) for c in text)
+def one_line(text: str) -> str:
+    """``text`` on one line, without Markdown markers (a table cuts it to its column)."""
+    return " ".join(_MARKERS.sub("", text).split())
 
 
-def _char_columns(char: str) -> int:
-    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
-        return 0
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-
-
-def one_line(text: str, width: int = FRONT_COLUMNS) -> str:
-    """``text`` on one line, without Markdown markers, cut to ``width`` columns (… marks a cut)."""
-    flat = " ".join(_MARKERS.sub("", text).split())
-    if flat.isascii():  # a column per character: no need to look at each
-        return flat if len(flat) <= width else flat[:width - 1].rstrip() + "…"
-    if columns(flat) <= width:
-        return flat
-    kept, used = [], 0
-    for char in flat:
-        used += _char_columns(char)
-        if used > width - 1:
-            break
-        kept.append(char)
-    return "".join(kept).rstrip() + "…"
-
-
-def short_front(card: Any, plain: Plain = _same, width: int = FRONT_COLUMNS) -> str:
-    """The first ``width`` columns of a card's front, as study would show it; a generated kind's
-    front without drawing a question (so no checker runs)."""
-    return one_line(plain(kinds.of(card).front(Asked(card))), width)
+def front_line(card: Any, plain: Plain = _same) -> str:
+    """A card's front on one line, as study would show it; a generated kind's front without
+    drawing a question (so no checker runs)."""
+    return one_line(plain(kinds.of(card).front(Asked(card))))
 
 
 # ------------------------------------------------------------------ search
@@ -187,7 +164,7 @@ def _row(record: CardRecord, card: Any, recall: float | None, status: Status, pl
     seen = memory.state != NEW
     return Row(
         id=record.id, kind=record.kind, deck=record.deck, section=card.source,
-        front=short_front(card, plain), state=status.state, due=memory.due if seen else None,
+        front=front_line(card, plain), state=status.state, due=memory.due if seen else None,
         stability=memory.stability if seen else None, recall=recall,
         lapses=memory.lapses, tags=list(record.tags), due_today=status.due_today, suspended=status.suspended,
         buried=status.buried, leech=status.leech, mistake=status.mistake,
@@ -324,7 +301,7 @@ def mistakes(collection: Collection, plain: Plain = _same, settings: Settings = 
     rows = []
     for entry in notebook.entries(collection.store, settings.day_start_hour):
         card = collection.cards.get(entry.card_id)
-        rows.append(MistakeRow(entry.card_id, short_front(card, plain) if card is not None else None,
+        rows.append(MistakeRow(entry.card_id, front_line(card, plain) if card is not None else None,
                                entry.times_wrong, entry.last_wrong_at, entry.last_wrong_answer, entry.right_days,
                                notebook.RIGHT_DAYS_TO_LEAVE))
     return rows

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich import box
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions
 from rich.measure import Measurement
 from rich.table import Column, Table
@@ -19,6 +19,7 @@ from rich.text import Text
 from quizzer.terminal.render import clean
 
 QUESTION_AT_LEAST = 20  # columns a question column keeps: its first words, whatever the terminal
+QUESTION_AT_MOST = 40  # a listing shows a question's first 40 columns (… marks a cut; --json has it whole)
 
 
 def ident(header: str) -> Column:
@@ -47,8 +48,11 @@ class _Question(Text):
 
 
 def question(plain: str) -> Text:
-    """A card's short front (``app.browse.short_front``) as a table cell. Its narrowest width is
-    taken as QUESTION_AT_LEAST columns, not found from its line-break opportunities: UAX #14 costs
-    about 0.1 ms a character through uniseg (a browser of 400 Chinese questions spent 1 s measuring
-    them), and only a table nested in another renderable uses a cell's narrowest width."""
+    """A card's front on one line (``app.browse.front_line``) as a table cell, cut to
+    QUESTION_AT_MOST columns. Its narrowest width is taken as QUESTION_AT_LEAST columns, not found
+    from its line-break opportunities: UAX #14 costs about 0.1 ms a character through uniseg (a
+    browser of 400 Chinese questions spent 1 s measuring them), and only a table nested in another
+    renderable uses a cell's narrowest width."""
+    if cell_len(plain) > QUESTION_AT_MOST:
+        plain = set_cell_size(plain, QUESTION_AT_MOST - 1).rstrip() + "…"
     return _Question(clean(plain))
