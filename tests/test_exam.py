@@ -72,7 +72,7 @@ def test_scripted_exam_scores_reports_and_feeds_mistakes_and_study(deck_dir):
     items = paper(deck_dir, seed=7)
     assert sorted(i.card_id for i in items) == ["q-mis", "q-num", "q-qa", "q-right", "q-wrong"]
     first_round = {
-        "q-qa": ["Encoder-only，用 MLM 训练"],  # free text, marked below: points 1 and 3 of 3
+        "q-qa": ["Encoder-only，用 MLM 训练，" + "很长的解释" * 8],  # free text, marked below: points 1 and 3 of 3
         "q-right": ["b"],
         "q-wrong": ["A"],
         "q-num": ["not a number", numeric_answer(deck_dir, next(i for i in items if i.card_id == "q-num"))],
@@ -90,6 +90,10 @@ def test_scripted_exam_scores_reports_and_feeds_mistakes_and_study(deck_dir):
     assert "0.67" in rows["q-qa"] and "1.00" in rows["q-right"] and "0.00" in rows["q-wrong"]
     assert "1.00" in rows["q-num"] and "(skipped)" in rows["q-mis"]
     assert "Right answer: C" in result.stdout  # the wrong choice is explained
+    # the answer cell was cut at 40 characters without a mark; the question's panel has it whole
+    assert "Encoder-only，用 MLM 训练，很长的解释很…" in rows["q-qa"] and "很长的解释" * 8 in result.stdout
+    by_section = result.stdout.split("By section")[1].split("By tag")[0]
+    assert "mini §1" in by_section  # the deck too: two decks may each have a §1
 
     store = open_store()
     [stored] = exam_store.history(store)

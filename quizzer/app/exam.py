@@ -211,6 +211,7 @@ class ReportRow:
     position: int
     card_id: str
     kind: str
+    deck: str
     source: str
     tags: list[str]
     status: str
@@ -521,14 +522,15 @@ def report(collection: Collection, exam_id: int) -> Report:
         if card is None:  # removed from the decks since: its answer and score stand, its texts are gone
             stored = card_store.card(collection.store, question.card_id)
             result.rows.append(ReportRow(
-                question.position, question.card_id, stored.kind, "-", list(stored.tags), question.status,
+                question.position, question.card_id, stored.kind, stored.deck, "-", list(stored.tags), question.status,
                 question.answer_text, cut_off(question), question.duration_ms, question.score or 0.0,
                 _("(not in the decks)"), "-", None))
             continue
         kind = kinds.of(card)
         asked = kind.ask(card, question.seed)
         result.rows.append(ReportRow(
-            question.position, card.id, card.kind, card.source, list(card.tags), question.status,
+            question.position, card.id, card.kind, collection.deck_of(card.id).id, card.source, list(card.tags),
+            question.status,
             question.answer_text, cut_off(question), question.duration_ms, question.score or 0.0, kind.front(asked),
             kind.back(asked), kind.solution(asked)))
     return result

@@ -111,12 +111,12 @@ def cards_command(
 def _layout(rows: list[Row], states: list[str], dues: list[str], stabilities: list[str], width: int) -> tuple[int, bool]:
     """The id column's width, and whether kind, deck, section and stability go beside the
     question. Every column but the question is kept whole and the question keeps
-    QUESTION_AT_LEAST columns (rich would otherwise squeeze the state to a character a line, or
+    PREVIEW_AT_LEAST columns (rich would otherwise squeeze the state to a character a line, or
     push the recall past the edge); within that, whole ids come first (an id is what `quiz show`
     takes), then the wide layout. Ids fold only where even the narrow layout leaves them less."""
     from rich.cells import cell_len
 
-    from quizzer.terminal.tables import QUESTION_AT_LEAST
+    from quizzer.terminal.tables import PREVIEW_AT_LEAST
 
     def widest(header: str, cells: list[str]) -> int:
         return max(map(cell_len, [header, *cells]))
@@ -127,7 +127,7 @@ def _layout(rows: list[Row], states: list[str], dues: list[str], stabilities: li
     longest = max(cell_len(row.id) for row in rows)
 
     def room(others: list[int]) -> int:  # for the id, two spaces between columns
-        return width - sum(others) - QUESTION_AT_LEAST - 2 * (len(others) + 1)
+        return width - sum(others) - PREVIEW_AT_LEAST - 2 * (len(others) + 1)
 
     if room(wide) >= longest:
         return longest, True
@@ -138,7 +138,7 @@ def _listing(rows: list[Row], states: list[str], dues: list[str], stabilities: l
              wide: bool) -> Table:
     """The browser's table; ``wide`` adds kind, deck, section and stability beside the question."""
     from quizzer.terminal.render import safe
-    from quizzer.terminal.tables import ident, listing, number, question, text
+    from quizzer.terminal.tables import ident, listing, number, preview, text
 
     columns = [text(_("card"), width=room)]  # fixed: longer ids fold over lines, never cut
     columns += [ident(_("kind")), ident(_("deck")), ident("§")] if wide else []
@@ -149,7 +149,7 @@ def _listing(rows: list[Row], states: list[str], dues: list[str], stabilities: l
     for row, state, due, stability in zip(rows, states, dues, stabilities):
         cells: list[str | Text] = [safe(row.id)]
         cells += [row.kind, safe(row.deck), safe(row.section)] if wide else []
-        cells += [question(row.front), state, due]
+        cells += [preview(row.front), state, due]
         cells += [stability] if wide else []
         table.add_row(*cells, f"{row.recall:.0%}" if row.recall is not None else "-")
     return table

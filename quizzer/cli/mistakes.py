@@ -49,14 +49,14 @@ def mistakes(
         return
     from quizzer.terminal.exam import when
     from quizzer.terminal.render import safe
-    from quizzer.terminal.tables import ident, listing, number, question
+    from quizzer.terminal.tables import ident, listing, number, preview
 
     wide = out.width >= WIDE  # the date of the last mistake, and long headers, only where they fit beside the question
     table = listing(ident(_("card")), _("question"), number(_("times wrong") if wide else _("wrong")),
                     *([_("last wrong")] if wide else []), _("last wrong answer") if wide else _("answer"),
                     number(_("right on later days") if wide else _("right days")))
     for row in rows:
-        table.add_row(safe(row.id), question(row.front) if row.front is not None else _("(not in the decks)"),
+        table.add_row(safe(row.id), preview(row.front) if row.front is not None else _("(not in the decks)"),
                       str(row.times_wrong), *([when(row.last_wrong_at)] if wide else []),
-                      safe((row.last_wrong_answer or _("(no answer)"))[:40]), f"{row.right_days}/{row.right_days_needed}")
+                      preview(row.last_wrong_answer or _("(no answer)")), f"{row.right_days}/{row.right_days_needed}")
     out.print(table)

@@ -14,6 +14,7 @@ from datetime import datetime
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from quizzer.app.exam import (
     Answer,
@@ -39,7 +40,7 @@ from quizzer.terminal import render
 from quizzer.terminal.prompter import Prompter, command
 from quizzer.terminal.prompter import TimeUp as TimedOut
 from quizzer.terminal.render import markdown, safe
-from quizzer.terminal.tables import ident, listing, number, text
+from quizzer.terminal.tables import ident, listing, number, preview, text
 
 HAND_IN, LEAVE = "!f", "!q"
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -175,6 +176,11 @@ def status_text(status: str) -> str:
     return {"skipped": _("skipped"), "unanswered": _("unanswered")}.get(status, status)
 
 
+def chapter(row: ReportRow) -> str:
+    """A question's deck and top section (``ch08-bert §8``): two decks may both have a §8."""
+    return row.deck if row.source == "-" else f"{row.deck} §{row.source.split('.')[0]}"
+
+
 def show_report(console: Console, report: Report) -> None:
     """Score, score by kind / section / tag, time per question, and what went wrong."""
     exam = report.exam
@@ -186,7 +192,7 @@ def show_report(console: Console, report: Report) -> None:
     console.print(f"\n[bold]{score}[/bold]  {details}", highlight=False)
     groups: list[tuple[str, str, Callable[[ReportRow], str | list[str]]]] = [
         (_("kind"), _("By kind"), lambda r: r.kind),
-        (_("section"), _("By section"), lambda r: r.source.split(".")[0]),
+        (_("section"), _("By section"), chapter),
         (_("tag"), _("By tag"), lambda r: r.tags or ["-"]),
     ]
     for name, title, key in groups:
@@ -197,9 +203,9 @@ def show_report(console: Console, report: Report) -> None:
     table = Table("#", _("card"), _("kind"), _("your answer"), _("score"), _("seconds"), title=_("Questions"))
     table.columns[1].overflow = "fold"  # the full id, for `quiz show ID`
     for row in report.rows:
-        given = safe((row.answer_text or "")[:40]) or _("({text})").format(text=status_text(row.status))
+        given = preview(row.answer_text) if row.answer_text else Text(_("({text})").format(text=status_text(row.status)))
         if row.cut_off:
-            given += " [yellow]" + _("({text})").format(text=_("cut off")) + "[/yellow]"
+            given.append(" " + _("({text})").format(text=_("cut off")), style="yellow")
         table.add_row(str(row.position + 1), row.card_id, row.kind, given, f"{row.score:.2f}",
                       f"{row.duration_ms / 1000:.0f}")
     console.print(table)
@@ -207,7 +213,7 @@ def show_report(console: Console, report: Report) -> None:
         if row.score >= 1.0:
             continue
         label = _("Your answer (cut off when time ran out)") if row.cut_off else _("Your answer")
-        none, right = _("(no answer)"), _("Right answer")
+        none, right = _("({text})").format(text=status_text(row.status)), _("Right answer")  # as the table says
         body = "\n\n".join([row.text, _("{label}: {value}").format(label=f"**{label}**", value=row.answer_text or none),
                             _("{label}: {value}").format(label=f"**{right}**", value=row.right_answer)])
         if row.solution:

@@ -18,8 +18,8 @@ from rich.text import Text
 
 from quizzer.terminal.render import clean
 
-QUESTION_AT_LEAST = 20  # columns a question column keeps: its first words, whatever the terminal
-QUESTION_AT_MOST = 40  # a listing shows a question's first 40 columns (… marks a cut; --json has it whole)
+PREVIEW_AT_LEAST = 20  # columns a question or answer column keeps: its first words, whatever the terminal
+PREVIEW_AT_MOST = 40  # a listing shows a question's or answer's first 40 columns (… marks a cut; --json has it whole)
 
 
 def ident(header: str) -> Column:
@@ -41,18 +41,18 @@ def listing(*columns: Column | str, **options: Any) -> Table:
     return Table(*(text(c) if isinstance(c, str) else c for c in columns), **options)
 
 
-class _Question(Text):
+class _Preview(Text):
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         width = max(map(cell_len, self.plain.splitlines()), default=0)
-        return Measurement(min(width, QUESTION_AT_LEAST), width)
+        return Measurement(min(width, PREVIEW_AT_LEAST), width)
 
 
-def question(plain: str) -> Text:
-    """A card's front on one line (``app.browse.front_line``) as a table cell, cut to
-    QUESTION_AT_MOST columns. Its narrowest width is taken as QUESTION_AT_LEAST columns, not found
+def preview(plain: str) -> Text:
+    """A text shown in part (a card's front on one line, ``app.browse.front_line``; an answer) as a
+    table cell: cut to PREVIEW_AT_MOST columns, the cut marked with "…". Its narrowest width is taken as PREVIEW_AT_LEAST columns, not found
     from its line-break opportunities: UAX #14 costs about 0.1 ms a character through uniseg (a
     browser of 400 Chinese questions spent 1 s measuring them), and only a table nested in another
     renderable uses a cell's narrowest width."""
-    if cell_len(plain) > QUESTION_AT_MOST:
-        plain = set_cell_size(plain, QUESTION_AT_MOST - 1).rstrip() + "…"
-    return _Question(clean(plain))
+    if cell_len(plain) > PREVIEW_AT_MOST:
+        plain = set_cell_size(plain, PREVIEW_AT_MOST - 1).rstrip() + "…"
+    return _Preview(clean(plain))
