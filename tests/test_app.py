@@ -216,11 +216,12 @@ def test_exam_answers_mark_and_report_without_a_terminal(collection):
     while isinstance(views[-1], exams.MarkView):
         view = views[-1]
         if view.card_id == "q-one":
-            assert view.model_answer == "答案一" and view.points == ["要点一", "要点二"]
+            assert view.model_answer == "答案一" and view.points == ["要点一", "要点二"] and view.question == "问题一"
             retry, same = machine.handle(exams.Mark("１ ²"))  # only ASCII digits are point numbers
             assert isinstance(retry, exams.Retry) and same == view
             views = machine.handle(exams.Mark("1"))
-        else:
+        else:  # marked blind: a mistake card has no model answer, and its claim was not shown
+            assert "错误说法" in view.question
             views = machine.handle(exams.Mark("a"))
     report = views[-1]
     assert isinstance(report, exams.Report)

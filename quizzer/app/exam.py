@@ -200,6 +200,7 @@ class MarkView:
 
     position: int
     card_id: str
+    question: str  # as it was asked: a paper of 15 is not marked from memory
     answer_text: str | None
     model_answer: str | None
     points: list[str]
@@ -434,8 +435,8 @@ class ExamSession:
             question = self.to_mark[0]
             card = self.collection.cards[question.card_id]
             kind = kinds.of(card)
-            return MarkView(question.position, card.id, question.answer_text, kind.model_answer(card),
-                            kind.key_points(card), cut_off(question))
+            return MarkView(question.position, card.id, kind.front(self._asked(question)), question.answer_text,
+                            kind.model_answer(card), kind.key_points(card), cut_off(question))
         return self._finish()
 
     def _mark(self, text: str) -> list[View]:

@@ -150,7 +150,8 @@ class ExamScreen:
             label = _("Your answer (cut off when time ran out)") if view.cut_off else _("Your answer")
             heading = _("Model answer")
             model = _("{label}: {value}").format(label=f"**{heading}**", value=view.model_answer) + "\n\n" if view.model_answer else ""
-            body = (_("{label}: {value}").format(label=f"**{label}**", value=view.answer_text) + "\n\n" + model
+            body = (view.question + "\n\n---\n\n"
+                    + _("{label}: {value}").format(label=f"**{label}**", value=view.answer_text) + "\n\n" + model
                     + "**" + _("Key points") + "**\n\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(view.points, 1)))
             out.print()
             out.print(Panel(markdown(body), title=_("Mark question {number} · {card}").format(
