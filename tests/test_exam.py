@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -329,3 +330,15 @@ def test_a_seed_out_of_range_is_a_usage_error_and_no_exam_starts(deck_dir, seed)
     assert result.exit_code == 2 and "--seed" in result.output  # it was an OverflowError from SQLite
     history = runner.invoke(app, ["exam", "--history", "--json", "--decks", str(deck_dir)])
     assert json.loads(history.stdout) == []
+
+
+def test_a_papers_section_is_named_once_in_the_question_and_the_report():
+    """A question from a paper was headed `§Holtzman2020§3.1`, and the report grouped it as
+    `§Holtzman2020§3` beside the decks' sections."""
+    result = runner.invoke(app, ["exam", "--deck", "interview-numbers", "--count", "1", "--minutes", "5"], input="!f\n",
+                           env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.stdout.splitlines() if line.startswith("╭─ Question 1 of 1"))
+    assert re.search(r" · [A-Za-z]+\d{4}§[\d.]+ ─", header) and not re.search(r"§[A-Za-z]", header), header
+    by_section = result.stdout.split("By section")[1].split("By tag")[0]
+    assert re.search(r"interview-numbers [A-Za-z]+\d{4}§\d+ ", by_section), by_section

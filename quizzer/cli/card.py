@@ -89,7 +89,7 @@ def _draw(shown: Shown) -> None:
               + _("tags: {tags}").format(tags=safe(join(info.tags) or "-")))
     if shown.front is not None:
         seed = " · " + _("seed {seed}").format(seed=shown.seed) if shown.seed is not None else ""
-        render.card(out, f"{safe(shown.deck_title or '')} · {info.kind} · §{safe(shown.source or '')}{seed}",
+        render.card(out, f"{safe(shown.deck_title or '')} · {info.kind} · {render.section(shown.source or '')}{seed}",
                     shown.front)
         out.print(Panel(markdown(shown.back or ""), border_style="green"))
         if shown.solution:

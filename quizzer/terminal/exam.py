@@ -125,12 +125,12 @@ class ExamScreen:
         out = self.console
         if isinstance(view, QuestionView):
             if self.prompter.interactive:  # the clock is live in the status line
-                title = _("Question {number} of {total} · {kind} · §{source}").format(
-                    number=view.number, total=view.total, kind=view.kind, source=safe(view.source))
+                title = _("Question {number} of {total} · {kind} · {section}").format(
+                    number=view.number, total=view.total, kind=view.kind, section=render.section(view.source))
             else:
-                title = _("Question {number} of {total} · {clock} left · {kind} · §{source}").format(
+                title = _("Question {number} of {total} · {clock} left · {kind} · {section}").format(
                     number=view.number, total=view.total, clock=clock_text(view.seconds_left), kind=view.kind,
-                    source=safe(view.source))
+                    section=render.section(view.source))
             render.card(out, title, view.front)
             if view.earlier_answer:
                 out.print("[dim]" + _("Your earlier answer: {answer}").format(answer=safe(view.earlier_answer)) + "[/dim]",
@@ -179,7 +179,7 @@ def status_text(status: str) -> str:
 
 def chapter(row: ReportRow) -> str:
     """A question's deck and top section (``ch08-bert §8``): two decks may both have a §8."""
-    return row.deck if row.source == "-" else f"{row.deck} §{row.source.split('.')[0]}"
+    return row.deck if row.source == "-" else f"{row.deck} {render.section(row.source.split('.')[0])}"
 
 
 def show_report(console: Console, report: Report) -> None:

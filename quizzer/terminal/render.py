@@ -207,6 +207,12 @@ def console() -> Console:
     return _Console()
 
 
+def section(source: str) -> str:
+    """A card's course section as headers show it: ``§8.2``; a paper's names itself
+    (``Vaswani2017§3.2``), as ``safe`` text for markup."""
+    return safe(source if "§" in source else f"§{source}")
+
+
 def card(console: Console, title: str, front: str) -> None:
     """A card's (or question's) front in a panel under its title (markup: escape deck text)."""
     from rich.panel import Panel

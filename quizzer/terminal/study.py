@@ -195,9 +195,8 @@ class StudyScreen:
         out = self.console
         if isinstance(view, CardView):
             progress = _("{done} done · {left} left").format(done=view.done, left=view.left)
-            section = view.source if "§" in view.source else f"§{view.source}"  # a paper's: Vaswani2017§3.2
             # progress first: a narrow terminal cuts the title's end, and a long deck title cut it off
-            title = f"[dim]{progress}[/dim] · {safe(view.deck_title)} · {view.kind} · {safe(section)}"
+            title = f"[dim]{progress}[/dim] · {safe(view.deck_title)} · {view.kind} · {render.section(view.source)}"
             render.card(out, title, view.front)
         elif isinstance(view, BackView):
             out.print(Panel(markdown(view.back), border_style="green"))
