@@ -92,12 +92,15 @@ def test_optimize_the_real_history_fits_better_than_the_defaults_and_is_used():
     finally:
         store.close()
 
-    assert quiz("optimize", "--reset").exit_code == 0
+    reset = quiz("optimize", "--reset")
+    assert reset.exit_code == 0 and reset.output == "Back to FSRS's default parameters.\n"
     store = open_store(os.environ["QUIZ_DB"])
     try:
         assert learner.load(store).parameters is None
     finally:
         store.close()
+    again = quiz("optimize", "--reset")  # said "Back to FSRS's default parameters." again
+    assert again.output == "The scheduler already uses FSRS's default parameters.\n"
 
 
 def test_a_small_history_is_refused_saying_how_many_more(tmp_path):

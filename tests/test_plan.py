@@ -94,6 +94,12 @@ def test_a_plan_past_the_daily_review_limit_says_so():
     assert "(60 days left)" in far.output and "reviews a day:" not in far.output
 
 
+def test_one_review_a_day_is_said_in_the_singular():
+    """`quiz plan --deck interview-numbers` (13 cards, two months away) said "1 reviews a day"."""
+    shown = quiz("plan", "--date", "2026-03-06", "--deck", "interview-numbers").output
+    assert "; 1 review a day." in shown, shown
+
+
 def test_the_overview_offers_the_new_cards_study_will_at_the_plans_pace():
     """``quiz`` said 20 new cards while ``quiz study`` raised the day to the plan's pace."""
     assert quiz("plan", "--date", "2026-01-10", "--deck", "ch08-bert").exit_code == 0

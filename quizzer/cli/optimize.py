@@ -37,13 +37,15 @@ def optimize(
 
     store = collection(ctx, decks_dir, db).store
     if reset:
+        fitted = learner.load(store).parameters is not None
         learner.save_parameters(store, None, None)
         if as_json:
             from quizzer.cli.output import emit_json
 
             emit_json(dict(parameters=list(fit.default_parameters()), kept=False, reset=True))
         else:
-            typer.echo(_("Back to FSRS's default parameters."))
+            typer.echo(_("Back to FSRS's default parameters.") if fitted
+                       else _("The scheduler already uses FSRS's default parameters."))
         return
     result = fit.optimize(history.review_log(store), settings().day_start_hour)
     if result.kept:
@@ -62,7 +64,7 @@ def _show(result: Fit) -> None:
     from quizzer.terminal.tables import listing, number, text
 
     shown = listing(text(_("parameters")), number(_("log loss")), number(_("RMSE(bins)")),
-                  title=_("{count} reviews").format(count=result.reviews),
+                  title=_("{count} reviews").format(count=f"{result.reviews:,}"),
                   caption=_("scored on the later quarter of the reviews made on a later day than the card's "
                             "previous one"))
     shown.add_row(_("default"), f"{result.default.log_loss:.4f}", f"{result.default.rmse_bins:.4f}")

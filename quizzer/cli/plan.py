@@ -173,9 +173,12 @@ def show_status(shown: PlanStatus) -> None:
                        "the day.", "Interview on {day} ({days} days left), {decks}: every card at {target:.0%} recall "
                        "or more on the day.", forecast.days_left).format(
         day=interview.day, days=forecast.days_left, decks=decks, target=interview.retention))
-    out.print(_("Following the plan (every review answered Good): {recalled:.1%} of the {cards} cards recalled on "
-                "the day, {share:.0%} of them at the target; {reviews:.0f} reviews a day.").format(
-        recalled=forecast.recalled, cards=forecast.cards, share=forecast.at_target, reviews=forecast.reviews_per_day))
+    reviews = round(forecast.reviews_per_day)
+    out.print(ngettext("Following the plan (every review answered Good): {recalled:.1%} of the {cards} cards recalled "
+                       "on the day, {share:.0%} of them at the target; {reviews} review a day.",
+                       "Following the plan (every review answered Good): {recalled:.1%} of the {cards} cards recalled "
+                       "on the day, {share:.0%} of them at the target; {reviews} reviews a day.", reviews).format(
+        recalled=forecast.recalled, cards=forecast.cards, share=forecast.at_target, reviews=reviews))
     line = raised(shown)
     if line:
         out.print(line)
