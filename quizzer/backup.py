@@ -142,6 +142,9 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | 
     backed up first (returned), so a restore can itself be undone."""
     now = clock.now() if now is None else now
     backup, db_path = Path(backup), Path(db_path)
+    if db_path.exists() and backup.exists() and os.path.samefile(backup, db_path):
+        raise BackupError(_("not restoring {backup}: it is the database itself").format(backup=backup),
+                          _("pick a backup (`quiz backup list`); the database is unchanged"))
     why = None
     problems = check(backup)
     if problems:

@@ -109,6 +109,14 @@ def test_a_restore_waits_for_another_writer_only_as_long_as_the_busy_timeout(db,
     assert check(db) == []
 
 
+def test_the_database_is_not_restored_over_itself(db):
+    """`quiz backup restore "$QUIZ_DB"` said "restored", after a needless safety backup."""
+    before = db.read_bytes()
+    with pytest.raises(BackupError, match="it is the database itself"):
+        restore(db, db, NOW)
+    assert db.read_bytes() == before and list_backups(db) == []
+
+
 def test_check_reports_ok_and_damage(db, tmp_path):
     assert check(db) == []
     assert check(tmp_path / "missing.db") != []

@@ -323,6 +323,13 @@ def test_cloze_in_an_exam_through_the_cli(deck_folder):
     assert card_info(open_store(), "q-cloze", T0).reviews[-1].rating == 2  # half right → Hard
 
 
+@pytest.mark.parametrize("args", [["--history", "--count", "3"], ["--resume", "--deck", "mini", "--seed", "1"]])
+def test_paper_options_with_history_or_resume_are_a_usage_error(deck_dir, args):
+    """`quiz exam --history --count 3` dropped --count without a word."""
+    result = runner.invoke(app, ["exam", *args, "--decks", str(deck_dir)], env={"QUIZ_NOW": T0.isoformat()})
+    assert result.exit_code == 2 and "choose" in result.stderr and args[0] in result.stderr, result.output
+
+
 @pytest.mark.parametrize("seed", ["99999999999999999999", "-1"])
 def test_a_seed_out_of_range_is_a_usage_error_and_no_exam_starts(deck_dir, seed):
     result = runner.invoke(app, ["exam", "--seed", seed, "--decks", str(deck_dir)], input="",

@@ -167,6 +167,9 @@ def test_export_of_one_deck_an_unknown_deck_and_an_unwritable_file(deck_dir, tmp
     result = runner.invoke(app, ["export", "anki", str(missing), "--decks", str(deck_dir)])
     assert result.exit_code == 1 and f"{missing}: cannot be written" in result.output
     assert not (tmp_path / "no-such-folder").exists()
+    result = runner.invoke(app, ["export", "anki", str(tmp_path / "x.txt"), "--decks", str(deck_dir)])
+    assert result.exit_code == 2 and "Anki imports a package named .apkg (e.g. x.apkg)" in result.output
+    assert not (tmp_path / "x.txt").exists()  # it wrote a package Anki's import would not offer
 
 
 @pytest.mark.parametrize("command", [["export", "anki"], ["history", "export"], ["export", "markdown", "--out"]])

@@ -318,6 +318,15 @@ KindFilter = Annotated[Optional[list[Kind]], typer.Option(
 JsonOption = Annotated[bool, typer.Option("--json", help=_("Print JSON instead of a table."))]
 
 
+def given(ctx: typer.Context, *names: str) -> list[str]:
+    """Which of the options ``names`` the command line gave, as typed (``--count``), for one that
+    another option makes pointless: said, not passed over in silence."""
+    from typer._click.core import ParameterSource
+
+    return [param.opts[0] for param in ctx.command.params if param.name in names
+            and ctx.get_parameter_source(param.name) == ParameterSource.COMMANDLINE]
+
+
 def kind_values(chosen: list[Any] | None) -> list[str] | None:
     return [k.value for k in chosen] if chosen else None
 

@@ -16,12 +16,13 @@ from quizzer.cli.base import (
     app,
     collection,
     console,
+    given,
     kind_values,
     settings,
 )
 from quizzer.defaults import EXAM_COUNT, EXAM_MINUTES
 from quizzer.errors import UsageError
-from quizzer.i18n import _
+from quizzer.i18n import _, ngettext
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -54,6 +55,11 @@ def exam(
 
     if as_json and not show_history:
         raise UsageError(_("--json goes with --history"), "quiz exam --history --json")
+    drawing = given(ctx, "count", "minutes", "deck", "tag", "kind", "seed")
+    if (show_history or resume) and drawing:
+        raise UsageError(ngettext("{options} chooses a new paper: not with {mode}",
+                                  "{options} choose a new paper: not with {mode}", len(drawing)).format(
+            options=" ".join(drawing), mode="--history" if show_history else "--resume"))
     learner = settings()
     opened = collection(ctx, decks_dir, db)
     out = console()

@@ -20,7 +20,7 @@ from quizzer.cli.base import (
     output_file,
     settings,
 )
-from quizzer.errors import QuizError, UnknownName
+from quizzer.errors import QuizError, UnknownName, UsageError
 from quizzer.i18n import _, ngettext
 
 if TYPE_CHECKING:
@@ -65,9 +65,13 @@ def export_anki(
     from quizzer import clock
     from quizzer.transfer.anki import package
 
+    target = output_file(ctx, file)  # before the package is made: that takes seconds
+    if target.suffix.lower() != ".apkg":  # Anki's import offers .apkg files only
+        raise UsageError(_("{file}: Anki imports a package named .apkg").format(file=file),
+                         _("e.g. {name}").format(name=target.with_suffix(".apkg").name))
     chosen = _chosen(load(ctx, decks_dir), deck)
     exported = package(chosen, clock.now().timestamp())
-    _write(output_file(ctx, file), exported.data)
+    _write(target, exported.data)
     typer.echo(ngettext("exported {notes} note of {cards} card to {file}",
                         "exported {notes} notes of {cards} cards to {file}", exported.notes)
                .format(notes=exported.notes, cards=exported.cards, file=file))
