@@ -230,6 +230,14 @@ def test_the_sheet_lists_every_question_then_every_answer_in_the_same_order(deck
     assert "［2：维度］" in questions and "`768`" in answers and "`768`" not in questions
     assert "**In fact**: 正确说法" in answers
     assert sheet(deck_dir) == text  # the numeric question is drawn from a fixed seed
+    from quizzer import i18n
+
+    i18n.use("zh")
+    try:
+        chinese = sheet(deck_dir)
+    finally:
+        i18n.use("en")
+    assert "\n## 答案\n" in chinese and "Answers" not in chinese  # its heading was left in English
 
 
 def test_the_sheet_goes_to_a_file_with_out_and_one_deck_with_deck(deck_dir, deck_folder, tmp_path):

@@ -67,6 +67,20 @@ def test_help_is_in_the_chosen_language():
     assert english.startswith("Usage:") and not CJK.search(english)
 
 
+def test_every_command_has_a_marked_help_text_not_its_docstring():
+    """`quiz import chapter --help` was English in the Chinese interface: typer took the docstring,
+    which the catalogue never sees."""
+    from quizzer.cli import app
+
+    def commands(group, path):
+        for command in group.registered_commands:
+            yield " ".join([*path, command.name or command.callback.__name__]), command.help
+        for sub in group.registered_groups:
+            yield from commands(sub.typer_instance, [*path, sub.name])
+
+    assert [name for name, text in commands(app, []) if not text] == []
+
+
 @pytest.mark.parametrize("env, expected", [
     ({"QUIZ_LANG": "zh", "LANG": "en_US.UTF-8"}, "zh"),  # the variable wins over the locale
     ({"LANG": "zh_CN.UTF-8"}, "zh"),

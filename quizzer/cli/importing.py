@@ -17,7 +17,9 @@ import_app = typer.Typer(help=_("Bring material in as decks (a course chapter)."
 app.add_typer(import_app, name="import")
 
 
-@import_app.command("chapter")
+@import_app.command("chapter", help=_(
+    "Turn a course chapter into a deck draft: interview questions, quizzes, common mistakes and key tables become "
+    "cards, with the chapter's sections and ids that stay the same on every import."))
 def import_chapter(
     file: Annotated[Path, typer.Argument(metavar="FILE", show_default=False, help=_("The chapter, in the course markup."))],
     deck: Annotated[str | None, typer.Option("--deck", metavar="ID", show_default=False, help=_(
@@ -26,8 +28,7 @@ def import_chapter(
         "Write the deck here; if it exists, add the chapter's new cards and keep its own (default: print the YAML)."))] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Turn a course chapter into a deck draft: interview questions, quizzes, common mistakes and
-    key tables become cards, with the chapter's sections and ids that stay the same on every import."""
+    """The chapter's cards as YAML, or added to the deck in --out (the help text is the command's)."""
     from quizzer.transfer.chapter import import_chapter as run
 
     if as_json and out is None:

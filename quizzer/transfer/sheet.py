@@ -23,8 +23,8 @@ def _heading(number: int, card: Any, seed: int | None) -> str:
 
 def review_sheet(title: str, cards: Sequence[Any]) -> str:
     """The sheet of ``cards`` (deck models, in the order given) as Markdown."""
-    questions = [f"# {title}", "", f"## {_('Questions')}", ""]
-    answers = [f"## {_('Answers')}", ""]
+    questions = [f"# {title}", "", "## " + _("Questions"), ""]  # outside the f-string: the catalogue finds them
+    answers = ["## " + _("Answers"), ""]
     for number, card in enumerate(cards, 1):
         kind = kinds.of(card)
         asked = kind.ask(card, SEED)
