@@ -33,7 +33,7 @@ from pathlib import Path
 
 from quizzer import clock
 from quizzer.clock import ROLLOVER_HOUR, study_day
-from quizzer.errors import BackupError
+from quizzer.errors import BackupError, os_reason
 from quizzer.locks import busy_timeout_ms, locked
 from quizzer.i18n import N_, _
 
@@ -282,8 +282,8 @@ def _reason(exc: BaseException) -> tuple[str, str | None]:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
             return _("the disk is full"), _(_FULL_HINT)
         if isinstance(exc, PermissionError) or exc.errno == errno.EROFS:
-            return _("no permission to write: {reason}").format(reason=exc.strerror or exc), _(_PERMISSION_HINT)
-        return _one_line(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")), None
+            return _("no permission to write: {reason}").format(reason=os_reason(exc)), _(_PERMISSION_HINT)
+        return _one_line(os_reason(exc) + (f": {exc.filename}" if exc.filename else "")), None
     code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+; else SQLite's message
     primary = code & 0xFF if code is not None else None
     if primary == _SQLITE_FULL or "database or disk is full" in str(exc):

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, cast
 
 from quizzer import kinds
 from quizzer.clock import DAY_SECONDS
-from quizzer.errors import MAX_PROBLEMS, UNLISTED, DeckProblems, printable
+from quizzer.errors import MAX_PROBLEMS, UNLISTED, DeckProblems, os_reason, printable
 from quizzer.i18n import N_, _, join
 from quizzer.locations import bundled_decks, deck_dirs  # noqa: F401  # where commands and tests find them
 
@@ -420,7 +420,7 @@ def _read_bytes(path: Path) -> bytes | str:
             return _("symlink loop")
         if err.errno == errno.ENOENT and _is_symlink(path):
             return _("symlink to a file that does not exist")
-        return _("cannot read: {reason}").format(reason=err.strerror)
+        return _("cannot read: {reason}").format(reason=os_reason(err))
     if size > MAX_DECK_BYTES:  # it grew since, or its size said 0 (/proc)
         return _too_large(None)
     return b"".join(chunks)

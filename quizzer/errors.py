@@ -7,6 +7,7 @@ place (``quizzer.cli.main``). ``QUIZ_DEBUG=1`` shows the traceback for bug repor
 
 from __future__ import annotations
 
+import errno
 import re
 from enum import IntEnum
 from typing import Any
@@ -15,6 +16,21 @@ from quizzer.i18n import N_, _, join, ngettext
 
 _UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _LONGEST = 1000  # characters of one file name or message shown (a message can quote a long text)
+
+
+_OS_REASONS = {
+    errno.ENOENT: N_("no such file or folder"), errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("operation not permitted"), errno.EISDIR: N_("it is a folder"),
+    errno.ENOTDIR: N_("part of the path is not a folder"), errno.ENOSPC: N_("no space left on the disk"),
+    errno.EROFS: N_("the file system is read-only"), errno.ENAMETOOLONG: N_("the name is too long"),
+}
+
+
+def os_reason(err: OSError) -> str:
+    """Why a file could not be read or written, in the interface language: the system's own
+    words (``strerror``) are English whatever the interface, so the common ones are ours."""
+    known = _OS_REASONS.get(err.errno or 0)
+    return _(known) if known else str(err.strerror or err)
 
 
 def printable(text: str) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
-from quizzer.errors import QuizError, UsageError
+from quizzer.errors import QuizError, UsageError, os_reason
 from quizzer.i18n import N_, _, current, join, language_code, requested
 
 CONFIG_ENV = "QUIZ_CONFIG"
@@ -323,7 +323,7 @@ def read_raw(path: Path) -> dict[str, Any]:
         raise UsageError(_("{file}: not valid TOML: {reason}").format(file=path.name, reason=_("not UTF-8 text")),
                          _fix_hint(path)) from None
     except OSError as err:
-        raise QuizError(_("{path} cannot be read: {reason}").format(path=path, reason=err.strerror or err),
+        raise QuizError(_("{path} cannot be read: {reason}").format(path=path, reason=os_reason(err)),
                         _("check the file, or point {variable} at another").format(variable=CONFIG_ENV)) from None
     import tomllib  # stdlib; imported here like the file itself, only when there is one
 
@@ -397,7 +397,7 @@ def write(path: Path, values: Mapping[str, Any]) -> None:
         temporary.write_text(HEADER + "".join(lines), "utf-8")
         os.replace(temporary, path)
     except OSError as err:
-        raise QuizError(_("{path} cannot be written: {reason}").format(path=path, reason=err.strerror or err),
+        raise QuizError(_("{path} cannot be written: {reason}").format(path=path, reason=os_reason(err)),
                         _("check that its folder exists and is writable, or point {variable} elsewhere").format(
                             variable=CONFIG_ENV)) from None
 

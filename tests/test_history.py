@@ -412,4 +412,5 @@ def test_a_bad_history_file_is_explained_in_chinese(tiny, tmp_path):
         i18n.use("en")
     assert rating.exit_code == 1 and rating.stderr.startswith(
         f"错误：{bad}:3: review_rating 应为 1（重来）、2（困难）、3（良好）或 4（简单），而不是 '5'")
-    assert missing.exit_code == 1 and missing.stderr.startswith(f"错误：{tmp_path / 'nowhere.csv'}: 无法读取：")
+    # the system's reason was English ("No such file or directory") in the Chinese interface
+    assert missing.exit_code == 1 and missing.stderr.startswith(f"错误：{tmp_path / 'nowhere.csv'}: 无法读取：没有这个文件或文件夹")

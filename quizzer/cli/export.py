@@ -20,7 +20,7 @@ from quizzer.cli.base import (
     output_file,
     settings,
 )
-from quizzer.errors import QuizError, UnknownName, UsageError
+from quizzer.errors import QuizError, UnknownName, UsageError, os_reason
 from quizzer.i18n import _, ngettext
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def _write(path: Path, data: bytes) -> None:
     except OSError as exc:
         with suppress(OSError):
             partial.unlink()
-        raise QuizError(_("{file}: cannot be written: {reason}").format(file=path, reason=exc.strerror or exc),
+        raise QuizError(_("{file}: cannot be written: {reason}").format(file=path, reason=os_reason(exc)),
                         _("check that its folder exists and is writable")) from None
 
 

@@ -33,7 +33,7 @@ from sqlalchemy import Connection, Engine, Table, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.errors import ConnectionLost, DatabaseError, UsageError
+from quizzer.errors import ConnectionLost, DatabaseError, UsageError, os_reason
 from quizzer.i18n import N_, _
 from quizzer.locks import BUSY_TIMEOUT_MS, busy_timeout_ms, locked
 
@@ -328,7 +328,7 @@ def check_location(path: Path, *, create_folder: bool = False) -> None:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise DatabaseError(_("{path}: cannot create its folder {folder}: {reason}").format(
-                path=path, folder=folder, reason=exc.strerror or exc)) from exc
+                path=path, folder=folder, reason=os_reason(exc))) from exc
     if not folder.is_dir():
         raise DatabaseError(_("{path}: {folder} is not a folder").format(path=path, folder=folder), _("correct --db / QUIZ_DB"))
     if path.is_dir():
@@ -341,7 +341,7 @@ def check_location(path: Path, *, create_folder: bool = False) -> None:
             with path.open("rb") as file:
                 head = file.read(len(SQLITE_MAGIC))
         except OSError as exc:
-            raise DatabaseError(_("{path} cannot be read: {reason}").format(path=path, reason=exc.strerror or exc),
+            raise DatabaseError(_("{path} cannot be read: {reason}").format(path=path, reason=os_reason(exc)),
                                 _("check the file's permissions")) from exc
         if head and head != SQLITE_MAGIC:
             raise DatabaseError(_("{path} is not a SQLite database").format(path=path), _(NOT_SQLITE_HINT))

@@ -42,6 +42,7 @@ from quizzer.app.study import (
 )
 from quizzer.app.views import Retry
 from quizzer.defaults import LEECH_LAPSES, Rating
+from quizzer.errors import os_reason
 from quizzer.settings import Settings
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.terminal import render
@@ -184,7 +185,7 @@ class StudyScreen:
             subprocess.call([*shlex.split(editor), f"+{line}", str(path)])
         except OSError as err:
             message = _("Could not start the editor '{editor}' ({reason}); set $EDITOR.").format(
-                editor=safe(editor), reason=err.strerror)
+                editor=safe(editor), reason=os_reason(err))
             self.console.print(f"[red]{message}[/red]", highlight=False)
             return None
         return Edited()

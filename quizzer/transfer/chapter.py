@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from quizzer import decks, yamlsource
-from quizzer.errors import DeckProblems, QuizError, UsageError
+from quizzer.errors import DeckProblems, QuizError, UsageError, os_reason
 from quizzer.i18n import _, join
 from quizzer.kinds.fields import ID_PATTERN, LETTERS
 
@@ -600,5 +600,5 @@ def _write(out: Path, text: str) -> None:
     except OSError as exc:
         with suppress(OSError):
             partial.unlink()
-        raise QuizError(_("{path}: cannot be written: {reason}").format(path=out, reason=exc.strerror or exc),
+        raise QuizError(_("{path}: cannot be written: {reason}").format(path=out, reason=os_reason(exc)),
                         _("check that its folder is writable and the free disk space")) from None

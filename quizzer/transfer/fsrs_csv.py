@@ -22,7 +22,7 @@ from typing import TextIO
 import fsrs
 
 from quizzer.clock import ROLLOVER_HOUR
-from quizzer.errors import HistoryFileError
+from quizzer.errors import HistoryFileError, os_reason
 from quizzer.i18n import _, join
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER, replay_decider
 from quizzer.store import history
@@ -135,7 +135,7 @@ def read_review_log(csv_path: Path, now: datetime | None = None) -> list[LoggedR
     except UnicodeDecodeError:
         raise HistoryFileError(f"{csv_path}: " + _("not UTF-8 text")) from None
     except OSError as exc:
-        raise HistoryFileError(f"{csv_path}: " + _("cannot be read: {reason}").format(reason=exc.strerror or exc),
+        raise HistoryFileError(f"{csv_path}: " + _("cannot be read: {reason}").format(reason=os_reason(exc)),
                                _("check the file name")) from None
 
 
@@ -175,7 +175,7 @@ def write_review_log(csv_path: Path, reviews: Iterable[LoggedReview]) -> None:
     except OSError as exc:
         with suppress(OSError):
             partial_path.unlink()
-        raise HistoryFileError(f"{csv_path}: " + _("cannot be written: {reason}").format(reason=exc.strerror or exc),
+        raise HistoryFileError(f"{csv_path}: " + _("cannot be written: {reason}").format(reason=os_reason(exc)),
                                _("check that its folder exists and is writable, and the free disk space")) from None
     except BaseException:
         with suppress(OSError):
