@@ -114,6 +114,18 @@ def test_a_number_stays_with_the_chinese_word_after_it(width):
         assert not any(text[i - 1].isdigit() and "\u4e00" <= text[i] <= "\u9fff" for i in offsets), (text, width, offsets)
 
 
+@pytest.mark.parametrize("width", range(8, 40))
+def test_a_command_in_backticks_stays_on_one_line_where_it_fits(width):
+    """At 60 columns `quiz optimize --reset` broke as `quiz optimize -- / reset`, and in Chinese
+    `quiz / --help` (both are typed as one)."""
+    for text in ("Kept the fitted parameters (`quiz optimize --reset` goes back).",
+                 "`quiz study` 每日练习，`quiz exam` 模拟面试，`quiz --help` 查看全部命令。"):
+        offsets = divide_line(text, width)
+        spans = [(m.start(), m.end()) for m in re.finditer(r"`[^`]*`", text)]
+        # (punctuation around a span, as "(`…`", goes with it: room for two more cells)
+        assert not [i for i in offsets for a, b in spans if a < i < b and cell_len(text[a:b]) + 2 <= width], (text, offsets)
+
+
 def test_a_word_longer_than_the_line_is_folded():
     text = "注意" + "x" * 30 + "力"
     offsets = divide_line(text, 10)

@@ -30,7 +30,7 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
     """Offsets (in characters) where ``text`` breaks to fit ``width`` cells."""
     if cell_len(text) <= width:  # fits: no break, and no Unicode tables to load
         return []
-    if text.isascii() and not text[:1].isspace():  # rich would glue leading spaces to the first word
+    if text.isascii() and "`" not in text and not text[:1].isspace():  # rich would glue leading spaces to the first word
         return _RICH_DIVIDE(text, width, fold)
     breaks: list[int] = []
     used = 0  # cells on the current line, trailing spaces included
@@ -68,11 +68,27 @@ _BETWEEN_IDEOGRAPHS = re.compile(f"(?<={_IDEOGRAPH})(?={_IDEOGRAPH})")
 
 
 def break_units(text: str) -> list[str]:
-    """The pieces a line never breaks inside: UAX #14's (``joined``, below); a piece longer than
-    the line is folded."""
+    """The pieces a line never breaks inside: UAX #14's (``joined``, below), and a command in
+    backticks whole (``quiz optimize --reset``: typed as one, read as one); a piece longer than the
+    line is folded."""
     from uniseg.linebreak import line_break_units
 
-    return joined(unit for run in _BETWEEN_IDEOGRAPHS.split(text) for unit in line_break_units(run))
+    units = joined(unit for run in _BETWEEN_IDEOGRAPHS.split(text) for unit in line_break_units(run))
+    return in_code_whole(units) if text.count("`") % 2 == 0 else units
+
+
+def in_code_whole(units: list[str]) -> list[str]:
+    """``units`` with each backtick span's pieces joined into one."""
+    pieces: list[str] = []
+    inside = False
+    for unit in units:
+        if inside and pieces:
+            pieces[-1] += unit
+        else:
+            pieces.append(unit)
+        if unit.count("`") % 2:
+            inside = not inside
+    return pieces
 
 
 _ONE_IDEOGRAPH = re.compile(_IDEOGRAPH)
