@@ -349,3 +349,15 @@ def test_a_papers_section_is_named_once_in_the_question_and_the_report():
     assert re.search(r" · [A-Za-z]+\d{4}§[\d.]+ ─", header) and not re.search(r"§[A-Za-z]", header), header
     by_section = result.stdout.split("By section")[1].split("By tag")[0]
     assert re.search(r"interview-numbers [A-Za-z]+\d{4}§\d+ ", by_section), by_section
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+def test_the_report_keeps_each_card_id_whole_before_the_kind_and_the_seconds(columns):
+    """At 80 columns the question table folded `d12-cloze-gpt-weight-tying` as `…-tyi` / `ng`."""
+    result = runner.invoke(app, ["exam", "--count", "6", "--minutes", "5", "--seed", "5"], input="!f\n",
+                           env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    table = result.stdout.split("Questions")[1].split("└")[0]
+    ids = [q.card_id for q in exam_store.questions(open_store(), 1)]
+    assert all(f"│ {card_id} " in table for card_id in ids), table
+    assert ("seconds" in table) == (columns == 100)  # the first to go on a narrow terminal

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
@@ -177,6 +178,11 @@ def status_text(status: str) -> str:
     return {"skipped": _("skipped"), "unanswered": _("unanswered")}.get(status, status)
 
 
+# what the report's question table needs beside the card id: its rules and padding, the number,
+# the score and a dozen columns of the answer; and with the kind and the seconds
+FEWER_COLUMNS, ALL_COLUMNS = 34, 55
+
+
 def chapter(row: ReportRow) -> str:
     """A question's deck and top section (``ch08-bert §8``): two decks may both have a §8."""
     return row.deck if row.source == "-" else f"{row.deck} {render.section(row.source.split('.')[0])}"
@@ -201,14 +207,19 @@ def show_report(console: Console, report: Report) -> None:
         for group, percent, count in report.by(key):
             table.add_row(safe(group), f"{percent:.0f}%", str(count))
         console.print(table)
-    table = Table("#", _("card"), _("kind"), _("your answer"), _("score"), _("seconds"), title=_("Questions"))
-    table.columns[1].overflow = "fold"  # the full id, for `quiz show ID`
+    # the id whole (for `quiz show ID`) before the kind and the seconds, which go first on a
+    # narrow terminal; folded only where even then the answer would keep no words beside it
+    longest = max((cell_len(row.card_id) for row in report.rows), default=0)
+    wide = console.width >= longest + ALL_COLUMNS
+    card = ident(_("card")) if console.width >= longest + FEWER_COLUMNS else text(_("card"))
+    table = Table(number("#"), card, *([ident(_("kind"))] if wide else []), text(_("your answer")), number(_("score")),
+                  *([number(_("seconds"))] if wide else []), title=_("Questions"))
     for row in report.rows:
         given = preview(row.answer_text) if row.answer_text else Text(_("({text})").format(text=status_text(row.status)))
         if row.cut_off:
             given.append(" " + _("({text})").format(text=_("cut off")), style="yellow")
-        table.add_row(str(row.position + 1), row.card_id, row.kind, given, f"{row.score:.2f}",
-                      f"{row.duration_ms / 1000:.0f}")
+        table.add_row(str(row.position + 1), row.card_id, *([row.kind] if wide else []), given, f"{row.score:.2f}",
+                      *([f"{row.duration_ms / 1000:.0f}"] if wide else []))
     console.print(table)
     for row in report.rows:
         if row.score >= 1.0:
