@@ -166,3 +166,15 @@ def test_the_automatic_backup_thins_by_the_learners_day_start(tmp_path, deck_fol
         assert result.exit_code == 0, result.output
         kept[hour] = sorted(b.taken_at.hour for b in list_backups(db) if b.taken_at < NOW)
     assert kept == {4: [20], 12: [6, 20]}
+
+
+def test_backup_create_makes_one_now_through_the_cli(db):
+    """An Anki user looks for a backup to take by hand before something risky."""
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    result = CliRunner().invoke(app, ["backup", "create", "--db", str(db)], env={"QUIZ_NOW": NOW.isoformat()})
+    assert result.exit_code == 0 and result.stdout.startswith("backed up to "), result.output
+    [made] = list_backups(db)
+    assert str(made.path) in result.stdout and check(made.path) == []

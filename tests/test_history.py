@@ -6,7 +6,9 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import sqlite3
+from contextlib import closing
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -115,8 +117,9 @@ def test_import_counts_then_a_second_import_adds_nothing(imported, imported_copy
     before = dump(imported_copy)
     again = quiz("history", "import", str(shared_log), "--json", "--db", str(imported_copy))
     assert again.exit_code == 0, again.output
-    assert json.loads(again.stdout) == dict(file=str(shared_log), imported=0, cards=0, new_archived_cards=0,
-                                            already_there=12580)
+    counts = json.loads(again.stdout)
+    assert Path(counts.pop("backup")).is_file()  # taken before the import, which cannot be taken back
+    assert counts == dict(file=str(shared_log), imported=0, cards=0, new_archived_cards=0, already_there=12580)
     assert dump(imported_copy) == before
     with sqlite3.connect(imported_copy) as conn:
         assert conn.execute("SELECT count(*) FROM review_log").fetchone() == (12580,)
@@ -131,8 +134,10 @@ def test_export_then_import_into_a_fresh_database_round_trips_every_row(imported
     original = rows_of(shared_log)
     assert rows_of(exported) == original and len(original) == 12581  # the header and every review
     fresh = quiz("history", "import", str(exported), "--json")  # into the test's own empty QUIZ_DB
-    assert json.loads(fresh.stdout) | {"file": ""} == dict(file="", imported=12580, cards=1205, new_archived_cards=1205,
-                                                            already_there=0)
+    counts = json.loads(fresh.stdout)
+    with closing(sqlite3.connect(counts.pop("backup"))) as before:  # the database as it was: no review yet
+        assert before.execute("SELECT count(*) FROM review_log").fetchone() == (0,)
+    assert counts | {"file": ""} == dict(file="", imported=12580, cards=1205, new_archived_cards=1205, already_there=0)
     again = tmp_path / "again.csv"
     assert quiz("history", "export", str(again)).exit_code == 0
     assert rows_of(again) == original
@@ -270,9 +275,11 @@ def test_reviews_of_a_deck_card_attach_to_it_and_unknown_ids_are_archived(tiny, 
     log = write_log(tmp_path / "log.csv", GOOD)
     result = quiz("history", "import", str(log), "--decks", str(tiny))
     assert result.exit_code == 0, result.output
-    summary, archived = result.stdout.splitlines()
+    summary, archived, saved = result.stdout.splitlines()
     assert summary == "imported 4 reviews of 2 cards (1 new archived card); 0 already there"
     assert archived.startswith("Archived cards have ids no deck has")  # what an archived card is, said once
+    assert re.fullmatch(r"The database before the import is saved as \S+\.db \(`quiz backup restore` brings it back\)\.",
+                        saved), saved
     store = open_store(quiz_db())
     try:
         one, old = card(store, "t-one"), card(store, "old-1")
@@ -286,7 +293,7 @@ def test_reviews_of_a_deck_card_attach_to_it_and_unknown_ids_are_archived(tiny, 
     # part of it again, with one new row: only that one is added
     more = write_log(tmp_path / "more.csv", GOOD[:2] + [("t-two", 4, "2025-01-06T08:00:00Z", 1200)])
     again = quiz("history", "import", str(more), "--decks", str(tiny))
-    assert again.stdout.strip() == "imported 1 review of 1 card (0 new archived cards); 2 already there"
+    assert again.stdout.splitlines()[0] == "imported 1 review of 1 card (0 new archived cards); 2 already there"
     # export: every review, one deck, or from a study day on; unknown deck is a usage error
     out = tmp_path / "out.csv"
     assert quiz("history", "export", str(out), "--decks", str(tiny)).stdout.strip() == f"exported 5 reviews of 3 cards to {out}"

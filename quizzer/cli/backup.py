@@ -11,7 +11,7 @@ from quizzer.cli.base import DbOption, JsonOption, app, learner, where
 from quizzer.errors import BackupError, UsageError
 from quizzer.i18n import _, ngettext
 
-backup_app = typer.Typer(help=_("List and restore the automatic backups."), no_args_is_help=True,
+backup_app = typer.Typer(help=_("Back up the database now, and list and restore the backups."), no_args_is_help=True,
                          context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(backup_app, name="backup")
 
@@ -27,6 +27,14 @@ def _db_path(ctx: typer.Context, db: Path | None) -> Path:
                          _("one learner's collection is the schema {schema}: `pg_dump --schema={schema}` saves it and "
                            "pg_restore brings it back; `quiz db copy --to FILE` keeps it in a file").format(schema=schema))
     return path
+
+
+@backup_app.command("create", help=_("Back up the database now (the automatic backups come at most every 30 "
+                                     "minutes of use)."))
+def backup_create(ctx: typer.Context, db: DbOption = None) -> None:
+    from quizzer import backup, clock
+
+    typer.echo(_("backed up to {file}").format(file=backup.backup_now(_db_path(ctx, db), clock.now())))
 
 
 @backup_app.command("list", help=_("The backups, newest first."))

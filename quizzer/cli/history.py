@@ -41,7 +41,7 @@ def history_import(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock
+    from quizzer import backup, clock
     from quizzer.scheduling.learner import schedule_of
     from quizzer.transfer.fsrs_csv import import_history, read_review_log
 
@@ -49,12 +49,15 @@ def history_import(
     reviews = read_review_log(file, now=clock.now())  # every row checked before the database is opened
     store = collection(ctx, decks_dir, db).store
     scheduler = schedule_of(store, learner).scheduler  # the learner's FSRS settings and parameters, as study's
+    # an import cannot be taken back (its archived cards stay): the database as it was, first
+    saved = backup.backup_now(store.path, clock.now()) if store.path is not None and reviews else None
     result = import_history(store, reviews, scheduler=scheduler, rollover_hour=learner.day_start_hour)
     if as_json:
         from quizzer.cli.output import emit_json
 
         emit_json(dict(file=str(file), imported=result.imported, cards=result.cards,
-                       new_archived_cards=result.new_cards, already_there=result.already_there))
+                       new_archived_cards=result.new_cards, already_there=result.already_there,
+                       backup=str(saved) if saved else None))
         return
     typer.echo(_("imported {reviews} of {cards} ({archived}); {skipped} already there").format(
         reviews=ngettext("{count} review", "{count} reviews", result.imported).format(count=f"{result.imported:,}"),
@@ -65,6 +68,9 @@ def history_import(
     if result.new_cards:
         typer.echo(_("Archived cards have ids no deck has: statistics and `quiz optimize` use their reviews, and study "
                      "never shows them."))
+    if saved:
+        typer.echo(_("The database before the import is saved as {file} (`quiz backup restore` brings it back).")
+                   .format(file=saved.name))
 
 
 @history_app.command("export", help=_(

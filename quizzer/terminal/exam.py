@@ -169,8 +169,8 @@ def left_message(view: LeftUnfinished) -> str:
     if view.expired:
         return _("Exam {id} left unfinished, every answer saved; its time is up: `quiz exam --resume` scores it.").format(
             id=view.exam_id)
-    return _("Exam {id} left unfinished, every answer saved; `quiz exam --resume` continues it until {time}.").format(
-        id=view.exam_id, time=f"{view.deadline.astimezone():%H:%M}")
+    return _("Exam {id} left unfinished, every answer saved; `quiz exam --resume` continues it until {time}, "
+             "and after that scores what was answered.").format(id=view.exam_id, time=f"{view.deadline.astimezone():%H:%M}")
 
 
 def status_text(status: str) -> str:
