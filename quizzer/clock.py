@@ -56,3 +56,8 @@ def day_start(day: date | datetime, rollover_hour: int = ROLLOVER_HOUR) -> datet
 def next_day_start(dt: datetime, rollover_hour: int = ROLLOVER_HOUR) -> datetime:
     """UTC instant the study day after the one containing ``dt`` begins (e.g. for bury)."""
     return day_start(study_day(dt, rollover_hour) + timedelta(days=1), rollover_hour)
+
+
+def when(moment: datetime) -> str:
+    """A stored UTC time as the learner's local time, to the minute (as every listing shows one)."""
+    return f"{moment.astimezone():%Y-%m-%d %H:%M}"

@@ -263,10 +263,10 @@ class _Builder:
             return None
         if isinstance(event, yaml.SequenceStartEvent):
             items: list[Any] = []
-            for event in self.events:
-                if isinstance(event, yaml.SequenceEndEvent):
+            for item in self.events:
+                if isinstance(item, yaml.SequenceEndEvent):
                     return items
-                items.append(self.node(event, path + (len(items),), depth + 1))
+                items.append(self.node(item, path + (len(items),), depth + 1))
         if isinstance(event, yaml.MappingStartEvent):
             return self.mapping(path, depth)
         raise AssertionError(f"unexpected YAML event {event!r}")  # pragma: no cover

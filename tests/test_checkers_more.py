@@ -47,6 +47,9 @@ def test_at_least_15_checkers_and_the_new_ones_listed_by_the_cli():
     listed = json.loads(result.output)
     names = {row["name"] if isinstance(row, dict) else row for row in listed}
     assert len(names) >= 15 and set(NEW) <= names
+    from test_checkers import REQUIRED
+
+    assert names == REQUIRED | set(NEW)  # a checker added is one these tests name, so its own tests follow
 
 
 def test_prompts_compose_without_torch():
@@ -318,7 +321,7 @@ def intermediate(q) -> list[str]:
         return [f"= {num(v)}" for v in a]
     if name == "perplexity":
         return [f"= {num(a)}"]
-    return [f"| {num(v)} |" for v in a if v] + [f"→ −∞ | 0 | 0 |" for v in a if not v]  # sampling
+    return [f"| {num(v)} |" for v in a if v] + ["→ −∞ | 0 | 0 |" for v in a if not v]  # sampling
 
 
 @pytest.mark.parametrize("name", NEW)

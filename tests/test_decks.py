@@ -15,7 +15,6 @@ from quizzer.model import json_schema
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = ROOT.parent / "shared" / "seeds"
 
 
 def test_schema_file_is_generated_from_the_model():

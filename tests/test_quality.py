@@ -15,6 +15,12 @@ def test_mypy_is_clean():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_ruff_finds_no_unused_or_undefined_name():
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--output-format", "concise", "."], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_import_contracts_hold():
     """cli → terminal → app → decks/scheduling → model/store → kinds; SQL only in the store,
     rich only in the terminal and CLI, and checkers/ never imports quizzer (pyproject.toml)."""

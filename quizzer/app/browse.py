@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import fsrs
 
 from quizzer import kinds
 from quizzer.app import notebook

@@ -38,7 +38,7 @@ import fsrs
 from quizzer import clock, kinds
 from quizzer.app.collection import Collection
 from quizzer.app.views import Retry
-from quizzer.defaults import Rating
+from quizzer.defaults import SEEDS, Rating
 from quizzer.errors import NothingToExamine, NoUnfinishedExam
 from quizzer.i18n import _
 from quizzer.kinds.base import Asked
@@ -116,12 +116,12 @@ def draw_paper(store: Store, cards: Mapping[str, Any], spec: PaperSpec, seed: in
     chosen += _sample(rng, [(cid, 1.0) for cid in unseen], n_unseen)
     chosen += _sample(rng, seen, left - n_unseen)
     rng.shuffle(chosen)
-    return [Item(cid, kind_of[cid], rng.randrange(2**31) if kinds.get(kind_of[cid]).generated else None)
+    return [Item(cid, kind_of[cid], rng.randrange(SEEDS) if kinds.get(kind_of[cid]).generated else None)
             for cid in chosen]
 
 
 def new_seed() -> int:
-    return secrets.randbelow(2**31)
+    return secrets.randbelow(SEEDS)
 
 
 def rating_for(score: float) -> int:

@@ -40,6 +40,7 @@ def backup_create(ctx: typer.Context, db: DbOption = None) -> None:
 @backup_app.command("list", help=_("The backups, newest first."))
 def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = None) -> None:
     from quizzer import backup
+    from quizzer.clock import when
 
     items = backup.list_backups(_db_path(ctx, db))
     if as_json:
@@ -60,7 +61,7 @@ def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = 
             size = f"{item.path.stat().st_size / 1e6:5.1f} MB"  # MB as deck sizes are given (10^6 bytes)
         except OSError:  # removed since it was listed
             continue
-        typer.echo(f"{item.taken_at.astimezone():%Y-%m-%d %H:%M}  {size}  {item.path.name}")
+        typer.echo(f"{when(item.taken_at)}  {size}  {item.path.name}")
 
 
 @backup_app.command("restore", help=_("Replace the database by a backup (the current one is backed up first)."))

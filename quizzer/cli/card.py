@@ -76,7 +76,7 @@ def _draw(shown: Shown) -> None:
     from quizzer.defaults import Rating
     from quizzer.store.records import NEW
     from quizzer.terminal import render
-    from quizzer.terminal.exam import when
+    from quizzer.clock import when
     from quizzer.terminal.render import markdown, safe
 
     out = console()

@@ -93,7 +93,7 @@ def cards_command(
     if not rows:
         out.print(_("No cards match."), markup=False)
         return
-    from quizzer.terminal.exam import when
+    from quizzer.clock import when
 
     states = [join(_(name) for name in [row.state, *row.flags]) for row in rows]
     dues = [when(row.due) if row.due else "-" for row in rows]

@@ -10,7 +10,6 @@ from quizzer.cli.base import (
     DbOption,
     DeckFilter,
     DecksOption,
-    JsonOption,
     KindFilter,
     TagFilter,
     app,

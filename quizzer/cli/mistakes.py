@@ -47,7 +47,7 @@ def mistakes(
             return
         screen.run(opened, queue, only_queued=True)
         return
-    from quizzer.terminal.exam import when
+    from quizzer.clock import when
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number, preview
 

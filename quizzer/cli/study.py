@@ -63,7 +63,7 @@ def study(
                         deck_reviews_per_day=chosen_settings.deck_reviews_per_day)
     if not queue:
         upcoming = next_due(opened.store, clock.now())
-        when = _(" The next card is due {when}.").format(when=f"{upcoming.astimezone():%Y-%m-%d %H:%M}") if upcoming else ""
+        when = _(" The next card is due {when}.").format(when=clock.when(upcoming)) if upcoming else ""
         waiting = new_waiting(opened.store, clock.now(), chosen)
         if waiting:  # as Anki says the limit is reached: "nothing is due" hid the new cards
             console().print(_("Today's new cards are done ({limit} a day), and {count} more wait.{when} "

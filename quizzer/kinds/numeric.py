@@ -8,6 +8,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
+from quizzer.defaults import SEEDS
 from quizzer.i18n import N_, _, join, said
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Number, OneOrMany, Shape, Text
@@ -117,7 +118,7 @@ class Numeric(Kind[NumericCard]):
     def ask(self, card: NumericCard, seed: int | None = None) -> Asked:
         from checkers import registry
 
-        seed = secrets.randbelow(2**31) if seed is None else seed
+        seed = secrets.randbelow(SEEDS) if seed is None else seed
         return Asked(card, seed, Pending(registry.get(card.checker).draw(seed, card.params)))
 
     def prepare(self, asked: Asked) -> None:

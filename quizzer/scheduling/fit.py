@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from quizzer.clock import ROLLOVER_HOUR, study_day
 from quizzer.errors import QuizError
-from quizzer.i18n import _, ngettext
+from quizzer.i18n import ngettext
 
 if TYPE_CHECKING:
     import numpy as np

@@ -35,6 +35,7 @@ from quizzer.app.exam import (
     View,
 )
 from quizzer.app.views import Retry
+from quizzer.clock import when
 from quizzer.i18n import _, said
 from quizzer.store.records import ExamRecord
 from quizzer.terminal import render
@@ -50,11 +51,6 @@ SPARKS = "▁▂▃▄▅▆▇█"
 def clock_text(seconds: float) -> str:
     minutes, secs = divmod(max(0, int(seconds + 0.999)), 60)
     return f"{minutes:02d}:{secs:02d}"
-
-
-def when(moment: datetime) -> str:
-    """A stored UTC time as the learner's local time."""
-    return f"{moment.astimezone():%Y-%m-%d %H:%M}"
 
 
 class ExamScreen:
