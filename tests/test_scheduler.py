@@ -89,7 +89,7 @@ def test_forgetting_curve_is_fsrs_retrievability(parameters):
     """One forgetting curve for the fit and the plan, equal to py-fsrs's own retrievability for
     cards it scheduled (py-fsrs counts whole days elapsed), on floats and on numpy arrays."""
     np = pytest.importorskip("numpy")
-    from quizzer.scheduling.memory import forgetting_curve
+    from quizzer.scheduling.curve import forgetting_curve
 
     scheduler = fsrs.Scheduler(parameters=parameters, learning_steps=(), enable_fuzzing=False)
     cards = []

@@ -24,7 +24,8 @@ from quizzer.errors import UnknownName, UsageError
 from quizzer.i18n import _, join, ngettext
 
 if TYPE_CHECKING:
-    from quizzer.scheduling.plan import Forecast, Interview
+    from quizzer.scheduling.forecast import Forecast
+    from quizzer.scheduling.plan import Interview
     from quizzer.settings import Settings
     from quizzer.store.engine import Store
 
@@ -42,7 +43,8 @@ class PlanStatus:
 def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None:
     """The plan's forecast for ``quiz plan`` and ``quiz stats`` (None: no interview set)."""
     from quizzer.scheduling.learner import schedule_of
-    from quizzer.scheduling.plan import Seen, forecast
+    from quizzer.scheduling.forecast import forecast
+    from quizzer.scheduling.plan import Seen
     from quizzer.store import cards
     from quizzer.store.filter import CardFilter
     from quizzer.store.records import NEW

@@ -132,7 +132,7 @@ def predict(items: Sequence[Item], parameters: Sequence[float]) -> np.ndarray:
     import numpy as np
     from fsrs_rs_python import FSRS, FSRSItem, FSRSReview
 
-    from quizzer.scheduling.memory import forgetting_curve
+    from quizzer.scheduling.curve import forgetting_curve
 
     model = FSRS(list(parameters))
     states = model.memory_state_batch([FSRSItem([FSRSReview(r, d) for r, d in item.history]) for item in items])

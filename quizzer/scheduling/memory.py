@@ -37,20 +37,14 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, TypeVar
-
 import fsrs
 
 from quizzer.clock import ROLLOVER_HOUR, day_start, study_day, to_utc
 from quizzer.defaults import LEECH_LAPSES, Rating
+from quizzer.scheduling.curve import curve_factor, forgetting_curve
 from quizzer.scheduling.plan import Interview, capped_due
 from quizzer.settings import Settings
 from quizzer.store.records import NEW, REVIEW, Decision, MemoryState, NewReview
-
-if TYPE_CHECKING:
-    import numpy as np
-
-Days = TypeVar("Days", float, "np.ndarray")  # the forgetting curve's time and stability: one card, or many
 
 DEFAULT_SCHEDULER = fsrs.Scheduler()  # the same as scheduler_for(quizzer.settings.DEFAULTS)
 LOAD_BALANCE_LIMIT = 90  # Anki balances intervals up to 90 days
@@ -261,24 +255,11 @@ def _round(days: float) -> int:
     return math.floor(days + 0.5)
 
 
-def forgetting_curve(elapsed_days: Days, stability: Days, decay: float) -> Days:
-    """FSRS-6's recall ``elapsed_days`` after the last review: R = (1 + f·t/S)^-d, f = 0.9^(-1/d) - 1,
-    so R = 0.9 at t = S. ``decay`` is FSRS-6's last parameter (w20, positive; py-fsrs keeps it
-    negated). Floats or numpy arrays alike: the fit scores thousands of reviews at once, the plan
-    one card at a time."""
-    return (1 + _curve_factor(decay) * elapsed_days / stability) ** -decay
-
-
-def _curve_factor(decay: float) -> float:
-    """The forgetting curve's f, chosen so that recall is 0.9 after one stability."""
-    return float(0.9 ** (-1 / decay) - 1)
-
-
 def raw_interval(stability: float, scheduler: fsrs.Scheduler) -> float:
     """Days until recall falls to the desired retention (FSRS's interval before rounding): the
     forgetting curve solved for t."""
     decay = scheduler.parameters[20]
-    return stability / _curve_factor(decay) * (scheduler.desired_retention ** (-1 / decay) - 1)
+    return stability / curve_factor(decay) * (scheduler.desired_retention ** (-1 / decay) - 1)
 
 
 def review_interval(stability: float, scheduler: fsrs.Scheduler) -> timedelta:

@@ -15,8 +15,8 @@ least ``retention`` on that day:
 - ``top_up``: in the last days, budget the due cards leave is spent on the cards not due yet that
   gain most (practice reviews, so the schedule stays as it is; ``practised`` counts the ones
   already done, so each day picks other cards).
-- ``forecast``: the share of cards predicted recalled on the day if the plan is followed, and
-  the reviews a day it takes.
+(``forecast``, above the scheduler, replays the plan: the share of cards predicted recalled on
+the day if it is followed, and the reviews a day it takes.)
 
 Pure: memory states and an fsrs.Scheduler in, numbers and dates out (no store, no terminal).
 On and after the interview's day every rule steps aside and normal scheduling resumes.
@@ -25,7 +25,7 @@ On and after the interview's day every rule steps aside and normal scheduling re
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
@@ -33,7 +33,8 @@ import fsrs
 
 from quizzer.clock import ROLLOVER_HOUR, day_start, study_day
 from quizzer.defaults import Rating
-from quizzer.store.records import NEW, REVIEW, MemoryState, NewReview
+from quizzer.scheduling.curve import forgetting_curve
+from quizzer.store.records import REVIEW, MemoryState
 
 DEFAULT_RETENTION = 0.95
 LEAD_DAYS = 3  # every new card seen by this many days before the interview
@@ -66,9 +67,6 @@ def interview_on(day: date, retention: float = DEFAULT_RETENTION, decks: tuple[s
 def recall(stability: float, elapsed: timedelta, scheduler: fsrs.Scheduler) -> float:
     """Predicted recall ``elapsed`` after the last review, with the scheduler's decay; in
     fractional days, since the interview begins at an hour and reviews happen at others."""
-    # imported here, not at the top: memory imports this module
-    from quizzer.scheduling.memory import forgetting_curve
-
     return float(forgetting_curve(max(elapsed / DAY, 0.0), stability, scheduler.parameters[20]))
 
 
@@ -198,49 +196,3 @@ def new_per_day(unseen: int, today: date, interview: Interview, per_day: int) ->
     if latest <= 0:
         return max(per_day, unseen)
     return max(per_day, math.ceil(unseen / max(1, min(latest, math.ceil(days_left / 3)))))
-
-
-@dataclass(frozen=True)
-class Forecast:
-    """What following the plan gives, if every review is answered Good: the share of the
-    interview's cards at or above the target on the day, their mean predicted recall, and the
-    answers a day it takes (learning steps included) over the study days left."""
-
-    cards: int
-    seen: int
-    days_left: int
-    recalled: float  # mean predicted recall on the day, never-seen cards counting 0
-    at_target: float  # share of cards whose predicted recall on the day reaches the target
-    reviews_per_day: float
-    new_per_day: int
-
-
-def forecast(seen: Sequence[Seen], unseen: int, now: datetime, interview: Interview, scheduler: fsrs.Scheduler,
-             per_day: int, rollover_hour: int = ROLLOVER_HOUR) -> Forecast:
-    """Replay the plan with the scheduler's own ``decide`` (Good answers, no fuzz) until the day."""
-    from quizzer.scheduling.memory import decide, unfuzzed
-
-    plain = unfuzzed(scheduler)
-    today = study_day(now, rollover_hour)
-    days_left = max(0, (interview.day - today).days)
-    pace = new_per_day(unseen, today, interview, per_day) if days_left else 0
-    starts = [(card.memory, max(card.memory.due or now, now)) for card in seen]
-    blank = MemoryState(NEW, None, None, None, None, None, 0, False)
-    for k in range(min(unseen, pace * max(1, days_left))):
-        starts.append((blank, max(now, day_start(today + (k // max(pace, 1)) * DAY, rollover_hour))))
-    answers, recalls = 0, []
-    for memory, at in starts:
-        while interview.active(at) and (memory.state == NEW or memory.due is None or memory.due < interview.at):
-            at = max(at, memory.due or at)
-            if not interview.active(at):
-                break
-            memory = decide(memory, NewReview(Rating.GOOD, at, None), scheduler=plain, ahead_after=None,
-                            interview=interview).after
-            answers += 1
-        if memory.stability is not None and memory.last_review is not None:
-            recalls.append(recall(memory.stability, interview.at - memory.last_review, scheduler))
-    total = len(seen) + unseen
-    recalls += [0.0] * (total - len(recalls))
-    return Forecast(total, len(seen), days_left, sum(recalls) / total if total else 0.0,
-                    sum(r >= interview.retention for r in recalls) / total if total else 0.0,
-                    answers / days_left if days_left else 0.0, pace)

@@ -61,7 +61,7 @@ def _greatest(element: greatest, compiler: Any, **kw: Any) -> str:
 
 @dataclass(frozen=True)
 class Curve:
-    """The forgetting curve the figures use (``scheduling.memory.forgetting_curve``'s
+    """The forgetting curve the figures use (``scheduling.curve.forgetting_curve``'s
     parameters), at ``now`` in seconds since the epoch."""
 
     now: float
@@ -69,7 +69,7 @@ class Curve:
 
     def recall(self) -> ColumnElement[float]:
         """Each card's retrievability now, in SQL: the same formula as
-        ``scheduling.memory.forgetting_curve``, on whole days elapsed, never negative (as
+        ``scheduling.curve.forgetting_curve``, on whole days elapsed, never negative (as
         ``fsrs.Scheduler.get_card_retrievability``). Only meaningful for a card with a stability and a
         last review: the callers guard it with that condition (folding the guard in here would make
         SQLite evaluate the power twice where a query both counts and averages it)."""
