@@ -70,3 +70,18 @@ def test_the_workflow_runs_ci_on_the_lowest_and_the_newest_supported_python():
     assert matrix and [v.strip(' "\'') for v in matrix.group(1).split(",")] == [lowest, newest]
     assert re.search(r"^\s*run: CI=true \.ci/run$", workflow, re.MULTILINE)  # installs as the README does
     assert "pip install" not in workflow  # and in no other way
+
+
+def test_every_command_is_in_the_readmes_table():
+    """A command added without a line in the table of commands is one a learner never finds."""
+    from quizzer.cli import app
+
+    def commands(group, path):
+        for command in group.registered_commands:
+            yield " ".join([*path, command.name or command.callback.__name__.replace("_", "-")])
+        for sub in group.registered_groups:
+            yield from commands(sub.typer_instance, [*path, sub.name])
+
+    table = README.split("## Commands")[1].split("\n## ")[0] if "## Commands" in README else README
+    listed = set(re.findall(r"`quiz ([a-z][a-z -]*?)(?= [A-Z\[-]|`)", table))
+    assert sorted(set(commands(app, [])) - listed) == []

@@ -11,7 +11,7 @@ from datetime import date, datetime
 
 from quizzer.clock import ROLLOVER_HOUR, study_day
 from quizzer.defaults import Rating
-from quizzer.store import exams
+from quizzer.store import cards, exams
 from quizzer.store.engine import Store
 
 RIGHT_DAYS_TO_LEAVE = 2
@@ -42,3 +42,9 @@ def entries(store: Store, rollover_hour: int = ROLLOVER_HOUR) -> list[Entry]:
     ]
     kept = sorted((e for e in found if e.right_days < RIGHT_DAYS_TO_LEAVE), key=lambda e: e.card_id)
     return sorted(kept, key=lambda e: e.last_wrong_at, reverse=True)  # stable: ties stay by card id
+
+
+def drill(store: Store, rollover_hour: int, now: datetime) -> list[str]:
+    """``quiz mistakes --drill``'s queue: the notebook's cards a session may show now (not
+    suspended, not buried), most recent mistake first."""
+    return cards.studiable(store, [entry.card_id for entry in entries(store, rollover_hour)], now)

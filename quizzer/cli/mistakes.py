@@ -30,7 +30,8 @@ def mistakes(
         raise UsageError(_("--json lists the notebook; it does not go with --drill"))
     opened = collection(ctx, decks_dir, db)
     out = console()
-    rows = browse.mistakes(opened, plain=math_to_unicode, settings=settings())
+    learner = settings()
+    rows = browse.mistakes(opened, plain=math_to_unicode, settings=learner)
     if as_json:
         emit_json(rows)
         return
@@ -38,10 +39,10 @@ def mistakes(
         out.print(_("The mistakes notebook is empty."))
         return
     if drill:
-        from quizzer.store.cards import studiable
+        from quizzer.app.notebook import drill as drill_queue
         from quizzer.terminal import study as screen
 
-        queue = studiable(opened.store, [row.id for row in rows], clock.now())
+        queue = drill_queue(opened.store, learner.day_start_hour, clock.now())
         if not queue:
             out.print(_("Every card in the notebook is suspended or buried for today."))
             return
