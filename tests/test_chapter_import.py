@@ -189,7 +189,7 @@ def test_reimport_adds_new_reports_changed_and_keeps_hand_edits(tmp_path):
     before = out.read_bytes()
     again = quiz("import", "chapter", str(SMALL), "--out", str(out))
     assert again.exit_code == 0 and out.read_bytes() == before
-    assert "0 added, 0 changed, 8 unchanged, 0 kept only in the deck" in again.stdout
+    assert "0 added, 0 changed, 8 unchanged, 0 already asked, 0 kept only in the deck" in again.stdout
 
     # a hand edit, a card of the learner's own, and a new course version with one more quiz
     deck = out.read_text("utf-8")
@@ -214,6 +214,27 @@ def test_reimport_adds_new_reports_changed_and_keeps_hand_edits(tmp_path):
     text = quiz("import", "chapter", str(chapter), "--out", str(out)).stdout
     assert f"changed    {qa_id} (the deck differs in: answer; its version is kept)" in text
     assert "kept       my-own (only in the deck)" in text
+
+
+def test_a_question_the_deck_already_asks_under_its_own_id_is_not_added_again(tmp_path):
+    """Importing the course's chapter 8 into the shipped ch08-bert deck added all 36 cards: the
+    deck's own ids differ, so "BERT 和 GPT 的核心区别？" was asked twice (Anki's duplicate check
+    compares the first field)."""
+    out = tmp_path / "attention.yaml"
+    assert quiz("import", "chapter", str(SMALL), "--out", str(out)).exit_code == 0
+    deck = out.read_text("utf-8")
+    original = next(c for c in of_kind(deck, "qa", "interview") if c["question"] == "多头注意力有什么好处？")
+    # the learner's deck asks it under an id of their own, written with other spaces and punctuation
+    out.write_text(deck.replace(f"id: {original['id']}", "id: my-heads").replace("多头注意力有什么好处？", "多头注意力 有什么好处?"),
+                   "utf-8")
+    before = out.read_bytes()
+    result = quiz("import", "chapter", str(SMALL), "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["added"] == [] and report["already_asked"] == [{"id": original["id"], "deck_card": "my-heads"}]
+    assert report["kept_only_in_deck"] == [] and out.read_bytes() == before
+    text = quiz("import", "chapter", str(SMALL), "--out", str(out)).stdout
+    assert f"not added  {original['id']} (the deck asks the same question as my-heads)" in text
 
 
 def test_reimport_under_another_deck_id_is_refused(tmp_path):

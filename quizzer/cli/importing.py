@@ -44,7 +44,8 @@ def import_chapter(
 
         emit_json(dict(file=str(file), deck=report.deck_id, out=str(out), written=report.written, added=report.added,
                        changed=[dict(id=c.card_id, fields=c.fields) for c in report.changed],
-                       unchanged=report.unchanged, kept_only_in_deck=report.deck_only, warnings=report.warnings))
+                       unchanged=report.unchanged, kept_only_in_deck=report.deck_only, warnings=report.warnings,
+                       already_asked=[dict(id=card_id, deck_card=twin) for card_id, twin in report.duplicates]))
         return
     if report.created:
         typer.echo(ngettext("{out}: deck {deck} with {count} card", "{out}: deck {deck} with {count} cards", len(report.added)).format(
@@ -55,10 +56,14 @@ def import_chapter(
     for changed in report.changed:
         typer.echo(_("changed    {id} (the deck differs in: {fields}; its version is kept)").format(
             id=changed.card_id, fields=join(changed.fields)))
+    for card_id, twin in report.duplicates:
+        typer.echo(_("not added  {id} (the deck asks the same question as {twin})").format(id=card_id, twin=twin))
     for card_id in report.deck_only:
         typer.echo(_("kept       {id} (only in the deck)").format(id=card_id))
-    typer.echo(_("{out}: {added} added, {changed} changed, {unchanged} unchanged, {kept} kept only in the deck").format(
-        out=out, added=len(report.added), changed=len(report.changed), unchanged=len(report.unchanged), kept=len(report.deck_only))
+    typer.echo(_("{out}: {added} added, {changed} changed, {unchanged} unchanged, {asked} already asked, {kept} kept "
+                 "only in the deck").format(out=out, added=len(report.added), changed=len(report.changed),
+                                             unchanged=len(report.unchanged), asked=len(report.duplicates),
+                                             kept=len(report.deck_only))
         + ("" if report.written else " · " + _("file not changed")))
     if report.changed:
         typer.echo(ngettext("{count} changed card keeps its text in the deck: edit it there to take the chapter's",

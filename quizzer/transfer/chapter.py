@@ -19,6 +19,7 @@ import functools
 import hashlib
 import os
 import re
+import unicodedata
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -488,6 +489,7 @@ class ImportReport:
     unchanged: list[str]
     deck_only: list[str]  # cards the deck has and the chapter does not: kept
     warnings: list[str]
+    duplicates: list[tuple[str, str]]  # (chapter card, the deck's card with the same question): not added
     written: bool  # the file was written (a re-import that adds nothing leaves it alone)
     created: bool  # the file did not exist before
 
@@ -539,7 +541,8 @@ def import_chapter(path: Path, deck_id: str | None = None, out: Path | None = No
     if existing is None:
         if out is not None:
             _write(out, fresh_text)
-        return ImportReport(fresh_text, deck_id, [c["id"] for c in chapter.cards], [], [], [], chapter.warnings, out is not None, out is not None)
+        return ImportReport(fresh_text, deck_id, [c["id"] for c in chapter.cards], [], [], [], chapter.warnings, [],
+                            out is not None, out is not None)
     assert out is not None
     return _merge(chapter, existing, out)
 
@@ -567,10 +570,27 @@ def _existing(out: Path) -> _Existing:
     return _Existing(text, checked.deck.id, {card["id"]: card for card in doc.data["cards"]}, start.column - 1)
 
 
+_FIRST_FIELDS = ("question", "claim", "text")  # a card's question, whatever its kind: what Anki's duplicate check reads
+_NOT_WORDS = re.compile(r"[\W_]+")
+
+
+def _question(card: dict[str, Any]) -> str | None:
+    """The card's question as a duplicate check compares it: width, case, spaces and punctuation
+    set aside (``BERT 和 GPT 的核心区别？`` is ``bert和gpt的核心区别``)."""
+    text = next((card[name] for name in _FIRST_FIELDS if isinstance(card.get(name), str)), None)
+    return _NOT_WORDS.sub("", unicodedata.normalize("NFKC", text).casefold()) if text else None
+
+
 def _merge(chapter: Chapter, existing: _Existing, out: Path) -> ImportReport:
-    """Add the cards the deck lacks at its end; report the rest, the deck's version kept."""
+    """Add the cards the deck lacks at its end; report the rest, the deck's version kept. A card
+    whose question the deck already asks under another id is not added (Anki's duplicate check):
+    a deck written by hand has its own ids."""
     fresh = {card["id"]: card for card in yamlsource.parse(_dump(chapter.cards)).data}  # as the file would hold them
-    added = [c for c in chapter.cards if c["id"] not in existing.cards]
+    asked = {key: card_id for card_id, card in existing.cards.items() if (key := _question(card))}
+    duplicates = [(c["id"], asked[key]) for c in chapter.cards
+                  if c["id"] not in existing.cards and (key := _question(c)) in asked]
+    twins = {card_id for card_id, _twin in duplicates}
+    added = [c for c in chapter.cards if c["id"] not in existing.cards and c["id"] not in twins]
     changed: list[Changed] = []
     unchanged: list[str] = []
     for card_id, card in fresh.items():
@@ -581,14 +601,15 @@ def _merge(chapter: Chapter, existing: _Existing, out: Path) -> ImportReport:
                 changed.append(Changed(card_id, differ))
             else:
                 unchanged.append(card_id)
-    deck_only = [card_id for card_id in existing.cards if card_id not in fresh]
+    matched = {twin for _card, twin in duplicates}
+    deck_only = [card_id for card_id in existing.cards if card_id not in fresh and card_id not in matched]
     text = existing.text
     if added:
         text = text + ("" if text.endswith("\n") else "\n") + "\n" + cards_yaml(chapter, added, existing.indent).rstrip("\n") + "\n"
         _validated(text, out)
         _write(out, text)
     return ImportReport(text, existing.deck_id, [c["id"] for c in added], changed, unchanged, deck_only,
-                        chapter.warnings, bool(added), False)
+                        chapter.warnings, duplicates, bool(added), False)
 
 
 def _write(out: Path, text: str) -> None:
