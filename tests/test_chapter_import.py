@@ -316,3 +316,24 @@ def test_an_empty_warning_item_makes_no_card(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     cards = yaml.safe_load(Path("c.yaml").read_text("utf-8"))["cards"]
     assert [card["correction"] for card in cards] == ["甲不是乙"]
+
+
+def test_a_warning_that_states_what_is_right_gets_its_wrong_claim_written_out(tmp_path):
+    """The chapter's warnings state the right thing; the claim study asks about was 与「是相加不是
+    拼接」相反的说法 where the wrong statement can be written: the two sides swapped, 是 negated,
+    没有 turned round."""
+    chapter = tmp_path / "c.md"
+    chapter.write_text("## 1.1 一\n\n:::warning 常见误区\n- **是相加不是拼接**：三种 embedding 逐元素相加。\n"
+                       "- **Position Embedding 是可学习的**：不是正弦公式。\n- **推理时没有 [MASK]**：只在预训练用。\n"
+                       "- **MLM loss 只算被选中的位置**：其余位置标签为 -100。\n:::\n", "utf-8")
+    claims = [strip(card["claim"]) for card in cards(quiz("import", "chapter", str(chapter)).stdout)]
+    assert claims == ["是拼接不是相加", "Position Embedding 不是可学习的", "推理时有 [MASK]",
+                      "与「MLM loss 只算被选中的位置」相反的说法"]  # no wrong statement to write: said as such
+
+
+def test_a_file_named_by_numbers_and_a_hash_gives_the_chapters_number_as_the_deck_id(tmp_path):
+    """The course's `000_54c1e0fa0697e990.txt` gave the deck id `000-54c1e0fa0697e990`."""
+    for name, expected in (("000_54c1e0fa0697e990.md", "ch03"), ("attention-3.md", "attention-3")):
+        chapter = tmp_path / name
+        chapter.write_text(SMALL.read_text("utf-8"), "utf-8")
+        assert yaml.safe_load(quiz("import", "chapter", str(chapter)).stdout)["id"] == expected

@@ -155,6 +155,7 @@ class Chapter:
     cards: list[dict[str, Any]]
     headings: dict[str, str]  # card id -> the heading its section starts with (a comment in the YAML)
     warnings: list[str]
+    number: str | None = None  # the chapter's number, when all its numbered sections share one
 
 
 ID_PART = {"interview": "qa", "quiz": "quiz", "warning": "mistake", "key": "key"}
@@ -355,13 +356,24 @@ def _mistake(text: str, section: str) -> dict[str, Any]:
     return {"claim": _block_text(_opposite(right)), "correction": _block_text(right), "why": _block_text(why)}
 
 
+_IS_NOT = re.compile(r"^(.*?)是(.+?)([，,、]?)\s*不是(.+)$")  # "X 是 A 不是 B", "是相加不是拼接"
+
+
 def _opposite(right: str) -> str:
     if right.startswith("不是") and "不是" not in right[2:]:
         return right[2:]
+    swapped = _IS_NOT.match(right)
+    if swapped and "不是" not in swapped.group(1) + swapped.group(2):  # the two sides swapped
+        subject, first, comma, second = swapped.groups()
+        return f"{subject}是{second}{comma}不是{first}"
     if right.count("≠") == 1:
         return right.replace("≠", "=")
     if right.count("不是") == 1 and right.count("是") == 1:
         return right.replace("不是", "是")
+    if right.count("是") == 1 and "不是" not in right and "（" not in right.split("是")[0]:  # "X 是可学习的"
+        return right.replace("是", "不是")
+    if right.count("没有") == 1:  # "推理时没有 [MASK]"
+        return right.replace("没有", "有")
     return f"与「{right}」相反的说法"
 
 
@@ -408,9 +420,10 @@ def read_chapter(path: Path) -> Chapter:
     numbered = [s for s in converter.sections if _NUMBER.match(s)]
     language = "zh" if _CJK.search(text) else "en"
     chapters = {s.split(".")[0] for s in numbered}
-    title = converter.title or (f"第 {chapters.pop()} 章" if len(chapters) == 1 and language == "zh"
-                                else f"Chapter {chapters.pop()}" if len(chapters) == 1 else path.stem)
-    return Chapter(path.name, title, language, converter.sections, cards, headings, warnings)
+    number = chapters.pop() if len(chapters) == 1 else None
+    title = converter.title or (f"第 {number} 章" if number and language == "zh"
+                                else f"Chapter {number}" if number else path.stem)
+    return Chapter(path.name, title, language, converter.sections, cards, headings, warnings, number)
 
 
 # ---------------------------------------------------------------- writing YAML
@@ -494,8 +507,16 @@ class ImportReport:
     created: bool  # the file did not exist before
 
 
-def default_deck_id(path: Path) -> str:
-    return "-".join(re.findall(r"[a-z0-9]+", path.stem.lower())) or "chapter"
+_SAYS_NOTHING = re.compile(r"\d+|[0-9a-f]{8,}")  # a file name's numbers and hashes
+
+
+def default_deck_id(path: Path, chapter: Chapter) -> str:
+    """From the file name (``attention.md``: ``attention``); one of numbers and hashes only
+    (``000_54c1e0fa0697e990.txt``) says nothing, so then from the chapter's number (``ch08``)."""
+    words = re.findall(r"[a-z0-9]+", path.stem.lower())
+    if chapter.number and all(_SAYS_NOTHING.fullmatch(word) for word in words):
+        return f"ch{chapter.number:0>2}"
+    return "-".join(words) or "chapter"
 
 
 def _validated(text: str, target: Path) -> decks.Checked:
@@ -534,7 +555,7 @@ def import_chapter(path: Path, deck_id: str | None = None, out: Path | None = No
             raise UsageError(_("--deck {name} but {path} holds deck {other}").format(name=deck_id, path=out, other=existing.deck_id),
                              _("leave out --deck to add to that deck"))
         deck_id = existing.deck_id
-    deck_id = deck_id or default_deck_id(path)
+    deck_id = deck_id or default_deck_id(path, chapter)
     target = out or Path(f"{deck_id}.yaml")
     fresh_text = deck_yaml(chapter, deck_id)
     _validated(fresh_text, target)  # the draft passes lint, or this is a bug to report
