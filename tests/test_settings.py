@@ -202,6 +202,13 @@ def test_an_unknown_key_is_refused(config):
     assert not config.exists()
 
 
+def test_a_limit_for_a_deck_the_decks_do_not_have_is_refused(config):
+    """`quiz config set deck.ch8-bert.new_per_day 5` (a typo) was saved, a limit nothing reads."""
+    result = quiz("config", "set", "deck.ch8-bert.new_per_day", "5")
+    assert result.exit_code == 2 and result.stderr.startswith("Error: no deck 'ch8-bert' (known: ch08-bert,")
+    assert not config.exists()
+
+
 @pytest.mark.parametrize("text,error", [
     ("desired_retention = 1.5\n", "Error: config.toml: desired_retention: must be a number from 0.70 to 0.99, not 1.5"),
     ("new_per_day = true\n", "Error: config.toml: new_per_day: must be a whole number from 0 to 9999, not true"),
@@ -299,7 +306,7 @@ def test_day_start_hour_sets_bury_until(decks, config):
 def test_per_deck_new_per_day(deck_folder, config):
     deck_folder(deck("alpha", ["a-one", "a-two", "a-three"]), "alpha.yaml")
     folder = deck_folder(deck("beta", ["b-one", "b-two", "b-three"]), "beta.yaml")
-    quiz("config", "set", "deck.alpha.new_per_day", "1")
+    assert quiz("--decks", str(folder), "config", "set", "deck.alpha.new_per_day", "1").exit_code == 0
     quiz("config", "set", "new_per_day", "3")
     overview = json.loads(quiz("--json", "--decks", str(folder)).stdout)  # it said 3 for alpha, against its own 1
     assert {d["deck"]: d["new"] for d in overview["decks"]} == {"alpha": 1, "beta": 3} and overview["total"]["new"] == 3

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, console, settings, where
+from quizzer.cli.base import DbOption, JsonOption, app, console, load, settings, where
+from quizzer.errors import UnknownName
 from quizzer.i18n import N_, _, join
 from quizzer.settings import KEYS
 
@@ -74,6 +75,11 @@ def config_set(
     from quizzer import settings as config_file
 
     config_file.parse(key, value)  # a bad value is refused before anything is read or written
+    deck = config_file.DECK_KEY.match(key)
+    if deck:  # a mistyped deck id would be a limit nothing ever reads
+        known = [loaded.id for loaded in load(ctx, None)]
+        if deck.group(1) not in known:
+            raise UnknownName("deck", deck.group(1), known)
     before = _file_and_defaults(key)
     path = config_file.config_path()
     config_file.set_value(path, key, value)
