@@ -23,6 +23,7 @@ from quizzer.scheduling import answer as answering
 from quizzer.scheduling import queue as queues
 from quizzer.scheduling.summary import card_info
 from quizzer.store import exams as exam_store
+from quizzer.store.filter import CardFilter
 from quizzer.store.records import PaperSpec
 from quizzer.cli import app
 from quizzer.decks import load_decks
@@ -361,3 +362,9 @@ def test_the_report_keeps_each_card_id_whole_before_the_kind_and_the_seconds(col
     ids = [q.card_id for q in exam_store.questions(open_store(), 1)]
     assert all(f"│ {card_id} " in table for card_id in ids), table
     assert ("seconds" in table) == (columns == 100)  # the first to go on a narrow terminal
+
+
+@pytest.mark.parametrize("chosen", [CardFilter(), CardFilter(("mini",), None, ("qa", "choice")), CardFilter(None, ("t",), None)])
+def test_a_papers_stored_spec_gives_back_the_cards_it_was_drawn_from(chosen):
+    spec = chosen.paper(5)
+    assert json.loads(spec.to_json())["count"] == 5 and CardFilter.of_paper(spec) == chosen

@@ -96,7 +96,7 @@ def draw_paper(store: Store, cards: Mapping[str, Any], spec: PaperSpec, seed: in
     if previous is not None:  # that seed's paper, minus cards removed since
         return [Item(q.card_id, q.kind, q.seed) for q in exam_store.questions(store, previous.id) if q.card_id in cards]
     rng = random.Random(seed)
-    chosen_cards = CardFilter.of(spec.decks, spec.tags, spec.kinds)
+    chosen_cards = CardFilter.of_paper(spec)
     pool = {cid: entry for cid, entry in card_store.memories(store, chosen_cards, now).items() if cid in cards}
     wrong = exam_store.times_wrong(store)
     weight = {cid: 1.0 if memory.state == NEW else _weakness(memory, wrong.get(cid, 0), now, scheduler)

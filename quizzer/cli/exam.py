@@ -47,7 +47,6 @@ def exam(
 ) -> None:
     from quizzer import clock
     from quizzer.app import exam as exams
-    from quizzer.store.records import PaperSpec
     from quizzer.terminal.exam import ExamScreen, left_message
     from quizzer.terminal.exam import show_history as draw_history
     from quizzer.terminal.prompter import for_stdin
@@ -75,9 +74,7 @@ def exam(
         session = exams.ExamSession.resume(opened, settings=learner)
     else:
         chosen = opened.card_filter(deck, tag, kind_values(kind))
-        spec = PaperSpec(count, list(chosen.decks or []) or None, list(chosen.tags or []) or None,
-                         list(chosen.kinds or []) or None)
-        session = exams.ExamSession.start(opened, spec, seed, minutes, settings=learner)
+        session = exams.ExamSession.start(opened, chosen.paper(count), seed, minutes, settings=learner)
         out.print(_("Exam {id}: {count} questions, {minutes} minutes (seed {seed}).").format(
             id=session.exam.id, count=session.total, minutes=f"{minutes:g}", seed=session.exam.seed), markup=False)
     try:

@@ -11,6 +11,7 @@ from sqlalchemy import ColumnElement, or_, select
 
 from quizzer.errors import UnknownName
 from quizzer.store.models import card_tags, cards
+from quizzer.store.records import PaperSpec
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,16 @@ class CardFilter:
            kinds: Iterable[str] | None = None) -> CardFilter:
         """From option values, where an empty list means the option was not given."""
         return cls(tuple(decks) if decks else None, tuple(tags) if tags else None, tuple(kinds) if kinds else None)
+
+    @classmethod
+    def of_paper(cls, spec: PaperSpec) -> CardFilter:
+        """The cards an exam's paper is drawn from."""
+        return cls.of(spec.decks, spec.tags, spec.kinds)
+
+    def paper(self, count: int) -> PaperSpec:
+        """The spec an exam of ``count`` questions from these cards is stored with (JSON lists)."""
+        return PaperSpec(count, list(self.decks) if self.decks else None, list(self.tags) if self.tags else None,
+                         list(self.kinds) if self.kinds else None)
 
     def validate(self, known_decks: Iterable[str], known_tags: Iterable[str], known_kinds: Iterable[str]) -> CardFilter:
         """Itself, or UnknownName for a deck, tag or kind the collection does not have (a typo
