@@ -60,10 +60,10 @@ def main() -> None:
         deck = folder / "bench.yaml"
         deck.write_text(random_deck(10_000), "utf-8")
         os.environ["QUIZ_CACHE_DIR"] = str(Path(tmp) / "cache")
-        from quizzer import decks
+        from quizzer import deck_cache, decks
 
         def cold() -> None:
-            for entry in decks.cache_dir().glob("*.json"):
+            for entry in deck_cache.cache_dir().glob("*.json"):
                 entry.unlink()
             decks.load_decks([folder])
 

@@ -17,7 +17,6 @@ import errno
 import hashlib
 import json
 import os
-import re
 import stat
 import time
 from dataclasses import dataclass, field
@@ -25,8 +24,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, cast
 
-from quizzer import kinds
-from quizzer.clock import DAY_SECONDS
+from quizzer import deck_cache, kinds
 from quizzer.errors import MAX_PROBLEMS, UNLISTED, DeckProblems, os_reason, printable
 from quizzer.i18n import N_, _, join
 from quizzer.locations import bundled_decks, deck_dirs  # noqa: F401  # where commands and tests find them
@@ -176,7 +174,7 @@ class LoadedDeck:
                 if len(lines) != len(self.ids) + 1:
                     raise ValueError("not this index's cards")
             except (OSError, ValueError):
-                lines = _data_lines(_load_one(self.path, use_cache=False).deck.to_json())
+                lines = deck_cache.data_lines(_load_one(self.path, use_cache=False).deck.to_json())
             self._raw = lines
         return self._raw
 
@@ -543,96 +541,18 @@ def lint(paths: Iterable[Path]) -> list[Problem]:
 # ---------------------------------------------------------------- loading with a cache
 
 
-def cache_dir() -> Path:
-    env = os.environ.get("QUIZ_CACHE_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("quizzer")) / "decks"
-
-
-def fingerprint(package: Path) -> str:
-    """The code that decides what a valid deck is: a cached deck is only trusted by the same code.
-    ``package``: quizzer's folder, beside which the checkers package lies (a numeric card's
-    ``params`` are valid as its checker's ``Params`` say)."""
-    sources = [package / "model.py", package / "yamlsource.py", package / "decks.py",
-               *sorted((package / "kinds").glob("*.py")), *sorted((package.parent / "checkers").glob("*.py"))]
-    digest = hashlib.sha256()
-    for source in sources:
-        digest.update(source.relative_to(package.parent).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
-_MODEL_FINGERPRINT = fingerprint(Path(__file__).parent)
-
-
-def _cache_paths(raw: bytes) -> tuple[Path, Path]:
-    """The deck's index and its full JSON, keyed by the file's bytes and the validating code."""
-    key = hashlib.sha256(_MODEL_FINGERPRINT.encode() + b"\0" + raw).hexdigest()
-    return cache_dir() / f"{key}.index.json", cache_dir() / f"{key}.deck.jsonl"
-
-
-def _data_lines(deck_json: dict[str, Any]) -> list[str]:
-    """A deck's JSON as the cache keeps it: the deck without its cards, then a card per line
-    (JSON escapes a newline inside a string, so a card is always one line)."""
-    header = {key: value for key, value in deck_json.items() if key != "cards"}
-    return [json.dumps(item, ensure_ascii=False) for item in (header, *deck_json["cards"])]
-
-
-CACHE_KEPT_DAYS = 30
-# a cache file, or one being written (``_write_atomically``): the only names pruning touches
-_CACHE_FILE = re.compile(r"[0-9a-f]{64}\.(index\.json|deck\.jsonl|(index|deck)\.\d+\.tmp)")
-
-
-def _mark_used(*files: Path) -> None:
-    """A cache hit renews its files' time (at most once a day: a stat per file otherwise), so
-    pruning removes only what no deck has used for CACHE_KEPT_DAYS."""
-    now = time.time()
-    for file in files:
-        try:
-            if now - file.stat().st_mtime > DAY_SECONDS:
-                os.utime(file)
-        except OSError:
-            pass  # gone, or a read-only cache: only costs a parse one day
-
-
-def _prune_cache(folder: Path, now: float) -> None:
-    """Remove this cache's files unused for CACHE_KEPT_DAYS before ``now`` (seconds since the
-    epoch; ``_mark_used``). Every edit of a deck and every upgrade of quizzer caches a deck anew, so
-    without this the folder only grows. Only names this cache writes are touched (``QUIZ_CACHE_DIR``
-    may name a shared folder)."""
-    cutoff = now - CACHE_KEPT_DAYS * DAY_SECONDS
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            if _CACHE_FILE.fullmatch(entry.name) and entry.stat().st_mtime < cutoff:
-                os.unlink(entry.path)
-        except OSError:
-            pass  # gone already (another process pruned it), or not ours to remove
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(text, "utf-8")
-    tmp.replace(path)
-
-
 def _load_one(path: Path, use_cache: bool = True) -> LoadedDeck:
     raw = _read_bytes(path)
     if isinstance(raw, str):
         raise DeckProblems([Problem(display(path), 1, 1, raw)])
-    index_file, data_file = _cache_paths(raw)
+    index_file, data_file = deck_cache.paths(raw)
     if use_cache:
         try:
             cached = LoadedDeck.from_index(path, json.loads(index_file.read_text("utf-8")), data_file)
         except (OSError, ValueError, KeyError, TypeError):
             pass  # not cached yet, or cached by another format version: parse again
         else:
-            _mark_used(index_file, data_file)
+            deck_cache.mark_used(index_file, data_file)
             return cached
     text, problems = _decode(path, raw)  # only now: a cache hit needs the bytes, not the text
     if text is None:
@@ -643,9 +563,9 @@ def _load_one(path: Path, use_cache: bool = True) -> LoadedDeck:
         raise DeckProblems(checked.problems)
     try:
         index_file.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomically(data_file, "\n".join(_data_lines(loaded.deck.to_json())))  # the data first: an index is trusted
-        _write_atomically(index_file, json.dumps(loaded.index(), ensure_ascii=False))
-        _prune_cache(index_file.parent, time.time())  # on a miss only: a cache hit stays one read
+        deck_cache.write_atomically(data_file, "\n".join(deck_cache.data_lines(loaded.deck.to_json())))  # the data first:
+        deck_cache.write_atomically(index_file, json.dumps(loaded.index(), ensure_ascii=False))  # an index is trusted
+        deck_cache.prune(index_file.parent, time.time())  # on a miss only: a cache hit stays one read
     except OSError:
         pass  # an unwritable cache only costs speed
     return loaded

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from quizzer import decks
+from quizzer import deck_cache, decks
 from quizzer.cli import app
 from quizzer.kinds import KINDS
 from quizzer.model import json_schema
@@ -65,7 +65,7 @@ def test_loading_uses_the_cache_and_notices_edits(tmp_path):
     text = "id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n"
     deck.write_text(text, "utf-8")
     first = decks.load_decks([tmp_path])[0]
-    assert len(list(decks.cache_dir().glob("*.index.json"))) == 1
+    assert len(list(deck_cache.cache_dir().glob("*.index.json"))) == 1
     again = decks.load_decks([tmp_path])[0]
     assert again.validated is None  # from the cache: nothing validated until a card is wanted
     assert again.entries == first.entries and again.digest == first.digest
@@ -73,7 +73,7 @@ def test_loading_uses_the_cache_and_notices_edits(tmp_path):
     deck.write_text(text.replace("answer: A", "answer: B"), "utf-8")
     edited = decks.load_decks([tmp_path])[0]
     assert edited.deck.cards[0].answer == "B" and edited.digest != first.digest
-    assert len(list(decks.cache_dir().glob("*.index.json"))) == 2
+    assert len(list(deck_cache.cache_dir().glob("*.index.json"))) == 2
 
 
 def test_the_cache_key_changes_with_the_code_that_validates_a_deck_checkers_included(tmp_path):
@@ -83,14 +83,14 @@ def test_the_cache_key_changes_with_the_code_that_validates_a_deck_checkers_incl
     package, checkers = tmp_path / "quizzer", tmp_path / "checkers"
     (package / "kinds").mkdir(parents=True)
     checkers.mkdir()
-    for name in ("model.py", "yamlsource.py", "decks.py", "kinds/base.py"):
+    for name in ("model.py", "yamlsource.py", "decks.py", "deck_cache.py", "kinds/base.py"):
         (package / name).write_bytes((installed / name).read_bytes())
     (checkers / "embedding.py").write_text("min_len: int = Field(ge=1)\n")
-    before = decks.fingerprint(package)
+    before = deck_cache.fingerprint(package)
     (checkers / "embedding.py").write_text("min_len: int = Field(ge=1, le=3)\n")
-    bounded = decks.fingerprint(package)
+    bounded = deck_cache.fingerprint(package)
     (package / "kinds" / "base.py").write_text("changed\n")
-    assert len({before, bounded, decks.fingerprint(package)}) == 3
+    assert len({before, bounded, deck_cache.fingerprint(package)}) == 3
 
 
 def test_a_deck_cached_again_removes_cache_files_unused_for_a_month_and_nothing_else(tmp_path):
@@ -102,7 +102,7 @@ def test_a_deck_cached_again_removes_cache_files_unused_for_a_month_and_nothing_
 
     deck = tmp_path / "d.yaml"
     text = "id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n"
-    folder = decks.cache_dir()
+    folder = deck_cache.cache_dir()
 
     def cached_as(answer: str) -> set[Path]:
         """Load the deck with this answer; the cache files it added."""
@@ -118,7 +118,7 @@ def test_a_deck_cached_again_removes_cache_files_unused_for_a_month_and_nothing_
     foreign = [folder / "notes.txt", folder / ("c" * 64 + ".index.json.bak")]
     for path in (recent, left_over, *foreign):
         path.write_text("x", "utf-8")
-    month = decks.CACHE_KEPT_DAYS * 86400
+    month = deck_cache.CACHE_KEPT_DAYS * 86400
     for path in (*unused, *used, left_over, *foreign):
         os.utime(path, (time.time() - month - 60,) * 2)
     os.utime(recent, (time.time() - month + 3600,) * 2)
@@ -136,7 +136,7 @@ def test_a_cache_that_lost_its_deck_file_reads_the_deck_again(tmp_path):
     deck.write_text("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n"
                     "  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n", "utf-8")
     decks.load_decks([tmp_path])
-    for data in decks.cache_dir().glob("*.deck.jsonl"):
+    for data in deck_cache.cache_dir().glob("*.deck.jsonl"):
         data.unlink()
     assert decks.load_decks([tmp_path])[0].card("q1").answer == "A"
 
@@ -149,7 +149,7 @@ def test_cached_card_lines_out_of_step_with_the_index_are_not_trusted(tmp_path):
                     "  - {id: q1, kind: qa, source: '1', question: Q1, answer: A1, points: [p]}\n"
                     "  - {id: q2, kind: qa, source: '1', question: Q2, answer: A2, points: [p]}\n", "utf-8")
     decks.load_decks([tmp_path])
-    [data] = decks.cache_dir().glob("*.deck.jsonl")
+    [data] = deck_cache.cache_dir().glob("*.deck.jsonl")
     header, first, second = data.read_text("utf-8").split("\n")
     data.write_text("\n".join([header, second, first]), "utf-8")
     swapped = decks.load_decks([tmp_path])[0]
@@ -167,7 +167,7 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path):
     deck = tmp_path / "d.yaml"
     deck.write_text("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n", "utf-8")
     decks.load_decks([tmp_path])
-    for entry in decks.cache_dir().glob("*.json*"):
+    for entry in deck_cache.cache_dir().glob("*.json*"):
         entry.write_text("{not json", "utf-8")
     assert decks.load_decks([tmp_path])[0].deck.cards[0].answer == "A"
 
