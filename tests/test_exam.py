@@ -18,7 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from quizzer import kinds
-from quizzer.app import exam, notebook
+from quizzer.app import notebook
+from quizzer.app import paper as paper_of
 from quizzer.scheduling import answer as answering
 from quizzer.scheduling import queue as queues
 from quizzer.scheduling.summary import card_info
@@ -58,13 +59,13 @@ def run(deck_dir: Path, args: list[str], lines: list[str] = (), when: datetime =
     return result
 
 
-def paper(deck_dir: Path, seed: int, count: int = 5, kinds: list[str] | None = None) -> list[exam.Item]:
+def paper(deck_dir: Path, seed: int, count: int = 5, kinds: list[str] | None = None) -> list[paper_of.Item]:
     """The paper `quiz exam --seed` will draw (the store must be synced first)."""
     cards = {c.id: c for d in load_decks([deck_dir]) for c in d.deck.cards}
-    return exam.draw_paper(open_store(), cards, PaperSpec(count, kinds=kinds), seed, T0)
+    return paper_of.draw_paper(open_store(), cards, PaperSpec(count, kinds=kinds), seed, T0)
 
 
-def numeric_answer(deck_dir: Path, item: exam.Item) -> str:
+def numeric_answer(deck_dir: Path, item: paper_of.Item) -> str:
     card = next(c for d in load_decks([deck_dir]) for c in d.deck.cards if c.id == item.card_id)
     return kinds.of(card).ask(card, item.seed).drawn.answer_text
 

@@ -1,12 +1,9 @@
-"""Mock interviews as a state machine: drawing the paper, answers saved as given, marking,
-scoring and the report.
+"""Mock interviews as a state machine: the paper (drawn by ``paper``), answers saved as given,
+marking, scoring and the report.
 
-The paper mixes every card kind the decks allow, leans toward the learner's weak spots
-(low recall, lapses, past exam mistakes) and keeps a share of never-seen cards, because an
-interviewer asks what you do not know yet too. Scores per question, from 0 to 1: a graded
-kind scores itself (choice 1 or 0; numeric 1, or 0.5 when right only to fewer digits than
-asked; cloze the share of blanks right); qa and mistake score the share of key points the
-learner marks as covered after the exam; skipped or unanswered 0. An answer the clock cut off
+Scores per question, from 0 to 1: a graded kind scores itself (choice 1 or 0; numeric 1, or 0.5
+when right only to fewer digits than asked; cloze the share of blanks right); qa and mistake
+score the share of key points the learner marks as covered after the exam; skipped or unanswered 0. An answer the clock cut off
 (the text being typed when time ran out) is saved as it stands and scored or marked like any
 other; it stays "unanswered" in the store with its text, which is how the report knows.
 
@@ -25,103 +22,34 @@ being typed.
 
 from __future__ import annotations
 
-import random
-import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Union
 
-import fsrs
 
 from quizzer import clock, kinds
 from quizzer.app.collection import Collection
+from quizzer.app.paper import draw_paper, new_seed
 from quizzer.app.views import Retry
-from quizzer.defaults import SEEDS, Rating
+from quizzer.defaults import Rating
 from quizzer.errors import NothingToExamine, NoUnfinishedExam
 from quizzer.i18n import _
 from quizzer.kinds.base import Asked
 from quizzer.scheduling.answer import answer as record_answer
 from quizzer.scheduling.learner import schedule_of
-from quizzer.scheduling.memory import DEFAULT_SCHEDULER, retrievability
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import cards as card_store
 from quizzer.store import exams as exam_store
-from quizzer.store.engine import Store
-from quizzer.store.filter import CardFilter
 from quizzer.store.records import (
-    NEW,
     ExamMark,
     ExamRecord,
-    MemoryState,
     PaperSpec,
     QuestionRecord,
 )
 
-NEVER_SEEN_SHARE = 0.2
 WRONG_BELOW = 0.5
-# weakness = 1 + RECALL_WEIGHT * (1 - recall) + min(lapses, LAPSES_CAP) + WRONG_WEIGHT * min(times wrong, WRONG_CAP)
-RECALL_WEIGHT, LAPSES_CAP, WRONG_WEIGHT, WRONG_CAP = 4.0, 5, 2.0, 3
-
-
-# ------------------------------------------------------------------ the paper
-
-
-@dataclass(frozen=True)
-class Item:
-    card_id: str
-    kind: str
-    seed: int | None  # generated kinds: the question drawn
-
-
-def _weakness(memory: MemoryState, times_wrong: int, now: datetime, scheduler: fsrs.Scheduler) -> float:
-    """Higher for what the learner is likely to get wrong: low recall (on their own forgetting
-    curve), lapses, exam mistakes."""
-    recall = retrievability(memory, now, scheduler)
-    return (1.0 + RECALL_WEIGHT * (1.0 - recall) + min(memory.lapses, LAPSES_CAP)
-            + WRONG_WEIGHT * min(times_wrong, WRONG_CAP))
-
-
-def _sample(rng: random.Random, weighted: list[tuple[str, float]], k: int) -> list[str]:
-    """k ids without replacement, each drawn with probability proportional to its weight."""
-    keyed = sorted(((rng.random() ** (1.0 / w), cid) for cid, w in weighted), reverse=True)
-    return [cid for _, cid in keyed[:k]]
-
-
-def draw_paper(store: Store, cards: Mapping[str, Any], spec: PaperSpec, seed: int, now: datetime,
-               scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER) -> list[Item]:
-    """The questions of a new exam. The same seed, filters and history give the same paper."""
-    previous = exam_store.first_of_seed(store, seed, spec)
-    if previous is not None:  # that seed's paper, minus cards removed since
-        return [Item(q.card_id, q.kind, q.seed) for q in exam_store.questions(store, previous.id) if q.card_id in cards]
-    rng = random.Random(seed)
-    chosen_cards = CardFilter.of_paper(spec)
-    pool = {cid: entry for cid, entry in card_store.memories(store, chosen_cards, now).items() if cid in cards}
-    wrong = exam_store.times_wrong(store)
-    weight = {cid: 1.0 if memory.state == NEW else _weakness(memory, wrong.get(cid, 0), now, scheduler)
-              for cid, (_, memory) in pool.items()}
-    kind_of = {cid: kind for cid, (kind, _) in pool.items()}
-    count = min(spec.count, len(pool))
-    # one question of every kind the pool has, then the weak spots and a share of never-seen cards
-    present = [kind for kind in kinds.KINDS if kind in kind_of.values()]
-    rng.shuffle(present)  # a paper shorter than the number of kinds leaves out a different one
-    chosen = [_sample(rng, [(cid, weight[cid]) for cid in kind_of if kind_of[cid] == kind], 1)[0]
-              for kind in present[:count]]
-    rest = [cid for cid in pool if cid not in chosen]
-    unseen = [cid for cid in rest if pool[cid][1].state == NEW]
-    seen = [(cid, weight[cid]) for cid in rest if pool[cid][1].state != NEW]
-    left = count - len(chosen)
-    n_unseen = min(len(unseen), left, max(round(count * NEVER_SEEN_SHARE), left - len(seen)))
-    chosen += _sample(rng, [(cid, 1.0) for cid in unseen], n_unseen)
-    chosen += _sample(rng, seen, left - n_unseen)
-    rng.shuffle(chosen)
-    return [Item(cid, kind_of[cid], rng.randrange(SEEDS) if kinds.get(kind_of[cid]).generated else None)
-            for cid in chosen]
-
-
-def new_seed() -> int:
-    return secrets.randbelow(SEEDS)
 
 
 def rating_for(score: float) -> int:
