@@ -128,6 +128,21 @@ def test_undoing_an_again_that_brought_the_card_back_shows_it_once(collection):
     assert isinstance(last, study.Summary)  # shown once: nothing left after it
 
 
+def test_undo_of_an_answer_another_device_answered_over_says_so_and_the_session_goes_on(collection):
+    """Device A rates a card, device B rates it too, A presses u: the session ended with
+    "unexpected ValueError: review 1 is not the latest of card …"."""
+    from quizzer.scheduling.answer import answer
+
+    machine = session(collection, ("qa", "mistake"))
+    machine.start()
+    machine.handle(study.Reveal())
+    machine.handle(study.Rate(4))
+    answer(collection.store, "q-one", 1, now=T0, duration_ms=1000)  # the other device
+    refused, shown = machine.handle(study.Undo())
+    assert refused == study.Notice("reviewed_elsewhere", "q-one") and shown.card_id == "m-one"
+    assert [r.rating for r in card_info(collection.store, "q-one", T0).reviews] == [4, 1]  # both answers stand
+
+
 def test_bury_and_suspend_take_the_card_out(collection):
     machine = session(collection, ("qa", "mistake"))
     machine.start()
@@ -334,6 +349,35 @@ def test_a_paper_handed_in_days_later_dates_its_reviews_by_its_deadline(collecti
     dated = {card_id: [r.reviewed_at for r in card_info(collection.store, card_id, handed_in).reviews if r.mode == "exam"]
              for card_id in (first, studied)}
     assert dated == {first: [T0 + timedelta(minutes=30)], studied: [handed_in]}
+
+
+def test_a_paper_handed_in_on_two_devices_at_once_is_reviewed_once(collection, monkeypatch):
+    """Two devices resumed one exam and handed it in together: each reviewed every question (8
+    reviews for a paper of 4, each card's memory moved twice), and the stored answer could differ
+    from the one its review scored. Device B here read the questions before A recorded any."""
+    typed = {"q-one": "答", "m-one": "说反了", "c-one": "b", "z-one": "15%; 80%; [MASK]"}
+    first = exam_of(collection, Clock())
+    views = first.begin()
+    views = first.handle(exams.Answer(typed[views[-1].card_id]))
+    first.handle(exams.Leave())
+    a, b = (exams.ExamSession.resume(collection, tick=Clock()) for _ in range(2))
+    stale = exam_store.questions(collection.store, a.exam.id)  # what B read before A's hand-in
+    for device in (a, b):
+        views = device.begin()
+        while isinstance(views[-1], exams.QuestionView):
+            views = device.handle(exams.Answer(typed[views[-1].card_id]))
+        with monkeypatch.context() as patched:
+            if device is b:  # B's scoring sees no review recorded yet, as if it read just before A's
+                patched.setattr(exam_store, "questions", lambda store, exam_id: stale)
+            while isinstance(views[-1], exams.MarkView):
+                views = device.handle(exams.Mark("a"))
+    reviews = [r for cid in typed for r in card_info(collection.store, cid, T0).reviews if r.mode == "exam"]
+    stored = exam_store.questions(collection.store, a.exam.id)
+    assert len(reviews) == len([q for q in stored if q.review_id is not None]) == 4
+    answers = {r.id: r.answer_text for r in reviews}
+    assert all(answers[q.review_id] == q.answer_text for q in stored)  # each score beside the answer it scored
+    [(exam, _, _)] = exam_store.history(collection.store)
+    assert exam.score == views[-1].exam.score  # B's report says the first hand-in's score
 
 
 def test_after_a_verdict_another_rating_saves_the_same_answer_with_it(collection, tmp_path, deck_folder):

@@ -382,7 +382,8 @@ class ExamSession:
         """Record every question's score as an exam review (and a mistake where wrong).
 
         Each question is one transaction, and questions already recorded are skipped, so an
-        interrupted scoring can simply run again. A review is dated no later than the exam's
+        interrupted scoring can simply run again, and a paper handed in on two devices at once is
+        reviewed once (the store checks inside the transaction; the first hand-in's score stands). A review is dated no later than the exam's
         deadline, before which every answer was given: a paper left and handed in days later
         keeps its reviews on the exam's day (unless the card was studied since: then now).
         """
@@ -395,13 +396,16 @@ class ExamSession:
             wrong = score < WRONG_BELOW
             last = card_store.card(self.store, question.card_id).memory.last_review
             when = answered_by if last is None or last <= answered_by else now
-            record_answer(
-                self.store, question.card_id, rating_for(score), now=when, duration_ms=question.duration_ms,
-                mode="exam", answer_text=question.answer_text, correct=not wrong, seed=question.seed,
-                ahead_rule=not wrong, mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
-                scheduler=self.schedule.scheduler, rollover_hour=self.settings.day_start_hour,
-                load_balance=self.settings.load_balance, interview=self.schedule.interview,
-            )
+            try:
+                record_answer(
+                    self.store, question.card_id, rating_for(score), now=when, duration_ms=question.duration_ms,
+                    mode="exam", answer_text=question.answer_text, correct=not wrong, seed=question.seed,
+                    ahead_rule=not wrong, mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
+                    scheduler=self.schedule.scheduler, rollover_hour=self.settings.day_start_hour,
+                    load_balance=self.settings.load_balance, interview=self.schedule.interview,
+                )
+            except card_store.AlreadyMarked:  # the paper was handed in on another device meanwhile
+                continue
         self.exam = exam_store.close(self.store, self.exam.id, now)
         self.phase = "done"
         return report(self.collection, self.exam.id)

@@ -34,6 +34,7 @@ from quizzer.scheduling import queue as queues
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.summary import due_forecast, next_due
 from quizzer.settings import DEFAULTS, Settings
+from quizzer.store.cards import ReviewedSince
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.store.records import Answered
 
@@ -139,7 +140,8 @@ class Continue:
     """Feedback was shown: waiting for Next (Undo and Quit work too)."""
 
 
-NoticeKind = Literal["saved", "undone", "nothing_to_undo", "buried", "suspended", "edit_failed", "skipped_gone"]
+NoticeKind = Literal["saved", "undone", "nothing_to_undo", "buried", "suspended", "edit_failed", "skipped_gone",
+                     "reviewed_elsewhere"]
 
 
 @dataclass(frozen=True)
@@ -396,7 +398,10 @@ class StudySession:
         done = self.history[-1] if self.history else None
         if not isinstance(done, Done) or done.correct is None or rating == done.rating:
             return [Continue()]
-        answering.undo(self.collection.store, done.answered)
+        try:
+            answering.undo(self.collection.store, done.answered)
+        except ReviewedSince:
+            return [Notice("reviewed_elsewhere", done.answered.card_id), Continue()]
         self._count(done.answered, done.rating, -1)
         self.history.pop()
         self.position -= 1  # back on the card answered
@@ -425,7 +430,10 @@ class StudySession:
         done = self.history.pop()
         if isinstance(done, SetAside):
             return self._bring_back(done)
-        answering.undo(self.collection.store, done.answered)
+        try:
+            answering.undo(self.collection.store, done.answered)
+        except ReviewedSince:  # answered on another device since: that answer stands
+            return [Notice("reviewed_elsewhere", done.answered.card_id), self._current()]
         self._count(done.answered, done.rating, -1)
         if done.answered.card_id in self.set_aside:  # buried or suspended since: the review is undone,
             return [Notice("undone", done.answered.card_id), self._current()]  # the card stays aside

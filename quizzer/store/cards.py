@@ -108,9 +108,22 @@ def replay(store: Store, new_cards: list[dict[str, Any]], reviews: list[tuple[st
     return len(reviews)
 
 
+class ReviewedSince(Exception):
+    """A review that is no longer its card's latest: another device answered the card since, so
+    taking it back would clobber that answer."""
+
+
+class AlreadyMarked(Exception):
+    """The exam question has its review already: the same paper was handed in on another device.
+    Checked inside the write transaction, so a question is never reviewed twice."""
+
+
 def _record(conn: Connection, card_id: str, review: NewReview, decide: Decide, mark: ExamMark | None) -> Answered:
     if review.mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {review.mode!r}")
+    if mark is not None and conn.scalar(select(exam_questions.c.review_id).where(
+            exam_questions.c.exam_id == mark.exam_id, exam_questions.c.position == mark.position)) is not None:
+        raise AlreadyMarked(f"exam {mark.exam_id} question {mark.position}")
     previous = _memory(_row(conn, card_id, lock=True), _is_leech(conn, card_id))
     decision = decide(previous, review)
     if decision.scheduled:
@@ -122,7 +135,7 @@ def _record(conn: Connection, card_id: str, review: NewReview, decide: Decide, m
         mode=review.mode, answer_text=review.answer_text, correct=review.correct, seed=review.seed,
         state_before=previous.state, scheduled=decision.scheduled))
     if mark is not None:
-        _write_mark(conn, mark, card_id, review_id, review.reviewed_at)
+        _write_mark(conn, mark, card_id, review_id, review.reviewed_at, review.answer_text)
     current = replace(decision.after if decision.scheduled else previous,
                       leech=previous.leech or decision.became_leech)
     return Answered(review_id, card_id, previous, current, decision.became_leech, decision.scheduled)
@@ -133,17 +146,19 @@ def card_ids(store: Store) -> set[str]:
         return set(conn.scalars(select(cards.c.id)))
 
 
-def _write_mark(conn: Connection, mark: ExamMark, card_id: str, review_id: int, reviewed_at: datetime) -> None:
+def _write_mark(conn: Connection, mark: ExamMark, card_id: str, review_id: int, reviewed_at: datetime,
+                scored: str | None) -> None:
     import json
 
     question = exam_questions.c.exam_id == mark.exam_id, exam_questions.c.position == mark.position
-    answer = conn.execute(select(exam_questions.c.answer_text).where(*question)).first()
-    if answer is None:
+    if conn.execute(select(exam_questions.c.position).where(*question)).first() is None:
         raise ValueError(f"exam {mark.exam_id} has no question {mark.position}")
+    # the answer scored stays beside its score (another device may have saved another one since)
     conn.execute(update(exam_questions).where(*question).values(
-        score=mark.score, covered=json.dumps(mark.covered) if mark.covered is not None else None, review_id=review_id))
+        score=mark.score, covered=json.dumps(mark.covered) if mark.covered is not None else None, review_id=review_id,
+        answer_text=scored))
     if mark.wrong:
-        wrong = dict(last_wrong_at=reviewed_at, last_wrong_answer=answer.answer_text)
+        wrong = dict(last_wrong_at=reviewed_at, last_wrong_answer=scored)
         counted = conn.execute(update(mistakes).where(mistakes.c.card_id == card_id)
                                .values(times_wrong=mistakes.c.times_wrong + 1, **wrong)).rowcount
         if not counted:
@@ -157,8 +172,8 @@ def undo(store: Store, answered: Answered) -> None:
     """
     with store.write() as conn:
         latest = conn.scalar(select(func.max(review_log.c.id)).where(review_log.c.card_id == answered.card_id))
-        if latest != answered.review_id:
-            raise ValueError(f"review {answered.review_id} is not the latest of card {answered.card_id}")
+        if latest != answered.review_id:  # another device answered the card since (or it is gone)
+            raise ReviewedSince(answered.card_id)
         _row(conn, answered.card_id, lock=True)
         _set(conn, answered.card_id, **memory_columns(answered.previous))
         if not answered.previous.leech:
