@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
+from quizzer import clock
 from quizzer.backup import backup_now, check, list_backups, maybe_backup, restore, thin
 from quizzer.errors import BackupError, DatabaseBusy
 from quizzer.scheduling.answer import answer
@@ -145,8 +146,8 @@ def test_check_reports_ok_and_damage(db, tmp_path):
 
 
 def test_the_automatic_backup_thins_by_the_learners_day_start(tmp_path, deck_folder):
-    """Yesterday's 06:00 and 20:00 backups share a study day when days start at 04:00 (only the
-    later one is kept), but not when they start at noon (both are)."""
+    """06:00 and 20:00 backups of one day share a study day when days start at 04:00 (only the
+    later one is kept), but not when they start at noon (both are). Backups go by the real clock."""
     from typer.testing import CliRunner
 
     from quizzer.cli import app
@@ -158,13 +159,13 @@ def test_the_automatic_backup_thins_by_the_learners_day_start(tmp_path, deck_fol
         db = tmp_path / f"start{hour}" / "quiz.db"
         db.parent.mkdir()
         open_store(db).close()
-        yesterday = NOW - timedelta(days=1)
-        for when in (yesterday.replace(hour=6), yesterday.replace(hour=20)):
+        earlier = clock.wall() - timedelta(days=2)  # a whole study day before today's, at any hour
+        for when in (earlier.replace(hour=6), earlier.replace(hour=20)):
             backup_now(db, when)
         result = CliRunner().invoke(app, ["--decks", str(decks), "--db", str(db)],
-                                    env={"QUIZ_NOW": NOW.isoformat(), "QUIZ_DAY_START_HOUR": str(hour)})
+                                    env={"QUIZ_DAY_START_HOUR": str(hour)})
         assert result.exit_code == 0, result.output
-        kept[hour] = sorted(b.taken_at.hour for b in list_backups(db) if b.taken_at < NOW)
+        kept[hour] = sorted(b.taken_at.hour for b in list_backups(db) if b.taken_at.date() == earlier.date())
     assert kept == {4: [20], 12: [6, 20]}
 
 
@@ -178,3 +179,25 @@ def test_backup_create_makes_one_now_through_the_cli(db):
     assert result.exit_code == 0 and result.stdout.startswith("backed up to "), result.output
     [made] = list_backups(db)
     assert str(made.path) in result.stdout and check(made.path) == []
+
+
+def test_a_pinned_clock_neither_names_nor_thins_backups(db, deck_folder):
+    """`QUIZ_NOW=2027-03-01 quiz plan` thinned five real backups away as months old, and its own,
+    named 2027, was "latest" from then on: `backup restore latest` picked it, and no automatic
+    backup was due again until 2027."""
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    real = datetime.now(timezone.utc)
+    for hours in (1, 3, 5, 30, 50):  # the learner's real backups of the last days
+        backup_now(db, real - timedelta(hours=hours))
+    before = {b.path.name for b in list_backups(db)}
+    decks = deck_folder("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n"
+                        "  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n")
+    ahead = (real + timedelta(days=365)).isoformat()
+    result = CliRunner().invoke(app, ["--decks", str(decks), "--db", str(db)], env={"QUIZ_NOW": ahead})
+    assert result.exit_code == 0, result.output
+    after = list_backups(db)
+    assert before <= {b.path.name for b in after}  # none thinned away
+    assert all(b.taken_at <= datetime.now(timezone.utc) for b in after)  # none from the pinned future

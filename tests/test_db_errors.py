@@ -25,7 +25,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 NOW = "2026-01-05T10:00:00+00:00"
-LATER = "2026-01-05T12:00:00+00:00"  # past the 30 minutes between automatic backups
+LATER = "2026-01-05T12:00:00+00:00"  # two hours on
 IS_ROOT = os.geteuid() == 0
 
 
@@ -394,15 +394,23 @@ def test_restoring_a_damaged_backup_is_refused(env, good_db, tmp_path, damage):
     assert sorted((good_db.parent / "backups").iterdir()) == backups  # not even a safety backup
 
 
+def no_backup_yet(folder: Path) -> None:
+    """Empty the backups folder, so the next command's automatic backup is due (backups go by the
+    real clock, which QUIZ_NOW does not move)."""
+    for backup in folder.iterdir():
+        backup.unlink()
+
+
 def test_a_backup_on_a_full_disk_leaves_no_partial_file(env, tmp_path):
     with small_disk(tmp_path / "disk") as disk:
         db = disk / "quiz.db"
         made = quiz(env, db)
         assert made.returncode == 0, made.stdout + made.stderr
+        no_backup_yet(disk / "backups")
         backups = sorted((disk / "backups").iterdir())
         before = sha256(db)
         fill(disk)  # the database (~100 kB) no longer fits in the room left
-        result = quiz(env, db, QUIZ_NOW=LATER)  # a backup is due first
+        result = quiz(env, db)  # a backup is due first
         assert_refused(result, db, "backup", "disk is full")
         assert sorted((disk / "backups").iterdir()) == backups  # no .partial left
         assert sha256(db) == before
@@ -411,10 +419,11 @@ def test_a_backup_on_a_full_disk_leaves_no_partial_file(env, tmp_path):
 @pytest.mark.parametrize("how", READ_ONLY_WAYS)
 def test_a_backup_into_a_read_only_folder_fails_cleanly(env, good_db, how):
     folder = good_db.parent / "backups"
+    no_backup_yet(folder)
     backups = sorted(folder.iterdir())
     before = sha256(good_db)
     with read_only(folder, how):
-        result = quiz(env, good_db, QUIZ_NOW=LATER)  # a backup is due first
+        result = quiz(env, good_db)  # a backup is due first
     assert_refused(result, good_db, "backup", "permission")
     assert sorted(folder.iterdir()) == backups
     assert sha256(good_db) == before

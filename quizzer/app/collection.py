@@ -96,6 +96,6 @@ def open_collection(decks_option: Path | None, db: Path | None, learner: str | N
     decks = load_decks(dirs)
     store = open_store(db, learner)
     if store.path is not None:
-        backup.maybe_backup(store.path, clock.now(), day_start_hour)
+        backup.maybe_backup(store.path, clock.wall(), day_start_hour)
     sync(store, decks)
     return Collection(store, decks, dirs)

@@ -34,7 +34,7 @@ def _db_path(ctx: typer.Context, db: Path | None) -> Path:
 def backup_create(ctx: typer.Context, db: DbOption = None) -> None:
     from quizzer import backup, clock
 
-    typer.echo(_("backed up to {file}").format(file=backup.backup_now(_db_path(ctx, db), clock.now())))
+    typer.echo(_("backed up to {file}").format(file=backup.backup_now(_db_path(ctx, db), clock.wall())))
 
 
 @backup_app.command("list", help=_("The backups, newest first."))
@@ -79,7 +79,7 @@ def backup_restore(
     chosen = backups[0].path if which == "latest" and backups else listed.get(which, Path(which))
     if not chosen.is_file():
         raise BackupError(_("no backup '{name}'").format(name=which), _("`quiz backup list` shows them"))
-    saved = backup.restore(chosen, path, clock.now())
+    saved = backup.restore(chosen, path, clock.wall())
     typer.echo(_("restored {file}").format(file=chosen)
                + (_("; the database before it is saved as {file}").format(file=saved) if saved else ""))
 

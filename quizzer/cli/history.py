@@ -50,7 +50,7 @@ def history_import(
     store = collection(ctx, decks_dir, db).store
     scheduler = schedule_of(store, learner).scheduler  # the learner's FSRS settings and parameters, as study's
     # an import cannot be taken back (its archived cards stay): the database as it was, first
-    saved = backup.backup_now(store.path, clock.now()) if store.path is not None and reviews else None
+    saved = backup.backup_now(store.path, clock.wall()) if store.path is not None and reviews else None
     result = import_history(store, reviews, scheduler=scheduler, rollover_hour=learner.day_start_hour)
     if as_json:
         from quizzer.cli.output import emit_json

@@ -101,5 +101,5 @@ def _upgrade(store: Store) -> None:
         if version is not None and version not in _known_revisions():
             raise _too_new(store, version)
         if store.path is not None and inspect(conn).get_table_names():
-            backup.backup_now(store.path, clock.now())
+            backup.backup_now(store.path, clock.wall())
         command.upgrade(_alembic_config(conn), "head")
