@@ -140,7 +140,7 @@ def thin(db_path: Path, now: datetime, rollover_hour: int = ROLLOVER_HOUR) -> li
 def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | None:
     """Replace the database's content with ``backup``; the current database is
     backed up first (returned), so a restore can itself be undone."""
-    now = clock.now() if now is None else now
+    now = clock.wall() if now is None else now
     backup, db_path = Path(backup), Path(db_path)
     if db_path.exists() and backup.exists() and os.path.samefile(backup, db_path):
         raise BackupError(_("not restoring {backup}: it is the database itself").format(backup=backup),

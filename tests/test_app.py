@@ -351,6 +351,17 @@ def test_a_paper_handed_in_days_later_dates_its_reviews_by_its_deadline(collecti
     assert dated == {first: [T0 + timedelta(minutes=30)], studied: [handed_in]}
 
 
+def test_a_wrong_answer_given_another_rating_is_still_not_correct_in_the_summary(collection):
+    """The summary counted by rating: a wrong answer re-rated Good said "correct 1"."""
+    machine = session(collection, ("choice",))
+    machine.start()
+    feedback, *_ = machine.handle(study.Answer("A"))
+    assert not feedback.correct and feedback.rating == 1
+    machine.handle(study.Rate(3))
+    summary = machine.handle(study.Quit())[-1]
+    assert (summary.reviewed, summary.correct, summary.ratings) == (1, 0, {1: 0, 3: 1})
+
+
 def test_a_paper_handed_in_on_two_devices_at_once_is_reviewed_once(collection, monkeypatch):
     """Two devices resumed one exam and handed it in together: each reviewed every question (8
     reviews for a paper of 4, each card's memory moved twice), and the stored answer could differ
@@ -397,7 +408,7 @@ def test_after_a_verdict_another_rating_saves_the_same_answer_with_it(collection
     assert (review.rating, review.answer_text, review.correct, review.duration_ms) == (2, "B", True, 3000)
     card, _ = DEFAULT_SCHEDULER.review_card(fsrs.Card(card_id=1, due=T0), fsrs.Rating.Hard, T0)
     assert info.memory.state == card.state.value and info.memory.stability == pytest.approx(card.stability)
-    assert machine.summary.ratings == {4: 0, 2: 1} and machine.summary.reviewed == 1
+    assert machine.summary.ratings == {4: 0, 2: 1} and machine.summary.reviewed == 1 and machine.summary.correct == 1
     assert machine.handle(study.Rate(2)) == [study.Continue()]  # the same rating again changes nothing
     undone, shown = machine.handle(study.Undo())  # undo takes back the answer as rated now
     assert undone == study.Notice("undone", "c-one") and shown.card_id == "c-one"

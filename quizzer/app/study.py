@@ -379,8 +379,9 @@ class StudySession:
             seed=asked.seed, scheduler=self.scheduler, rollover_hour=self.settings.day_start_hour,
             load_balance=self.settings.load_balance, interview=self.interview,
         )
-        self.history.append(Done(answered, rating, answer_text, correct, now, duration_ms))
-        self._count(answered, rating, +1)
+        done = Done(answered, rating, answer_text, correct, now, duration_ms)
+        self.history.append(done)
+        self._count(done, +1)
         self.position += 1
         self._learning_first()
         due = answered.current.due
@@ -402,7 +403,7 @@ class StudySession:
             answering.undo(self.collection.store, done.answered)
         except ReviewedSince:
             return [Notice("reviewed_elsewhere", done.answered.card_id), Continue()]
-        self._count(done.answered, done.rating, -1)
+        self._count(done, -1)
         self.history.pop()
         self.position -= 1  # back on the card answered
         self._shown_once()
@@ -414,9 +415,12 @@ class StudySession:
         card_id = self.queue[self.position]
         self.queue[self.position + 1:] = [c for c in self.queue[self.position + 1:] if c != card_id]
 
-    def _count(self, answered: Answered, rating: int, sign: int) -> None:
+    def _count(self, done: Done, sign: int) -> None:
+        """The summary with ``done`` added (+1) or taken back (-1). A graded answer is correct by
+        its verdict, whatever rating the learner gave it; a self-rated one by passing (Hard or better)."""
+        answered, rating = done.answered, done.rating
         self.summary.reviewed += sign
-        self.summary.correct += sign * (rating > Rating.AGAIN)
+        self.summary.correct += sign * (done.correct if done.correct is not None else rating > Rating.AGAIN)
         self.summary.ratings[rating] = self.summary.ratings.get(rating, 0) + sign
         if answered.became_leech:
             if sign > 0:
@@ -434,7 +438,7 @@ class StudySession:
             answering.undo(self.collection.store, done.answered)
         except ReviewedSince:  # answered on another device since: that answer stands
             return [Notice("reviewed_elsewhere", done.answered.card_id), self._current()]
-        self._count(done.answered, done.rating, -1)
+        self._count(done, -1)
         if done.answered.card_id in self.set_aside:  # buried or suspended since: the review is undone,
             return [Notice("undone", done.answered.card_id), self._current()]  # the card stays aside
         # the undone card was answered earlier in this queue: show it again, next
