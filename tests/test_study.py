@@ -407,7 +407,7 @@ def test_a_closed_standard_input_ends_the_session_without_a_traceback(deck_dir, 
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
 
 
-@pytest.mark.parametrize("pressed", [[""], ["2", ""]])
+@pytest.mark.parametrize("pressed", [[""], ["2", ""], ["b", "2", ""]])  # b: passed over, it went on
 def test_on_a_terminal_a_graded_answer_says_its_rating_once(deck_dir, tmp_path, monkeypatch, pressed):
     """The verdict line (→ Easy · due in …) was followed by a 'Saved …' line saying the same. Driven
     through the screen with a terminal's prompter stand-in (prompt_toolkit needs a real terminal).

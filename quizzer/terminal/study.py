@@ -155,10 +155,9 @@ class StudyScreen:
                 ratings[""] = Rate(Rating.GOOD)
             return self._key(rate_prompt(view.intervals), ratings)
         if isinstance(view, Continue):  # 1-4: another rating than the one given for the verdict
-            key = self.prompter.key(_("[space/Enter] next · 1-4 another rating · u undo · q quit"))
-            if key in ("1", "2", "3", "4"):
-                return Rate(int(key))
-            return COMMANDS[key] if key in ("u", "q") else Next()
+            keys: dict[str, Event] = {"": Next(), "u": Undo(), "q": Quit(), **{str(r): Rate(r) for r in range(1, 5)}}
+            key = self.prompter.key(_("[space/Enter] next · 1-4 another rating · u undo · q quit"), keys)
+            return keys.get(key)  # another key (b, a letter typed early for the next card) is passed over
         return Quit()
 
     def _key(self, prompt: str, allowed: dict[str, Event]) -> Event | None:
