@@ -94,6 +94,20 @@ def test_a_plan_past_the_daily_review_limit_says_so():
     assert "(60 days left)" in far.output and "reviews a day:" not in far.output
 
 
+def test_the_days_new_card_pace_holds_as_its_new_cards_are_studied():
+    """With 33 new cards a day planned, studying 14 of them lowered the day's pace to 31 (the
+    cards left were counted afresh), so the overview said 17 more instead of 19."""
+    assert quiz("plan", "--date", "2026-01-19").exit_code == 0
+    before = json.loads(quiz("--json").output)
+    studied = runner.invoke(app, ["study", "--kind", "qa", "--new-per-day", "14", "--reviews-per-day", "0"],
+                            input="\n3\n" * 14 + "q\n", env={"QUIZ_NOW": NOW})
+    assert studied.exit_code == 0 and "Reviewed 14" in studied.stdout, studied.stdout
+    after = json.loads(quiz("--json").output)
+    assert after["new_per_day"] == before["new_per_day"] > 20
+    assert after["total"]["new"] == before["total"]["new"] - 14
+    assert f"raised from 20 to {before['new_per_day']}" in quiz("plan").output
+
+
 def test_one_review_a_day_is_said_in_the_singular():
     """`quiz plan --deck interview-numbers` (13 cards, two months away) said "1 reviews a day"."""
     shown = quiz("plan", "--date", "2026-03-06", "--deck", "interview-numbers").output

@@ -344,7 +344,9 @@ def test_undo_restores_everything(store):
     assert after == before
     first = ans(store, "d1", 3, T0)
     ans(store, "d1", 3, T0 + timedelta(minutes=10))
-    with pytest.raises(ValueError):
+    from quizzer.store.cards import ReviewedSince
+
+    with pytest.raises(ReviewedSince):
         undo(store, first)  # not the latest answer of d1
 
 

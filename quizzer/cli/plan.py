@@ -45,6 +45,7 @@ def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None
     from quizzer.scheduling.learner import schedule_of
     from quizzer.scheduling.forecast import forecast
     from quizzer.scheduling.plan import Seen
+    from quizzer.scheduling.queue import new_per_day_today
     from quizzer.store import cards
     from quizzer.store.filter import CardFilter
     from quizzer.store.records import NEW
@@ -58,8 +59,9 @@ def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None
     memories = cards.memories(store, CardFilter(decks=interview.decks), now)
     seen = [Seen(card_id, memory) for card_id, (_kind, memory) in memories.items() if memory.state != NEW]
     unseen = len(memories) - len(seen)
-    return PlanStatus(interview, forecast(seen, unseen, now, interview, scheduler, settings.new_per_day,
-                                          settings.day_start_hour), settings.new_per_day, settings.reviews_per_day)
+    day_pace = new_per_day_today(store, now, settings.new_per_day, interview)  # the day's, as study takes it
+    return PlanStatus(interview, forecast(seen, unseen, now, interview, scheduler, day_pace, settings.day_start_hour),
+                      settings.new_per_day, settings.reviews_per_day)
 
 
 @app.command(help=_("Interview-date mode: aim every card at the interview's day (--date), show the plan, or "

@@ -288,13 +288,16 @@ def seen_by_due(store: Store, chosen: CardFilter, now: datetime, limit: int) -> 
             select(cards.c.id).where(*chosen.where(now), cards.c.state != NEW).order_by(cards.c.due, cards.c.id).limit(limit)))
 
 
-def done_since(store: Store, start: datetime) -> tuple[int, int]:
-    """(new cards introduced, reviews done) in study mode since ``start`` (scheduled answers only)."""
+def done_since(store: Store, start: datetime, chosen: CardFilter = EVERYTHING) -> tuple[int, int]:
+    """(new cards introduced, reviews done) in study mode since ``start`` (scheduled answers
+    only), on the cards ``chosen`` matches (archived ones too)."""
+    conditions = chosen.where(only_active=False)
+    query = (select(review_log.c.state_before, func.count(review_log.c.id))
+             .where(review_log.c.reviewed_at >= start, review_log.c.mode == "study", review_log.c.scheduled.is_(True)))
+    if conditions:
+        query = query.join(cards, cards.c.id == review_log.c.card_id).where(*conditions)
     with store.read() as conn:
-        counts: dict[int, int] = dict(conn.execute(
-            select(review_log.c.state_before, func.count(review_log.c.id))
-            .where(review_log.c.reviewed_at >= start, review_log.c.mode == "study", review_log.c.scheduled.is_(True))
-            .group_by(review_log.c.state_before)).all())
+        counts: dict[int, int] = dict(conn.execute(query.group_by(review_log.c.state_before)).all())
     return counts.get(NEW, 0), counts.get(REVIEW, 0)
 
 
