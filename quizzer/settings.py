@@ -198,7 +198,12 @@ def key_of(name: str) -> Key:
     if match:
         return replace(DECK_KEYS[match.group(2)], name=name)
     known = join([*KEYS, *(key.name for key in DECK_KEYS.values())])
-    hint = _("deck ids are lowercase a-z, 0-9 and '-'") if name.startswith("deck.") else _("known: {names}").format(names=known)
+    if re.match(rf"^deck\.{DECK_ID}\.", name):  # the id is one: what follows it is not a deck's setting
+        hint = _("a deck's settings are {names}").format(names=join(DECK_KEYS))
+    elif name.startswith("deck."):
+        hint = _("deck ids are lowercase a-z, 0-9 and '-'")
+    else:
+        hint = _("known: {names}").format(names=known)
     raise UsageError(_("{key}: not a setting").format(key=name), hint)
 
 

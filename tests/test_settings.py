@@ -198,6 +198,9 @@ def test_an_unknown_key_is_refused(config):
         result = quiz("config", "set", key, "1")
         assert result.exit_code == 2 and result.stderr.startswith(f"Error: {key}: not a setting"), key
     assert "known: desired_retention, new_per_day" in quiz("config", "set", "colour", "1").stderr
+    # the id is fine, the setting is not: the hint blamed the id
+    assert "(a deck's settings are new_per_day, reviews_per_day)" in quiz("config", "set", "deck.ch08-bert.foo", "1").stderr
+    assert "(deck ids are lowercase" in quiz("config", "set", "deck.Ch08.new_per_day", "1").stderr
     assert quiz("config", "unset", "colour").exit_code == 2
     assert not config.exists()
 
