@@ -455,6 +455,22 @@ def test_a_server_that_is_down_is_one_line(env):
     assert_server_refused(result, f"postgresql://ann:***@127.0.0.1:{port}/quiz", "cannot connect", "refused")
 
 
+def test_a_server_that_is_down_on_its_socket_cannot_be_connected_to(env, tmp_path):
+    """Over a Unix socket the same case said "the server closed the connection ... a change in
+    progress was rolled back", though nothing was ever connected."""
+    url = f"postgresql://ann@/quiz?host={tmp_path}&port=5432"  # no server's socket in that folder
+    result = quiz(env, None, *STUDY, stdin=STUDY_INPUT, QUIZ_DB=url)
+    assert result.returncode == 1 and "cannot connect to the database server" in result.stderr, result.stderr
+    assert "closed the connection" not in result.stderr
+
+
+def test_a_port_that_is_no_number_is_a_usage_error(env):
+    """`?port=abc` was "unexpected ArgumentError ... this is a bug", exit 1."""
+    for url in ("postgresql://ann@/quiz?host=/tmp&port=abc", "postgresql://ann@localhost:abc/quiz"):
+        result = quiz(env, None, "stats", QUIZ_DB=url)
+        assert result.returncode == 2 and result.stderr.startswith("Error: ") and "unexpected" not in result.stderr, url
+
+
 def test_a_refused_login_is_one_line_without_the_password(env, pg_server):
     url = pg_server.url("postgres").replace("postgres@", "ghost:s3cret@")  # no such role on the server
     result = quiz(env, None, *STUDY, stdin=STUDY_INPUT, QUIZ_DB=url)

@@ -19,6 +19,7 @@ too long), naming the server but never the password.
 from __future__ import annotations
 
 import math
+import re
 import os
 import sqlite3
 import sys
@@ -235,7 +236,7 @@ def _server_code(exc: BaseException) -> int | str | None:
     if state in _SQLSTATES:
         return _SQLSTATES[state]
     text = str(orig)
-    if not state and "connection failed" in text:  # refused while connecting: libpq gives only its words
+    if not state and ("connection failed" in text or _CONNECTING.search(text)):  # refused while connecting: libpq's words
         if any(words in text for words in _LOGIN_REFUSED):
             return SERVER_LOGIN
         return SERVER_NO_DATABASE if 'database "' in text and "does not exist" in text else SERVER_DOWN
@@ -246,7 +247,10 @@ def _server_code(exc: BaseException) -> int | str | None:
 
 
 # What libpq says when the server refuses the login (an unknown role, a wrong password, pg_hba.conf).
-_LOGIN_REFUSED = ("authentication failed", "no pg_hba.conf entry", "password is required", "role \"")
+_LOGIN_REFUSED = ("authentication failed", "no pg_hba.conf entry", "password is required", "role \"",
+                  "no password supplied")
+# libpq's "connection to server on socket "/tmp/.s.PGSQL.5432" failed" / "... at "host" (addr), port N failed"
+_CONNECTING = re.compile(r"connection to server (on socket|at) .* failed")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -291,13 +295,29 @@ def resolve(url_or_path: str | Path | None) -> tuple[URL, Path | None]:
     if isinstance(target, Path):
         target = _unflattened(target)
     if isinstance(target, str) and "://" in target:
-        url = make_url(target)
+        url = _parsed(target)
         if url.drivername in SERVER_SCHEMES:
             url = url.set(drivername="postgresql+psycopg")
         database = url.database if url.get_backend_name() == "sqlite" else None
         return url, Path(database).resolve() if database and database != ":memory:" else None
     path = Path(target).expanduser().resolve()
     return URL.create("sqlite", database=str(path)), path
+
+
+def _parsed(target: str) -> URL:
+    """``target`` as a URL; a usage error where it is none (a port that is no number, in the
+    authority or as ``?port=``, was a traceback when the connection was made)."""
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        url = make_url(target)
+    except (ArgumentError, ValueError) as err:
+        raise UsageError(_("{url}: not a database URL ({reason})").format(url=target, reason=err)) from None
+    ports = url.query.get("port", ())
+    if any(not port.isdigit() for port in ([ports] if isinstance(ports, str) else ports)):
+        raise UsageError(_("{url}: the port is not a number").format(url=shown_url(url)),
+                         _("e.g. postgresql://user@host:5432/quiz"))
+    return url
 
 
 def _unflattened(target: Path) -> str | Path:
