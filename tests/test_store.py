@@ -412,6 +412,30 @@ def test_a_copy_that_fails_its_check_leaves_the_target_unchanged(tmp_path, backe
     assert every_row(backend) == every_row(source)
 
 
+def test_a_copy_into_a_new_file_that_fails_leaves_no_file_by_that_name(tmp_path, monkeypatch):
+    """`quiz db copy --to k.db` killed half-way left k.db (and its -wal, -shm) behind, with the
+    schema in it; the copy is made as k.db.partial and renamed once checked."""
+    from quizzer.errors import DatabaseError
+    from quizzer.store import copy
+
+    source = str(tmp_path / "laptop.db")
+    st = open_store(source)
+    fill_every_table(st)
+    st.close()
+
+    def failing(*args, **kwargs):
+        raise DatabaseError("interrupted")
+
+    monkeypatch.setattr(copy, "copy_collection", failing)
+    target = tmp_path / "k.db"
+    assert copy_command(source, str(target)).exit_code == 1
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("k.db")) == []
+    monkeypatch.undo()
+    assert copy_command(source, str(target)).exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("k.db")) == ["k.db"]
+    assert every_row(str(target)) == every_row(source)
+
+
 def test_a_copy_whose_history_replays_differently_keeps_nothing(tmp_path, backend, monkeypatch):
     """The replay is a check of its own: a review changed on the way (the row check turned off
     here) gives its card another memory, and the copy is refused whole."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -12,6 +13,12 @@ from quizzer.i18n import _
 db_app = typer.Typer(help=_("The database as a whole."), no_args_is_help=True,
                      context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(db_app, name="db")
+
+
+def _remove(database: Path) -> None:
+    """A SQLite file and the journal files beside it."""
+    for file in (database, *(database.with_name(database.name + suffix) for suffix in ("-wal", "-shm", "-journal"))):
+        file.unlink(missing_ok=True)
 
 
 @db_app.command("copy", help=_(
@@ -29,16 +36,30 @@ def db_copy(
     from quizzer.store import open_store
     from quizzer.store.copy import copy_collection
 
+    from quizzer.store.engine import resolve
+
     chosen = settings()
+    path = resolve(to)[1]
+    # a new file is written under another name and renamed once the copy is checked: a copy killed
+    # half-way leaves no half-made database under the name asked for
+    partial = path.with_name(path.name + ".partial") if path is not None and not path.exists() else None
+    if partial is not None:
+        _remove(partial)  # a copy killed before
     source = open_store(where(ctx, None, db).db, chosen.learner)
     try:
-        target = open_store(to, chosen.learner)
+        target = open_store(str(partial) if partial is not None else to, chosen.learner)
         try:
             decide = replay_decider(schedule_of(source, chosen).scheduler, chosen.day_start_hour)
             result = copy_collection(source, target, decide)
-            destination = target.where
+            destination = str(path) if partial is not None else target.where
         finally:
             target.close()
+        if partial is not None and path is not None:
+            partial.replace(path)
+    except BaseException:
+        if partial is not None:
+            _remove(partial)
+        raise
     finally:
         source.close()
     if as_json:
