@@ -398,18 +398,20 @@ def test_after_a_verdict_another_rating_saves_the_same_answer_with_it(collection
     machine = session(collection, ("choice",), clock)
     machine.start()
     clock.t += 3
-    feedback, _, waiting = machine.handle(study.Answer("B"))
-    assert feedback.rating == 4 and isinstance(waiting, study.Continue)
+    feedback, first, waiting = machine.handle(study.Answer("B"))
+    assert feedback.rating == 4 and isinstance(waiting, study.Continue) and len(waiting.intervals) == 4
+    assert first.due_in == waiting.intervals[3]  # the prompt's Easy is what Easy gave (found before the answer)
     clock.t += 60  # reading the explanation is not answering time
-    saved, waiting = machine.handle(study.Rate(2))
-    assert saved == study.Notice("saved", "c-one", 2) and isinstance(waiting, study.Continue)
+    saved, after = machine.handle(study.Rate(2))
+    assert saved == study.Notice("saved", "c-one", 2) and isinstance(after, study.Continue)
+    assert saved.due_in == waiting.intervals[1]  # the prompt's Hard is what Hard gave
     info = card_info(collection.store, "c-one", T0)
     [review] = info.reviews
     assert (review.rating, review.answer_text, review.correct, review.duration_ms) == (2, "B", True, 3000)
     card, _ = DEFAULT_SCHEDULER.review_card(fsrs.Card(card_id=1, due=T0), fsrs.Rating.Hard, T0)
     assert info.memory.state == card.state.value and info.memory.stability == pytest.approx(card.stability)
     assert machine.summary.ratings == {4: 0, 2: 1} and machine.summary.reviewed == 1 and machine.summary.correct == 1
-    assert machine.handle(study.Rate(2)) == [study.Continue()]  # the same rating again changes nothing
+    assert machine.handle(study.Rate(2)) == [after]  # the same rating again changes nothing
     undone, shown = machine.handle(study.Undo())  # undo takes back the answer as rated now
     assert undone == study.Notice("undone", "c-one") and shown.card_id == "c-one"
     assert card_info(collection.store, "c-one", T0).reviews == []

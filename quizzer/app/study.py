@@ -137,7 +137,10 @@ class Feedback:
 
 @dataclass(frozen=True)
 class Continue:
-    """Feedback was shown: waiting for Next (Undo and Quit work too)."""
+    """Feedback was shown: waiting for Next (Undo and Quit work too), or another rating, with
+    when each would bring the card back (``intervals``, as the rating buttons show them)."""
+
+    intervals: tuple[timedelta, ...] = ()
 
 
 NoticeKind = Literal["saved", "undone", "nothing_to_undo", "buried", "suspended", "edit_failed", "skipped_gone",
@@ -277,11 +280,7 @@ class StudySession:
             return self._set_aside(event)
         if self.phase == "front" and isinstance(event, Reveal) and not self._kind().graded:
             self.phase = "back"
-            now = clock.now()
-            due = answering.preview(self.collection.store, self._card_id(), now=now, scheduler=self.scheduler,
-                                    rollover_hour=self.settings.day_start_hour,
-                                    load_balance=self.settings.load_balance, interview=self.interview)
-            self.intervals = tuple(answering.wait(when, now, self.settings.day_start_hour) for when in due)
+            self.intervals = self._intervals(self._card_id(), clock.now())
             return [self._back()]
         if self.phase == "back" and isinstance(event, Rate) and event.rating in range(1, 5):
             return list(self._record(event.rating, None, None))
@@ -312,7 +311,7 @@ class StudySession:
         if self.phase == "back":
             return self._back()
         if self.phase == "feedback":
-            return Continue()
+            return Continue(self.intervals)
         return self._view()
 
     def _view(self) -> CardView:
@@ -359,6 +358,8 @@ class StudySession:
             return [Retry(verdict.message), self._view()]
         rating = auto_rating(kind.fast_slow, verdict.correct, self.tick() - self.shown_at)
         card_id = self._card_id()
+        if self.pause_after_feedback:  # the verdict's pause offers the other ratings, with their waits
+            self.intervals = self._intervals(card_id, clock.now())
         saved, *after = self._record(rating, reading.answer, verdict.correct)
         feedback = Feedback(card_id, verdict.correct, verdict.message, rating,
                             None if verdict.correct else kind.solution(asked),
@@ -389,8 +390,16 @@ class StudySession:
                        due_in=None if due is None else answering.wait(due, now, self.settings.day_start_hour))
         if correct is not None and self.pause_after_feedback:
             self.phase = "feedback"
-            return saved, Continue()
+            return saved, Continue(self.intervals)  # found before the answer: what another rating gives
         return saved, self._show_next()
+
+    def _intervals(self, card_id: str, now: datetime) -> tuple[timedelta, ...]:
+        """The wait after each rating now: the very days an answer would give (the card's memory
+        and the days' load as they are before it)."""
+        due = answering.preview(self.collection.store, card_id, now=now, scheduler=self.scheduler,
+                                rollover_hour=self.settings.day_start_hour, load_balance=self.settings.load_balance,
+                                interview=self.interview)
+        return tuple(answering.wait(when, now, self.settings.day_start_hour) for when in due)
 
     def _rerate(self, rating: int) -> list[View]:
         """Another rating for the answer just graded, in the pause after its verdict: the learner's
@@ -398,11 +407,11 @@ class StudySession:
         review is taken back and saved again with the same answer, time and duration."""
         done = self.history[-1] if self.history else None
         if not isinstance(done, Done) or done.correct is None or rating == done.rating:
-            return [Continue()]
+            return [Continue(self.intervals)]
         try:
             answering.undo(self.collection.store, done.answered)
         except ReviewedSince:
-            return [Notice("reviewed_elsewhere", done.answered.card_id), Continue()]
+            return [Notice("reviewed_elsewhere", done.answered.card_id), Continue(self.intervals)]
         self._count(done, -1)
         self.history.pop()
         self.position -= 1  # back on the card answered
@@ -487,7 +496,7 @@ class StudySession:
             views.append(Notice("skipped_gone", detail=join(gone)))
             self.queue[self.position:] = [c for c in self.queue[self.position:] if c in self.collection.cards]
         if self.phase == "feedback":
-            return views + [Continue()]
+            return views + [Continue(self.intervals)]
         return views + [self._show_next()]  # the card on screen again, as edited
 
     def _finish(self) -> Summary:

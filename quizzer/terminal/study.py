@@ -156,7 +156,9 @@ class StudyScreen:
             return self._key(rate_prompt(view.intervals), ratings)
         if isinstance(view, Continue):  # 1-4: another rating than the one given for the verdict
             keys: dict[str, Event] = {"": Next(), "u": Undo(), "q": Quit(), **{str(r): Rate(r) for r in range(1, 5)}}
-            key = self.prompter.key(_("[space/Enter] next · 1-4 another rating · u undo · q quit"), keys)
+            prompt = _("[space/Enter] next · another rating: {ratings} · u undo · q quit").format(
+                ratings=rate_prompt(view.intervals))
+            key = self.prompter.key(prompt, keys)
             return keys.get(key)  # another key (b, a letter typed early for the next card) is passed over
         return Quit()
 
