@@ -237,3 +237,16 @@ def test_every_format_error_of_a_numeric_answer_is_chinese_in_the_chinese_interf
     finally:
         i18n.use("en")
     assert CJK.search(shown) and not re.search(r"[A-Za-z]{3,}", shown.replace(typed, "")), shown
+
+
+def test_a_cards_kind_is_named_in_the_interface_language_where_it_is_shown():
+    """The Chinese headers said `· choice ·` and `· qa ·`; `--kind` and the listings keep the ids
+    (what is typed back)."""
+    env = {"QUIZ_NOW": "2026-01-05T10:00", "QUIZ_DB": os.environ["QUIZ_DB"]}
+    chinese = subprocess.run([sys.executable, "-m", "quizzer", "study", "--kind", "choice", "--limit", "1"],
+                             input="!q\n", capture_output=True, text=True, timeout=120,
+                             env={**os.environ, **env, "QUIZ_LANG": "zh", "COLUMNS": "120"}).stdout
+    header = next(line for line in chinese.splitlines() if line.startswith("╭"))
+    assert " · 选择题 · " in header and "choice" not in header, header
+    english = quiz("study", "--kind", "qa", "--limit", "1", QUIZ_LANG="en", **env)
+    assert " · Q&A · " in next(line for line in english.stdout.splitlines() if line.startswith("╭"))

@@ -178,4 +178,4 @@ def test_the_countdown_redraws_in_place_and_never_repeats_the_prompt(deck_folder
     assert all(shot.count("answer (your answer)") == 1 for shot in typing), typing
     clocks = {clock for shot in typing for clock in re.findall(r"(\d\d:\d\d) left", shot)}
     assert len(clocks) >= 3  # it counted down
-    assert all(re.search(r"Question 1 of 1 · qa", shot) and not re.search(r"Question.*left", shot) for shot in typing)
+    assert all(re.search(r"Question 1 of 1 · Q&A", shot) and not re.search(r"Question.*left", shot) for shot in typing)

@@ -73,6 +73,7 @@ def _draw(shown: Shown) -> None:
     from rich.panel import Panel
     from rich.table import Table
 
+    from quizzer import kinds
     from quizzer.defaults import Rating
     from quizzer.store.records import NEW
     from quizzer.terminal import render
@@ -89,12 +90,11 @@ def _draw(shown: Shown) -> None:
               + _("tags: {tags}").format(tags=safe(join(info.tags) or "-")))
     if shown.front is not None:
         seed = " · " + _("seed {seed}").format(seed=shown.seed) if shown.seed is not None else ""
-        render.card(out, f"{safe(shown.deck_title or '')} · {info.kind} · {render.section(shown.source or '')}{seed}",
+        render.card(out, f"{safe(shown.deck_title or '')} · {kinds.title(info.kind)} · "
+                         f"{render.section(shown.source or '')}{seed}",
                     shown.front)
         out.print(Panel(markdown(shown.back or ""), border_style="green"))
         if shown.solution:
-            from quizzer import kinds
-
             title = _(kinds.get(info.kind).solution_title)  # a worked solution, or a choice's explanation
             out.print(Panel(markdown(shown.solution), title=safe(title), border_style="dim"))
     recall = f"{info.retrievability:.0%}" if info.retrievability is not None else "-"

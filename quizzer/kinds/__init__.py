@@ -13,6 +13,8 @@ import importlib
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from quizzer.i18n import _
+
 if TYPE_CHECKING:
     from quizzer.kinds.base import Kind
     from quizzer.kinds.fields import CardBase
@@ -32,6 +34,11 @@ def get(name: str) -> Kind[Any]:
     """The kind called ``name`` (one of KINDS); asked once per card of a listing, so kept."""
     kind: Kind[Any] = importlib.import_module(_MODULES[name]).KIND
     return kind
+
+
+def title(name: str) -> str:
+    """A kind as headers and reports name it, in the interface language (``choice`` is 选择题)."""
+    return _(get(name).title)
 
 
 def of(card: Any) -> Kind[Any]:

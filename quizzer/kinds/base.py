@@ -65,7 +65,8 @@ class Issue:
 class Kind(ABC, Generic[C]):
     """How cards of one kind behave. Subclasses set the class attributes."""
 
-    name: ClassVar[str]
+    name: ClassVar[str]  # what decks and --kind say
+    title: ClassVar[str]  # what headers and reports say, in the interface language (untranslated here)
     model: ClassVar[type[CardBase]]
     graded: ClassVar[bool]  # True: the learner types an answer that is graded; False: reveal and rate
     # graded kinds: answered within the first -> Easy, took longer than the second -> Hard (seconds)

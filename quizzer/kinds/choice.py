@@ -6,7 +6,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from quizzer.i18n import _, join
+from quizzer.i18n import N_, _, join
 from quizzer.kinds.base import Asked, Kind, Reading, Verdict
 from quizzer.kinds.fields import LETTERS, CardBase, Letter, OneOrMany, Text
 
@@ -51,6 +51,7 @@ class ChoiceCard(CardBase):
 
 class Choice(Kind[ChoiceCard]):
     name = "choice"
+    title = N_("choice")
     model = ChoiceCard
     graded = True
     fast_slow = (8.0, 45.0)

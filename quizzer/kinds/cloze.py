@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from quizzer.i18n import _
+from quizzer.i18n import N_, _
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Text
 
@@ -80,6 +80,7 @@ def matches(typed: str, right: str) -> bool:
 
 class Cloze(Kind[ClozeCard]):
     name = "cloze"
+    title = N_("cloze")
     model = ClozeCard
     graded = True
     fast_slow = (15.0, 90.0)

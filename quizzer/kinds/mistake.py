@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from quizzer.i18n import _
+from quizzer.i18n import N_, _
 from quizzer.kinds.base import Asked, Kind
 from quizzer.kinds.fields import CardBase, Text
 
@@ -22,6 +22,7 @@ class MistakeCard(CardBase):
 
 class Mistake(Kind[MistakeCard]):
     name = "mistake"
+    title = N_("common mistake")
     model = MistakeCard
     graded = False
 

@@ -106,6 +106,7 @@ class Pending:
 
 class Numeric(Kind[NumericCard]):
     name = "numeric"
+    title = N_("numeric")
     model = NumericCard
     graded = True
     fast_slow = (30.0, 180.0)

@@ -17,6 +17,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from quizzer import kinds
 from quizzer.app.exam import (
     Answer,
     Event,
@@ -123,10 +124,10 @@ class ExamScreen:
         if isinstance(view, QuestionView):
             if self.prompter.interactive:  # the clock is live in the status line
                 title = _("Question {number} of {total} · {kind} · {section}").format(
-                    number=view.number, total=view.total, kind=view.kind, section=render.section(view.source))
+                    number=view.number, total=view.total, kind=kinds.title(view.kind), section=render.section(view.source))
             else:
                 title = _("Question {number} of {total} · {clock} left · {kind} · {section}").format(
-                    number=view.number, total=view.total, clock=clock_text(view.seconds_left), kind=view.kind,
+                    number=view.number, total=view.total, clock=clock_text(view.seconds_left), kind=kinds.title(view.kind),
                     section=render.section(view.source))
             render.card(out, title, view.front)
             if view.earlier_answer:
@@ -194,7 +195,7 @@ def show_report(console: Console, report: Report) -> None:
     details = _("({answered}, {minutes} minutes allowed)").format(answered=answered, minutes=f"{exam.minutes:g}")
     console.print(f"\n[bold]{score}[/bold]  {details}", highlight=False)
     groups: list[tuple[str, str, Callable[[ReportRow], str | list[str]]]] = [
-        (_("kind"), _("By kind"), lambda r: r.kind),
+        (_("kind"), _("By kind"), lambda r: kinds.title(r.kind)),
         (_("section"), _("By section"), chapter),
         (_("tag"), _("By tag"), lambda r: r.tags or ["-"]),
     ]
@@ -214,7 +215,7 @@ def show_report(console: Console, report: Report) -> None:
         given = preview(row.answer_text) if row.answer_text else Text(_("({text})").format(text=status_text(row.status)))
         if row.cut_off:
             given.append(" " + _("({text})").format(text=_("cut off")), style="yellow")
-        table.add_row(str(row.position + 1), row.card_id, *([row.kind] if wide else []), given, f"{row.score:.2f}",
+        table.add_row(str(row.position + 1), row.card_id, *([kinds.title(row.kind)] if wide else []), given, f"{row.score:.2f}",
                       *([f"{row.duration_ms / 1000:.0f}"] if wide else []))
     console.print(table)
     for row in report.rows:

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
+from quizzer import kinds
 from quizzer.app.collection import Collection
 from quizzer.app.study import Answer as AnswerEvent
 from quizzer.app.study import (
@@ -198,7 +199,8 @@ class StudyScreen:
         if isinstance(view, CardView):
             progress = _("{done} done · {left} left").format(done=view.done, left=view.left)
             # progress first: a narrow terminal cuts the title's end, and a long deck title cut it off
-            title = f"[dim]{progress}[/dim] · {safe(view.deck_title)} · {view.kind} · {render.section(view.source)}"
+            title = (f"[dim]{progress}[/dim] · {safe(view.deck_title)} · {kinds.title(view.kind)} · "
+                     f"{render.section(view.source)}")
             render.card(out, title, view.front)
         elif isinstance(view, BackView):
             out.print(Panel(markdown(view.back), border_style="green"))
