@@ -178,6 +178,10 @@ def test_a_login_without_rights_gets_one_line_not_a_collection(pg_server, decks)
     assert code == 1 and "carol" in err and "CREATE SCHEMA" in err and "Traceback" not in err
     code, out, err = finished(quiz("class", "report", db=as_carol, user="carol", now=T0))
     assert code == 1 and "may not read ann's collection" in err and "Traceback" not in err
+    # ann's collection exists: carol may not read it, which is not "no collection there"
+    code, out, err = finished(quiz("stats", db=as_carol, user="ann", now=T0))
+    assert code == 1 and "learner ann's collection is there, but this login may not read it" in err, err
+    assert "CREATE SCHEMA" not in err and "Traceback" not in err
 
 
 def test_db_copy_takes_one_learners_collection(pg_server, decks, tmp_path):

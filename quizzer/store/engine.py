@@ -460,6 +460,14 @@ def _create_learner_schema(dbapi_connection, learner: str, where: str) -> None:
         dbapi_connection.commit()
     except psycopg.errors.InsufficientPrivilege as exc:
         dbapi_connection.rollback()
+        schema = learner_schema(learner)
+        if dbapi_connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone():
+            # the schema is there: what is missing is the right to use it, not a collection
+            raise DatabaseError(
+                _("{where}: learner {learner}'s collection is there, but this login may not read it").format(
+                    where=where, learner=learner),
+                _("log in as its owner, or ask the server's administrator to grant this role the use of schema "
+                  "\"{schema}\" and its tables").format(schema=schema)) from exc
         raise DatabaseError(
             _("{where}: learner {learner} has no collection there, and this login may not create one: {reason}").format(
                 where=where, learner=learner, reason=_first_line(exc)),
