@@ -246,6 +246,8 @@ def test_exam_answers_mark_and_report_without_a_terminal(collection):
     assert report.exam.score == pytest.approx(62.5)
     stored = {q.card_id: q for q in exam_store.questions(collection.store, report.exam.id)}
     assert stored["c-one"].answer_text == "A" and stored["q-one"].covered == [1]
+    missed = {row.card_id: row.missed for row in report.rows}  # the report said only 0.50, not what was missed
+    assert missed == {"q-one": ["要点二"], "m-one": [], "c-one": [], "z-one": []}
     assert card_info(collection.store, "c-one", T0).reviews[-1].rating == 1
 
 

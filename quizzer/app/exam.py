@@ -151,6 +151,7 @@ class ReportRow:
     text: str  # the question as it was asked
     right_answer: str
     solution: str | None
+    missed: list[str] = field(default_factory=list)  # a marked answer's key points not covered
 
 
 @dataclass
@@ -461,11 +462,14 @@ def report(collection: Collection, exam_id: int) -> Report:
             continue
         kind = kinds.of(card)
         asked = kind.ask(card, question.seed)
+        points = kind.key_points(card)
+        missed = [point for number, point in enumerate(points, 1) if number not in question.covered] \
+            if question.covered is not None else []
         result.rows.append(ReportRow(
             question.position, card.id, card.kind, collection.deck_of(card.id).id, card.source, list(card.tags),
             question.status,
             question.answer_text, cut_off(question), question.duration_ms, question.score or 0.0, kind.front(asked),
-            kind.back(asked), kind.solution(asked)))
+            kind.back(asked), kind.solution(asked), missed))
     return result
 
 

@@ -225,6 +225,9 @@ def show_report(console: Console, report: Report) -> None:
         none, right = _("({text})").format(text=status_text(row.status)), _("Right answer")  # as the table says
         body = "\n\n".join([row.text, _("{label}: {value}").format(label=f"**{label}**", value=row.answer_text or none),
                             _("{label}: {value}").format(label=f"**{right}**", value=row.right_answer)])
+        if row.missed:  # what the marking found missing, not only the score
+            missed = "\n".join(f"- {point}" for point in row.missed)
+            body += "\n\n**" + _("Key points not covered") + f"**\n\n{missed}"
         if row.solution:
             body += f"\n\n{row.solution}"
         title = _("Question {number} · {card} · {score}").format(
