@@ -92,7 +92,7 @@ def backup_now(db_path: Path, now: datetime) -> Path:
         _copy(db_path, partial)
         partial.replace(dest)
     except (OSError, sqlite3.Error) as exc:
-        _remove(partial)
+        remove_database(partial)
         reason, hint = _reason(exc)
         raise BackupError(_("backup of {path} into {folder} failed: {reason}").format(path=db_path, folder=folder, reason=reason),
                           _join(hint, _("the database itself is unchanged"))) from exc
@@ -191,7 +191,7 @@ def _set_aside(db_path: Path, now: datetime) -> Path:
         if wal.is_file():
             shutil.copyfile(wal, dest.with_name(dest.name + "-wal"))
     except OSError as exc:
-        _remove(dest)
+        remove_database(dest)
         reason, hint = _reason(exc)
         raise BackupError(_("cannot set the damaged {path} aside in {folder}: {reason}").format(path=db_path, folder=folder, reason=reason),
                           _join(hint, _("the database is unchanged"))) from exc
@@ -207,7 +207,7 @@ def _replace(backup: Path, db_path: Path) -> None:
             db_path.with_name(db_path.name + suffix).unlink(missing_ok=True)
         fresh.replace(db_path)
     except BaseException:
-        _remove(fresh)
+        remove_database(fresh)
         raise
 
 
@@ -261,8 +261,8 @@ def _has_version_table(db_path: Path) -> bool:
     return row is not None
 
 
-def _remove(path: Path) -> None:
-    """Delete a failed copy and any journal SQLite left beside it."""
+def remove_database(path: Path) -> None:
+    """Delete a failed copy and any journal SQLite left beside it (what cannot be deleted stays)."""
     for leftover in (path, *(path.with_name(path.name + suffix) for suffix in ("-journal", "-wal", "-shm"))):
         try:
             leftover.unlink(missing_ok=True)

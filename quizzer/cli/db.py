@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -13,12 +12,6 @@ from quizzer.i18n import _
 db_app = typer.Typer(help=_("The database as a whole."), no_args_is_help=True,
                      context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(db_app, name="db")
-
-
-def _remove(database: Path) -> None:
-    """A SQLite file and the journal files beside it."""
-    for file in (database, *(database.with_name(database.name + suffix) for suffix in ("-wal", "-shm", "-journal"))):
-        file.unlink(missing_ok=True)
 
 
 @db_app.command("copy", help=_(
@@ -33,9 +26,9 @@ def db_copy(
 ) -> None:
     from quizzer.scheduling.learner import schedule_of
     from quizzer.scheduling.memory import replay_decider
+    from quizzer.backup import remove_database
     from quizzer.store import open_store
     from quizzer.store.copy import copy_collection
-
     from quizzer.store.engine import resolve
 
     chosen = settings()
@@ -44,7 +37,7 @@ def db_copy(
     # half-way leaves no half-made database under the name asked for
     partial = path.with_name(path.name + ".partial") if path is not None and not path.exists() else None
     if partial is not None:
-        _remove(partial)  # a copy killed before
+        remove_database(partial)  # a copy killed before
     source = open_store(where(ctx, None, db).db, chosen.learner)
     try:
         target = open_store(str(partial) if partial is not None else to, chosen.learner)
@@ -58,7 +51,7 @@ def db_copy(
             partial.replace(path)
     except BaseException:
         if partial is not None:
-            _remove(partial)
+            remove_database(partial)
         raise
     finally:
         source.close()
