@@ -44,7 +44,7 @@ def entries(store: Store, rollover_hour: int = ROLLOVER_HOUR) -> list[Entry]:
     return sorted(kept, key=lambda e: e.last_wrong_at, reverse=True)  # stable: ties stay by card id
 
 
-def drill(store: Store, rollover_hour: int, now: datetime) -> list[str]:
-    """``quiz mistakes --drill``'s queue: the notebook's cards a session may show now (not
-    suspended, not buried), most recent mistake first."""
-    return cards.studiable(store, [entry.card_id for entry in entries(store, rollover_hour)], now)
+def drill(store: Store, card_ids: list[str], now: datetime) -> list[str]:
+    """``quiz mistakes --drill``'s queue: of the notebook's cards (as ``entries`` lists them, most
+    recent mistake first) those a session may show now (not suspended, not buried)."""
+    return cards.studiable(store, card_ids, now)

@@ -46,10 +46,12 @@ def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
     or for all) offers: the new-card limit is global, raised by an interview's pace, and a deck's
     own limit holds within it, so the total's ``new`` is not the sum of the decks'."""
     counts = today_by_deck(collection.store, now, rollover_hour)
+    steering = interview if interview is not None and interview.active(now) else None
+    pace = new_per_day_today(collection.store, now, new_per_day, steering)  # once: each offered() takes it
 
     def offered(chosen: CardFilter = EVERYTHING) -> int:
-        return len(new_offered(collection.store, now, new_per_day=new_per_day, chosen=chosen, rollover_hour=rollover_hour,
-                               deck_new_per_day=deck_new_per_day, interview=interview))
+        return len(new_offered(collection.store, now, new_per_day=pace, chosen=chosen, rollover_hour=rollover_hour,
+                               deck_new_per_day=deck_new_per_day))
 
     everywhere = offered()
     rows = []
@@ -60,5 +62,4 @@ def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
         rows.append(DeckDay(loaded.id, loaded.title, new, c.new, c.learning, c.due))
     waiting = sum(r.new_waiting for r in rows)
     total = DeckDay("total", "", everywhere, waiting, sum(r.learning for r in rows), sum(r.due for r in rows))
-    steering = interview if interview is not None and interview.active(now) else None
-    return Today(rows, total, new_per_day_today(collection.store, now, new_per_day, steering), steering)
+    return Today(rows, total, pace, steering)

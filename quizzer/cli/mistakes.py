@@ -30,8 +30,7 @@ def mistakes(
         raise UsageError(_("--json lists the notebook; it does not go with --drill"))
     opened = collection(ctx, decks_dir, db)
     out = console()
-    learner = settings()
-    rows = browse.mistakes(opened, plain=math_to_unicode, settings=learner)
+    rows = browse.mistakes(opened, plain=math_to_unicode, settings=settings())
     if as_json:
         emit_json(rows)
         return
@@ -42,7 +41,7 @@ def mistakes(
         from quizzer.app.notebook import drill as drill_queue
         from quizzer.terminal import study as screen
 
-        queue = drill_queue(opened.store, learner.day_start_hour, clock.now())
+        queue = drill_queue(opened.store, [row.id for row in rows], clock.now())
         if not queue:
             out.print(_("Every card in the notebook is suspended or buried for today."))
             return
