@@ -371,3 +371,12 @@ def test_the_report_keeps_each_card_id_whole_before_the_kind_and_the_seconds(col
 def test_a_papers_stored_spec_gives_back_the_cards_it_was_drawn_from(chosen):
     spec = chosen.paper(5)
     assert json.loads(spec.to_json())["count"] == 5 and CardFilter.of_paper(spec) == chosen
+
+
+def test_a_report_group_is_plain_text_the_table_escapes_once():
+    """The section group was escaped for markup, then again by the table: a bracket showed a backslash."""
+    from quizzer.app.exam import ReportRow
+    from quizzer.terminal.exam import chapter
+
+    row = ReportRow(0, "c", "qa", "d", "[a]1.2", [], "answered", "x", False, 1, 1.0, "q", "a", None)
+    assert chapter(row) == "d §[a]1"

@@ -182,7 +182,8 @@ FEWER_COLUMNS, ALL_COLUMNS = 34, 55
 
 def chapter(row: ReportRow) -> str:
     """A question's deck and top section (``ch08-bert §8``): two decks may both have a §8."""
-    return row.deck if row.source == "-" else f"{row.deck} {render.section(row.source.split('.')[0])}"
+    # plain text: the report's table escapes it, as it does every group
+    return row.deck if row.source == "-" else f"{row.deck} {render.section_text(row.source.split('.')[0])}"
 
 
 def show_report(console: Console, report: Report) -> None:

@@ -207,10 +207,14 @@ def console() -> Console:
     return _Console()
 
 
+def section_text(source: str) -> str:
+    """A card's course section as it is shown: ``§8.2``; a paper's names itself (``Vaswani2017§3.2``)."""
+    return source if "§" in source else f"§{source}"
+
+
 def section(source: str) -> str:
-    """A card's course section as headers show it: ``§8.2``; a paper's names itself
-    (``Vaswani2017§3.2``), as ``safe`` text for markup."""
-    return safe(source if "§" in source else f"§{source}")
+    """``section_text`` as ``safe`` text, for a header's markup."""
+    return safe(section_text(source))
 
 
 def card(console: Console, title: str, front: str) -> None:
