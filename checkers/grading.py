@@ -193,15 +193,15 @@ def _one_wanted(count: int) -> AnswerFormatError:
     return AnswerFormatError(Said("One number is wanted here; you gave {count}.", count=count))
 
 
-def _parse(text: str, vector: bool | None = None) -> Number | list[Number]:
-    """vector=None: guess from the text; "1,234,567" (3-digit groups) then reads as one number.
+def _parse(text: str, vector: bool) -> Number | list[Number]:
+    """For a scalar (vector=False), "1,234,567" (3-digit groups) reads as one number.
 
     Bounded: at most MAX_ANSWER_CHARS characters, MAX_VECTOR_LEN numbers, MAX_DIGITS digits
     each; every failure is an AnswerFormatError."""
     text = _normalise(text)
     if not text:
         raise AnswerFormatError(Said("The answer is empty. {hint}", hint=HINT))
-    if vector is not True and _THOUSANDS.fullmatch(text):
+    if not vector and _THOUSANDS.fullmatch(text):
         return parse_number(text.replace(",", ""))
     bracketed = text[:1] in "[(" and text[-1:] in "])"
     body = text[1:-1] if bracketed else text
@@ -213,12 +213,6 @@ def _parse(text: str, vector: bool | None = None) -> Number | list[Number]:
                                      limit=MAX_VECTOR_LEN, count=len(tokens), hint=HINT))
     numbers = [parse_number(t) for t in tokens]
     return numbers if bracketed or len(numbers) > 1 else numbers[0]
-
-
-def parse_answer(text: str) -> float | list[float]:
-    """A typed answer as a float or a list of floats; raises AnswerFormatError(hint)."""
-    parsed = _parse(text)
-    return [n.value for n in parsed] if isinstance(parsed, list) else parsed.value
 
 
 def judge(number: Number, truth: float, tolerance: Tolerance) -> Outcome:

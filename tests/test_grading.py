@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checkers.base import Question, Tolerance
-from checkers.grading import AnswerFormatError, grade, parse_answer
+from checkers.grading import AnswerFormatError, grade, read_number
 
 
 def question(answer, tolerance: Tolerance) -> Question:
@@ -40,7 +40,7 @@ def question(answer, tolerance: Tolerance) -> Question:
     ],
 )
 def test_parse_numbers(text, value):
-    assert parse_answer(text) == pytest.approx(value, rel=1e-15)
+    assert read_number(text).value == pytest.approx(value, rel=1e-15)
 
 
 @pytest.mark.parametrize(
@@ -56,14 +56,16 @@ def test_parse_numbers(text, value):
     ],
 )
 def test_parse_vectors(text, values):
-    assert parse_answer(text) == pytest.approx(values)
+    assert grade(text, question(values, Tolerance("decimals", 3))).outcome == "correct"
+    assert grade(text, question([v + 1 for v in values], Tolerance("decimals", 3))).outcome == "wrong"
 
 
 @pytest.mark.parametrize("text", ["", "abc", "0.4.7", "1e", "[]", "1/0", "--1", "0.5x"])
 def test_unparseable_raises_with_hint(text):
     with pytest.raises(AnswerFormatError) as err:
-        parse_answer(text)
+        read_number(text)
     assert err.value.hint
+    assert grade(text, question(0.5, Tolerance("decimals", 1))).outcome == "format"
 
 
 def test_two_decimals_accepts_0_23_for_0_2269():
@@ -144,7 +146,7 @@ def test_displayed_value_always_grades_correct_and_the_next_step_wrong(truth, de
     q = question(truth, tolerance)
     assert grade(q.answer_text, q).outcome == "correct"
     step = 10.0**-decimals
-    assert grade(f"{parse_answer(q.answer_text) + 1.5 * step:.{decimals + 1}f}", q).outcome == "wrong"
+    assert grade(f"{read_number(q.answer_text).value + 1.5 * step:.{decimals + 1}f}", q).outcome == "wrong"
 
 
 def test_huge_exponents_are_format_errors_not_crashes():
