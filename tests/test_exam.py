@@ -257,6 +257,19 @@ def test_resume_continues_with_the_unanswered_questions(deck_dir):
     assert run(deck_dir, ["exam", "--history"]).stdout.count("unfinished") == 0
 
 
+def test_the_overview_reminds_of_an_exam_left_unfinished_until_it_is_handed_in(deck_dir):
+    run(deck_dir, ["exam", "--seed", "11", "--count", "2", "--kind", "choice", "--minutes", "10"], ["!q"])
+    running = run(deck_dir, [], when=T0 + timedelta(minutes=3))
+    deadline = f"{(T0 + timedelta(minutes=10)).astimezone():%H:%M}"
+    assert f"Exam 1 is unfinished: `quiz exam --resume` continues it until {deadline}." in running.stdout
+    expired = run(deck_dir, [], when=T0 + timedelta(days=1))
+    assert "Exam 1 is unfinished and its time is up: `quiz exam --resume` scores it." in expired.stdout
+    assert json.loads(run(deck_dir, ["--json"], when=T0 + timedelta(days=1)).stdout)["unfinished_exam"] == 1
+    run(deck_dir, ["exam", "--resume"], when=T0 + timedelta(days=1))
+    assert "unfinished" not in run(deck_dir, [], when=T0 + timedelta(days=1)).stdout
+    assert json.loads(run(deck_dir, ["--json"], when=T0 + timedelta(days=1)).stdout)["unfinished_exam"] is None
+
+
 def test_a_mistake_leaves_the_notebook_after_two_right_days(deck_dir):
     run(deck_dir, ["exam", "--history"])
     run(deck_dir, ["exam", "--seed", "2", "--count", "2", "--kind", "choice"], ["A", "A", "!f"])  # both wrong

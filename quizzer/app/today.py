@@ -12,18 +12,22 @@ from quizzer.defaults import NEW_PER_DAY
 from quizzer.scheduling.plan import Interview
 from quizzer.scheduling.queue import new_offered, new_per_day_today
 from quizzer.scheduling.summary import DeckToday, today_by_deck
+from quizzer.store.exams import latest_unfinished
 from quizzer.store.filter import EVERYTHING, CardFilter
+from quizzer.store.records import ExamRecord
 
 
 @dataclass(frozen=True)
 class Today:
     """The overview: each deck's line, the total, and the day's new-card limit (the setting, or
-    the interview's pace) with the interview, if one steers the day."""
+    the interview's pace) with the interview, if one steers the day, and the exam left
+    unfinished (``quiz exam --resume`` takes it up; nothing else would remind the learner of it)."""
 
     decks: list[DeckDay]
     total: DeckDay
     new_per_day: int
     interview: Interview | None
+    unfinished_exam: ExamRecord | None
 
 
 @dataclass(frozen=True)
@@ -62,4 +66,4 @@ def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
         rows.append(DeckDay(loaded.id, loaded.title, new, c.new, c.learning, c.due))
     waiting = sum(r.new_waiting for r in rows)
     total = DeckDay("total", "", everywhere, waiting, sum(r.learning for r in rows), sum(r.due for r in rows))
-    return Today(rows, total, pace, steering)
+    return Today(rows, total, pace, steering, latest_unfinished(collection.store))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +19,9 @@ from quizzer.cli.base import (
 )
 from quizzer.errors import UsageError
 from quizzer.i18n import _, ngettext
+
+if TYPE_CHECKING:
+    from quizzer.store.records import ExamRecord
 
 
 def _version(value: bool) -> None:
@@ -61,7 +65,8 @@ def overview(
 
         emit_json({"decks": rows, "total": {"new": total.new, "new_waiting": total.new_waiting,
                                              "learning": total.learning, "due": total.due},
-                   "new_per_day": day.new_per_day, "interview": day.interview.day if day.interview else None})
+                   "new_per_day": day.new_per_day, "interview": day.interview.day if day.interview else None,
+                   "unfinished_exam": day.unfinished_exam.id if day.unfinished_exam else None})
         return
     out = console()
     if not rows:
@@ -85,5 +90,14 @@ def overview(
         out.print(ngettext("Interview on {day}, {days} day left: the day's cards follow its plan (`quiz plan`).",
                            "Interview on {day}, {days} days left: the day's cards follow its plan (`quiz plan`).",
                            days).format(day=day.interview.day, days=days), markup=False)
+    if day.unfinished_exam is not None:
+        out.print(unfinished_line(day.unfinished_exam, now), markup=False)
     out.print(_("`quiz study` for the daily drill, `quiz exam` for a mock interview, `quiz --help` for everything."),
               markup=False)
+
+
+def unfinished_line(exam: ExamRecord, now: datetime) -> str:
+    if exam.deadline <= now:
+        return _("Exam {id} is unfinished and its time is up: `quiz exam --resume` scores it.").format(id=exam.id)
+    return _("Exam {id} is unfinished: `quiz exam --resume` continues it until {time}.").format(
+        id=exam.id, time=f"{exam.deadline.astimezone():%H:%M}")
