@@ -102,6 +102,7 @@ def test_the_days_new_card_pace_holds_as_its_new_cards_are_studied():
     studied = runner.invoke(app, ["study", "--kind", "qa", "--new-per-day", "14", "--reviews-per-day", "0"],
                             input="\n3\n" * 14 + "q\n", env={"QUIZ_NOW": NOW})
     assert studied.exit_code == 0 and "Reviewed 14" in studied.stdout, studied.stdout
+    assert f"raised from 14 to {before['new_per_day']}" in studied.stdout  # study's banner: the day's pace
     after = json.loads(quiz("--json").output)
     assert after["new_per_day"] == before["new_per_day"] > 20
     assert after["total"]["new"] == before["total"]["new"] - 14

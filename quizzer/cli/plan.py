@@ -183,7 +183,7 @@ def show_status(shown: PlanStatus) -> None:
                        "Following the plan (every review answered Good): {recalled:.1%} of the {cards} cards recalled "
                        "on the day, {share:.0%} of them at the target; {reviews} reviews a day.", reviews).format(
         recalled=forecast.recalled, cards=forecast.cards, share=forecast.at_target, reviews=reviews))
-    line = raised(shown)
+    line = raised(shown.new_per_day_setting, forecast.new_per_day)
     if line:
         out.print(line)
     if forecast.reviews_per_day > shown.reviews_per_day_setting:  # the forecast assumes every review is done
@@ -192,9 +192,9 @@ def show_status(shown: PlanStatus) -> None:
                   .format(limit=shown.reviews_per_day_setting))
 
 
-def raised(shown: PlanStatus) -> str | None:
+def raised(setting: int, pace: int) -> str | None:
     """What ``quiz plan`` and ``quiz study`` say when the plan's pace needs more new cards a day."""
-    if shown.forecast is None or shown.forecast.new_per_day <= shown.new_per_day_setting:
+    if pace <= setting:
         return None
     return _("New cards a day raised from {setting} to {pace}, so every card is seen early enough to become "
-             "stable before the interview.").format(setting=shown.new_per_day_setting, pace=shown.forecast.new_per_day)
+             "stable before the interview.").format(setting=setting, pace=pace)

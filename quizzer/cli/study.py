@@ -40,9 +40,9 @@ def study(
     db: DbOption = None,
 ) -> None:
     from quizzer import clock
-    from quizzer.cli.plan import raised, status
+    from quizzer.cli.plan import raised
     from quizzer.scheduling.learner import schedule_of
-    from quizzer.scheduling.queue import build_queue, new_waiting
+    from quizzer.scheduling.queue import build_queue, new_per_day_today, new_waiting
     from quizzer.scheduling.summary import next_due
     from quizzer.terminal import study as screen
 
@@ -50,11 +50,10 @@ def study(
     opened = collection(ctx, decks_dir, db)
     chosen = opened.card_filter(deck, tag, kind_values(kind))
     schedule = schedule_of(opened.store, chosen_settings)
-    if schedule.interview is not None and schedule.interview.active(clock.now()):
-        planned = status(opened.store, chosen_settings, clock.now())
-        line = raised(planned) if planned is not None else None
-        if line:
-            console().print(line, markup=False)
+    pace = new_per_day_today(opened.store, clock.now(), chosen_settings.new_per_day, schedule.interview)
+    line = raised(chosen_settings.new_per_day, pace)
+    if line:
+        console().print(line, markup=False)
     queue = build_queue(opened.store, clock.now(), new_per_day=chosen_settings.new_per_day,
                         reviews_per_day=chosen_settings.reviews_per_day, chosen=chosen, new_limit=new, limit=limit,
                         ahead=ahead, rollover_hour=chosen_settings.day_start_hour,
@@ -69,7 +68,7 @@ def study(
             console().print(_("Today's new cards are done ({limit} a day), and {count} more wait.{when} "
                               "`quiz study --new-per-day N` raises the limit for this run, "
                               "`quiz config set new_per_day N` for every day.").format(
-                limit=chosen_settings.new_per_day, count=waiting, when=when), markup=False)
+                limit=pace, count=waiting, when=when), markup=False)
         else:
             console().print(_("Nothing is due now.{when} `quiz study --ahead` practises cards early; "
                               "reviews of cards not yet due leave their schedule alone.").format(when=when), markup=False)
