@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -93,11 +94,10 @@ def close(store: Store, exam_id: int, now: datetime) -> ExamRecord:
         if exam is None:
             raise ValueError(f"no exam {exam_id}")
         if exam.finished_at is not None:  # handed in on another device first: its score stands
-            return ExamRecord(exam.id, exam.seed, exam.started_at, exam.minutes, exam.filters, exam.finished_at,
-                              exam.score)
+            return _exam(exam)
         score = 100.0 * sum(s or 0.0 for s in scores) / max(1, len(scores))
         conn.execute(update(exams).where(exams.c.id == exam_id).values(score=score, finished_at=now))
-        return ExamRecord(exam.id, exam.seed, exam.started_at, exam.minutes, exam.filters, now, score)
+        return replace(_exam(exam), finished_at=now, score=score)
 
 
 def history(store: Store) -> list[tuple[ExamRecord, int, int]]:
