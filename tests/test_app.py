@@ -128,6 +128,22 @@ def test_undoing_an_again_that_brought_the_card_back_shows_it_once(collection):
     assert isinstance(last, study.Summary)  # shown once: nothing left after it
 
 
+def test_a_failed_card_coming_back_counts_as_left_at_once(collection):
+    """Again on the first of two cards: the second said "1 done · 1 left", then the failed card
+    came back after it; Anki counts a learning card as left as soon as it is failed."""
+    machine = session(collection, ("qa", "mistake"))
+    machine.start()
+    machine.handle(study.Reveal())
+    *_, second = machine.handle(study.Rate(1))
+    assert isinstance(second, study.CardView) and (second.card_id, second.done, second.left) == ("m-one", 1, 2)
+    machine.handle(study.Reveal())
+    *_, back = machine.handle(study.Rate(4))  # Easy: out of learning, not coming back
+    assert isinstance(back, study.CardView) and (back.card_id, back.left) == ("q-one", 1)
+    machine.handle(study.Reveal())
+    *_, last = machine.handle(study.Rate(4))
+    assert isinstance(last, study.Summary)
+
+
 def test_undo_of_an_answer_another_device_answered_over_says_so_and_the_session_goes_on(collection):
     """Device A rates a card, device B rates it too, A presses u: the session ended with
     "unexpected ValueError: review 1 is not the latest of card …"."""

@@ -36,7 +36,7 @@ from quizzer.scheduling.summary import due_forecast, next_due
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store.cards import ReviewedSince
 from quizzer.store.filter import EVERYTHING, CardFilter
-from quizzer.store.records import Answered
+from quizzer.store.records import LEARNING, RELEARNING, Answered
 
 LEARN_AHEAD = timedelta(minutes=20)  # Anki's default: show learning cards due this soon before ending
 
@@ -319,8 +319,16 @@ class StudySession:
         kind = kinds.of(card)
         asked = self._asked()
         return CardView(card.id, self.collection.deck_of(card.id).title, card.kind, card.source,
-                        self.position, len(self.queue) - self.position, kind.front(asked), kind.graded,
-                        kind.hint(asked) if kind.graded else "")
+                        self.position, len(self.queue) - self.position + self._coming_back(), kind.front(asked),
+                        kind.graded, kind.hint(asked) if kind.graded else "")
+
+    def _coming_back(self) -> int:
+        """Cards this session put in learning that it will show again (due within LEARN_AHEAD)
+        and not yet queued: Anki counts them as left at once, so "0 left" does not precede a card."""
+        latest = {done.answered.card_id: done.answered.current for done in self.history if isinstance(done, Done)}
+        until, waiting = clock.now() + LEARN_AHEAD, set(self.queue[self.position:]) | self.set_aside
+        return sum(1 for card_id, memory in latest.items() if card_id not in waiting and card_id in self.collection.cards
+                   and memory.state in (LEARNING, RELEARNING) and memory.due is not None and memory.due <= until)
 
     def _show_next(self) -> View:
         while self.position < len(self.queue) or self._requeue_learning():
