@@ -28,6 +28,7 @@ from typing import Any
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 from quizzer.errors import QuizError, UsageError, os_reason
+from quizzer.files import replacing
 from quizzer.i18n import N_, _, current, join, language_code, requested
 
 CONFIG_ENV = "QUIZ_CONFIG"
@@ -333,10 +334,12 @@ def read_raw(path: Path) -> dict[str, Any]:
     import tomllib  # stdlib; imported here like the file itself, only when there is one
 
     try:
-        table = tomllib.loads(text)
+        return dict(_flatten(tomllib.loads(text)))
     except tomllib.TOMLDecodeError as err:
         raise UsageError(_("{file}: not valid TOML: {reason}").format(file=path.name, reason=err), _fix_hint(path)) from None
-    return dict(_flatten(table))
+    except RecursionError:  # thousands of nested [ or {: no setting is nested deeper than deck.ID.key
+        raise UsageError(_("{file}: not valid TOML: {reason}").format(file=path.name, reason=_("nested too deeply")),
+                         _fix_hint(path)) from None
 
 
 def check(raw: Mapping[str, Any], path: Path) -> dict[str, Any]:
@@ -398,9 +401,8 @@ def write(path: Path, values: Mapping[str, Any]) -> None:
     try:
         if not folder.exists() and not os.environ.get(CONFIG_ENV):
             folder.mkdir(parents=True, exist_ok=True)  # only the default folder is created, as for the database
-        temporary = folder / f".{path.name}.tmp{os.getpid()}"
-        temporary.write_text(HEADER + "".join(lines), "utf-8")
-        os.replace(temporary, path)
+        with replacing(path, "w", encoding="utf-8") as handle:
+            handle.write(HEADER + "".join(lines))
     except OSError as err:
         raise QuizError(_("{path} cannot be written: {reason}").format(path=path, reason=os_reason(err)),
                         _("check that its folder exists and is writable, or point {variable} elsewhere").format(

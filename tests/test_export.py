@@ -262,3 +262,26 @@ def test_weak_keeps_the_reviewed_cards_lowest_recall_first(deck_dir):
     text = sheet(deck_dir, "--weak", now="2026-01-06T10:00")
     assert text.startswith("# Mini 卡组: the weakest cards\n")
     assert [h.split("`")[1] for h in re.findall(r"^### (.*)$", text.split("## Answers")[0], re.M)] == expected
+
+
+def test_a_written_file_keeps_its_symlink_and_a_pipe_or_dash_is_standard_output(deck_dir, tmp_path):
+    """--out through a symlink replaced the link with a file (the file it named kept the old text),
+    and `--out /dev/stdout` made a file of that name instead of writing to the pipe."""
+    import os
+    import subprocess
+    import sys
+
+    target, link = tmp_path / "target.md", tmp_path / "link.md"
+    target.write_text("old", "utf-8")
+    link.symlink_to(target.name)
+    wrote = runner.invoke(app, ["export", "markdown", "--decks", str(deck_dir), "--out", str(link)])
+    assert wrote.exit_code == 0, wrote.output
+    assert link.is_symlink() and target.read_text("utf-8").startswith("# Mini")
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
+    dash = runner.invoke(app, ["export", "markdown", "--decks", str(deck_dir), "--out", "-"])
+    assert dash.exit_code == 0 and dash.stdout == target.read_text("utf-8") and not Path("-").exists()
+    piped = subprocess.run([sys.executable, "-m", "quizzer", "export", "markdown", "--decks", str(deck_dir),
+                            "--out", "/dev/stdout"], capture_output=True, text=True, cwd=tmp_path,
+                           env={**os.environ, "QUIZ_LANG": "en"})
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.startswith(target.read_text("utf-8")) and "wrote 5 cards to /dev/stdout" in piped.stdout

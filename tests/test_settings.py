@@ -220,6 +220,8 @@ def test_a_limit_for_a_deck_the_decks_do_not_have_is_refused(config):
     ('colour = "red"\n', "Error: config.toml: colour: not a setting"),
     ("new_per_day = = 3\n", "Error: config.toml: not valid TOML"),
     ("new_per_day = 3 # caf\xe9\n", "Error: config.toml: not valid TOML: not UTF-8 text"),  # was exit 1
+    ("a = " + "[" * 5000 + "]" * 5000 + "\n", "Error: config.toml: not valid TOML: nested too deeply"),  # was a "bug"
+    ("a = " + "{b = " * 3000 + "1" + "}" * 3000 + "\n", "Error: config.toml: not valid TOML: nested too deeply"),
 ])
 def test_a_hand_edited_bad_file_is_an_error_everywhere_until_fixed(decks, config, text, error):
     config.write_bytes(text.encode("latin-1"))
@@ -231,6 +233,17 @@ def test_a_hand_edited_bad_file_is_an_error_everywhere_until_fixed(decks, config
         bad_key = error.split(": ")[2]
         assert quiz("config", "unset", bad_key).exit_code == 0
         assert quiz("config").exit_code == 0
+
+
+def test_config_set_writes_through_a_symlinked_file(config):
+    """A dotfile manager links config.toml to its repository: `config set` replaced the link with a
+    file, and the linked file kept the old value."""
+    real = config.parent / "dotfiles.toml"
+    real.write_text("new_per_day = 7\n", "utf-8")
+    config.symlink_to(real.name)
+    assert quiz("config", "set", "new_per_day", "9").exit_code == 0
+    assert config.is_symlink() and "new_per_day = 9" in real.read_text("utf-8")
+    assert rows(quiz("config").stdout)["new_per_day"] == ("9", "file")
 
 
 def test_a_bad_environment_value_names_its_variable(config):

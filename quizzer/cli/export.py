@@ -3,8 +3,6 @@ printable review sheet (all cards, or the learner's weakest ones)."""
 
 from __future__ import annotations
 
-import os
-from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -42,13 +40,12 @@ def _chosen(decks: list[LoadedDeck], names: list[str] | None) -> list[LoadedDeck
 
 def _write(path: Path, data: bytes) -> None:
     """Replace ``path`` only once the whole file is written, so a failure leaves nothing half-written."""
-    partial = path.with_name(f".{path.name}.partial")
+    from quizzer.files import replacing
+
     try:
-        partial.write_bytes(data)
-        os.replace(partial, path)
+        with replacing(path, "wb") as handle:
+            handle.write(data)
     except OSError as exc:
-        with suppress(OSError):
-            partial.unlink()
         raise QuizError(_("{file}: cannot be written: {reason}").format(file=path, reason=os_reason(exc)),
                         _("check that its folder exists and is writable")) from None
 
@@ -85,7 +82,7 @@ def export_markdown(
     weak: Annotated[bool, typer.Option("--weak", help=_("Only the weakest cards: most lapses, then most mistakes, "
                                                          "then lowest recall."))] = False,
     out: Annotated[Optional[Path], typer.Option("--out", metavar="FILE", show_default=False,
-                                                help=_("Write to this file (default: standard output)."))] = None,
+                                                help=_("Write to this file (default, or `-`: standard output)."))] = None,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
@@ -108,7 +105,7 @@ def export_markdown(
         cards = [card for loaded in chosen for card in loaded.deck.cards]
     title = " · ".join(loaded.deck.title for loaded in chosen)
     text = review_sheet(_("{decks}: the weakest cards").format(decks=title) if weak else title, cards)
-    if out is None:
+    if out is None or str(out) == "-":
         typer.echo(text, nl=False)
         return
     _write(output_file(ctx, out, db), text.encode("utf-8"))

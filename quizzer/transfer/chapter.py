@@ -21,13 +21,13 @@ import os
 import re
 import unicodedata
 from collections.abc import Callable
-from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from quizzer import decks, yamlsource
 from quizzer.errors import DeckProblems, QuizError, UsageError, os_reason
+from quizzer.files import replacing
 from quizzer.i18n import _, join
 from quizzer.kinds.fields import ID_PATTERN, LETTERS
 
@@ -635,12 +635,9 @@ def _merge(chapter: Chapter, existing: _Existing, out: Path) -> ImportReport:
 
 def _write(out: Path, text: str) -> None:
     """Replace ``out`` only once the new text is complete on disk."""
-    partial = out.with_name(f".{out.name}.partial")
     try:
-        partial.write_text(text, "utf-8")
-        os.replace(partial, out)
+        with replacing(out, "w", encoding="utf-8") as handle:
+            handle.write(text)
     except OSError as exc:
-        with suppress(OSError):
-            partial.unlink()
         raise QuizError(_("{path}: cannot be written: {reason}").format(path=out, reason=os_reason(exc)),
                         _("check that its folder is writable and the free disk space")) from None

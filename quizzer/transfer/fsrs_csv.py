@@ -11,18 +11,17 @@ happened). Writing gives the same form: times in UTC ISO 8601, durations in ms (
 from __future__ import annotations
 
 import csv
-import os
 from collections.abc import Iterable, Sequence
-from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TextIO
+from typing import IO, TextIO
 
 import fsrs
 
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.errors import HistoryFileError, os_reason
+from quizzer.files import replacing
 from quizzer.i18n import _, join
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER, replay_decider
 from quizzer.store import history
@@ -157,7 +156,7 @@ def import_review_history(store: Store, reviews: list[LoggedReview], *, deck: st
     return import_history(store, reviews, scheduler=scheduler, deck=deck, first_seen=now).imported
 
 
-def format_review_log(handle: TextIO, reviews: Iterable[LoggedReview]) -> None:
+def format_review_log(handle: IO[str], reviews: Iterable[LoggedReview]) -> None:
     """The header and one row per review, in the same form."""
     writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(COLUMNS)
@@ -167,20 +166,12 @@ def format_review_log(handle: TextIO, reviews: Iterable[LoggedReview]) -> None:
 
 def write_review_log(csv_path: Path, reviews: Iterable[LoggedReview]) -> None:
     """Write ``reviews`` to ``csv_path``; the file is replaced only once it is complete."""
-    partial_path = csv_path.with_name(f".{csv_path.name}.partial")
     try:
-        with open(partial_path, "w", newline="", encoding="utf-8") as handle:
+        with replacing(csv_path, "w", newline="", encoding="utf-8") as handle:
             format_review_log(handle, reviews)
-        os.replace(partial_path, csv_path)
     except OSError as exc:
-        with suppress(OSError):
-            partial_path.unlink()
         raise HistoryFileError(f"{csv_path}: " + _("cannot be written: {reason}").format(reason=os_reason(exc)),
                                _("check that its folder exists and is writable, and the free disk space")) from None
-    except BaseException:
-        with suppress(OSError):
-            partial_path.unlink()
-        raise
 
 
 def export_history(store: Store, target: Path | TextIO, decks: Sequence[str] | None = None,
