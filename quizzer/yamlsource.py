@@ -44,6 +44,8 @@ MAX_VALUES = 250_000  # scalars and collections (keys included) in one file; a 1
 FORBIDDEN_IN_FILE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 # Refused in a text's value, where double-quoted escapes ("\e", "\x9b") can put them: the same, and CR.
 FORBIDDEN_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# A numeric character reference, which Markdown turns into its character when the text is shown
+_ENTITY = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));")
 # the C parser's messages for the usual slips, as catalogue ids (format strings, as every id is;
 # any other message stays PyYAML's English), by the text PyYAML gives
 YAML_PROBLEMS = {message.format(): message for message in (
@@ -67,6 +69,16 @@ def describe(char: str) -> str:
             return _("control character U+{code} ({name})").format(code=f"{code:04X}", name=name)
         return _("control character U+{code}").format(code=f"{code:04X}")
     return _("character U+{code}").format(code=f"{code:04X}")
+
+
+def _entity_refused(value: str) -> tuple[str, str] | None:
+    """The first character reference (``&#x202e;``) to a character a text may not hold, and that
+    character: Markdown would put it on the terminal as if it were written out."""
+    for match in _ENTITY.finditer(value):
+        code = int(match[1], 16) if match[1] else int(match[2])
+        if code <= 0x10FFFF and FORBIDDEN_IN_TEXT.match(chr(code)):
+            return match.group(), chr(code)
+    return None
 
 
 @dataclass(frozen=True, order=True)
@@ -254,7 +266,7 @@ class _Builder:
             if event.implicit[0] and event.value in NULLS:
                 return None
             value: str = event.value
-            if len(value) > MAX_TEXT or FORBIDDEN_IN_TEXT.search(value):
+            if len(value) > MAX_TEXT or FORBIDDEN_IN_TEXT.search(value) or "&#" in value and _entity_refused(value):
                 value = self.refuse_text(event, path)
             return value
         if isinstance(event, _OPEN) and depth > MAX_DEPTH:
@@ -286,6 +298,11 @@ class _Builder:
             else:
                 self.problem(event, _("{field}: {character} is not allowed in a text (a terminal would obey it); remove it").format(
                     field=_field(path), character=describe(bad.group())))
+        entity = _entity_refused(value)
+        if entity is not None and not self.doc.full:
+            self.problem(event, _("{field}: {character}, written as {entity}, is not allowed in a text (a terminal would "
+                                  "obey it); remove it").format(field=_field(path), character=describe(entity[1]),
+                                                                entity=entity[0]))
         return value
 
     def skip(self) -> None:

@@ -225,6 +225,17 @@ def test_control_character_written_as_an_escape_is_refused_in_a_text(tmp_path, e
     assert_load_refuses(cli("decks", "--decks", str(folder)), expected)
 
 
+@pytest.mark.parametrize("reference, described", [
+    ("&#x202e;", "bidi control U+202E"), ("&#8297;", "bidi control U+2069"), ("&#x1B;", "control character U+001B (ESC)"),
+])
+def test_a_control_written_as_a_character_reference_is_refused_in_a_text(tmp_path, reference, described):
+    """Markdown turns `&#x202e;` into the character when the card is shown: lint passed it."""
+    folder = folder_with(tmp_path, DECK.replace("question: 什么是 BERT？", f'question: "什么是 {reference}BERT？"'))
+    expected = (f"deck.yaml:{QUESTION_LINE}:15: question: {described}, written as {reference}, is not allowed in a "
+                "text (a terminal would obey it); remove it")
+    assert_lint_reports(cli("lint", str(folder)), expected)
+
+
 def test_a_problem_never_prints_the_control_characters_it_quotes(tmp_path):
     folder = folder_with(tmp_path, DECK + '    "\\e]0;pwned\\a\\e[2J": x\n')
     code, out, _ = cli("lint", str(folder))

@@ -267,3 +267,24 @@ def test_a_multiple_choice_card_keeps_its_tokens(tmp_path, monkeypatch):
     shown = CliRunner().invoke(app, ["show", "d12-padding-mask-where"], env={"COLUMNS": "200"})
     assert shown.exit_code == 0, shown.output
     assert "屏蔽 batch 里补齐的 <pad> 位置" in shown.stdout and "屏蔽 <pad> 位置；只有 BERT 用" in shown.stdout
+
+
+def test_a_link_shows_its_address_and_sends_no_terminal_hyperlink():
+    """rich.markdown made each link an OSC 8 hyperlink: "bank login" on screen, a hidden address
+    behind it, from a deck a pull request can bring."""
+    out = Console(width=100, force_terminal=True, color_system="truecolor")
+    with out.capture() as captured:
+        out.print(markdown("- [bank login](https://evil.example/steal)\n- ![img](http://img.example/x.png) <http://auto.example>"))
+    shown = captured.get()
+    assert "\x1b]8" not in shown and "https://evil.example/steal" in shown and "http://auto.example" in shown
+
+
+@pytest.mark.parametrize("reference", ["&#x202e;", "&#8238;", "&#X2066;", "&#x9b;", "&#27;"])
+def test_a_character_reference_never_puts_a_control_on_the_terminal(reference):
+    """Markdown turns `&#x202e;` into U+202E as it parses: the bidi override reached the terminal."""
+    out = Console(width=100, force_terminal=True, color_system="truecolor")
+    with out.capture() as captured:
+        out.print(markdown(f"- 左 {reference}bidi 右\n- `{reference}`"))
+    shown = captured.get()
+    assert not re.search("[\u202a-\u202e\u2066-\u2069\x80-\x9f]", shown) and "bidi" in shown
+    assert not re.search("\x1b(?!\\[[0-9;]*m)", shown)  # colours only

@@ -19,6 +19,7 @@ from quizzer.terminal.mathtext import math_to_unicode
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown  # loaded only where a card needs it (markdown-it, pygments)
+    from markdown_it.token import Token
 
 # What only rich.markdown draws: a table, an inline link (or, with a line starting with `[`, a
 # reference one), a line that can start a block (heading, quote, list, rule, setext underline,
@@ -66,10 +67,21 @@ def rich_markdown(source: str) -> Markdown:
     from markdown_it import MarkdownIt
     from rich.markdown import Markdown
 
-    shown = Markdown("")
-    shown.markup, shown.parsed = source, MarkdownIt("commonmark", {"html": False}).enable(
-        ["strikethrough", "table"]).parse(source)
+    shown = Markdown("", hyperlinks=False)  # a link shows its address: no hidden terminal hyperlink (OSC 8)
+    shown.markup, shown.parsed = source, _cleaned(MarkdownIt("commonmark", {"html": False}).enable(
+        ["strikethrough", "table"]).parse(source))
     return shown
+
+
+def _cleaned(tokens: list[Token]) -> list[Token]:
+    """``tokens`` with their text and attributes cleaned again: a character reference
+    (``&#x202e;``) becomes its character only as Markdown is parsed."""
+    for token in tokens:
+        token.content = clean(token.content)
+        token.attrs = {name: clean(str(value)) for name, value in token.attrs.items()}
+        if token.children:
+            _cleaned(token.children)
+    return tokens
 
 
 def _inline(source: str) -> list[Chunk] | None:
