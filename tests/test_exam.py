@@ -393,3 +393,18 @@ def test_a_report_group_is_plain_text_the_table_escapes_once():
 
     row = ReportRow(0, "c", "qa", "d", "[a]1.2", [], "answered", "x", False, 1, 1.0, "q", "a", None)
     assert chapter(row) == "d §[a]1"
+
+
+@pytest.mark.parametrize("minutes", ["inf", "1e308", "1441"])
+def test_minutes_past_a_day_are_refused_and_a_stored_one_breaks_nothing(deck_dir, minutes):
+    """`--minutes inf` was taken and saved: every later `quiz`, `exam --history` and `--resume` then
+    failed with "unexpected OverflowError", and `quiz check` said ok."""
+    refused = runner.invoke(app, ["exam", "--minutes", minutes, "--decks", str(deck_dir)], env={"QUIZ_NOW": T0.isoformat()})
+    assert refused.exit_code == 2 and "1440" in refused.stderr
+    run(deck_dir, ["exam", "--seed", "11", "--count", "2", "--kind", "choice"], ["!q"])
+    with sqlite3.connect(os.environ["QUIZ_DB"]) as conn:  # as an older quiz saved it
+        conn.execute("UPDATE exams SET minutes = ?", (float(minutes),))
+    assert "Exam 1 is unfinished" in run(deck_dir, []).stdout
+    assert "unfinished" in run(deck_dir, ["exam", "--history"]).stdout
+    checked = runner.invoke(app, ["check"], env={"QUIZ_NOW": T0.isoformat()})
+    assert checked.exit_code == 1 and "exams: an exam whose time allowed is not from 0.01 to 1440 minutes: 1" in checked.stdout

@@ -19,7 +19,7 @@ from quizzer.cli.base import (
     kind_values,
     settings,
 )
-from quizzer.defaults import EXAM_COUNT, EXAM_MINUTES
+from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MINUTES
 from quizzer.errors import UsageError
 from quizzer.i18n import _, ngettext
 
@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 def exam(
     ctx: typer.Context,
     count: Annotated[int, typer.Option("--count", min=1, metavar="N", help=_("Questions on the paper."))] = EXAM_COUNT,
-    minutes: Annotated[float, typer.Option("--minutes", min=0.01, metavar="M", help=_("Time allowed."))] = EXAM_MINUTES,
+    minutes: Annotated[float, typer.Option("--minutes", min=0.01, max=EXAM_MAX_MINUTES, metavar="M",
+                                           help=_("Time allowed (up to a day, 1440)."))] = EXAM_MINUTES,
     deck: DeckFilter = None,
     tag: TagFilter = None,
     kind: KindFilter = None,

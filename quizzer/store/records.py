@@ -7,6 +7,8 @@ import json
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
+from quizzer.defaults import EXAM_MAX_MINUTES
+
 NEW, LEARNING, REVIEW, RELEARNING = 0, 1, 2, 3  # fsrs.State values, plus NEW for a card never reviewed
 STATE_NAMES = {NEW: "new", LEARNING: "learning", REVIEW: "review", RELEARNING: "relearning"}
 LEECH_TAG = "leech"
@@ -130,7 +132,10 @@ class ExamRecord:
 
     @property
     def deadline(self) -> datetime:
-        return self.started_at + timedelta(minutes=self.minutes)
+        """When time is up. A time allowed out of range (written by another tool or an older quiz,
+        which took ``--minutes inf``; `quiz check` names it) counts as the longest allowed."""
+        minutes = self.minutes if 0 < self.minutes <= EXAM_MAX_MINUTES else EXAM_MAX_MINUTES
+        return self.started_at + timedelta(minutes=minutes)
 
 
 @dataclass(frozen=True)
