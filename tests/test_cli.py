@@ -137,6 +137,23 @@ def test_a_reader_that_went_away_ends_the_command_quietly_with_the_sigpipe_code(
     assert (proc.wait(timeout=120), err) == (141, "")
 
 
+@pytest.mark.parametrize("unbuffered", ["1", None])
+def test_a_reader_that_leaves_after_the_first_bytes_of_a_long_output_gives_the_sigpipe_code(tmp_path, unbuffered):
+    """`quiz export markdown | (sleep 2; head -c 10)` ended 0 under PYTHONUNBUFFERED: the rest of
+    the sheet was dropped after a short write, and scripts could not tell the output was cut."""
+    env = {**os.environ, "QUIZ_DB": str(tmp_path / "q.db"), "QUIZ_CONFIG": str(tmp_path / "c.toml"), "QUIZ_LANG": "en"}
+    env.pop("PYTHONUNBUFFERED", None)
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = unbuffered
+    proc = subprocess.Popen([sys.executable, "-m", "quizzer", "export", "markdown"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)  # the bundled decks' sheet: more than a pipe holds
+    assert proc.stdout is not None and proc.stderr is not None
+    assert len(proc.stdout.read(10)) == 10
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert (proc.wait(timeout=120), err) == (141, b"")
+
+
 def test_the_program_exits_with_every_line_written_and_its_own_exit_code(tmp_path):
     """``run`` skips the interpreter's teardown: what the command wrote must still all arrive, the
     database be closed, and each way out keep its code."""

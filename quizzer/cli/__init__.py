@@ -8,6 +8,7 @@ from __future__ import annotations
 import atexit
 import gc
 import importlib
+import io
 import os
 import pkgutil
 import sys
@@ -19,7 +20,7 @@ from typing import Any, NoReturn
 gc.set_threshold(50_000)
 
 from quizzer.cli.base import app, report  # after the threshold: the imports make most of those objects
-from quizzer.errors import UsageError
+from quizzer.errors import ExitCode, UsageError
 from quizzer.i18n import _
 
 for _module in pkgutil.iter_modules(__path__):
@@ -60,6 +61,17 @@ def _known(name: str) -> str | None:
     return name if name in _names() else None
 
 
+def _buffer_output() -> None:
+    """Standard output through a buffered layer even under PYTHONUNBUFFERED (common in containers).
+    Unbuffered, each write is one system call whose shortfall CPython drops: when the reader went
+    away mid-write, the rest of the output vanished and the command still ended 0. A buffered
+    writer writes the rest, and so meets the closed pipe (exit 141). Line-buffered, as on a terminal."""
+    stream = sys.stdout
+    if isinstance(stream, io.TextIOWrapper) and isinstance(stream.buffer, io.RawIOBase):
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(stream.buffer), encoding=stream.encoding,  # sys.__stdout__
+                                      errors=stream.errors, line_buffering=True)  # keeps the old one, and its file
+
+
 def main() -> None:
     """Run ``quiz``. typer turns every command's signature into click's form on each run (30-50 ms
     for all of them); a run that calls one command is given only that one."""
@@ -67,6 +79,7 @@ def main() -> None:
         closed = UsageError(_("standard output is closed: there is nowhere to write"))
         report(closed)
         raise SystemExit(int(closed.exit_code))
+    _buffer_output()
     only = invoked(sys.argv[1:])
     commands, groups = app.registered_commands, app.registered_groups
     if only is not None:
@@ -83,7 +96,8 @@ def run() -> NoReturn:
     """The ``quiz`` program: ``main``, then a quick exit. Tearing the interpreter down frees every
     module and object one by one, 50-70 ms after a command on 50,000 cards, for a process that ends
     anyway; the exit handlers still run and the streams are flushed first. Where a stream cannot be
-    flushed (a closed pipe), the interpreter's own exit reports it as before."""
+    flushed, the interpreter's own exit reports it as before, but a reader that went away is the
+    exit code a shell gives SIGPIPE, as when it goes away mid-command."""
     try:
         main()
         code: Any = 0
@@ -95,6 +109,8 @@ def run() -> NoReturn:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:  # None: closed when the program started
                 stream.flush()
+    except BrokenPipeError:  # the reader went away before the last of the output, as mid-command
+        code = int(ExitCode.PIPE_CLOSED)
     except (OSError, ValueError):
         raise SystemExit(code) from None
     atexit._run_exitfuncs()
