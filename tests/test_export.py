@@ -285,3 +285,13 @@ def test_a_written_file_keeps_its_symlink_and_a_pipe_or_dash_is_standard_output(
                            env={**os.environ, "QUIZ_LANG": "en"})
     assert piped.returncode == 0, piped.stderr
     assert piped.stdout.startswith(target.read_text("utf-8")) and "wrote 5 cards to /dev/stdout" in piped.stdout
+
+
+def test_a_block_s_line_breaks_are_joined_as_the_terminal_joins_them():
+    """Every line of a `|` block became a `<br />` in Anki (`因果注意力、<br />next token`), while
+    the terminal shows one paragraph: the breaks are the YAML's, not the author's."""
+    from quizzer.transfer.anki import to_html
+
+    text = "GPT 是 Decoder-only、因果注意力、\nnext token prediction 训练，\n适合生成。\nIt is\ncausal.\n\n- 一\n- 二"
+    assert to_html(text) == ("<p>GPT 是 Decoder-only、因果注意力、next token prediction 训练，适合生成。It is\ncausal.</p>\n"
+                             "<ul>\n<li>一</li>\n<li>二</li>\n</ul>")

@@ -12,7 +12,6 @@ rich 10). Pure ASCII lines keep rich's own rule, which is UAX #14's for them and
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 
 import rich.text
@@ -22,6 +21,7 @@ from rich.console import Console, ConsoleOptions
 from rich.measure import Measurement
 
 from quizzer.i18n import IDEOGRAPHS
+from quizzer.widetext import join_wide_lines
 
 _RICH_DIVIDE: Callable[[str, int, bool], list[int]] = _wrap.divide_line
 
@@ -125,35 +125,6 @@ def _measure(self: rich.text.Text, console: Console, options: ConsoleOptions) ->
         return measured
     narrowest = max((cell_len(unit.rstrip()) for line in text.splitlines() for unit in break_units(line)), default=0)
     return Measurement(min(measured.minimum, max(narrowest, 1)), measured.maximum)
-
-
-def is_wide(char: str) -> bool:
-    """An East Asian wide or fullwidth character (ideographs, kana, fullwidth punctuation)."""
-    return unicodedata.east_asian_width(char) in "WF"
-
-
-_BLOCK_START = re.compile(r"\s*([-*+>#|]|\d+[.)]\s|```|~~~|$)")
-
-
-def join_wide_lines(markdown: str) -> str:
-    """Soft line breaks (a ``|`` block's newlines inside a paragraph) dropped where either side
-    is Chinese, so Markdown does not turn them into a space between two Chinese sentences.
-    Lines that start a block (a list item, a table row, a heading, a fence, a blank) stay."""
-    lines = markdown.split("\n")
-    out = [lines[0]]
-    fenced = lines[0].lstrip().startswith(("```", "~~~"))
-    for line in lines[1:]:
-        previous = out[-1]
-        starts_block = _BLOCK_START.match(line) is not None
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-        joinable = (not fenced and not starts_block and previous.strip() and not previous.lstrip().startswith("|")
-                    and (is_wide(previous.rstrip()[-1]) or is_wide(line.lstrip()[0])))
-        if joinable:
-            out[-1] = previous.rstrip() + line.lstrip()
-        else:
-            out.append(line)
-    return "\n".join(out)
 
 
 def wrap(text: str, width: int, initial_indent: str = "", subsequent_indent: str = "") -> str:

@@ -14,8 +14,8 @@ from rich.segment import Segment
 from rich.text import Text
 
 from quizzer.terminal.linebreak import install as install_line_breaking
-from quizzer.terminal.linebreak import join_wide_lines
 from quizzer.terminal.mathtext import math_to_unicode
+from quizzer.widetext import join_wide_lines
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown  # loaded only where a card needs it (markdown-it, pygments)

@@ -23,6 +23,7 @@ from quizzer import kinds
 from quizzer.decks import LoadedDeck
 from quizzer.kinds.base import Asked, Kind
 from quizzer.kinds.fields import MATH
+from quizzer.widetext import join_wide_lines
 
 VARIANT_SEEDS = (1, 2, 3)  # the questions a generated card is exported as; fixed, so exports repeat
 
@@ -57,7 +58,8 @@ _BLANK = re.compile(r"`［(\d+)(?:：(.*?))?］`")  # a cloze blank as the cloze
 
 
 def to_html(text: str) -> str:
-    """Card Markdown as simple HTML (raw HTML in the text is escaped), math as MathJax.
+    """Card Markdown as simple HTML (raw HTML in the text is escaped), math as MathJax, its lines
+    joined as the terminal joins them (a ``|`` block's line breaks are not the author's).
 
     Math is cut out before the Markdown is read, so ``_`` and ``*`` inside it stay TeX."""
     from markdown_it import MarkdownIt
@@ -70,8 +72,8 @@ def to_html(text: str) -> str:
         maths.append(r"\[" + tex + r"\]" if display else r"\(" + tex + r"\)")
         return _HOLE.format(len(maths) - 1)
 
-    parser = MarkdownIt("commonmark", {"html": False, "breaks": True}).enable("table")
-    rendered = parser.render(MATH.sub(hole, text)).strip()
+    parser = MarkdownIt("commonmark", {"html": False}).enable("table")  # a soft break is a space, as in the terminal
+    rendered = parser.render(join_wide_lines(MATH.sub(hole, text))).strip()
     return _HOLES.sub(lambda m: html.escape(maths[int(m[1])], quote=False), rendered)
 
 
