@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from decimal import ROUND_UP, Decimal
 from pathlib import Path
 
@@ -43,9 +46,12 @@ def test_generate_text_shows_answer_and_solution():
     assert result.exit_code == 0 and question.answer_text in result.stdout and "Σ" in result.stdout
 
 
-def test_generate_unknown_checker():
+def test_generate_unknown_checker_in_the_interface_language():
     result = runner.invoke(app, ["generate", "nope"])
-    assert result.exit_code == 2 and "unknown checker 'nope'" in result.output
+    assert result.exit_code == 2 and "no checker 'nope' (known: attention_shapes, " in result.stderr
+    chinese = subprocess.run([sys.executable, "-m", "quizzer", "generate", "nope"], capture_output=True, text=True,
+                             env={**os.environ, "QUIZ_LANG": "zh"})  # it was English there
+    assert chinese.returncode == 2 and "没有题目生成器 'nope'" in chinese.stderr and "attention_shapes、" in chinese.stderr
 
 
 def numeric_examples():

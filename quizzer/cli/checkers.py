@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from quizzer.cli.base import DecksOption, JsonOption, app, console, load
-from quizzer.errors import UsageError
+from quizzer.errors import UnknownName, UsageError
 from quizzer.i18n import _
 
 if TYPE_CHECKING:
@@ -54,8 +54,8 @@ def generate(
     else:
         try:
             checker = registry.get(str(name))
-        except registry.UnknownChecker as err:
-            raise UsageError(str(err), _("`quiz checkers` lists them")) from None
+        except registry.UnknownChecker:
+            raise UnknownName("checker", str(name), registry.names()) from None
         question = checker.generate(seed)
     if as_json:
         from quizzer.cli.output import emit_json
