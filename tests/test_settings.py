@@ -330,6 +330,8 @@ def test_per_deck_new_per_day(deck_folder, config):
     assert "0 done · 3 left" in shown.stdout
     done = quiz("study", "--decks", str(folder))  # it said only "Nothing is due now"
     assert done.stdout.startswith("Today's new cards are done (3 a day), and 3 more wait.")
+    fresh = quiz("study", "--decks", str(folder), "--new", "0", now=T0 + timedelta(days=1))  # said "done (3 a day)"
+    assert fresh.stdout.startswith("Nothing is due now, and --new 0 takes no new card (3 wait).")
     assert [line.split()[1] for line in saved_lines(shown.stdout)] == ["a-one", "b-one", "b-two"]  # alpha: one
 
     collection = open_collection(folder, None)

@@ -64,7 +64,10 @@ def study(
         upcoming = next_due(opened.store, clock.now())
         when = _(" The next card is due {when}.").format(when=clock.when(upcoming)) if upcoming else ""
         waiting = new_waiting(opened.store, clock.now(), chosen)
-        if waiting:  # as Anki says the limit is reached: "nothing is due" hid the new cards
+        if waiting and new == 0:
+            console().print(_("Nothing is due now, and --new 0 takes no new card ({count} wait).{when}").format(
+                count=waiting, when=when), markup=False)
+        elif waiting:  # as Anki says the limit is reached: "nothing is due" hid the new cards
             console().print(_("Today's new cards are done ({limit} a day), and {count} more wait.{when} "
                               "`quiz study --new-per-day N` raises the limit for this run, "
                               "`quiz config set new_per_day N` for every day.").format(
