@@ -10,7 +10,7 @@ nothing.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -43,7 +43,7 @@ class HistoryImport:
     imported: int  # reviews added
     cards: int  # cards those reviews belong to
     new_cards: int  # of them, cards created for ids the store did not know
-    already_there: int  # reviews skipped: the store (or the file, earlier) has the same card, time and rating
+    already_there: int  # reviews skipped: the store has one with the same card, time and rating for each
 
 
 _BLANK = MemoryState(NEW, None, None, None, None, None, 0, False)
@@ -78,22 +78,22 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
         ids = list(dict.fromkeys(r.card_id for r in reviews))
         known = set(_in_chunks(conn, select(cards.c.id), cards.c.id, ids))
         history: dict[str, list[_Entry]] = defaultdict(list)
-        seen: set[tuple[str, datetime, int]] = set()
+        there: Counter[tuple[str, datetime, int]] = Counter()  # a count: with the clock pinned, one card's
         for rid, cid, at, rating, duration, mode, before, scheduled in _in_chunks(
                 conn, select(log.c.id, log.c.card_id, log.c.reviewed_at, log.c.rating, log.c.duration_ms,
                                 log.c.mode, log.c.state_before, log.c.scheduled).order_by(log.c.id),
                 log.c.card_id, sorted(known)):
             history[cid].append(_Entry(NewReview(rating, at, duration, mode), rid, (before, scheduled)))
-            seen.add((cid, at, rating))
+            there[(cid, at, rating)] += 1  # learning steps share one time and rating
 
         fresh: dict[str, list[LoggedReview]] = defaultdict(list)
         skipped = 0
         for r in reviews:
             key = (r.card_id, r.reviewed_at, r.rating)
-            if key in seen:
+            if there[key]:  # each of the file's reviews matches at most one already there
+                there[key] -= 1
                 skipped += 1
                 continue
-            seen.add(key)
             fresh[r.card_id].append(r)
         if not fresh:
             return HistoryImport(0, 0, 0, skipped)
