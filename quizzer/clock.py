@@ -21,6 +21,7 @@ from datetime import date, datetime, time, timedelta, timezone
 ROLLOVER_HOUR = 4
 DAY_SECONDS = 86400  # a day's length in seconds, as FSRS and Anki count days
 FIRST_YEAR, LAST_YEAR = 1970, 9000  # the years quizzer works in: no review log is older, and intervals run a century on
+LAST_PINNED_YEAR = LAST_YEAR - 100  # QUIZ_NOW's last: a card due a century (the longest interval) later still fits
 
 
 def now() -> datetime:
