@@ -187,6 +187,19 @@ def test_text_over_the_length_limit_is_a_problem_at_its_line(tmp_path):
     assert_load_refuses(cli("study", "--decks", str(folder)), expected)
 
 
+def test_an_id_or_tag_longer_than_its_database_column_is_a_problem(tmp_path):
+    """Lint passed a 250-character id: SQLite stored it, and its history export then did not import
+    ("card_id is longer than 200 characters"); a server refuses it outright."""
+    long_id, long_tag = "a" * 201, "t" * 101
+    folder = folder_with(tmp_path, DECK.replace("id: qa-one", f"id: {long_id}").replace(
+        "points: [Encoder-only]", f"points: [Encoder-only]\n    tags: [{long_tag}]"))
+    code, out, _ = cli("lint", str(folder))
+    assert code == 1
+    assert any(line.endswith("deck.yaml:8:9: id: longer than 200 characters") for line in out), out
+    assert any(line.endswith("deck.yaml:14:12: tags: longer than 100 characters") for line in out), out
+    assert cli("lint", str(folder_with(tmp_path, DECK.replace("id: qa-one", f"id: {'a' * 200}"))))[0] == 0
+
+
 # ---------------------------------------------------------------- 4. control characters
 
 

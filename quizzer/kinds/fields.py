@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
 
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+ID_MAX, TAG_MAX = 200, 100  # characters: the database columns' lengths (a server refuses longer)
 LETTERS = string.ascii_uppercase[:8]
 # Stated numbers stay text so that lint knows their precision ("0.478" means to 3 decimals).
 NUMBER_PATTERN = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"

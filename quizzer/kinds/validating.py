@@ -23,7 +23,7 @@ from typing import Annotated, Any, TypeVar, Union
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
 
 from quizzer import kinds
-from quizzer.kinds.fields import ID_PATTERN, LETTER_PATTERN, NUMBER_PATTERN, CardBase, Shape
+from quizzer.kinds.fields import ID_MAX, ID_PATTERN, LETTER_PATTERN, NUMBER_PATTERN, TAG_MAX, CardBase, Shape
 
 S = TypeVar("S", bound=Shape)
 
@@ -36,8 +36,9 @@ def _not_blank(text: str) -> str:
 
 NUMBER_SCHEMA = {"anyOf": [{"type": "number"}, {"type": "string", "pattern": NUMBER_PATTERN}]}
 Text = Annotated[str, AfterValidator(_not_blank)]
-Id = Annotated[str, Field(pattern=ID_PATTERN, description="lowercase a-z, 0-9 and '-'; never change it")]
-Tag = Annotated[str, Field(pattern=ID_PATTERN)]
+Id = Annotated[str, Field(pattern=ID_PATTERN, max_length=ID_MAX,
+                          description="lowercase a-z, 0-9 and '-'; never change it")]
+Tag = Annotated[str, Field(pattern=ID_PATTERN, max_length=TAG_MAX)]
 Section = Annotated[str, Field(pattern=r"^\S+$", description='course section, quoted: "8.6"')]
 Number = Annotated[str, Field(pattern=NUMBER_PATTERN), WithJsonSchema(NUMBER_SCHEMA)]
 Letter = Annotated[str, Field(pattern=LETTER_PATTERN)]

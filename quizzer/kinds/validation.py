@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from quizzer.i18n import N_, _, join
+from quizzer.i18n import N_, _, join, ngettext
 from quizzer.kinds import KINDS
 from quizzer.kinds.base import CardPath, Issue
 from quizzer.kinds.fields import LETTER_PATTERN
@@ -39,6 +39,9 @@ def pydantic_message(error: Any) -> str:
     of our validators raised; pydantic's own English for a type not listed above."""
     if error["type"] == "value_error":
         return _(str(error.get("ctx", {}).get("error") or str(error["msg"]).removeprefix("Value error, ")))
+    if error["type"] == "string_too_long":  # pydantic's plural ending is not in its context: our own words
+        limit = error["ctx"]["max_length"]
+        return ngettext("longer than {limit} character", "longer than {limit} characters", limit).format(limit=limit)
     template = PYDANTIC_MESSAGES.get(error["type"])
     return _(template).format(**error.get("ctx", {})) if template else str(error["msg"])
 

@@ -36,6 +36,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
+from quizzer.kinds.fields import ID_MAX, TAG_MAX
 from quizzer.store.records import LEECH_TAG, NEW
 
 SYSTEM_TAGS = frozenset({LEECH_TAG})  # set by the scheduler, never by deck sync
@@ -95,12 +96,12 @@ metadata = MetaData(
     }
 )
 
-CARD_ID = String(200)  # cards.id, and every column that refers to it
+CARD_ID = String(ID_MAX)  # cards.id, and every column that refers to it
 
 cards = Table(
     "cards", metadata,
     Column("id", CARD_ID, primary_key=True),
-    Column("deck", String(200), nullable=False),
+    Column("deck", String(ID_MAX), nullable=False),
     Column("kind", String(50), nullable=False),
     Column("position", Integer, nullable=False),
     Column("content_hash", String(128), nullable=False),
@@ -124,7 +125,7 @@ cards = Table(
 card_tags = Table(
     "card_tags", metadata,
     Column("card_id", CARD_ID, ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True),
-    Column("tag", String(100), primary_key=True),
+    Column("tag", String(TAG_MAX), primary_key=True),
     Index("ix_card_tags_tag", "tag"),
 )
 
@@ -231,7 +232,7 @@ def insert_id(conn: Connection, statement: Insert) -> int:
 review_days = Table(
     "review_days", metadata,
     Column("day", Date, primary_key=True),
-    Column("deck", String(200), primary_key=True),
+    Column("deck", String(ID_MAX), primary_key=True),
     *(Column(name, Integer, nullable=False) for name in ("reviews", "again", "hard", "good", "easy")),
     Column("duration_ms", BigInteger, nullable=False),
     *(Column(name, Integer, nullable=False)
@@ -244,7 +245,7 @@ review_days = Table(
 review_days_cards = Table(
     "review_days_cards", metadata,
     Column("card_id", CARD_ID, primary_key=True),
-    Column("deck", String(200), nullable=False),
+    Column("deck", String(ID_MAX), nullable=False),
     Column("reviews", Integer, nullable=False),
     Column("checksum", BigInteger, nullable=False),
     Column("last_at", Float, nullable=False),
