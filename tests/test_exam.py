@@ -408,3 +408,11 @@ def test_minutes_past_a_day_are_refused_and_a_stored_one_breaks_nothing(deck_dir
     assert "unfinished" in run(deck_dir, ["exam", "--history"]).stdout
     checked = runner.invoke(app, ["check"], env={"QUIZ_NOW": T0.isoformat()})
     assert checked.exit_code == 1 and "exams: an exam whose time allowed is not from 0.01 to 1440 minutes: 1" in checked.stdout
+
+
+def test_the_exam_s_first_line_counts_in_the_singular_too(deck_dir):
+    """It said "Exam 1: 1 questions, 1 minutes"."""
+    started = run(deck_dir, ["exam", "--count", "1", "--minutes", "1", "--kind", "choice"], ["!q"])
+    assert "Exam 1: 1 question, 1 minute (seed " in started.stdout
+    assert "Exam 2: 2 questions, 0.5 minutes (seed " in run(deck_dir, ["exam", "--count", "2", "--minutes", "0.5",
+                                                                       "--kind", "choice"], ["!q"]).stdout

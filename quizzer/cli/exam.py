@@ -76,8 +76,10 @@ def exam(
     else:
         chosen = opened.card_filter(deck, tag, kind_values(kind))
         session = exams.ExamSession.start(opened, chosen.paper(count), seed, minutes, settings=learner)
-        out.print(_("Exam {id}: {count} questions, {minutes} minutes (seed {seed}).").format(
-            id=session.exam.id, count=session.total, minutes=f"{minutes:g}", seed=session.exam.seed), markup=False)
+        out.print(_("Exam {id}: {questions}, {minutes} (seed {seed}).").format(
+            id=session.exam.id, questions=ngettext("{count} question", "{count} questions", session.total).format(
+                count=session.total), minutes=ngettext("{count} minute", "{count} minutes", 1 if minutes == 1 else 2).format(
+                count=f"{minutes:g}"), seed=session.exam.seed), markup=False)
     try:
         ExamScreen(session, for_stdin(out), out, clear_screen=learner.clear_screen).run()
     except KeyboardInterrupt:

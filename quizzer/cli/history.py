@@ -60,8 +60,7 @@ def history_import(
                        backup=str(saved) if saved else None))
         return
     typer.echo(_("imported {reviews} of {cards} ({archived}); {skipped} already there").format(
-        reviews=ngettext("{count} review", "{count} reviews", result.imported).format(count=f"{result.imported:,}"),
-        cards=ngettext("{count} card", "{count} cards", result.cards).format(count=f"{result.cards:,}"),
+        reviews=_counted_reviews(result.imported), cards=_counted_cards(result.cards),
         archived=ngettext("{count} new archived card", "{count} new archived cards", result.new_cards).format(
             count=f"{result.new_cards:,}"),
         skipped=f"{result.already_there:,}"))
@@ -114,6 +113,15 @@ def history_export(
         emit_json(dict(file=str(file), exported=result.exported, cards=result.cards))
         return
     # two messages, not "standard output" put in for {file}: Chinese spaces a path, not a word
-    done = (_("exported {reviews} reviews of {cards} cards to standard output") if to_stdout
-            else _("exported {reviews} reviews of {cards} cards to {file}"))
-    typer.echo(done.format(reviews=f"{result.exported:,}", cards=f"{result.cards:,}", file=file), err=to_stdout)
+    done = (_("exported {reviews} of {cards} to standard output") if to_stdout
+            else _("exported {reviews} of {cards} to {file}"))
+    typer.echo(done.format(reviews=_counted_reviews(result.exported), cards=_counted_cards(result.cards), file=file),
+               err=to_stdout)
+
+
+def _counted_reviews(count: int) -> str:
+    return ngettext("{count} review", "{count} reviews", count).format(count=f"{count:,}")
+
+
+def _counted_cards(count: int) -> str:
+    return ngettext("{count} card", "{count} cards", count).format(count=f"{count:,}")
