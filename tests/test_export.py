@@ -295,3 +295,15 @@ def test_a_block_s_line_breaks_are_joined_as_the_terminal_joins_them():
     text = "GPT 是 Decoder-only、因果注意力、\nnext token prediction 训练，\n适合生成。\nIt is\ncausal.\n\n- 一\n- 二"
     assert to_html(text) == ("<p>GPT 是 Decoder-only、因果注意力、next token prediction 训练，适合生成。It is\ncausal.</p>\n"
                              "<ul>\n<li>一</li>\n<li>二</li>\n</ul>")
+
+
+def test_a_file_name_in_a_success_message_cannot_steer_the_terminal(deck_dir, tmp_path):
+    """`quiz export anki $'\\e]0;pwned\\a.apkg'` printed the name raw: the escape set the terminal's
+    title (errors already showed such a name as \\x1b)."""
+    name = tmp_path / "\x1b]0;pwned\x07x.md"
+    result = runner.invoke(app, ["export", "markdown", "--decks", str(deck_dir), "--out", str(name)])
+    assert result.exit_code == 0 and name.exists()
+    assert "\x1b" not in result.output and "\x07" not in result.output and "\\x1b]0;pwned\\x07x.md" in result.output
+    package = tmp_path / "\x1b[31mred.apkg"
+    exported = runner.invoke(app, ["export", "anki", str(package), "--decks", str(deck_dir)])
+    assert exported.exit_code == 0 and "\x1b" not in exported.output and "\\x1b[31mred.apkg" in exported.output

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from quizzer.cli.base import DbOption, JsonOption, app, settings, where
+from quizzer.errors import printable
 from quizzer.i18n import _
 
 db_app = typer.Typer(help=_("The database as a whole."), no_args_is_help=True,
@@ -63,4 +64,4 @@ def db_copy(
     typer.echo(_("copied {cards} cards and {reviews} reviews ({rows} rows in all) to {where}; the memory of {replayed} "
                  "reviewed cards replays the same from the copy as from the source").format(
         cards=f"{result.rows.get('cards', 0):,}", reviews=f"{result.rows.get('review_log', 0):,}",
-        rows=f"{sum(result.rows.values()):,}", where=destination, replayed=f"{result.replayed:,}"))
+        rows=f"{sum(result.rows.values()):,}", where=printable(destination), replayed=f"{result.replayed:,}"))

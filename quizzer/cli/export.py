@@ -18,7 +18,7 @@ from quizzer.cli.base import (
     output_file,
     settings,
 )
-from quizzer.errors import QuizError, UnknownName, UsageError, os_reason
+from quizzer.errors import QuizError, UnknownName, UsageError, os_reason, printable
 from quizzer.i18n import _, ngettext
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def export_anki(
     _write(target, exported.data)
     typer.echo(ngettext("exported {notes} note of {cards} card to {file}",
                         "exported {notes} notes of {cards} cards to {file}", exported.notes)
-               .format(notes=exported.notes, cards=exported.cards, file=file))
+               .format(notes=exported.notes, cards=exported.cards, file=printable(str(file))))
 
 
 @export_app.command("markdown", help=_("Write a printable review sheet in Markdown: the questions, then the answers. "
@@ -110,4 +110,4 @@ def export_markdown(
         return
     _write(output_file(ctx, out, db), text.encode("utf-8"))
     typer.echo(ngettext("wrote {count} card to {file}", "wrote {count} cards to {file}", len(cards))
-               .format(count=len(cards), file=out))
+               .format(count=len(cards), file=printable(str(out))))

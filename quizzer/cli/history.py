@@ -20,7 +20,7 @@ from quizzer.cli.base import (
     output_file,
     settings,
 )
-from quizzer.errors import UnknownName, UsageError
+from quizzer.errors import UnknownName, UsageError, printable
 from quizzer.i18n import _, ngettext
 
 history_app = typer.Typer(help=_("Review history in and out (the FSRS CSV form: card_id, review_rating, "
@@ -69,7 +69,7 @@ def history_import(
                      "never shows them."))
     if saved:
         typer.echo(_("The database before the import is saved as {file} (`quiz backup restore` brings it back).")
-                   .format(file=saved.name))
+                   .format(file=printable(saved.name)))
 
 
 @history_app.command("export", help=_(
@@ -115,7 +115,7 @@ def history_export(
     # two messages, not "standard output" put in for {file}: Chinese spaces a path, not a word
     done = (_("exported {reviews} of {cards} to standard output") if to_stdout
             else _("exported {reviews} of {cards} to {file}"))
-    typer.echo(done.format(reviews=_counted_reviews(result.exported), cards=_counted_cards(result.cards), file=file),
+    typer.echo(done.format(reviews=_counted_reviews(result.exported), cards=_counted_cards(result.cards), file=printable(str(file))),
                err=to_stdout)
 
 
