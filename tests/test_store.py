@@ -461,3 +461,15 @@ def test_a_copy_whose_history_replays_differently_keeps_nothing(tmp_path, backen
     with pytest.raises(DatabaseError, match="card b's history in the copy replays to another memory"):
         copy.copy_collection(open_store(source), open_store(backend), replay_decider(DEFAULT_SCHEDULER))
     assert every_row(backend) == empty
+
+
+def test_db_copy_errors_name_the_option_and_the_file_given(tmp_path):
+    """`--to ""` named the default database (and would have copied into it); a missing folder was
+    told as `x.db.partial` with the hint "correct --db / QUIZ_DB", the source's option."""
+    source = str(tmp_path / "laptop.db")
+    open_store(source).close()
+    empty = copy_command(source, "")
+    assert empty.exit_code == 2 and "Error: --to is empty" in empty.stderr
+    missing = copy_command(source, str(tmp_path / "nowhere" / "x.db"))
+    assert missing.exit_code == 1 and f"{tmp_path / 'nowhere' / 'x.db'}: its folder" in missing.stderr
+    assert ".partial" not in missing.stderr and "correct --to" in missing.stderr and "QUIZ_DB" not in missing.stderr

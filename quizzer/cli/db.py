@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from quizzer.cli.base import DbOption, JsonOption, app, settings, where
-from quizzer.errors import printable
+from quizzer.errors import QuizError, UsageError, printable
 from quizzer.i18n import _
 
 db_app = typer.Typer(help=_("The database as a whole."), no_args_is_help=True,
@@ -32,6 +32,8 @@ def db_copy(
     from quizzer.store.copy import copy_collection
     from quizzer.store.engine import resolve
 
+    if not to.strip():  # an empty --to would name the default database, as no --db does
+        raise UsageError(_("--to is empty"), _("name a file or a postgresql:// URL"))
     chosen = settings()
     path = resolve(to)[1]
     # a new file is written under another name and renamed once the copy is checked: a copy killed
@@ -41,7 +43,13 @@ def db_copy(
         remove_database(partial)  # a copy killed before
     source = open_store(where(ctx, None, db).db, chosen.learner)
     try:
-        target = open_store(str(partial) if partial is not None else to, chosen.learner)
+        try:
+            target = open_store(str(partial) if partial is not None else to, chosen.learner)
+        except QuizError as err:  # the store's words name the source's option, and the file it opened
+            err.hint = _(err.hint).replace("--db / QUIZ_DB", "--to")
+            if partial is not None:
+                err.args = (err.message.replace(str(partial), str(path)),)
+            raise
         try:
             decide = replay_decider(schedule_of(source, chosen).scheduler, chosen.day_start_hour)
             result = copy_collection(source, target, decide)
