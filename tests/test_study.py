@@ -448,3 +448,14 @@ def test_on_a_terminal_a_graded_answer_says_its_rating_once(deck_dir, tmp_path, 
     else:
         assert "Saved c-one → Hard · due in" in screen, screen
         assert [r.rating for r in card_info(collection.store, "c-one", datetime(2026, 1, 6, tzinfo=timezone.utc)).reviews] == [2]
+
+
+def test_the_saved_line_scripts_read_is_never_wrapped(deck_folder):
+    """At 40 columns (or 80, with a long id) the line broke after the arrow: a script reading
+    `saved ID → RATING · due in X` line by line got half of it."""
+    long_id = "q-" + "long-" * 20 + "id"
+    folder = deck_folder(DECK.replace("id: q-one,", f"id: {long_id},"))
+    result = runner.invoke(app, ["study", "--decks", str(folder), "--kind", "qa", "--limit", "1"], input="\n3\n",
+                           env={"QUIZ_NOW": "2026-01-05T10:00", "COLUMNS": "40"})
+    saved = [line for line in result.stdout.splitlines() if line.startswith("saved ")]
+    assert len(saved) == 1 and re.fullmatch(rf"saved {long_id} → Good · due in \S+", saved[0]), result.stdout

@@ -226,7 +226,7 @@ class StudyScreen:
         if notice.kind == "saved" and not self.prompter.interactive:  # the line scripts read: fixed in every language
             rating = Rating(notice.rating).label if notice.rating else ""
             due = "" if notice.due_in is None else f" · due in {interval(notice.due_in, translated=False)}"
-            self.console.print(f"[dim]saved {card} → {rating}{due}[/dim]", highlight=False)
+            self.console.print(f"[dim]saved {card} → {rating}{due}[/dim]", highlight=False, soft_wrap=True)  # one line
             return
         if notice.kind == "saved" and self.verdict_shown == notice.card_id:  # said just above, in the same words
             self.verdict_shown = None
