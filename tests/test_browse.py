@@ -358,9 +358,11 @@ def test_card_is_a_hidden_alias_of_show_with_unsuspend(studied):
     listed = {line.split()[0] for line in help_text.splitlines() if line.startswith("  ") and line.strip()}
     assert "show" in listed and "card" not in listed
     assert as_json(studied, "show", "num-loss", "--seed", "1")["suspended"]
-    quiz(studied, "show", "num-loss", "--seed", "1", "--unsuspend")
+    unsuspended = quiz(studied, "show", "num-loss", "--seed", "1", "--unsuspend").stdout  # it said nothing of it
+    assert unsuspended.rstrip().endswith("Unsuspended num-loss: it is back in the drill.")
     assert as_json(studied, "show", "num-loss", "--seed", "1")["status"] == "active"
-    assert quiz(studied, "card", "num-loss", "--seed", "1", "--unsuspend").exit_code == 0  # the old spelling
+    again = quiz(studied, "card", "num-loss", "--seed", "1", "--unsuspend")  # the old spelling
+    assert again.exit_code == 0 and again.stdout.rstrip().endswith("num-loss was not suspended: nothing changed.")
 
 
 # ------------------------------------------------------------------ mistakes

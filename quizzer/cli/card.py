@@ -36,13 +36,17 @@ def show(
 
     opened = collection(ctx, decks_dir, db)
     shown = browse.show(opened, card_id, clock.now(), seed, settings())  # CardNotFound (exit 1) before any change
-    if unsuspend and shown.info.suspended:
+    was_suspended = shown.info.suspended
+    if unsuspend and was_suspended:
         answering.unsuspend(opened.store, card_id)
         shown = browse.show(opened, card_id, clock.now(), shown.seed, settings())
     if as_json:
         emit_json(_json(shown))
         return
     _draw(shown)
+    if unsuspend:  # said last, under the card: the drawing is long
+        console().print(_("Unsuspended {card}: it is back in the drill.").format(card=card_id) if was_suspended else
+                        _("{card} was not suspended: nothing changed.").format(card=card_id), markup=False, highlight=False)
 
 
 app.command("show", help=_("One card: its question and answer as study asks them, its memory state and review history."))(show)
