@@ -52,6 +52,9 @@ def history_import(
     # an import cannot be taken back (its archived cards stay): the database as it was, first
     saved = backup.backup_now(store.path, clock.wall()) if store.path is not None and reviews else None
     result = import_history(store, reviews, scheduler=scheduler, rollover_hour=learner.day_start_hour)
+    if saved is not None and not result.imported:  # every review was there: nothing to take back
+        backup.remove_database(saved)
+        saved = None
     if as_json:
         from quizzer.cli.output import emit_json
 
@@ -69,7 +72,7 @@ def history_import(
                      "never shows them."))
     if saved:
         typer.echo(_("The database before the import is saved as {file} (`quiz backup restore` brings it back).")
-                   .format(file=printable(saved.name)))
+                   .format(file=printable(str(saved))))
 
 
 @history_app.command("export", help=_(
