@@ -112,11 +112,11 @@ def screens(tmp_path: Path, language: str, columns: int) -> list[str]:
     shots = [term.show(f"{quiz} {args}; echo {done}", env, done) for args in ("--help", "", "config", "study --help")]
     shots.append(term.show(f"{quiz} study; echo {done}", env, done,
                            keys=("Enter", "3", "B Enter", "Enter", "!q Enter")))  # reveal, Good; B; next; !q quits at any prompt
-    shots.append(term.show(f"{quiz} stats; echo {done}", env, done))
     # an exam through the line protocol fills the mistakes notebook: a wrong free answer, a wrong letter, no marks
     exam = subprocess.run([sys.executable, "-m", "quizzer", "exam", "--count", "2", "--seed", "1"], input="x\nC\n\n",
                           capture_output=True, text=True, env={**os.environ, **env}, timeout=120)
     assert exam.returncode == 0, exam.stderr
+    shots.append(term.show(f"{quiz} stats; echo {done}", env, done))  # after the exam: its mistakes are weak cards
     shots += [term.show(f"{quiz} {args}; echo {done}", env, done)
               for args in ("mistakes", "cards", "exam --history", "study --nope", "exam --minutes x")]
     return shots

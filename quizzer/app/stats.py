@@ -17,7 +17,8 @@ Definitions (as Anki's statistics, where Anki has the figure):
 * average recall: the mean FSRS retrievability now of the active cards already reviewed, on the
   learner's forgetting curve (fitted by ``quiz optimize`` if it was run).
 * weakest cards: most lapses first, then most notebook mistakes, then lowest recall; tags the
-  same by lapses per card, mistakes, mean recall.
+  same by lapses per card, mistakes, mean recall; only those with a lapse, a mistake or recall
+  under the desired retention.
 
 The figures over the review log (reviews per day, streak, time, ratings, true retention) come
 from its aggregate per study day (``quizzer.store.review_days``), kept up to date as it is read.
@@ -218,24 +219,31 @@ def true_retention(total: dict[str, int]) -> TrueRetention:
 
 
 def _weakest(store: Store, chosen: CardFilter, curve: queries.Curve, rollover_hour: int,
-             per_tag: list[queries.TagWeakness]) -> tuple[list[WeakCard], list[WeakTag]]:
+             per_tag: list[queries.TagWeakness], target: float) -> tuple[list[WeakCard], list[WeakTag]]:
     """The weakest cards and tags: the store ranks by lapses and recall and hands back every
     card in the mistakes table too, which the notebook (a card right on two later days has
-    left it) ranks here."""
+    left it) ranks here. Only what shows a weakness is listed: a lapse, a mistake, or recall now
+    under the ``target`` (the desired retention); a day-old collection at 100% has none."""
     noted = {entry.card_id: entry.times_wrong for entry in notebook.entries(store, rollover_hour)}
     candidates = queries.weakest_cards(store, chosen, curve, WEAKEST)
     key = {c.id: (-c.lapses, -noted.get(c.id, 0), 1.0 if c.recall is None else c.recall, c.id) for c in candidates}
     ranked = sorted(candidates, key=lambda c: key[c.id])[:WEAKEST]
-    weakest = [WeakCard(c.id, c.deck, c.lapses, noted.get(c.id, 0), c.recall) for c in ranked]
+    weakest = [WeakCard(c.id, c.deck, c.lapses, noted.get(c.id, 0), c.recall) for c in ranked
+               if _weak(c.lapses, noted.get(c.id, 0), c.recall, target)]
 
     seen_noted = sorted(c.id for c in candidates if c.id in noted)  # the filter's active reviewed cards
     in_notebook = Counter(tag for _, tag in queries.tags_of(store, seen_noted))
     tags = []
     for t in per_tag:
         mean = t.recall_sum / t.recalled if t.recalled else None
-        tags.append(WeakTag(t.tag, t.cards, t.lapses, in_notebook[t.tag], mean))
+        if _weak(t.lapses, in_notebook[t.tag], mean, target):
+            tags.append(WeakTag(t.tag, t.cards, t.lapses, in_notebook[t.tag], mean))
     tags.sort(key=lambda t: (-t.lapses / t.cards, -t.mistakes, 1.0 if t.recall is None else t.recall, t.tag))
     return weakest, tags[:WEAKEST]
+
+
+def _weak(lapses: int, mistakes: int, recall: float | None, target: float) -> bool:
+    return lapses > 0 or mistakes > 0 or (recall is not None and recall < target)
 
 
 def exam_trend(store: Store, chosen: CardFilter) -> tuple[list[ExamPoint], float | None]:
@@ -263,7 +271,7 @@ def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[st
     reviews_total = sum(d.reviews for d in per_day)
 
     time_per_day, retention, ratings = _period(by_day, today)
-    weakest_cards, weakest_tags = _weakest(store, chosen, curve, rollover_hour, per_tag)
+    weakest_cards, weakest_tags = _weakest(store, chosen, curve, rollover_hour, per_tag, settings.desired_retention)
     exams, trend = exam_trend(store, chosen)
     return Stats(
         now=now, today=today, decks=list(chosen.decks) if chosen.decks else None,

@@ -98,7 +98,8 @@ def export_markdown(
         figures = stats.compute(opened.store, opened.card_filter(decks=deck), clock.now(), settings=settings())
         cards = [opened.cards[weakest.card_id] for weakest in figures.weakest_cards if weakest.card_id in opened.cards]
         if not cards:
-            typer.echo(_("No weakest cards yet: no card of these decks has been reviewed (`quiz study` first)."), err=True)
+            typer.echo(_("No weak cards: no reviewed card of these decks has a lapse, a mistake or recall under your "
+                         "desired retention."), err=True)
             return
     else:
         chosen = _chosen(load(ctx, decks_dir), deck)
