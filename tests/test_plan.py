@@ -109,6 +109,16 @@ def test_the_days_new_card_pace_holds_as_its_new_cards_are_studied():
     assert f"raised from 20 to {before['new_per_day']}" in quiz("plan").output
 
 
+def test_a_buried_card_counts_in_the_plan_and_a_suspended_one_does_not():
+    """A card buried in study left the plan's count until the next day (227 cards, then 228)."""
+    assert quiz("plan", "--date", "2026-01-19", "--deck", "ch08-bert").exit_code == 0
+    everything = cards_in("ch08-bert")
+    studied = runner.invoke(app, ["study", "--deck", "ch08-bert", "--kind", "qa", "--limit", "2"],
+                            input="b\ns\n", env={"QUIZ_NOW": NOW})  # bury one, suspend the next
+    assert studied.exit_code == 0 and "Buried" in studied.stdout and "Suspended" in studied.stdout, studied.stdout
+    assert json.loads(quiz("plan", "--json").output)["cards"] == everything - 1
+
+
 def test_one_review_a_day_is_said_in_the_singular():
     """`quiz plan --deck interview-numbers` (13 cards, two months away) said "1 reviews a day"."""
     shown = quiz("plan", "--date", "2026-03-06", "--deck", "interview-numbers").output

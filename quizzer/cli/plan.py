@@ -56,7 +56,7 @@ def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None
         return None
     if not interview.active(now):
         return PlanStatus(interview, None, settings.new_per_day, settings.reviews_per_day)
-    memories = cards.memories(store, CardFilter(decks=interview.decks), now)
+    memories = cards.memories(store, CardFilter(decks=interview.decks), now, buried_too=True)
     seen = [Seen(card_id, memory) for card_id, (_kind, memory) in memories.items() if memory.state != NEW]
     unseen = len(memories) - len(seen)
     day_pace = new_per_day_today(store, now, settings.new_per_day, interview)  # the day's, as study takes it

@@ -224,12 +224,15 @@ def reviews(store: Store, card_id: str) -> list[ReviewRecord]:
             .order_by(review_log.c.reviewed_at, review_log.c.id))]
 
 
-def memories(store: Store, chosen: CardFilter, now: datetime) -> dict[str, tuple[str, MemoryState]]:
-    """(kind, memory) of the studiable cards ``chosen`` matches, by id (exam papers weigh these)."""
+def memories(store: Store, chosen: CardFilter, now: datetime, *,
+             buried_too: bool = False) -> dict[str, tuple[str, MemoryState]]:
+    """(kind, memory) of the studiable cards ``chosen`` matches, by id (exam papers weigh these);
+    ``buried_too``: with the cards buried for now (the interview plan counts them: they come back)."""
+    conditions = [*chosen.where(), cards.c.suspended.is_(False)] if buried_too else chosen.where(now)
     with store.read() as conn:
         leeches = set(conn.scalars(select(card_tags.c.card_id).where(card_tags.c.tag == LEECH_TAG)))
         return {c.id: (c.kind, _memory(c, c.id in leeches))
-                for c in conn.execute(select(cards).where(*chosen.where(now)).order_by(cards.c.id))}
+                for c in conn.execute(select(cards).where(*conditions).order_by(cards.c.id))}
 
 
 def practice_since_last_review(store: Store, chosen: CardFilter, now: datetime) -> dict[str, list[tuple[datetime, int]]]:
