@@ -416,3 +416,13 @@ def test_the_exam_s_first_line_counts_in_the_singular_too(deck_dir):
     assert "Exam 1: 1 question, 1 minute (seed " in started.stdout
     assert "Exam 2: 2 questions, 0.5 minutes (seed " in run(deck_dir, ["exam", "--count", "2", "--minutes", "0.5",
                                                                        "--kind", "choice"], ["!q"]).stdout
+
+
+def test_a_mistake_card_s_missed_point_is_named_not_repeated(deck_dir):
+    """The report printed the card's reason under the right answer, then again, word for word, as
+    the key point not covered ("Says why: …")."""
+    result = run(deck_dir, ["exam", "--count", "1", "--kind", "mistake"], ["它是 Encoder-only", "1"])
+    panel = result.stdout.split("Key points not covered")[1].split("╰")[0]
+    assert [line.strip(" │•") for line in panel.splitlines()[1:] if line.strip(" │")] == ["Says why"]
+    report = result.stdout.split("Exam 1:")[-1]  # after the marking screen, which lists each point whole
+    assert report.count("没有 causal mask") == 1, report

@@ -462,8 +462,7 @@ def report(collection: Collection, exam_id: int) -> Report:
             continue
         kind = kinds.of(card)
         asked = kind.ask(card, question.seed)
-        points = kind.key_points(card)
-        missed = [point for number, point in enumerate(points, 1) if number not in question.covered] \
+        missed = [point for number, point in enumerate(kind.point_names(card), 1) if number not in question.covered] \
             if question.covered is not None else []
         result.rows.append(ReportRow(
             question.position, card.id, card.kind, collection.deck_of(card.id).id, card.source, list(card.tags),

@@ -102,6 +102,11 @@ class Kind(ABC, Generic[C]):
         """What an exam's free-text answer is marked against (ungraded kinds)."""
         return []
 
+    def point_names(self, card: C) -> list[str]:
+        """The key points as a report lists those not covered, under the right answer: the points
+        themselves, unless they only restate that answer (then what each asks for)."""
+        return self.key_points(card)
+
     def hint(self, asked: Asked) -> str:
         """What to type at the answer prompt (graded kinds)."""
         return _("your answer")

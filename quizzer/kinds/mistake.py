@@ -36,6 +36,9 @@ class Mistake(Kind[MistakeCard]):
         return [_("Names and corrects it: {correction}").format(correction=card.correction),
                 _("Says why: {why}").format(why=card.why)]
 
+    def point_names(self, card: MistakeCard) -> list[str]:  # the right answer above is the correction and the why
+        return [_("Names and corrects it"), _("Says why")]
+
     def texts(self, card: MistakeCard) -> list[str]:
         return [card.claim, card.correction, card.why]
 
