@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -191,3 +192,19 @@ def test_an_error_quoting_what_was_typed_writes_its_control_characters_as_escape
     result = runner.invoke(app, args, env={"QUIZ_CONFIG": str(tmp_path / "config.toml")})
     assert result.exit_code in (1, 2) and result.stderr.startswith("Error: ")
     assert not any(char in result.stderr for char in "\x1b\a\r") and "\\x07\\r" in result.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["exam", "--minutes", "x"], "Error: Invalid value for '--minutes': "),
+    (["exam", "--nope"], "Error: No such option: --nope"),
+    (["nosuch"], "Error: No such command 'nosuch'."),
+    (["history", "import"], "Error: Missing argument 'FILE.csv'."),
+    (["cards", "--state", "bogus"], "Error: Invalid value for '--state': 'bogus' is not one of 'new', "),
+])
+def test_a_usage_error_is_one_line_naming_the_help_to_read(args, message, tmp_path):
+    """click printed four lines (the usage, "Try 'quiz exam -h' for help.", a blank, the error);
+    the README promises one line on stderr, as every other error."""
+    result = subprocess.run([sys.executable, "-m", "quizzer", *args], capture_output=True, text=True,
+                            env={**os.environ, "QUIZ_DB": str(tmp_path / "q.db"), "QUIZ_LANG": "en"})
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith(message) and re.search(r" \(`[a-z -]+ -h` for help\)\n$", result.stderr), result.stderr

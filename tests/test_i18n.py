@@ -164,7 +164,7 @@ def test_usage_errors_are_in_the_chosen_language(args, english):
     chinese = quiz(*args, QUIZ_LANG="zh")
     assert chinese.returncode == 2 and "错误：" in chinese.stderr and CJK.search(chinese.stderr.splitlines()[-1])
     # only option names, what the learner typed and the usage line's placeholders are left in Latin letters
-    typed = set(re.findall(r"[A-Za-z]+", " ".join(args))) | {"python", "quizzer", "OPTIONS", "COMMAND", "ARGS", "ID"}
+    typed = set(re.findall(r"[A-Za-z]+", " ".join(args))) | {"python", "quizzer", "quiz", "OPTIONS", "COMMAND", "ARGS", "ID"}
     assert set(re.findall(r"[A-Za-z]{2,}", re.sub(r"--[a-z-]+", "", chinese.stderr))) <= typed, chinese.stderr
 
 

@@ -184,6 +184,15 @@ def _localize_click_errors() -> None:
 
     exceptions.echo = echo
 
+    def show(self: exceptions.UsageError, file: Any = None) -> None:  # one line, as every error: no usage block
+        lines = [click_message(line.strip()).replace("Value error, ", "")  # pydantic's prefix to a validator's words
+                 for line in self.format_message().splitlines() if line.strip()]
+        command = self.ctx.command_path if self.ctx is not None else "quiz"
+        _error_line(_("Error: {message}").format(message=" ".join(lines)),
+                    _("`{command} -h` for help").format(command=command))
+
+    exceptions.UsageError.show = show  # type: ignore[method-assign]
+
 
 def _wrap_wide_help() -> None:
     """click wraps help with ``textwrap`` and shortens it by characters: Chinese help would run
