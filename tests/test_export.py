@@ -55,7 +55,7 @@ def export(deck_dir: Path, target: Path, *args: str, now: str = "2026-01-05T10:0
     result = runner.invoke(app, ["export", "anki", str(target), "--decks", str(deck_dir), *args], env={"QUIZ_NOW": now})
     assert result.exit_code == 0, result.output
     # 5 cards, the numeric one as 3 variants
-    assert result.output.strip() == f"exported 7 notes of 5 cards to {target}"
+    assert result.output.strip() == f"exported 5 cards as 7 Anki notes to {target}"
 
 
 def read_package(path: Path) -> tuple[dict[str, dict], dict, dict]:

@@ -69,9 +69,10 @@ def export_anki(
     chosen = _chosen(load(ctx, decks_dir), deck)
     exported = package(chosen, clock.now().timestamp())
     _write(target, exported.data)
-    typer.echo(ngettext("exported {notes} note of {cards} card to {file}",
-                        "exported {notes} notes of {cards} cards to {file}", exported.notes)
-               .format(notes=exported.notes, cards=exported.cards, file=printable(str(file))))
+    typer.echo(ngettext("exported {cards} as {notes} Anki note to {file}",  # a numeric card is several notes
+                        "exported {cards} as {notes} Anki notes to {file}", exported.notes)
+               .format(notes=exported.notes, file=printable(str(file)),
+                       cards=ngettext("{count} card", "{count} cards", exported.cards).format(count=exported.cards)))
 
 
 @export_app.command("markdown", help=_("Write a printable review sheet in Markdown: the questions, then the answers. "
