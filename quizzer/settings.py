@@ -218,7 +218,7 @@ def parse(name: str, raw: Any, where: str = "", hint: str | None = None) -> Any:
     try:
         return key.parse(raw)
     except BadValue as problem:
-        raise UsageError(f"{where}{name}: {problem}", hint) from None
+        raise UsageError(where + _("{key}: {problem}").format(key=name, problem=problem), hint) from None
 
 
 # -- the settings ------------------------------------------------------------

@@ -250,3 +250,13 @@ def test_a_cards_kind_is_named_in_the_interface_language_where_it_is_shown():
     assert " · 选择题 · " in header and "choice" not in header, header
     english = quiz("study", "--kind", "qa", "--limit", "1", QUIZ_LANG="en", **env)
     assert " · Q&A · " in next(line for line in english.stdout.splitlines() if line.startswith("╭"))
+
+
+def test_config_set_speaks_with_chinese_punctuation(tmp_path):
+    """`config set` said `(已保存到 …)` with ASCII brackets, and a bad value `desired_retention: 应为…`
+    beside `foo：不是设置项`."""
+    config = str(tmp_path / "config.toml")
+    saved = quiz("config", "set", "new_per_day", "21", QUIZ_LANG="zh", QUIZ_CONFIG=config)
+    assert saved.returncode == 0 and saved.stdout.startswith(f"new_per_day: 20 → 21（已保存到 {config}）"), saved.stdout
+    bad = quiz("config", "set", "desired_retention", "2", QUIZ_LANG="zh", QUIZ_CONFIG=config)
+    assert bad.returncode == 2 and bad.stderr.startswith("错误：desired_retention：应为"), bad.stderr

@@ -123,7 +123,7 @@ def _report(ctx: typer.Context, key: str, before: Settings | None, what: str, db
     after = _file_and_defaults(key, strict=True)
     assert after is not None
     old = "?" if before is None else _shown(before, key)
-    typer.echo(f"{key}: {old} → {_shown(after, key)} ({what})")
+    typer.echo(f"{key}: {old} → {_shown(after, key)}" + _(" ({hint})").format(hint=what))  # （…） in Chinese
     variable = config_file.KEYS[key].env if key in config_file.KEYS else None
     if variable and os.environ.get(variable):
         typer.echo(_("{variable}={value} is set in the environment: it wins over the file while set.").format(
