@@ -84,7 +84,7 @@ def test_bang_u_undoes_and_bang_q_quits(deck_dir):
 
 def test_an_unknown_bang_word_is_asked_again(deck_dir):
     out = study(deck_dir, ["!x", "B"], "--kind", "choice", "--limit", "1")
-    assert "!x is not a command: !u undo · !b bury · !s suspend · !e edit · !q quit" in out
+    assert "!x is not a command: !u undo · !b bury · !s suspend · !q quit" in out  # no !e on a pipe: it is refused
     assert reviews("c-one") == [("B", True)]
 
 
@@ -97,7 +97,7 @@ def test_plain_words_that_look_like_commands_are_answers(deck_dir, word):
 
 def test_single_keys_stay_commands_at_the_reveal_prompt(deck_dir):
     out = study(deck_dir, ["b", "q"], "--kind", "qa", "--limit", "1")
-    assert "[space/Enter] show answer · u undo · b bury · s suspend · e edit · q quit" in out  # it lists them
+    assert "[space/Enter] show answer · u undo · b bury · s suspend · q quit" in out  # it lists them, but e: a pipe
     assert "Buried until tomorrow: q-one" in out
 
 

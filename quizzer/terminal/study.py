@@ -54,13 +54,18 @@ from quizzer.terminal.render import console, markdown, safe
 COMMANDS: dict[str, Event] = {"u": Undo(), "b": Bury(), "s": Suspend(), "q": Quit()}  # and "e", which the terminal handles
 
 
-def reveal_prompt() -> str:
-    return _("[space/Enter] show answer · u undo · b bury · s suspend · e edit · q quit")
+def reveal_prompt(editing: bool) -> str:
+    """The keys at a card's front; ``e`` only where the editor can run (a terminal)."""
+    if editing:
+        return _("[space/Enter] show answer · u undo · b bury · s suspend · e edit · q quit")
+    return _("[space/Enter] show answer · u undo · b bury · s suspend · q quit")
 
 
-def answer_commands() -> str:
+def answer_commands(editing: bool) -> str:
     """The typed-answer prompt's commands, in the status line below it on a terminal."""
-    return _("!u undo · !b bury · !s suspend · !e edit · !q quit")
+    if editing:
+        return _("!u undo · !b bury · !s suspend · !e edit · !q quit")
+    return _("!u undo · !b bury · !s suspend · !q quit")
 
 
 def label(rating: int) -> str:
@@ -140,16 +145,18 @@ class StudyScreen:
 
     def _read_once(self, view: View) -> Event | None:
         if isinstance(view, CardView) and view.graded:
-            text = self.prompter.line(_("answer ({hint})").format(hint=view.hint), status=answer_commands).strip()
+            text = self.prompter.line(_("answer ({hint})").format(hint=view.hint),
+                                      status=lambda: answer_commands(True)).strip()  # a status line: a terminal
             word = command(text)
             if word is None:
                 return AnswerEvent(text)
             if word[1:] in ("e", *COMMANDS):
                 return self._command(word[1:])
-            render.retry(self.console, _("{text} is not a command: {commands}").format(text=text, commands=answer_commands()))
+            render.retry(self.console, _("{text} is not a command: {commands}").format(
+                text=text, commands=answer_commands(self.prompter.interactive)))
             return None
         if isinstance(view, CardView):
-            return self._key(reveal_prompt(), {"": Reveal()})
+            return self._key(reveal_prompt(self.prompter.interactive), {"": Reveal()})
         if isinstance(view, BackView):
             ratings: dict[str, Event] = {str(r): Rate(r) for r in range(1, 5)}
             if self.prompter.interactive:  # space or Enter is Good, as in Anki (a script types the digit)
