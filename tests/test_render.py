@@ -115,6 +115,16 @@ def test_a_number_stays_with_the_chinese_word_after_it(width):
         assert not any(text[i - 1].isdigit() and "\u4e00" <= text[i] <= "\u9fff" for i in offsets), (text, width, offsets)
 
 
+@pytest.mark.parametrize("width", range(6, 60))
+def test_a_key_stays_with_its_name_in_a_prompt(width):
+    """At 60 columns the prompts broke as `e 编辑 · q` / `退出` and `· 3` / `良好 10分钟`."""
+    for text in ("[空格/回车] 显示答案 · u 撤销 · b 搁置 · s 暂停 · e 编辑 · q 退出",
+                 "1 重来 10分钟 · 2 困难 1天 · 3 良好 3天 · 4 简单 9天", "!u undo · !b bury · !s suspend · !q quit"):
+        offsets = divide_line(text, width)
+        keys = [m.end() for m in re.finditer(r"(?:^|[·\]] )!?[a-z0-9] ", text)]  # just after a key and its space
+        assert not [i for i in offsets if i in keys and cell_len(text[i - 2:].split(" ·")[0]) + 2 <= width], (text, offsets)
+
+
 @pytest.mark.parametrize("width", range(8, 40))
 def test_a_command_in_backticks_stays_on_one_line_where_it_fits(width):
     """At 60 columns `quiz optimize --reset` broke as `quiz optimize -- / reset`, and in Chinese

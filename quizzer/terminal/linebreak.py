@@ -94,13 +94,24 @@ def in_code_whole(units: list[str]) -> list[str]:
 _ONE_IDEOGRAPH = re.compile(_IDEOGRAPH)
 
 
+_KEY = re.compile(r"!?[A-Za-z0-9] +")  # a key in a list of keys: ``q 退出``, ``!u undo``, ``3 良好``
+
+
 def joined(units: Iterable[str]) -> list[str]:
-    """UAX #14's pieces with two rules of Chinese typesetting on top: a piece that begins with
+    """UAX #14's pieces with rules of Chinese typesetting on top: a piece that begins with
     closing punctuation stays on the line before it, and a number stays with the Chinese word
-    after it (``8天后到期`` never breaks as ``8`` / ``天后到期``; ``3 张`` may, at its space)."""
+    after it (``8天后到期`` never breaks as ``8`` / ``天后到期``; ``3 张`` may, at its space). And a
+    key opening an item of a prompt (after ``·``, ``]`` or a colon, or first) stays with its name:
+    ``· q 退出`` never breaks as ``· q`` / ``退出``."""
     pieces: list[str] = []
     for unit in units:
-        if pieces and (unit[0] in _NO_LINE_START or (pieces[-1][-1].isdigit() and _ONE_IDEOGRAPH.match(unit))):
+        command = bool(pieces) and pieces[-1][-1] == "!" and pieces[-1][-2:-1] in ("", " ") and bool(_KEY.fullmatch("!" + unit))
+        if command:  # a command's ! goes with its letter (UAX #14 ties it to the word before)
+            pieces[-1], unit = pieces[-1][:-1], "!" + unit
+            if not pieces[-1]:
+                pieces.pop()
+        if pieces and ((unit[0] in _NO_LINE_START and not command) or (pieces[-1][-1].isdigit() and _ONE_IDEOGRAPH.match(unit))
+                       or (_KEY.fullmatch(pieces[-1]) and (len(pieces) == 1 or pieces[-2].rstrip()[-1:] in "·]:："))):
             pieces[-1] += unit
         else:
             pieces.append(unit)
