@@ -439,3 +439,15 @@ def test_a_history_made_with_the_clock_pinned_round_trips_whole(tiny, tmp_path):
     assert first.stdout.splitlines()[0].startswith("imported 4 reviews of "), first.stdout
     again = quiz("history", "import", str(out), "--decks", str(tiny), env=fresh)
     assert again.stdout.splitlines()[0].endswith("; 4 already there"), again.stdout
+
+
+@pytest.mark.parametrize("at_line", [1, 2, 4])
+def test_a_row_csv_cannot_read_is_named_by_its_own_line(tmp_path, at_line):
+    """A 200,000-character field on line 2 was reported at line 1."""
+    rows = [",".join(HEADER)] + [f"t-one,3,2025-01-0{day}T08:00:00+00:00,1000" for day in (2, 3, 4)]
+    bad = '"' + "x" * 200_000 + '",3,2025-01-05T08:00:00+00:00,1'
+    rows.insert(at_line - 1, bad)
+    path = tmp_path / "big.csv"
+    path.write_text("\n".join(rows) + "\n", "utf-8")
+    result = quiz("history", "import", str(path))
+    assert result.exit_code == 1 and f"big.csv:{at_line}: not valid CSV: field larger than field limit" in result.stderr

@@ -116,6 +116,7 @@ def read_review_log(csv_path: Path, now: datetime | None = None) -> list[LoggedR
     try:
         with open(csv_path, newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
+            read = 0  # the lines read: a row that cannot be read starts after them
             try:
                 if not reader.fieldnames:
                     raise _BadRow(_("no header line (expected {columns})").format(columns=", ".join(COLUMNS)))
@@ -125,11 +126,15 @@ def read_review_log(csv_path: Path, now: datetime | None = None) -> list[LoggedR
                     raise _BadRow(_("the header lacks {missing} (expected {columns})").format(
                         missing=join(missing), columns=", ".join(COLUMNS)))  # the header as a CSV line
                 reader.fieldnames = header
-                return [_review(row, len(header), now) for row in reader]
+                reviews, read = [], reader.line_num
+                for row in reader:
+                    reviews.append(_review(row, len(header), now))
+                    read = reader.line_num
+                return reviews
             except _BadRow as bad:
                 raise HistoryFileError(f"{csv_path}:{max(reader.line_num, 1)}: {bad}") from None
             except csv.Error as exc:
-                raise HistoryFileError(f"{csv_path}:{reader.line_num}: " + _("not valid CSV: {reason}").format(
+                raise HistoryFileError(f"{csv_path}:{read + 1}: " + _("not valid CSV: {reason}").format(
                     reason=exc)) from None
     except UnicodeDecodeError:
         raise HistoryFileError(f"{csv_path}: " + _("not UTF-8 text")) from None
