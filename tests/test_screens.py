@@ -151,5 +151,5 @@ def test_the_screens_keep_to_one_language_and_break_lines_well(tmp_path, languag
     assert any(all(header in line.split() for header in weakest) for line in shots[5].splitlines()), shots[5]
     mistakes = shots[6]
     assert "card-one" in mistakes and "card-two" in mistakes
-    headers = HEADERS[language, columns >= 100]
+    headers = [h for h in HEADERS[language, columns >= 100] if columns >= 80 or h not in ("answer", "答案")]
     assert any(all(header in line for header in headers) for line in mistakes.splitlines()), mistakes

@@ -11,6 +11,7 @@ from quizzer.errors import UsageError
 from quizzer.i18n import _
 
 WIDE = 100  # columns from which the notebook shows every column with its full header
+NARROW = 80  # below it, the last wrong answer gives way too (the drill and --json have it): the question first
 
 
 @app.command(help=_("The mistakes notebook: what went wrong in exams, until right on two later days."))
@@ -52,11 +53,14 @@ def mistakes(
     from quizzer.terminal.tables import ident, listing, number, preview
 
     wide = out.width >= WIDE  # the date of the last mistake, and long headers, only where they fit beside the question
-    table = listing(ident(_("card")), _("question"), number(_("times wrong") if wide else _("wrong")),
-                    *([_("last wrong")] if wide else []), _("last wrong answer") if wide else _("answer"),
-                    number(_("right on later days") if wide else _("right days")))
+    answer = out.width >= NARROW
+    table = listing(ident(_("card")), _("question"), number(_("times wrong") if wide else _("wrong"), header_wraps=True),
+                    *([_("last wrong")] if wide else []),
+                    *([_("last wrong answer") if wide else _("answer")] if answer else []),
+                    number(_("right on later days") if wide else _("right days"), header_wraps=True))
     for row in rows:
         table.add_row(safe(row.id), preview(row.front) if row.front is not None else _("(not in the decks)"),
                       str(row.times_wrong), *([when(row.last_wrong_at)] if wide else []),
-                      preview(row.last_wrong_answer or _("(no answer)")), f"{row.right_days}/{row.right_days_needed}")
+                      *([preview(row.last_wrong_answer or _("(no answer)"))] if answer else []),
+                      f"{row.right_days}/{row.right_days_needed}")
     out.print(table)

@@ -26,8 +26,10 @@ def ident(header: str) -> Column:
     return Column(header, no_wrap=True, overflow="fold")
 
 
-def number(header: str) -> Column:
-    return Column(header, justify="right", no_wrap=True)
+def number(header: str, header_wraps: bool = False) -> Column:
+    """A column of numbers; ``header_wraps``: a long header may take two lines, so that it does not
+    hold the table's width from a text column (a number never wraps: it is one word)."""
+    return Column(header, justify="right", no_wrap=not header_wraps)
 
 
 def text(header: str, **options: Any) -> Column:
