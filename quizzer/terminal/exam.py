@@ -175,9 +175,18 @@ def status_text(status: str) -> str:
     return {"skipped": _("skipped"), "unanswered": _("unanswered")}.get(status, status)
 
 
-# what the report's question table needs beside the card id: its rules and padding, the number,
-# the score and a dozen columns of the answer; and with the kind and the seconds
-FEWER_COLUMNS, ALL_COLUMNS = 34, 55
+ANSWER_ROOM = 12  # columns the report's answers keep at least beside whole card ids
+
+
+def room_beside_ids(rows: Sequence[ReportRow], all_columns: bool) -> int:
+    """What the report's question table needs beside the card ids: each column's rules and padding,
+    the number, the score and ANSWER_ROOM columns of the answer; with ``all_columns``, also the
+    kind (the longest on this paper, in the interface language) and the seconds."""
+    needs = [len(str(len(rows))), cell_len(_("score")), ANSWER_ROOM]
+    if all_columns:
+        needs += [max(cell_len(_("seconds")), 4),
+                  max([cell_len(_("kind")), *(cell_len(kinds.title(row.kind)) for row in rows)])]
+    return sum(needs) + 3 * (len(needs) + 1) + 1  # and the id's own column
 
 
 def chapter(row: ReportRow) -> str:
@@ -208,8 +217,8 @@ def show_report(console: Console, report: Report) -> None:
     # the id whole (for `quiz show ID`) before the kind and the seconds, which go first on a
     # narrow terminal; folded only where even then the answer would keep no words beside it
     longest = max((cell_len(row.card_id) for row in report.rows), default=0)
-    wide = console.width >= longest + ALL_COLUMNS
-    card = ident(_("card")) if console.width >= longest + FEWER_COLUMNS else text(_("card"))
+    wide = console.width >= longest + room_beside_ids(report.rows, all_columns=True)
+    card = ident(_("card")) if console.width >= longest + room_beside_ids(report.rows, all_columns=False) else text(_("card"))
     table = Table(number("#"), card, *([ident(_("kind"))] if wide else []), text(_("your answer")), number(_("score")),
                   *([number(_("seconds"))] if wide else []), title=_("Questions"))
     for row in report.rows:
