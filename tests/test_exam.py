@@ -426,3 +426,15 @@ def test_a_mistake_card_s_missed_point_is_named_not_repeated(deck_dir):
     assert [line.strip(" │•") for line in panel.splitlines()[1:] if line.strip(" │")] == ["Says why"]
     report = result.stdout.split("Exam 1:")[-1]  # after the marking screen, which lists each point whole
     assert report.count("没有 causal mask") == 1, report
+
+
+def test_the_report_shows_kind_and_seconds_whenever_they_fit_beside_whole_ids(deck_folder):
+    """At 80 columns a paper of choice cards with 28-character ids lost the kind and the seconds
+    columns with room to spare: a fixed 55 columns was kept for them."""
+    long_ids = DECK.replace("id: q-right,", "id: c-" + "r" * 26 + ",").replace("id: q-wrong,", "id: c-" + "w" * 26 + ",")
+    folder = deck_folder(long_ids)
+    result = runner.invoke(app, ["exam", "--count", "2", "--kind", "choice", "--decks", str(folder)], input="A\nA\n",
+                           env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": "80"})
+    header = next(line for line in result.stdout.splitlines() if "your answer" in line)
+    assert "kind" in header and "seconds" in header and max(map(len, result.stdout.splitlines())) <= 80, result.stdout
+    assert "c-" + "r" * 26 in result.stdout  # whole
