@@ -163,6 +163,17 @@ def test_windows_line_ends_and_a_bom_change_nothing(tmp_path):
     assert quiz("import", "chapter", str(crlf)).stdout == quiz("import", "chapter", str(SMALL)).stdout
 
 
+def test_a_chapter_named_through_a_symlink_is_read(tmp_path):
+    """A linked chapter was refused with the decks' rule: "a symlink to a file outside its folder;
+    a deck file stays in the deck folder" (so was /dev/stdin redirected from a file)."""
+    (tmp_path / "links").mkdir()
+    link = tmp_path / "links" / "chapter-small.md"
+    link.symlink_to(SMALL)
+    linked = quiz("import", "chapter", str(link))
+    assert linked.exit_code == 0, linked.output
+    assert linked.stdout == quiz("import", "chapter", str(SMALL)).stdout
+
+
 def test_ids_follow_the_question_not_its_answer_or_place(tmp_path):
     """An id is the section plus a hash of the question: a changed answer, or a card moved
     within its section, keeps its id (and so its review history)."""

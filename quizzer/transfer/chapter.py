@@ -402,7 +402,10 @@ def _kind(item: Item) -> str:
 def read_chapter(path: Path) -> Chapter:
     """Parse and convert one chapter file; ChapterError (FILE:LINE) for anything malformed."""
     shown = decks.display(path)
-    text, _raw, problems = decks._read(path)  # the decks' reader: regular files only, its size limit, UTF-8
+    # the decks' reader (regular files only, its size limit, UTF-8), on the file a link names: a
+    # chapter is named by the learner, not found in a folder a pull request can fill
+    real = Path(os.path.realpath(path))
+    text, _raw, problems = decks._read(real if real.is_file() else path)
     if text is None:
         raise QuizError(str(problems[0]), _("check the file name"))
     bad = yamlsource.FORBIDDEN_IN_FILE.search(text)
