@@ -8,6 +8,8 @@ import threading
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from quizzer import clock
 from quizzer.backup import backup_now, check, list_backups, maybe_backup, restore, thin
@@ -201,3 +203,44 @@ def test_a_pinned_clock_neither_names_nor_thins_backups(db, deck_folder):
     after = list_backups(db)
     assert before <= {b.path.name for b in after}  # none thinned away
     assert all(b.taken_at <= datetime.now(timezone.utc) for b in after)  # none from the pinned future
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ages=st.lists(st.integers(0, 400 * 24 * 60), min_size=1, max_size=40, unique=True),
+       hour=st.integers(0, 23))
+@example(ages=list(range(0, 60 * 24 * 60, 5 * 60)), hour=4)  # every five hours for sixty days
+def test_thinning_keeps_what_it_promises_for_any_backups(tmp_path_factory, ages, hour):
+    """Properties of the rule, over any set of backups (ages in minutes before now, any day
+    start): today's and the newest of every study day of the last week are kept; at most one a
+    day in the week, one a week in the month before and one a month after that remain; a second
+    thinning removes nothing; only backups are removed."""
+    folder = tmp_path_factory.mktemp("thin")
+    database = folder / "quiz.db"
+    (folder / "backups").mkdir()
+    now = datetime(2026, 6, 15, 12, 0, tzinfo=timezone.utc)
+    for age in ages:
+        taken = now - timedelta(minutes=age)
+        (folder / "backups" / f"quiz-{taken:%Y%m%dT%H%M%S%f}Z.db").write_bytes(b"")
+    before = {b.path: b.taken_at for b in list_backups(database)}
+    removed = thin(database, now, hour)
+    kept = {b.path: b.taken_at for b in list_backups(database)}
+    assert set(removed) | set(kept) == set(before) and not set(removed) & set(kept)
+    today = clock.study_day(now, hour)
+
+    def age_of(taken: datetime) -> int:
+        return (today - clock.study_day(taken, hour)).days
+
+    assert all(path in kept for path, taken in before.items() if age_of(taken) <= 0)
+    newest_per_day: dict[date, datetime] = {}
+    for taken in before.values():
+        day = clock.study_day(taken, hour)
+        if 1 <= age_of(taken) <= 7:
+            newest_per_day[day] = max(newest_per_day.get(day, taken), taken)
+    assert set(newest_per_day.values()) <= set(kept.values())
+    kept_ages = [age_of(taken) for taken in kept.values()]
+    assert sum(1 for a in kept_ages if 1 <= a <= 7) <= 7
+    month_before = [clock.study_day(t, hour).isocalendar()[:2] for t in kept.values() if 8 <= age_of(t) <= 30]
+    assert len(month_before) == len(set(month_before)) <= 5  # 23 days touch at most five ISO weeks
+    older = [clock.study_day(t, hour) for t in kept.values() if age_of(t) > 30]
+    assert len(older) == len({(d.year, d.month) for d in older})
+    assert thin(database, now, hour) == []
