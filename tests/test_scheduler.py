@@ -12,7 +12,7 @@ from pathlib import Path
 
 import fsrs
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from quizzer import clock
@@ -359,3 +359,41 @@ def test_answer_rejects_bad_input(store):
     with pytest.raises(CardNotFound):
         ans(store, "nope", 3, T0)
     assert card_info(store, "d0", T0).reviews == []
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(history=st.lists(st.tuples(st.integers(0, 11), st.integers(1, 4), st.integers(0, 40 * 24)), max_size=40),
+       aside=st.lists(st.tuples(st.integers(0, 11), st.booleans()), max_size=4),
+       new_per_day=st.integers(0, 6), reviews_per_day=st.integers(0, 8))
+@example(history=[(i, 4, 20 * 24) for i in range(8)] + [(8, 1, 30)], aside=[(0, True), (1, False)],
+         new_per_day=2, reviews_per_day=3)  # a pile of due reviews, a learning card, new ones left
+def test_the_queue_keeps_its_limits_over_any_collection(tmp_path_factory, history, aside, new_per_day, reviews_per_day):
+    """Over any history (answers up to 40 days back, in time order), buried and suspended cards
+    and limits: the queue holds each card once, only cards studiable now, learning cards due now
+    first, at most the day's new and review limits (nothing was studied today), and with limits
+    too large to bind, every due and every new card."""
+    store = open_store(tmp_path_factory.mktemp("queue") / "quiz.db")
+    try:
+        now = T0 + timedelta(days=40)
+        sync_cards(store, refs(12), T0)
+        for card, rating, hours_ago in sorted(history, key=lambda h: -h[2]):
+            at = now - timedelta(hours=hours_ago)
+            if clock.study_day(at) < clock.study_day(now):  # today untouched: the limits are whole
+                ans(store, f"d{card}", rating, at)
+        for card, suspended in aside:
+            suspend(store, f"d{card}") if suspended else bury(store, f"d{card}", clock.next_day_start(now))
+        studiable = {info.id: info for info in (card_info(store, f"d{i}", now) for i in range(12))
+                     if not info.suspended and not (info.buried_until and info.buried_until > now)}
+        end = clock.next_day_start(now)
+        new = {cid for cid, info in studiable.items() if info.memory.state == NEW}
+        learning_now = {cid for cid, info in studiable.items() if info.memory.state in (1, 3) and info.memory.due <= now}
+        due = {cid for cid, info in studiable.items() if info.memory.state == 2 and info.memory.due < end}
+
+        queue = build_queue(store, now, new_per_day=new_per_day, reviews_per_day=reviews_per_day, scheduler=NO_FUZZ)
+        assert len(queue) == len(set(queue)) and set(queue) <= set(studiable)
+        assert set(queue[:len(learning_now)]) == learning_now  # learning first
+        assert len(set(queue) & new) == min(new_per_day, len(new)) and len(set(queue) & due) == min(reviews_per_day, len(due))
+        everything = build_queue(store, now, new_per_day=99, reviews_per_day=99, scheduler=NO_FUZZ)
+        assert set(everything) == learning_now | new | due
+    finally:
+        store.close()
