@@ -12,6 +12,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
@@ -473,3 +475,33 @@ def test_db_copy_errors_name_the_option_and_the_file_given(tmp_path):
     missing = copy_command(source, str(tmp_path / "nowhere" / "x.db"))
     assert missing.exit_code == 1 and f"{tmp_path / 'nowhere' / 'x.db'}: its folder" in missing.stderr
     assert ".partial" not in missing.stderr and "correct --to" in missing.stderr and "QUIZ_DB" not in missing.stderr
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.tuples(st.sets(st.integers(0, 7)), st.integers(0, 2), st.sets(st.integers(0, 7), max_size=2)),
+                      min_size=1, max_size=8))
+def test_any_sequence_of_deck_edits_keeps_every_card_s_memory(tmp_path_factory, steps):
+    """Over any sequence of syncs (cards added, removed, brought back, edited) with answers
+    between them: the active cards are the last sync's, each with its last text, and no card
+    ever loses a review or its memory, whether it is in the decks at the time or not."""
+    st_ = open_store(tmp_path_factory.mktemp("sync") / "quiz.db")
+    try:
+        reviews: dict[str, int] = {}
+        memory: dict[str, object] = {}
+        last: dict[str, CardRef] = {}
+        for day, (present, version, answered) in enumerate(steps):
+            now = T0 + timedelta(days=day)
+            synced = [CardRef(f"c{i}", "deck", "qa", i, f"c{i}-v{version}", ()) for i in sorted(present)]
+            sync_cards(st_, synced, now)
+            last.update({ref.id: ref for ref in synced})
+            for i in sorted(answered & present):
+                memory[f"c{i}"] = answer(st_, f"c{i}", 3, now=now, duration_ms=100).current
+                reviews[f"c{i}"] = reviews.get(f"c{i}", 0) + 1
+            for card_id, ref in last.items():
+                info = card_info(st_, card_id, now)
+                assert info.active == (int(card_id[1:]) in present)
+                assert (info.content_hash, info.position) == (ref.content_hash, ref.position)
+                assert len(info.reviews) == reviews.get(card_id, 0)
+                assert card_id not in memory or info.memory == memory[card_id]
+    finally:
+        st_.close()
