@@ -187,7 +187,12 @@ def _localize_click_errors() -> None:
     def show(self: exceptions.UsageError, file: Any = None) -> None:  # one line, as every error: no usage block
         lines = [click_message(line.strip()).replace("Value error, ", "")  # pydantic's prefix to a validator's words
                  for line in self.format_message().splitlines() if line.strip()]
-        command = self.ctx.command_path if self.ctx is not None else "quiz"
+        names: list[str] = []
+        ctx = self.ctx  # the subcommands' names under the program's, which is `quiz` however run
+        while ctx is not None and ctx.parent is not None:
+            names.insert(0, ctx.info_name or "")
+            ctx = ctx.parent
+        command = " ".join(["quiz", *names])
         _error_line(_("Error: {message}").format(message=" ".join(lines)),
                     _("`{command} -h` for help").format(command=command))
 
