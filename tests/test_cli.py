@@ -214,11 +214,13 @@ def test_a_usage_error_is_one_line_naming_the_help_to_read(args, message, tmp_pa
 def test_tab_completion_offers_commands_and_an_option_s_choices(tmp_path):
     """The README's `quiz --install-completion`: what the shell asks, quiz answers."""
     def complete(words: str, index: int) -> list[str]:
-        env = {**os.environ, "_QUIZ_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": str(index),
-               "QUIZ_DB": str(tmp_path / "q.db")}
+        env = {**{k: v for k, v in os.environ.items() if k != "QUIZ_DECKS"}, "_QUIZ_COMPLETE": "complete_bash",
+               "COMP_WORDS": words, "COMP_CWORD": str(index), "QUIZ_DB": str(tmp_path / "q.db")}
         program = "import sys; sys.argv[0] = 'quiz'; from quizzer.cli import run; run()"  # as the script runs
         done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=120)
         return done.stdout.split()
 
     assert complete("quiz st", 1) == ["study", "stats"]
     assert complete("quiz cards --state ", 3) == ["new", "learning", "review", "due", "suspended", "buried", "leech", "mistake"]
+    assert complete("quiz study --deck ", 3) == ["ch08-bert", "day12-bert-gpt", "interview-numbers"]  # the bundled decks
+    assert complete("quiz stats --deck da", 3) == ["day12-bert-gpt"]

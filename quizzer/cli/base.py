@@ -321,7 +321,21 @@ DbOption = Annotated[
                  help=_("Database file or postgresql:// URL (or set QUIZ_DB; default: a file in the user data "
                         "directory); on a server, QUIZ_USER picks the learner.")),
 ]
+def _deck_ids(ctx: typer.Context, incomplete: str) -> list[str]:
+    """The deck ids Tab completes --deck with: those of the command's --decks, QUIZ_DECKS or the
+    bundled decks (from the deck cache, as any command reads them); none if the decks are broken."""
+    from quizzer.decks import load_decks
+    from quizzer.locations import deck_dirs
+
+    try:
+        loaded = load_decks(deck_dirs(ctx.params.get("decks_dir")))
+    except QuizError:  # completion prints nothing into the shell's line
+        return []
+    return [deck.id for deck in loaded if deck.id.startswith(incomplete)]
+
+
 DeckFilter = Annotated[Optional[list[str]], typer.Option("--deck", metavar="DECK", show_default=False,
+                                                         autocompletion=_deck_ids,
                                                          help=_("Only this deck (repeatable)."))]
 TagFilter = Annotated[Optional[list[str]], typer.Option("--tag", metavar="TAG", show_default=False,
                                                         help=_("Only cards with this tag (repeatable)."))]
