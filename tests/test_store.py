@@ -236,9 +236,9 @@ def test_history_survives_the_upgrade_from_the_first_schema(backend):
 def test_a_server_url_gets_psycopg_and_survives_the_db_option():
     """``postgresql://`` (or ``postgres://``) means psycopg 3; ``--db`` is a path option, which
     folds ``//`` into ``/``: the URL is still understood."""
-    for given in ("postgresql://ann:pw@db.example:5433/quiz", "postgres://ann:pw@db.example:5433/quiz",
-                  Path("postgresql://ann:pw@db.example:5433/quiz")):
-        url, path = resolve(given)
+    for written in ("postgresql://ann:pw@db.example:5433/quiz", "postgres://ann:pw@db.example:5433/quiz",
+                    Path("postgresql://ann:pw@db.example:5433/quiz")):
+        url, path = resolve(written)
         assert path is None
         assert (url.drivername, url.username, url.password, url.host, url.port, url.database) == (
             "postgresql+psycopg", "ann", "pw", "db.example", 5433, "quiz")
