@@ -1,12 +1,14 @@
 """Writing a file so that a failure leaves the old one whole: the new content goes to a partial
 file beside it, which replaces the file once complete. A symlink is written through (the file
-it names is replaced and the link stays, as a dotfile manager's link to config.toml must), and a
-target that is not a regular file (a terminal, a pipe, ``/dev/stdout``) is written in place,
-since it cannot be replaced."""
+it names is replaced and the link stays, as a dotfile manager's link to config.toml must). A
+target that cannot be replaced is written in place: this process's own standard output or error
+(``/dev/stdout`` while it is redirected to a file, which a replace would cut off from the shell),
+a terminal or a pipe."""
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -17,7 +19,13 @@ from typing import IO, Any
 def replacing(path: Path, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
     """A handle to write ``path``'s new content through (``mode`` and ``options`` as ``open``'s);
     an exception inside leaves ``path`` as it was and removes the partial file."""
-    if path.exists() and not path.is_file():  # followed through links: /dev/stdout names a pipe or terminal
+    stream = _own_stream(path)
+    if stream is not None:  # at its own offset, appending where the shell appends: no truncation
+        stream.flush()
+        with os.fdopen(os.dup(stream.fileno()), mode, **options) as handle:
+            yield handle
+        return
+    if path.exists() and not path.is_file():  # followed through links: a terminal or a pipe
         with open(path, mode, **options) as handle:
             yield handle
         return
@@ -31,3 +39,16 @@ def replacing(path: Path, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
         with suppress(OSError):
             partial.unlink()
         raise
+
+
+def _own_stream(path: Path) -> IO[str] | None:
+    """Standard output or error, if ``path`` names the very file it writes to."""
+    try:
+        named = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(OSError, ValueError, AttributeError):
+            if stream is not None and os.path.samestat(named, os.fstat(stream.fileno())):
+                return stream
+    return None

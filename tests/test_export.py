@@ -308,3 +308,22 @@ def test_a_file_name_in_a_success_message_cannot_steer_the_terminal(deck_dir, tm
     package = tmp_path / "\x1b[31mred.apkg"
     exported = runner.invoke(app, ["export", "anki", str(package), "--decks", str(deck_dir)])
     assert exported.exit_code == 0 and "\x1b" not in exported.output and "\\x1b[31mred.apkg" in exported.output
+
+
+def test_out_dev_stdout_redirected_to_a_file_appends_in_place(deck_dir, tmp_path):
+    """`quiz export markdown --out /dev/stdout >> app.md` replaced app.md (its first line gone), and
+    `( echo FIRST; quiz …; echo LAST ) > out.md` lost both lines: the shell's file was cut off."""
+    import os
+    import subprocess
+    import sys
+
+    target = tmp_path / "app.md"
+    target.write_text("HEADER\n", "utf-8")
+    with open(target, "a", encoding="utf-8") as appended:
+        done = subprocess.run([sys.executable, "-m", "quizzer", "export", "markdown", "--decks", str(deck_dir),
+                               "--out", "/dev/stdout"], stdout=appended, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "QUIZ_LANG": "en"})
+        appended.write("LAST\n")
+    assert done.returncode == 0, done.stderr
+    text = target.read_text("utf-8")
+    assert text.startswith("HEADER\n# Mini") and text.endswith("wrote 5 cards to /dev/stdout\nLAST\n")
