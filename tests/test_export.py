@@ -327,3 +327,16 @@ def test_out_dev_stdout_redirected_to_a_file_appends_in_place(deck_dir, tmp_path
     assert done.returncode == 0, done.stderr
     text = target.read_text("utf-8")
     assert text.startswith("HEADER\n# Mini") and text.endswith("wrote 5 cards to /dev/stdout\nLAST\n")
+
+
+@pytest.mark.parametrize("text, html", [
+    ("代码：\n\n    缩进代码\n    第二行", "<p>代码：</p>\n<pre><code>缩进代码\n第二行\n</code></pre>"),
+    ("中文\\\n下一行", "<p>中文<br />\n下一行</p>"),  # a trailing backslash: a hard break
+    ("中文  \n硬换行", "<p>中文<br />\n硬换行</p>"),  # two trailing spaces: a hard break
+])
+def test_joining_leaves_hard_breaks_and_indented_code_alone(text, html):
+    """Joining Chinese lines merged an indented code block's lines and ate the author's hard breaks
+    (a backslash was left standing in the text)."""
+    from quizzer.transfer.anki import to_html
+
+    assert to_html(text) == html
