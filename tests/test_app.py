@@ -144,6 +144,18 @@ def test_a_failed_card_coming_back_counts_as_left_at_once(collection):
     assert isinstance(last, study.Summary)
 
 
+def test_a_card_failed_in_an_earlier_session_counts_as_left_too(collection):
+    """Failed, then q: the next session's header counted down to "1 left", then showed that card."""
+    first = session(collection, ("qa", "mistake"))
+    first.start()
+    first.handle(study.Reveal())
+    first.handle(study.Rate(1))  # q-one failed: learning, due in a minute
+    first.handle(study.Quit())
+    again = session(collection, ("qa", "mistake"))
+    [front] = again.start()
+    assert isinstance(front, study.CardView) and (front.card_id, front.left) == ("m-one", 2)
+
+
 def test_undo_of_an_answer_another_device_answered_over_says_so_and_the_session_goes_on(collection):
     """Device A rates a card, device B rates it too, A presses u: the session ended with
     "unexpected ValueError: review 1 is not the latest of card …"."""

@@ -36,7 +36,7 @@ from quizzer.scheduling.summary import due_forecast, next_due
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store.cards import ReviewedSince
 from quizzer.store.filter import EVERYTHING, CardFilter
-from quizzer.store.records import LEARNING, RELEARNING, Answered
+from quizzer.store.records import Answered
 
 LEARN_AHEAD = timedelta(minutes=20)  # Anki's default: show learning cards due this soon before ending
 
@@ -323,12 +323,13 @@ class StudySession:
                         kind.graded, kind.hint(asked) if kind.graded else "")
 
     def _coming_back(self) -> int:
-        """Cards this session put in learning that it will show again (due within LEARN_AHEAD)
-        and not yet queued: Anki counts them as left at once, so "0 left" does not precede a card."""
-        latest = {done.answered.card_id: done.answered.current for done in self.history if isinstance(done, Done)}
-        until, waiting = clock.now() + LEARN_AHEAD, set(self.queue[self.position:]) | self.set_aside
-        return sum(1 for card_id, memory in latest.items() if card_id not in waiting and card_id in self.collection.cards
-                   and memory.state in (LEARNING, RELEARNING) and memory.due is not None and memory.due <= until)
+        """Cards in learning the session will still show (those ``_requeue_learning`` brings back,
+        failed now or in an earlier session) and not yet queued: Anki counts them as left at once,
+        so "0 left" does not precede a card."""
+        ahead = set(self.queue[self.position:])
+        return sum(1 for card_id in queues.learning_due(self.collection.store, clock.now() + LEARN_AHEAD, self.chosen)
+                   if card_id not in ahead and card_id in self.collection.cards
+                   and (self.scope is None or card_id in self.scope))
 
     def _show_next(self) -> View:
         while self.position < len(self.queue) or self._requeue_learning():

@@ -46,7 +46,8 @@ def db_copy(
         try:
             target = open_store(str(partial) if partial is not None else to, chosen.learner)
         except QuizError as err:  # the store's words name the source's option, and the file it opened
-            err.hint = _(err.hint).replace("--db / QUIZ_DB", "--to")
+            if err.hint:
+                err.hint = err.shown_hint.replace("--db / QUIZ_DB", "--to")
             if partial is not None:
                 err.args = (err.message.replace(str(partial), str(path)),)
             raise
