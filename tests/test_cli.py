@@ -137,15 +137,15 @@ def test_a_reader_that_went_away_ends_the_command_quietly_with_the_sigpipe_code(
     assert (proc.wait(timeout=120), err) == (141, "")
 
 
-@pytest.mark.parametrize("unbuffered", ["1", None])
-def test_a_reader_that_leaves_after_the_first_bytes_of_a_long_output_gives_the_sigpipe_code(tmp_path, unbuffered):
+@pytest.mark.parametrize("unbuffered, out", [("1", []), (None, []), (None, ["--out", "/dev/stdout"])])
+def test_a_reader_that_leaves_after_the_first_bytes_of_a_long_output_gives_the_sigpipe_code(tmp_path, unbuffered, out):
     """`quiz export markdown | (sleep 2; head -c 10)` ended 0 under PYTHONUNBUFFERED: the rest of
     the sheet was dropped after a short write, and scripts could not tell the output was cut."""
     env = {**os.environ, "QUIZ_DB": str(tmp_path / "q.db"), "QUIZ_CONFIG": str(tmp_path / "c.toml"), "QUIZ_LANG": "en"}
     env.pop("PYTHONUNBUFFERED", None)
     if unbuffered:
         env["PYTHONUNBUFFERED"] = unbuffered
-    proc = subprocess.Popen([sys.executable, "-m", "quizzer", "export", "markdown"], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "quizzer", "export", "markdown", *out], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env)  # the bundled decks' sheet: more than a pipe holds
     assert proc.stdout is not None and proc.stderr is not None
     assert len(proc.stdout.read(10)) == 10

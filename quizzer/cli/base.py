@@ -52,6 +52,9 @@ class QuizGroup(TyperGroup):
         except QuizError as err:
             if os.environ.get("QUIZ_DEBUG"):
                 raise
+            if isinstance(err.__context__, BrokenPipeError):  # "cannot be written" to a pipe whose reader went
+                _discard_output()  # away (`--out /dev/stdout | head`): the closed pipe's exit, as below
+                raise typer.Exit(int(ExitCode.PIPE_CLOSED)) from None
             report(err)
             raise typer.Exit(int(err.exit_code)) from None
         except KeyboardInterrupt:

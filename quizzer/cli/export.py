@@ -45,8 +45,6 @@ def _write(path: Path, data: bytes) -> None:
     try:
         with replacing(path, "wb") as handle:
             handle.write(data)
-    except BrokenPipeError:  # written to a pipe whose reader went away: the boundary's exit 141
-        raise
     except OSError as exc:
         raise QuizError(_("{file}: cannot be written: {reason}").format(file=path, reason=os_reason(exc)),
                         _("check that its folder exists and is writable")) from None

@@ -641,8 +641,6 @@ def _write(out: Path, text: str) -> None:
     try:
         with replacing(out, "w", encoding="utf-8") as handle:
             handle.write(text)
-    except BrokenPipeError:  # written to a pipe whose reader went away: the boundary's exit 141
-        raise
     except OSError as exc:
         raise QuizError(_("{path}: cannot be written: {reason}").format(path=out, reason=os_reason(exc)),
                         _("check that its folder is writable and the free disk space")) from None

@@ -174,8 +174,6 @@ def write_review_log(csv_path: Path, reviews: Iterable[LoggedReview]) -> None:
     try:
         with replacing(csv_path, "w", newline="", encoding="utf-8") as handle:
             format_review_log(handle, reviews)
-    except BrokenPipeError:  # written to a pipe whose reader went away: the boundary's exit 141
-        raise
     except OSError as exc:
         raise HistoryFileError(f"{csv_path}: " + _("cannot be written: {reason}").format(reason=os_reason(exc)),
                                _("check that its folder exists and is writable, and the free disk space")) from None
