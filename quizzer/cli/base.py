@@ -24,7 +24,7 @@ from typer.exceptions import TyperException
 from quizzer import clock
 from quizzer.errors import ExitCode, QuizError, UsageError, printable
 from quizzer import i18n
-from quizzer.i18n import N_, _
+from quizzer.i18n import N_, _, ngettext
 from quizzer.kinds import KINDS
 
 if TYPE_CHECKING:
@@ -381,6 +381,15 @@ def output_file(ctx: typer.Context, path: Path, db: Path | None = None) -> Path:
         raise UsageError(_("{file} is your database: writing it would destroy the collection").format(file=path),
                          _("name another file"))
     return path
+
+
+def counted_cards(count: int) -> str:
+    """``1 card``, ``1,205 cards``: the one wording of a count of cards in every message."""
+    return ngettext("{count} card", "{count} cards", count).format(count=f"{count:,}")
+
+
+def counted_reviews(count: int) -> str:
+    return ngettext("{count} review", "{count} reviews", count).format(count=f"{count:,}")
 
 
 def console() -> Console:

@@ -17,10 +17,11 @@ from quizzer.cli.base import (
     app,
     collection,
     console,
+    counted_cards,
     kind_values,
     settings,
 )
-from quizzer.i18n import N_, _, join, ngettext
+from quizzer.i18n import N_, _, join
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -102,7 +103,7 @@ def cards_command(
     room, wide = _layout(rows, states, dues, stabilities, out.width)
     table = _listing(rows, states, dues, stabilities, room, wide)
     out.print(table)
-    counted = ngettext("{count} card", "{count} cards", found.total).format(count=f"{found.total:,}")
+    counted = counted_cards(found.total)
     if len(rows) < found.total:
         counted = _("the first {shown} of {counted}; --limit 0 shows all").format(shown=f"{len(rows):,}", counted=counted)
     out.print(counted, markup=False)

@@ -14,6 +14,7 @@ from quizzer.cli.base import (
     DecksOption,
     app,
     collection,
+    counted_cards,
     load,
     output_file,
     settings,
@@ -72,7 +73,7 @@ def export_anki(
     typer.echo(ngettext("exported {cards} as {notes} Anki note to {file}",  # a numeric card is several notes
                         "exported {cards} as {notes} Anki notes to {file}", exported.notes)
                .format(notes=exported.notes, file=printable(str(file)),
-                       cards=ngettext("{count} card", "{count} cards", exported.cards).format(count=exported.cards)))
+                       cards=counted_cards(exported.cards)))
 
 
 @export_app.command("markdown", help=_("Write a printable review sheet in Markdown: the questions, then the answers. "

@@ -17,6 +17,8 @@ from quizzer.cli.base import (
     JsonOption,
     app,
     collection,
+    counted_cards,
+    counted_reviews,
     output_file,
     settings,
 )
@@ -63,7 +65,7 @@ def history_import(
                        backup=str(saved) if saved else None))
         return
     typer.echo(_("imported {reviews} of {cards} ({archived}); {skipped} already there").format(
-        reviews=_counted_reviews(result.imported), cards=_counted_cards(result.cards),
+        reviews=counted_reviews(result.imported), cards=counted_cards(result.cards),
         archived=ngettext("{count} new archived card", "{count} new archived cards", result.new_cards).format(
             count=f"{result.new_cards:,}"),
         skipped=f"{result.already_there:,}"))
@@ -118,13 +120,5 @@ def history_export(
     # two messages, not "standard output" put in for {file}: Chinese spaces a path, not a word
     done = (_("exported {reviews} of {cards} to standard output") if to_stdout
             else _("exported {reviews} of {cards} to {file}"))
-    typer.echo(done.format(reviews=_counted_reviews(result.exported), cards=_counted_cards(result.cards), file=printable(str(file))),
+    typer.echo(done.format(reviews=counted_reviews(result.exported), cards=counted_cards(result.cards), file=printable(str(file))),
                err=to_stdout)
-
-
-def _counted_reviews(count: int) -> str:
-    return ngettext("{count} review", "{count} reviews", count).format(count=f"{count:,}")
-
-
-def _counted_cards(count: int) -> str:
-    return ngettext("{count} card", "{count} cards", count).format(count=f"{count:,}")

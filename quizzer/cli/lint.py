@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from quizzer.cli.base import DecksOption, app, where
+from quizzer.cli.base import DecksOption, app, counted_cards, where
 from quizzer.i18n import _, ngettext
 
 
@@ -51,7 +51,7 @@ def _checked(paths: list[Path]) -> str:
         return ngettext("{count} deck: no problems", "{count} decks: no problems", len(files)).format(count=len(files))
     return _("{decks}, {cards}: no problems").format(
         decks=ngettext("{count} deck", "{count} decks", len(files)).format(count=len(files)),
-        cards=ngettext("{count} card", "{count} cards", cards).format(count=f"{cards:,}"))
+        cards=counted_cards(cards))
 
 
 @app.command(help=_("Print the JSON Schema of the deck format (decks/schema.json is this output)."))
