@@ -19,7 +19,7 @@ from quizzer.cli.base import (
     kind_values,
     settings,
 )
-from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MINUTES
+from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXAM_MINUTES
 from quizzer.errors import UsageError
 from quizzer.i18n import _, ngettext
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 def exam(
     ctx: typer.Context,
     count: Annotated[int, typer.Option("--count", min=1, metavar="N", help=_("Questions on the paper."))] = EXAM_COUNT,
-    minutes: Annotated[float, typer.Option("--minutes", min=0.01, max=EXAM_MAX_MINUTES, metavar="M",
+    minutes: Annotated[float, typer.Option("--minutes", metavar="M",
                                            help=_("Time allowed (up to a day, 1440)."))] = EXAM_MINUTES,
     deck: DeckFilter = None,
     tag: TagFilter = None,
@@ -54,6 +54,9 @@ def exam(
 
     if as_json and not show_history:
         raise UsageError(_("--json goes with --history"), "quiz exam --history --json")
+    if not EXAM_MIN_MINUTES <= minutes <= EXAM_MAX_MINUTES:  # also NaN, which no bound refuses
+        raise UsageError(_("--minutes must be from {low:g} to {high:g} (a day), not {value:g}").format(
+            low=EXAM_MIN_MINUTES, high=EXAM_MAX_MINUTES, value=minutes))
     drawing = given(ctx, "count", "minutes", "deck", "tag", "kind", "seed")
     if (show_history or resume) and drawing:
         raise UsageError(ngettext("{options} chooses a new paper: not with {mode}",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from sqlalchemy import ColumnElement, Table, and_, func, or_, select
 
 from quizzer.clock import FIRST_YEAR, LAST_YEAR
-from quizzer.defaults import EXAM_MAX_MINUTES
+from quizzer.defaults import EXAM_MAX_MINUTES, EXAM_MIN_MINUTES
 from quizzer.i18n import N_, _, join
 from quizzer.store.engine import Store
 from quizzer.store.models import card_tags, cards, exam_questions, exams, mistakes, review_log
@@ -67,7 +67,7 @@ RULES = (
     Rule(N_("a finished exam without a score"), exams, ("id",),
          and_(exams.c.finished_at.is_not(None), exams.c.score.is_(None))),
     Rule(N_("an exam whose time allowed is not from 0.01 to 1440 minutes"), exams, ("id",),
-         or_(exams.c.minutes < 0.01, exams.c.minutes > EXAM_MAX_MINUTES, exams.c.minutes != exams.c.minutes)),
+         or_(exams.c.minutes < EXAM_MIN_MINUTES, exams.c.minutes > EXAM_MAX_MINUTES, exams.c.minutes != exams.c.minutes)),
 )
 
 
