@@ -8,6 +8,7 @@ place (``quizzer.cli.main``). ``QUIZ_DEBUG=1`` shows the traceback for bug repor
 from __future__ import annotations
 
 import errno
+import os
 import re
 from enum import IntEnum
 from typing import Any
@@ -33,9 +34,10 @@ def os_reason(err: OSError) -> str:
     return _(known) if known else str(err.strerror or err)
 
 
-def printable(text: str) -> str:
-    """``text`` on one line, the characters a terminal would obey written as escapes (``\\x1b``), cut
+def printable(given: str | os.PathLike[str]) -> str:
+    """``given`` on one line, the characters a terminal would obey written as escapes (``\\x1b``), cut
     if long: a message quotes what the user gave (a key, an id, a file name) and a hostile deck."""
+    text = os.fspath(given)
     text = text if len(text) <= _LONGEST else text[: _LONGEST - 1] + "…"
     return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text)
 

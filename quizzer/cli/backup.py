@@ -34,7 +34,7 @@ def _db_path(ctx: typer.Context, db: Path | None) -> Path:
 def backup_create(ctx: typer.Context, db: DbOption = None) -> None:
     from quizzer import backup, clock
 
-    typer.echo(_("backed up to {file}").format(file=printable(str(backup.backup_now(_db_path(ctx, db), clock.wall())))))
+    typer.echo(_("backed up to {file}").format(file=printable(backup.backup_now(_db_path(ctx, db), clock.wall()))))
 
 
 @backup_app.command("list", help=_("The backups, newest first."))
@@ -80,8 +80,8 @@ def backup_restore(
     if not chosen.is_file():
         raise BackupError(_("no backup '{name}'").format(name=which), _("`quiz backup list` shows them"))
     saved = backup.restore(chosen, path, clock.wall())
-    typer.echo(_("restored {file}").format(file=printable(str(chosen)))
-               + (_("; the database before it is saved as {file}").format(file=printable(str(saved))) if saved else ""))
+    typer.echo(_("restored {file}").format(file=printable(chosen))
+               + (_("; the database before it is saved as {file}").format(file=printable(saved)) if saved else ""))
 
 
 @app.command(help=_("Check the database: SQLite's integrity and foreign keys, and on any database the "

@@ -61,7 +61,7 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
     state = "" if shown.path.exists() else _(" (not written yet)")
     out.print(_("file: {path}{state}; `quiz config set KEY VALUE` changes a value, `quiz config unset KEY` goes back "
                 "to the default. QUIZ_<KEY> in the environment (QUIZ_NEW_PER_DAY=10) overrides the file.").format(
-                  path=printable(str(shown.path)), state=state), markup=False, highlight=False)
+                  path=printable(shown.path), state=state), markup=False, highlight=False)
 
 
 @config_app.command("set", help=_("Set KEY to VALUE in the config file (checked first: a bad value changes nothing)."))
@@ -83,7 +83,7 @@ def config_set(
     before = _file_and_defaults(key)
     path = config_file.config_path()
     config_file.set_value(path, key, value)
-    _report(ctx, key, before, _("saved in {path}").format(path=printable(str(path))), db)
+    _report(ctx, key, before, _("saved in {path}").format(path=printable(path)), db)
 
 
 @config_app.command("unset", help=_("Remove KEY from the config file: its default applies again."))
@@ -94,9 +94,9 @@ def config_unset(ctx: typer.Context, key: KeyArgument, db: DbOption = None) -> N
     before = _file_and_defaults(key)
     path = config_file.config_path()
     if not config_file.unset_value(path, key):
-        typer.echo(_("{key} is not set in {path}; nothing changed").format(key=key, path=printable(str(path))))
+        typer.echo(_("{key} is not set in {path}; nothing changed").format(key=key, path=printable(path)))
         return
-    _report(ctx, key, before, _("the default; removed from {path}").format(path=printable(str(path))), db)
+    _report(ctx, key, before, _("the default; removed from {path}").format(path=printable(path)), db)
 
 
 def _file_and_defaults(key: str, strict: bool = False) -> Settings | None:

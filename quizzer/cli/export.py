@@ -72,7 +72,7 @@ def export_anki(
     _write(target, exported.data)
     typer.echo(ngettext("exported {cards} as {notes} Anki note to {file}",  # a numeric card is several notes
                         "exported {cards} as {notes} Anki notes to {file}", exported.notes)
-               .format(notes=exported.notes, file=printable(str(file)),
+               .format(notes=exported.notes, file=printable(file),
                        cards=counted_cards(exported.cards)))
 
 
@@ -113,4 +113,4 @@ def export_markdown(
         return
     _write(output_file(ctx, out, db), text.encode("utf-8"))
     typer.echo(ngettext("wrote {count} card to {file}", "wrote {count} cards to {file}", len(cards))
-               .format(count=len(cards), file=printable(str(out))))
+               .format(count=len(cards), file=printable(out)))

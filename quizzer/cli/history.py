@@ -74,7 +74,7 @@ def history_import(
                      "never shows them."))
     if saved:
         typer.echo(_("The database before the import is saved as {file} (`quiz backup restore` brings it back).")
-                   .format(file=printable(str(saved))))
+                   .format(file=printable(saved)))
 
 
 @history_app.command("export", help=_(
@@ -120,5 +120,5 @@ def history_export(
     # two messages, not "standard output" put in for {file}: Chinese spaces a path, not a word
     done = (_("exported {reviews} of {cards} to standard output") if to_stdout
             else _("exported {reviews} of {cards} to {file}"))
-    typer.echo(done.format(reviews=counted_reviews(result.exported), cards=counted_cards(result.cards), file=printable(str(file))),
+    typer.echo(done.format(reviews=counted_reviews(result.exported), cards=counted_cards(result.cards), file=printable(file)),
                err=to_stdout)

@@ -49,7 +49,7 @@ def import_chapter(
         return
     if report.created:
         typer.echo(ngettext("{out}: deck {deck} with {count} card", "{out}: deck {deck} with {count} cards", len(report.added)).format(
-            out=printable(str(out)), deck=report.deck_id, count=len(report.added)))
+            out=printable(out), deck=report.deck_id, count=len(report.added)))
         return
     for card_id in report.added:
         typer.echo(_("added      {id}").format(id=card_id))
@@ -61,7 +61,7 @@ def import_chapter(
     for card_id in report.deck_only:
         typer.echo(_("kept       {id} (only in the deck)").format(id=card_id))
     typer.echo(_("{out}: {added} added, {changed} changed, {unchanged} unchanged, {asked} already asked, {kept} kept "
-                 "only in the deck").format(out=printable(str(out)), added=len(report.added), changed=len(report.changed),
+                 "only in the deck").format(out=printable(out), added=len(report.added), changed=len(report.changed),
                                              unchanged=len(report.unchanged), asked=len(report.duplicates),
                                              kept=len(report.deck_only))
         + ("" if report.written else " · " + _("file not changed")))
