@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, cast
 
 from quizzer import deck_cache, kinds
 from quizzer.errors import MAX_PROBLEMS, UNLISTED, DeckProblems, os_reason, printable
@@ -429,6 +429,15 @@ def _too_large(size: int | None) -> str:
     if size is None:
         return _("the file is larger than the {limit} MB a deck may be; split it").format(limit=limit)
     return _("the file is {size} MB, larger than the {limit} MB a deck may be; split it").format(size=f"{size / 1e6:.1f}", limit=limit)
+
+
+def read_stream(stream: BinaryIO, path: Path) -> tuple[str | None, bytes | None, list[Problem]]:
+    """As ``_read``, from a stream already open (standard input) that ``path`` names in messages."""
+    raw = stream.read(MAX_DECK_BYTES + 1)
+    if len(raw) > MAX_DECK_BYTES:
+        return None, None, [Problem(str(path), 1, 1, _too_large(None))]
+    text, problems = _decode(path, raw)
+    return text, raw, problems
 
 
 def _read(path: Path) -> tuple[str | None, bytes | None, list[Problem]]:

@@ -348,3 +348,37 @@ def test_a_file_named_by_numbers_and_a_hash_gives_the_chapters_number_as_the_dec
         chapter = tmp_path / name
         chapter.write_text(SMALL.read_text("utf-8"), "utf-8")
         assert yaml.safe_load(quiz("import", "chapter", str(chapter)).stdout)["id"] == expected
+
+
+def test_a_chapter_on_standard_input_is_read_as_from_its_file(tmp_path):
+    """`- ` was taken as a file named "-" ("-:1:1: cannot read: no such file")."""
+    piped = runner.invoke(app, ["import", "chapter", "-"], input=SMALL.read_bytes())
+    assert piped.exit_code == 0, piped.output
+    from_file = quiz("import", "chapter", str(SMALL)).stdout
+    assert yaml.safe_load(piped.stdout)["id"] == "ch03"  # no file name to take it from: the chapter's number
+    assert piped.stdout.replace("file: stdin", "file: chapter-small.md").replace("id: ch03", "id: chapter-small") == from_file
+    out = tmp_path / "deck.yaml"
+    written = runner.invoke(app, ["import", "chapter", "-", "--out", str(out)], input=SMALL.read_bytes())
+    assert written.exit_code == 0 and out.read_text("utf-8") == piped.stdout
+    not_utf8 = runner.invoke(app, ["import", "chapter", "-"], input="## 1.1 一\n".encode() + b"caf\xe9\n")
+    assert not_utf8.exit_code == 1 and "<stdin>:2:1: the file is not UTF-8" in not_utf8.stderr
+    assert "check the file name" not in not_utf8.stderr  # there is none
+    empty = runner.invoke(app, ["import", "chapter", "-"], input=b"")
+    assert empty.exit_code == 1 and "<stdin>: no interview, quiz, warning or key blocks" in empty.stderr
+
+
+def test_standard_input_that_is_the_terminal_is_not_waited_on(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    leader, follower = os.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "quizzer", "import", "chapter", "-"], stdin=follower,
+                              capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "QUIZ_LANG": "en", "QUIZ_CONFIG": str(tmp_path / "c.toml")})
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert done.returncode == 2
+    assert "- reads the chapter from standard input, which is the terminal here" in done.stderr

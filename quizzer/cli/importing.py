@@ -21,7 +21,8 @@ app.add_typer(import_app, name="import")
     "Turn a course chapter into a deck draft: interview questions, quizzes, common mistakes and key tables become "
     "cards, with the chapter's sections and ids that stay the same on every import."))
 def import_chapter(
-    file: Annotated[Path, typer.Argument(metavar="FILE", show_default=False, help=_("The chapter, in the course markup."))],
+    file: Annotated[Path, typer.Argument(metavar="FILE", show_default=False, help=_(
+        "The chapter, in the course markup; - reads it from standard input."))],
     deck: Annotated[str | None, typer.Option("--deck", metavar="ID", show_default=False, help=_(
         "The deck's id (default: from the file name, or the id of the deck in --out)."))] = None,
     out: Annotated[Path | None, typer.Option("--out", metavar="decks/NAME.yaml", show_default=False, help=_(
@@ -29,11 +30,20 @@ def import_chapter(
     as_json: JsonOption = False,
 ) -> None:
     """The chapter's cards as YAML, or added to the deck in --out (the help text is the command's)."""
+    import sys
+
+    from quizzer.transfer.chapter import STDIN
     from quizzer.transfer.chapter import import_chapter as run
 
     if as_json and out is None:
         raise UsageError(_("--json needs --out: without it the YAML itself goes to standard output"))
-    report = run(file, deck, out)
+    stream = None
+    if file == STDIN:
+        if sys.stdin is None or sys.stdin.isatty():
+            raise UsageError(_("- reads the chapter from standard input, which is the terminal here"),
+                             _("pipe it in (xclip -o | quiz import chapter -) or name the file"))
+        stream = sys.stdin.buffer
+    report = run(file, deck, out, stream)
     for warning in report.warnings:
         typer.echo(_("warning: {message}").format(message=warning), err=True)
     if out is None:

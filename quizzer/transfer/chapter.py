@@ -23,7 +23,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from quizzer import decks, yamlsource
 from quizzer.errors import DeckProblems, QuizError, UsageError, os_reason
@@ -399,15 +399,23 @@ def _kind(item: Item) -> str:
     return {"interview": "qa", "key": "qa", "quiz": "choice", "warning": "mistake"}[item.origin]
 
 
-def read_chapter(path: Path) -> Chapter:
-    """Parse and convert one chapter file; ChapterError (FILE:LINE) for anything malformed."""
-    shown = decks.display(path)
-    # the decks' reader (regular files only, its size limit, UTF-8), on the file a link names: a
-    # chapter is named by the learner, not found in a folder a pull request can fill
-    real = Path(os.path.realpath(path))
-    text, _raw, problems = decks._read(real if real.is_file() else path)
+STDIN = Path("-")  # the chapter comes on standard input (``xclip -o | quiz import chapter -``)
+_STDIN_NAME = "stdin"
+
+
+def read_chapter(path: Path, stream: BinaryIO | None = None) -> Chapter:
+    """Parse and convert one chapter file (or ``stream``, which ``path`` names); ChapterError
+    (FILE:LINE) for anything malformed."""
+    shown = f"<{_STDIN_NAME}>" if stream is not None else decks.display(path)
+    if stream is not None:
+        text, _raw, problems = decks.read_stream(stream, Path(shown))
+    else:
+        # the decks' reader (regular files only, its size limit, UTF-8), on the file a link names: a
+        # chapter is named by the learner, not found in a folder a pull request can fill
+        real = Path(os.path.realpath(path))
+        text, _raw, problems = decks._read(real if real.is_file() else path)
     if text is None:
-        raise QuizError(str(problems[0]), _("check the file name"))
+        raise QuizError(str(problems[0]), None if stream is not None else _("check the file name"))
     bad = yamlsource.FORBIDDEN_IN_FILE.search(text)
     if bad:
         line = text.count("\n", 0, bad.start()) + 1
@@ -424,9 +432,10 @@ def read_chapter(path: Path) -> Chapter:
     language = "zh" if _CJK.search(text) else "en"
     chapters = {s.split(".")[0] for s in numbered}
     number = chapters.pop() if len(chapters) == 1 else None
+    name = _STDIN_NAME if stream is not None else path.name
     title = converter.title or (f"第 {number} 章" if number and language == "zh"
-                                else f"Chapter {number}" if number else path.stem)
-    return Chapter(path.name, title, language, converter.sections, cards, headings, warnings, number)
+                                else f"Chapter {number}" if number else Path(name).stem)
+    return Chapter(name, title, language, converter.sections, cards, headings, warnings, number)
 
 
 # ---------------------------------------------------------------- writing YAML
@@ -513,10 +522,11 @@ class ImportReport:
 _SAYS_NOTHING = re.compile(r"\d+|[0-9a-f]{8,}")  # a file name's numbers and hashes
 
 
-def default_deck_id(path: Path, chapter: Chapter) -> str:
+def default_deck_id(path: Path | None, chapter: Chapter) -> str:
     """From the file name (``attention.md``: ``attention``); one of numbers and hashes only
-    (``000_54c1e0fa0697e990.txt``) says nothing, so then from the chapter's number (``ch08``)."""
-    words = re.findall(r"[a-z0-9]+", path.stem.lower())
+    (``000_54c1e0fa0697e990.txt``), or none (standard input), says nothing, so then from the
+    chapter's number (``ch08``)."""
+    words = re.findall(r"[a-z0-9]+", path.stem.lower()) if path is not None else []
     if chapter.number and all(_SAYS_NOTHING.fullmatch(word) for word in words):
         return f"ch{chapter.number:0>2}"
     return "-".join(words) or "chapter"
@@ -540,25 +550,28 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def import_chapter(path: Path, deck_id: str | None = None, out: Path | None = None) -> ImportReport:
-    """Turn ``path`` into a deck; with ``out``, write it there or add the chapter's new cards to
-    the deck already there (its cards, edited or not, stay as they are)."""
+def import_chapter(path: Path, deck_id: str | None = None, out: Path | None = None,
+                   stream: BinaryIO | None = None) -> ImportReport:
+    """Turn ``path`` (or ``stream``, as ``read_chapter``) into a deck; with ``out``, write it there
+    or add the chapter's new cards to the deck already there (its cards, edited or not, stay as
+    they are)."""
     if deck_id is not None and not re.match(ID_PATTERN, deck_id):
         raise UsageError(_("--deck '{name}' is not a deck id").format(name=deck_id), _("lowercase a-z, 0-9 and '-', e.g. ch09-gpt"))
     if out is not None and out.suffix not in decks.DECK_SUFFIXES:
         raise UsageError(_("--out {path} is not a .yaml file").format(path=out), _("deck files end in .yaml"))
     if out is not None and not out.parent.is_dir():
         raise UsageError(_("--out {path}: the folder does not exist").format(path=out), _("create it first"))
-    chapter = read_chapter(path)
+    chapter = read_chapter(path, stream)
     if not chapter.cards:
-        raise QuizError(_("{file}: no interview, quiz, warning or key blocks to make cards from").format(file=decks.display(path)))
+        raise QuizError(_("{file}: no interview, quiz, warning or key blocks to make cards from").format(
+            file=f"<{_STDIN_NAME}>" if stream is not None else decks.display(path)))
     existing = _existing(out) if out is not None and os.path.lexists(out) else None
     if existing is not None:
         if deck_id is not None and deck_id != existing.deck_id:
             raise UsageError(_("--deck {name} but {path} holds deck {other}").format(name=deck_id, path=out, other=existing.deck_id),
                              _("leave out --deck to add to that deck"))
         deck_id = existing.deck_id
-    deck_id = deck_id or default_deck_id(path, chapter)
+    deck_id = deck_id or default_deck_id(None if stream is not None else path, chapter)
     target = out or Path(f"{deck_id}.yaml")
     fresh_text = deck_yaml(chapter, deck_id)
     _validated(fresh_text, target)  # the draft passes lint, or this is a bug to report
