@@ -109,6 +109,20 @@ def test_the_days_new_card_pace_holds_as_its_new_cards_are_studied():
     assert f"raised from 20 to {before['new_per_day']}" in quiz("plan").output
 
 
+def test_the_plan_stays_the_same_all_day_until_the_learner_answers():
+    """Today's cards were taken as answered "now": with the interview tomorrow, the predicted recall
+    rose from 94.7% at 05:00 to 99.0% at 23:59 with nothing studied."""
+    assert quiz("plan", "--date", "2026-01-06", "--deck", "interview-numbers").exit_code == 0
+
+    def figures(at: str) -> dict:
+        shown = json.loads(runner.invoke(app, ["plan", "--json"], env={"QUIZ_NOW": at}).output)
+        return {key: shown[key] for key in ("predicted_recall", "share_at_target", "reviews_per_day")}
+
+    morning = figures("2026-01-05T05:00")
+    assert figures("2026-01-05T14:00") == figures("2026-01-05T23:59") == morning
+    assert morning["predicted_recall"] < 0.95  # answered at the day's start: a day's forgetting before the interview
+
+
 def test_a_buried_card_counts_in_the_plan_and_a_suspended_one_does_not():
     """A card buried in study left the plan's count until the next day (227 cards, then 228)."""
     assert quiz("plan", "--date", "2026-01-19", "--deck", "ch08-bert").exit_code == 0

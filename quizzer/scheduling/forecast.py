@@ -39,10 +39,13 @@ def forecast(seen: Sequence[Seen], unseen: int, now: datetime, interview: Interv
     today = study_day(now, rollover_hour)
     days_left = max(0, (interview.day - today).days)
     pace = new_per_day(unseen, today, interview, per_day) if days_left else 0
-    starts = [(card.memory, max(card.memory.due or now, now)) for card in seen]
+    # what is due today is answered at the day's start, whatever the hour: the figures then stay
+    # the same all day until the learner answers (at ``now`` they rose as the evening went on)
+    opening = day_start(today, rollover_hour)
+    starts = [(card.memory, max(card.memory.due or opening, opening)) for card in seen]
     blank = MemoryState(NEW, None, None, None, None, None, 0, False)
     for k in range(min(unseen, pace * max(1, days_left))):
-        starts.append((blank, max(now, day_start(today + (k // max(pace, 1)) * DAY, rollover_hour))))
+        starts.append((blank, day_start(today + (k // max(pace, 1)) * DAY, rollover_hour)))
     answers, recalls = 0, []
     for memory, at in starts:
         while interview.active(at) and (memory.state == NEW or memory.due is None or memory.due < interview.at):
