@@ -348,6 +348,24 @@ def test_per_deck_new_per_day(deck_folder, config):
                        chosen=collection.card_filter(["alpha"])) == []
 
 
+def test_a_decks_limit_still_counts_a_card_studied_today_then_suspended_or_buried(deck_folder):
+    """The count of a deck's day read only the cards still studiable: suspending one of the two
+    new cards studied under a limit of 2 let study introduce a third."""
+    from quizzer.scheduling.answer import answer
+    from quizzer.store.cards import set_flags
+
+    folder = deck_folder(deck("alpha", ["a-one", "a-two", "a-three", "a-four"]), "alpha.yaml")
+    collection = open_collection(folder, None)
+    for card_id in ("a-one", "a-two"):
+        answer(collection.store, card_id, 3, now=T0, duration_ms=None)
+    later = T0 + timedelta(minutes=15)
+    limits = dict(new_per_day=20, deck_new_per_day={"alpha": 2})
+    assert [c for c in build_queue(collection.store, later, **limits) if c in ("a-three", "a-four")] == []
+    set_flags(collection.store, "a-one", suspended=True)
+    set_flags(collection.store, "a-two", buried_until=T0 + timedelta(days=1))
+    assert build_queue(collection.store, later, **limits) == []
+
+
 def test_per_deck_reviews_per_day(deck_folder):
     deck_folder(deck("alpha", ["a-one", "a-two", "a-three"]), "alpha.yaml")
     folder = deck_folder(deck("beta", ["b-one", "b-two"]), "beta.yaml")

@@ -21,7 +21,7 @@ from quizzer.scheduling.memory import (
 from quizzer.store import cards
 from quizzer.store.engine import Store
 from quizzer.store.filter import EVERYTHING, CardFilter
-from quizzer.store.records import NEW, REVIEW, DueRow
+from quizzer.store.records import DueRow
 
 ALL = 1 << 62  # "no limit" for the store's limited reads
 FOREVER = timedelta(days=2 * 36500)  # past any due date (the longest interval is 36500 days)
@@ -137,8 +137,8 @@ class _DeckLimits:
         self.reviews = {d: reviews_per_day[d] for d in in_scope if d in reviews_per_day}
         self.deck_of: dict[str, dict[str, str]] = {"new": {}, "reviews": {}}
         for deck in in_scope:
-            new_done, reviews_done = _done_in_deck(store, deck, now, start)
             only = replace(chosen, decks=(deck,))
+            new_done, reviews_done = cards.done_since(store, start, CardFilter(decks=(deck,)))
             if deck in self.new:
                 self.new[deck] = max(0, self.new[deck] - new_done)
                 self.deck_of["new"].update(dict.fromkeys(cards.new_cards(store, only, now, ALL), deck))
@@ -168,22 +168,6 @@ class _DeckLimits:
                 left[deck] -= 1
             taken.append(card_id)
         return taken
-
-
-def _done_in_deck(store: Store, deck: str, now: datetime, start: datetime) -> tuple[int, int]:
-    """(new cards introduced, reviews done) in ``deck`` since ``start``, as ``cards.done_since``
-    counts them for all decks. Read card by card from the cards studied since ``start`` (few);
-    a card suspended or buried since is not seen, as the store has no per-deck count yet."""
-    only = CardFilter(decks=(deck,))
-    touched = [row.id for row in cards.due_reviews(store, only, now, now + FOREVER) if row.last_review >= start]
-    touched += cards.learning_due(store, only, now, now + FOREVER)
-    done = {NEW: 0, REVIEW: 0}
-    for card_id in touched:
-        for review in cards.reviews(store, card_id):
-            if (review.reviewed_at >= start and review.mode == "study" and review.scheduled
-                    and review.state_before in done):
-                done[review.state_before] += 1
-    return done[NEW], done[REVIEW]
 
 
 @dataclass(frozen=True)
