@@ -389,6 +389,38 @@ def test_per_deck_reviews_per_day(deck_folder):
     assert not any(c.startswith("a-") for c in after) and sorted(after) == ["b-one", "b-two"]
 
 
+def test_the_overview_counts_the_reviews_study_offers_within_the_limits(deck_folder, config):
+    """`quiz` said 5 due while `quiz study` would review 2 of them (Anki's deck list caps the due
+    count by the review limits, as it does the new one)."""
+    from quizzer.scheduling.answer import answer
+
+    deck_folder(deck("alpha", ["a-one", "a-two", "a-three"]), "alpha.yaml")
+    folder = deck_folder(deck("beta", ["b-one", "b-two"]), "beta.yaml")
+    collection = open_collection(folder, None)
+    for card_id in collection.cards:
+        answer(collection.store, card_id, 4, now=T0, duration_ms=None)
+    later = T0 + timedelta(days=60)  # every card is due
+
+    def overview(*settings: tuple[str, str]) -> dict:
+        for key, value in settings:
+            assert quiz("--decks", str(folder), "config", "set", key, value).exit_code == 0
+        return json.loads(quiz("--json", "--decks", str(folder), now=later).stdout)
+
+    unlimited = overview()
+    assert {d["deck"]: (d["due"], d["due_waiting"]) for d in unlimited["decks"]} == {"alpha": (3, 3), "beta": (2, 2)}
+    assert (unlimited["total"]["due"], unlimited["total"]["due_waiting"]) == (5, 5)
+    own = overview(("deck.alpha.reviews_per_day", "1"))
+    assert {d["deck"]: d["due"] for d in own["decks"]} == {"alpha": 1, "beta": 2} and own["total"]["due"] == 3
+    capped = overview(("reviews_per_day", "2"))
+    assert {d["deck"]: d["due"] for d in capped["decks"]} == {"alpha": 1, "beta": 2} and capped["total"]["due"] == 2
+    studied = quiz("study", "--decks", str(folder), "--new", "0", input="\n3\n" * 5, now=later)
+    assert len(saved_lines(studied.stdout)) == capped["total"]["due"]  # what it said study offers
+    after = overview()
+    assert after["total"]["due"] == 0 and after["total"]["due_waiting"] == 3  # the day's 2 are done
+    shown = quiz("--decks", str(folder), now=later).stdout
+    assert "due: what today's study reviews (2 reviews a day; 3 due)" in shown
+
+
 # -- the rating buttons' intervals -------------------------------------------------
 
 

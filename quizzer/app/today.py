@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from quizzer.app.collection import Collection
-from quizzer.clock import ROLLOVER_HOUR
-from quizzer.defaults import NEW_PER_DAY
+from quizzer.clock import ROLLOVER_HOUR, day_start, to_utc
+from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 from quizzer.scheduling.plan import Interview
-from quizzer.scheduling.queue import new_offered, new_per_day_today
+from quizzer.scheduling.queue import new_offered, new_per_day_today, reviews_left_today
 from quizzer.scheduling.summary import DeckToday, today_by_deck
 from quizzer.store.exams import latest_unfinished
 from quizzer.store.filter import EVERYTHING, CardFilter
@@ -32,8 +32,9 @@ class Today:
 
 @dataclass(frozen=True)
 class DeckDay:
-    """A deck's line of ``quiz`` (also its --json object): ``new`` is what today's study offers,
-    the new cards waiting capped by what is left of the day's new-card limit."""
+    """A deck's line of ``quiz`` (also its --json object), what today's study offers as Anki's
+    deck list counts it: ``new``, the new cards waiting capped by what is left of the day's
+    new-card limits; ``due``, the reviews due today capped by what is left of the review limits."""
 
     deck: str
     title: str
@@ -41,15 +42,21 @@ class DeckDay:
     new_waiting: int
     learning: int
     due: int
+    due_waiting: int
 
 
 def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
           rollover_hour: int = ROLLOVER_HOUR, deck_new_per_day: Mapping[str, int] | None = None,
-          interview: Interview | None = None) -> Today:
-    """Each deck's numbers for today, the total and the day's limit. ``new`` is what ``quiz study`` (for the deck,
-    or for all) offers: the new-card limit is global, raised by an interview's pace, and a deck's
-    own limit holds within it, so the total's ``new`` is not the sum of the decks'."""
+          interview: Interview | None = None, reviews_per_day: int = REVIEWS_PER_DAY,
+          deck_reviews_per_day: Mapping[str, int] | None = None) -> Today:
+    """Each deck's numbers for today, the total and the day's limit. ``new`` and ``due`` are what
+    ``quiz study`` (for the deck, or for all) offers: the limits are global (the new-card one
+    raised by an interview's pace) and a deck's own limit holds within them, so the total is not
+    the sum of the decks'."""
     counts = today_by_deck(collection.store, now, rollover_hour)
+    start = day_start(to_utc(now), rollover_hour)
+    reviews_left = reviews_left_today(collection.store, start, reviews_per_day)
+    deck_reviews = deck_reviews_per_day or {}
     steering = interview if interview is not None and interview.active(now) else None
     pace = new_per_day_today(collection.store, now, new_per_day, steering)  # once: each offered() takes it
 
@@ -57,13 +64,20 @@ def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
         return len(new_offered(collection.store, now, new_per_day=pace, chosen=chosen, rollover_hour=rollover_hour,
                                deck_new_per_day=deck_new_per_day))
 
+    def due(deck: str, waiting: int) -> int:
+        """The deck's due reviews within its own limit (the global one is the caller's)."""
+        if deck not in deck_reviews:
+            return waiting
+        return min(waiting, reviews_left_today(collection.store, start, deck_reviews[deck], CardFilter(decks=(deck,))))
+
     everywhere = offered()
     rows = []
     for loaded in collection.decks:
         c = counts.get(loaded.id, DeckToday(0, 0, 0))
         own = deck_new_per_day is not None and loaded.id in deck_new_per_day
         new = offered(CardFilter(decks=(loaded.id,))) if own else min(c.new, everywhere)
-        rows.append(DeckDay(loaded.id, loaded.title, new, c.new, c.learning, c.due))
-    waiting = sum(r.new_waiting for r in rows)
-    total = DeckDay("total", "", everywhere, waiting, sum(r.learning for r in rows), sum(r.due for r in rows))
+        rows.append(DeckDay(loaded.id, loaded.title, new, c.new, c.learning, min(due(loaded.id, c.due), reviews_left),
+                            c.due))
+    total = DeckDay("total", "", everywhere, sum(r.new_waiting for r in rows), sum(r.learning for r in rows),
+                    min(reviews_left, sum(due(r.deck, r.due_waiting) for r in rows)), sum(r.due_waiting for r in rows))
     return Today(rows, total, pace, steering, latest_unfinished(collection.store))

@@ -58,14 +58,15 @@ def overview(
     opened = collection(ctx, None, None)
     now = clock.now()
     day = today(opened, now, learner.new_per_day, learner.day_start_hour, learner.deck_new_per_day,
-                schedule_of(opened.store, learner).interview)
+                schedule_of(opened.store, learner).interview, learner.reviews_per_day, learner.deck_reviews_per_day)
     rows, total = day.decks, day.total
     if as_json:
         from quizzer.cli.output import emit_json
 
         emit_json({"decks": rows, "total": {"new": total.new, "new_waiting": total.new_waiting,
-                                             "learning": total.learning, "due": total.due},
-                   "new_per_day": day.new_per_day, "interview": day.interview.day if day.interview else None,
+                                             "learning": total.learning, "due": total.due,
+                                             "due_waiting": total.due_waiting},
+                   "new_per_day": day.new_per_day, "reviews_per_day": learner.reviews_per_day, "interview": day.interview.day if day.interview else None,
                    "unfinished_exam": day.unfinished_exam.id if day.unfinished_exam else None})
         return
     out = console()
@@ -85,6 +86,9 @@ def overview(
     if total.new < total.new_waiting:
         out.print(_("new: what today's study introduces ({per_day} new cards a day; {waiting} waiting)").format(
             per_day=day.new_per_day, waiting=f"{total.new_waiting:,}"), markup=False)
+    if total.due < total.due_waiting:
+        out.print(_("due: what today's study reviews ({per_day} reviews a day; {waiting} due)").format(
+            per_day=learner.reviews_per_day, waiting=f"{total.due_waiting:,}"), markup=False)
     if day.interview is not None:
         days = (day.interview.day - clock.study_day(now, learner.day_start_hour)).days
         out.print(ngettext("Interview on {day}, {days} day left: the day's cards follow its plan (`quiz plan`).",

@@ -58,11 +58,10 @@ def build_queue(
     """
     now = to_utc(now)
     start, end = day_start(now, rollover_hour), next_day_start(now, rollover_hour)
-    reviews_done = cards.done_since(store, start)[1]
     learning = cards.learning_due(store, chosen, now, now)
     due = sorted(cards.due_reviews(store, chosen, now, end),
                  key=lambda row: (recall_of_review(row.stability, row.last_review, now, scheduler), row.due, row.id))
-    reviews_left = max(0, reviews_per_day - reviews_done)
+    reviews_left = reviews_left_today(store, start, reviews_per_day)
     if interview is not None and interview.active(now):
         due = _planned(store, chosen, now, due, reviews_left, interview, scheduler)
     decks = _DeckLimits(store, chosen, now, start, {}, deck_reviews_per_day or {})
@@ -91,6 +90,12 @@ def new_offered(store: Store, now: datetime, *, new_per_day: int = NEW_PER_DAY, 
     if decks.new:
         return decks.take(cards.new_cards(store, chosen, now, new_left + decks.held_back("new")), new_left, "new")
     return cards.new_cards(store, chosen, now, new_left)
+
+
+def reviews_left_today(store: Store, start: datetime, reviews_per_day: int, chosen: CardFilter = EVERYTHING) -> int:
+    """What is left of a day's review limit: the limit less the reviews done since the day's
+    ``start`` (as ``cards.done_since`` counts them) in the cards ``chosen`` matches."""
+    return max(0, reviews_per_day - cards.done_since(store, start, chosen)[1])
 
 
 def new_per_day_today(store: Store, now: datetime, new_per_day: int = NEW_PER_DAY,
