@@ -16,7 +16,8 @@ from __future__ import annotations
 import gettext
 import os
 import re
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 DOMAIN = "quizzer"
@@ -47,14 +48,28 @@ def from_locale(environ: Mapping[str, str]) -> str | None:
     return None
 
 
-def from_decks(environ: Mapping[str, str]) -> str:
-    """The language most decks declare, read from their first lines (no YAML parse: this runs
-    before ``--help`` is drawn)."""
+def decks_option(argv: Sequence[str]) -> Path | None:
+    """The ``--decks DIR`` of a command line, read before click parses it: the language is chosen
+    as the commands' help texts are defined, and ``--decks`` must choose it as ``QUIZ_DECKS`` does."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--decks" and i + 1 < len(argv):
+            return Path(argv[i + 1])
+        if arg.startswith("--decks="):
+            return Path(arg.removeprefix("--decks="))
+    return None
+
+
+def from_decks(environ: Mapping[str, str], argv: Sequence[str] = ()) -> str:
+    """The language most decks declare (those of ``--decks`` in ``argv``, else ``QUIZ_DECKS``'s,
+    else the bundled ones), read from their first lines (no YAML parse: this runs before
+    ``--help`` is drawn)."""
     from quizzer.locations import deck_dirs
 
     seen: dict[str, int] = {}
     try:
-        for folder in deck_dirs():
+        for folder in deck_dirs(decks_option(argv)):
             for path in sorted(folder.glob("*.y*ml"))[:200]:
                 with path.open("rb") as handle:
                     head = handle.read(4096).decode("utf-8", "replace")
@@ -87,9 +102,10 @@ def requested(environ: Mapping[str, str]) -> str | None:
     return None
 
 
-def choose(environ: Mapping[str, str] | None = None) -> str:
+def choose(environ: Mapping[str, str] | None = None, argv: Sequence[str] | None = None) -> str:
     environ = os.environ if environ is None else environ
-    return requested(environ) or from_config(environ) or from_locale(environ) or from_decks(environ)
+    argv = sys.argv[1:] if argv is None else argv
+    return requested(environ) or from_config(environ) or from_locale(environ) or from_decks(environ, argv)
 
 
 def use(language: str | None = None) -> str:

@@ -100,8 +100,17 @@ def test_the_setting_chooses_before_the_locale(tmp_path):
 
 def test_english_decks_give_an_english_interface_without_a_locale(tmp_path, monkeypatch):
     (tmp_path / "d.yaml").write_text("id: d\ntitle: D\nlanguage: en\n", "utf-8")
+    no_locale = {"QUIZ_CONFIG": str(tmp_path / "none.toml"), "LANG": "C"}
+    monkeypatch.delenv("QUIZ_DECKS", raising=False)
+    assert i18n.choose(no_locale, []) == "zh"  # the bundled decks
+    # --decks chooses as QUIZ_DECKS does: it was read only from the variable
+    for argv in (["--decks", str(tmp_path), "decks"], ["study", f"--decks={tmp_path}"]):
+        assert i18n.choose(no_locale, argv) == "en"
+    assert i18n.choose(no_locale, ["import", "chapter", "--", "--decks", str(tmp_path)]) == "zh"
     monkeypatch.setenv("QUIZ_DECKS", str(tmp_path))
-    assert i18n.choose({"QUIZ_CONFIG": str(tmp_path / "none.toml"), "LANG": "C"}) == "en"
+    assert i18n.choose(no_locale, []) == "en"
+    bundled = Path(i18n.__file__).parents[1] / "decks"
+    assert i18n.choose(no_locale, ["--decks", str(bundled)]) == "zh"  # the option over the variable
 
 
 def test_errors_and_ratings_follow_the_language():
