@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from quizzer.clock import ROLLOVER_HOUR, study_day
 from quizzer.errors import QuizError
-from quizzer.i18n import ngettext
+from quizzer.i18n import _, ngettext
 
 if TYPE_CHECKING:
     import numpy as np
@@ -61,15 +61,13 @@ class Fit:
 
 class NotEnoughHistory(QuizError):
     def __init__(self, have: int) -> None:
-        missing = MIN_REVIEWS - have
         super().__init__(
-            ngettext("too little review history to fit: {have} review on a later day than the card's previous one "
-                     "({need} needed)",
-                     "too little review history to fit: {have} reviews on a later day than the card's previous one "
-                     "({need} needed)", have).format(have=have, need=MIN_REVIEWS),
-            ngettext("{missing} more such review is needed: keep studying or `quiz history import` your history",
-                     "{missing} more such reviews are needed: keep studying or `quiz history import` your history",
-                     missing).format(missing=missing))
+            ngettext("too little review history to fit: {have} review made on a later day than the card's previous "
+                     "one, {missing} short of {need}",
+                     "too little review history to fit: {have} reviews made on a later day than the card's previous "
+                     "one, {missing} short of {need}", have).format(have=have, missing=MIN_REVIEWS - have,
+                                                                     need=MIN_REVIEWS),
+            _("keep studying, or `quiz history import` your history"))
 
 
 @dataclass(frozen=True)
