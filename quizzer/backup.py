@@ -3,8 +3,8 @@
 Backups are whole-database copies made with SQLite's online backup API
 (consistent even while other processes use the database) into ``backups/``
 beside the database, named ``<db stem>-<UTC time>.db``.  The time in the
-name, not the file's mtime, is the backup's age, so simulated clocks
-(``QUIZ_NOW``) behave.
+name, not the file's mtime, is the backup's age (the callers give the real
+time: a clock pinned by ``QUIZ_NOW`` neither names nor thins backups).
 
 Thinning (``thin``), by study day of the backup relative to the study day of
 ``now``:

@@ -2,7 +2,7 @@
 
 Every layer raises these (never a bare KeyError or a driver exception) and the CLI turns
 them into one line on stderr, ``Error: <what happened>`` followed by ``<what to do>``, at one
-place (``quizzer.cli.main``). ``QUIZ_DEBUG=1`` shows the traceback for bug reports.
+place (``QuizGroup.invoke`` in ``quizzer.cli.base``). ``QUIZ_DEBUG=1`` shows the traceback for bug reports.
 """
 
 from __future__ import annotations
