@@ -22,7 +22,7 @@ from quizzer.scheduling.answer import answer, bury, suspend, undo, unsuspend
 from quizzer.scheduling.queue import build_queue
 from quizzer.scheduling.summary import card_info, due_forecast, next_due
 from quizzer.store.filter import CardFilter
-from quizzer.transfer.fsrs_csv import import_review_history, read_review_log
+from quizzer.transfer.fsrs_csv import import_history, read_review_log
 from quizzer.store import NEW, CardRef, open_store, sync_cards
 
 NO_FUZZ = fsrs.Scheduler(enable_fuzzing=False)
@@ -194,7 +194,7 @@ def test_real_review_history_replays_like_fsrs(store):
     assert len(reviews) == 12580 and len({r.card_id for r in reviews}) == 1205
     cards = sorted({r.card_id for r in reviews})[:80]
     subset = [r for r in reviews if r.card_id in set(cards)]
-    assert import_review_history(store, subset, scheduler=NO_FUZZ) == len(subset)
+    assert import_history(store, subset, scheduler=NO_FUZZ).imported == len(subset)
     for card_id in cards:
         expected = fsrs.Card(card_id=0)
         for r in sorted((r for r in subset if r.card_id == card_id), key=lambda r: r.reviewed_at):

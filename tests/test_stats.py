@@ -116,7 +116,7 @@ def history(tmp_path_factory):
         pytest.skip(f"the review log is not there ({REVIEW_LOG}): it comes with the shared data next to the checkout")
     from quizzer.app.collection import open_collection
     from quizzer.store import open_store
-    from quizzer.transfer.fsrs_csv import import_review_history, read_review_log
+    from quizzer.transfer.fsrs_csv import import_history, read_review_log
 
     log = read_log()
     ids = sorted(log, key=lambda cid: log[cid][0][0])  # in order of first review
@@ -131,7 +131,7 @@ def history(tmp_path_factory):
         env.setenv("QUIZ_CACHE_DIR", str(folder / "cache"))
         env.setenv("QUIZ_NOW", NOW)
         store = open_store(db)
-        import_review_history(store, read_review_log(REVIEW_LOG))
+        import_history(store, read_review_log(REVIEW_LOG))
         store.close()
         open_collection(decks, db).store.close()  # the first sync: cards in no deck become inactive
     assert not Path(f"{db}-wal").exists() or Path(f"{db}-wal").stat().st_size == 0

@@ -32,7 +32,7 @@ from quizzer.kinds.base import Asked
 from quizzer.scheduling import answer as answering
 from quizzer.scheduling import queue as queues
 from quizzer.scheduling.learner import schedule_of
-from quizzer.scheduling.summary import due_forecast, next_due
+from quizzer.scheduling.summary import due_forecast
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store.cards import ReviewedSince
 from quizzer.store.filter import EVERYTHING, CardFilter
@@ -514,8 +514,3 @@ class StudySession:
         self.summary.forecast = due_forecast(self.collection.store, clock.now(),
                                              rollover_hour=self.settings.day_start_hour)
         return self.summary
-
-
-def next_card_due(collection: Collection) -> datetime | None:
-    """When the next card falls due (for "nothing is due now")."""
-    return next_due(collection.store, clock.now())

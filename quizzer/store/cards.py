@@ -141,11 +141,6 @@ def _record(conn: Connection, card_id: str, review: NewReview, decide: Decide, m
     return Answered(review_id, card_id, previous, current, decision.became_leech, decision.scheduled)
 
 
-def card_ids(store: Store) -> set[str]:
-    with store.read() as conn:
-        return set(conn.scalars(select(cards.c.id)))
-
-
 def _write_mark(conn: Connection, mark: ExamMark, card_id: str, review_id: int, reviewed_at: datetime,
                 scored: str | None) -> None:
     import json

@@ -36,7 +36,6 @@ from quizzer.store.models import (
     exam_questions,
     exams,
     mistakes,
-    review_log,
 )
 from quizzer.store.records import LEECH_TAG, NEW
 
@@ -125,16 +124,6 @@ class ExamScore:
     id: int
     finished_at: datetime
     score: float  # percent
-
-
-def _of_cards(chosen: CardFilter) -> list[ColumnElement[bool]]:
-    """Reviews of the cards the filter names. ``card_id || ''`` keeps the ``(card_id, id)`` index
-    out of the plan, so a few days' reviews are found by time and only checked against the cards:
-    SQLite otherwise goes card by card for every day of a range join, thousands of times the work."""
-    conditions = chosen.where(only_active=False)
-    if not conditions:
-        return []
-    return [review_log.c.card_id.concat("").in_(select(cards.c.id).where(*conditions))]
 
 
 def state_counts(store: Store, chosen: CardFilter, now: datetime) -> tuple[list[StateCount], dict[str, int]]:

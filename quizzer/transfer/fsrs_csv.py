@@ -37,7 +37,7 @@ EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 RATINGS = {"1": 1, "2": 2, "3": 3, "4": 4}
 
 __all__ = ["ARCHIVE_DECK", "COLUMNS", "IMPORTED_KIND", "HistoryExport", "HistoryImport", "LoggedReview",
-           "export_history", "format_review_log", "import_history", "import_review_history", "read_review_log",
+           "export_history", "format_review_log", "import_history", "read_review_log",
            "write_review_log"]
 
 
@@ -153,12 +153,6 @@ def import_history(store: Store, reviews: Sequence[LoggedReview], *, scheduler: 
     the card and its review count)."""
     return history.import_reviews(store, reviews, replay_decider(scheduler, rollover_hour), deck=deck,
                                   kind=IMPORTED_KIND, first_seen=first_seen)
-
-
-def import_review_history(store: Store, reviews: list[LoggedReview], *, deck: str = ARCHIVE_DECK,
-                          now: datetime | None = None, scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER) -> int:
-    """``import_history``, returning the number of reviews added."""
-    return import_history(store, reviews, scheduler=scheduler, deck=deck, first_seen=now).imported
 
 
 def format_review_log(handle: IO[str], reviews: Iterable[LoggedReview]) -> None:
