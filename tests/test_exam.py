@@ -444,3 +444,15 @@ def test_the_report_shows_kind_and_seconds_whenever_they_fit_beside_whole_ids(de
     header = next(line for line in result.stdout.splitlines() if "your answer" in line)
     assert "kind" in header and "seconds" in header and max(map(len, result.stdout.splitlines())) <= 80, result.stdout
     assert "c-" + "r" * 26 in result.stdout  # whole
+
+
+def test_a_report_of_an_exam_no_longer_stored_says_so(deck_dir):
+    """It raised "no unfinished exam to resume", which is about --resume, not a report."""
+    from quizzer.app.collection import open_collection
+    from quizzer.app.exam import report
+    from quizzer.errors import DatabaseError
+
+    collection = open_collection(deck_dir, None)
+    with pytest.raises(DatabaseError, match=r"^exam 4242 is not in ") as raised:
+        report(collection, 4242)
+    assert raised.value.hint == "`quiz exam --history` lists the exams there"

@@ -34,7 +34,7 @@ from quizzer.app.collection import Collection
 from quizzer.app.paper import draw_paper, new_seed
 from quizzer.app.views import Retry
 from quizzer.defaults import Rating
-from quizzer.errors import NothingToExamine, NoUnfinishedExam
+from quizzer.errors import DatabaseError, NothingToExamine, NoUnfinishedExam
 from quizzer.i18n import _
 from quizzer.kinds.base import Asked
 from quizzer.scheduling.answer import answer as record_answer
@@ -448,8 +448,9 @@ def read_covered(text: str, count: int) -> list[int] | None:
 def report(collection: Collection, exam_id: int) -> Report:
     """Everything the end-of-exam report shows, from what is stored."""
     exam = exam_store.get(collection.store, exam_id)
-    if exam is None:
-        raise NoUnfinishedExam()
+    if exam is None:  # the session asks for its own exam: gone means the database was replaced under it
+        raise DatabaseError(_("exam {id} is not in {where}").format(id=exam_id, where=collection.store.where),
+                            _("`quiz exam --history` lists the exams there"))
     result = Report(exam)
     for question in exam_store.questions(collection.store, exam_id):
         card = collection.cards.get(question.card_id)

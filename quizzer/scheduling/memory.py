@@ -264,6 +264,8 @@ def raw_interval(stability: float, scheduler: fsrs.Scheduler) -> float:
 
 def review_interval(stability: float, scheduler: fsrs.Scheduler) -> timedelta:
     """The interval FSRS gives a card in review of this stability (before fuzz): the time its
-    recall takes to fall to the scheduler's desired retention, in whole days, 1 to the maximum."""
+    recall takes to fall to the scheduler's desired retention, in whole days, 1 to the maximum.
+    Rounded as py-fsrs's ``_next_interval`` rounds it (Python's ``round``), since its scheduler
+    gives the interval; ``_round`` is Anki's, for the fuzz bounds Anki computes."""
     days = round(raw_interval(stability, scheduler))
     return timedelta(days=min(max(days, 1), scheduler.maximum_interval))
