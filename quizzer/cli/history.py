@@ -22,7 +22,7 @@ from quizzer.cli.base import (
     output_file,
     settings,
 )
-from quizzer.errors import UnknownName, UsageError, printable
+from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, ngettext
 
 history_app = typer.Typer(help=_("Review history in and out (the FSRS CSV form: card_id, review_rating, "
@@ -93,6 +93,7 @@ def history_export(
 ) -> None:
     from quizzer import clock
     from quizzer.store import history
+    from quizzer.store.filter import CardFilter
     from quizzer.transfer.fsrs_csv import export_history
 
     to_stdout = str(file) == "-"
@@ -106,11 +107,8 @@ def history_export(
             raise UsageError(_("--since {value} is not a date").format(value=repr(since)), _("e.g. --since 2025-01-31")) from None
         start = clock.day_start(day, settings().day_start_hour)
     opened = collection(ctx, decks_dir, db)
-    if deck:
-        known = sorted(set(history.decks(opened.store)) | {loaded.id for loaded in opened.decks})
-        for name in deck:
-            if name not in known:
-                raise UnknownName("deck", name, known)
+    if deck:  # the decks of the history too: an archived card's deck is no deck file
+        CardFilter.of(deck).validate({*history.decks(opened.store), *(loaded.id for loaded in opened.decks)}, (), ())
     result = export_history(opened.store, sys.stdout if to_stdout else output_file(ctx, file, db), deck or None, start)
     if as_json:
         from quizzer.cli.output import emit_json

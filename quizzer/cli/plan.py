@@ -1,11 +1,11 @@
 """``quiz plan``: interview-date mode. ``--date`` sets the interview the scheduler aims at until
 then, ``--clear`` removes it, and without options it shows the plan: the predicted share of cards
-recalled on the day and the reviews a day it needs (``status`` gives the same to ``quiz stats``)."""
+recalled on the day and the reviews a day it needs (``quizzer.app.plan.status``, which ``quiz stats``
+shows too)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -20,48 +20,11 @@ from quizzer.cli.base import (
     console,
     settings,
 )
-from quizzer.errors import UnknownName, UsageError
+from quizzer.errors import UsageError
 from quizzer.i18n import _, join, ngettext
 
 if TYPE_CHECKING:
-    from quizzer.scheduling.forecast import Forecast
-    from quizzer.scheduling.plan import Interview
-    from quizzer.settings import Settings
-    from quizzer.store.engine import Store
-
-
-@dataclass(frozen=True)
-class PlanStatus:
-    """The interview and what following the plan gives."""
-
-    interview: Interview
-    forecast: Forecast | None  # None once the interview's day has begun: normal scheduling again
-    new_per_day_setting: int
-    reviews_per_day_setting: int
-
-
-def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None:
-    """The plan's forecast for ``quiz plan`` and ``quiz stats`` (None: no interview set)."""
-    from quizzer.scheduling.learner import schedule_of
-    from quizzer.scheduling.forecast import forecast
-    from quizzer.scheduling.plan import Seen
-    from quizzer.scheduling.queue import new_per_day_today
-    from quizzer.store import cards
-    from quizzer.store.filter import CardFilter
-    from quizzer.store.records import NEW
-
-    schedule = schedule_of(store, settings)
-    interview, scheduler = schedule.interview, schedule.scheduler
-    if interview is None:
-        return None
-    if not interview.active(now):
-        return PlanStatus(interview, None, settings.new_per_day, settings.reviews_per_day)
-    memories = cards.memories(store, CardFilter(decks=interview.decks), now, buried_too=True)
-    seen = [Seen(card_id, memory) for card_id, (_kind, memory) in memories.items() if memory.state != NEW]
-    unseen = len(memories) - len(seen)
-    day_pace = new_per_day_today(store, now, settings.new_per_day, interview)  # the day's, as study takes it
-    return PlanStatus(interview, forecast(seen, unseen, now, interview, scheduler, day_pace, settings.day_start_hour),
-                      settings.new_per_day, settings.reviews_per_day)
+    from quizzer.app.plan import PlanStatus
 
 
 @app.command(help=_("Interview-date mode: aim every card at the interview's day (--date), show the plan, or "
@@ -81,6 +44,7 @@ def plan(
     db: DbOption = None,
 ) -> None:
     from quizzer import clock
+    from quizzer.app.plan import status
     from quizzer.scheduling.plan import DEFAULT_RETENTION
     from quizzer.store import learner
 
@@ -99,10 +63,7 @@ def plan(
         return
     if on is not None:
         day = _day(on, clock.study_day(now, learner_settings.day_start_hour))
-        known = [loaded.deck.id for loaded in opened.decks]
-        for name in deck or []:
-            if name not in known:
-                raise UnknownName("deck", name, known)
+        opened.card_filter(deck)  # an unknown deck is an error naming the known ones
         learner.save_interview(opened.store, learner.InterviewRecord(
             day, _retention(retention) if retention is not None else DEFAULT_RETENTION,
             tuple(dict.fromkeys(deck)) if deck else None))

@@ -32,7 +32,8 @@ def stats(
 
     from quizzer import clock
     from quizzer.app.stats import compute
-    from quizzer.cli.plan import as_dict, show_status, status
+    from quizzer.app.plan import status
+    from quizzer.cli.plan import as_dict, show_status
 
     learner = settings()
     opened = collection(ctx, decks_dir, db)
