@@ -8,6 +8,7 @@ a terminal or a pipe."""
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -34,6 +35,8 @@ def replacing(path: Path, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
     try:
         with open(partial, mode, **options) as handle:
             yield handle
+        with suppress(FileNotFoundError):  # the file keeps its permissions (a 0444 config stayed 0444 no more)
+            os.chmod(partial, stat.S_IMODE(os.stat(target).st_mode))
         os.replace(partial, target)
     except BaseException:
         with suppress(OSError):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from datetime import timedelta
@@ -27,7 +28,7 @@ from typing import Any
 
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
-from quizzer.errors import QuizError, UsageError, os_reason
+from quizzer.errors import QuizError, UsageError, os_reason, printable
 from quizzer.files import replacing
 from quizzer.i18n import N_, _, current, join, language_code, requested
 
@@ -319,10 +320,33 @@ def _fix_hint(path: Path, name: str | None = None) -> str:
     return _("correct it in {path}").format(path=path) + (_(", or `quiz config unset {key}`").format(key=name) if name else "")
 
 
-def read_raw(path: Path) -> dict[str, Any]:
-    """The file's values by dotted name, not yet checked ({} when there is no file)."""
+MAX_CONFIG_BYTES = 1_000_000  # a config of every key for a thousand decks is 100 kB
+
+
+def _is_devnull(path: Path) -> bool:
     try:
-        text = path.read_text("utf-8")
+        return os.path.samefile(path, os.devnull)
+    except OSError:
+        return False
+
+
+def read_raw(path: Path) -> dict[str, Any]:
+    """The file's values by dotted name, not yet checked ({} when there is no file). Only a
+    regular file of at most MAX_CONFIG_BYTES is read: a FIFO would hang every command, /dev/zero
+    fill the memory. /dev/null reads as no settings, and takes none (``write``)."""
+    try:
+        if _is_devnull(path):  # no settings: the defaults (QUIZ_CONFIG=/dev/null in a script)
+            return {}
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise QuizError(_("{path} is not a regular file").format(path=printable(path)),
+                            _("point {variable} at a file; one that does not exist yet is created").format(
+                                variable=CONFIG_ENV))
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise QuizError(_("{path} is larger than {limit} MB, more than any settings need").format(
+                path=printable(path), limit=MAX_CONFIG_BYTES // 1_000_000), _fix_hint(path))
+        text = data.decode("utf-8-sig")  # a BOM, as Notepad writes it, is no TOML error
     except FileNotFoundError:
         return {}
     except UnicodeDecodeError:  # its content is wrong, as with bad TOML: a usage error (exit 2)
@@ -398,6 +422,10 @@ def write(path: Path, values: Mapping[str, Any]) -> None:
     names = sorted(values, key=lambda name: (order.get(name, len(order)), name))
     lines = [f"{_toml_key(name)} = {_toml_value(key_of(name).toml(values[name]))}\n" for name in names]
     folder = path.parent
+    if _is_devnull(path):  # it said "saved in /dev/null"
+        raise QuizError(_("{path} keeps nothing: the setting would be lost").format(path=printable(path)),
+                        _("point {variable} at a file; one that does not exist yet is created").format(
+                            variable=CONFIG_ENV))
     try:
         if not folder.exists() and not os.environ.get(CONFIG_ENV):
             folder.mkdir(parents=True, exist_ok=True)  # only the default folder is created, as for the database

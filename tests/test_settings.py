@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import fsrs
 import pytest
@@ -244,6 +245,43 @@ def test_config_set_writes_through_a_symlinked_file(config):
     assert quiz("config", "set", "new_per_day", "9").exit_code == 0
     assert config.is_symlink() and "new_per_day = 9" in real.read_text("utf-8")
     assert rows(quiz("config").stdout)["new_per_day"] == ("9", "file")
+
+
+def test_config_set_keeps_the_files_permissions(config):
+    """A 0600 or 0444 config.toml came back 0644 after `config set`."""
+    import stat
+
+    config.write_text("new_per_day = 7\n", "utf-8")
+    config.chmod(0o600)
+    assert quiz("config", "set", "new_per_day", "9").exit_code == 0
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600 and "new_per_day = 9" in config.read_text("utf-8")
+
+
+def test_a_config_that_is_no_regular_file_is_refused_not_read(config, monkeypatch):
+    """A FIFO hung every command, /dev/zero filled the memory, and `config set` into /dev/null
+    said "saved in /dev/null"."""
+    import os
+
+    fifo = config.parent / "fifo"
+    os.mkfifo(fifo)
+    for named in (fifo, config.parent, Path("/dev/zero")):
+        monkeypatch.setenv("QUIZ_CONFIG", str(named))
+        for args in (("config",), ("config", "set", "new_per_day", "7"), ("plan",)):
+            result = quiz(*args)
+            assert result.exit_code == 1 and f"Error: {named} is not a regular file" in result.stderr, result.output
+    monkeypatch.setenv("QUIZ_CONFIG", os.devnull)  # a script's "no settings": the defaults
+    assert rows(quiz("config").stdout)["new_per_day"] == ("20", "default")
+    refused = quiz("config", "set", "new_per_day", "7")
+    assert refused.exit_code == 1 and "/dev/null keeps nothing: the setting would be lost" in refused.stderr
+    huge = config.parent / "huge.toml"
+    huge.write_text("# " + "x" * 1_000_000 + "\n", "utf-8")
+    monkeypatch.setenv("QUIZ_CONFIG", str(huge))
+    assert "is larger than 1 MB" in quiz("config").stderr
+
+
+def test_a_config_written_with_a_bom_is_read(config):
+    config.write_bytes("\ufeffnew_per_day = 5\n".encode())
+    assert rows(quiz("config").stdout)["new_per_day"] == ("5", "file")
 
 
 def test_a_bad_environment_value_names_its_variable(config):
