@@ -124,7 +124,7 @@ def test_a_closed_standard_output_is_a_usage_error(args, tmp_path):
     assert not (tmp_path / "q.db").exists()  # refused before anything is made
 
 
-@pytest.mark.parametrize("args", [["cards"], ["cards", "--json"], ["history", "export", "-"]])
+@pytest.mark.parametrize("args", [["cards"], ["cards", "--json"], ["history", "export", "-"], ["--help"], ["--version"]])
 def test_a_reader_that_went_away_ends_the_command_quietly_with_the_sigpipe_code(args, tmp_path):
     """`quiz history export - | head -1` said "unexpected BrokenPipeError ... `quiz check` finds a
     damaged database", and rich's tables ended with a silent exit 1."""
@@ -135,6 +135,19 @@ def test_a_reader_that_went_away_ends_the_command_quietly_with_the_sigpipe_code(
     proc.stdout.close()  # before the program writes its first line
     err = proc.stderr.read()
     assert (proc.wait(timeout=120), err) == (141, "")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize("args", [["decks"], ["cards"], ["cards", "--json"], ["schema"], ["export", "markdown"],
+                                  ["history", "export", "-"], ["--help"], ["study", "-h"], ["--version"]])
+def test_standard_output_on_a_full_disk_is_one_error_line(args, tmp_path):
+    """`quiz decks >/dev/full` said "unexpected OSError ... this is a bug" and Python's "Exception
+    ignored" lines, exit 120; `quiz --help >/dev/full` was a traceback."""
+    env = {**os.environ, "QUIZ_DB": str(tmp_path / "q.db"), "QUIZ_CONFIG": str(tmp_path / "c.toml"), "QUIZ_LANG": "en"}
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "quizzer", *args], stdout=full, stderr=subprocess.PIPE,
+                                text=True, timeout=120, env=env)
+    assert (result.returncode, result.stderr) == (1, "Error: cannot write standard output: no space left on the disk\n")
 
 
 @pytest.mark.parametrize("unbuffered, out", [("1", []), (None, []), (None, ["--out", "/dev/stdout"])])

@@ -6,6 +6,7 @@ nothing heavy at module level, so ``quiz --help`` stays instant."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import gc
 import importlib
 import io
@@ -19,7 +20,7 @@ from typing import Any, NoReturn
 # objects spends 40-60 ms per command walking them, to find cycles that do not matter here.
 gc.set_threshold(50_000)
 
-from quizzer.cli.base import app, report  # after the threshold: the imports make most of those objects
+from quizzer.cli.base import app, output_failed, report  # after the threshold: the imports make most of those objects
 from quizzer.errors import ExitCode, UsageError
 from quizzer.i18n import _
 
@@ -103,18 +104,32 @@ def run() -> NoReturn:
         code: Any = 0
     except SystemExit as done:
         code = done.code
+        if code == 1 and _pacified(sys.stdout):  # click's own output (--help) met a closed pipe: it exits 1
+            code = int(ExitCode.PIPE_CLOSED)
+    except OSError as err:  # click's own output (--help, --version) to a full disk or a closed pipe
+        failed = output_failed(err)
+        if failed is None:
+            raise
+        code = failed
     if not isinstance(code, int):  # None, or a message for stderr: the interpreter's own handling
         raise SystemExit(code)
     try:
-        for stream in (sys.stdout, sys.stderr):
-            if stream is not None:  # None: closed when the program started
-                stream.flush()
-    except BrokenPipeError:  # the reader went away before the last of the output, as mid-command
-        code = int(ExitCode.PIPE_CLOSED)
-    except (OSError, ValueError):
-        raise SystemExit(code) from None
+        if sys.stdout is not None:  # None: closed when the program started
+            sys.stdout.flush()
+    except OSError as err:  # the last of the output: a reader gone away, as mid-command, or a full disk
+        code = output_failed(err) or code
+    with contextlib.suppress(OSError, ValueError):
+        if sys.stderr is not None:
+            sys.stderr.flush()
     atexit._run_exitfuncs()
     os._exit(code)
+
+
+def _pacified(stream: Any) -> bool:
+    """Whether click wrapped ``stream`` after a closed pipe (its way to end quietly, with exit 1)."""
+    from typer._click.utils import PacifyFlushWrapper
+
+    return isinstance(stream, PacifyFlushWrapper)
 
 
 __all__ = ["app", "main", "run"]

@@ -7,6 +7,7 @@ so ``quiz --help`` and shell completion start instantly.
 from __future__ import annotations
 
 import enum
+import errno
 import functools
 import os
 import re
@@ -22,7 +23,7 @@ from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 from quizzer import clock
-from quizzer.errors import ExitCode, QuizError, UsageError, printable
+from quizzer.errors import ExitCode, QuizError, UsageError, os_reason, printable
 from quizzer import i18n
 from quizzer.i18n import N_, _, ngettext
 from quizzer.kinds import KINDS
@@ -68,13 +69,51 @@ class QuizGroup(TyperGroup):
             raise typer.Exit(int(ExitCode.PIPE_CLOSED)) from None
         except (typer.Exit, typer.Abort, TyperException):  # click's own ways out: usage errors, --help, exit codes
             raise
+        except OSError as err:
+            code = None if os.environ.get("QUIZ_DEBUG") else output_failed(err)
+            if code is None:
+                if os.environ.get("QUIZ_DEBUG"):
+                    raise
+                raise _unexpected(err) from None
+            raise typer.Exit(code) from None
         except Exception as err:  # a bug, or a database another tool left in a state quizzer cannot read
             if os.environ.get("QUIZ_DEBUG"):
                 raise
-            _error_line(_("Error: unexpected {kind}: {message}").format(kind=type(err).__name__, message=err),
-                        _("`quiz check` finds a damaged database; if it finds nothing, this is a bug: run the "
-                          "command again with QUIZ_DEBUG=1 for the traceback to report"))
-            raise typer.Exit(int(ExitCode.ERROR)) from None
+            raise _unexpected(err) from None
+
+
+def _unexpected(err: Exception) -> typer.Exit:
+    """The one line of an error nobody foresaw (the exit to raise after it)."""
+    _error_line(_("Error: unexpected {kind}: {message}").format(kind=type(err).__name__, message=err),
+                _("`quiz check` finds a damaged database; if it finds nothing, this is a bug: run the "
+                  "command again with QUIZ_DEBUG=1 for the traceback to report"))
+    return typer.Exit(int(ExitCode.ERROR))
+
+
+_WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}  # a write that found no room
+
+
+def output_failed(err: OSError) -> int | None:
+    """The exit code when ``err`` came from standard output: a full disk (``>/dev/full``) is said
+    in one line (exit 1), a reader gone away is 141, and the rest of the output is dropped, as it
+    would fail again at exit. Standard output is the culprit when it cannot flush either, or when
+    a write found no room and names no file (a large write goes past the buffer, which then
+    flushes; quizzer's own files are named in their errors). None otherwise."""
+    if sys.stdout is None:
+        return None
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_output()
+        return int(ExitCode.PIPE_CLOSED)
+    except OSError as again:
+        err = again
+    else:
+        if err.filename is not None or err.errno not in _WRITE_ERRNOS:
+            return None
+    _discard_output()
+    _error_line(_("Error: cannot write standard output: {reason}").format(reason=os_reason(err)), "")
+    return int(ExitCode.ERROR)
 
 
 def _discard_output() -> None:
