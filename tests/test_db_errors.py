@@ -376,6 +376,45 @@ def test_a_write_lock_held_past_the_busy_timeout_is_busy(env, good_db):
     assert sha256(good_db) == before
 
 
+def test_an_answer_waits_out_a_long_write_instead_of_being_lost(env, good_db):
+    """A `history import` holding the write lock past the busy timeout ended the study session
+    with "is locked" and dropped the answer on screen."""
+    import threading
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "quizzer", "study", "--limit", "1"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                            env={**env, "QUIZ_DB": str(good_db), "QUIZ_BUSY_TIMEOUT_MS": "300", "QUIZ_LANG": "en"})
+    assert proc.stdin is not None and proc.stdout is not None
+    shown: list[str] = []
+    threading.Thread(target=lambda: shown.extend(iter(proc.stdout.readline, "")), daemon=True).start()
+
+    def seen(text: str) -> bool:
+        deadline = time.monotonic() + 60
+        while text not in "".join(shown):
+            if time.monotonic() > deadline or proc.poll() is not None:
+                return False
+            time.sleep(0.05)
+        return True
+
+    assert seen("╭"), "".join(shown)  # the card is on screen: the session is open
+    holder = sqlite3.connect(good_db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process's long write starts
+    try:
+        proc.stdin.write("\n3\n")  # reveal, Good
+        proc.stdin.flush()
+        assert seen("is locked: another process held its write lock"), "".join(shown)
+        assert seen("this answer waits and is saved once it is free"), "".join(shown)
+    finally:
+        holder.execute("COMMIT")
+        holder.close()
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
+    assert seen("Reviewed 1")
+    with sqlite3.connect(good_db) as conn:
+        assert conn.execute("SELECT count(*) FROM review_log").fetchone() == (1,)
+
+
 # -- 10: backups -------------------------------------------------------------------
 
 

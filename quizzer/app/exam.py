@@ -30,6 +30,7 @@ from typing import Any, Literal, Union
 
 
 from quizzer import clock, kinds
+from quizzer.app.busy import Waiting, patiently
 from quizzer.app.collection import Collection
 from quizzer.app.paper import draw_paper, new_seed
 from quizzer.app.views import Retry
@@ -206,6 +207,7 @@ class ExamSession:
         self.tick = tick
         self.phase: Literal["answering", "marking", "done"] = "answering"
         self.asked_at = tick()
+        self.waiting: Waiting | None = None  # the screen's, while an answer waits for the write lock
         self.current: QuestionRecord | None = None
         self.drawn: dict[tuple[str, int], Asked] = {}
         self.to_mark: list[QuestionRecord] = []
@@ -300,13 +302,12 @@ class ExamSession:
         if isinstance(event, TimeUp) or self.seconds_left() <= 0:  # cut off, or sent past the deadline
             typed = event.text.strip() if isinstance(event, (TimeUp, Answer)) else ""
             if typed:
-                exam_store.save_answer(self.store, self.exam.id, question.position, status="unanswered",
-                                       answer_text=typed, spent_ms=self._spent())
+                self._save(question.position, status="unanswered", answer_text=typed, spent_ms=self._spent())
             else:
-                exam_store.save_answer(self.store, self.exam.id, question.position, spent_ms=self._spent())
+                self._save(question.position, spent_ms=self._spent())
             return self._time_up()
         if isinstance(event, (HandIn, Leave)):
-            exam_store.save_answer(self.store, self.exam.id, question.position, spent_ms=self._spent())
+            self._save(question.position, spent_ms=self._spent())
             if isinstance(event, Leave):
                 self.phase = "done"
                 return [LeftUnfinished(self.exam.id, self.exam.deadline, self.seconds_left() <= 0)]
@@ -315,8 +316,7 @@ class ExamSession:
             return [self._question_view()]
         text = event.text.strip()
         if not text:
-            exam_store.save_answer(self.store, self.exam.id, question.position, status="skipped",
-                                   answer_text=None, spent_ms=self._spent())
+            self._save(question.position, status="skipped", answer_text=None, spent_ms=self._spent())
             return self._ask_next()
         card = self.collection.cards[question.card_id]
         kind = kinds.of(card)
@@ -324,10 +324,13 @@ class ExamSession:
         if reading is not None and reading.answer is None:
             return [Retry(reading.problem or "?"), self._question_view()]
         stored = reading.answer if reading is not None else text  # choice "c, a" is stored as "AC"
-        exam_store.save_answer(self.store, self.exam.id, question.position, status="answered",
-                               answer_text=stored, spent_ms=self._spent())
+        self._save(question.position, status="answered", answer_text=stored, spent_ms=self._spent())
         self.pending = [q for q in self.pending if q.position != question.position]
         return self._ask_next()
+
+    def _save(self, position: int, **fields: Any) -> None:
+        """One question's answer (``exam_store.save_answer``), waiting for the write lock."""
+        patiently(lambda: exam_store.save_answer(self.store, self.exam.id, position, **fields), self.waiting)
 
     def _time_up(self) -> list[View]:
         return [TimeIsUp(at_start=False), *self._hand_in()]

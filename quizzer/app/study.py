@@ -23,6 +23,7 @@ from datetime import date, datetime, timedelta
 from typing import Any, Literal, Union
 
 from quizzer import clock, kinds
+from quizzer.app.busy import Waiting, patiently
 from quizzer.app.collection import Collection
 from quizzer.app.views import Retry
 from quizzer.defaults import Rating
@@ -246,6 +247,7 @@ class StudySession:
         self.set_aside: set[str] = set()  # buried or suspended in this session
         self.summary = Summary()
         self.warmed = False  # torch prewarmed (after the first card is on screen)
+        self.waiting: Waiting | None = None  # the screen's, while an answer waits for the write lock
 
     # -- driving -------------------------------------------------------------
 
@@ -383,12 +385,12 @@ class StudySession:
         asked = self._asked()
         now = clock.now() if again is None else again.reviewed_at
         duration_ms = int((self.tick() - self.shown_at) * 1000) if again is None else again.duration_ms
-        answered = answering.answer(
+        answered = patiently(lambda: answering.answer(
             self.collection.store, card_id, rating, now=now,
             duration_ms=duration_ms, answer_text=answer_text, correct=correct,
             seed=asked.seed, scheduler=self.scheduler, rollover_hour=self.settings.day_start_hour,
             load_balance=self.settings.load_balance, interview=self.interview,
-        )
+        ), self.waiting)
         done = Done(answered, rating, answer_text, correct, now, duration_ms)
         self.history.append(done)
         self._count(done, +1)

@@ -68,6 +68,7 @@ class ExamScreen:
 
             clear_screen = settings.load().clear_screen
         self.clear_screen = bool(clear_screen) and prompter.interactive  # a transcript on a pipe keeps every question
+        session.waiting = render.waiting(console)  # an answer waits out another process's long write
 
     def run(self) -> Report | LeftUnfinished:
         views: Sequence[View] = self.session.begin()

@@ -6,6 +6,7 @@ import re
 import string
 import unicodedata
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -13,6 +14,8 @@ from rich.markup import escape
 from rich.segment import Segment
 from rich.text import Text
 
+from quizzer.errors import DatabaseBusy
+from quizzer.i18n import _
 from quizzer.terminal.linebreak import install as install_line_breaking
 from quizzer.terminal.mathtext import math_to_unicode
 from quizzer.widetext import join_wide_lines
@@ -235,6 +238,16 @@ def card(console: Console, title: str, front: str) -> None:
 
     console.print()
     console.print(Panel(markdown(front), title=title, title_align="left"))
+
+
+def waiting(console: Console) -> Callable[[DatabaseBusy], None]:
+    """What an answer waiting for the write lock says, once each busy timeout (``app.busy``)."""
+
+    def say(busy: DatabaseBusy) -> None:
+        console.print(Text(_("{why}: this answer waits and is saved once it is free (Ctrl-C gives it up)").format(
+            why=busy.message), style="yellow"))
+
+    return say
 
 
 def retry(console: Console, message: str) -> None:

@@ -116,6 +116,7 @@ class StudyScreen:
         self.console = console
         self.clear_screen = clear_screen and prompter.interactive  # a transcript on a pipe keeps every card
         self.verdict_shown: str | None = None  # the card whose verdict line already said its rating and due
+        session.waiting = render.waiting(console)  # an answer waits out another process's long write
 
     def run(self) -> Summary:
         """Until the session ends; Ctrl-C propagates (every answer is already saved)."""
