@@ -553,3 +553,17 @@ def test_check_on_a_server_that_is_down_is_one_line(env):
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert lines[0].startswith("Error: postgresql://ann:***@127.0.0.1:") and "s3cret" not in result.stderr
+
+
+@pytest.mark.parametrize("args", [(), ("check",), ("history", "export", "{loop}"), ("export", "markdown", "--out", "{loop}"),
+                                  ("export", "anki", "{loop}.apkg"), ("lint", "{loop}")])
+def test_a_symlink_loop_is_a_plain_error_not_a_bug_report(env, good_db, tmp_path, args):
+    """Path.resolve raised "RuntimeError: Symlink loop", which the boundary called a bug."""
+    loop = tmp_path / "loop"
+    (tmp_path / "loop2").symlink_to(loop)
+    loop.symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop.apkg").symlink_to(tmp_path / "loop.apkg")
+    db = loop if not args or args == ("check",) else good_db
+    result = quiz(env, db, *(arg.format(loop=loop) for arg in args))
+    assert result.returncode in (1, 2), result.stderr
+    assert "unexpected" not in result.stderr and "Traceback" not in result.stderr, result.stderr

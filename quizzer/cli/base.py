@@ -415,7 +415,7 @@ def output_file(ctx: typer.Context, path: Path, db: Path | None = None) -> Path:
     if not path.name or path.is_dir():
         raise UsageError(_("{file} is not a file name").format(file=repr(str(path))), _("name the file to write"))
     database = resolve(where(ctx, db=db).db)[1]
-    if database is not None and path.expanduser().resolve() in {
+    if database is not None and Path(os.path.realpath(path.expanduser())) in {
             database.with_name(database.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")}:
         raise UsageError(_("{file} is your database: writing it would destroy the collection").format(file=path),
                          _("name another file"))

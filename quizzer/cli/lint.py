@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -44,7 +45,7 @@ def _checked(paths: list[Path]) -> str:
     from quizzer import decks
     from quizzer.errors import DeckProblems
 
-    files = list({path.resolve(): path for path in decks.deck_files(paths)}.values())  # each file once
+    files = list({Path(os.path.realpath(path)): path for path in decks.deck_files(paths)}.values())  # each file once
     try:
         cards = sum(len(loaded.entries) for loaded in decks.load_decks(files))  # cached for the next command
     except DeckProblems:  # changed while being checked: count the files only

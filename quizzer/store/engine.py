@@ -299,8 +299,8 @@ def resolve(url_or_path: str | Path | None) -> tuple[URL, Path | None]:
         if url.drivername in SERVER_SCHEMES:
             url = url.set(drivername="postgresql+psycopg")
         database = url.database if url.get_backend_name() == "sqlite" else None
-        return url, Path(database).resolve() if database and database != ":memory:" else None
-    path = Path(target).expanduser().resolve()
+        return url, Path(os.path.realpath(database)) if database and database != ":memory:" else None
+    path = Path(os.path.realpath(Path(target).expanduser()))  # a symlink loop is ELOOP when opened, not a RuntimeError here
     return URL.create("sqlite", database=str(path)), path
 
 
