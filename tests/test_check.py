@@ -133,7 +133,9 @@ def test_a_review_deleted_by_hand_is_noticed_and_the_statistics_follow_the_log(h
     ("UPDATE review_log SET reviewed_at = 'garbage'", "review_log: a review whose time is not a time from 1970 to 9000: 1"),
     ("UPDATE review_log SET reviewed_at = '9999-12-31 23:59:00.000000'",
      "review_log: a review whose time is not a time from 1970 to 9000: 1"),
-], ids=["stability", "due", "review-time", "year-9999"])
+    ("UPDATE cards SET stability = 1e309 WHERE id = 'c-review'",
+     "cards: a card whose stability is not a finite number above 0, or difficulty not from 1 to 10: c-review"),
+], ids=["stability", "due", "review-time", "year-9999", "infinite-stability"])
 def test_sqlite_values_of_the_wrong_type_are_broken_rules(healthy, sql, expected):
     """SQLite keeps any value in any column: these made quiz cards, show or stats fail while check said ok."""
     backend, store = healthy

@@ -24,6 +24,7 @@ from quizzer.store.models import card_tags, cards, exam_questions, exams, mistak
 from quizzer.store.records import LEARNING, NEW, RELEARNING
 
 SHOWN = 20  # rows named per problem; the rest are counted
+FINITE = 1e300  # above any stability FSRS gives: infinity (1e309 in SQLite, 'Infinity' on a server) is past it
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,11 @@ def _memory_missing() -> ColumnElement[bool]:
                cards.c.last_review.is_(None))
 
 
+def _numeric(column: ColumnElement[float]) -> ColumnElement[bool]:
+    """A number, on either backend: SQLite's text in a REAL column is not (it is the next rule's)."""
+    return column + 0 == column
+
+
 def _orphan(table: Table, column: str, parent: Table) -> ColumnElement[bool]:
     return ~table.c[column].in_(select(parent.c.id))
 
@@ -54,6 +60,9 @@ RULES = (
     Rule(N_("a learning card without its learning step"), cards, ("id",),
          and_(cards.c.state.in_((LEARNING, RELEARNING)), cards.c.step.is_(None))),
     Rule(N_("a card with negative lapses"), cards, ("id",), cards.c.lapses < 0),
+    Rule(N_("a card whose stability is not a finite number above 0, or difficulty not from 1 to 10"), cards, ("id",),
+         or_(and_(_numeric(cards.c.stability), or_(cards.c.stability <= 0, cards.c.stability > FINITE)),
+             and_(_numeric(cards.c.difficulty), or_(cards.c.difficulty < 1, cards.c.difficulty > 10)))),
     Rule(N_("a review of a card the database does not have"), review_log, ("id",),
          _orphan(review_log, "card_id", cards)),
     Rule(N_("a tag of a card the database does not have"), card_tags, ("card_id", "tag"),
