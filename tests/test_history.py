@@ -319,6 +319,9 @@ def test_reviews_of_a_deck_card_attach_to_it_and_unknown_ids_are_archived(tiny, 
     assert archived.exit_code == 0 and {row[0] for row in rows_of(out)} == {"card_id", "old-1"}
     unknown = quiz("history", "export", str(out), "--deck", "nope", "--decks", str(tiny))
     assert unknown.exit_code == 2 and "Error: no deck 'nope' (known: archived, tiny)" in unknown.stderr
+    for edge, rows in (("0001-01-01", 5), ("9999-12-31", 0)):  # the first was "year 0 is out of range"
+        exported = quiz("history", "export", "-", "--since", edge, "--decks", str(tiny))
+        assert exported.exit_code == 0 and len(exported.stdout.splitlines()) == 1 + rows, exported.output
     bad_date = quiz("history", "export", str(out), "--since", "2025-02-30", "--decks", str(tiny))
     assert bad_date.exit_code == 2 and "--since '2025-02-30' is not a date" in bad_date.stderr
 

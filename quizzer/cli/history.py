@@ -105,7 +105,10 @@ def history_export(
             day = date.fromisoformat(since.strip())
         except ValueError:
             raise UsageError(_("--since {value} is not a date").format(value=repr(since)), _("e.g. --since 2025-01-31")) from None
-        start = clock.day_start(day, settings().day_start_hour)
+        # no review is older than quizzer's first year, nor newer than its last: 0001-01-01 was
+        # "year 0 is out of range" in UTC
+        if day > date(clock.FIRST_YEAR, 1, 2):
+            start = clock.day_start(min(day, date(clock.LAST_YEAR, 1, 1)), settings().day_start_hour)
     opened = collection(ctx, decks_dir, db)
     if deck:  # the decks of the history too: an archived card's deck is no deck file
         CardFilter.of(deck).validate({*history.decks(opened.store), *(loaded.id for loaded in opened.decks)}, (), ())
