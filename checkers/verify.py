@@ -40,7 +40,11 @@ def check_example(checker_name: str, inputs: dict, stated: str | list[str]) -> s
         model = checker.Inputs.model_validate(inputs)
     except ValidationError as err:
         return Said("bad inputs for {checker}: {errors}", checker=checker_name, errors=_errors(err.errors(include_url=False)))
-    truth = checker.solve(model)
+    try:
+        truth = checker.solve(model)
+    except (ArithmeticError, RuntimeError, TypeError, ValueError, MemoryError) as err:  # torch on inputs past its sizes
+        reason = (str(err).splitlines() or [type(err).__name__])[0][:120]
+        return Said("the reference cannot compute these inputs ({reason}); give sizes it can hold", reason=reason)
     truths = truth if isinstance(truth, list) else [truth]
     texts = stated if isinstance(stated, list) else [stated]
     if isinstance(truth, list) != isinstance(stated, list) or len(texts) != len(truths):

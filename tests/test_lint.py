@@ -266,6 +266,26 @@ def test_worked_examples_are_checked_even_when_another_card_is_broken(tmp_path):
     assert any(m.startswith("example answer:") for m in messages)
 
 
+@pytest.mark.parametrize("batch", ["99999999999999999999999999", "9223372036854775807"])
+def test_example_inputs_the_reference_cannot_hold_are_a_problem_at_their_card(tmp_path, batch):
+    """Lint ended with "unexpected TypeError: ... Overflow when unpacking long long" and a C++
+    stack dump, no line, and no other problem of the folder listed."""
+    numeric = f"""\
+  - id: num-shapes
+    kind: numeric
+    source: "2"
+    checker: attention_shapes
+    example:
+      inputs: {{batch: {batch}, q_len: 8, kv_len: 20, d_model: 512, heads: 8, stage: scores}}
+      answer: [4, 8, 8, 20]
+"""
+    result = lint(write(tmp_path, CHOICE.replace("answer: B", "answer: Z") + numeric))
+    assert result.exit_code == 1 and "unexpected" not in result.output
+    messages = [m for _, _, m in problems(result)]
+    assert any(m.startswith("answer: 'Z'") for m in messages)  # the other card's problem is listed too
+    assert any(m.startswith("example answer: the reference cannot compute these inputs (") for m in messages), messages
+
+
 CLOZE = """\
   - id: cloze-one
     kind: cloze
