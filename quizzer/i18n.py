@@ -105,7 +105,22 @@ def requested(environ: Mapping[str, str]) -> str | None:
 def choose(environ: Mapping[str, str] | None = None, argv: Sequence[str] | None = None) -> str:
     environ = os.environ if environ is None else environ
     argv = sys.argv[1:] if argv is None else argv
-    return requested(environ) or from_config(environ) or from_locale(environ) or from_decks(environ, argv)
+    chosen = requested(environ) or from_config(environ) or from_locale(environ) or from_decks(environ, argv)
+    if chosen == "zh" and not requested(environ) and not _writes_chinese(sys.stdout):
+        return "en"  # an ASCII terminal (LC_ALL=C) would show escapes: only QUIZ_LANG=zh insists
+    return chosen
+
+
+def _writes_chinese(stream: object) -> bool:
+    """Whether ``stream``'s encoding has Chinese characters (UTF-8, GB18030 do; ASCII, Latin-1 not)."""
+    encoding = getattr(stream, "encoding", None)
+    if not isinstance(encoding, str):
+        return True  # a test's capture, or no stream: nothing to judge by
+    try:
+        "中文".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def use(language: str | None = None) -> str:

@@ -269,3 +269,15 @@ def test_config_set_speaks_with_chinese_punctuation(tmp_path):
     assert saved.returncode == 0 and saved.stdout.startswith(f"new_per_day: 20 → 21（已保存到 {config}）"), saved.stdout
     bad = quiz("config", "set", "desired_retention", "2", QUIZ_LANG="zh", QUIZ_CONFIG=config)
     assert bad.returncode == 2 and bad.stderr.startswith("错误：desired_retention：应为"), bad.stderr
+
+
+@pytest.mark.parametrize("asked, heading", [(None, "deck "), ("zh", "\\u724c\\u7ec4")])
+def test_a_terminal_that_cannot_write_chinese_gets_english_or_escapes_not_a_crash(tmp_path, asked, heading):
+    """`LC_ALL=C` or PYTHONIOENCODING=latin-1 made every command "unexpected UnicodeEncodeError"."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("LC_", "LANG", "QUIZ_LANG"))}
+    env.update(PYTHONIOENCODING="latin-1", QUIZ_CONFIG=str(tmp_path / "c.toml"), QUIZ_DB=str(tmp_path / "q.db"))
+    if asked:
+        env["QUIZ_LANG"] = asked  # asked for: kept, written as escapes
+    done = subprocess.run([sys.executable, "-m", "quizzer", "decks"], capture_output=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode("latin-1").startswith(heading)
