@@ -236,3 +236,12 @@ def test_tab_completion_offers_commands_and_an_option_s_choices(tmp_path):
     assert complete("quiz cards --state ", 3) == ["new", "learning", "review", "due", "suspended", "buried", "leech", "mistake"]
     assert complete("quiz study --deck ", 3) == ["ch08-bert", "day12-bert-gpt", "interview-numbers"]  # the bundled decks
     assert complete("quiz stats --deck da", 3) == ["day12-bert-gpt"]
+
+
+def test_a_huge_terminal_width_is_capped():
+    """COLUMNS=99999999 made `quiz show ID` 2 MB of padding a card, and took minutes."""
+    from quizzer.terminal.render import WIDEST
+
+    result = runner.invoke(app, ["show", "bert-vs-gpt-core"], env={"COLUMNS": "99999999"})
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.stdout.splitlines()) == WIDEST  # the panel takes the whole width

@@ -216,10 +216,16 @@ class _Console(Console):
         raise BrokenPipeError
 
 
+WIDEST = 1000  # columns: COLUMNS=99999999 made a card 2 MB of padding and took minutes to draw
+
+
 def console() -> Console:
     """The terminal's console, with Chinese line breaking in everything it wraps."""
     install_line_breaking()
-    return _Console()
+    drawn = _Console()
+    if drawn.width > WIDEST:
+        drawn.width = WIDEST
+    return drawn
 
 
 def section_text(source: str) -> str:
