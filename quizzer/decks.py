@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, cast
 
 from quizzer import deck_cache, kinds
+from quizzer.defaults import ARCHIVE_DECK
 from quizzer.errors import MAX_PROBLEMS, UNLISTED, DeckProblems, os_reason, printable
 from quizzer.i18n import N_, _, join
 from quizzer.locations import bundled_decks, deck_dirs  # noqa: F401  # where commands and tests find them
@@ -317,6 +318,10 @@ def _validate(text: str, path: Path, verify_examples: bool) -> Checked:
     problems = [Problem(shown, p.position.line, p.position.column, p.message) for p in doc.problems]
     checked = Checked(path, None, _card_lines(doc), problems, _deck_id(doc))
     checked.problems += duplicate_ids([(path, checked.lines)])
+    if checked.deck_id is not None and checked.deck_id[0] == ARCHIVE_DECK:  # its cards would mix with those
+        at = doc.position(("id",))
+        checked.problems.append(Problem(shown, at.line, at.column, _(
+            "the deck id '{id}' is taken: `quiz history import` keeps there the cards no deck has").format(id=ARCHIVE_DECK)))
     if doc.data is None:
         if not checked.problems:
             checked.problems.append(Problem(shown, 1, 1, _("the deck file is empty")))

@@ -30,6 +30,7 @@ class Rating(IntEnum):
 RATING_NAMES = (N_("Again"), N_("Hard"), N_("Good"), N_("Easy"))  # for the catalogue
 
 
+ARCHIVE_DECK = "archived"  # the deck of reviewed ids that no deck file has (history import): no deck file's id
 NEW_PER_DAY = 20  # Anki's default
 REVIEWS_PER_DAY = 200  # Anki's default
 LEECH_LAPSES = 8  # Anki's leech threshold

@@ -286,6 +286,17 @@ def test_example_inputs_the_reference_cannot_hold_are_a_problem_at_their_card(tm
     assert any(m.startswith("example answer: the reference cannot compute these inputs (") for m in messages), messages
 
 
+def test_the_archive_decks_id_is_refused(tmp_path):
+    """A deck with the id `archived` mixed its cards with the history import's archived ones
+    (`history export --deck archived` gave both)."""
+    result = lint(write(tmp_path, CHOICE, header=HEADER.replace("id: test-deck", "id: archived")))
+    assert result.exit_code == 1
+    assert (1, 5, "the deck id 'archived' is taken: `quiz history import` keeps there the cards no deck has") in problems(result)
+    chapter = Path(__file__).resolve().parent / "fixtures" / "chapter-small.md"
+    refused = runner.invoke(app, ["import", "chapter", str(chapter), "--deck", "archived"])
+    assert refused.exit_code == 2 and "the deck id 'archived' is taken" in refused.stderr
+
+
 CLOZE = """\
   - id: cloze-one
     kind: cloze

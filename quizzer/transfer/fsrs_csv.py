@@ -20,6 +20,7 @@ from typing import IO, TextIO
 import fsrs
 
 from quizzer.clock import ROLLOVER_HOUR
+from quizzer.defaults import ARCHIVE_DECK
 from quizzer.errors import HistoryFileError, os_reason
 from quizzer.files import replacing
 from quizzer.i18n import _, join
@@ -29,7 +30,6 @@ from quizzer.store.engine import Store
 from quizzer.store.history import HistoryImport, LoggedReview
 
 COLUMNS = ("card_id", "review_rating", "review_time", "review_duration")
-ARCHIVE_DECK = "archived"  # where reviewed ids that no deck has are kept (inactive cards)
 IMPORTED_KIND = "imported"
 MAX_ID_LENGTH = 200  # the cards table's id column
 MAX_DURATION_MS = 2**31 - 1
