@@ -213,8 +213,9 @@ def _replace(backup: Path, db_path: Path) -> None:
 
 def check(db_path: Path) -> list[str]:
     """Problems found by integrity_check and foreign_key_check; empty when healthy."""
-    if not Path(db_path).is_file():
-        return [_("{path}: no such file").format(path=db_path)]
+    if not Path(db_path).is_file():  # a folder, a device or a FIFO is there, or nothing
+        return [_("{path}: no such file").format(path=db_path) if not os.path.lexists(db_path)
+                else _("{path}: not a regular file").format(path=db_path)]
     try:
         with closing(sqlite3.connect(db_path)) as conn:
             problems = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]

@@ -122,7 +122,8 @@ def test_the_database_is_not_restored_over_itself(db):
 
 def test_check_reports_ok_and_damage(db, tmp_path):
     assert check(db) == []
-    assert check(tmp_path / "missing.db") != []
+    assert check(tmp_path / "missing.db") == [f"{tmp_path / 'missing.db'}: no such file"]
+    assert check(tmp_path) == [f"{tmp_path}: not a regular file"]  # it said "no such file"
 
     not_a_db = tmp_path / "garbage.db"
     not_a_db.write_bytes(b"this is not sqlite" * 500)
