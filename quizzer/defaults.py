@@ -38,4 +38,5 @@ EXAM_COUNT = 15
 EXAM_MINUTES = 30.0
 EXAM_MIN_MINUTES = 0.01  # 0.6 s, the least a test needs; the paper simply times out
 EXAM_MAX_MINUTES = 1440.0  # a day: the deadline must be a date, and no interview lasts longer
+SEED_MAX = 2**63 - 1  # the largest --seed: what the database's integer columns hold
 SEEDS = 2**31  # a generated question's seed, and a new paper's, is drawn below this

@@ -398,8 +398,8 @@ def test_overview_new_is_capped_by_the_day_s_limit_with_a_total(deck_folder):
     decks = {row["deck"]: row for row in data["decks"]}
     assert decks["many"]["new_waiting"] == 24 and decks["many"]["new"] == 18  # 20 a day, 2 done
     assert decks["mini"]["new_waiting"] == decks["mini"]["new"] == 6
-    assert data["total"] == {"new": 18, "new_waiting": 30, "learning": 2, "due": 0}
-    assert set(data["decks"][0]) == {"deck", "title", "new", "new_waiting", "learning", "due"}
+    assert data["total"] == {"new": 18, "new_waiting": 30, "learning": 2, "due": 0, "due_waiting": 0}
+    assert set(data["decks"][0]) == {"deck", "title", "new", "new_waiting", "learning", "due", "due_waiting"}
     table = runner.invoke(app, ["--decks", str(folder)], env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": "120"}).stdout
     assert re.search(r"^total\s+18\s+2\s+0$", table, re.MULTILINE), table  # new, learning, due
     assert re.search(r"^many\s.*\s18\s+\d+\s+\d+$", table, re.MULTILINE), table
@@ -416,7 +416,7 @@ def test_json_before_a_command_is_a_usage_error(deck_dir):
 def test_every_listing_has_json_with_its_documented_fields(studied):
     overview = json.loads(runner.invoke(app, ["--decks", str(studied), "--json"],
                                         env={"QUIZ_NOW": T0.isoformat()}).stdout)
-    assert set(overview) == {"decks", "total", "new_per_day", "interview", "unfinished_exam"}
+    assert set(overview) == {"decks", "total", "new_per_day", "reviews_per_day", "interview", "unfinished_exam"}
     decks = as_json(studied, "decks")
     assert {d["deck"] for d in decks} == {"mini", "other"}
     assert set(decks[0]) == {"deck", "title", "path", "kinds", "total"} and set(decks[0]["kinds"]) == set(kinds.KINDS)

@@ -122,3 +122,11 @@ def test_one_checker_imports_only_its_own_family():
             "print(sorted(m for m in sys.modules if m.startswith('checkers.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "checkers.pretraining" in out and "checkers.attention" not in out and "checkers.costs" not in out
+
+
+@pytest.mark.parametrize("args", [["generate", "mlm_loss"], ["show", "bert-mlm-loss-cute"], ["exam"]])
+@pytest.mark.parametrize("seed", ["-1", str(2**63)])
+def test_every_seed_option_takes_the_same_range(args, seed):
+    """`exam --seed -1` was refused while `generate` and `show` took it (and 2**90)."""
+    result = runner.invoke(app, [*args, "--seed", seed])
+    assert result.exit_code == 2 and "Invalid value for '--seed'" in result.stderr, result.output

@@ -19,7 +19,7 @@ from quizzer.cli.base import (
     kind_values,
     settings,
 )
-from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXAM_MINUTES
+from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXAM_MINUTES, SEED_MAX
 from quizzer.errors import UsageError
 from quizzer.i18n import _, ngettext
 
@@ -38,7 +38,7 @@ def exam(
     deck: DeckFilter = None,
     tag: TagFilter = None,
     kind: KindFilter = None,
-    seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", show_default=False, min=0, max=2**63 - 1,
+    seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", show_default=False, min=0, max=SEED_MAX,
                                                 help=_("Draw this paper (the same seed gives the same paper)."))] = None,
     resume: Annotated[bool, typer.Option("--resume", help=_("Continue the last unfinished exam."))] = False,
     show_history: Annotated[bool, typer.Option("--history", help=_("Past exams and the trend of the score."))] = False,
