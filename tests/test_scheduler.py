@@ -20,6 +20,7 @@ from quizzer.defaults import LEECH_LAPSES
 from quizzer.errors import CardNotFound
 from quizzer.scheduling.answer import answer, bury, suspend, undo, unsuspend
 from quizzer.scheduling.queue import build_queue
+from quizzer.scheduling import queue as queues
 from quizzer.scheduling.summary import card_info, due_forecast, next_due
 from quizzer.store.filter import CardFilter
 from quizzer.transfer.fsrs_csv import import_history, read_review_log
@@ -224,6 +225,18 @@ def test_queue_order_learning_then_reviews_interleaved_with_new(store):
     queue = build_queue(store, now, new_per_day=3, scheduler=NO_FUZZ)
     # learning first; reviews least retrievable first; 2 new left (1 used today) spread among them
     assert queue == ["r4", "r0", "n0", "r1", "r2", "n1", "r3"]
+
+
+def test_a_learning_step_due_soon_is_studied_at_once_when_nothing_else_is(store):
+    """Quit and start again: `quiz study` said nothing was due until the step in 10 minutes, where
+    Anki's learn-ahead limit (20 minutes) shows it, as the session itself did before quitting."""
+    sync_cards(store, refs(2, deck="n"), T0)
+    ans(store, "n0", 1, T0)  # Again: the next step is minutes away
+    due = card_info(store, "n0", T0).memory.due
+    assert due is not None and T0 < due <= T0 + queues.LEARN_AHEAD
+    assert build_queue(store, T0, new_per_day=1) == ["n0"]  # the day's one new card is done: nothing else
+    assert build_queue(store, T0, new_per_day=2) == ["n1"]  # something else first; the session brings n0 back
+    assert build_queue(store, due - queues.LEARN_AHEAD - timedelta(minutes=1), new_per_day=1) == []  # not yet
 
 
 def test_daily_limits_count_what_was_done_today(store):

@@ -132,7 +132,7 @@ class StudyStates(RuleBasedStateMachine):
             record = card_store.card(self.collection.store, view.card_id)
             assert not record.suspended and (record.buried_until is None or record.buried_until <= T0)
             ahead = self.session.queue[self.session.position:]
-            coming_back = set(queues.learning_due(self.collection.store, T0 + study.LEARN_AHEAD)) & set(self.collection.cards)
+            coming_back = set(queues.learning_due(self.collection.store, T0 + queues.LEARN_AHEAD)) & set(self.collection.cards)
             assert view.left == len(ahead) + len(coming_back - set(ahead)) >= 1
 
 

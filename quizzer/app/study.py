@@ -39,7 +39,6 @@ from quizzer.store.cards import ReviewedSince
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.store.records import Answered
 
-LEARN_AHEAD = timedelta(minutes=20)  # Anki's default: show learning cards due this soon before ending
 
 
 # -- events ------------------------------------------------------------------
@@ -329,7 +328,7 @@ class StudySession:
         failed now or in an earlier session) and not yet queued: Anki counts them as left at once,
         so "0 left" does not precede a card."""
         ahead = set(self.queue[self.position:])
-        return sum(1 for card_id in queues.learning_due(self.collection.store, clock.now() + LEARN_AHEAD, self.chosen)
+        return sum(1 for card_id in queues.learning_due(self.collection.store, clock.now() + queues.LEARN_AHEAD, self.chosen)
                    if card_id not in ahead and card_id in self.collection.cards
                    and (self.scope is None or card_id in self.scope))
 
@@ -354,7 +353,7 @@ class StudySession:
 
     def _requeue_learning(self) -> bool:
         """At the end of the queue, bring back cards in learning due within LEARN_AHEAD."""
-        due = queues.learning_due(self.collection.store, clock.now() + LEARN_AHEAD, self.chosen)
+        due = queues.learning_due(self.collection.store, clock.now() + queues.LEARN_AHEAD, self.chosen)
         self.queue[self.position:] = [c for c in due if c in self.collection.cards
                                       and (self.scope is None or c in self.scope)]
         return self.position < len(self.queue)

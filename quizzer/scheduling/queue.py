@@ -24,6 +24,7 @@ from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.store.records import DueRow
 
 ALL = 1 << 62  # "no limit" for the store's limited reads
+LEARN_AHEAD = timedelta(minutes=20)  # Anki's default learn-ahead limit: learning steps due this soon count as due
 FOREVER = timedelta(days=2 * 36500)  # past any due date (the longest interval is 36500 days)
 
 
@@ -51,7 +52,8 @@ def build_queue(
     subtract what was already studied since the study day began (scheduled reviews in mode
     "study"); ``new_limit`` can only lower the remaining new-card allowance. A deck named in
     ``deck_new_per_day`` / ``deck_reviews_per_day`` also keeps to its own limit (less what
-    was studied in it today), within the global one. With ``ahead`` and nothing to study,
+    was studied in it today), within the global one. With nothing else to study, learning cards
+    due within LEARN_AHEAD come now (Anki's learn-ahead limit); with ``ahead`` and still nothing,
     returns already-seen cards soonest due first (the ahead rule). Before an ``interview``,
     new cards come at the plan's pace and a budget too small for every due review takes the
     largest gains in recall on the day first (``plan``).
@@ -69,6 +71,8 @@ def build_queue(
     new = new_offered(store, now, new_per_day=new_per_day, chosen=chosen, new_limit=new_limit,
                       rollover_hour=rollover_hour, deck_new_per_day=deck_new_per_day, interview=interview)
     queue = learning + interleave(reviews, new)
+    if not queue:  # Anki's learn-ahead limit: with nothing else to study, a step due this soon is shown now
+        queue = cards.learning_due(store, chosen, now, now + LEARN_AHEAD)
     if not queue and ahead:
         queue = cards.seen_by_due(store, chosen, now, limit if limit is not None else reviews_per_day)
     return queue if limit is None else queue[:limit]
