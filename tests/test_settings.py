@@ -188,10 +188,11 @@ def test_an_option_overrides_the_file_for_one_run(decks, config):
     ("deck.ch08-bert.reviews_per_day", "-5", "a whole number from 0 to 9999"),
 ])
 def test_a_bad_value_is_refused_naming_the_key_and_its_range(config, key, value, allowed):
-    result = quiz("config", "set", "--", key, value)
-    assert result.exit_code == 2, result.output
-    assert result.stderr.startswith(f"Error: {key}: must be ") and allowed in result.stderr
-    assert not config.exists()  # nothing written
+    for args in (("--", key, value), (key, value)):  # without --, -1 was "no such option: -1"
+        result = quiz("config", "set", *args)
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith(f"Error: {key}: must be ") and allowed in result.stderr
+        assert not config.exists()  # nothing written
 
 
 def test_an_unknown_key_is_refused(config):

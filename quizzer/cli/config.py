@@ -64,7 +64,8 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
                   path=printable(shown.path), state=state), markup=False, highlight=False)
 
 
-@config_app.command("set", help=_("Set KEY to VALUE in the config file (checked first: a bad value changes nothing)."))
+@config_app.command("set", context_settings={"ignore_unknown_options": True},  # -1 is a value to refuse, not an option
+                    help=_("Set KEY to VALUE in the config file (checked first: a bad value changes nothing)."))
 def config_set(
     ctx: typer.Context,
     key: KeyArgument,
