@@ -172,9 +172,9 @@ KEYS: dict[str, Key] = {key.name: key for key in (
     Key("new_per_day", COUNT, "0-9999", N_("new cards per study day (all decks together)")),
     Key("reviews_per_day", COUNT, "0-9999", N_("reviews per study day (all decks together)")),
     Key("learning_steps", steps, N_('durations, e.g. "1m 10m"'), N_("steps of a new card before it is in review"),
-        format_steps, lambda value: format_steps(value) or "(none)"),
+        format_steps, lambda value: format_steps(value) or _("(none)")),
     Key("relearning_steps", steps, N_('durations, e.g. "10m"'), N_("steps of a card after Again in review"),
-        format_steps, lambda value: format_steps(value) or "(none)"),
+        format_steps, lambda value: format_steps(value) or _("(none)")),
     Key("maximum_interval", whole(1, 36500), N_("1-36500 (days)"), N_("the longest interval, in days")),
     Key("day_start_hour", whole(0, 23), "0-23", N_("the local hour a study day starts")),
     Key("fuzz", switch, "on/off", N_("spread review intervals a little, as Anki does"),
@@ -189,7 +189,7 @@ KEYS: dict[str, Key] = {key.name: key for key in (
         show=lambda value: value or _("(your login name)")),
 )}
 DECK_KEYS = {suffix: Key(f"deck.ID.{suffix}", COUNT, "0-9999", what) for suffix, what in (
-    ("new_per_day", N_("new cards per study day in deck ID")), ("reviews_per_day", N_("reviews per study day in deck ID")))}
+    ("new_per_day", N_("new cards per study day in this deck (within the total)")), ("reviews_per_day", N_("reviews per study day in this deck (within the total)")))}
 
 
 def key_of(name: str) -> Key:

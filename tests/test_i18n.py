@@ -281,3 +281,21 @@ def test_a_terminal_that_cannot_write_chinese_gets_english_or_escapes_not_a_cras
     done = subprocess.run([sys.executable, "-m", "quizzer", "decks"], capture_output=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode("latin-1").startswith(heading)
+
+
+def test_a_cloze_verdict_lists_its_blanks_as_the_language_does_and_no_steps_is_translated(tmp_path):
+    """The English verdict said `blank 1、2 wrong` (the Chinese comma), and the Chinese config
+    screen showed empty learning steps as `(none)`."""
+    from quizzer import settings
+    from quizzer.kinds import cloze
+
+    card = cloze.ClozeCard(id="c", kind="cloze", source="1", text="{{c1::15%}} 与 {{c2::80%}}")
+    asked = cloze.KIND.ask(card, 0)
+    i18n.use("en")
+    try:
+        verdict = cloze.KIND.score(asked, cloze.KIND.read(asked, "1; 2").answer)
+        assert "✗ blank 1, 2 wrong" in verdict.message
+        i18n.use("zh")
+        assert settings.KEYS["learning_steps"].show(()) == "（无）"
+    finally:
+        i18n.use("en")

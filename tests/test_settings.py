@@ -105,7 +105,7 @@ def test_show_set_unset_with_sources(config):
     assert rows(narrow)["new_per_day"] == ("7", "environment") and max(map(len, narrow.splitlines())) <= 60
     assert "the longest interval" not in narrow  # what each key does, only where it fits
     wide = quiz("config", COLUMNS="140").stdout
-    assert "the longest interval, in days" in wide and "new cards per study day in deck ID" in wide
+    assert "the longest interval, in days" in wide and "new cards per study day in this deck" in wide
     assert max(map(len, wide.splitlines())) <= 140
 
     as_json = quiz("config", "--json")

@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from quizzer.i18n import N_, _
+from quizzer.i18n import N_, _, join
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Text
 
@@ -122,7 +122,7 @@ class Cloze(Kind[ClozeCard]):
         key = " · ".join(f"［{i}］{b.answer}" for i, b in enumerate(found, 1))
         if all(right) and len(typed) == len(found):
             return Verdict(1.0, "correct", _("✓ right: {answer}").format(answer=key))
-        wrong = "、".join(str(i) for i, ok in enumerate(right, 1) if not ok)
+        wrong = join(str(i) for i, ok in enumerate(right, 1) if not ok)
         return Verdict(sum(right) / len(found), "wrong",
                        _("✗ blank {blanks} wrong; the answer is {answer}").format(blanks=wrong, answer=key))
 
