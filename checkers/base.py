@@ -197,8 +197,9 @@ def softmax_steps(scores: Sequence[float], keep: Sequence[int], label: str = "�
     exps = [math.exp(s) if k else 0.0 for s, k in zip(scores, keep)]
     total = sum(exps)
     rows = [f"| {label} | 分数 | exp | 权重 = exp / Σ |", "| --- | --- | --- | --- |"]
-    for j, (s, k, e) in enumerate(zip(scores, keep, exps)):
-        rows.append(f"| {j} | {s:g} | {num(e)} | {num(e / total)} |" if k else f"| {j} | {s:g} → −∞ | 0 | 0 |")
+    for j, (s, k, e) in enumerate(zip(scores, keep, exps)):  # the weights to 5 places, two past the answer's
+        # usual 3: at 4, 0.71645 read 0.7165, which the learner then rounded to a wrong 0.717
+        rows.append(f"| {j} | {s:g} | {num(e)} | {num(e / total, 5)} |" if k else f"| {j} | {s:g} → −∞ | 0 | 0 |")
     return "\n".join(rows) + f"\n\nΣ exp = {' + '.join(num(e) for e, k in zip(exps, keep) if k)} = {num(total)}"
 
 

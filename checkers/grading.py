@@ -11,6 +11,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
 from checkers.base import Question, Tolerance, float_slack
@@ -241,6 +242,23 @@ def _shape(parsed: Number | list[Number], truth: int | float | list[float]) -> l
     return numbers
 
 
+def _best(found: set[Outcome]) -> Outcome:
+    return next(o for o in ("correct", "imprecise", "wrong") if o in found)
+
+
+def stepped(truth: float, tolerance: Tolerance) -> tuple[float, ...]:
+    """``truth`` rounded to the asked places through one or two more, half up, as a learner rounds
+    a worked solution's table (0.71645 is shown 0.7165 and rounded to 0.717, where the answer is
+    0.716): the last digit one off, and only when the places between fall on a half."""
+    if tolerance.kind != "decimals" or not math.isfinite(truth):
+        return ()
+    asked = Decimal(1).scaleb(-tolerance.decimals)
+    direct = Decimal(repr(truth)).quantize(asked, ROUND_HALF_UP)
+    found = {Decimal(repr(truth)).quantize(Decimal(1).scaleb(-tolerance.decimals - extra), ROUND_HALF_UP)
+             .quantize(asked, ROUND_HALF_UP) for extra in (1, 2)}
+    return tuple(float(value) for value in sorted(found - {direct}))
+
+
 def grade(text: str, question: Question) -> Grade:
     truth = question.answer
     truths = truth if isinstance(truth, list) else [truth]
@@ -248,11 +266,11 @@ def grade(text: str, question: Question) -> Grade:
         numbers = _shape(_parse(text, vector=isinstance(truth, list)), truth)
     except AnswerFormatError as err:
         return Grade("format", err.hint)
-    if isinstance(truth, list):
-        outcomes = [judge(n, t, question.tolerance) for n, t in zip(numbers, truths)]
-    else:  # the answer or any other value the question accepts (question.also), whichever grades best
-        found = {judge(numbers[0], t, question.tolerance) for t in (truth, *question.also)}
-        outcomes = [next(o for o in ("correct", "imprecise", "wrong") if o in found)]
+    # each number against its truth, a careful learner's rounding of it in two steps, or any other
+    # value the question accepts (question.also, for a single answer), whichever grades best
+    others = () if isinstance(truth, list) else question.also
+    outcomes = [_best({judge(n, value, question.tolerance) for value in (t, *stepped(t, question.tolerance), *others)})
+                for n, t in zip(numbers, truths)]
     answer = question.answer_text
     if "wrong" in outcomes:
         if len(outcomes) > 1:

@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from checkers import registry
-from checkers.grading import grade
+from checkers.grading import grade, stepped
 from checkers.verify import check_example
 from quizzer import i18n
 
@@ -61,7 +61,7 @@ def test_own_answer_grades_correct_and_just_outside_does_not(name):
         assert grade(q.answer_text, q).outcome == "correct", (seed, q.answer_text)
         truths = q.answer if isinstance(q.answer, list) else [q.answer]
         texts = q.answer_text.strip("[]").split(", ") if isinstance(q.answer, list) else [q.answer_text]
-        highest = max([truths[0], *q.also])  # past every value the question accepts
+        highest = max([truths[0], *q.also, *stepped(truths[0], q.tolerance)])  # past every value the question accepts
         outside = highest + max(q.tolerance.allowed(highest) * 1.01, 1e-9)
         if q.tolerance.kind == "exact":
             outside = truths[0] + 1
@@ -80,7 +80,8 @@ def test_fewer_digits_than_asked_is_imprecise_exactly_when_outside_the_bound(nam
         coarse = [round(t, q.tolerance.decimals - 1) for t in truths]
         typed = ", ".join(f"{c:.{q.tolerance.decimals - 1}f}" for c in coarse)
         accepted = [truths] + [[a] for a in q.also]  # the answer, or a value the question also accepts
-        inside = any(all(abs(c - t) <= q.tolerance.allowed(t) for c, t in zip(coarse, ts)) for ts in accepted)
+        inside = any(all(any(abs(c - v) <= q.tolerance.allowed(v) for v in (t, *stepped(t, q.tolerance)))
+                         for c, t in zip(coarse, ts)) for ts in accepted)
         assert grade(typed, q).outcome == ("correct" if inside else "imprecise"), (seed, typed, q.answer)
 
 
@@ -229,3 +230,37 @@ def test_generated_questions_are_never_trivial():
         assert sum(q.inputs["mask"]) >= 2
         q = softmax.generate(seed, {"variant": "padding"})  # about 23% kept one token before min_kept
         assert sum(q.inputs["mask"]) >= 2 and 0 in q.inputs["mask"]
+
+
+@pytest.mark.parametrize("name", ["sampling", "masked_softmax"])
+def test_a_learner_rounding_the_worked_tables_weights_is_right(name):
+    """The weights were shown to 4 places: 0.71645 read 0.7165, and the learner who rounded the
+    table to the 3 places asked answered 0.717, graded wrong against 0.716. Rounding any weight of
+    the table (half up, as a learner does) to the places asked is graded right."""
+    import re
+    from decimal import ROUND_HALF_UP, Decimal
+
+    checker = registry.get(name)
+    for seed in range(60):
+        question = checker.generate(seed)
+        table = question.solution.split("| 权重 = exp / Σ |")[-1]
+        shown = re.findall(r"^\| \d+ \| [^|]+ \| [^|]+ \| ([0-9.]+) \|$", table, re.MULTILINE)
+        assert shown, question.solution
+        places = Decimal(1).scaleb(-question.tolerance.decimals)
+        rounded = [str(Decimal(weight).quantize(places, ROUND_HALF_UP)) for weight in shown]
+        if isinstance(question.answer, list) and len(rounded) == len(question.answer):
+            assert grade("[" + ", ".join(rounded) + "]", question).outcome == "correct", (seed, rounded, question.answer)
+    off_by_one = registry.get("masked_softmax").generate(27)  # 0.2594964…: the table's 0.25950 rounds to 0.260
+    assert grade("[0.035, 0.260, 0.705, 0, 0]", off_by_one).outcome == "correct"
+    assert grade("[0.035, 0.258, 0.705, 0, 0]", off_by_one).outcome == "wrong"  # the other side is no rounding
+
+
+def test_a_two_step_rounding_is_accepted_only_next_to_a_half():
+    from checkers.base import Tolerance
+    from checkers.grading import stepped
+
+    three = Tolerance("decimals", 3)
+    assert stepped(0.71645, three) == (0.717,)  # 0.7165, then 0.717
+    assert stepped(0.2594964, three) == (0.26,)  # 0.25950 (two places more), then 0.260
+    assert stepped(0.71612, three) == ()  # nowhere near a half: one rounding, one value
+    assert stepped(0.71645, Tolerance("relative", relative=0.01)) == ()

@@ -321,7 +321,7 @@ def intermediate(q) -> list[str]:
         return [f"= {num(v)}" for v in a]
     if name == "perplexity":
         return [f"= {num(a)}"]
-    return [f"| {num(v)} |" for v in a if v] + ["→ −∞ | 0 | 0 |" for v in a if not v]  # sampling
+    return [f"| {num(v, 5)} |" for v in a if v] + ["→ −∞ | 0 | 0 |" for v in a if not v]  # sampling: weights to 5 places
 
 
 @pytest.mark.parametrize("name", NEW)
