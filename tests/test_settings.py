@@ -405,15 +405,23 @@ def test_a_decks_limit_still_counts_a_card_studied_today_then_suspended_or_burie
     assert build_queue(collection.store, later, **limits) == []
 
 
-def test_per_deck_reviews_per_day(deck_folder):
+@pytest.fixture
+def all_due(deck_folder):
+    """Decks alpha (3 cards) and beta (2), every card answered Easy at T0: all due 60 days on."""
+    from quizzer.scheduling.answer import answer
+
     deck_folder(deck("alpha", ["a-one", "a-two", "a-three"]), "alpha.yaml")
     folder = deck_folder(deck("beta", ["b-one", "b-two"]), "beta.yaml")
     collection = open_collection(folder, None)
-    from quizzer.scheduling.answer import answer
-
     for card_id in collection.cards:
         answer(collection.store, card_id, 4, now=T0, duration_ms=None)
-    later = T0 + timedelta(days=60)  # every card is due
+    return folder, collection, T0 + timedelta(days=60)
+
+
+def test_per_deck_reviews_per_day(all_due):
+    from quizzer.scheduling.answer import answer
+
+    _folder, collection, later = all_due
     everything = build_queue(collection.store, later, new_per_day=0)
     assert sorted(everything) == sorted(collection.cards)
     limited = build_queue(collection.store, later, new_per_day=0, deck_reviews_per_day={"alpha": 1})
@@ -428,17 +436,10 @@ def test_per_deck_reviews_per_day(deck_folder):
     assert not any(c.startswith("a-") for c in after) and sorted(after) == ["b-one", "b-two"]
 
 
-def test_the_overview_counts_the_reviews_study_offers_within_the_limits(deck_folder, config):
+def test_the_overview_counts_the_reviews_study_offers_within_the_limits(all_due, config):
     """`quiz` said 5 due while `quiz study` would review 2 of them (Anki's deck list caps the due
     count by the review limits, as it does the new one)."""
-    from quizzer.scheduling.answer import answer
-
-    deck_folder(deck("alpha", ["a-one", "a-two", "a-three"]), "alpha.yaml")
-    folder = deck_folder(deck("beta", ["b-one", "b-two"]), "beta.yaml")
-    collection = open_collection(folder, None)
-    for card_id in collection.cards:
-        answer(collection.store, card_id, 4, now=T0, duration_ms=None)
-    later = T0 + timedelta(days=60)  # every card is due
+    folder, _collection, later = all_due
 
     def overview(*settings: tuple[str, str]) -> dict:
         for key, value in settings:
