@@ -250,8 +250,8 @@ def stepped(truth: float, tolerance: Tolerance) -> tuple[float, ...]:
     """``truth`` rounded to the asked places through one or two more, half up, as a learner rounds
     a worked solution's table (0.71645 is shown 0.7165 and rounded to 0.717, where the answer is
     0.716): the last digit one off, and only when the places between fall on a half."""
-    if tolerance.kind != "decimals" or not math.isfinite(truth):
-        return ()
+    if tolerance.kind != "decimals" or not math.isfinite(truth) or abs(truth) >= 10.0 ** (13 - tolerance.decimals):
+        return ()  # past a float's 15 digits the places between say nothing (and Decimal's 28 would overflow)
     asked = Decimal(1).scaleb(-tolerance.decimals)
     direct = Decimal(repr(truth)).quantize(asked, ROUND_HALF_UP)
     found = {Decimal(repr(truth)).quantize(Decimal(1).scaleb(-tolerance.decimals - extra), ROUND_HALF_UP)
