@@ -395,7 +395,7 @@ def test_a_report_group_is_plain_text_the_table_escapes_once():
     assert chapter(row) == "d §[a]1"
 
 
-@pytest.mark.parametrize("minutes, shown", [("inf", "inf"), ("1e308", "1e+308"), ("1441", "1441.0"), ("nan", "nan"),
+@pytest.mark.parametrize("minutes, shown", [("inf", "inf"), ("1e308", "1e+308"), ("1441", "1441"), ("0", "0"), ("nan", "nan"),
                                             ("0.001", "0.001"), ("1440.0000001", "1440.0000001")])
 def test_minutes_out_of_range_are_refused_naming_the_range(deck_dir, minutes, shown):
     """`nan` passed every bound and was then refused as "less than or equal to 1440"."""

@@ -133,6 +133,20 @@ def test_a_buried_card_counts_in_the_plan_and_a_suspended_one_does_not():
     assert json.loads(quiz("plan", "--json").output)["cards"] == everything - 1
 
 
+def test_the_plan_names_the_days_new_cards_as_the_overview_does_with_cards_buried():
+    """With new cards buried, `quiz` and study said 45 new cards a day and `quiz plan` 46: the plan
+    counted the buried ones as waiting today."""
+    assert quiz("plan", "--date", "2026-01-19").exit_code == 0  # 14 days: every card within 5 of them
+    unseen = cards_in()
+    buried = unseen % 5 or 5  # down to a multiple of 5: one fewer a day, today
+    studied = runner.invoke(app, ["study", "--kind", "qa", "--limit", str(buried)], input="b\n" * buried,
+                            env={"QUIZ_NOW": NOW})
+    assert studied.exit_code == 0 and studied.stdout.count("Buried") == buried, studied.stdout
+    overview, plan = json.loads(quiz("--json").output), json.loads(quiz("plan", "--json").output)
+    assert overview["new_per_day"] == plan["new_per_day"] == (unseen - buried) // 5
+    assert plan["cards"] == unseen  # the buried cards still count in the plan
+
+
 def test_one_review_a_day_is_said_in_the_singular():
     """`quiz plan --deck interview-numbers` (13 cards, two months away) said "1 reviews a day"."""
     shown = quiz("plan", "--date", "2026-03-06", "--deck", "interview-numbers").output

@@ -56,7 +56,7 @@ def exam(
         raise UsageError(_("--json goes with --history"), "quiz exam --history --json")
     if not EXAM_MIN_MINUTES <= minutes <= EXAM_MAX_MINUTES:  # also NaN, which no bound refuses
         raise UsageError(_("--minutes must be from {low:g} to {high:g} (a day), not {value}").format(
-            low=EXAM_MIN_MINUTES, high=EXAM_MAX_MINUTES, value=float(f"{minutes:.15g}")))  # 1440.0000001 was "not 1440"
+            low=EXAM_MIN_MINUTES, high=EXAM_MAX_MINUTES, value=f"{minutes:.15g}"))  # 1440.0000001 was "not 1440"
     drawing = given(ctx, "count", "minutes", "deck", "tag", "kind", "seed")
     if (show_history or resume) and drawing:
         raise UsageError(ngettext("{options} chooses a new paper: not with {mode}",

@@ -21,7 +21,9 @@ from quizzer.store.records import NEW, MemoryState, NewReview
 class Forecast:
     """What following the plan gives, if every review is answered Good: the share of the
     interview's cards at or above the target on the day, their mean predicted recall, and the
-    answers a day it takes (learning steps included) over the study days left."""
+    answers a day it takes (learning steps included) over the study days left; ``new_per_day`` is
+    today's, as study and the overview take it (the replay counts buried cards as unseen too, and
+    may introduce one more a day from tomorrow, when they are back)."""
 
     cards: int
     seen: int
@@ -61,4 +63,4 @@ def forecast(seen: Sequence[Seen], unseen: int, now: datetime, interview: Interv
     recalls += [0.0] * (total - len(recalls))
     return Forecast(total, len(seen), days_left, sum(recalls) / total if total else 0.0,
                     sum(r >= interview.retention for r in recalls) / total if total else 0.0,
-                    answers / days_left if days_left else 0.0, pace)
+                    answers / days_left if days_left else 0.0, per_day if days_left else 0)
