@@ -401,7 +401,7 @@ def test_minutes_out_of_range_are_refused_naming_the_range(deck_dir, minutes, sh
     """`nan` passed every bound and was then refused as "less than or equal to 1440"."""
     refused = runner.invoke(app, ["exam", "--minutes", minutes, "--decks", str(deck_dir)], env={"QUIZ_NOW": T0.isoformat()})
     assert refused.exit_code == 2
-    assert f"--minutes must be from 0.01 to 1440 (a day), not {shown}" in refused.stderr
+    assert refused.stderr == f"Error: --minutes must be from 0.01 to 1440 (a day), not {shown} (`quiz exam -h` for help)\n"
 
 
 @pytest.mark.parametrize("minutes", ["inf", "1e308", "1441"])

@@ -56,6 +56,8 @@ class QuizGroup(TyperGroup):
             if isinstance(err.__context__, BrokenPipeError):  # "cannot be written" to a pipe whose reader went
                 _discard_output()  # away (`--out /dev/stdout | head`): the closed pipe's exit, as below
                 raise typer.Exit(int(ExitCode.PIPE_CLOSED)) from None
+            if isinstance(err, UsageError) and not err.hint and ctx.invoked_subcommand:  # as click's own say
+                err.hint = _("`{command} -h` for help").format(command=f"quiz {ctx.invoked_subcommand}")
             report(err)
             raise typer.Exit(int(err.exit_code)) from None
         except KeyboardInterrupt:
