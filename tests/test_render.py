@@ -299,3 +299,25 @@ def test_a_character_reference_never_puts_a_control_on_the_terminal(reference):
     shown = captured.get()
     assert not re.search("[\u202a-\u202e\u2066-\u2069\x80-\x9f]", shown) and "bidi" in shown
     assert not re.search("\x1b(?!\\[[0-9;]*m)", shown)  # colours only
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 120])
+def test_a_cards_title_keeps_progress_kind_and_section_and_is_cut_with_an_ellipsis(width):
+    """At 60 columns the title lost the kind and section behind a long deck title, and at 80 the
+    section was cut mid-word with no mark."""
+    from rich.text import Text
+
+    from quizzer.terminal.render import card
+
+    out = Console(file=io.StringIO(), width=width)
+    parts = [Text("0 done · 13 left"), Text("面试数字题：Transformer 与大模型"), Text("numeric"), Text("Vaswani2017§3.2.2")]
+    card(out, parts, "问题", optional=1)
+    top = next(line for line in out.file.getvalue().splitlines() if line.startswith("╭"))
+    assert cell_len(top) == width
+    whole = "0 done · 13 left · 面试数字题：Transformer 与大模型 · numeric · Vaswani2017§3.2.2"
+    if cell_len(whole) + 6 <= width:
+        assert whole in top
+    elif width >= 60:
+        assert "0 done · 13 left · numeric · Vaswani2017§3.2.2" in top and "面试" not in top
+    else:
+        assert "…" in top and top.startswith("╭─ 0 done · 13 left")

@@ -83,7 +83,9 @@ def _draw(shown: Shown) -> None:
     from quizzer.store.records import NEW
     from quizzer.terminal import render
     from quizzer.clock import when
-    from quizzer.terminal.render import markdown, safe
+    from rich.text import Text
+
+    from quizzer.terminal.render import clean, markdown, safe
 
     out = console()
     info, memory = shown.info, shown.info.memory
@@ -95,9 +97,8 @@ def _draw(shown: Shown) -> None:
               + _("tags: {tags}").format(tags=safe(join(info.tags) or "-")))
     if shown.front is not None:
         seed = " · " + _("seed {seed}").format(seed=shown.seed) if shown.seed is not None else ""
-        render.card(out, f"{safe(shown.deck_title or '')} · {kinds.title(info.kind)} · "
-                         f"{render.section(shown.source or '')}{seed}",
-                    shown.front)
+        render.card(out, [Text(clean(shown.deck_title or "")), Text(kinds.title(info.kind)),
+                          Text(clean(render.section(shown.source or "")) + seed)], shown.front, optional=0)
         out.print(Panel(markdown(shown.back or ""), border_style="green"))
         if shown.solution:
             title = _(kinds.get(info.kind).solution_title)  # a worked solution, or a choice's explanation

@@ -130,7 +130,7 @@ class ExamScreen:
                 title = _("Question {number} of {total} · {clock} left · {kind} · {section}").format(
                     number=view.number, total=view.total, clock=clock_text(view.seconds_left), kind=kinds.title(view.kind),
                     section=render.section(view.source))
-            render.card(out, title, view.front)
+            render.card(out, [Text(render.clean(title))], view.front)
             if view.earlier_answer:
                 out.print("[dim]" + _("Your earlier answer: {answer}").format(answer=safe(view.earlier_answer)) + "[/dim]",
                           highlight=False)

@@ -6,7 +6,7 @@ import re
 import string
 import unicodedata
 from dataclasses import dataclass
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -238,10 +238,17 @@ def section(source: str) -> str:
     return safe(section_text(source))
 
 
-def card(console: Console, title: str, front: str) -> None:
-    """A card's (or question's) front in a panel under its title (markup: escape deck text)."""
+def card(console: Console, parts: Sequence[Text], front: str, optional: int | None = None) -> None:
+    """A card's (or question's) front in a panel under its title: ``parts`` joined by `` · ``. A
+    title wider than the border leaves out ``parts[optional]`` (a long deck title), then is cut
+    with ``…``: rich cut it mid-word, and at 60 columns the kind and section were gone."""
     from rich.panel import Panel
 
+    room = console.width - 6  # the corners, the rule before the title and the spaces around it
+    if optional is not None and sum(part.cell_len + 3 for part in parts) - 3 > room:
+        parts = [part for i, part in enumerate(parts) if i != optional]
+    title = Text(" · ").join(parts)
+    title.truncate(max(room, 1), overflow="ellipsis")
     console.print()
     console.print(Panel(markdown(front), title=title, title_align="left"))
 

@@ -18,6 +18,7 @@ from datetime import timedelta
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from quizzer import kinds
 from quizzer.app.collection import Collection
@@ -49,7 +50,7 @@ from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.terminal import render
 from quizzer.terminal.prompter import Prompter, TerminalPrompter, command, for_stdin
 from quizzer.i18n import N_, _, join, said
-from quizzer.terminal.render import console, markdown, safe
+from quizzer.terminal.render import clean, console, markdown, safe
 
 COMMANDS: dict[str, Event] = {"u": Undo(), "b": Bury(), "s": Suspend(), "q": Quit()}  # and "e", which the terminal handles
 
@@ -206,10 +207,9 @@ class StudyScreen:
         out = self.console
         if isinstance(view, CardView):
             progress = _("{done} done · {left} left").format(done=view.done, left=view.left)
-            # progress first: a narrow terminal cuts the title's end, and a long deck title cut it off
-            title = (f"[dim]{progress}[/dim] · {safe(view.deck_title)} · {kinds.title(view.kind)} · "
-                     f"{render.section(view.source)}")
-            render.card(out, title, view.front)
+            # progress first; the deck title goes where the line is too narrow for it
+            render.card(out, [Text(progress, style="dim"), Text(clean(view.deck_title)), Text(kinds.title(view.kind)),
+                              Text(clean(render.section(view.source)))], view.front, optional=1)
         elif isinstance(view, BackView):
             out.print(Panel(markdown(view.back), border_style="green"))
         elif isinstance(view, Feedback):
