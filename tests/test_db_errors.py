@@ -567,3 +567,15 @@ def test_a_symlink_loop_is_a_plain_error_not_a_bug_report(env, good_db, tmp_path
     result = quiz(env, db, *(arg.format(loop=loop) for arg in args))
     assert result.returncode in (1, 2), result.stderr
     assert "unexpected" not in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+def test_tables_that_do_not_match_their_schema_stamp_are_one_line_and_left_alone(env, good_db):
+    """A file stamped 0001 whose tables are at the head (a backup edited by another tool, then
+    restored) failed every command with "unexpected OperationalError" and the SQL on one line."""
+    with sqlite3.connect(good_db) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '0001'")
+    result = quiz(env, good_db)
+    line = assert_refused(result, good_db, "its tables do not match the schema it names (0001)")
+    assert "table exams already exists" in line and "CREATE TABLE" not in line and "unexpected" not in line
+    with sqlite3.connect(good_db) as conn:  # the migration rolled back
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0001",)]

@@ -15,10 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from sqlalchemy import Connection, inspect, text
+from sqlalchemy.exc import DBAPIError
 
 from quizzer.errors import DatabaseError, DatabaseTooNew
 from quizzer.i18n import _, join
-from quizzer.store.engine import Store
+from quizzer.store.engine import Store, database_error
 
 SCHEMA_HEAD = "0004"  # keep equal to the newest revision in quizzer/migrations/versions
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
@@ -102,4 +103,13 @@ def _upgrade(store: Store) -> None:
             raise _too_new(store, version)
         if store.path is not None and inspect(conn).get_table_names():
             backup.backup_now(store.path, clock.wall())
-        command.upgrade(_alembic_config(conn), "head")
+        try:
+            command.upgrade(_alembic_config(conn), "head")
+        except DBAPIError as exc:  # the transaction rolls the migration back: the file is as it was
+            if database_error(exc, store.where) is not None:  # locked, full, read-only: said as such
+                raise
+            reason = str(exc.orig).splitlines()[0] if exc.orig is not None else type(exc).__name__
+            raise DatabaseError(
+                _("{where}: its tables do not match the schema it names ({version}): upgrading failed "
+                  "with \"{reason}\"").format(where=store.where, version=version, reason=reason),
+                _("another tool changed it: restore a backup from before, as `quiz backup list` shows them")) from None
