@@ -299,6 +299,16 @@ def test_the_default_data_folder_is_still_created(env, tmp_path):
 # -- 6, 7: a schema this code does not know -----------------------------------------
 
 
+@pytest.mark.parametrize("stamp", ["", "[bold]x[/]"])
+def test_a_schema_stamp_no_quizzer_wrote_is_not_called_newer(env, good_db, stamp):
+    """'' and '[bold]x[/]' were reported as a schema "newer than this quizzer knows"."""
+    with sqlite3.connect(good_db) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = ?", (stamp,))
+    conn.close()
+    line = assert_refused(quiz(env, good_db, QUIZ_NOW=LATER), good_db, f"its schema stamp {stamp!r} is no quizzer revision")
+    assert "newer" not in line
+
+
 def test_a_database_from_a_newer_quizzer_is_refused_untouched(env, good_db):
     with sqlite3.connect(good_db) as conn:
         conn.execute("UPDATE alembic_version SET version_num = '9999'")

@@ -12,18 +12,20 @@ program's database, or a quizzer database whose version table was lost).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from sqlalchemy import Connection, inspect, text
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.errors import DatabaseError, DatabaseTooNew
+from quizzer.errors import DatabaseError, DatabaseTooNew, printable
 from quizzer.i18n import _, join
 from quizzer.store.engine import Store, database_error
 
 SCHEMA_HEAD = "0004"  # keep equal to the newest revision in quizzer/migrations/versions
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 VERSION_TABLE = "alembic_version"
+REVISION = re.compile(r"\d{4}")  # how every quizzer, this one and later ones, names a schema revision
 
 
 def schema_version(conn: Connection) -> str | None:
@@ -60,6 +62,10 @@ def _check_usable(store: Store, version: str | None, tables: set[str]) -> None:
               "file, or restore a backup with `quiz backup restore`"),
         )
     if version is not None and version not in _known_revisions():
+        if not REVISION.fullmatch(version):  # '' or markup: no quizzer wrote it, newer or older
+            raise DatabaseError(_("{where}: its schema stamp {version} is no quizzer revision").format(
+                where=store.where, version=printable(repr(version))),
+                _("another tool changed it: restore a backup from before, as `quiz backup list` shows them"))
         raise _too_new(store, version)
 
 
