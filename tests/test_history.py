@@ -454,3 +454,13 @@ def test_a_row_csv_cannot_read_is_named_by_its_own_line(tmp_path, at_line):
     path.write_text("\n".join(rows) + "\n", "utf-8")
     result = quiz("history", "import", str(path))
     assert result.exit_code == 1 and f"big.csv:{at_line}: not valid CSV: field larger than field limit" in result.stderr
+
+
+def test_a_bad_row_spanning_lines_is_named_by_its_first_line(tmp_path):
+    """A quoted card_id over two lines was reported at its last line; a blank line before a row
+    counts as a line."""
+    rows = [",".join(HEADER), "t-one,3,2025-01-02T08:00:00+00:00,1000", "", '"t-\ntwo",9,2025-01-03T08:00:00+00:00,1']
+    path = tmp_path / "multi.csv"
+    path.write_text("\n".join(rows) + "\n", "utf-8")
+    result = quiz("history", "import", str(path))
+    assert result.exit_code == 1 and "multi.csv:4: card_id 't-\\ntwo' has control characters" in result.stderr, result.stderr

@@ -125,14 +125,17 @@ def read_review_log(csv_path: Path, now: datetime | None = None) -> list[LoggedR
                 if missing:
                     raise _BadRow(_("the header lacks {missing} (expected {columns})").format(
                         missing=join(missing), columns=", ".join(COLUMNS)))  # the header as a CSV line
-                reader.fieldnames = header
                 reviews, read = [], reader.line_num
-                for row in reader:
-                    reviews.append(_review(row, len(header), now))
-                    read = reader.line_num
+                for fields in reader.reader:  # the rows under the header, blank lines too: each row's first line is known
+                    if fields:
+                        row: dict[str | None, str | list[str] | None] = dict(zip(header, fields))
+                        if len(fields) > len(header):
+                            row[None] = fields[len(header):]  # as csv.DictReader keeps them
+                        reviews.append(_review(row, len(header), now))
+                    read = reader.reader.line_num
                 return reviews
-            except _BadRow as bad:
-                raise HistoryFileError(f"{csv_path}:{max(reader.line_num, 1)}: {bad}") from None
+            except _BadRow as bad:  # the header's own is line 1; a row's, its first line (a quoted field spans lines)
+                raise HistoryFileError(f"{csv_path}:{read + 1 if read else 1}: {bad}") from None
             except csv.Error as exc:
                 raise HistoryFileError(f"{csv_path}:{read + 1}: " + _("not valid CSV: {reason}").format(
                     reason=exc)) from None
