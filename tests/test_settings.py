@@ -418,6 +418,24 @@ def all_due(deck_folder):
     return folder, collection, T0 + timedelta(days=60)
 
 
+def test_a_new_card_set_aside_in_study_makes_room_for_the_next_as_in_anki(deck_folder, config):
+    """With 2 new cards a day, burying the first left a session of one card, and `quiz` then
+    offered one more new card: a card set aside is not studied, and the next takes its place.
+    Undoing the bury takes the replacement back."""
+    folder = deck_folder(deck("alpha", ["a-one", "a-two", "a-three", "a-four", "a-five"]), "alpha.yaml")
+    quiz("config", "set", "new_per_day", "2")
+
+    def studied(keys: str, now: datetime) -> set[str]:
+        result = quiz("study", "--decks", str(folder), input=keys + "\n3\n" * 8 + "q\n", now=now)
+        assert result.exit_code == 0, result.output
+        return {line.split()[1] for line in saved_lines(result.stdout)}
+
+    assert studied("b\n", T0) == {"a-two", "a-three"}  # a-one buried: a-three in its place
+    assert json.loads(quiz("--json", "--decks", str(folder)).stdout)["total"]["new"] == 0  # the day's two, studied
+    # the next day: a-one and a-four; suspending a-one brings a-five, undoing it takes a-five back
+    assert studied("s\nu\n", T0 + timedelta(days=1)) == {"a-one", "a-four"}
+
+
 def test_per_deck_reviews_per_day(all_due):
     from quizzer.scheduling.answer import answer
 

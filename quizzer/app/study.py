@@ -35,9 +35,10 @@ from quizzer.scheduling import queue as queues
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.summary import due_forecast
 from quizzer.settings import DEFAULTS, Settings
+from quizzer.store import cards as card_store
 from quizzer.store.cards import ReviewedSince
 from quizzer.store.filter import EVERYTHING, CardFilter
-from quizzer.store.records import Answered
+from quizzer.store.records import NEW, Answered
 
 
 
@@ -211,6 +212,7 @@ class SetAside:
     card_id: str
     suspended: bool
     buried_until: datetime | None
+    replacement: str | None = None  # the new card that took a new card's place (``refill``)
 
 
 class StudySession:
@@ -247,6 +249,9 @@ class StudySession:
         self.summary = Summary()
         self.warmed = False  # torch prewarmed (after the first card is on screen)
         self.waiting: Waiting | None = None  # the screen's, while an answer waits for the write lock
+        # the new cards today's study offers now (the command's own limits): a new card set aside
+        # does not count as studied, so, as in Anki, the next one comes in its place
+        self.refill: Callable[[], list[str]] | None = None
 
     # -- driving -------------------------------------------------------------
 
@@ -477,12 +482,15 @@ class StudySession:
         """Undo a bury or suspend: the card's flags as they were, and the card on screen again."""
         answering.restore(self.collection.store, aside.card_id, aside.suspended, aside.buried_until)
         self.set_aside.discard(aside.card_id)
+        if aside.replacement is not None and aside.replacement in self.queue[self.position:]:  # not shown yet
+            del self.queue[self.position + self.queue[self.position:].index(aside.replacement)]
         self.queue.insert(self.position, aside.card_id)
         return [Notice("undone", aside.card_id), self._show_next()]
 
     def _set_aside(self, event: Bury | Suspend) -> list[View]:
         card_id = self._card_id()
-        self.history.append(SetAside(card_id, *answering.flags(self.collection.store, card_id)))
+        record = card_store.card(self.collection.store, card_id)
+        was_new, flags = record.memory.state == NEW, (record.suspended, record.buried_until)
         if isinstance(event, Bury):
             answering.bury(self.collection.store, card_id,
                            clock.next_day_start(clock.now(), self.settings.day_start_hour))
@@ -493,7 +501,18 @@ class StudySession:
         self.set_aside.add(card_id)
         # every later showing goes too (a card in learning may be queued again)
         self.queue[self.position:] = [c for c in self.queue[self.position:] if c != card_id]
+        replacement = self._replacement() if was_new else None
+        if replacement is not None:
+            self.queue.append(replacement)
+        self.history.append(SetAside(card_id, *flags, replacement))
         return [notice, self._show_next()]
+
+    def _replacement(self) -> str | None:
+        """The first new card today's study offers that the session has not queued."""
+        if self.refill is None:
+            return None
+        ahead = set(self.queue[self.position:]) | self.set_aside
+        return next((c for c in self.refill() if c not in ahead and c in self.collection.cards), None)
 
     def _edited(self) -> list[View]:
         try:
