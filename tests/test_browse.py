@@ -506,3 +506,10 @@ def test_recall_follows_the_fitted_parameters(studied):
     assert as_json(studied, "show", "qa-bert")["recall"] == pytest.approx(expected)
     row = next(r for r in as_json(studied, "cards") if r["id"] == "qa-bert")
     assert row["recall"] == pytest.approx(expected)
+
+
+def test_show_puts_the_tags_on_a_line_of_their_own(deck_dir):
+    """At 60 columns the header ended `正常  标` and the next line began `签：attention、…`."""
+    shown = runner.invoke(app, ["show", "qa-bert", "--decks", str(deck_dir)], env={"COLUMNS": "60"})
+    lines = shown.stdout.splitlines()
+    assert lines[1] == "tags: pretraining", lines[:3]

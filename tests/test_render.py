@@ -110,9 +110,12 @@ def test_break_units_cut_between_ideographs_as_uax14_does_on_the_whole_line(part
 @pytest.mark.parametrize("width", range(4, 24))
 def test_a_number_stays_with_the_chinese_word_after_it(width):
     """The rating line broke as `→ 简单 · 8` / `天后到期` (UAX #14 allows a break there)."""
-    for text in ("→ 简单 · 8天后到期", "→ 重来 · 10分钟后到期", "共 12 张，第3章"):
+    for text in ("→ 简单 · 8天后到期", "→ 重来 · 10分钟后到期", "共 12 张，第3章", "当前回忆概率 100% · 遗忘 0 次"):
         offsets = divide_line(text, width)
         assert not any(text[i - 1].isdigit() and "\u4e00" <= text[i] <= "\u9fff" for i in offsets), (text, width, offsets)
+        assert not any(text[i - 2:i] in {f"{d} " for d in "0123456789"} and "\u4e00" <= text[i] <= "\u9fff"
+                       for i in offsets if i >= 2) or width < 8, (text, width, offsets)  # `遗忘 0` / `次` neither,
+        # where the number, its space and its word fit a line ("12 张，" is 7 columns)
 
 
 @pytest.mark.parametrize("width", range(6, 60))

@@ -92,6 +92,7 @@ def in_code_whole(units: list[str]) -> list[str]:
 
 
 _ONE_IDEOGRAPH = re.compile(_IDEOGRAPH)
+_NUMBER_END = re.compile(r"\d ?$")  # a piece ending in a number, or in a number and its space
 
 
 _KEY = re.compile(r"!?[A-Za-z0-9] +")  # a key in a list of keys: ``q 退出``, ``!u undo``, ``3 良好``
@@ -100,7 +101,8 @@ _KEY = re.compile(r"!?[A-Za-z0-9] +")  # a key in a list of keys: ``q 退出``, 
 def joined(units: Iterable[str]) -> list[str]:
     """UAX #14's pieces with rules of Chinese typesetting on top: a piece that begins with
     closing punctuation stays on the line before it, and a number stays with the Chinese word
-    after it (``8天后到期`` never breaks as ``8`` / ``天后到期``; ``3 张`` may, at its space). And a
+    after it, beside it or a space away (``8天后到期`` never breaks as ``8`` / ``天后到期``, nor
+    ``遗忘 0 次`` as ``遗忘 0`` / ``次``: the interface puts a space around numbers). And a
     key opening an item of a prompt (after ``·``, ``]`` or a colon, or first) stays with its name:
     ``· q 退出`` never breaks as ``· q`` / ``退出``."""
     pieces: list[str] = []
@@ -110,7 +112,7 @@ def joined(units: Iterable[str]) -> list[str]:
             pieces[-1], unit = pieces[-1][:-1], "!" + unit
             if not pieces[-1]:
                 pieces.pop()
-        if pieces and ((unit[0] in _NO_LINE_START and not command) or (pieces[-1][-1].isdigit() and _ONE_IDEOGRAPH.match(unit))
+        if pieces and ((unit[0] in _NO_LINE_START and not command) or (_NUMBER_END.search(pieces[-1]) and _ONE_IDEOGRAPH.match(unit))
                        or (_KEY.fullmatch(pieces[-1]) and (len(pieces) == 1 or pieces[-2].rstrip()[-1:] in "·]:："))):
             pieces[-1] += unit
         else:
