@@ -457,3 +457,15 @@ def test_a_report_of_an_exam_no_longer_stored_says_so(deck_dir):
     with pytest.raises(DatabaseError, match=r"^exam 4242 is not in ") as raised:
         report(collection, 4242)
     assert raised.value.hint == "`quiz exam --history` lists the exams there"
+
+
+def test_a_section_with_brackets_is_shown_as_written_in_every_title(deck_folder):
+    """The titles became Text, but still took the section escaped for markup: `§1.1[a]` read `§1.1\\[a]`."""
+    folder = deck_folder(DECK.replace('source: "1.1"', 'source: "1.1[a]"'))
+    env = {"QUIZ_NOW": T0.isoformat(), "COLUMNS": "120"}
+    studied = runner.invoke(app, ["study", "--kind", "qa", "--decks", str(folder)], input="q\n", env=env)
+    examined = runner.invoke(app, ["exam", "--kind", "qa", "--count", "1", "--decks", str(folder)], input="!q\n", env=env)
+    shown = runner.invoke(app, ["show", "q-qa", "--decks", str(folder)], env=env)
+    for result in (studied, examined, shown):
+        title = next(line for line in result.stdout.splitlines() if line.startswith("╭") and "§" in line)
+        assert "§1.1[a]" in title and "\\" not in title, title

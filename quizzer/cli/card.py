@@ -98,7 +98,7 @@ def _draw(shown: Shown) -> None:
     if shown.front is not None:
         seed = " · " + _("seed {seed}").format(seed=shown.seed) if shown.seed is not None else ""
         render.card(out, [Text(clean(shown.deck_title or "")), Text(kinds.title(info.kind)),
-                          Text(clean(render.section(shown.source or "")) + seed)], shown.front, optional=0)
+                          Text(clean(render.section_text(shown.source or "")) + seed)], shown.front, optional=0)
         out.print(Panel(markdown(shown.back or ""), border_style="green"))
         if shown.solution:
             title = _(kinds.get(info.kind).solution_title)  # a worked solution, or a choice's explanation

@@ -125,11 +125,11 @@ class ExamScreen:
         if isinstance(view, QuestionView):
             if self.prompter.interactive:  # the clock is live in the status line
                 title = _("Question {number} of {total} · {kind} · {section}").format(
-                    number=view.number, total=view.total, kind=kinds.title(view.kind), section=render.section(view.source))
+                    number=view.number, total=view.total, kind=kinds.title(view.kind), section=render.section_text(view.source))
             else:
                 title = _("Question {number} of {total} · {clock} left · {kind} · {section}").format(
                     number=view.number, total=view.total, clock=clock_text(view.seconds_left), kind=kinds.title(view.kind),
-                    section=render.section(view.source))
+                    section=render.section_text(view.source))
             render.card(out, [Text(render.clean(title))], view.front)
             if view.earlier_answer:
                 out.print("[dim]" + _("Your earlier answer: {answer}").format(answer=safe(view.earlier_answer)) + "[/dim]",

@@ -233,11 +233,6 @@ def section_text(source: str) -> str:
     return source if "§" in source else f"§{source}"
 
 
-def section(source: str) -> str:
-    """``section_text`` as ``safe`` text, for a header's markup."""
-    return safe(section_text(source))
-
-
 def card(console: Console, parts: Sequence[Text], front: str, optional: int | None = None) -> None:
     """A card's (or question's) front in a panel under its title: ``parts`` joined by `` · ``. A
     title wider than the border leaves out ``parts[optional]`` (a long deck title), then is cut

@@ -209,7 +209,7 @@ class StudyScreen:
             progress = _("{done} done · {left} left").format(done=view.done, left=view.left)
             # progress first; the deck title goes where the line is too narrow for it
             render.card(out, [Text(progress, style="dim"), Text(clean(view.deck_title)), Text(kinds.title(view.kind)),
-                              Text(clean(render.section(view.source)))], view.front, optional=1)
+                              Text(clean(render.section_text(view.source)))], view.front, optional=1)
         elif isinstance(view, BackView):
             out.print(Panel(markdown(view.back), border_style="green"))
         elif isinstance(view, Feedback):
