@@ -323,6 +323,10 @@ def _fix_hint(path: Path, name: str | None = None) -> str:
 MAX_CONFIG_BYTES = 1_000_000  # a config of every key for a thousand decks is 100 kB
 
 
+def _elsewhere() -> str:
+    return _("point {variable} at a file; one that does not exist yet is created").format(variable=CONFIG_ENV)
+
+
 def _is_devnull(path: Path) -> bool:
     try:
         return os.path.samefile(path, os.devnull)
@@ -338,9 +342,7 @@ def read_raw(path: Path) -> dict[str, Any]:
         if _is_devnull(path):  # no settings: the defaults (QUIZ_CONFIG=/dev/null in a script)
             return {}
         if not stat.S_ISREG(os.stat(path).st_mode):
-            raise QuizError(_("{path} is not a regular file").format(path=printable(path)),
-                            _("point {variable} at a file; one that does not exist yet is created").format(
-                                variable=CONFIG_ENV))
+            raise QuizError(_("{path} is not a regular file").format(path=printable(path)), _elsewhere())
         with open(path, "rb") as handle:
             data = handle.read(MAX_CONFIG_BYTES + 1)
         if len(data) > MAX_CONFIG_BYTES:
@@ -423,9 +425,7 @@ def write(path: Path, values: Mapping[str, Any]) -> None:
     lines = [f"{_toml_key(name)} = {_toml_value(key_of(name).toml(values[name]))}\n" for name in names]
     folder = path.parent
     if _is_devnull(path):  # it said "saved in /dev/null"
-        raise QuizError(_("{path} keeps nothing: the setting would be lost").format(path=printable(path)),
-                        _("point {variable} at a file; one that does not exist yet is created").format(
-                            variable=CONFIG_ENV))
+        raise QuizError(_("{path} keeps nothing: the setting would be lost").format(path=printable(path)), _elsewhere())
     try:
         if not folder.exists() and not os.environ.get(CONFIG_ENV):
             folder.mkdir(parents=True, exist_ok=True)  # only the default folder is created, as for the database

@@ -71,13 +71,11 @@ class QuizGroup(TyperGroup):
             raise typer.Exit(int(ExitCode.PIPE_CLOSED)) from None
         except (typer.Exit, typer.Abort, TyperException):  # click's own ways out: usage errors, --help, exit codes
             raise
-        except OSError as err:
-            code = None if os.environ.get("QUIZ_DEBUG") else output_failed(err)
-            if code is None:
-                if os.environ.get("QUIZ_DEBUG"):
-                    raise
-                raise _unexpected(err) from None
-            raise typer.Exit(code) from None
+        except OSError as err:  # standard output that cannot be written, or as below
+            if os.environ.get("QUIZ_DEBUG"):
+                raise
+            code = output_failed(err)
+            raise (_unexpected(err) if code is None else typer.Exit(code)) from None
         except Exception as err:  # a bug, or a database another tool left in a state quizzer cannot read
             if os.environ.get("QUIZ_DEBUG"):
                 raise
