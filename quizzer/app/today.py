@@ -71,13 +71,14 @@ def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
         return min(waiting, reviews_left_today(collection.store, start, deck_reviews[deck], CardFilter(decks=(deck,))))
 
     everywhere = offered()
-    rows = []
+    rows, within_own = [], 0  # the reviews each deck's own limit allows, summed: what the total caps
     for loaded in collection.decks:
         c = counts.get(loaded.id, DeckToday(0, 0, 0))
         own = deck_new_per_day is not None and loaded.id in deck_new_per_day
         new = offered(CardFilter(decks=(loaded.id,))) if own else min(c.new, everywhere)
-        rows.append(DeckDay(loaded.id, loaded.title, new, c.new, c.learning, min(due(loaded.id, c.due), reviews_left),
-                            c.due))
+        deck_due = due(loaded.id, c.due)
+        within_own += deck_due
+        rows.append(DeckDay(loaded.id, loaded.title, new, c.new, c.learning, min(deck_due, reviews_left), c.due))
     total = DeckDay("total", "", everywhere, sum(r.new_waiting for r in rows), sum(r.learning for r in rows),
-                    min(reviews_left, sum(due(r.deck, r.due_waiting) for r in rows)), sum(r.due_waiting for r in rows))
+                    min(reviews_left, within_own), sum(r.due_waiting for r in rows))
     return Today(rows, total, pace, steering, latest_unfinished(collection.store))
