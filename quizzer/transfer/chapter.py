@@ -404,10 +404,15 @@ STDIN = Path("-")  # the chapter comes on standard input (``xclip -o | quiz impo
 _STDIN_NAME = "stdin"
 
 
+def _shown(path: Path, stream: BinaryIO | None) -> str:
+    """The chapter as messages name it."""
+    return f"<{_STDIN_NAME}>" if stream is not None else decks.display(path)
+
+
 def read_chapter(path: Path, stream: BinaryIO | None = None) -> Chapter:
     """Parse and convert one chapter file (or ``stream``, which ``path`` names); ChapterError
     (FILE:LINE) for anything malformed."""
-    shown = f"<{_STDIN_NAME}>" if stream is not None else decks.display(path)
+    shown = _shown(path, stream)
     if stream is not None:
         text, _raw, problems = decks.read_stream(stream, Path(shown))
     else:
@@ -568,7 +573,7 @@ def import_chapter(path: Path, deck_id: str | None = None, out: Path | None = No
     chapter = read_chapter(path, stream)
     if not chapter.cards:
         raise QuizError(_("{file}: no interview, quiz, warning or key blocks to make cards from").format(
-            file=f"<{_STDIN_NAME}>" if stream is not None else decks.display(path)))
+            file=_shown(path, stream)))
     existing = _existing(out) if out is not None and os.path.lexists(out) else None
     if existing is not None:
         if deck_id is not None and deck_id != existing.deck_id:
