@@ -252,10 +252,9 @@ def stepped(truth: float, tolerance: Tolerance) -> tuple[float, ...]:
     0.716): the last digit one off, and only when the places between fall on a half."""
     if tolerance.kind != "decimals" or not math.isfinite(truth) or abs(truth) >= 10.0 ** (13 - tolerance.decimals):
         return ()  # past a float's 15 digits the places between say nothing (and Decimal's 28 would overflow)
-    asked = Decimal(1).scaleb(-tolerance.decimals)
-    direct = Decimal(repr(truth)).quantize(asked, ROUND_HALF_UP)
-    found = {Decimal(repr(truth)).quantize(Decimal(1).scaleb(-tolerance.decimals - extra), ROUND_HALF_UP)
-             .quantize(asked, ROUND_HALF_UP) for extra in (1, 2)}
+    exact, asked = Decimal(repr(truth)), Decimal(1).scaleb(-tolerance.decimals)
+    direct = exact.quantize(asked, ROUND_HALF_UP)
+    found = {exact.quantize(asked.scaleb(-extra), ROUND_HALF_UP).quantize(asked, ROUND_HALF_UP) for extra in (1, 2)}
     return tuple(float(value) for value in sorted(found - {direct}))
 
 

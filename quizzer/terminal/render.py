@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from dataclasses import dataclass
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
