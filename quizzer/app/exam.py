@@ -306,11 +306,13 @@ class ExamSession:
             else:
                 self._save(question.position, spent_ms=self._spent())
             return self._time_up()
-        if isinstance(event, (HandIn, Leave)):
+        if isinstance(event, Leave):
+            # the question on screen stays unreached, as after a kill: left to come back to, it
+            # is asked again on resume, and a deadline passed meanwhile makes it no review (Again)
+            self.phase = "done"
+            return [LeftUnfinished(self.exam.id, self.exam.deadline, self.seconds_left() <= 0)]
+        if isinstance(event, HandIn):
             self._save(question.position, spent_ms=self._spent())
-            if isinstance(event, Leave):
-                self.phase = "done"
-                return [LeftUnfinished(self.exam.id, self.exam.deadline, self.seconds_left() <= 0)]
             return self._hand_in()
         if not isinstance(event, Answer):
             return [self._question_view()]
