@@ -154,6 +154,10 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | 
         why = _("the backup has no alembic_version table, so it is not a quizzer database")
     elif not _known_schema(backup):
         why = _("its schema is newer than this quizzer knows (upgrade quizzer to use it)")
+    else:
+        from quizzer.store.schema import stamp_mismatch
+
+        why = stamp_mismatch(backup)
     if why:
         raise BackupError(_("not restoring {backup} over {path}: {why}").format(backup=backup, path=db_path, why=why),
                           _("pick another backup (`quiz backup list`); the database is unchanged"))

@@ -245,3 +245,43 @@ def test_thinning_keeps_what_it_promises_for_any_backups(tmp_path_factory, ages,
     older = [clock.study_day(t, hour) for t in kept.values() if age_of(t) > 30]
     assert len(older) == len({(d.year, d.month) for d in older})
     assert thin(database, now, hour) == []
+
+
+@pytest.mark.parametrize("change, said", [
+    ("UPDATE alembic_version SET version_num = '0001'", "extra table exam_questions; and 5 more"),
+    ("DROP TABLE review_days", "missing table review_days"),
+    ("ALTER TABLE cards ADD COLUMN colour TEXT", "extra column cards.colour"),
+])
+def test_a_backup_whose_tables_do_not_match_its_stamp_is_not_restored(db, tmp_path, change, said):
+    """A backup stamped 0001 with the head's tables was restored: every later command then refused
+    the database, each time after backing the broken file up again."""
+    edited = tmp_path / "edited.db"
+    shutil.copy(backup_now(db, NOW), edited)
+    with sqlite3.connect(edited) as conn:
+        conn.execute(change)
+    before = db.read_bytes()
+    with pytest.raises(BackupError) as refused:
+        restore(edited, db, NOW + timedelta(hours=1))
+    assert said in str(refused.value) and "do not match the schema it names" in str(refused.value)
+    assert db.read_bytes() == before
+
+
+def test_a_backup_at_an_older_schema_whose_tables_match_it_is_restored(db, tmp_path):
+    """The check compares a stamp with that revision's tables, not with the newest ones."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine
+
+    from quizzer.store.schema import MIGRATIONS_DIR
+
+    old = tmp_path / "old.db"
+    engine = create_engine(f"sqlite:///{old}")
+    with engine.begin() as conn:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS_DIR))
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0002")
+    engine.dispose()
+    assert restore(old, db, NOW + timedelta(hours=1)) is not None
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0002",)]

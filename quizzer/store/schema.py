@@ -119,3 +119,56 @@ def _upgrade(store: Store) -> None:
                 _("{where}: its tables do not match the schema it names ({version}): upgrading failed "
                   "with \"{reason}\"").format(where=store.where, version=version, reason=reason),
                 _("another tool changed it: restore a backup from before, as `quiz backup list` shows them")) from None
+
+
+def stamp_mismatch(db_path: Path) -> str | None:
+    """How the tables of the SQLite file ``db_path`` differ from those of the schema its stamp
+    names (the migrations run up to that stamp on an empty database); None when they match, or
+    when there is no stamp of this quizzer's to compare with. ``backup restore`` asks it, so a
+    file another tool changed is refused before it replaces the database."""
+    import sqlite3
+
+    from sqlalchemy import create_engine
+
+    engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(db_path))
+    try:
+        with engine.connect() as conn:
+            version = schema_version(conn)
+            if version is None or not known_revision(version):
+                return None
+            found = _columns(conn)
+    finally:
+        engine.dispose()
+    expected = _columns_at(version)
+    differences = [*(_("missing table {table}").format(table=t) for t in sorted(expected.keys() - found.keys())),
+                   *(_("extra table {table}").format(table=t) for t in sorted(found.keys() - expected.keys())),
+                   *(_("missing column {table}.{column}").format(table=t, column=c)
+                     for t in sorted(expected.keys() & found.keys()) for c in sorted(expected[t] - found[t])),
+                   *(_("extra column {table}.{column}").format(table=t, column=c)
+                     for t in sorted(expected.keys() & found.keys()) for c in sorted(found[t] - expected[t]))]
+    if not differences:
+        return None
+    more = _("; and {count} more").format(count=len(differences) - 1) if len(differences) > 1 else ""
+    return _("its tables do not match the schema it names ({version}): {difference}{more}").format(
+        version=version, difference=printable(differences[0]), more=more)
+
+
+def _columns(conn: Connection) -> dict[str, set[str]]:
+    """Each table's column names (SQLite's own tables left out)."""
+    found = inspect(conn)
+    return {table: {column["name"] for column in found.get_columns(table)}
+            for table in found.get_table_names() if not table.startswith("sqlite_")}
+
+
+def _columns_at(revision: str) -> dict[str, set[str]]:
+    """The tables and columns of a database at ``revision``, as the migrations build it."""
+    from alembic import command
+    from sqlalchemy import create_engine
+
+    engine = create_engine("sqlite://")
+    try:
+        with engine.begin() as conn:
+            command.upgrade(_alembic_config(conn), revision)
+            return _columns(conn)
+    finally:
+        engine.dispose()
