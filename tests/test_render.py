@@ -126,6 +126,9 @@ def test_a_key_stays_with_its_name_in_a_prompt(width):
         offsets = divide_line(text, width)
         keys = [m.end() for m in re.finditer(r"(?:^|[·\]] )!?[a-z0-9] ", text)]  # just after a key and its space
         assert not [i for i in offsets if i in keys and cell_len(text[i - 2:].split(" ·")[0]) + 2 <= width], (text, offsets)
+        # nor inside the name (`4 简` / `单` at 80 columns), where the key and its name fit a line
+        names = [(m.start(1), m.end(1)) for m in re.finditer(r"(?:^|[·\]] )!?[a-z0-9] ([\u4e00-\u9fff]+)", text)]
+        assert not [i for i in offsets for a, b in names if a < i < b and cell_len(text[a - 2:b]) <= width], (text, offsets)
 
 
 @pytest.mark.parametrize("width", range(8, 40))
@@ -145,6 +148,14 @@ def test_a_word_longer_than_the_line_is_folded():
     offsets = divide_line(text, 10)
     pieces = [text[a:b] for a, b in zip([0, *offsets], [*offsets, len(text)])]
     assert "".join(pieces) == text and all(cell_len(piece) <= 10 for piece in pieces)
+
+
+def test_an_id_longer_than_its_column_breaks_after_a_hyphen():
+    """At 60 columns `quiz cards` showed `bert-vs-gpt-tabl` / `e` (rich folds a long word anywhere)."""
+    assert divide_line("bert-vs-gpt-table", 16) == [12]
+    assert divide_line("bert-cloze-encoder-only", 16) == [11]
+    assert divide_line("see bert-cloze-encoder-only", 16) == [15]
+    assert divide_line("x" * 20, 16) == [16]  # no hyphen: folded, as before
 
 
 def test_ascii_lines_wrap_as_rich_always_did():

@@ -31,11 +31,15 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
     if cell_len(text) <= width:  # fits: no break, and no Unicode tables to load
         return []
     if text.isascii() and "`" not in text and not text[:1].isspace():  # rich would glue leading spaces to the first word
-        return _RICH_DIVIDE(text, width, fold)
+        if all(len(word) <= width for word in text.split()):
+            return _RICH_DIVIDE(text, width, fold)
+        units = _AFTER_SPACE_OR_HYPHEN.split(text)  # a card id longer than its column breaks after a hyphen
+    else:
+        units = break_units(text)
     breaks: list[int] = []
     used = 0  # cells on the current line, trailing spaces included
     start = 0
-    for unit in break_units(text):
+    for unit in units:
         length = cell_len(unit.rstrip())
         if used + length <= width:
             used += cell_len(unit)
@@ -55,6 +59,8 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
         start += len(unit)
     return breaks
 
+
+_AFTER_SPACE_OR_HYPHEN = re.compile(r"(?<=\s)(?=\S)|(?<=[A-Za-z0-9]-)(?=[A-Za-z0-9])")  # UAX #14's, for ASCII
 
 # never at the start of a line, even after a space (UAX #14 allows a break after any space)
 _NO_LINE_START = frozenset("。，、；：？！）」』】〕〉》…‥·・ー々〻〜～．，；：！？）］｝,.;:!?)]}%")
@@ -103,20 +109,24 @@ def joined(units: Iterable[str]) -> list[str]:
     closing punctuation stays on the line before it, and a number stays with the Chinese word
     after it, beside it or a space away (``8天后到期`` never breaks as ``8`` / ``天后到期``, nor
     ``遗忘 0 次`` as ``遗忘 0`` / ``次``: the interface puts a space around numbers). And a
-    key opening an item of a prompt (after ``·``, ``]`` or a colon, or first) stays with its name:
-    ``· q 退出`` never breaks as ``· q`` / ``退出``."""
+    key opening an item of a prompt (after ``·``, ``]`` or a colon, or first) stays with its whole
+    name: ``· q 退出`` never breaks as ``· q`` / ``退出``, nor ``4 简单`` as ``4 简`` / ``单``."""
     pieces: list[str] = []
+    naming = False  # the last piece is a key and the start of its name
     for unit in units:
         command = bool(pieces) and pieces[-1][-1] == "!" and pieces[-1][-2:-1] in ("", " ") and bool(_KEY.fullmatch("!" + unit))
         if command:  # a command's ! goes with its letter (UAX #14 ties it to the word before)
             pieces[-1], unit = pieces[-1][:-1], "!" + unit
             if not pieces[-1]:
                 pieces.pop()
+        keyed = bool(pieces) and bool(_KEY.fullmatch(pieces[-1])) and (len(pieces) == 1 or pieces[-2].rstrip()[-1:] in "·]:：")
+        named = naming and not pieces[-1].endswith(" ") and bool(_ONE_IDEOGRAPH.match(unit))
         if pieces and ((unit[0] in _NO_LINE_START and not command) or (_NUMBER_END.search(pieces[-1]) and _ONE_IDEOGRAPH.match(unit))
-                       or (_KEY.fullmatch(pieces[-1]) and (len(pieces) == 1 or pieces[-2].rstrip()[-1:] in "·]:："))):
+                       or keyed or named):
             pieces[-1] += unit
         else:
             pieces.append(unit)
+        naming = keyed or named
     return pieces
 
 
