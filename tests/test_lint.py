@@ -95,6 +95,14 @@ def test_wrong_type(tmp_path):
     assert line == 13 and message.startswith("points: expected a list")
 
 
+@pytest.mark.parametrize("written, said", [("tags: 5", "tags: expected a list, not '5'"),
+                                            ("tags: " + "x" * 30, "tags: expected a list, not '" + "x" * 19 + "…'")])
+def test_a_scalar_where_a_list_belongs_is_named_as_written(tmp_path, written, said):
+    """`tags: 5` said "expected a list, got str": YAML scalars stay text, so the type named none the author wrote."""
+    result = lint(write(tmp_path, QA + "    " + written + "\n"))
+    assert problems(result) == [(14, 11, said)]
+
+
 def test_empty_text(tmp_path):
     result = lint(write(tmp_path, QA.replace("answer: 一个 Encoder-only 模型。", 'answer: "  "')))
     assert problems(result) == [(12, 13, "answer: text is empty")]

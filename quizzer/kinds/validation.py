@@ -30,6 +30,7 @@ PYDANTIC_MESSAGES = {
 # the fixed texts our own validators raise (kinds/fields.py, kinds/choice.py), translated when shown
 VALUE_ERRORS = (N_("text is empty"), N_("answer repeats a letter"))
 _EXPECTED = {"string_type": N_("{field}: expected text, got {got}"), "list_type": N_("{field}: expected a list, got {got}")}
+_EXPECTED_VALUE = {"list_type": N_("{field}: expected a list, not {value}")}
 _TYPE_NAMES = {"str": N_("str"), "list": N_("list"), "dict": N_("dict"), "int": N_("int"), "float": N_("float"),
                "bool": N_("bool")}  # what a YAML value can be
 
@@ -70,6 +71,9 @@ def friendly(error: Any) -> str:
         return _("{field}: text is empty").format(field=name)
     if kind in ("string_type", "list_type", "dict_type", "model_type", "model_attributes_type"):
         got = error["input"]
+        if isinstance(got, str):  # a YAML scalar stays text: `tags: 5` is named as written, not as "text"
+            value = repr(got if len(got) <= 20 else got[:19] + "…")
+            return _(_EXPECTED_VALUE.get(kind, N_("{field}: expected a mapping, not {value}"))).format(field=name, value=value)
         shown = _("nothing") if got is None else _(_TYPE_NAMES.get(type(got).__name__, type(got).__name__))
         return _(_EXPECTED.get(kind, N_("{field}: expected a mapping, got {got}"))).format(field=name, got=shown)
     return _("{field}: {message}").format(field=name, message=pydantic_message(error))
