@@ -69,6 +69,7 @@ def test_the_wheel_holds_the_package_the_decks_the_license_and_the_metadata(whee
     assert {"quizzer/bundled_decks/ch08-bert.yaml", "quizzer/bundled_decks/day12-bert-gpt.yaml"} <= set(names)
     assert any(re.search(r"\.dist-info/licenses/LICENSE$", n) for n in names)
     assert "quizzer/cli/__init__.py" in names and "checkers/registry.py" in names
+    assert {"quizzer/py.typed", "checkers/py.typed"} <= set(names)  # PEP 561: type checkers read our hints
     assert not [n for n in names if n.startswith(("tests/", "bench/", ".venv/"))]
     assert metadata["Requires-Python"] == ">=3.11"
     assert metadata["License-Expression"] == "MIT" or metadata["License"] == "MIT"
