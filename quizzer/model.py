@@ -50,6 +50,29 @@ def json_schema() -> str:
     from quizzer.kinds.validating import model
 
     schema: dict[str, Any] = model(Deck).model_json_schema()
+    _checkers_in(schema)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "quizzer deck"
     return json.dumps(schema, ensure_ascii=False, indent=2) + "\n"
+
+
+def _checkers_in(schema: dict[str, Any]) -> None:
+    """A numeric card's ``checker`` as one of the names, and its ``params`` and example ``inputs``
+    as that checker's (``if checker is X then params are X's``), so an editor completes and
+    checks them as ``quiz lint`` does."""
+    from checkers import registry
+    from checkers.validating import model as checked
+
+    definitions = schema["$defs"]
+    numeric = definitions["NumericCard"]
+    numeric["properties"]["checker"]["enum"] = registry.names()
+    rules = []
+    for name in registry.names():
+        checker = registry.get(name)
+        params, inputs = (checked(shape).model_json_schema(ref_template="#/$defs/{model}")
+                          for shape in (checker.Params, checker.Inputs))
+        for part in (params, inputs):
+            definitions.update(part.pop("$defs", {}))
+        rules.append({"if": {"properties": {"checker": {"const": name}}},
+                      "then": {"properties": {"params": params, "example": {"properties": {"inputs": inputs}}}}})
+    numeric["allOf"] = rules

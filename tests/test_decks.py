@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from quizzer import deck_cache, decks
@@ -29,6 +30,31 @@ def test_schema_accepts_the_shipped_decks_as_editors_see_them():
     schema = json.loads(json_schema())
     for path in decks.deck_files([ROOT / "decks"]):
         jsonschema.validate(yaml.safe_load(path.read_text("utf-8")), schema)
+
+
+@pytest.mark.parametrize("card, bad", [
+    ("{checker: kv_cache, params: {decimals: 9}}", True),  # decimals 1-4
+    ("{checker: kv_cache, params: {layers: 2}}", True),  # an input, not a param
+    ("{checker: kv_cache, params: {decimals: 3, attention: gqa}}", False),
+    ("{checker: kv_cache, example: {inputs: {layers: 2, heads: 4, kv_heads: 2, head_dim: 8}, answer: 128}}", False),
+    ("{checker: kv_cache, example: {inputs: {layers: 2}, answer: 64}}", True),  # heads, kv_heads, head_dim missing
+    ("{checker: kv_cach}", True),
+])
+def test_the_schema_holds_a_numeric_card_to_its_checker_s_params_as_lint_does(tmp_path, card, bad):
+    """The schema took any params and any checker name: an editor flagged nothing lint refuses."""
+    import jsonschema
+    import yaml
+
+    text = ("id: t\ntitle: T\nlanguage: zh\nsource: {file: f, sections: '1'}\ncards:\n"
+            f"  - {{id: n1, kind: numeric, source: '1', {card[1:-1]}}}\n")
+    try:
+        jsonschema.validate(yaml.safe_load(text), json.loads(json_schema()))
+        rejected = False
+    except jsonschema.ValidationError:
+        rejected = True
+    (tmp_path / "t.yaml").write_text(text, "utf-8")
+    linted = runner.invoke(app, ["lint", str(tmp_path / "t.yaml")])
+    assert rejected == bad == (linted.exit_code == 1), linted.stdout
 
 
 def test_every_deck_file_starts_with_the_schema_comment():
