@@ -446,3 +446,86 @@ def test_after_a_verdict_another_rating_saves_the_same_answer_with_it(collection
     assert undone == study.Notice("undone", "c-one") and shown.card_id == "c-one"
     assert card_info(collection.store, "c-one", T0).reviews == []
 
+
+
+def test_another_rating_that_fails_half_way_keeps_the_answer_it_replaces(collection, monkeypatch):
+    """Another rating took the review back in one transaction and saved the new one in a second:
+    Ctrl-C while the second waited for the write lock left the card with no review at all."""
+    from quizzer.store import cards as card_store
+
+    machine = session(collection, ("choice",))
+    machine.start()
+    machine.handle(study.Answer("B"))  # right: Easy or Good
+    [before] = card_info(collection.store, "c-one", T0).reviews
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt  # as Ctrl-C during the wait for the lock
+
+    monkeypatch.setattr(card_store, "_record", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        machine.handle(study.Rate(2))
+    assert card_info(collection.store, "c-one", T0).reviews == [before]
+
+
+@pytest.mark.parametrize("event", ["bury", "suspend", "undo", "rerate"])
+def test_bury_suspend_undo_and_another_rating_wait_for_a_write_lock_held_long(deck_folder, monkeypatch, tmp_path, event):
+    """Only an answer waited for another process's long write: bury, suspend, undo and another
+    rating ended the session with "is locked"."""
+    import sqlite3
+
+    monkeypatch.setenv("QUIZ_NOW", T0.isoformat())
+    monkeypatch.setenv("QUIZ_BUSY_TIMEOUT_MS", "100")
+    machine = session(open_collection(deck_folder(DECK), tmp_path / "app.db"), ("choice",))
+    [shown] = machine.start()
+    if event in ("undo", "rerate"):
+        machine.handle(study.Answer("B"))  # right: Good or Easy
+    holder = sqlite3.connect(tmp_path / "app.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process's long write
+    waits: list[str] = []
+
+    def waiting(busy):
+        waits.append(str(busy))
+        if len(waits) == 2:
+            holder.execute("COMMIT")
+
+    machine.waiting = waiting
+    steps = {"bury": study.Bury(), "suspend": study.Suspend(), "undo": study.Undo(), "rerate": study.Rate(1)}
+    views = machine.handle(steps[event])
+    holder.close()
+    assert len(waits) == 2 and "locked" in waits[0]
+    record = card_info(machine.collection.store, shown.card_id, T0)
+    changed = {"bury": record.buried_until is not None, "suspend": record.suspended,
+               "undo": record.reviews == [], "rerate": [r.rating for r in record.reviews] == [1]}
+    assert changed[event], views
+
+
+def test_marks_wait_for_a_write_lock_held_long_and_are_not_lost(deck_folder, monkeypatch, tmp_path):
+    """Recording an exam's scores after marking ended the exam with "is locked": the marks, held
+    only in memory, were lost, and `--resume` asked for them again."""
+    import sqlite3
+
+    monkeypatch.setenv("QUIZ_NOW", T0.isoformat())
+    monkeypatch.setenv("QUIZ_BUSY_TIMEOUT_MS", "100")
+    machine = exam_of(open_collection(deck_folder(DECK), tmp_path / "app.db"), Clock())
+    typed = {"q-one": "答", "m-one": "说反了", "c-one": "b", "z-one": "15%; 80%; [MASK]"}
+    views = machine.begin()
+    while isinstance(views[-1], exams.QuestionView):
+        views = machine.handle(exams.Answer(typed[views[-1].card_id]))
+    holder = sqlite3.connect(tmp_path / "app.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    waits: list[str] = []
+
+    def waiting(busy):
+        waits.append(str(busy))
+        if len(waits) == 2:
+            holder.execute("COMMIT")
+
+    machine.waiting = waiting
+    while isinstance(views[-1], exams.MarkView):
+        views = machine.handle(exams.Mark("a"))
+    holder.close()
+    assert isinstance(views[-1], exams.Report) and len(waits) == 2
+    [(exam, _, _)] = exam_store.history(machine.store)
+    assert exam.finished_at is not None
+    reviewed = [q for q in exam_store.questions(machine.store, exam.id) if q.review_id is not None]
+    assert len(reviewed) == 4

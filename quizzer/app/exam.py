@@ -403,16 +403,16 @@ class ExamSession:
             last = card_store.card(self.store, question.card_id).memory.last_review
             when = answered_by if last is None or last <= answered_by else now
             try:
-                record_answer(
+                patiently(lambda: record_answer(
                     self.store, question.card_id, rating_for(score), now=when, duration_ms=question.duration_ms,
                     mode="exam", answer_text=question.answer_text, correct=not wrong, seed=question.seed,
                     ahead_rule=not wrong, mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
                     scheduler=self.schedule.scheduler, rollover_hour=self.settings.day_start_hour,
                     load_balance=self.settings.load_balance, interview=self.schedule.interview,
-                )
+                ), self.waiting)
             except card_store.AlreadyMarked:  # the paper was handed in on another device meanwhile
                 continue
-        self.exam = exam_store.close(self.store, self.exam.id, now)
+        self.exam = patiently(lambda: exam_store.close(self.store, self.exam.id, now), self.waiting)
         self.phase = "done"
         return report(self.collection, self.exam.id)
 

@@ -33,6 +33,7 @@ from quizzer.kinds.base import Asked
 from quizzer.scheduling import answer as answering
 from quizzer.scheduling import queue as queues
 from quizzer.scheduling.learner import schedule_of
+from quizzer.scheduling.memory import Placement
 from quizzer.scheduling.summary import due_forecast
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import cards as card_store
@@ -203,6 +204,7 @@ class Done:
     correct: bool | None
     reviewed_at: datetime
     duration_ms: int
+    placement: Placement  # where its day was placed from: another rating lands as the buttons said
 
 
 @dataclass(frozen=True)
@@ -389,13 +391,20 @@ class StudySession:
         asked = self._asked()
         now = clock.now() if again is None else again.reviewed_at
         duration_ms = int((self.tick() - self.shown_at) * 1000) if again is None else again.duration_ms
+        placement = again.placement if again is not None else answering.placement_for(
+            self.collection.store, card_id, now, self.scheduler, self.settings.day_start_hour, self.settings.load_balance)
         answered = patiently(lambda: answering.answer(
             self.collection.store, card_id, rating, now=now,
             duration_ms=duration_ms, answer_text=answer_text, correct=correct,
             seed=asked.seed, scheduler=self.scheduler, rollover_hour=self.settings.day_start_hour,
             load_balance=self.settings.load_balance, interview=self.interview,
+            placement=placement, replacing=None if again is None else again.answered,
         ), self.waiting)
-        done = Done(answered, rating, answer_text, correct, now, duration_ms)
+        if again is not None:  # taken back in the same transaction
+            self._count(again, -1)
+            self.history.remove(again)
+            self._shown_once()
+        done = Done(answered, rating, answer_text, correct, now, duration_ms, placement)
         self.history.append(done)
         self._count(done, +1)
         self.position += 1
@@ -419,19 +428,16 @@ class StudySession:
     def _rerate(self, rating: int) -> list[View]:
         """Another rating for the answer just graded, in the pause after its verdict: the learner's
         judgement over the one given for being right and quick (a lucky guess is not Easy). The
-        review is taken back and saved again with the same answer, time and duration."""
+        review is replaced, in one transaction, by one with the same answer, time and duration."""
         done = self.history[-1] if self.history else None
         if not isinstance(done, Done) or done.correct is None or rating == done.rating:
             return [Continue(self.intervals)]
-        try:
-            answering.undo(self.collection.store, done.answered)
-        except ReviewedSince:
-            return [Notice("reviewed_elsewhere", done.answered.card_id), Continue(self.intervals)]
-        self._count(done, -1)
-        self.history.pop()
         self.position -= 1  # back on the card answered
-        self._shown_once()
-        return list(self._record(rating, done.answer_text, done.correct, again=done))
+        try:
+            return list(self._record(rating, done.answer_text, done.correct, again=done))
+        except ReviewedSince:
+            self.position += 1
+            return [Notice("reviewed_elsewhere", done.answered.card_id), Continue(self.intervals)]
 
     def _shown_once(self) -> None:
         """The card at ``position`` is not queued again after it: the answer taken back may have
@@ -459,7 +465,7 @@ class StudySession:
         if isinstance(done, SetAside):
             return self._bring_back(done)
         try:
-            answering.undo(self.collection.store, done.answered)
+            patiently(lambda: answering.undo(self.collection.store, done.answered), self.waiting)
         except ReviewedSince:  # answered on another device since: that answer stands
             return [Notice("reviewed_elsewhere", done.answered.card_id), self._current()]
         self._count(done, -1)
@@ -480,7 +486,8 @@ class StudySession:
 
     def _bring_back(self, aside: SetAside) -> list[View]:
         """Undo a bury or suspend: the card's flags as they were, and the card on screen again."""
-        answering.restore(self.collection.store, aside.card_id, aside.suspended, aside.buried_until)
+        patiently(lambda: answering.restore(self.collection.store, aside.card_id, aside.suspended, aside.buried_until),
+                  self.waiting)
         self.set_aside.discard(aside.card_id)
         if aside.replacement is not None and aside.replacement in self.queue[self.position:]:  # not shown yet
             del self.queue[self.position + self.queue[self.position:].index(aside.replacement)]
@@ -492,11 +499,11 @@ class StudySession:
         record = card_store.card(self.collection.store, card_id)
         was_new, flags = record.memory.state == NEW, (record.suspended, record.buried_until)
         if isinstance(event, Bury):
-            answering.bury(self.collection.store, card_id,
-                           clock.next_day_start(clock.now(), self.settings.day_start_hour))
+            until = clock.next_day_start(clock.now(), self.settings.day_start_hour)
+            patiently(lambda: answering.bury(self.collection.store, card_id, until), self.waiting)
             notice = Notice("buried", card_id)
         else:
-            answering.suspend(self.collection.store, card_id)
+            patiently(lambda: answering.suspend(self.collection.store, card_id), self.waiting)
             notice = Notice("suspended", card_id)
         self.set_aside.add(card_id)
         # every later showing goes too (a card in learning may be queued again)

@@ -39,6 +39,8 @@ def answer(
     mark: ExamMark | None = None,
     load_balance: bool = True,
     interview: Interview | None = None,
+    placement: Placement | None = None,
+    replacing: Answered | None = None,
 ) -> Answered:
     """Record one answer and its new memory state in a single write transaction.
 
@@ -48,13 +50,16 @@ def answer(
     answer is news about memory whenever it comes). ``mark`` is an exam question's score,
     written in the same transaction. A review's day is placed as ``memory`` says (seeded
     fuzz; the load of the coming days unless ``load_balance`` is off), and short of the
-    ``interview``'s day when one is set (``plan``).
+    ``interview``'s day when one is set (``plan``). ``placement``: ``placement_for``'s, found
+    before; ``replacing``: the card's latest answer, taken back in the same transaction (another
+    rating for it: give the placement found before that answer, so it lands where the buttons said).
     """
     review = NewReview(rating, to_utc(now), duration_ms, mode, answer_text, correct, seed)
     ahead_after = next_day_start(now, rollover_hour) if ahead_rule else None
-    placement = placement_for(store, card_id, now, scheduler, rollover_hour, load_balance)
+    if placement is None:
+        placement = placement_for(store, card_id, now, scheduler, rollover_hour, load_balance)
     decide_one = partial(decide, scheduler=scheduler, ahead_after=ahead_after, placement=placement, interview=interview)
-    return cards.record_answer(store, card_id, review, decide_one, mark)
+    return cards.record_answer(store, card_id, review, decide_one, mark, replacing)
 
 
 def preview(
@@ -116,13 +121,6 @@ def suspend(store: Store, card_id: str) -> None:
 
 def unsuspend(store: Store, card_id: str) -> None:
     cards.set_flags(store, card_id, suspended=False)
-
-
-def flags(store: Store, card_id: str) -> tuple[bool, datetime | None]:
-    """Whether the card is suspended, and until when it is buried: what undoing a bury or a
-    suspend puts back (``restore``)."""
-    record = cards.card(store, card_id)
-    return record.suspended, record.buried_until
 
 
 def restore(store: Store, card_id: str, suspended: bool, buried_until: datetime | None) -> None:

@@ -74,16 +74,19 @@ Decide = Callable[[MemoryState, NewReview], Decision]
 
 
 def record_answer(store: Store, card_id: str, review: NewReview, decide: Decide,
-                  mark: ExamMark | None = None) -> Answered:
+                  mark: ExamMark | None = None, replacing: Answered | None = None) -> Answered:
     """One answer in one write transaction: ``decide`` turns the card's memory before the
     answer into the memory after it; the review is logged; an exam's ``mark`` (score, the
-    mistakes notebook) is written with it.
+    mistakes notebook) is written with it. ``replacing``: the card's latest answer, taken back
+    (``undo``) in the same transaction, so another rating for it is never half done.
 
     A server that drops the connection rolled the answer back: it is tried once more on a new
     connection. Unless the connection went during the commit and the answer is already there:
     then it is not applied twice, and the command ends saying it was saved."""
     try:
         with store.write() as conn:
+            if replacing is not None:
+                _undo(conn, replacing)
             return _record(conn, card_id, review, decide, mark)
     except ConnectionLost:
         pass
@@ -94,6 +97,8 @@ def record_answer(store: Store, card_id: str, review: NewReview, decide: Decide,
             raise DatabaseError(_("{where}: the connection was lost just as the answer to {card} was saved; it is "
                                   "saved once").format(where=store.where, card=card_id),
                                 _("run the command again to go on"))
+        if replacing is not None:
+            _undo(conn, replacing)
         return _record(conn, card_id, review, decide, mark)
 
 
@@ -166,16 +171,20 @@ def undo(store: Store, answered: Answered) -> None:
     Only a card's latest review can be undone; anything else would clobber later answers.
     """
     with store.write() as conn:
-        latest = conn.scalar(select(func.max(review_log.c.id)).where(review_log.c.card_id == answered.card_id))
-        if latest != answered.review_id:  # another device answered the card since (or it is gone)
-            raise ReviewedSince(answered.card_id)
-        _row(conn, answered.card_id, lock=True)
-        _set(conn, answered.card_id, **memory_columns(answered.previous))
-        if not answered.previous.leech:
-            conn.execute(delete(card_tags).where(card_tags.c.card_id == answered.card_id,
-                                                 card_tags.c.tag == LEECH_TAG))
-        conn.execute(delete(review_log).where(review_log.c.id == answered.review_id))
-        review_days.undone(conn, answered.review_id)
+        _undo(conn, answered)
+
+
+def _undo(conn: Connection, answered: Answered) -> None:
+    latest = conn.scalar(select(func.max(review_log.c.id)).where(review_log.c.card_id == answered.card_id))
+    if latest != answered.review_id:  # another device answered the card since (or it is gone)
+        raise ReviewedSince(answered.card_id)
+    _row(conn, answered.card_id, lock=True)
+    _set(conn, answered.card_id, **memory_columns(answered.previous))
+    if not answered.previous.leech:
+        conn.execute(delete(card_tags).where(card_tags.c.card_id == answered.card_id,
+                                             card_tags.c.tag == LEECH_TAG))
+    conn.execute(delete(review_log).where(review_log.c.id == answered.review_id))
+    review_days.undone(conn, answered.review_id)
 
 
 def set_flags(store: Store, card_id: str, *, suspended: bool | None = None,
