@@ -584,8 +584,12 @@ def test_tables_that_do_not_match_their_schema_stamp_are_one_line_and_left_alone
     restored) failed every command with "unexpected OperationalError" and the SQL on one line."""
     with sqlite3.connect(good_db) as conn:
         conn.execute("UPDATE alembic_version SET version_num = '0001'")
-    result = quiz(env, good_db)
-    line = assert_refused(result, good_db, "its tables do not match the schema it names (0001)")
-    assert "table exams already exists" in line and "CREATE TABLE" not in line and "unexpected" not in line
+    kept = sorted((good_db.parent / "backups").iterdir())
+    for _ in range(2):
+        result = quiz(env, good_db)
+        line = assert_refused(result, good_db, "its tables do not match the schema it names (0001)")
+        assert "table exams already exists" in line and "CREATE TABLE" not in line and "unexpected" not in line
     with sqlite3.connect(good_db) as conn:  # the migration rolled back
         assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0001",)]
+    # and left no copy of the file it did not change: each refusal added one, which `latest` then named
+    assert sorted((good_db.parent / "backups").iterdir()) == kept

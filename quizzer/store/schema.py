@@ -107,11 +107,14 @@ def _upgrade(store: Store) -> None:
             return
         if version is not None and version not in _known_revisions():
             raise _too_new(store, version)
+        kept = None
         if store.path is not None and inspect(conn).get_table_names():
-            backup.backup_now(store.path, clock.wall())
+            kept = backup.backup_now(store.path, clock.wall())
         try:
             command.upgrade(_alembic_config(conn), "head")
         except DBAPIError as exc:  # the transaction rolls the migration back: the file is as it was
+            if kept is not None:  # so its copy goes: each failed command added one, and `latest` named it
+                kept.unlink(missing_ok=True)
             if database_error(exc, store.where) is not None:  # locked, full, read-only: said as such
                 raise
             reason = str(exc.orig).splitlines()[0] if exc.orig is not None else type(exc).__name__
