@@ -107,7 +107,7 @@ def choose(environ: Mapping[str, str] | None = None, argv: Sequence[str] | None 
     argv = sys.argv[1:] if argv is None else argv
     chosen = requested(environ) or from_config(environ) or from_locale(environ) or from_decks(environ, argv)
     if chosen == "zh" and not requested(environ) and not _writes_chinese(sys.stdout):
-        return "en"  # an ASCII terminal (LC_ALL=C) would show escapes: only QUIZ_LANG=zh insists
+        return "en"  # a Latin-1 or ASCII output would show escapes: only QUIZ_LANG=zh insists
     return chosen
 
 

@@ -273,7 +273,7 @@ def test_config_set_speaks_with_chinese_punctuation(tmp_path):
 
 @pytest.mark.parametrize("asked, heading", [(None, "deck "), ("zh", "\\u724c\\u7ec4")])
 def test_a_terminal_that_cannot_write_chinese_gets_english_or_escapes_not_a_crash(tmp_path, asked, heading):
-    """`LC_ALL=C` or PYTHONIOENCODING=latin-1 made every command "unexpected UnicodeEncodeError"."""
+    """PYTHONIOENCODING=latin-1 made every command "unexpected UnicodeEncodeError"."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("LC_", "LANG", "QUIZ_LANG"))}
     env.update(PYTHONIOENCODING="latin-1", QUIZ_CONFIG=str(tmp_path / "c.toml"), QUIZ_DB=str(tmp_path / "q.db"))
     if asked:
@@ -281,6 +281,16 @@ def test_a_terminal_that_cannot_write_chinese_gets_english_or_escapes_not_a_cras
     done = subprocess.run([sys.executable, "-m", "quizzer", "decks"], capture_output=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode("latin-1").startswith(heading)
+
+
+def test_the_c_locale_writes_chinese_as_utf8(tmp_path):
+    """Python writes UTF-8 under `LC_ALL=C` (PEP 538, 540): the README had it give English."""
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("LC_", "LANG", "QUIZ_LANG", "PYTHONIOENCODING", "PYTHONUTF8"))}
+    env.update(LC_ALL="C", QUIZ_CONFIG=str(tmp_path / "c.toml"), QUIZ_DB=str(tmp_path / "q.db"))
+    done = subprocess.run([sys.executable, "-m", "quizzer", "decks"], capture_output=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode("utf-8").startswith("牌组")
 
 
 def test_a_cloze_verdict_lists_its_blanks_as_the_language_does_and_no_steps_is_translated(tmp_path):

@@ -81,7 +81,7 @@ def main() -> None:
         report(closed)
         raise SystemExit(int(closed.exit_code))
     _buffer_output()
-    if isinstance(sys.stdout, io.TextIOWrapper):  # an ASCII or Latin-1 terminal (LC_ALL=C) cannot write
+    if isinstance(sys.stdout, io.TextIOWrapper):  # an ASCII or Latin-1 output (not LC_ALL=C: UTF-8) cannot write
         sys.stdout.reconfigure(errors="backslashreplace")  # Chinese: escapes, as stderr has, not a crash
     only = invoked(sys.argv[1:])
     commands, groups = app.registered_commands, app.registered_groups
