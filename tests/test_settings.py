@@ -469,6 +469,8 @@ def test_the_overview_counts_the_reviews_study_offers_within_the_limits(all_due,
     assert (unlimited["total"]["due"], unlimited["total"]["due_waiting"]) == (5, 5)
     own = overview(("deck.alpha.reviews_per_day", "1"))
     assert {d["deck"]: d["due"] for d in own["decks"]} == {"alpha": 1, "beta": 2} and own["total"]["due"] == 3
+    shown = quiz("--decks", str(folder), now=later).stdout  # the deck's limit caps it, not the global 200
+    assert "due: what today's study reviews (200 reviews a day, alpha by its own limit; 5 due)" in shown
     capped = overview(("reviews_per_day", "2"))
     assert {d["deck"]: d["due"] for d in capped["decks"]} == {"alpha": 1, "beta": 2} and capped["total"]["due"] == 2
     studied = quiz("study", "--decks", str(folder), "--new", "0", input="\n3\n" * 5, now=later)
@@ -476,7 +478,7 @@ def test_the_overview_counts_the_reviews_study_offers_within_the_limits(all_due,
     after = overview()
     assert after["total"]["due"] == 0 and after["total"]["due_waiting"] == 3  # the day's 2 are done
     shown = quiz("--decks", str(folder), now=later).stdout
-    assert "due: what today's study reviews (2 reviews a day; 3 due)" in shown
+    assert "due: what today's study reviews (2 reviews a day, alpha by its own limit; 3 due)" in shown
 
 
 # -- the rating buttons' intervals -------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated
 
@@ -18,7 +19,7 @@ from quizzer.cli.base import (
     console,
 )
 from quizzer.errors import UsageError
-from quizzer.i18n import _, ngettext
+from quizzer.i18n import _, join, ngettext
 
 if TYPE_CHECKING:
     from quizzer.store.records import ExamRecord
@@ -84,11 +85,14 @@ def overview(
     table.add_row(_("total"), "", str(total.new), str(total.learning), str(total.due), style="bold")
     out.print(table)
     if total.new < total.new_waiting:
-        out.print(_("new: what today's study introduces ({per_day} new cards a day; {waiting} waiting)").format(
-            per_day=day.new_per_day, waiting=f"{total.new_waiting:,}"), markup=False)
+        out.print(_("new: what today's study introduces ({per_day} new cards a day{decks}; {waiting} waiting)").format(
+            per_day=day.new_per_day, waiting=f"{total.new_waiting:,}",
+            decks=_own_limits([r.deck for r in rows if r.new < r.new_waiting], learner.deck_new_per_day)), markup=False)
     if total.due < total.due_waiting:
-        out.print(_("due: what today's study reviews ({per_day} reviews a day; {waiting} due)").format(
-            per_day=learner.reviews_per_day, waiting=f"{total.due_waiting:,}"), markup=False)
+        out.print(_("due: what today's study reviews ({per_day} reviews a day{decks}; {waiting} due)").format(
+            per_day=learner.reviews_per_day, waiting=f"{total.due_waiting:,}",
+            decks=_own_limits([r.deck for r in rows if r.due < r.due_waiting], learner.deck_reviews_per_day)),
+            markup=False)
     if day.interview is not None:
         days = (day.interview.day - clock.study_day(now, learner.day_start_hour)).days
         out.print(ngettext("Interview on {day}, {days} day left: the day's cards follow its plan (`quiz plan`).",
@@ -105,3 +109,11 @@ def unfinished_line(exam: ExamRecord, now: datetime) -> str:
         return _("Exam {id} is unfinished and its time is up: `quiz exam --resume` scores it.").format(id=exam.id)
     return _("Exam {id} is unfinished: `quiz exam --resume` continues it until {time}.").format(
         id=exam.id, time=f"{exam.deadline.astimezone():%H:%M}")
+
+
+def _own_limits(capped: list[str], own: Mapping[str, int]) -> str:
+    """``, alpha and beta by their own limits``: which of the capped decks a limit of their own holds
+    (the footer named only the global limit, when a deck's own was what capped it)."""
+    decks = [deck for deck in capped if deck in own]
+    return ngettext(", {decks} by its own limit", ", {decks} by their own limits", len(decks)).format(
+        decks=join(decks)) if decks else ""
