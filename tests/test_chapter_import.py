@@ -382,3 +382,18 @@ def test_standard_input_that_is_the_terminal_is_not_waited_on(tmp_path):
         os.close(follower)
     assert done.returncode == 2
     assert "- reads the chapter from standard input, which is the terminal here" in done.stderr
+
+
+def test_dot_slash_dash_names_a_file_called_dash(tmp_path, monkeypatch):
+    """`./-` read standard input (and wrote standard output) like `-`: Path("./-") == Path("-")."""
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(SMALL, tmp_path / "-")
+    imported = runner.invoke(app, ["import", "chapter", "./-"], input=b"")
+    assert imported.exit_code == 0, imported.output
+    assert "file: '-'" in imported.stdout  # the file's name, not <stdin>
+    out = runner.invoke(app, ["export", "markdown", "--out", "./-"])
+    assert out.exit_code == 0 and (tmp_path / "-").read_text("utf-8").startswith("# ") and "wrote" in out.stdout
+    exported = runner.invoke(app, ["history", "export", "./-"])
+    assert exported.exit_code == 0 and (tmp_path / "-").read_text("utf-8").startswith("card_id,") and "exported" in exported.stdout

@@ -352,6 +352,15 @@ class Where:
     db: Path | None = None
 
 
+STANDARD = Path("-")  # the argument `-` itself: standard input or output (`./-` names a file called -)
+
+
+def path_or_standard(text: str) -> Path:
+    """A FILE argument where ``-`` means standard input or output: ``-`` is STANDARD, to compare
+    with ``is``, since ``Path("./-") == Path("-")``; anything else is a path."""
+    return STANDARD if text == "-" else Path(text)
+
+
 DecksOption = Annotated[
     Optional[Path],
     typer.Option("--decks", metavar="DIR", show_default=False,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from quizzer.cli.base import (
+    STANDARD,
     DbOption,
     DeckFilter,
     DecksOption,
@@ -18,6 +19,7 @@ from quizzer.cli.base import (
     load,
     output_file,
     settings,
+    path_or_standard,
 )
 from quizzer.errors import QuizError, UnknownName, UsageError, os_reason, printable
 from quizzer.i18n import _, ngettext
@@ -83,7 +85,7 @@ def export_markdown(
     deck: DeckFilter = None,
     weak: Annotated[bool, typer.Option("--weak", help=_("Only the weakest cards: most lapses, then most mistakes, "
                                                          "then lowest recall."))] = False,
-    out: Annotated[Optional[Path], typer.Option("--out", metavar="FILE", show_default=False,
+    out: Annotated[Optional[Path], typer.Option("--out", metavar="FILE", show_default=False, parser=path_or_standard,
                                                 help=_("Write to this file (default, or `-`: standard output)."))] = None,
     decks_dir: DecksOption = None,
     db: DbOption = None,
@@ -108,7 +110,7 @@ def export_markdown(
         cards = [card for loaded in chosen for card in loaded.deck.cards]
     title = " · ".join(loaded.deck.title for loaded in chosen)
     text = review_sheet(_("{decks}: the weakest cards").format(decks=title) if weak else title, cards)
-    if out is None or str(out) == "-":
+    if out is None or out is STANDARD:
         typer.echo(text, nl=False)
         return
     _write(output_file(ctx, out, db), text.encode("utf-8"))

@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from quizzer.cli.base import (
+    STANDARD,
     DbOption,
     DeckFilter,
     DecksOption,
@@ -21,6 +22,7 @@ from quizzer.cli.base import (
     counted_reviews,
     output_file,
     settings,
+    path_or_standard,
 )
 from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, ngettext
@@ -30,7 +32,8 @@ history_app = typer.Typer(help=_("Review history in and out (the FSRS CSV form: 
                           context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(history_app, name="history")
 
-CsvFile = Annotated[Path, typer.Argument(metavar="FILE.csv", show_default=False, help=_("The CSV file."))]
+CsvFile = Annotated[Path, typer.Argument(metavar="FILE.csv", show_default=False, parser=path_or_standard,
+                                         help=_("The CSV file."))]
 
 
 @history_app.command("import", help=_(
@@ -96,7 +99,7 @@ def history_export(
     from quizzer.store.filter import CardFilter
     from quizzer.transfer.fsrs_csv import export_history
 
-    to_stdout = str(file) == "-"
+    to_stdout = file is STANDARD
     if to_stdout and as_json:
         raise UsageError(_("--json needs a file to write: with - the CSV itself goes to standard output"))
     start = None

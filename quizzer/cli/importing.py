@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import JsonOption, app
+from quizzer.cli.base import STANDARD, JsonOption, app, path_or_standard
 from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, join, ngettext
 
@@ -21,7 +21,7 @@ app.add_typer(import_app, name="import")
     "Turn a course chapter into a deck draft: interview questions, quizzes, common mistakes and key tables become "
     "cards, with the chapter's sections and ids that stay the same on every import."))
 def import_chapter(
-    file: Annotated[Path, typer.Argument(metavar="FILE", show_default=False, help=_(
+    file: Annotated[Path, typer.Argument(metavar="FILE", show_default=False, parser=path_or_standard, help=_(
         "The chapter, in the course markup; - reads it from standard input."))],
     deck: Annotated[str | None, typer.Option("--deck", metavar="ID", show_default=False, help=_(
         "The deck's id (default: from the file name, or the id of the deck in --out)."))] = None,
@@ -32,13 +32,12 @@ def import_chapter(
     """The chapter's cards as YAML, or added to the deck in --out (the help text is the command's)."""
     import sys
 
-    from quizzer.transfer.chapter import STDIN
     from quizzer.transfer.chapter import import_chapter as run
 
     if as_json and out is None:
         raise UsageError(_("--json needs --out: without it the YAML itself goes to standard output"))
     stream = None
-    if file == STDIN:
+    if file is STANDARD:
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError(_("- reads the chapter from standard input, which is the terminal here"),
                              _("pipe it in (xclip -o | quiz import chapter -) or name the file"))

@@ -400,7 +400,6 @@ def _kind(item: Item) -> str:
     return {"interview": "qa", "key": "qa", "quiz": "choice", "warning": "mistake"}[item.origin]
 
 
-STDIN = Path("-")  # the chapter comes on standard input (``xclip -o | quiz import chapter -``)
 _STDIN_NAME = "stdin"
 
 
