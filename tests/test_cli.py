@@ -245,3 +245,12 @@ def test_a_huge_terminal_width_is_capped():
     result = runner.invoke(app, ["show", "bert-vs-gpt-core"], env={"COLUMNS": "99999999"})
     assert result.exit_code == 0, result.output
     assert max(len(line) for line in result.stdout.splitlines()) == WIDEST  # the panel takes the whole width
+
+
+def test_a_usage_error_of_a_command_in_a_group_points_at_that_command_s_help(tmp_path):
+    """`quiz config set new_per_day -1` pointed at `quiz config -h`, where click's own errors for the
+    same command point at `quiz config set -h`."""
+    ours = runner.invoke(app, ["config", "set", "new_per_day", "-1"], env={"QUIZ_CONFIG": str(tmp_path / "c.toml")})
+    clicks = runner.invoke(app, ["config", "set", "new_per_day"], env={"QUIZ_CONFIG": str(tmp_path / "c.toml")})
+    assert ours.exit_code == clicks.exit_code == 2
+    assert ours.stderr.endswith("(`quiz config set -h` for help)\n") and clicks.stderr.endswith("(`quiz config set -h` for help)\n")

@@ -7,12 +7,11 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, learner, where
+from quizzer.cli.base import DbOption, JsonOption, app, group, learner, where
 from quizzer.errors import BackupError, UsageError, printable
 from quizzer.i18n import _, ngettext
 
-backup_app = typer.Typer(help=_("Back up the database now, and list and restore the backups."), no_args_is_help=True,
-                         context_settings={"help_option_names": ["-h", "--help"]})
+backup_app = group(_("Back up the database now, and list and restore the backups."))
 app.add_typer(backup_app, name="backup")
 
 

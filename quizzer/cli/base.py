@@ -37,6 +37,15 @@ if TYPE_CHECKING:
     from quizzer.settings import Settings
 
 
+def _command_path(ctx: ClickContext) -> str:
+    """``quiz config set``: the command a group's context ran, as typed (``python -m quizzer`` too)."""
+    names = [ctx.invoked_subcommand or ""]
+    while ctx.parent is not None:  # a group under the top one (config, history, ...)
+        names.insert(0, ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(["quiz", *names])
+
+
 class QuizGroup(TyperGroup):
     """The one error boundary: a QuizError becomes ``Error: ...`` on stderr and its exit code;
     Ctrl-C exits 130. ``QUIZ_DEBUG=1`` lets the traceback through for bug reports."""
@@ -57,7 +66,7 @@ class QuizGroup(TyperGroup):
                 _discard_output()  # away (`--out /dev/stdout | head`): the closed pipe's exit, as below
                 raise typer.Exit(int(ExitCode.PIPE_CLOSED)) from None
             if isinstance(err, UsageError) and not err.hint and ctx.invoked_subcommand:  # as click's own say
-                err.hint = _("`{command} -h` for help").format(command=f"quiz {ctx.invoked_subcommand}")
+                err.hint = _("`{command} -h` for help").format(command=_command_path(ctx))
             report(err)
             raise typer.Exit(int(err.exit_code)) from None
         except KeyboardInterrupt:
@@ -333,6 +342,13 @@ def _coerce_given_values_only() -> None:
 
 _localize_typer()
 _coerce_given_values_only()
+def group(help: str, **options: Any) -> typer.Typer:
+    """A group of commands under ``quiz`` (``quiz config``): its own errors go through the boundary
+    with the whole command named in their hint (``quiz config set -h``)."""
+    return typer.Typer(**{"cls": QuizGroup, "help": help, "no_args_is_help": True,
+                          "context_settings": {"help_option_names": ["-h", "--help"]}, **options})
+
+
 app = typer.Typer(
     cls=QuizGroup,
     help=_("Flashcards, numeric drills and mock interviews for BERT / GPT / Transformer interviews."),

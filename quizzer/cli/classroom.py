@@ -6,11 +6,10 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, console, learner, settings, where
+from quizzer.cli.base import DbOption, JsonOption, app, group, console, learner, settings, where
 from quizzer.i18n import _
 
-class_app = typer.Typer(help=_("A class sharing one database server."), no_args_is_help=True,
-                        context_settings={"help_option_names": ["-h", "--help"]})
+class_app = group(_("A class sharing one database server."))
 app.add_typer(class_app, name="class")
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, console, load, settings, where
+from quizzer.cli.base import DbOption, JsonOption, app, group, console, load, settings, where
 from quizzer.errors import UnknownName, printable
 from quizzer.i18n import N_, _, join
 from quizzer.settings import KEYS
@@ -16,11 +16,8 @@ from quizzer.settings import KEYS
 if TYPE_CHECKING:
     from quizzer.settings import Settings
 
-config_app = typer.Typer(
-    help=_("Settings that stay: show them (with where each comes from), set or unset one."),
-    invoke_without_command=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+config_app = group(_("Settings that stay: show them (with where each comes from), set or unset one."),
+                   invoke_without_command=True, no_args_is_help=False)
 app.add_typer(config_app, name="config")
 
 KeyArgument = Annotated[str, typer.Argument(

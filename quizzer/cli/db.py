@@ -6,12 +6,11 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, settings, where
+from quizzer.cli.base import DbOption, JsonOption, app, group, settings, where
 from quizzer.errors import QuizError, UsageError, printable
 from quizzer.i18n import _
 
-db_app = typer.Typer(help=_("The database as a whole."), no_args_is_help=True,
-                     context_settings={"help_option_names": ["-h", "--help"]})
+db_app = group(_("The database as a whole."))
 app.add_typer(db_app, name="db")
 
 

@@ -16,10 +16,11 @@ from quizzer.cli.base import (
     app,
     collection,
     counted_cards,
+    group,
     load,
     output_file,
-    settings,
     path_or_standard,
+    settings,
 )
 from quizzer.errors import QuizError, UnknownName, UsageError, os_reason, printable
 from quizzer.i18n import _, ngettext
@@ -27,8 +28,7 @@ from quizzer.i18n import _, ngettext
 if TYPE_CHECKING:
     from quizzer.decks import LoadedDeck
 
-export_app = typer.Typer(help=_("The decks as an Anki package or a printable review sheet."), no_args_is_help=True,
-                         context_settings={"help_option_names": ["-h", "--help"]})
+export_app = group(_("The decks as an Anki package or a printable review sheet."))
 app.add_typer(export_app, name="export")
 
 

@@ -20,16 +20,16 @@ from quizzer.cli.base import (
     collection,
     counted_cards,
     counted_reviews,
+    group,
     output_file,
-    settings,
     path_or_standard,
+    settings,
 )
 from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, ngettext
 
-history_app = typer.Typer(help=_("Review history in and out (the FSRS CSV form: card_id, review_rating, "
-                                 "review_time, review_duration)."), no_args_is_help=True,
-                          context_settings={"help_option_names": ["-h", "--help"]})
+history_app = group(_("Review history in and out (the FSRS CSV form: card_id, review_rating, "
+                                 "review_time, review_duration)."))
 app.add_typer(history_app, name="history")
 
 CsvFile = Annotated[Path, typer.Argument(metavar="FILE.csv", show_default=False, parser=path_or_standard,

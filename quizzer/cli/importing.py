@@ -8,12 +8,11 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import STANDARD, JsonOption, app, path_or_standard
+from quizzer.cli.base import STANDARD, JsonOption, app, group, path_or_standard
 from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, join, ngettext
 
-import_app = typer.Typer(help=_("Bring material in as decks (a course chapter)."), no_args_is_help=True,
-                         context_settings={"help_option_names": ["-h", "--help"]})
+import_app = group(_("Bring material in as decks (a course chapter)."))
 app.add_typer(import_app, name="import")
 
 
