@@ -230,6 +230,7 @@ class StudySession:
         pause_after_feedback: bool = True,
         tick: Callable[[], float] = time.monotonic,
         settings: Settings = DEFAULTS,
+        refills: bool = False,
     ) -> None:
         self.collection = collection
         self.chosen = chosen
@@ -251,9 +252,9 @@ class StudySession:
         self.summary = Summary()
         self.warmed = False  # torch prewarmed (after the first card is on screen)
         self.waiting: Waiting | None = None  # the screen's, while an answer waits for the write lock
-        # the new cards today's study offers now (the command's own limits): a new card set aside
-        # does not count as studied, so, as in Anki, the next one comes in its place
-        self.refill: Callable[[], list[str]] | None = None
+        # a new card set aside does not count as studied, so, as in Anki, the next one today's study
+        # offers comes in its place (not when the command set its own count: --new, --limit)
+        self.refills = refills
 
     # -- driving -------------------------------------------------------------
 
@@ -516,10 +517,13 @@ class StudySession:
 
     def _replacement(self) -> str | None:
         """The first new card today's study offers that the session has not queued."""
-        if self.refill is None:
+        if not self.refills:
             return None
+        offered = queues.new_offered(self.collection.store, clock.now(), new_per_day=self.settings.new_per_day,
+                                     chosen=self.chosen, rollover_hour=self.settings.day_start_hour,
+                                     deck_new_per_day=self.settings.deck_new_per_day, interview=self.interview)
         ahead = set(self.queue[self.position:]) | self.set_aside
-        return next((c for c in self.refill() if c not in ahead and c in self.collection.cards), None)
+        return next((c for c in offered if c not in ahead and c in self.collection.cards), None)
 
     def _edited(self) -> list[View]:
         try:

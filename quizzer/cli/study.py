@@ -42,7 +42,7 @@ def study(
     from quizzer import clock
     from quizzer.cli.plan import raised
     from quizzer.scheduling.learner import schedule_of
-    from quizzer.scheduling.queue import build_queue, new_offered, new_per_day_today, new_waiting
+    from quizzer.scheduling.queue import build_queue, new_per_day_today, new_waiting
     from quizzer.scheduling.summary import next_due
     from quizzer.terminal import study as screen
 
@@ -76,10 +76,5 @@ def study(
             console().print(_("Nothing is due now.{when} `quiz study --ahead` practises cards early; "
                               "reviews of cards not yet due leave their schedule alone.").format(when=when), markup=False)
         return
-    def refill() -> list[str]:  # the new cards study offers now: one set aside is replaced, as in Anki
-        return new_offered(opened.store, clock.now(), new_per_day=chosen_settings.new_per_day, chosen=chosen,
-                           rollover_hour=chosen_settings.day_start_hour, interview=schedule.interview,
-                           deck_new_per_day=chosen_settings.deck_new_per_day)
-
     screen.run(opened, queue, chosen=chosen, settings=chosen_settings,
-               refill=refill if new is None and limit is None else None)  # --new / --limit: this run's own count
+               refills=new is None and limit is None)  # --new / --limit: this run's own count

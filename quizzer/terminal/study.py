@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import timedelta
 
 from rich.console import Console
@@ -279,7 +279,7 @@ def report(console: Console, summary: Summary) -> None:
 
 
 def run(collection: Collection, queue: list[str], *, chosen: CardFilter = EVERYTHING, only_queued: bool = False,
-        settings: Settings | None = None, refill: Callable[[], list[str]] | None = None) -> None:
+        settings: Settings | None = None, refills: bool = False) -> None:
     """A study session over ``queue`` on standard input; Ctrl-C shows the summary, then
     propagates (every answer is already saved). ``settings``: the learner's (config file and
     environment) unless given."""
@@ -289,8 +289,8 @@ def run(collection: Collection, queue: list[str], *, chosen: CardFilter = EVERYT
     prompter = for_stdin(out)
     chosen_settings = configured.load() if settings is None else settings
     session = StudySession(collection, queue, chosen=chosen, only_queued=only_queued,
-                           pause_after_feedback=isinstance(prompter, TerminalPrompter), settings=chosen_settings)
-    session.refill = refill
+                           pause_after_feedback=isinstance(prompter, TerminalPrompter), settings=chosen_settings,
+                           refills=refills)
     try:
         StudyScreen(session, prompter, out, clear_screen=chosen_settings.clear_screen).run()
     except KeyboardInterrupt:
