@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, cast
 
 from quizzer import deck_cache, kinds
-from quizzer.defaults import ARCHIVE_DECK
+from quizzer.defaults import ARCHIVE_DECK, ARCHIVE_TAKEN
 from quizzer.errors import MAX_PROBLEMS, UNLISTED, DeckProblems, os_reason, printable
 from quizzer.i18n import N_, _, join
 from quizzer.locations import bundled_decks, deck_dirs  # noqa: F401  # where commands and tests find them
@@ -320,8 +320,7 @@ def _validate(text: str, path: Path, verify_examples: bool) -> Checked:
     checked.problems += duplicate_ids([(path, checked.lines)])
     if checked.deck_id is not None and checked.deck_id[0] == ARCHIVE_DECK:  # its cards would mix with those
         at = doc.position(("id",))
-        checked.problems.append(Problem(shown, at.line, at.column, _(
-            "the deck id '{id}' is taken: `quiz history import` keeps there the cards no deck has").format(id=ARCHIVE_DECK)))
+        checked.problems.append(Problem(shown, at.line, at.column, _(ARCHIVE_TAKEN).format(id=ARCHIVE_DECK)))
     if doc.data is None:
         if not checked.problems:
             checked.problems.append(Problem(shown, 1, 1, _("the deck file is empty")))

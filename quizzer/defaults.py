@@ -31,6 +31,7 @@ RATING_NAMES = (N_("Again"), N_("Hard"), N_("Good"), N_("Easy"))  # for the cata
 
 
 ARCHIVE_DECK = "archived"  # the deck of reviewed ids that no deck file has (history import): no deck file's id
+ARCHIVE_TAKEN = N_("the deck id '{id}' is taken: `quiz history import` keeps there the cards no deck has")
 NEW_PER_DAY = 20  # Anki's default
 REVIEWS_PER_DAY = 200  # Anki's default
 LEECH_LAPSES = 8  # Anki's leech threshold

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from quizzer import decks, yamlsource
-from quizzer.defaults import ARCHIVE_DECK
+from quizzer.defaults import ARCHIVE_DECK, ARCHIVE_TAKEN
 from quizzer.errors import DeckProblems, QuizError, UsageError, os_reason
 from quizzer.files import replacing
 from quizzer.i18n import _, join
@@ -563,8 +563,7 @@ def import_chapter(path: Path, deck_id: str | None = None, out: Path | None = No
     if deck_id is not None and not re.match(ID_PATTERN, deck_id):
         raise UsageError(_("--deck '{name}' is not a deck id").format(name=deck_id), _("lowercase a-z, 0-9 and '-', e.g. ch09-gpt"))
     if deck_id == ARCHIVE_DECK:
-        raise UsageError(_("the deck id '{id}' is taken: `quiz history import` keeps there the cards no deck has").format(
-            id=ARCHIVE_DECK), _("e.g. --deck ch09-gpt"))
+        raise UsageError(_(ARCHIVE_TAKEN).format(id=ARCHIVE_DECK), _("e.g. --deck ch09-gpt"))
     if out is not None and out.suffix not in decks.DECK_SUFFIXES:
         raise UsageError(_("--out {path} is not a .yaml file").format(path=out), _("deck files end in .yaml"))
     if out is not None and not out.parent.is_dir():
