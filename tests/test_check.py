@@ -145,3 +145,17 @@ def test_sqlite_values_of_the_wrong_type_are_broken_rules(healthy, sql, expected
         conn.execute(text(sql))
     result = check(backend)
     assert result.exit_code == 1 and result.output.splitlines() == [expected], result.output
+
+
+@pytest.mark.parametrize("stability, difficulty, broken", [
+    (0.0, 5.0, True), (-1.0, 5.0, True), (2.0, 0.5, True), (2.0, 11.0, True),
+    (0.001, 1.0, False), (36500.0, 10.0, False),  # the edges FSRS can reach are healthy
+])
+def test_a_memory_out_of_fsrs_range_is_a_broken_rule(healthy, stability, difficulty, broken):
+    """The rule was tested on an infinite stability only: its other four sides, on either backend."""
+    backend, store = healthy
+    with store.write() as conn:
+        conn.execute(update(cards).where(cards.c.id == "c-review").values(stability=stability, difficulty=difficulty))
+    result = check(backend)
+    rule = "cards: a card whose stability is not a finite number above 0, or difficulty not from 1 to 10: c-review"
+    assert (result.exit_code, result.output.splitlines()) == ((1, [rule]) if broken else (0, ["ok"])), result.output
