@@ -4,6 +4,7 @@ stabilities), ranking a tight day by gain on the interview's day, and the new-ca
 from __future__ import annotations
 
 import json
+import re
 import math
 import os
 from datetime import date, datetime, timedelta, timezone
@@ -133,18 +134,23 @@ def test_a_buried_card_counts_in_the_plan_and_a_suspended_one_does_not():
     assert json.loads(quiz("plan", "--json").output)["cards"] == everything - 1
 
 
-def test_the_plan_names_the_days_new_cards_as_the_overview_does_with_cards_buried():
-    """With new cards buried, `quiz` and study said 45 new cards a day and `quiz plan` 46: the plan
-    counted the buried ones as waiting today."""
+def test_buried_new_cards_leave_the_days_pace_and_the_plan_names_it_as_the_overview_does():
+    """With new cards buried, `quiz` and study said 45 new cards a day and `quiz plan` 46. Then the
+    pace left the buried cards out, so under a plan the first bury of a session took a new card
+    away (58 left, then 57) where the next should come in its place: a buried card is still to learn."""
     assert quiz("plan", "--date", "2026-01-19").exit_code == 0  # 14 days: every card within 5 of them
     unseen = cards_in()
-    buried = unseen % 5 or 5  # down to a multiple of 5: one fewer a day, today
+    pace = json.loads(quiz("--json").output)["new_per_day"]
+    buried = unseen % 5 or 5  # down to a multiple of 5: one fewer a day, had they left the pace
     studied = runner.invoke(app, ["study", "--kind", "qa", "--limit", str(buried)], input="b\n" * buried,
                             env={"QUIZ_NOW": NOW})
     assert studied.exit_code == 0 and studied.stdout.count("Buried") == buried, studied.stdout
     overview, plan = json.loads(quiz("--json").output), json.loads(quiz("plan", "--json").output)
-    assert overview["new_per_day"] == plan["new_per_day"] == (unseen - buried) // 5
+    assert overview["new_per_day"] == plan["new_per_day"] == pace
     assert plan["cards"] == unseen  # the buried cards still count in the plan
+    session = runner.invoke(app, ["study"], input="b\n", env={"QUIZ_NOW": NOW})
+    left = [int(n) for n in re.findall(r"(\d+) left", session.stdout)]
+    assert len(left) >= 2 and left[0] == left[1], session.stdout  # the bury made room: as many left
 
 
 def test_one_review_a_day_is_said_in_the_singular():

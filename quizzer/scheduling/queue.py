@@ -106,12 +106,13 @@ def new_per_day_today(store: Store, now: datetime, new_per_day: int = NEW_PER_DA
                       interview: plan.Interview | None = None) -> int:
     """The day's new-card limit: the setting, raised to the pace an ``interview`` needs. The pace
     is the day's own: set by the cards unseen when it began (those introduced today count), so it
-    does not shrink as the day's new cards are studied."""
+    does not shrink as the day's new cards are studied, nor as they are buried (a buried new card
+    makes room for the next one, as in Anki)."""
     if interview is None or not interview.active(now):
         return new_per_day
     decks = CardFilter(decks=interview.decks)
     introduced = cards.done_since(store, day_start(now, interview.rollover_hour), decks)[0]
-    unseen = new_waiting(store, now, decks) + introduced
+    unseen = cards.unseen(store, decks) + introduced
     return plan.new_per_day(unseen, study_day(now, interview.rollover_hour), interview, new_per_day)
 
 

@@ -288,6 +288,14 @@ def new_cards(store: Store, chosen: CardFilter, now: datetime, limit: int) -> li
             .order_by(cards.c.position, cards.c.deck, cards.c.id).limit(limit)))
 
 
+def unseen(store: Store, chosen: CardFilter) -> int:
+    """How many new cards ``chosen`` matches are still to be introduced: not suspended, buried or
+    not (a buried one is back tomorrow, and still to learn)."""
+    with store.read() as conn:
+        return conn.scalar(select(func.count(cards.c.id)).where(
+            *chosen.where(), cards.c.suspended.is_(False), cards.c.state == NEW)) or 0
+
+
 def seen_by_due(store: Store, chosen: CardFilter, now: datetime, limit: int) -> list[str]:
     """Already-seen cards, soonest due first (practising ahead)."""
     with store.read() as conn:
