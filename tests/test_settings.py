@@ -571,20 +571,32 @@ def test_intervals_are_written_as_anki_writes_them():
 
 
 def test_changing_desired_retention_says_how_the_due_counts_change(decks, config):
+    """The counts before the change were each card's interval under the old retention, not its due
+    date: at 23 due today `quiz` said 0. Now: the due dates as stored, then each moved by the change
+    in its interval."""
     quiz("study", "--decks", str(decks), input="\n4\n" * 3 + "q\n")  # three cards in review from T0
     now = T0 + timedelta(days=5)
     end_today, end_week = datetime(2026, 1, 11, 4, tzinfo=timezone.utc), datetime(2026, 1, 17, 4, tzinfo=timezone.utc)
+    store = open_store()
+    try:
+        stored = [card_info(store, card_id, now).memory.due for card_id in ("q-one", "q-two", "q-three")]
+    finally:
+        store.close()
+    assert all(due is not None for due in stored)
 
-    def counts(retention: float) -> tuple[int, int]:
-        due = review_card_fsrs(retention)[1].due  # every card: Easy at T0 from new
-        return 3 * (due < end_today), 3 * (due < end_week)
+    def counts(dues: list) -> tuple[int, int]:
+        return sum(due < end_today for due in dues), sum(due < end_week for due in dues)
+
+    def moved(old: float, new: float) -> list:  # every card: Easy at T0 from new, so one interval each
+        change = review_card_fsrs(new)[1].due - review_card_fsrs(old)[1].due
+        return [due + timedelta(days=round(change / timedelta(days=1))) for due in stored]
 
     for old, new in ((0.9, 0.95), (0.95, 0.8)):
         result = quiz("config", "set", "desired_retention", str(new), now=now)
-        (a, b), (c, d) = counts(old), counts(new)
+        (a, b), (c, d) = counts(stored), counts(moved(old, new))
         assert result.exit_code == 0, result.output
         assert f"due today: {a} → {c}; next 7 days: {b} → {d}" in result.stdout
-    assert counts(0.9) != counts(0.95) and counts(0.95) != counts(0.8)  # the example shows a change
+    assert counts(stored) != counts(moved(0.9, 0.95)) and counts(stored) != counts(moved(0.95, 0.8))  # shown to change
     assert "due today" not in quiz("config", "set", "desired_retention", "0.8", now=now).stdout  # no change
 
 

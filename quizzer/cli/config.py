@@ -141,12 +141,12 @@ def _shown(chosen: Settings, key: str) -> str:
 
 
 def _due_change(ctx: typer.Context, before: Settings, after: Settings, db: Path | None) -> str | None:
-    """``due today: 12 → 19; next 7 days: 80 → 95``, from the learner's collection scheduled
-    with the old and the new retention; None when there is no database yet."""
+    """``due today: 12 → 19; next 7 days: 80 → 95``: the learner's reviews due as they are, and as
+    the new retention would schedule them; None when there is no database yet."""
     from quizzer import clock
     from quizzer.errors import QuizError
     from quizzer.scheduling.memory import scheduler_for
-    from quizzer.scheduling.queue import due_counts
+    from quizzer.scheduling.queue import due_change
     from quizzer.store import learner
     from quizzer.store import open_store
     from quizzer.store.engine import resolve
@@ -162,11 +162,12 @@ def _due_change(ctx: typer.Context, before: Settings, after: Settings, db: Path 
     try:
         now = clock.now()
         parameters = learner.load(store).parameters  # fitted by `quiz optimize`, if at all
-        old = due_counts(store, now, scheduler_for(before, parameters), after.day_start_hour)
-        new = due_counts(store, now, scheduler_for(after, parameters), after.day_start_hour)
+        old, new = due_change(store, now, scheduler_for(before, parameters), scheduler_for(after, parameters),
+                              after.day_start_hour)
     finally:
         store.close()
-    return _("due today: {old_today} → {new_today}; next 7 days: {old_week} → {new_week} (cards in review, scheduled "
-             "for {old} and for {new}; each card's due date moves at its next review)").format(
+    return _("due today: {old_today} → {new_today}; next 7 days: {old_week} → {new_week} (cards in review: as they are "
+             "due now, scheduled for {old}, and as {new} would schedule them; each card's due date moves at its next "
+             "review)").format(
         old_today=old.today, new_today=new.today, old_week=old.week, new_week=new.week,
         old=f"{before.desired_retention:g}", new=f"{after.desired_retention:g}")

@@ -186,23 +186,22 @@ class DueCounts:
     week: int  # the 7 study days from today, today (and anything overdue) included
 
 
-def due_counts(store: Store, now: datetime, scheduler: fsrs.Scheduler,
-               rollover_hour: int = ROLLOVER_HOUR, days: int = 7) -> DueCounts:
-    """How many cards in review would be due today and within ``days`` study days if each were
-    scheduled by ``scheduler``'s desired retention: due at the start of the study day the
-    interval FSRS gives its stability (before fuzz) takes it to from its last review. Comparing
-    two retentions shows what a change does to the workload; the due dates already stored
-    change only as each card is next reviewed."""
+def due_change(store: Store, now: datetime, before: fsrs.Scheduler, after: fsrs.Scheduler,
+               rollover_hour: int = ROLLOVER_HOUR, days: int = 7) -> tuple[DueCounts, DueCounts]:
+    """The cards in review due today and within ``days`` study days: as they are (their stored due
+    dates, which ``quiz`` and ``quiz stats`` count), and as they would be were they scheduled by
+    ``after`` instead of ``before``: each due date moved by the change in the interval FSRS gives its
+    stability (before fuzz). The stored dates change only as each card is next reviewed."""
     now = to_utc(now)
     today_end = next_day_start(now, rollover_hour)
     week_end = day_start(study_day(now, rollover_hour) + timedelta(days=days), rollover_hour)
-    today = week = 0
+    now_due, then_due = [0, 0], [0, 0]
     for row in cards.due_reviews(store, EVERYTHING, now, now + FOREVER):
-        due = day_start(study_day(row.last_review, rollover_hour) + review_interval(row.stability, scheduler),
-                        rollover_hour)
-        today += due < today_end
-        week += due < week_end
-    return DueCounts(today, week)
+        moved = row.due + review_interval(row.stability, after) - review_interval(row.stability, before)
+        for counts, due in ((now_due, row.due), (then_due, moved)):
+            counts[0] += due < today_end
+            counts[1] += due < week_end
+    return DueCounts(*now_due), DueCounts(*then_due)
 
 
 def _planned(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow], reviews_left: int,
