@@ -4,9 +4,9 @@ stabilities), ranking a tight day by gain on the interview's day, and the new-ca
 from __future__ import annotations
 
 import json
-import re
 import math
 import os
+import re
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -350,3 +350,34 @@ def test_the_queue_tops_up_other_cards_than_the_ones_practised_the_day_before(tm
     finally:
         store.close()
 
+
+
+def test_in_the_last_days_the_overview_counts_the_practice_study_adds(deck_folder):
+    """The night before the interview `quiz` said 0 new, 0 learning, 0 due, while `quiz study` had
+    41 cards: the plan's practice reviews of cards not due yet, which the overview did not count."""
+    from quizzer.app.collection import open_collection
+    from quizzer.app.today import today
+    from quizzer.scheduling.answer import answer
+
+    folder = deck_folder("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: '1'}\ncards:\n" + "".join(
+        f"  - {{id: {c}, kind: qa, source: '1', question: Q, answer: A, points: [p]}}\n" for c in ("a", "b", "c")))
+    collection = open_collection(folder, folder.parent / "practice.db")
+    start = datetime(2026, 1, 19, 10, tzinfo=timezone.utc)
+    for card_id in ("a", "b", "c"):  # Easy on first sight: due after the interview
+        answer(collection.store, card_id, 4, now=start, duration_ms=1, scheduler=NO_FUZZ, load_balance=False)
+    interview = plan.interview_on(date(2026, 1, 25))
+    first = datetime(2026, 1, 22, 10, tzinfo=timezone.utc)  # the first of the last three study days
+    for budget in (2, 200):
+        queue = build_queue(collection.store, first, new_per_day=0, reviews_per_day=budget, scheduler=NO_FUZZ,
+                            interview=interview)
+        day = today(collection, first, 0, interview=interview, reviews_per_day=budget, scheduler=NO_FUZZ)
+        assert day.total.due == day.total.learning == day.total.new == 0 and queue
+        assert day.practice == len(queue)
+    where = ["--decks", str(folder), "--db", str(folder.parent / "practice.db")]  # through the commands
+    assert runner.invoke(app, ["plan", "--date", "2026-01-25", *where], env={"QUIZ_NOW": start.isoformat()}).exit_code == 0
+    at = {"QUIZ_NOW": first.isoformat()}
+    overview = json.loads(runner.invoke(app, ["--json", *where], env=at).output)
+    study = runner.invoke(app, ["study", *where], input="", env=at).stdout
+    assert overview["practice"] == int(re.findall(r"(\d+) left", study)[0]) > 0, study
+    shown = runner.invoke(app, where, env=at).output
+    assert f"in its last days the plan adds {overview['practice']} review" in shown

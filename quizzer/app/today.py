@@ -6,12 +6,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+import fsrs
+
 from quizzer.app.collection import Collection
-from quizzer.clock import ROLLOVER_HOUR, day_start, to_utc
+from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, to_utc
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
+from quizzer.scheduling.memory import DEFAULT_SCHEDULER
 from quizzer.scheduling.plan import Interview
-from quizzer.scheduling.queue import new_offered, new_per_day_today, reviews_left_today
+from quizzer.scheduling.queue import new_offered, new_per_day_today, practice_today, reviews_left_today
 from quizzer.scheduling.summary import DeckToday, today_by_deck
+from quizzer.store.cards import due_reviews
 from quizzer.store.exams import latest_unfinished
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.store.records import ExamRecord
@@ -28,6 +32,7 @@ class Today:
     new_per_day: int
     interview: Interview | None
     unfinished_exam: ExamRecord | None
+    practice: int = 0  # in the plan's last days: the cards not due yet study adds as practice reviews
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,7 @@ class DeckDay:
 def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
           rollover_hour: int = ROLLOVER_HOUR, deck_new_per_day: Mapping[str, int] | None = None,
           interview: Interview | None = None, reviews_per_day: int = REVIEWS_PER_DAY,
-          deck_reviews_per_day: Mapping[str, int] | None = None) -> Today:
+          deck_reviews_per_day: Mapping[str, int] | None = None, scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER) -> Today:
     """Each deck's numbers for today, the total and the day's limit. ``new`` and ``due`` are what
     ``quiz study`` (for the deck, or for all) offers: the limits are global (the new-card one
     raised by an interview's pace) and a deck's own limit holds within them, so the total is not
@@ -81,4 +86,7 @@ def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
         rows.append(DeckDay(loaded.id, loaded.title, new, c.new, c.learning, min(deck_due, reviews_left), c.due))
     total = DeckDay("total", "", everywhere, sum(r.new_waiting for r in rows), sum(r.learning for r in rows),
                     min(reviews_left, within_own), sum(r.due_waiting for r in rows))
-    return Today(rows, total, pace, steering, latest_unfinished(collection.store))
+    practice = [] if steering is None else practice_today(
+        collection.store, EVERYTHING, now, due_reviews(collection.store, EVERYTHING, to_utc(now), next_day_start(now, rollover_hour)),
+        reviews_left, steering, scheduler)
+    return Today(rows, total, pace, steering, latest_unfinished(collection.store), len(practice))

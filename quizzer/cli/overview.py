@@ -58,8 +58,9 @@ def overview(
     learner = settings()
     opened = collection(ctx, None, None)
     now = clock.now()
+    schedule = schedule_of(opened.store, learner)
     day = today(opened, now, learner.new_per_day, learner.day_start_hour, learner.deck_new_per_day,
-                schedule_of(opened.store, learner).interview, learner.reviews_per_day, learner.deck_reviews_per_day)
+                schedule.interview, learner.reviews_per_day, learner.deck_reviews_per_day, schedule.scheduler)
     rows, total = day.decks, day.total
     if as_json:
         from quizzer.cli.output import emit_json
@@ -67,7 +68,8 @@ def overview(
         emit_json({"decks": rows, "total": {"new": total.new, "new_waiting": total.new_waiting,
                                              "learning": total.learning, "due": total.due,
                                              "due_waiting": total.due_waiting},
-                   "new_per_day": day.new_per_day, "reviews_per_day": learner.reviews_per_day, "interview": day.interview.day if day.interview else None,
+                   "new_per_day": day.new_per_day, "reviews_per_day": learner.reviews_per_day, "practice": day.practice,
+                   "interview": day.interview.day if day.interview else None,
                    "unfinished_exam": day.unfinished_exam.id if day.unfinished_exam else None})
         return
     out = console()
@@ -93,6 +95,11 @@ def overview(
             per_day=learner.reviews_per_day, waiting=f"{total.due_waiting:,}",
             decks=_own_limits([r.deck for r in rows if r.due < r.due_waiting], learner.deck_reviews_per_day)),
             markup=False)
+    if day.practice:
+        out.print(ngettext("practice: in its last days the plan adds {count} review of a card not due yet (`quiz study`; "
+                           "its schedule stays)",
+                           "practice: in its last days the plan adds {count} reviews of cards not due yet (`quiz study`; "
+                           "their schedule stays)", day.practice).format(count=day.practice), markup=False)
     if day.interview is not None:
         days = (day.interview.day - clock.study_day(now, learner.day_start_hour)).days
         out.print(ngettext("Interview on {day}, {days} day left: the day's cards follow its plan (`quiz plan`).",

@@ -213,13 +213,21 @@ def _planned(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow],
         order = plan.by_gain((plan.Seen(row.id, memories[row.id][1]) for row in due if row.id in memories),
                              now, interview, scheduler)
         rank = {card_id: i for i, card_id in enumerate(order)}
-        due = sorted(due, key=lambda row: rank.get(row.id, len(rank)))
-    elif plan.final_days(now, interview) and len(due) < reviews_left:
-        due_ids = {row.id for row in due}
-        later = {row.id: row for row in cards.due_reviews(store, chosen, now, now + FOREVER) if row.id not in due_ids}
-        memories = cards.memories(store, chosen, now)
-        practice = cards.practice_since_last_review(store, chosen, now)  # yesterday's top-ups count
-        extra = plan.top_up((plan.Seen(card_id, plan.practised(memories[card_id][1], practice.get(card_id, []), scheduler))
-                             for card_id in later if card_id in memories), now, interview, scheduler, reviews_left - len(due))
-        due = due + [later[card_id] for card_id in extra]
-    return due
+        return sorted(due, key=lambda row: rank.get(row.id, len(rank)))
+    return due + practice_today(store, chosen, now, due, reviews_left, interview, scheduler)
+
+
+def practice_today(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow], reviews_left: int,
+                   interview: plan.Interview, scheduler: fsrs.Scheduler) -> list[DueRow]:
+    """In the plan's last days, the cards not due yet that study adds as practice reviews, in the
+    review budget the ``due`` ones leave (``plan.top_up``); none on other days. The overview
+    counts them too."""
+    if not plan.final_days(now, interview) or len(due) >= reviews_left:
+        return []
+    due_ids = {row.id for row in due}
+    later = {row.id: row for row in cards.due_reviews(store, chosen, now, now + FOREVER) if row.id not in due_ids}
+    memories = cards.memories(store, chosen, now)
+    practice = cards.practice_since_last_review(store, chosen, now)  # yesterday's top-ups count
+    extra = plan.top_up((plan.Seen(card_id, plan.practised(memories[card_id][1], practice.get(card_id, []), scheduler))
+                         for card_id in later if card_id in memories), now, interview, scheduler, reviews_left - len(due))
+    return [later[card_id] for card_id in extra]
