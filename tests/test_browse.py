@@ -416,7 +416,7 @@ def test_json_before_a_command_is_a_usage_error(deck_dir):
 def test_every_listing_has_json_with_its_documented_fields(studied):
     overview = json.loads(runner.invoke(app, ["--decks", str(studied), "--json"],
                                         env={"QUIZ_NOW": T0.isoformat()}).stdout)
-    assert set(overview) == {"decks", "total", "new_per_day", "reviews_per_day", "interview", "unfinished_exam"}
+    assert set(overview) == {"decks", "total", "new_per_day", "reviews_per_day", "interview", "practice", "unfinished_exam"}
     decks = as_json(studied, "decks")
     assert {d["deck"] for d in decks} == {"mini", "other"}
     assert set(decks[0]) == {"deck", "title", "path", "kinds", "total"} and set(decks[0]["kinds"]) == set(kinds.KINDS)
@@ -513,3 +513,15 @@ def test_show_puts_the_tags_on_a_line_of_their_own(deck_dir):
     shown = runner.invoke(app, ["show", "qa-bert", "--decks", str(deck_dir)], env={"COLUMNS": "60"})
     lines = shown.stdout.splitlines()
     assert lines[1] == "tags: pretraining", lines[:3]
+
+
+def test_show_names_the_kind_in_the_interface_language(deck_dir):
+    """The Chinese header said `· qa ·` above a panel titled 问答题."""
+    from quizzer import i18n
+
+    i18n.use("zh")
+    try:
+        shown = runner.invoke(app, ["show", "qa-bert", "--decks", str(deck_dir)])
+    finally:
+        i18n.use("en")
+    assert shown.exit_code == 0 and " · 问答题 · " in shown.stdout.splitlines()[0], shown.stdout

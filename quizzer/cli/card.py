@@ -93,7 +93,7 @@ def _draw(shown: Shown) -> None:
     if shown.buried and info.buried_until is not None:
         status = _("buried until {when}").format(when=when(info.buried_until))
     extra = [flag for flag, on in ((_("leech"), memory.leech), (_("in the mistakes notebook"), shown.mistake)) if on]
-    out.print(f"[bold]{safe(info.id)}[/bold]  {safe(info.deck)} · {info.kind} · {join([status, *extra])}")
+    out.print(f"[bold]{safe(info.id)}[/bold]  {safe(info.deck)} · {safe(kinds.title(info.kind))} · {join([status, *extra])}")
     out.print(_("tags: {tags}").format(tags=safe(join(info.tags) or "-")))  # a line of its own: `标` / `签` split
     if shown.front is not None:
         seed = " · " + _("seed {seed}").format(seed=shown.seed) if shown.seed is not None else ""

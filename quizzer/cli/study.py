@@ -32,10 +32,10 @@ def study(
     ahead: Annotated[bool, typer.Option("--ahead", help=_("Practise cards not yet due (their schedule is kept)."))] = False,
     new_per_day: Annotated[Optional[int], typer.Option(
         min=0, max=9999, metavar="N", show_default=False,
-        help=_("New cards per study day, this run (default: `quiz config`'s new_per_day, 20)."))] = None,
+        help=_("New cards per study day, this run (default: `quiz config`'s new_per_day)."))] = None,
     reviews_per_day: Annotated[Optional[int], typer.Option(
         min=0, max=9999, metavar="N", show_default=False,
-        help=_("Reviews per study day, this run (default: `quiz config`'s reviews_per_day, 200)."))] = None,
+        help=_("Reviews per study day, this run (default: `quiz config`'s reviews_per_day)."))] = None,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:

@@ -37,8 +37,9 @@ def get(name: str) -> Kind[Any]:
 
 
 def title(name: str) -> str:
-    """A kind as headers and reports name it, in the interface language (``choice`` is 选择题)."""
-    return _(get(name).title)
+    """A kind as headers and reports name it, in the interface language (``choice`` is 选择题);
+    one no module has (an imported history's cards are ``imported``) as it is stored."""
+    return _(get(name).title) if name in _MODULES else name
 
 
 def of(card: Any) -> Kind[Any]:

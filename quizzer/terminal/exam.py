@@ -225,7 +225,7 @@ def show_report(console: Console, report: Report) -> None:
     for row in report.rows:
         given = preview(row.answer_text) if row.answer_text else Text(_("({text})").format(text=status_text(row.status)))
         if row.cut_off:
-            given.append(" " + _("({text})").format(text=_("cut off")), style="yellow")
+            given.append(_(" ({text})").format(text=_("cut off")), style="yellow")
         table.add_row(str(row.position + 1), row.card_id, *([kinds.title(row.kind)] if wide else []), given, f"{row.score:.2f}",
                       *([f"{row.duration_ms / 1000:.0f}"] if wide else []))
     console.print(table)
@@ -255,7 +255,7 @@ def show_history(console: Console, rows: list[tuple[ExamRecord, int, int]], now:
             score = f"{exam.score:.1f}"
             scores.append(exam.score)
         else:
-            score = _("unfinished") + (" " + _("({text})").format(text="--resume") if exam.deadline > now else "")
+            score = _("unfinished ({option})").format(option="--resume") if exam.deadline > now else _("unfinished")
         table.add_row(str(exam.id), when(exam.started_at), str(total), str(answered), f"{exam.minutes:g}", score)
     console.print(table)
     if scores:

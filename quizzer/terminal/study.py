@@ -266,7 +266,7 @@ def report(console: Console, summary: Summary) -> None:
     reviewed = _("Reviewed {count}").format(count=summary.reviewed)
     time = _("{minutes}m{seconds}s").format(minutes=minutes, seconds=f"{seconds:02d}")
     rest = _(", correct {correct} in {time}").format(correct=summary.correct, time=time)
-    console.print(f"\n[bold]{reviewed}[/bold]{rest}" + ("  " + _("({text})").format(text=ratings) if ratings else ""),
+    console.print(f"\n[bold]{reviewed}[/bold]{rest}" + (_(" ({text})").format(text=ratings) if ratings else ""),
                   highlight=False)
     if summary.leeches:
         leeches = _("Leeches (lapsed {count} times; rewrite or suspend them):").format(count=LEECH_LAPSES)
