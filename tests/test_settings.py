@@ -603,3 +603,16 @@ def test_changing_desired_retention_says_how_the_due_counts_change(decks, config
 def test_no_due_counts_without_a_database(config, tmp_path):
     result = quiz("--db", str(tmp_path / "none.db"), "config", "set", "desired_retention", "0.85")
     assert result.exit_code == 0 and "due today" not in result.stdout and not (tmp_path / "none.db").exists()
+
+
+def test_a_deck_s_key_folds_at_60_columns_and_leaves_room_for_its_value(decks, config):
+    """`quiz config` at 60 columns kept deck.ID.reviews_per_day whole, and the value and allowed
+    columns of every row shrank to nothing."""
+    assert quiz("--decks", str(decks), "config", "set", "deck.mini.reviews_per_day", "30").exit_code == 0
+    shown = quiz("config", COLUMNS="60").stdout
+    lines = shown.splitlines()
+    assert all(len(line) <= 60 for line in lines), shown
+    [deck_row] = [line for line in lines if "deck.mini" in line]
+    assert "│ 30 " in deck_row and "0-9999" in deck_row and "file" in deck_row, shown
+    retention = next(line for line in lines if "desired_retention" in line)  # the other keys stay whole
+    assert "0.9 " in retention and "0.70-0.99" in retention, shown

@@ -72,7 +72,7 @@ class QuizGroup(TyperGroup):
         except KeyboardInterrupt:
             if os.environ.get("QUIZ_DEBUG"):
                 raise
-            stopped = _("Interrupted: every answer given so far is saved, and nothing is left half-written.")
+            stopped = _("Interrupted: every answer so far is saved, nothing half-written.")
             typer.echo("\n" + stopped, err=True)
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
         except BrokenPipeError:  # the reader went away (`quiz cards | head`): what it took was written
