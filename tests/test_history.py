@@ -464,3 +464,31 @@ def test_a_bad_row_spanning_lines_is_named_by_its_first_line(tmp_path):
     path.write_text("\n".join(rows) + "\n", "utf-8")
     result = quiz("history", "import", str(path))
     assert result.exit_code == 1 and "multi.csv:4: card_id 't-\\ntwo' has control characters" in result.stderr, result.stderr
+
+
+def test_a_history_moved_to_a_database_with_the_same_plan_keeps_the_plan_s_due_dates(tmp_path):
+    """Under an interview plan, export then import into a fresh database with the same plan gave 107
+    of 187 cards other due dates, some after the interview: the replay ignored the plan's cap."""
+    env = {"QUIZ_CONFIG": str(tmp_path / "c.toml")}
+    assert runner.invoke(app, ["config", "set", "load_balance", "off"], env=env).exit_code == 0  # days as replayed
+
+    def on(db: str, *args: str, day: int = 5, **options) -> str:
+        result = runner.invoke(app, [*args, "--db", str(tmp_path / db)], env={**env, "QUIZ_NOW": f"2026-01-{day:02d}T10:00"},
+                               **options)
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    for db in ("a.db", "b.db"):
+        on(db, "plan", "--date", "2026-01-12", "--deck", "ch08-bert")
+    for day in range(5, 9):
+        on("a.db", "study", "--deck", "ch08-bert", "--kind", "qa", day=day, input="\n3\n" * 60)
+    on("a.db", "history", "export", str(tmp_path / "h.csv"), day=8)
+    on("b.db", "history", "import", str(tmp_path / "h.csv"), day=8)
+
+    def dues(db: str) -> dict[str, str]:
+        return {row["id"]: row["due"] for row in json.loads(on(db, "cards", "--limit", "0", "--json", day=8))
+                if row["due"] is not None}
+
+    original = dues("a.db")
+    assert original and max(original.values()) < "2026-01-12"  # the plan's cap held them before the day
+    assert dues("b.db") == original

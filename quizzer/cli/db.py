@@ -51,7 +51,8 @@ def db_copy(
                 err.args = (err.message.replace(str(partial), str(path)),)
             raise
         try:
-            decide = replay_decider(schedule_of(source, chosen).scheduler, chosen.day_start_hour)
+            schedule = schedule_of(source, chosen)
+            decide = replay_decider(schedule.scheduler, chosen.day_start_hour, schedule.interview)
             result = copy_collection(source, target, decide)
             destination = str(path) if partial is not None else target.where
         finally:

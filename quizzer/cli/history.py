@@ -53,10 +53,11 @@ def history_import(
     learner = settings()
     reviews = read_review_log(file, now=clock.now())  # every row checked before the database is opened
     store = collection(ctx, decks_dir, db).store
-    scheduler = schedule_of(store, learner).scheduler  # the learner's FSRS settings and parameters, as study's
+    schedule = schedule_of(store, learner)  # the learner's FSRS settings, parameters and interview, as study's
     # an import cannot be taken back (its archived cards stay): the database as it was, first
     saved = backup.backup_now(store.path, clock.wall()) if store.path is not None and reviews else None
-    result = import_history(store, reviews, scheduler=scheduler, rollover_hour=learner.day_start_hour)
+    result = import_history(store, reviews, scheduler=schedule.scheduler, rollover_hour=learner.day_start_hour,
+                            interview=schedule.interview)
     if saved is not None and not result.imported:  # every review was there: nothing to take back
         backup.remove_database(saved)
         saved = None

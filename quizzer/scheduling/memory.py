@@ -113,14 +113,15 @@ def recall_of_review(stability: float, last_review: datetime, now: datetime,
     return float(forgetting_curve(elapsed, stability, scheduler.parameters[20]))
 
 
-def replay_decider(scheduler: fsrs.Scheduler, rollover_hour: int = ROLLOVER_HOUR
+def replay_decider(scheduler: fsrs.Scheduler, rollover_hour: int = ROLLOVER_HOUR, interview: Interview | None = None
                    ) -> Callable[[MemoryState, NewReview, str, int], Decision]:
     """``decide`` for replaying a card's logged history (an import, a copy's check): the ahead
-    rule off (those reviews really happened), days placed as live answers place them."""
+    rule off (those reviews really happened), days placed as live answers place them, and those
+    made while ``interview`` was ahead short of its day, as study placed them."""
 
     def replayed(memory: MemoryState, review: NewReview, card_id: str, reps: int) -> Decision:
         return decide(memory, review, scheduler=scheduler, ahead_after=None,
-                      placement=Placement(card_id, reps, rollover_hour))
+                      placement=Placement(card_id, reps, rollover_hour), interview=interview)
 
     return replayed
 

@@ -25,6 +25,7 @@ from quizzer.errors import HistoryFileError, os_reason
 from quizzer.files import replacing
 from quizzer.i18n import _, join
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER, replay_decider
+from quizzer.scheduling.plan import Interview
 from quizzer.store import history
 from quizzer.store.engine import Store
 from quizzer.store.history import HistoryImport, LoggedReview
@@ -148,13 +149,13 @@ def read_review_log(csv_path: Path, now: datetime | None = None) -> list[LoggedR
 
 def import_history(store: Store, reviews: Sequence[LoggedReview], *, scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER,
                    deck: str = ARCHIVE_DECK, first_seen: datetime | None = None,
-                   rollover_hour: int = ROLLOVER_HOUR) -> HistoryImport:
+                   rollover_hour: int = ROLLOVER_HOUR, interview: Interview | None = None) -> HistoryImport:
     """Add past reviews in one transaction (see ``quizzer.store.history.import_reviews``):
     unknown ids become inactive cards of ``deck``, kind "imported"; reviews already there are
     skipped; each card that gains one is replayed from scratch with the ahead rule off, its
     days placed as live answers place them (study days from ``rollover_hour``, fuzz seeded by
-    the card and its review count)."""
-    return history.import_reviews(store, reviews, replay_decider(scheduler, rollover_hour), deck=deck,
+    the card and its review count), and short of the ``interview``'s day while it was ahead."""
+    return history.import_reviews(store, reviews, replay_decider(scheduler, rollover_hour, interview), deck=deck,
                                   kind=IMPORTED_KIND, first_seen=first_seen)
 
 
