@@ -335,3 +335,17 @@ def test_a_cards_title_keeps_progress_kind_and_section_and_is_cut_with_an_ellips
         assert "0 done · 13 left · numeric · Vaswani2017§3.2.2" in top and "面试" not in top
     else:
         assert "…" in top and top.startswith("╭─ 0 done · 13 left")
+
+
+def test_a_table_between_paragraphs_has_one_blank_line_on_each_side():
+    """A worked solution's table stood between two blank lines on each side: rich's table box
+    draws its top and bottom edges as blank lines, beside the paragraphs' own."""
+    from rich.console import Console
+
+    from quizzer.terminal.render import markdown
+
+    console = Console(width=60, record=True)
+    console.print(markdown("para one.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\npara two."))
+    lines = [line.rstrip() for line in console.export_text().splitlines()]
+    assert lines[:2] == ["para one.", ""] and lines[-2:] == ["", "para two."], lines
+    assert lines[2].split() == ["a", "b"] and lines[-3].split() == ["1", "2"], lines

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 import unicodedata
@@ -68,12 +69,32 @@ def rich_markdown(source: str) -> Markdown:
     """rich.markdown's rendering of ``source`` with raw HTML read as text, as the Anki export reads
     it: `<pad>` in a deck is a token to show, and rich.markdown drops every tag it does not draw."""
     from markdown_it import MarkdownIt
-    from rich.markdown import Markdown
 
-    shown = Markdown("", hyperlinks=False)  # a link shows its address: no hidden terminal hyperlink (OSC 8)
+    shown = _markdown()("", hyperlinks=False)  # a link shows its address: no hidden terminal hyperlink (OSC 8)
     shown.markup, shown.parsed = source, _cleaned(MarkdownIt("commonmark", {"html": False}).enable(
         ["strikethrough", "table"]).parse(source))
     return shown
+
+
+@functools.cache
+def _markdown() -> type[Markdown]:
+    """rich.markdown with tables drawn without their top and bottom edges: in their box those are
+    blank lines, which doubled the blank line the paragraphs around a table keep (a worked
+    solution's). Made on first use: rich.markdown loads markdown-it and pygments."""
+    from rich.markdown import Markdown, TableElement
+    from rich.table import Table
+
+    class EdgelessTable(TableElement):
+        def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+            for table in super().__rich_console__(console, options):
+                if isinstance(table, Table):
+                    table.show_edge = False
+                yield table
+
+    class Shown(Markdown):
+        elements = {**Markdown.elements, "table_open": EdgelessTable}
+
+    return Shown
 
 
 def _cleaned(tokens: list[Token]) -> list[Token]:
