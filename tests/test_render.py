@@ -349,3 +349,14 @@ def test_a_table_between_paragraphs_has_one_blank_line_on_each_side():
     lines = [line.rstrip() for line in console.export_text().splitlines()]
     assert lines[:2] == ["para one.", ""] and lines[-2:] == ["", "para two."], lines
     assert lines[2].split() == ["a", "b"] and lines[-3].split() == ["1", "2"], lines
+
+
+@pytest.mark.parametrize("width", range(12, 40))
+def test_a_cloze_blank_s_hint_stays_on_one_line_where_it_fits(width):
+    """At 60 columns a blank's hint broke as `［2：遮` / `PAD］`."""
+    text = "BERT 的结构是 ［1］，注意力是［2：遮 PAD］的（双向）"
+    offsets = divide_line(text, width)
+    a, b = text.index("［2"), text.index("］的") + 1
+    assert not [i for i in offsets if a < i < b] or cell_len(text[a:b]) > width, (width, offsets)
+    pieces = [text[x:y] for x, y in zip([0, *offsets], [*offsets, len(text)])]
+    assert "".join(pieces) == text

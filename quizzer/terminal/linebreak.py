@@ -80,7 +80,26 @@ def break_units(text: str) -> list[str]:
     from uniseg.linebreak import line_break_units
 
     units = joined(unit for run in _BETWEEN_IDEOGRAPHS.split(text) for unit in line_break_units(run))
+    units = in_brackets_whole(units) if "［" in text else units
     return in_code_whole(units) if text.count("`") % 2 == 0 else units
+
+
+def in_brackets_whole(units: list[str], longest: int = 16) -> list[str]:
+    """``units`` with each short full-width bracket span joined into one: a cloze blank's hint
+    (``［2：遮 PAD］``) broke as ``［2：遮`` / ``PAD］``. A span longer than ``longest`` columns breaks
+    as any text does."""
+    pieces: list[str] = []
+    start = None  # the index in pieces of an open span's first unit
+    for unit in units:
+        pieces.append(unit)
+        if "［" in unit and "］" not in unit[unit.rindex("［"):]:
+            start = len(pieces) - 1
+        elif start is not None and "］" in unit:
+            span = "".join(pieces[start:])
+            if cell_len(span.rstrip()) <= longest:
+                pieces[start:] = [span]
+            start = None
+    return pieces
 
 
 def in_code_whole(units: list[str]) -> list[str]:
