@@ -360,3 +360,11 @@ def test_a_cloze_blank_s_hint_stays_on_one_line_where_it_fits(width):
     assert not [i for i in offsets if a < i < b] or cell_len(text[a:b]) > width, (width, offsets)
     pieces = [text[x:y] for x, y in zip([0, *offsets], [*offsets, len(text)])]
     assert "".join(pieces) == text
+
+
+def test_a_number_and_a_space_in_card_text_is_not_a_prompt_key():
+    """The rule keeping `4 简单` whole glued a card's `3 层自注意力叠加后…` into one piece up to its
+    next space, so the line before it ended early."""
+    text = "答案：3 层自注意力叠加后，每一层都会混合信息"
+    assert divide_line(text, 30)[0] > len("答案：")  # the first line is filled
+    assert not any(unit.startswith("3 层自") for unit in break_units(text))

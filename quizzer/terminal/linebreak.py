@@ -128,25 +128,41 @@ def joined(units: Iterable[str]) -> list[str]:
     closing punctuation stays on the line before it, and a number stays with the Chinese word
     after it, beside it or a space away (``8天后到期`` never breaks as ``8`` / ``天后到期``, nor
     ``遗忘 0 次`` as ``遗忘 0`` / ``次``: the interface puts a space around numbers). And a
-    key opening an item of a prompt (after ``·``, ``]`` or a colon, or first) stays with its whole
-    name: ``· q 退出`` never breaks as ``· q`` / ``退出``, nor ``4 简单`` as ``4 简`` / ``单``."""
+    key opening an item of a prompt (after ``·``, ``]`` or a colon, or first) stays with its name:
+    ``· q 退出`` never breaks as ``· q`` / ``退出``, nor ``4 简单`` as ``4 简`` / ``单`` (a name of
+    up to NAME_LONGEST ideographs, then a space or the end: a card's ``3 层自注意力…`` is text)."""
+    units = list(units)
     pieces: list[str] = []
-    naming = False  # the last piece is a key and the start of its name
-    for unit in units:
+    name_left = 0  # units still to join to a key's name
+    for i, unit in enumerate(units):
         command = bool(pieces) and pieces[-1][-1] == "!" and pieces[-1][-2:-1] in ("", " ") and bool(_KEY.fullmatch("!" + unit))
         if command:  # a command's ! goes with its letter (UAX #14 ties it to the word before)
             pieces[-1], unit = pieces[-1][:-1], "!" + unit
             if not pieces[-1]:
                 pieces.pop()
         keyed = bool(pieces) and bool(_KEY.fullmatch(pieces[-1])) and (len(pieces) == 1 or pieces[-2].rstrip()[-1:] in "·]:：")
-        named = naming and not pieces[-1].endswith(" ") and bool(_ONE_IDEOGRAPH.match(unit))
+        named = name_left > 0
         if pieces and ((unit[0] in _NO_LINE_START and not command) or (_NUMBER_END.search(pieces[-1]) and _ONE_IDEOGRAPH.match(unit))
                        or keyed or named):
             pieces[-1] += unit
         else:
             pieces.append(unit)
-        naming = keyed or named
+        name_left = _name_length(units, i) - 1 if keyed else name_left - 1 if named else 0
     return pieces
+
+
+NAME_LONGEST = 4  # ideographs: 简单, 撤销, 显示答案
+
+
+def _name_length(units: list[str], start: int) -> int:
+    """How many units from ``start`` a key's name is: single ideographs, the last followed by a
+    space or the end, at most NAME_LONGEST of them; 1 (the first alone) when they are not a name."""
+    for count, unit in enumerate(units[start:start + NAME_LONGEST], 1):
+        if not _ONE_IDEOGRAPH.fullmatch(unit.rstrip(" ")):
+            return 1
+        if unit.endswith(" ") or start + count == len(units):
+            return count
+    return 1
 
 
 def install() -> None:
