@@ -467,7 +467,7 @@ def test_another_rating_that_fails_half_way_keeps_the_answer_it_replaces(collect
     assert card_info(collection.store, "c-one", T0).reviews == [before]
 
 
-@pytest.mark.parametrize("event", ["bury", "suspend", "undo", "rerate"])
+@pytest.mark.parametrize("event", ["bury", "suspend", "undo", "rerate", "edit"])
 def test_bury_suspend_undo_and_another_rating_wait_for_a_write_lock_held_long(deck_folder, monkeypatch, tmp_path, event):
     """Only an answer waited for another process's long write: bury, suspend, undo and another
     rating ended the session with "is locked"."""
@@ -489,13 +489,18 @@ def test_bury_suspend_undo_and_another_rating_wait_for_a_write_lock_held_long(de
             holder.execute("COMMIT")
 
     machine.waiting = waiting
-    steps = {"bury": study.Bury(), "suspend": study.Suspend(), "undo": study.Undo(), "rerate": study.Rate(1)}
+    steps = {"bury": study.Bury(), "suspend": study.Suspend(), "undo": study.Undo(), "rerate": study.Rate(1),
+             "edit": study.Edited()}
+    if event == "edit":  # the card edited in $EDITOR meanwhile: the decks are read and synced again
+        deck = tmp_path / "decks" / "mini.yaml"
+        deck.write_text(deck.read_text("utf-8").replace("选哪个", "选哪个（改）"), "utf-8")
     views = machine.handle(steps[event])
     holder.close()
     assert len(waits) == 2 and "locked" in waits[0]
     record = card_info(machine.collection.store, shown.card_id, T0)
     changed = {"bury": record.buried_until is not None, "suspend": record.suspended,
-               "undo": record.reviews == [], "rerate": [r.rating for r in record.reviews] == [1]}
+               "undo": record.reviews == [], "rerate": [r.rating for r in record.reviews] == [1],
+               "edit": "（改）" in getattr(views[-1], "front", "")}
     assert changed[event], views
 
 

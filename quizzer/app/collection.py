@@ -54,9 +54,11 @@ class Collection:
         self.cards = CardIndex(self.decks)
 
     def reload(self) -> None:
-        """Re-read the decks (after an edit) and sync the store with them; DeckProblems if broken."""
-        self.decks = load_decks(self.deck_dirs)
-        sync(self.store, self.decks)
+        """Re-read the decks (after an edit) and sync the store with them; DeckProblems if broken.
+        The collection changes only once the store has them: a sync that failed is as if not tried."""
+        decks = load_decks(self.deck_dirs)
+        sync(self.store, decks)
+        self.decks = decks
         self._index()
 
     def deck_of(self, card_id: str) -> LoadedDeck:

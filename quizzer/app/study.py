@@ -527,7 +527,7 @@ class StudySession:
 
     def _edited(self) -> list[View]:
         try:
-            self.collection.reload()
+            patiently(self.collection.reload, self.waiting)
         except DeckProblems as err:  # a broken edit must not end the session
             return [Notice("edit_failed", detail="\n".join(err.details)), self._current()]
         views: list[View] = []
