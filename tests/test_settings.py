@@ -479,6 +479,9 @@ def test_the_overview_counts_the_reviews_study_offers_within_the_limits(all_due,
     assert after["total"]["due"] == 0 and after["total"]["due_waiting"] == 3  # the day's 2 are done
     shown = quiz("--decks", str(folder), now=later).stdout
     assert "due: what today's study reviews (2 reviews a day, alpha by its own limit; 3 due)" in shown
+    assert quiz("--decks", str(folder), "config", "set", "deck.alpha.reviews_per_day", "5").exit_code == 0  # above the global 2
+    shown = quiz("--decks", str(folder), now=later).stdout
+    assert "due: what today's study reviews (2 reviews a day; 3 due)" in shown
 
 
 # -- the rating buttons' intervals -------------------------------------------------

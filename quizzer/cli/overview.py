@@ -89,11 +89,13 @@ def overview(
     if total.new < total.new_waiting:
         out.print(_("new: what today's study introduces ({per_day} new cards a day{decks}; {waiting} waiting)").format(
             per_day=day.new_per_day, waiting=f"{total.new_waiting:,}",
-            decks=_own_limits([r.deck for r in rows if r.new < r.new_waiting], learner.deck_new_per_day)), markup=False)
+            decks=_own_limits([r.deck for r in rows if r.new < r.new_waiting], learner.deck_new_per_day, day.new_per_day)),
+            markup=False)
     if total.due < total.due_waiting:
         out.print(_("due: what today's study reviews ({per_day} reviews a day{decks}; {waiting} due)").format(
             per_day=learner.reviews_per_day, waiting=f"{total.due_waiting:,}",
-            decks=_own_limits([r.deck for r in rows if r.due < r.due_waiting], learner.deck_reviews_per_day)),
+            decks=_own_limits([r.deck for r in rows if r.due < r.due_waiting], learner.deck_reviews_per_day,
+                              learner.reviews_per_day)),
             markup=False)
     if day.practice:
         out.print(ngettext("practice: in its last days the plan adds {count} review of a card not due yet (`quiz study`; "
@@ -118,9 +120,9 @@ def unfinished_line(exam: ExamRecord, now: datetime) -> str:
         id=exam.id, time=f"{exam.deadline.astimezone():%H:%M}")
 
 
-def _own_limits(capped: list[str], own: Mapping[str, int]) -> str:
-    """``, alpha and beta by their own limits``: which of the capped decks a limit of their own holds
-    (the footer named only the global limit, when a deck's own was what capped it)."""
-    decks = [deck for deck in capped if deck in own]
+def _own_limits(capped: list[str], own: Mapping[str, int], everywhere: int) -> str:
+    """``, alpha and beta by their own limits``: the capped decks whose own limit, lower than the
+    global one, holds them (the footer named only the global limit, when a deck's own capped it)."""
+    decks = [deck for deck in capped if own.get(deck, everywhere) < everywhere]
     return ngettext(", {decks} by its own limit", ", {decks} by their own limits", len(decks)).format(
         decks=join(decks)) if decks else ""
