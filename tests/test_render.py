@@ -368,3 +368,9 @@ def test_a_number_and_a_space_in_card_text_is_not_a_prompt_key():
     text = "答案：3 层自注意力叠加后，每一层都会混合信息"
     assert divide_line(text, 30)[0] > len("答案：")  # the first line is filled
     assert not any(unit.startswith("3 层自") for unit in break_units(text))
+
+
+def test_an_id_whose_parts_are_longer_than_the_column_folds_as_before():
+    """Broken after each hyphen and each part then folded, `transformer-attention-mechanism` took
+    six lines at 8 columns where folding it whole takes four."""
+    assert len(divide_line("transformer-attention-mechanism", 8)) == 3  # four lines
