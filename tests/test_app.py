@@ -467,36 +467,46 @@ def test_another_rating_that_fails_half_way_keeps_the_answer_it_replaces(collect
     assert card_info(collection.store, "c-one", T0).reviews == [before]
 
 
+class HeldLock:
+    """Another process's long write on the database ``db``: its lock is held until a session has
+    waited for it twice (the session's ``waiting`` is this one's)."""
+
+    def __init__(self, db) -> None:
+        import sqlite3
+
+        self.holder = sqlite3.connect(db, isolation_level=None)
+        self.holder.execute("BEGIN IMMEDIATE")
+        self.waits: list[str] = []
+
+    def waiting(self, busy) -> None:
+        self.waits.append(str(busy))
+        if len(self.waits) == 2:
+            self.holder.execute("COMMIT")
+
+    def close(self) -> None:
+        self.holder.close()
+
+
 @pytest.mark.parametrize("event", ["bury", "suspend", "undo", "rerate", "edit"])
 def test_bury_suspend_undo_and_another_rating_wait_for_a_write_lock_held_long(deck_folder, monkeypatch, tmp_path, event):
     """Only an answer waited for another process's long write: bury, suspend, undo and another
     rating ended the session with "is locked"."""
-    import sqlite3
-
     monkeypatch.setenv("QUIZ_NOW", T0.isoformat())
     monkeypatch.setenv("QUIZ_BUSY_TIMEOUT_MS", "100")
     machine = session(open_collection(deck_folder(DECK), tmp_path / "app.db"), ("choice",))
     [shown] = machine.start()
     if event in ("undo", "rerate"):
         machine.handle(study.Answer("B"))  # right: Good or Easy
-    holder = sqlite3.connect(tmp_path / "app.db", isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")  # another process's long write
-    waits: list[str] = []
-
-    def waiting(busy):
-        waits.append(str(busy))
-        if len(waits) == 2:
-            holder.execute("COMMIT")
-
-    machine.waiting = waiting
+    held = HeldLock(tmp_path / "app.db")
+    machine.waiting = held.waiting
     steps = {"bury": study.Bury(), "suspend": study.Suspend(), "undo": study.Undo(), "rerate": study.Rate(1),
              "edit": study.Edited()}
     if event == "edit":  # the card edited in $EDITOR meanwhile: the decks are read and synced again
         deck = tmp_path / "decks" / "mini.yaml"
         deck.write_text(deck.read_text("utf-8").replace("选哪个", "选哪个（改）"), "utf-8")
     views = machine.handle(steps[event])
-    holder.close()
-    assert len(waits) == 2 and "locked" in waits[0]
+    held.close()
+    assert len(held.waits) == 2 and "locked" in held.waits[0]
     record = card_info(machine.collection.store, shown.card_id, T0)
     changed = {"bury": record.buried_until is not None, "suspend": record.suspended,
                "undo": record.reviews == [], "rerate": [r.rating for r in record.reviews] == [1],
@@ -507,8 +517,6 @@ def test_bury_suspend_undo_and_another_rating_wait_for_a_write_lock_held_long(de
 def test_marks_wait_for_a_write_lock_held_long_and_are_not_lost(deck_folder, monkeypatch, tmp_path):
     """Recording an exam's scores after marking ended the exam with "is locked": the marks, held
     only in memory, were lost, and `--resume` asked for them again."""
-    import sqlite3
-
     monkeypatch.setenv("QUIZ_NOW", T0.isoformat())
     monkeypatch.setenv("QUIZ_BUSY_TIMEOUT_MS", "100")
     machine = exam_of(open_collection(deck_folder(DECK), tmp_path / "app.db"), Clock())
@@ -516,20 +524,12 @@ def test_marks_wait_for_a_write_lock_held_long_and_are_not_lost(deck_folder, mon
     views = machine.begin()
     while isinstance(views[-1], exams.QuestionView):
         views = machine.handle(exams.Answer(typed[views[-1].card_id]))
-    holder = sqlite3.connect(tmp_path / "app.db", isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")
-    waits: list[str] = []
-
-    def waiting(busy):
-        waits.append(str(busy))
-        if len(waits) == 2:
-            holder.execute("COMMIT")
-
-    machine.waiting = waiting
+    held = HeldLock(tmp_path / "app.db")
+    machine.waiting = held.waiting
     while isinstance(views[-1], exams.MarkView):
         views = machine.handle(exams.Mark("a"))
-    holder.close()
-    assert isinstance(views[-1], exams.Report) and len(waits) == 2
+    held.close()
+    assert isinstance(views[-1], exams.Report) and len(held.waits) == 2
     [(exam, _, _)] = exam_store.history(machine.store)
     assert exam.finished_at is not None
     reviewed = [q for q in exam_store.questions(machine.store, exam.id) if q.review_id is not None]
