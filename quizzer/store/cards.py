@@ -83,11 +83,14 @@ def record_answer(store: Store, card_id: str, review: NewReview, decide: Decide,
     A server that drops the connection rolled the answer back: it is tried once more on a new
     connection. Unless the connection went during the commit and the answer is already there:
     then it is not applied twice, and the command ends saying it was saved."""
+    def apply(conn: Connection) -> Answered:
+        if replacing is not None:
+            _undo(conn, replacing)
+        return _record(conn, card_id, review, decide, mark)
+
     try:
         with store.write() as conn:
-            if replacing is not None:
-                _undo(conn, replacing)
-            return _record(conn, card_id, review, decide, mark)
+            return apply(conn)
     except ConnectionLost:
         pass
     with store.write() as conn:
@@ -97,9 +100,7 @@ def record_answer(store: Store, card_id: str, review: NewReview, decide: Decide,
             raise DatabaseError(_("{where}: the connection was lost just as the answer to {card} was saved; it is "
                                   "saved once").format(where=store.where, card=card_id),
                                 _("run the command again to go on"))
-        if replacing is not None:
-            _undo(conn, replacing)
-        return _record(conn, card_id, review, decide, mark)
+        return apply(conn)
 
 
 def replay(store: Store, new_cards: list[dict[str, Any]], reviews: list[tuple[str, NewReview]], decide: Decide) -> int:
