@@ -19,12 +19,13 @@ from sqlalchemy import Connection, inspect, text
 from sqlalchemy.exc import DBAPIError
 
 from quizzer.errors import DatabaseError, DatabaseTooNew, printable
-from quizzer.i18n import _, join
+from quizzer.i18n import N_, _, join
 from quizzer.store.engine import Store, database_error
 
 SCHEMA_HEAD = "0004"  # keep equal to the newest revision in quizzer/migrations/versions
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 VERSION_TABLE = "alembic_version"
+RESTORE_HINT = N_("another tool changed it: restore a backup from before, as `quiz backup list` shows them")
 REVISION = re.compile(r"\d{4}")  # how every quizzer, this one and later ones, names a schema revision
 
 
@@ -65,7 +66,7 @@ def _check_usable(store: Store, version: str | None, tables: set[str]) -> None:
         if not REVISION.fullmatch(version):  # '' or markup: no quizzer wrote it, newer or older
             raise DatabaseError(_("{where}: its schema stamp {version} is no quizzer revision").format(
                 where=store.where, version=printable(repr(version))),
-                _("another tool changed it: restore a backup from before, as `quiz backup list` shows them"))
+                _(RESTORE_HINT))
         raise _too_new(store, version)
 
 
@@ -121,7 +122,7 @@ def _upgrade(store: Store) -> None:
             raise DatabaseError(
                 _("{where}: its tables do not match the schema it names ({version}): upgrading failed "
                   "with \"{reason}\"").format(where=store.where, version=version, reason=reason),
-                _("another tool changed it: restore a backup from before, as `quiz backup list` shows them")) from None
+                _(RESTORE_HINT)) from None
 
 
 def stamp_mismatch(db_path: Path) -> str | None:
