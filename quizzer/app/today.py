@@ -12,7 +12,7 @@ from quizzer.app.collection import Collection
 from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, to_utc
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER
-from quizzer.scheduling.plan import Interview
+from quizzer.scheduling.plan import Interview, final_days
 from quizzer.scheduling.queue import new_offered, new_per_day_today, practice_today, reviews_left_today
 from quizzer.scheduling.summary import DeckToday, today_by_deck
 from quizzer.store.cards import due_reviews
@@ -86,7 +86,8 @@ def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
         rows.append(DeckDay(loaded.id, loaded.title, new, c.new, c.learning, min(deck_due, reviews_left), c.due))
     total = DeckDay("total", "", everywhere, sum(r.new_waiting for r in rows), sum(r.learning for r in rows),
                     min(reviews_left, within_own), sum(r.due_waiting for r in rows))
-    practice = [] if steering is None else practice_today(
-        collection.store, EVERYTHING, now, due_reviews(collection.store, EVERYTHING, to_utc(now), next_day_start(now, rollover_hour)),
-        reviews_left, steering, scheduler)
+    practice = []
+    if steering is not None and final_days(now, steering):  # else none: no need to read the day's due cards
+        due_today = due_reviews(collection.store, EVERYTHING, to_utc(now), next_day_start(now, rollover_hour))
+        practice = practice_today(collection.store, EVERYTHING, now, due_today, reviews_left, steering, scheduler)
     return Today(rows, total, pace, steering, latest_unfinished(collection.store), len(practice))
