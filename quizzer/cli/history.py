@@ -29,7 +29,7 @@ from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, ngettext
 
 history_app = group(_("Review history in and out (the FSRS CSV form: card_id, review_rating, "
-                                 "review_time, review_duration)."))
+                      "review_time, review_duration)."))
 app.add_typer(history_app, name="history")
 
 CsvFile = Annotated[Path, typer.Argument(metavar="FILE.csv", show_default=False, parser=path_or_standard,

@@ -22,8 +22,8 @@ class Forecast:
     """What following the plan gives, if every review is answered Good: the share of the
     interview's cards at or above the target on the day, their mean predicted recall, and the
     answers a day it takes (learning steps included) over the study days left; ``new_per_day`` is
-    today's, as study and the overview take it (the replay counts buried cards as unseen too, and
-    may introduce one more a day from tomorrow, when they are back)."""
+    today's, as study and the overview take it (the replay paces the cards unseen now itself, so
+    from tomorrow on it may differ by one)."""
 
     cards: int
     seen: int
