@@ -31,9 +31,11 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
     if cell_len(text) <= width:  # fits: no break, and no Unicode tables to load
         return []
     if text.isascii() and "`" not in text and not text[:1].isspace():  # rich would glue leading spaces to the first word
+        if all(len(word) <= width for word in text.split()):
+            return _RICH_DIVIDE(text, width, fold)
         units = _AFTER_SPACE_OR_HYPHEN.split(text)  # a card id longer than its column breaks after a hyphen,
-        if all(len(word) <= width for word in text.split()) or any(len(unit.rstrip()) > width for unit in units):
-            return _RICH_DIVIDE(text, width, fold)  # unless a part between hyphens is folded anyway
+        if any(len(unit.rstrip()) > width for unit in units):  # unless a part between hyphens is folded anyway
+            return _RICH_DIVIDE(text, width, fold)
     else:
         units = break_units(text)
     breaks: list[int] = []
