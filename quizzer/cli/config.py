@@ -52,8 +52,9 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
     # a deck's key (deck.ID.reviews_per_day) folds where the terminal is narrow: kept whole, at 60
     # columns it left the value and what is allowed no room at all; the other keys stay whole
     longest = max(len(key.name) for key, _value, _source in shown.items())
-    table.columns[0].overflow = "fold"  # the rest's narrowest take 43 columns; desired_retention is the longest other key
-    table.columns[0].width = min(longest, max(len("desired_retention"), out.width - 43))
+    whole = max(map(len, KEYS))  # the longest key that is no deck's: desired_retention
+    table.columns[0].overflow = "fold"  # the rest's narrowest take 43 columns
+    table.columns[0].width = min(longest, max(whole, out.width - 43))
     table.columns[2].no_wrap = True  # one word: "environment" was cut to "environme…" at 60 columns
     for key, value, source in shown.items():
         table.add_row(Text(key.name), Text(key.show(value)), Text(_(source)), Text(_(key.allowed)),
