@@ -373,6 +373,11 @@ def test_in_the_last_days_the_overview_counts_the_practice_study_adds(deck_folde
         day = today(collection, first, 0, interview=interview, reviews_per_day=budget, scheduler=NO_FUZZ)
         assert day.total.due == day.total.learning == day.total.new == 0 and queue
         assert day.practice == len(queue)
+    own = {"d": 1}  # the deck's own review limit holds the practice too
+    queue = build_queue(collection.store, first, new_per_day=0, scheduler=NO_FUZZ, interview=interview,
+                        deck_reviews_per_day=own)
+    day = today(collection, first, 0, interview=interview, scheduler=NO_FUZZ, deck_reviews_per_day=own)
+    assert len(queue) == day.practice == 1
     where = ["--decks", str(folder), "--db", str(folder.parent / "practice.db")]  # through the commands
     assert runner.invoke(app, ["plan", "--date", "2026-01-25", *where], env={"QUIZ_NOW": start.isoformat()}).exit_code == 0
     at = {"QUIZ_NOW": first.isoformat()}

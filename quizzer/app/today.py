@@ -13,9 +13,8 @@ from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, to_utc
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER
 from quizzer.scheduling.plan import Interview, final_days
-from quizzer.scheduling.queue import new_offered, new_per_day_today, practice_today, reviews_left_today
+from quizzer.scheduling.queue import new_offered, new_per_day_today, reviews_left_today, reviews_today
 from quizzer.scheduling.summary import DeckToday, today_by_deck
-from quizzer.store.cards import due_reviews
 from quizzer.store.exams import latest_unfinished
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.store.records import ExamRecord
@@ -86,8 +85,10 @@ def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
         rows.append(DeckDay(loaded.id, loaded.title, new, c.new, c.learning, min(deck_due, reviews_left), c.due))
     total = DeckDay("total", "", everywhere, sum(r.new_waiting for r in rows), sum(r.learning for r in rows),
                     min(reviews_left, within_own), sum(r.due_waiting for r in rows))
-    practice = []
-    if steering is not None and final_days(now, steering):  # else none: no need to read the day's due cards
-        due_today = due_reviews(collection.store, EVERYTHING, to_utc(now), next_day_start(now, rollover_hour))
-        practice = practice_today(collection.store, EVERYTHING, now, due_today, reviews_left, steering, scheduler)
-    return Today(rows, total, pace, steering, latest_unfinished(collection.store), len(practice))
+    practice = 0
+    if steering is not None and final_days(now, steering):  # else none: no need to read the day's reviews
+        end = next_day_start(now, rollover_hour)
+        practice = sum(row.due >= end for row in reviews_today(
+            collection.store, now, reviews_per_day=reviews_per_day, rollover_hour=rollover_hour, scheduler=scheduler,
+            deck_reviews_per_day=deck_reviews, interview=steering))
+    return Today(rows, total, pace, steering, latest_unfinished(collection.store), practice)

@@ -59,15 +59,10 @@ def build_queue(
     largest gains in recall on the day first (``plan``).
     """
     now = to_utc(now)
-    start, end = day_start(now, rollover_hour), next_day_start(now, rollover_hour)
     learning = cards.learning_due(store, chosen, now, now)
-    due = sorted(cards.due_reviews(store, chosen, now, end),
-                 key=lambda row: (recall_of_review(row.stability, row.last_review, now, scheduler), row.due, row.id))
-    reviews_left = reviews_left_today(store, start, reviews_per_day)
-    if interview is not None and interview.active(now):
-        due = _planned(store, chosen, now, due, reviews_left, interview, scheduler)
-    decks = _DeckLimits(store, chosen, now, start, {}, deck_reviews_per_day or {})
-    reviews = decks.take([row.id for row in due], reviews_left, "reviews")
+    reviews = [row.id for row in reviews_today(store, now, reviews_per_day=reviews_per_day, chosen=chosen,
+                                               rollover_hour=rollover_hour, scheduler=scheduler,
+                                               deck_reviews_per_day=deck_reviews_per_day, interview=interview)]
     new = new_offered(store, now, new_per_day=new_per_day, chosen=chosen, new_limit=new_limit,
                       rollover_hour=rollover_hour, deck_new_per_day=deck_new_per_day, interview=interview)
     queue = learning + interleave(reviews, new)
@@ -76,6 +71,26 @@ def build_queue(
     if not queue and ahead:
         queue = cards.seen_by_due(store, chosen, now, limit if limit is not None else reviews_per_day)
     return queue if limit is None else queue[:limit]
+
+
+def reviews_today(store: Store, now: datetime, *, reviews_per_day: int = REVIEWS_PER_DAY,
+                  chosen: CardFilter = EVERYTHING, rollover_hour: int = ROLLOVER_HOUR,
+                  scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER, deck_reviews_per_day: Mapping[str, int] | None = None,
+                  interview: plan.Interview | None = None) -> list[DueRow]:
+    """The reviews today's study takes, in order (``build_queue``'s, which the overview counts):
+    those due today, lowest recall first, or in the plan's order, topped up in its last days with
+    practice reviews of cards due on a later day; within what is left of the review limits, the
+    global one and each deck's own."""
+    now = to_utc(now)
+    start, end = day_start(now, rollover_hour), next_day_start(now, rollover_hour)
+    due = sorted(cards.due_reviews(store, chosen, now, end),
+                 key=lambda row: (recall_of_review(row.stability, row.last_review, now, scheduler), row.due, row.id))
+    reviews_left = reviews_left_today(store, start, reviews_per_day)
+    if interview is not None and interview.active(now):
+        due = _planned(store, chosen, now, due, reviews_left, interview, scheduler)
+    taken = set(_DeckLimits(store, chosen, now, start, {}, deck_reviews_per_day or {})
+                .take([row.id for row in due], reviews_left, "reviews"))
+    return [row for row in due if row.id in taken]
 
 
 def new_offered(store: Store, now: datetime, *, new_per_day: int = NEW_PER_DAY, chosen: CardFilter = EVERYTHING,
@@ -148,12 +163,11 @@ class _DeckLimits:
         self.deck_of: dict[str, dict[str, str]] = {"new": {}, "reviews": {}}
         for deck in in_scope:
             only = replace(chosen, decks=(deck,))
-            new_done, reviews_done = cards.done_since(store, start, CardFilter(decks=(deck,)))
             if deck in self.new:
-                self.new[deck] = max(0, self.new[deck] - new_done)
+                self.new[deck] = max(0, self.new[deck] - cards.done_since(store, start, CardFilter(decks=(deck,)))[0])
                 self.deck_of["new"].update(dict.fromkeys(cards.new_cards(store, only, now, ALL), deck))
             if deck in self.reviews:
-                self.reviews[deck] = max(0, self.reviews[deck] - reviews_done)
+                self.reviews[deck] = reviews_left_today(store, start, self.reviews[deck], CardFilter(decks=(deck,)))
                 self.deck_of["reviews"].update(
                     dict.fromkeys((row.id for row in cards.due_reviews(store, only, now, now + FOREVER)), deck))
 
@@ -214,14 +228,13 @@ def _planned(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow],
                              now, interview, scheduler)
         rank = {card_id: i for i, card_id in enumerate(order)}
         return sorted(due, key=lambda row: rank.get(row.id, len(rank)))
-    return due + practice_today(store, chosen, now, due, reviews_left, interview, scheduler)
+    return due + _practice(store, chosen, now, due, reviews_left, interview, scheduler)
 
 
-def practice_today(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow], reviews_left: int,
-                   interview: plan.Interview, scheduler: fsrs.Scheduler) -> list[DueRow]:
+def _practice(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow], reviews_left: int,
+              interview: plan.Interview, scheduler: fsrs.Scheduler) -> list[DueRow]:
     """In the plan's last days, the cards not due yet that study adds as practice reviews, in the
-    review budget the ``due`` ones leave (``plan.top_up``); none on other days. The overview
-    counts them too."""
+    review budget the ``due`` ones leave (``plan.top_up``); none on other days."""
     if not plan.final_days(now, interview) or len(due) >= reviews_left:
         return []
     due_ids = {row.id for row in due}
