@@ -256,6 +256,47 @@ def test_the_listing_fits_the_terminal_with_every_recall_whole(language, columns
     assert len(ends) >= int(out[-1].split()[0]) and ends[:3] == ["100%"] * 3  # every row keeps its recall whole
 
 
+def _by_column(line: str) -> list[str]:
+    """The line's characters by terminal column: a wide character, then "" for its second column."""
+    from rich.cells import cell_len
+
+    return [part for char in line for part in (char, *[""] * (cell_len(char) - 1))]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_a_question_takes_two_lines_at_most_cut_with_an_ellipsis(language, columns):
+    """A row of the browser is a row: a long question stops at the end of its column's second
+    line with "…" (it ran on for three at 60 columns, the last line one character and "…")."""
+    from quizzer import i18n
+
+    i18n.use(language)
+    try:
+        shown = runner.invoke(app, ["cards", "--deck", "ch08-bert", "-n", "0"],
+                              env={"COLUMNS": str(columns)}).stdout.splitlines()
+        fronts = [row["front"] for row in json.loads(runner.invoke(app, ["cards", "--deck", "ch08-bert", "--json"]).stdout)]
+        names = i18n._("front"), i18n._("state")
+    finally:
+        i18n.use("en")
+    start, end = (len(_by_column(shown[0][:shown[0].index(name)])) for name in names)
+    rows: list[list[str]] = []
+    for line in shown[2:-1]:
+        cells = _by_column(line) + [" "] * columns
+        if "".join(cells[end:end + 4]).strip():  # a row's first line: its state
+            rows.append([])
+        if part := "".join(cells[start:end]).strip():
+            rows[-1].append(part)
+    assert len(rows) == len(fronts) > 100
+    cut = 0
+    for lines, front in zip(rows, fronts):
+        assert 1 <= len(lines) <= 2, lines
+        seen, whole = "".join(lines).replace(" ", ""), front.replace(" ", "")
+        if seen != whole:
+            cut += 1
+            assert seen.endswith("…") and whole.startswith(seen[:-1]), (lines, front)
+    assert cut > 10
+
+
 def test_sorts(studied):
     by_id = as_json(studied, "cards", "--sort", "id")
     assert ids(by_id) == sorted(IDS)
@@ -276,16 +317,18 @@ def test_the_option_choices_are_the_app_s():
     assert tuple(s.value for s in Sort) == browse.SORTS
 
 
-def test_the_front_is_one_line_whole_in_json_and_cut_at_40_columns_in_the_table(deck_folder):
+def test_the_front_is_one_line_whole_in_json_and_cut_at_two_lines_in_the_table(deck_folder):
     """--json gave the table's 40 columns too (`quiz mistakes --json`: "80/10/10 策略的根本目的是？ A. 加快预训…")."""
     folder = deck_folder(DECK.replace("FFN 的隐藏维度是多少？", "很长的问题" * 20 + "\\n第二行"))
     rows = {row["id"]: row for row in as_json(folder, "cards")}
     assert rows["qa-ffn"]["front"] == "很长的问题" * 20 + "\\n第二行"  # whole
     assert rows["mis-gpt"]["front"] == "A common claim: GPT 是 Encoder-only What is wrong with it, and why?"
     assert rows["cz-mask"]["front"].startswith("BERT 随机选 ［1］ 的 token")  # blanks hidden, as study asks
-    table = quiz(folder, "cards").stdout
-    assert "很长的问题很长的问题很长的问题很长的问…" in table and "第二行" not in table  # 38 columns and the mark
-    assert "A common claim: GPT 是 Encoder-only Wha…" in table
+    table = runner.invoke(app, ["cards", "--decks", str(folder)], env={"COLUMNS": "100"}).stdout
+    lines = table.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith("qa-ffn"))
+    assert lines[row + 1].rstrip().endswith("的…") and "第二行" not in table  # two lines of its column, cut marked
+    assert "What is wrong with it, and why?" in table  # the other fits its two lines: whole
 
 
 def test_no_card_matches(deck_dir):

@@ -213,6 +213,10 @@ def shorten(text: str, cells: int) -> str:
         first = first[:end + 1]
     if cell_len(first) <= cells:
         return first
-    room = max(1, cells - 3)
-    cut = next((offset for offset in reversed(divide_line(first, room)) if cell_len(first[:offset]) <= room), 0)
-    return (first[:cut].rstrip() if cut else chop_cells(first, room)[0]) + "..."  # at a break, not inside a word
+    return first_line(first, max(1, cells - 3)) + "..."
+
+
+def first_line(text: str, cells: int) -> str:
+    """What of ``text`` fits ``cells`` cells, cut where a line would break (not inside a word,
+    unless the first word alone is longer)."""
+    return text[:next(iter(divide_line(text, cells)), len(text))].rstrip()

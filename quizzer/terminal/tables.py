@@ -7,19 +7,22 @@ wraps, with Chinese line breaking (``quizzer.terminal.linebreak``), and is what 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich import box
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
 from rich.measure import Measurement
+from rich.segment import Segment
 from rich.table import Column, Table
 from rich.text import Text
 
+from quizzer.terminal.linebreak import first_line
 from quizzer.terminal.render import clean
 
 PREVIEW_AT_LEAST = 20  # columns a question or answer column keeps: its first words, whatever the terminal
-PREVIEW_AT_MOST = 40  # a listing shows a question's or answer's first 40 columns (… marks a cut; --json has it whole)
+PREVIEW_LINES = 2  # and shows on two lines at most, the cut marked with "…": a row stays a row, not a paragraph
 
 
 def ident(header: str) -> Column:
@@ -48,15 +51,19 @@ class _Preview(Text):
         width = max(map(cell_len, self.plain.splitlines()), default=0)
         return Measurement(min(width, PREVIEW_AT_LEAST), width)
 
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Segment]:
+        width = options.max_width
+        lines = [line.plain.rstrip() for line in self.wrap(console, width, justify="default", overflow="fold")]
+        if len(lines) > PREVIEW_LINES:
+            lines[PREVIEW_LINES - 1] = first_line(lines[PREVIEW_LINES - 1], width - 1) + "…"
+        yield from Text("\n".join(lines[:PREVIEW_LINES])).__rich_console__(console, options)
+
 
 def preview(plain: str) -> Text:
-    """A text shown in part (a card's front on one line, ``app.browse.front_line``; an answer) as a
-    table cell: cut to PREVIEW_AT_MOST columns as shown (after ``clean``), the cut marked with "…".
-    Its narrowest width is taken as PREVIEW_AT_LEAST columns, not found from its line-break
-    opportunities: UAX #14 costs about 0.1 ms a character through uniseg (a browser of 400 Chinese
-    questions spent 1 s measuring them), and only a table nested in another renderable uses a
-    cell's narrowest width."""
-    shown = clean(plain)
-    if cell_len(shown) > PREVIEW_AT_MOST:
-        shown = set_cell_size(shown, PREVIEW_AT_MOST - 1).rstrip() + "…"
-    return _Preview(shown)
+    """A text shown in part as a table cell (a card's front on one line, ``app.browse.front_line``;
+    an answer), after ``clean``: the first PREVIEW_LINES lines of its column, the cut marked with
+    "…" where a line would break (--json has it whole). Its narrowest width is taken as
+    PREVIEW_AT_LEAST columns, not found from its line-break opportunities: UAX #14 costs about
+    0.1 ms a character through uniseg (a browser of 400 Chinese questions spent 1 s measuring
+    them), and only a table nested in another renderable uses a cell's narrowest width."""
+    return _Preview(clean(plain))
