@@ -102,6 +102,16 @@ def test_a_failed_card_comes_back_before_the_session_ends(deck_dir):
     assert [r.rating for r in info.reviews][:2] == [1, 3]
 
 
+def test_limit_holds_against_cards_in_learning_from_earlier(deck_dir):
+    """`--limit 1` with two cards in learning from an earlier session said "2 left" and showed
+    both: the session brought every learning card due, not only those its limit took."""
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    study(deck_dir, ["", "1", "", "1", "q"], when, "--kind", "qa")  # both in learning, due again in a minute
+    result = study(deck_dir, ["", "3", "", "3", "", "3", "q"], when + timedelta(minutes=5), "--limit", "1")
+    saved = {line.split()[1] for line in result.stdout.splitlines() if line.startswith("saved ")}
+    assert len(saved) == 1 and "0 done · 1 left" in result.stdout, result.stdout
+
+
 def test_choice_is_graded_and_rated_automatically(deck_dir):
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
     result = study(deck_dir, ["b"], when, "--kind", "choice")  # lower-case b is option B, not bury

@@ -76,5 +76,5 @@ def study(
             console().print(_("Nothing is due now.{when} `quiz study --ahead` practises cards early; "
                               "reviews of cards not yet due leave their schedule alone.").format(when=when), markup=False)
         return
-    screen.run(opened, queue, chosen=chosen, settings=chosen_settings,
+    screen.run(opened, queue, chosen=chosen, settings=chosen_settings, only_queued=limit is not None,
                refills=new is None and limit is None)  # --new / --limit: this run's own count
