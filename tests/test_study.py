@@ -167,6 +167,15 @@ def test_nothing_due_says_when_and_offers_ahead(deck_dir):
     assert "saved" in result.stdout
 
 
+def test_nothing_due_names_the_next_card_of_the_cards_chosen(deck_dir):
+    """`quiz study --deck X` with nothing to study named the next due card of another deck."""
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    study(deck_dir, ["", "4", "", "4", "q"], when, "--kind", "qa")  # due in days
+    later = when + timedelta(hours=1)
+    assert "The next card is due" in study(deck_dir, [], later, "--kind", "qa").stdout
+    assert "The next card is due" not in study(deck_dir, [], later, "--kind", "choice", "--new", "0").stdout
+
+
 def test_deck_edits_keep_history(deck_dir):
     """Changed text keeps progress, a removed card keeps its history, a re-added card resumes."""
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)

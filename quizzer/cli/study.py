@@ -61,7 +61,7 @@ def study(
                         deck_new_per_day=chosen_settings.deck_new_per_day,
                         deck_reviews_per_day=chosen_settings.deck_reviews_per_day)
     if not queue:
-        upcoming = next_due(opened.store, clock.now())
+        upcoming = next_due(opened.store, clock.now(), chosen)
         when = _(" The next card is due {when}.").format(when=clock.when(upcoming)) if upcoming else ""
         waiting = new_waiting(opened.store, clock.now(), chosen)
         if waiting and new == 0:

@@ -43,9 +43,9 @@ def today_by_deck(store: Store, now: datetime, rollover_hour: int = ROLLOVER_HOU
     return {deck: DeckToday(c["new"], c["learning"], c["due"]) for deck, c in counts.items()}
 
 
-def next_due(store: Store, now: datetime) -> datetime | None:
-    """The soonest moment after ``now`` a seen, active, unsuspended card falls due."""
-    return cards.next_available(store, to_utc(now))
+def next_due(store: Store, now: datetime, chosen: CardFilter = EVERYTHING) -> datetime | None:
+    """The soonest moment after ``now`` a seen, active, unsuspended card ``chosen`` matches falls due."""
+    return cards.next_available(store, to_utc(now), chosen)
 
 
 def due_per_day(store: Store, today: date, days: int, rollover_hour: int = ROLLOVER_HOUR,

@@ -331,12 +331,12 @@ def _available() -> Any:
     return case((cards.c.buried_until > cards.c.due, cards.c.buried_until), else_=cards.c.due)
 
 
-def next_available(store: Store, after: datetime) -> datetime | None:
-    """The soonest moment after ``after`` a seen, active, unsuspended card falls due."""
+def next_available(store: Store, after: datetime, chosen: CardFilter = EVERYTHING) -> datetime | None:
+    """The soonest moment after ``after`` a seen, active, unsuspended card ``chosen`` matches falls due."""
     available = _available()
     with store.read() as conn:
         return conn.scalar(select(func.min(available)).where(
-            cards.c.active.is_(True), cards.c.suspended.is_(False), cards.c.state != NEW, available > after))
+            *chosen.where(), cards.c.suspended.is_(False), cards.c.state != NEW, available > after))
 
 
 def available_times(store: Store, end: datetime, chosen: CardFilter = EVERYTHING) -> list[float]:
