@@ -177,6 +177,36 @@ def test_the_overview_offers_the_new_cards_study_will_at_the_plans_pace():
     assert len(queue) == pace  # what study takes: no card is seen yet, so every one is new
 
 
+def test_a_plan_for_some_decks_steers_their_cards_only():
+    """`quiz plan --deck day12-bert-gpt` raised the pace from that deck's unseen cards but gave it
+    to ch08-bert's, which come first (the interview's deck got none), and cut every deck's
+    intervals short of the day, in study and in a history replay alike."""
+    from quizzer.scheduling.answer import answer, preview, replaying
+    from quizzer.store import cards as stored
+
+    assert quiz("plan", "--date", "2026-01-10", "--deck", "day12-bert-gpt").exit_code == 0
+    interview = plan.interview_on(date(2026, 1, 10), 0.95, ("day12-bert-gpt",), 4)
+    now = datetime.fromisoformat(NOW).replace(tzinfo=timezone.utc)
+    store = open_store()
+    try:
+        queue = build_queue(store, now, interview=interview, reviews_per_day=0)
+        assert len(queue) == math.ceil(cards_in("day12-bert-gpt") / 2)
+        assert {stored.card(store, card_id).deck for card_id in queue} == {"day12-bert-gpt"}
+        other, own = "bert-vs-gpt-core", queue[0]
+        easy = {card_id: preview(store, card_id, now=now, scheduler=NO_FUZZ, interview=interview)[3]
+                for card_id in (other, own)}
+        assert easy[own] < interview.at < easy[other]  # the cap: only on the interview's deck
+        assert easy[other] == preview(store, other, now=now, scheduler=NO_FUZZ)[3]
+        assert answer(store, other, 4, now=now, duration_ms=1, scheduler=NO_FUZZ, interview=interview).current.due \
+            == easy[other]
+        replayed = replaying(store, NO_FUZZ, 4, interview)
+        blank = MemoryState(0, None, None, None, None, None, 0, False)
+        due = {card_id: replayed(blank, NewReview(4, now, 1, "study"), card_id, 0).after.due for card_id in (other, own)}
+        assert due[own] < interview.at < due[other]
+    finally:
+        store.close()
+
+
 def test_once_the_interview_has_come_the_plan_says_so_and_steers_nothing():
     """The day after, `quiz plan` said "(0 days left) ... 0.0% of the cards recalled on the day"."""
     assert quiz("plan", "--date", "2026-01-10").exit_code == 0

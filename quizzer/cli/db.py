@@ -25,7 +25,7 @@ def db_copy(
     db: DbOption = None,
 ) -> None:
     from quizzer.scheduling.learner import schedule_of
-    from quizzer.scheduling.memory import replay_decider
+    from quizzer.scheduling.answer import replaying
     from quizzer.backup import remove_database
     from quizzer.store import open_store
     from quizzer.store.copy import copy_collection
@@ -52,7 +52,7 @@ def db_copy(
             raise
         try:
             schedule = schedule_of(source, chosen)
-            decide = replay_decider(schedule.scheduler, chosen.day_start_hour, schedule.interview)
+            decide = replaying(source, schedule.scheduler, chosen.day_start_hour, schedule.interview)
             result = copy_collection(source, target, decide)
             destination = str(path) if partial is not None else target.where
         finally:

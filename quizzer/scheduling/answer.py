@@ -14,11 +14,14 @@ from quizzer.scheduling.memory import (
     Placement,
     decide,
     outcomes,
+    replay_decider,
 )
 from quizzer.scheduling.plan import Interview
 from quizzer.scheduling.summary import due_per_day
 from quizzer.store import cards
 from quizzer.store.engine import Store
+from quizzer.store.filter import CardFilter
+from quizzer.store.history import ReplayDecide
 from quizzer.store.records import Answered, ExamMark, NewReview
 
 
@@ -58,6 +61,8 @@ def answer(
     ahead_after = next_day_start(now, rollover_hour) if ahead_rule else None
     if placement is None:
         placement = placement_for(store, card_id, now, scheduler, rollover_hour, load_balance)
+    if interview is not None and interview.decks is not None and not interview.covers(cards.card(store, card_id).deck):
+        interview = None  # another deck's card: the plan does not steer it
     decide_one = partial(decide, scheduler=scheduler, ahead_after=ahead_after, placement=placement, interview=interview)
     return cards.record_answer(store, card_id, review, decide_one, mark, replacing)
 
@@ -79,8 +84,16 @@ def preview(
     unchanged due date for every rating."""
     ahead_after = next_day_start(now, rollover_hour) if ahead_rule else None
     placement = placement_for(store, card_id, now, scheduler, rollover_hour, load_balance)
-    return outcomes(cards.card(store, card_id).memory, now, scheduler=scheduler, ahead_after=ahead_after,
-                    placement=placement, interview=interview)
+    card = cards.card(store, card_id)
+    return outcomes(card.memory, now, scheduler=scheduler, ahead_after=ahead_after, placement=placement,
+                    interview=interview if interview is not None and interview.covers(card.deck) else None)
+
+
+def replaying(store: Store, scheduler: fsrs.Scheduler, rollover_hour: int = ROLLOVER_HOUR,
+              interview: Interview | None = None) -> ReplayDecide:
+    """``memory.replay_decider`` for the cards of ``store``: the interview steers those of its decks."""
+    covered = None if interview is None or interview.decks is None else cards.ids(store, CardFilter(decks=interview.decks))
+    return replay_decider(scheduler, rollover_hour, interview, covered)
 
 
 def placement_for(store: Store, card_id: str, now: datetime, scheduler: fsrs.Scheduler,

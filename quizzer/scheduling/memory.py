@@ -34,7 +34,7 @@ from __future__ import annotations
 import copy
 import math
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 import fsrs
@@ -113,15 +113,17 @@ def recall_of_review(stability: float, last_review: datetime, now: datetime,
     return float(forgetting_curve(elapsed, stability, scheduler.parameters[20]))
 
 
-def replay_decider(scheduler: fsrs.Scheduler, rollover_hour: int = ROLLOVER_HOUR, interview: Interview | None = None
-                   ) -> Callable[[MemoryState, NewReview, str, int], Decision]:
+def replay_decider(scheduler: fsrs.Scheduler, rollover_hour: int = ROLLOVER_HOUR, interview: Interview | None = None,
+                   covered: Container[str] | None = None) -> Callable[[MemoryState, NewReview, str, int], Decision]:
     """``decide`` for replaying a card's logged history (an import, a copy's check): the ahead
     rule off (those reviews really happened), days placed as live answers place them, and those
-    made while ``interview`` was ahead short of its day, as study placed them."""
+    made while ``interview`` was ahead short of its day, as study placed them, for the cards it
+    steers (``covered``; None: all)."""
 
     def replayed(memory: MemoryState, review: NewReview, card_id: str, reps: int) -> Decision:
         return decide(memory, review, scheduler=scheduler, ahead_after=None,
-                      placement=Placement(card_id, reps, rollover_hour), interview=interview)
+                      placement=Placement(card_id, reps, rollover_hour),
+                      interview=interview if covered is None or card_id in covered else None)
 
     return replayed
 

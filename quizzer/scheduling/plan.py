@@ -58,6 +58,10 @@ class Interview:
         """Whether the plan still steers the schedule (before the interview's day begins)."""
         return now < self.at
 
+    def covers(self, deck: str) -> bool:
+        """Whether the plan steers the cards of ``deck`` (its decks; all when it names none)."""
+        return self.decks is None or deck in self.decks
+
 
 def interview_on(day: date, retention: float = DEFAULT_RETENTION, decks: tuple[str, ...] | None = None,
                  rollover_hour: int = ROLLOVER_HOUR) -> Interview:

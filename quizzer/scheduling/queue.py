@@ -98,7 +98,8 @@ def new_offered(store: Store, now: datetime, *, new_per_day: int = NEW_PER_DAY, 
                 deck_new_per_day: Mapping[str, int] | None = None, interview: plan.Interview | None = None) -> list[str]:
     """The new cards today's study offers, in order (``build_queue``'s, which the overview counts):
     the day's limit, raised to the pace an ``interview`` needs (``plan.new_per_day``), less the new
-    cards already introduced today, and within each deck's own limit."""
+    cards already introduced today, and within each deck's own limit; those of the interview's
+    decks first, when it names some (the pace is theirs)."""
     now = to_utc(now)
     start = day_start(now, rollover_hour)
     new_done = cards.done_since(store, start)[0]
@@ -106,9 +107,12 @@ def new_offered(store: Store, now: datetime, *, new_per_day: int = NEW_PER_DAY, 
     if new_limit is not None:
         new_left = min(new_left, new_limit)
     decks = _DeckLimits(store, chosen, now, start, deck_new_per_day or {}, {})
-    if decks.new:
-        return decks.take(cards.new_cards(store, chosen, now, new_left + decks.held_back("new")), new_left, "new")
-    return cards.new_cards(store, chosen, now, new_left)
+    count = new_left + decks.held_back("new")
+    ordered = cards.new_cards(store, chosen, now, count)
+    if interview is not None and interview.active(now) and interview.decks is not None:  # its decks' cards first
+        planned = cards.new_cards(store, chosen.within(interview.decks), now, count)
+        ordered = planned + [card_id for card_id in ordered if card_id not in set(planned)]
+    return decks.take(ordered, new_left, "new")
 
 
 def reviews_left_today(store: Store, start: datetime, reviews_per_day: int, chosen: CardFilter = EVERYTHING) -> int:
@@ -222,8 +226,8 @@ def _planned(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow],
              interview: plan.Interview, scheduler: fsrs.Scheduler) -> list[DueRow]:
     """The due reviews in the plan's order (by gain when they do not all fit today, topped up with
     cards not due yet in the last days)."""
-    if len(due) > reviews_left:
-        memories = cards.memories(store, chosen, now)
+    if len(due) > reviews_left:  # the interview's cards by gain, then the others as they were
+        memories = cards.memories(store, chosen.within(interview.decks), now)
         order = plan.by_gain((plan.Seen(row.id, memories[row.id][1]) for row in due if row.id in memories),
                              now, interview, scheduler)
         rank = {card_id: i for i, card_id in enumerate(order)}
@@ -233,10 +237,11 @@ def _planned(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow],
 
 def _practice(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow], reviews_left: int,
               interview: plan.Interview, scheduler: fsrs.Scheduler) -> list[DueRow]:
-    """In the plan's last days, the cards not due yet that study adds as practice reviews, in the
-    review budget the ``due`` ones leave (``plan.top_up``); none on other days."""
+    """In the plan's last days, the cards of its decks not due yet that study adds as practice
+    reviews, in the review budget the ``due`` ones leave (``plan.top_up``); none on other days."""
     if not plan.final_days(now, interview) or len(due) >= reviews_left:
         return []
+    chosen = chosen.within(interview.decks)
     due_ids = {row.id for row in due}
     later = {row.id: row for row in cards.due_reviews(store, chosen, now, now + FOREVER) if row.id not in due_ids}
     memories = cards.memories(store, chosen, now)

@@ -289,6 +289,12 @@ def new_cards(store: Store, chosen: CardFilter, now: datetime, limit: int) -> li
             .order_by(cards.c.position, cards.c.deck, cards.c.id).limit(limit)))
 
 
+def ids(store: Store, chosen: CardFilter) -> set[str]:
+    """The ids of the cards ``chosen`` matches, those no longer in the decks too."""
+    with store.read() as conn:
+        return set(conn.scalars(select(cards.c.id).where(*chosen.where(only_active=False))))
+
+
 def unseen(store: Store, chosen: CardFilter) -> int:
     """How many new cards ``chosen`` matches are still to be introduced: not suspended, buried or
     not (a buried one is back tomorrow, and still to learn)."""

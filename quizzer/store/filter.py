@@ -4,7 +4,7 @@ its one SQL translation."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, or_, select
@@ -37,6 +37,12 @@ class CardFilter:
         """The spec an exam of ``count`` questions from these cards is stored with (JSON lists)."""
         return PaperSpec(count, list(self.decks) if self.decks else None, list(self.tags) if self.tags else None,
                          list(self.kinds) if self.kinds else None)
+
+    def within(self, decks: tuple[str, ...] | None) -> CardFilter:
+        """The cards it matches that are also in ``decks`` (None: all decks)."""
+        if decks is None:
+            return self
+        return replace(self, decks=decks if self.decks is None else tuple(d for d in self.decks if d in decks))
 
     def validate(self, known_decks: Iterable[str], known_tags: Iterable[str], known_kinds: Iterable[str]) -> CardFilter:
         """Itself, or UnknownName for a deck, tag or kind the collection does not have (a typo

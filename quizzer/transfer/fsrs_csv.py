@@ -24,7 +24,8 @@ from quizzer.defaults import ARCHIVE_DECK
 from quizzer.errors import HistoryFileError, os_reason
 from quizzer.files import replacing
 from quizzer.i18n import _, join
-from quizzer.scheduling.memory import DEFAULT_SCHEDULER, replay_decider
+from quizzer.scheduling.answer import replaying
+from quizzer.scheduling.memory import DEFAULT_SCHEDULER
 from quizzer.scheduling.plan import Interview
 from quizzer.store import history
 from quizzer.store.engine import Store
@@ -154,8 +155,9 @@ def import_history(store: Store, reviews: Sequence[LoggedReview], *, scheduler: 
     unknown ids become inactive cards of ``deck``, kind "imported"; reviews already there are
     skipped; each card that gains one is replayed from scratch with the ahead rule off, its
     days placed as live answers place them (study days from ``rollover_hour``, fuzz seeded by
-    the card and its review count), and short of the ``interview``'s day while it was ahead."""
-    return history.import_reviews(store, reviews, replay_decider(scheduler, rollover_hour, interview), deck=deck,
+    the card and its review count), and short of the ``interview``'s day while it was ahead (the
+    cards of its decks)."""
+    return history.import_reviews(store, reviews, replaying(store, scheduler, rollover_hour, interview), deck=deck,
                                   kind=IMPORTED_KIND, first_seen=first_seen)
 
 
