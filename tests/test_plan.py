@@ -207,6 +207,24 @@ def test_a_plan_for_some_decks_steers_their_cards_only():
         store.close()
 
 
+@pytest.mark.parametrize("hour", [0, 7])
+def test_the_forecast_is_the_same_with_every_time_moved_by_the_day_start(hour):
+    """With day_start_hour 0 the forecast's replayed reviews fell at 04:00 (the default's day
+    start), a Good at midnight counted to the day before, and the figures came out lower: moving
+    the clock, the interview and the day start together must change nothing."""
+    from quizzer.scheduling.forecast import forecast
+
+    def run(rollover: int):
+        shift = timedelta(hours=rollover - 4)
+        now = datetime(2026, 1, 5, 10, tzinfo=timezone.utc) + shift
+        interview = plan.interview_on(date(2026, 1, 30), 0.95, None, rollover)
+        seen = [plan.Seen("s", MemoryState(REVIEW, None, 3.0, 5.0, datetime(2026, 1, 6, 4, tzinfo=timezone.utc) + shift,
+                                           datetime(2026, 1, 3, 4, tzinfo=timezone.utc) + shift, 0, False))]
+        return forecast(seen, 30, now, interview, NO_FUZZ, 10, rollover)
+
+    assert run(hour) == run(4)
+
+
 def test_once_the_interview_has_come_the_plan_says_so_and_steers_nothing():
     """The day after, `quiz plan` said "(0 days left) ... 0.0% of the cards recalled on the day"."""
     assert quiz("plan", "--date", "2026-01-10").exit_code == 0

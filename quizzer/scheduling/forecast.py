@@ -12,7 +12,7 @@ import fsrs
 
 from quizzer.clock import ROLLOVER_HOUR, day_start, study_day
 from quizzer.defaults import Rating
-from quizzer.scheduling.memory import decide, unfuzzed
+from quizzer.scheduling.memory import Placement, decide, unfuzzed
 from quizzer.scheduling.plan import DAY, Interview, Seen, new_per_day, recall
 from quizzer.store.records import NEW, MemoryState, NewReview
 
@@ -49,13 +49,14 @@ def forecast(seen: Sequence[Seen], unseen: int, now: datetime, interview: Interv
     for k in range(min(unseen, pace * max(1, days_left))):
         starts.append((blank, day_start(today + (k // max(pace, 1)) * DAY, rollover_hour)))
     answers, recalls = 0, []
+    placement = Placement(rollover_hour=rollover_hour)  # reviews fall on the learner's study days, as in study
     for memory, at in starts:
         while interview.active(at) and (memory.state == NEW or memory.due is None or memory.due < interview.at):
             at = max(at, memory.due or at)
             if not interview.active(at):
                 break
             memory = decide(memory, NewReview(Rating.GOOD, at, None), scheduler=plain, ahead_after=None,
-                            interview=interview).after
+                            placement=placement, interview=interview).after
             answers += 1
         if memory.stability is not None and memory.last_review is not None:
             recalls.append(recall(memory.stability, interview.at - memory.last_review, scheduler))
