@@ -316,6 +316,20 @@ def test_resume_after_a_card_left_the_decks(deck_folder, deck_dir):
     assert stored["q-right"].status == "answered" and stored["q-wrong"].status == "unanswered"
 
 
+def test_an_answer_to_a_card_gone_before_hand_in_feeds_nothing_to_study(deck_folder, deck_dir):
+    """A question answered, then its card removed from the decks, then the paper handed in: it
+    was scored 0, logged as an Again review and put in the mistakes notebook, right or not."""
+    from quizzer.store import cards as card_store
+
+    run(deck_dir, ["exam", "--seed", "4", "--count", "2", "--kind", "choice"], ["B", "!q"])
+    answered = next(q.card_id for q in exam_store.questions(open_store(), 1) if q.status == "answered")
+    deck_folder("\n".join(line for line in DECK.splitlines() if f"id: {answered}," not in line) + "\n")
+    run(deck_dir, ["exam", "--resume"], ["!f"], when=T0 + timedelta(minutes=1))
+    store = open_store()
+    assert card_store.reviews(store, answered) == [] and answered not in {m.card_id for m in exam_store.mistakes(store)[0]}
+    assert exam_store.get(store, 1).finished_at is not None
+
+
 def test_drill_skips_suspended_cards_and_exam_options_are_checked(deck_dir):
     run(deck_dir, ["exam", "--seed", "2", "--count", "2", "--kind", "choice"], ["A", "A", "!f"])  # both wrong
     drill = run(deck_dir, ["mistakes", "--drill"], ["!s", "!q"], when=T0 + timedelta(days=1))

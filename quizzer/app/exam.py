@@ -342,9 +342,9 @@ class ExamSession:
         self.phase = "marking"
         for question in exam_store.questions(self.store, self.exam.id):
             card = self.collection.cards.get(question.card_id)
-            if card is None:  # removed from the decks since: unanswered
-                self.marks[question.position] = (0.0, None)
-            elif kinds.of(card).graded or given(question) is None:
+            if card is None:  # removed from the decks since: no score, nothing for study (``_finish``)
+                continue
+            if kinds.of(card).graded or given(question) is None:
                 self.marks[question.position] = (self._auto_score(question), None)
             else:
                 self.to_mark.append(question)
@@ -396,8 +396,8 @@ class ExamSession:
         now = clock.now()
         answered_by = min(now, self.exam.deadline)
         for question in exam_store.questions(self.store, self.exam.id):
-            if question.review_id is not None or never_asked(question):
-                continue
+            if question.review_id is not None or never_asked(question) or question.position not in self.marks:
+                continue  # recorded, never shown, or its card gone from the decks: it scores 0 on the paper only
             score, covered = self.marks[question.position]
             wrong = score < WRONG_BELOW
             last = card_store.card(self.store, question.card_id).memory.last_review
