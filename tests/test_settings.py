@@ -574,9 +574,11 @@ def test_intervals_are_written_as_anki_writes_them():
 
 
 def test_changing_desired_retention_says_how_the_due_counts_change(decks, config):
-    """The counts before the change were each card's interval under the old retention, not its due
-    date: at 23 due today `quiz` said 0. Now: the due dates as stored, then each moved by the change
-    in its interval."""
+    """Before: the due dates as stored (at 23 due today `quiz` had said 0, from each card's interval
+    under the old retention). After: each card rescheduled from its last review by the new one.
+    The after counts had been the stored dates moved by the change between the old setting and
+    the new, so they hung on what the setting had been, whatever the cards were scheduled with:
+    0.7 → 0.95 said 4 due today, 0.9 → 0.95 said 0."""
     quiz("study", "--decks", str(decks), input="\n4\n" * 3 + "q\n")  # three cards in review from T0
     now = T0 + timedelta(days=5)
     end_today, end_week = datetime(2026, 1, 11, 4, tzinfo=timezone.utc), datetime(2026, 1, 17, 4, tzinfo=timezone.utc)
@@ -590,17 +592,16 @@ def test_changing_desired_retention_says_how_the_due_counts_change(decks, config
     def counts(dues: list) -> tuple[int, int]:
         return sum(due < end_today for due in dues), sum(due < end_week for due in dues)
 
-    def moved(old: float, new: float) -> list:  # every card: Easy at T0 from new, so one interval each
-        change = review_card_fsrs(new)[1].due - review_card_fsrs(old)[1].due
-        return [due + timedelta(days=round(change / timedelta(days=1))) for due in stored]
+    def rescheduled(retention: float) -> list:  # every card: Easy at T0 from new, so one interval each
+        return [on_study_day(T0, review_card_fsrs(retention)[1].due)] * len(stored)
 
-    for old, new in ((0.9, 0.95), (0.95, 0.8)):
+    for old, new in ((0.9, 0.95), (0.95, 0.8), (0.8, 0.7), (0.7, 0.95)):
         result = quiz("config", "set", "desired_retention", str(new), now=now)
-        (a, b), (c, d) = counts(stored), counts(moved(old, new))
+        (a, b), (c, d) = counts(stored), counts(rescheduled(new))
         assert result.exit_code == 0, result.output
         assert f"due today: {a} → {c}; next 7 days: {b} → {d}" in result.stdout
-    assert counts(stored) != counts(moved(0.9, 0.95)) and counts(stored) != counts(moved(0.95, 0.8))  # shown to change
-    assert "due today" not in quiz("config", "set", "desired_retention", "0.8", now=now).stdout  # no change
+    assert counts(stored) != counts(rescheduled(0.7))  # shown to change
+    assert "due today" not in quiz("config", "set", "desired_retention", "0.95", now=now).stdout  # no change
 
 
 def test_no_due_counts_without_a_database(config, tmp_path):

@@ -132,7 +132,7 @@ def _report(ctx: typer.Context, key: str, before: Settings | None, what: str, db
         typer.echo(_("{variable}={value} is set in the environment: it wins over the file while set.").format(
             variable=variable, value=os.environ[variable]))
     if key == "desired_retention" and before is not None and before.desired_retention != after.desired_retention:
-        change = _due_change(ctx, before, after, db)
+        change = _due_change(ctx, after, db)
         if change:
             typer.echo(change)
 
@@ -145,7 +145,7 @@ def _shown(chosen: Settings, key: str) -> str:
     return config_file.key_of(key).show(chosen.value(key))
 
 
-def _due_change(ctx: typer.Context, before: Settings, after: Settings, db: Path | None) -> str | None:
+def _due_change(ctx: typer.Context, after: Settings, db: Path | None) -> str | None:
     """``due today: 12 → 19; next 7 days: 80 → 95``: the learner's reviews due as they are, and as
     the new retention would schedule them; None when there is no database yet."""
     from quizzer import clock
@@ -167,12 +167,11 @@ def _due_change(ctx: typer.Context, before: Settings, after: Settings, db: Path 
     try:
         now = clock.now()
         parameters = learner.load(store).parameters  # fitted by `quiz optimize`, if at all
-        old, new = due_change(store, now, scheduler_for(before, parameters), scheduler_for(after, parameters),
-                              after.day_start_hour)
+        old, new = due_change(store, now, scheduler_for(after, parameters), after.day_start_hour)
     finally:
         store.close()
     return _("due today: {old_today} → {new_today}; next 7 days: {old_week} → {new_week} (cards in review: as they are "
-             "due now, scheduled for {old}, and as {new} would schedule them; each card's due date moves at its next "
-             "review)").format(
+             "due now, and as {new} would schedule them from their last review; each card's due date moves at its "
+             "next review)").format(
         old_today=old.today, new_today=new.today, old_week=old.week, new_week=new.week,
-        old=f"{before.desired_retention:g}", new=f"{after.desired_retention:g}")
+        new=f"{after.desired_retention:g}")

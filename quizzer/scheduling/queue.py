@@ -204,19 +204,19 @@ class DueCounts:
     week: int  # the 7 study days from today, today (and anything overdue) included
 
 
-def due_change(store: Store, now: datetime, before: fsrs.Scheduler, after: fsrs.Scheduler,
-               rollover_hour: int = ROLLOVER_HOUR, days: int = 7) -> tuple[DueCounts, DueCounts]:
+def due_change(store: Store, now: datetime, after: fsrs.Scheduler, rollover_hour: int = ROLLOVER_HOUR,
+               days: int = 7) -> tuple[DueCounts, DueCounts]:
     """The cards in review due today and within ``days`` study days: as they are (their stored due
-    dates, which ``quiz`` and ``quiz stats`` count), and as they would be were they scheduled by
-    ``after`` instead of ``before``: each due date moved by the change in the interval FSRS gives its
-    stability (before fuzz). The stored dates change only as each card is next reviewed."""
+    dates), and as ``after`` would schedule them: each rescheduled from its last review by the
+    interval FSRS gives its stability (before fuzz), on a study day as study places it. The stored
+    dates change only as each card is next reviewed."""
     now = to_utc(now)
     today_end = next_day_start(now, rollover_hour)
     week_end = day_start(study_day(now, rollover_hour) + timedelta(days=days), rollover_hour)
     now_due, then_due = [0, 0], [0, 0]
     for row in cards.due_reviews(store, EVERYTHING, now, now + FOREVER):
-        moved = row.due + review_interval(row.stability, after) - review_interval(row.stability, before)
-        for counts, due in ((now_due, row.due), (then_due, moved)):
+        then = day_start(study_day(row.last_review, rollover_hour) + review_interval(row.stability, after), rollover_hour)
+        for counts, due in ((now_due, row.due), (then_due, then)):
             counts[0] += due < today_end
             counts[1] += due < week_end
     return DueCounts(*now_due), DueCounts(*then_due)
