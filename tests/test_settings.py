@@ -595,12 +595,12 @@ def test_changing_desired_retention_says_how_the_due_counts_change(decks, config
     def rescheduled(retention: float) -> list:  # every card: Easy at T0 from new, so one interval each
         return [on_study_day(T0, review_card_fsrs(retention)[1].due)] * len(stored)
 
-    for old, new in ((0.9, 0.95), (0.95, 0.8), (0.8, 0.7), (0.7, 0.95)):
+    for old, new in ((0.9, 0.99), (0.99, 0.9), (0.9, 0.8), (0.8, 0.95)):
         result = quiz("config", "set", "desired_retention", str(new), now=now)
         (a, b), (c, d) = counts(stored), counts(rescheduled(new))
         assert result.exit_code == 0, result.output
         assert f"due today: {a} → {c}; next 7 days: {b} → {d}" in result.stdout
-    assert counts(stored) != counts(rescheduled(0.7))  # shown to change
+    assert counts(stored) != counts(rescheduled(0.95))  # shown to change
     assert "due today" not in quiz("config", "set", "desired_retention", "0.95", now=now).stdout  # no change
 
 
