@@ -156,6 +156,26 @@ def test_class_report_on_sqlite_is_a_class_of_one(tmp_path, decks):
     assert [(c["name"], c["failures"], c["share"]) for c in shown["cards"]] == [(failed[0], 1, 1.0)]
 
 
+def test_the_class_report_leaves_a_learners_aggregate_as_it_was(tmp_path, decks):
+    """A report read under another day start rebuilt each learner's review-day table by its own
+    rule and stored it, so the learner's next `quiz stats` rebuilt it again (seconds a million
+    reviews), and the two kept forcing each other."""
+    import sqlite3
+
+    db = str(tmp_path / "one.db")
+    assert finished(quiz("study", "--decks", str(decks), db=db, user="dana", now=LATER, stdin=answers(1, 3)))[0] == 0
+    assert finished(quiz("stats", "--json", db=db, user="dana", now=LATER))[0] == 0
+
+    def watermark() -> str:
+        with sqlite3.connect(db) as conn:
+            return conn.execute("SELECT value FROM meta WHERE key = 'review_days'").fetchone()[0]
+
+    kept = watermark()
+    assert finished(quiz("config", "set", "day_start_hour", "0", db=db, user="dana", now=LATER))[0] == 0
+    assert report(db, "dana", days=3)["learners"][0]["reviews"] == 2
+    assert watermark() == kept
+
+
 def test_a_learner_name_that_cannot_name_a_collection_is_refused(pg_server):
     db = pg_server.create("names")
     code, out, err = finished(quiz("stats", db=db, user="Ann Smith", now=T0))

@@ -67,8 +67,9 @@ class ClassReport:
 
 
 def _learner(store: Store, days: list[date], rollover_hour: int) -> LearnerFigures:
-    """One learner's figures over ``days``, from the review log's aggregate as ``quiz stats`` reads it."""
-    by_day = review_days_of(store, EVERYTHING, rollover_hour)
+    """One learner's figures over ``days``, from the review log's aggregate as ``quiz stats`` reads
+    it (what it lacks is counted, not stored: the reader's day rule need not be the learner's)."""
+    by_day = review_days_of(store, EVERYTHING, rollover_hour, keep=False)
     total = summed(by_day, days)
     points, trend = exam_trend(store, EVERYTHING)
     interview = learner_state.load(store).interview

@@ -160,9 +160,11 @@ def _logged(up_to_id: int) -> Select[Any]:
             .where(review_log.c.id <= up_to_id).group_by(review_log.c.card_id))
 
 
-def review_days_of(store: Store, chosen: CardFilter, rollover_hour: int) -> dict[date, list[int]]:
+def review_days_of(store: Store, chosen: CardFilter, rollover_hour: int, keep: bool = True) -> dict[date, list[int]]:
     """Counts (``COUNTS`` order) per study day of the reviews of the cards ``chosen`` names, active
-    or not: from the table when the filter is by deck or none, else from those cards' reviews."""
+    or not: from the table when the filter is by deck or none, else from those cards' reviews.
+    What the table lacked is stored, unless ``keep`` is off (another's collection, read under the
+    reader's day rule: stored, it would cost its owner a rebuild)."""
     if chosen.tags is not None or chosen.kinds is not None:
         with store.read() as conn:
             rows = _in_order(conn.execute(select(*_ROW).where(review_log.c.card_id.in_(
@@ -182,7 +184,8 @@ def review_days_of(store: Store, chosen: CardFilter, rollover_hour: int) -> dict
             summed = {row[0]: [int(n) for n in row[1:]] for row in conn.execute(sums.group_by(review_days.c.day))}
     if change is None:
         return summed
-    _store(store, stored, change)
+    if keep:
+        _store(store, stored, change)
     return _per_day(summed, change.tally, chosen.decks)
 
 
