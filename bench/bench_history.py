@@ -22,7 +22,8 @@ from typing import TypeVar
 
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER, decide
 from quizzer.store import Store, open_store
-from quizzer.store.cards import card_ids, replay
+from quizzer.store.cards import ids, replay
+from quizzer.store.filter import EVERYTHING
 from quizzer.store.records import NEW, MemoryState, NewReview
 from quizzer.transfer.fsrs_csv import (
     ARCHIVE_DECK,
@@ -42,7 +43,7 @@ def baseline_import(store: Store, reviews: list[LoggedReview]) -> int:
     """The import as it was: cards created first, then every review through ``cards.replay``
     (lock the card row, read its leech tag, add the log row, flush), in time order."""
     ordered = sorted(reviews, key=lambda r: r.reviewed_at)
-    known = card_ids(store)
+    known = ids(store, EVERYTHING)
     fresh = list(dict.fromkeys(r.card_id for r in ordered if r.card_id not in known))
     new_cards = [dict(id=cid, deck=ARCHIVE_DECK, kind=IMPORTED_KIND, position=i, content_hash="", active=False,
                       first_seen=ordered[0].reviewed_at) for i, cid in enumerate(fresh)]
