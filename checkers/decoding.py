@@ -97,7 +97,6 @@ class Perplexity(BaseChecker[PerplexityParams, PerplexityInputs, float]):
         )
 
 
-Variant = Literal["temperature", "top_k", "top_p", "combined"]
 MARGIN = 0.01  # a drawn top-p stays this far from every cumulative sum, so rounding cannot flip a token
 
 

@@ -354,14 +354,6 @@ def kaplan_forward_flops(layers: int, d_model: int, d_attn: int, d_ff: int, n_ct
     return layers * int(counter.get_total_flops())
 
 
-def non_embedding_parameters(layers: int, d_model: int, d_attn: int, d_ff: int) -> int:
-    """Kaplan's N: weight matrices of the blocks (no embeddings, biases or norms), counted on a module."""
-    with torch.device("meta"):
-        block = nn.ModuleList([nn.Linear(d_model, 3 * d_attn, bias=False), nn.Linear(d_attn, d_model, bias=False),
-                               nn.Linear(d_model, d_ff, bias=False), nn.Linear(d_ff, d_model, bias=False)])  # fmt: skip
-    return layers * count_parameters(block)
-
-
 class LoRALinear(nn.Module):
     """A frozen Linear plus the trainable update B A of rank r (Hu et al. 2021, §4.1); B starts at 0."""
 

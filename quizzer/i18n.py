@@ -69,7 +69,7 @@ def from_decks(environ: Mapping[str, str], argv: Sequence[str] = ()) -> str:
 
     seen: dict[str, int] = {}
     try:
-        for folder in deck_dirs(decks_option(argv)):
+        for folder in deck_dirs(decks_option(argv), environ):
             for path in sorted(folder.glob("*.y*ml"))[:200]:
                 with path.open("rb") as handle:
                     head = handle.read(4096).decode("utf-8", "replace")

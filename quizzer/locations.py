@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -13,11 +14,11 @@ def bundled_decks() -> Path:
     return checkout if checkout.is_dir() else package / "bundled_decks"
 
 
-def deck_dirs(option: Path | None = None) -> list[Path]:
+def deck_dirs(option: Path | None = None, environ: Mapping[str, str] = os.environ) -> list[Path]:
     """``--decks`` wins, then ``QUIZ_DECKS`` (os.pathsep-separated), then the bundled decks."""
     if option is not None:
         return [option]
-    env = os.environ.get("QUIZ_DECKS")
+    env = environ.get("QUIZ_DECKS")
     if env:
         return [Path(p) for p in env.split(os.pathsep) if p]
     return [bundled_decks()]

@@ -242,7 +242,7 @@ def spread(store, load_balance: bool) -> Counter[date]:
     for card_id in (r.id for r in refs(45)):
         answer(store, card_id, 4, now=T0, duration_ms=1000, scheduler=NO_FUZZ)
     later = T0 + timedelta(days=8)
-    dues = [answer(store, r.id, 3, now=later, duration_ms=1000, scheduler=FUZZ, load_balance=load_balance).due
+    dues = [answer(store, r.id, 3, now=later, duration_ms=1000, scheduler=FUZZ, load_balance=load_balance).current.due
             for r in refs(45)]
     return Counter((clock.study_day(due) - clock.study_day(later)).days for due in dues if due is not None)
 

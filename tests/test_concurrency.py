@@ -166,7 +166,7 @@ def test_processes_opening_a_new_database_at_once_create_its_schema_once(backend
     for opener in openers:
         _, err = opener.communicate(timeout=120)
         assert opener.returncode == 0, err
-    engine = make_engine(*resolve(backend), login_name())  # open_store's learner
+    engine = make_engine(resolve(backend)[0], login_name())  # open_store's learner
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == [SCHEMA_HEAD]
     engine.dispose()

@@ -107,10 +107,10 @@ def test_english_decks_give_an_english_interface_without_a_locale(tmp_path, monk
     for argv in (["--decks", str(tmp_path), "decks"], ["study", f"--decks={tmp_path}"]):
         assert i18n.choose(no_locale, argv) == "en"
     assert i18n.choose(no_locale, ["import", "chapter", "--", "--decks", str(tmp_path)]) == "zh"
-    monkeypatch.setenv("QUIZ_DECKS", str(tmp_path))
-    assert i18n.choose(no_locale, []) == "en"
+    with_decks = {**no_locale, "QUIZ_DECKS": str(tmp_path)}  # the environment given, not the process's
+    assert i18n.choose(with_decks, []) == "en"
     bundled = Path(i18n.__file__).parents[1] / "decks"
-    assert i18n.choose(no_locale, ["--decks", str(bundled)]) == "zh"  # the option over the variable
+    assert i18n.choose(with_decks, ["--decks", str(bundled)]) == "zh"  # the option over the variable
 
 
 def test_errors_and_ratings_follow_the_language():

@@ -309,7 +309,7 @@ def test_next_due_and_forecast(store):
     assert next_due(store, T0) == T0 + timedelta(minutes=10)  # d1's learning step
     forecast = due_forecast(store, T0, days=14)
     assert len(forecast) == 14 and forecast[0] == (date(2025, 3, 3), 1)
-    assert forecast[(first.due.date() - T0.date()).days][1] == 1
+    assert forecast[(first.current.due.date() - T0.date()).days][1] == 1
     bury(store, "d1", clock.next_day_start(T0))
     assert next_due(store, T0) == clock.next_day_start(T0)
 
@@ -322,7 +322,7 @@ def drive_to_lapses(store, card_id, lapses, start):
     result = ans(store, card_id, 4, start)
     now = start
     for _ in range(lapses):
-        now = result.due
+        now = result.current.due
         result = ans(store, card_id, 1, now)
         if _ < lapses - 1:
             now += timedelta(minutes=10)
@@ -334,9 +334,9 @@ def test_leech_tag_at_eight_lapses(store):
     sync_cards(store, refs(1, tags=("attention",)), T0)
     result, _ = drive_to_lapses(store, "d0", LEECH_LAPSES - 1, T0)
     assert result.current.lapses == LEECH_LAPSES - 1 and not result.current.leech
-    now = result.due + timedelta(minutes=10)
+    now = result.current.due + timedelta(minutes=10)
     result = ans(store, "d0", 3, now)
-    result = ans(store, "d0", 1, result.due)
+    result = ans(store, "d0", 1, result.current.due)
     assert result.became_leech and result.current.lapses == LEECH_LAPSES
     info = card_info(store, "d0", now)
     assert info.tags == ("attention", "leech")
@@ -347,7 +347,7 @@ def test_leech_tag_at_eight_lapses(store):
 def test_undo_restores_everything(store):
     sync_cards(store, refs(2), T0)
     result, now = drive_to_lapses(store, "d0", LEECH_LAPSES - 1, T0)
-    now = result.due + timedelta(minutes=10)
+    now = result.current.due + timedelta(minutes=10)
     ans(store, "d0", 3, now)
     before = card_info(store, "d0", now, scheduler=NO_FUZZ)
     leech = ans(store, "d0", 1, before.memory.due)

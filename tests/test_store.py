@@ -162,7 +162,7 @@ def test_a_newer_schema_is_refused_untouched(backend):
         open_store(db)
     if file_of(db):
         assert list_backups(file_of(db)) == []
-    engine = make_engine(*resolve(db), st.learner)  # the same database, opened without the schema check
+    engine = make_engine(resolve(db)[0], st.learner)  # the same database, opened without the schema check
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "9999"
     engine.dispose()

@@ -212,7 +212,8 @@ def _period(by_day: dict[date, list[int]], today: date) -> tuple[list[DayTime], 
 
 def true_retention(total: dict[str, int]) -> TrueRetention:
     """Anki's true retention from the summed counts (``summed``): each card's first review of a day
-    in the Review state passes with Hard, Good or Easy; mature means an interval of 21 days or more."""
+    in the Review state passes with Hard, Good or Easy; mature means 21 days or more since its
+    previous review (the interval it was shown after, as Anki's ``lastIvl``; ``store.review_days``)."""
     young = _retention(total["young_passed"], total["young_failed"])
     old = _retention(total["mature_passed"], total["mature_failed"])
     return TrueRetention(young, old, _retention(young.passed + old.passed, young.failed + old.failed))

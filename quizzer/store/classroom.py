@@ -15,13 +15,13 @@ from pathlib import Path
 
 from sqlalchemy import func, select, text
 
+from quizzer.defaults import Rating
 from quizzer.errors import DatabaseError, OtherSchemaVersion
 from quizzer.i18n import _
 from quizzer.store.engine import LEARNER_SCHEMA_PREFIX, Store, learner_schema, make_engine, resolve
 from quizzer.store.models import review_log
 from quizzer.store.schema import SCHEMA_HEAD, VERSION_TABLE, schema_version
 
-AGAIN = 1  # the rating of a failed review
 
 
 def open_class(url_or_path: str | Path | None, learner: str | None) -> Store:
@@ -33,7 +33,7 @@ def open_class(url_or_path: str | Path | None, learner: str | None) -> Store:
     if path is not None:
         return open_store(url_or_path, learner)
     name = learner_name(learner, on_server=True)
-    return Store(make_engine(url, None, name, create=False), None, name)
+    return Store(make_engine(url, name, create=False), None, name)
 
 
 def names(store: Store) -> list[str]:
@@ -56,7 +56,7 @@ def opened(store: Store, learner: str) -> Iterator[Store]:
     if store.engine.dialect.name == "sqlite":  # one learner: the file's
         yield store
         return
-    other = Store(make_engine(store.engine.url, store.path, learner, create=False), store.path, learner)
+    other = Store(make_engine(store.engine.url, learner, create=False), store.path, learner)
     try:
         with other.read() as conn:
             version = schema_version(conn)
@@ -81,7 +81,7 @@ def failures(store: Store, since: datetime, until: datetime) -> dict[str, int]:
     with store.read() as conn:
         rows = conn.execute(
             select(review_log.c.card_id, func.count())
-            .where(review_log.c.rating == AGAIN, review_log.c.reviewed_at >= since, review_log.c.reviewed_at < until)
+            .where(review_log.c.rating == Rating.AGAIN, review_log.c.reviewed_at >= since, review_log.c.reviewed_at < until)
             .group_by(review_log.c.card_id)).all()
     return {card_id: count for card_id, count in rows}
 

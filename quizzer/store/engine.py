@@ -375,7 +375,7 @@ def check_location(path: Path, *, create_folder: bool = False) -> None:
             _("make the folder writable, or point --db / QUIZ_DB at a writable place"))
 
 
-def make_engine(url: URL, path: Path | None, learner: str, *, create: bool = True) -> Engine:
+def make_engine(url: URL, learner: str, *, create: bool = True) -> Engine:
     """The engine; opening the file (or connecting) is left to the first transaction (see
     ``check_location``). On a server every connection works in ``learner``'s schema, created
     if missing unless ``create`` is off (a reader of other learners' collections)."""

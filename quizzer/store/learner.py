@@ -1,6 +1,5 @@
 """Learner-level state: the FSRS parameters ``quiz optimize`` fitted and the interview ``quiz plan``
-aims at. One learner per database today (row id 1); the functions take the store only, so a
-learner argument can be added in one place when a server holds several."""
+aims at, one row (id 1) in the learner's collection (on a server, their own schema)."""
 
 from __future__ import annotations
 

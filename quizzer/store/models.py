@@ -198,8 +198,8 @@ mistakes = Table(
 )
 
 # Learner-level state: FSRS parameters fitted by ``quiz optimize`` (JSON list, None for the
-# defaults) and the interview ``quiz plan`` aims at. One row today (id 1); a learner column
-# for several learners per server replaces the fixed id later.
+# defaults) and the interview ``quiz plan`` aims at. One row (id 1): on a server each learner
+# has a schema of their own (``engine.learner_schema``), and so a table of their own.
 learner = Table(
     "learner", metadata,
     Column("id", Integer, primary_key=True, autoincrement=False),

@@ -92,10 +92,6 @@ class Answered:
     became_leech: bool
     scheduled: bool
 
-    @property
-    def due(self) -> datetime | None:
-        return self.current.due
-
 
 @dataclass(frozen=True)
 class DueRow:

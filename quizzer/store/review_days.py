@@ -45,6 +45,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import DBAPIError
 
 from quizzer.clock import DAY_SECONDS, day_start, study_day
+from quizzer.defaults import Rating
 from quizzer.errors import DatabaseError
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
@@ -60,7 +61,6 @@ from quizzer.store.records import REVIEW
 from quizzer.store.sync import FINGERPRINT_KEY
 
 MATURE_DAYS = 21  # Anki's threshold for a mature card
-AGAIN = 1
 WATERMARK_KEY = "review_days"
 COUNTS = tuple(column.name for column in review_days.columns if column.name not in ("day", "deck"))
 REVIEWS, DURATION, YOUNG_PASSED = (COUNTS.index(name) for name in ("reviews", "duration_ms", "young_passed"))
@@ -131,7 +131,7 @@ def _classify(rows: Iterable[Review], deck_of: Mapping[str, str], known: Mapping
         counts[rating] += 1  # again, hard, good, easy follow reviews
         counts[DURATION] += duration or 0
         if state_before == REVIEW and previous < starts[day]:
-            counts[YOUNG_PASSED + 2 * (at - previous >= mature_after) + (rating == AGAIN)] += 1
+            counts[YOUNG_PASSED + 2 * (at - previous >= mature_after) + (rating == Rating.AGAIN)] += 1
         entry.reviews += 1
         entry.checksum += review_id * (state_before + 1)
         entry.last_at = at
