@@ -31,14 +31,19 @@ def decks_command(ctx: typer.Context, as_json: JsonOption = False, decks_dir: De
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number, text
 
+    from rich.cells import cell_len
+
     out = console()
-    counts = [number(kind) for kind in KINDS] + [number(_("total"))]
+    headers = [*KINDS, _("total")]
+    counts = [number(header) for header in headers]
     narrow = out.width < 80  # no room for a title column: the title goes under the id
-    widest = max(len(row["deck"]) for row in rows)
+    cells = [[str(row["kinds"][kind]) for kind in KINDS] + [str(row["total"])] for row in rows]
+    # the ids whole where the counts leave room (each count column and the gap before it), else folded
+    room = out.width - sum(2 + max(cell_len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers))
+    widest = min(max(len(row["deck"]) for row in rows), max(room, 1))
     table = (listing(text(_("deck"), min_width=widest), *counts) if narrow
              else listing(ident(_("deck")), _("title"), *counts))
-    for row in rows:
-        numbers = [str(row["kinds"][kind]) for kind in KINDS] + [str(row["total"])]
+    for row, numbers in zip(rows, cells):
         if narrow:
             table.add_row(f"{safe(row['deck'])}\n[dim]{safe(row['title'])}[/dim]", *numbers)
         else:
