@@ -419,6 +419,39 @@ def test_mistakes_show_the_question(studied):
     assert row["times_wrong"] == 1 and row["last_wrong_answer"] == "A" and row["right_days_needed"] == 2
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("columns", [60, 80, 100, 120])
+def test_a_long_card_id_in_the_notebook_folds_and_leaves_the_question_its_room(language, columns):
+    """With `d12-batch-inference-needs-attention-mask` in the notebook the id was held whole and
+    the question had 2 to 5 columns (`深度` / `学习…`) at every width up to 100."""
+    import os
+    import sqlite3
+
+    from rich.cells import cell_len
+
+    from quizzer import i18n
+    from quizzer.terminal.tables import PREVIEW_AT_LEAST
+
+    assert runner.invoke(app, [], env={"QUIZ_NOW": T0.isoformat()}).exit_code == 0  # the bundled decks' cards
+    with sqlite3.connect(os.environ["QUIZ_DB"]) as db:
+        db.executemany("INSERT INTO mistakes VALUES (?, 1, '2025-12-01 10:00:00.000000', 'x')",
+                       [("d12-batch-inference-needs-attention-mask",), ("bert-vs-gpt-core",)])
+    i18n.use(language)
+    try:
+        out = runner.invoke(app, ["mistakes"], env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)}).stdout
+        question = i18n._("question")
+    finally:
+        i18n.use("en")
+    lines = out.splitlines()
+    header = next(line for line in lines if question in line)
+    start = cell_len(header[:header.index(question)])
+    after = header[header.index(question) + len(question):]
+    width = cell_len(after) - cell_len(after.lstrip()) + cell_len(question)  # to the next header
+    assert width >= PREVIEW_AT_LEAST + 2, out
+    assert all(cell_len(line) <= columns for line in lines)
+    assert start <= columns - PREVIEW_AT_LEAST
+
+
 def test_mistakes_json_does_not_go_with_drill(deck_dir):
     assert quiz(deck_dir, "mistakes", "--drill", "--json", code=2).exit_code == 2
 

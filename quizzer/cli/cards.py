@@ -117,7 +117,7 @@ def _layout(rows: list[Row], states: list[str], dues: list[str], stabilities: li
     takes), then the wide layout. Ids fold only where even the narrow layout leaves them less."""
     from rich.cells import cell_len
 
-    from quizzer.terminal.tables import PREVIEW_AT_LEAST
+    from quizzer.terminal.tables import room_beside
 
     def widest(header: str, cells: list[str]) -> int:
         return max(map(cell_len, [header, *cells]))
@@ -126,13 +126,9 @@ def _layout(rows: list[Row], states: list[str], dues: list[str], stabilities: li
     wide = narrow + [widest(_("kind"), [row.kind for row in rows]), widest(_("deck"), [row.deck for row in rows]),
                      widest("§", [row.section for row in rows]), widest(_("stability"), stabilities)]
     longest = max(cell_len(row.id) for row in rows)
-
-    def room(others: list[int]) -> int:  # for the id, two spaces between columns
-        return width - sum(others) - PREVIEW_AT_LEAST - 2 * (len(others) + 1)
-
-    if room(wide) >= longest:
+    if room_beside(width, wide) >= longest:
         return longest, True
-    return min(longest, max(12, room(narrow))), False
+    return min(longest, max(12, room_beside(width, narrow))), False
 
 
 def _listing(rows: list[Row], states: list[str], dues: list[str], stabilities: list[str], room: int,

@@ -48,19 +48,45 @@ def mistakes(
             return
         screen.run(opened, queue, only_queued=True)
         return
+    from rich.cells import cell_len
+
     from quizzer.clock import when
     from quizzer.terminal.render import safe
-    from quizzer.terminal.tables import ident, listing, number, preview
+    from quizzer.terminal.tables import ident, listing, number, preview, room_beside, text
 
     wide = out.width >= WIDE  # the date of the last mistake, and long headers, only where they fit beside the question
     answer = out.width >= NARROW
-    table = listing(ident(_("card")), _("question"), number(_("times wrong") if wide else _("wrong"), header_wraps=True),
-                    *([_("last wrong")] if wide else []),
-                    *([_("last wrong answer") if wide else _("answer")] if answer else []),
-                    number(_("right on later days") if wide else _("right days"), header_wraps=True))
-    for row in rows:
+    wrong, right = (_("times wrong"), _("right on later days")) if wide else (_("wrong"), _("right days"))
+    dates = [when(row.last_wrong_at) for row in rows]
+    others = [_two_lines(header) for header in (wrong, right)]
+    others += [max(map(cell_len, [_("last wrong"), *dates]))] if wide else []
+    longest = max(cell_len(row.id) for row in rows)  # the ids whole where the question keeps its room, else folded
+    ids = min(longest, max(12, room_beside(out.width, others, previews=2 if answer else 1)))
+    counts = [number(header, header_wraps=True) for header in (wrong, right)]
+    for column, width in zip(counts, others):  # a long header wraps onto two lines, leaving the question its room
+        column.max_width = width
+    table = listing(text(_("card"), width=ids), _("question"), counts[0], *([ident(_("last wrong"))] if wide else []),
+                    *([_("last wrong answer") if wide else _("answer")] if answer else []), counts[1])
+    for row, last in zip(rows, dates):
         table.add_row(safe(row.id), preview(row.front) if row.front is not None else _("(not in the decks)"),
-                      str(row.times_wrong), *([when(row.last_wrong_at)] if wide else []),
+                      str(row.times_wrong), *([last] if wide else []),
                       *([preview(row.last_wrong_answer or _("(no answer)"))] if answer else []),
                       f"{row.right_days}/{row.right_days_needed}")
     out.print(table)
+
+
+def _two_lines(header: str) -> int:
+    """The narrowest width at which ``header`` wraps at its words onto two lines at most."""
+    from rich.cells import cell_len
+
+    words = [cell_len(word) for word in header.split()]
+    width = max(words)
+    while True:
+        lines, used = 1, -1
+        for word in words:
+            used += 1 + word
+            if used > width:
+                lines, used = lines + 1, word
+        if lines <= 2:
+            return width
+        width += 1

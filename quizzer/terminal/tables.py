@@ -39,6 +39,12 @@ def text(header: str, **options: Any) -> Column:
     return Column(header, overflow="fold", **options)
 
 
+def room_beside(width: int, others: list[int], previews: int = 1) -> int:
+    """What a table ``width`` wide leaves its id column beside columns of ``others`` widths (kept
+    whole) and ``previews`` preview columns of PREVIEW_AT_LEAST, two spaces between columns."""
+    return width - sum(others) - previews * PREVIEW_AT_LEAST - 2 * (len(others) + previews)
+
+
 def listing(*columns: Column | str, **options: Any) -> Table:
     """A table of these columns (a plain string is a text column), in the project's style."""
     for name, value in (("box", box.SIMPLE_HEAD), ("show_edge", False), ("pad_edge", False), ("collapse_padding", True)):
