@@ -187,6 +187,21 @@ def test_text_over_the_length_limit_is_a_problem_at_its_line(tmp_path):
     assert_load_refuses(cli("study", "--decks", str(folder)), expected)
 
 
+def test_a_formula_nested_past_the_readers_depth_is_a_problem_at_its_line(tmp_path):
+    """300 braces one inside another in `$...$` passed lint, then `quiz show`, `cards`, `study`
+    and `exam` failed with "unexpected RecursionError" (the LaTeX reader recurses per brace)."""
+    from quizzer.kinds.fields import MATH_DEPTH
+
+    def nested(depth: int) -> str:
+        return "question: '$" + "{" * depth + "x" + "}" * depth + "$'"
+
+    assert cli("lint", str(folder_with(tmp_path, DECK.replace("question: 什么是 BERT？", nested(MATH_DEPTH)))))[0] == 0
+    folder = folder_with(tmp_path, DECK.replace("question: 什么是 BERT？", nested(300)))
+    expected = f"deck.yaml:{QUESTION_LINE}:15: question: a formula nests braces more than {MATH_DEPTH} deep"
+    assert_lint_reports(cli("lint", str(folder)), expected)
+    assert_load_refuses(cli("show", "qa-one", "--decks", str(folder)), expected)
+
+
 def test_an_id_or_tag_longer_than_its_database_column_is_a_problem(tmp_path):
     """Lint passed a 250-character id: SQLite stored it, and its history export then did not import
     ("card_id is longer than 200 characters"); a server refuses it outright."""

@@ -26,6 +26,7 @@ NUMBER_PATTERN = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"
 LETTER_PATTERN = f"^[{LETTERS}]$"
 # TeX in a card's text: ``$$display$$`` (group 1) or ``$inline$`` (group 2)
 MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
+MATH_DEPTH = 10  # braces one inside another in a formula (the decks' deepest: 2); deeper breaks the reader's recursion
 
 _T = TypeVar("_T")
 Text = str  # not blank
@@ -35,6 +36,20 @@ Section = str  # a course section without spaces, quoted: "8.6"
 Number = str  # NUMBER_PATTERN, or a number in the YAML
 Letter = str  # an option letter, LETTER_PATTERN
 OneOrMany = list[_T]  # written as one value or a list, validated as a non-empty list
+
+
+def math_depth(text: str) -> int:
+    """How deep braces nest in the text's formulas (0 without any)."""
+    deepest = 0
+    for match in MATH.finditer(text):
+        depth = 0
+        for char in match.group(1) or match.group(2):
+            if char == "{":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif char == "}":
+                depth -= 1
+    return deepest
 
 
 @dataclass(frozen=True, kw_only=True)

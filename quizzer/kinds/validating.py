@@ -23,19 +23,32 @@ from typing import Annotated, Any, TypeVar, Union
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
 
 from quizzer import kinds
-from quizzer.kinds.fields import ID_MAX, ID_PATTERN, LETTER_PATTERN, NUMBER_PATTERN, TAG_MAX, CardBase, Shape
+from quizzer.kinds.fields import (
+    ID_MAX,
+    ID_PATTERN,
+    LETTER_PATTERN,
+    MATH_DEPTH,
+    NUMBER_PATTERN,
+    TAG_MAX,
+    CardBase,
+    Shape,
+    math_depth,
+)
 
 S = TypeVar("S", bound=Shape)
 
 
-def _not_blank(text: str) -> str:
+def _text(text: str) -> str:
+    """Not blank, and its formulas nested no deeper than MATH_DEPTH braces."""
     if not text.strip():
         raise ValueError("text is empty")
+    if "$" in text and math_depth(text) > MATH_DEPTH:
+        raise ValueError("a formula nests braces more than 10 deep")  # validation.VALUE_ERRORS
     return text
 
 
 NUMBER_SCHEMA = {"anyOf": [{"type": "number"}, {"type": "string", "pattern": NUMBER_PATTERN}]}
-Text = Annotated[str, AfterValidator(_not_blank)]
+Text = Annotated[str, AfterValidator(_text)]
 Id = Annotated[str, Field(pattern=ID_PATTERN, max_length=ID_MAX,
                           description="lowercase a-z, 0-9 and '-'; never change it")]
 Tag = Annotated[str, Field(pattern=ID_PATTERN, max_length=TAG_MAX)]

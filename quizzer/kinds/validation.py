@@ -28,7 +28,7 @@ PYDANTIC_MESSAGES = {
     "bool_parsing": N_("Input should be a valid boolean, unable to interpret input"),
 }
 # the fixed texts our own validators raise (kinds/fields.py, kinds/choice.py), translated when shown
-VALUE_ERRORS = (N_("text is empty"), N_("answer repeats a letter"))
+VALUE_ERRORS = (N_("text is empty"), N_("answer repeats a letter"), N_("a formula nests braces more than 10 deep"))
 _EXPECTED = {"string_type": N_("{field}: expected text, got {got}"), "list_type": N_("{field}: expected a list, got {got}")}
 _EXPECTED_VALUE = {"list_type": N_("{field}: expected a list, not {value}")}
 _TYPE_NAMES = {"str": N_("str"), "list": N_("list"), "dict": N_("dict"), "int": N_("int"), "float": N_("float"),

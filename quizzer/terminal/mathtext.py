@@ -73,6 +73,15 @@ def _script(marker: str, inner: str) -> str:
     return f"{marker}({shown})"
 
 
+# a script's place, for pylatexenc to pass through: its number in private-use digits between two marks
+_MARK_DIGITS = {0xE010 + d: str(d) for d in range(10)}
+_MARK = re.compile("\ue000([\ue010-\ue019]+)\ue001")
+
+
+def _mark(number: int) -> str:
+    return "\ue000" + "".join(chr(0xE010 + int(d)) for d in str(number)) + "\ue001"
+
+
 def to_text(latex: str) -> str:
     """The Unicode reading of one formula (the text between ``$`` signs)."""
     scripts: list[str] = []
@@ -82,14 +91,14 @@ def to_text(latex: str) -> str:
         char = latex[index]
         if char in "_^" and latex[index + 1:index + 2] == "{" and (index == 0 or latex[index - 1] != "\\"):
             end = _group_end(latex, index + 1)
+            rewritten.append(_mark(len(scripts)))
             scripts.append(_script(char, latex[index + 2:end - 1]))
-            rewritten.append("\ue000" * (len(scripts)) + "\ue001")  # private-use marks pylatexenc passes through
             index = end
             continue
         rewritten.append(char)
         index += 1
     text = _convert("".join(rewritten))
-    text = re.sub("(\ue000+)\ue001", lambda match: scripts[len(match.group(1)) - 1], text)
+    text = _MARK.sub(lambda match: scripts[int(match.group(1).translate(_MARK_DIGITS))], text)
     return _SPACES.sub(" ", text).strip()
 
 
