@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, get_args
 from checkers.base import BaseChecker, Tolerance
 from checkers.configs import CONFIGS
 from checkers.grading import Said
-from checkers.shapes import Strict
+from checkers.shapes import LAYERS_MAX, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
     from pydantic import Field
@@ -49,7 +49,7 @@ class KvCacheParams(Strict):
 
 @dataclass(frozen=True, kw_only=True)
 class KvCacheInputs(Strict):
-    layers: Annotated[int, Field(ge=1)]
+    layers: Annotated[int, Field(ge=1, le=LAYERS_MAX)]
     heads: Annotated[int, Field(ge=1)]
     kv_heads: Annotated[int, Field(ge=1)]
     head_dim: Annotated[int, Field(ge=1)]
@@ -229,7 +229,7 @@ class FlopsParams(Strict):
 
 @dataclass(frozen=True, kw_only=True)
 class FlopsInputs(Strict):
-    layers: Annotated[int, Field(ge=1)]
+    layers: Annotated[int, Field(ge=1, le=LAYERS_MAX)]
     d_model: Annotated[int, Field(ge=1)]
     d_ff: Annotated[int | None, Field(ge=1)] = None  # None: 4 d_model
     n_ctx: Annotated[int, Field(ge=1)]
@@ -315,7 +315,7 @@ class LoraParamsParams(Strict):
 
 @dataclass(frozen=True, kw_only=True)
 class LoraParamsInputs(Strict):
-    layers: Annotated[int, Field(ge=1)]
+    layers: Annotated[int, Field(ge=1, le=LAYERS_MAX)]
     d_model: Annotated[int, Field(ge=1)]
     d_ff: Annotated[int | None, Field(ge=1)] = None  # None: 4 d_model
     rank: Annotated[int, Field(ge=1)]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, get_args
 from checkers.base import BaseChecker, Tolerance
 from checkers.configs import CONFIGS, Component, Convention, Family, ModelConfig
 from checkers.grading import Said
-from checkers.shapes import Strict
+from checkers.shapes import LAYERS_MAX, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
     from pydantic import Field
@@ -122,7 +122,7 @@ class ParamCountInputs(Strict):
 
     model: str | None = None
     family: Family | None = None
-    layers: Annotated[int | None, Field(ge=1)] = None
+    layers: Annotated[int | None, Field(ge=1, le=LAYERS_MAX)] = None
     hidden: Annotated[int | None, Field(ge=1)] = None
     heads: Annotated[int | None, Field(ge=1)] = None
     ffn: Annotated[int | None, Field(ge=1)] = None

@@ -27,6 +27,8 @@ INTEGER = re.compile(r"-?[0-9]{1,18}")  # text that int() and pydantic read to t
 DECIMAL = re.compile(r"-?[0-9]{1,18}(\.[0-9]{1,18})?")  # likewise for float()
 BOOLEAN = {"true": True, "false": False}  # YAML's words as the deck text keeps them
 COMPARE = {"ge": operator.ge, "gt": operator.gt, "le": operator.le, "lt": operator.lt}
+LARGEST = 10**12  # the largest whole number a field takes (a count of parameters: 70B is 7e10)
+LAYERS_MAX = 1_000  # layers a model in a question has at most (real ones: up to ~130); the reference builds each
 
 
 class NotPlain(Exception):
@@ -59,6 +61,7 @@ class Strict:
                 object.__setattr__(self, name, read(field.hint, getattr(self, name)))
             except NotPlain:
                 pass  # trusted: kept as given
+            _sized(name, getattr(self, name))
         self.check()
 
     def check(self) -> None:
@@ -81,6 +84,15 @@ class Strict:
     def model_copy(self, update: dict[str, Any] | None = None) -> Self:
         """A copy with some fields changed (the rules across fields run again)."""
         return replace(self, **(update or {}))
+
+
+def _sized(name: str, value: Any) -> None:
+    """A ValueError for a whole number (alone or in a list) past ``LARGEST``: any field of any
+    checker, so a card's params or an example's inputs cannot hand the reference a number torch
+    cannot hold or float() cannot convert."""
+    for number in value if isinstance(value, list) else [value]:
+        if type(number) is int and abs(number) > LARGEST:
+            raise ValueError(f"{name}: larger than {LARGEST:,}")
 
 
 def declared(shape: type[Strict]) -> dict[str, Declared]:

@@ -202,6 +202,44 @@ def test_a_formula_nested_past_the_readers_depth_is_a_problem_at_its_line(tmp_pa
     assert_load_refuses(cli("show", "qa-one", "--decks", str(folder)), expected)
 
 
+def numeric(fields: str) -> str:
+    """The hostile deck with its card made a numeric one of these fields (YAML flow mapping text)."""
+    return DECK.split("  - id: qa-one")[0] + f"  - {{id: nu-one, kind: numeric, source: '1.1', {fields}}}\n"
+
+
+@pytest.mark.parametrize("fields, expected", [
+    # drawn at every showing: passed lint, then show, study and exam failed with "unexpected OverflowError"
+    ("checker: masking_budget, params: {seq_lens: [1" + "0" * 400 + "]}", "seq_lens: larger than 1,000,000,000,000"),
+    ("checker: lora_params, params: {ranks: [1" + "0" * 400 + "]}", "ranks: larger than 1,000,000,000,000"),
+    # an example lint recomputes: "unexpected OverflowError" from lint itself
+    ("checker: lora_params, example: {inputs: {layers: 1" + "0" * 400 + ", d_model: 2, rank: 1, targets: [q]}, answer: 1}",
+     "layers: Input should be less than or equal to 1000"),
+])
+def test_a_number_past_what_the_reference_holds_is_a_problem_at_the_card(tmp_path, fields, expected):
+    folder = folder_with(tmp_path, numeric(fields))
+    code, out, _ = cli("lint", str(folder))
+    assert code == 1 and any(line.endswith(expected) for line in out), out
+    assert_load_refuses(cli("show", "nu-one", "--decks", str(folder)), expected)
+
+
+@pytest.mark.parametrize("inputs", ["checker: kv_cache, example: {inputs: {layers: 10000000, heads: 2, kv_heads: 2, "
+                                    "head_dim: 2}, answer: 1}",
+                                    "checker: param_count, example: {inputs: {family: bert, layers: 1000000, "
+                                    "hidden: 64, vocab: 1}, answer: 1}"])
+def test_an_example_s_layers_are_bounded_before_the_reference_builds_them(tmp_path, inputs):
+    """10 million layers took lint past 3 GB (a tensor pair per layer); a million, past 5 minutes
+    (a module per layer): a pull request could hold CI's lint for as long as it runs."""
+    code, out, _ = process("lint", str(folder_with(tmp_path, numeric(inputs))), timeout=60, memory=2 * 2**30)
+    assert code == 1 and any(line.endswith("layers: Input should be less than or equal to 1000") for line in out), out
+
+
+def test_a_cloze_number_too_long_to_read_is_a_problem_at_its_line(tmp_path):
+    """`{{c999…9::b}}` with 5,000 nines: "unexpected ValueError: Exceeds the limit (4300 digits)"."""
+    card = "  - {id: cz-one, kind: cloze, source: '1.1', text: 'a {{c" + "9" * 5000 + "::b}}'}\n"
+    code, out, _ = cli("lint", str(folder_with(tmp_path, DECK.split("  - id: qa-one")[0] + card)))
+    assert code == 1 and any("cloze: '{{' does not start a blank" in line for line in out), out
+
+
 def test_an_id_or_tag_longer_than_its_database_column_is_a_problem(tmp_path):
     """Lint passed a 250-character id: SQLite stored it, and its history export then did not import
     ("card_id is longer than 200 characters"); a server refuses it outright."""

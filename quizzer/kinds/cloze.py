@@ -22,7 +22,7 @@ from quizzer.kinds.fields import CardBase, Text
 if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.validating)
     from pydantic import Field
 
-CLOZE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
+CLOZE = re.compile(r"\{\{c(\d{1,4})::(.*?)(?:::(.*?))?\}\}", re.DOTALL)  # c1 to c9999: no number int() refuses
 SEPARATOR = re.compile(r"[;；]")
 MAX_BLANKS = 10
 
@@ -33,7 +33,7 @@ class ClozeCard(CardBase):
 
     kind: Literal["cloze"]
     text: Annotated[Text, Field(description="{{c1::answer}} or {{c1::answer::hint}} marks a blank")]
-    accept: dict[Annotated[str, Field(pattern=r"^c\d+$")], list[Text]] = field(default_factory=dict)
+    accept: dict[Annotated[str, Field(pattern=r"^c\d{1,4}$")], list[Text]] = field(default_factory=dict)
     note: Text | None = None
 
 
