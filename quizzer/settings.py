@@ -17,6 +17,7 @@ them down.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -46,11 +47,15 @@ class BadValue(ValueError):
 
 
 def _shown(raw: Any) -> str:
+    if type(raw) is int and raw.bit_length() > 64:  # too long to print whole (Python refuses past 4,300 digits)
+        return f"{'-' if raw < 0 else ''}1e{round(raw.bit_length() * math.log10(2))}"
     return repr(raw) if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False, default=str)
 
 
 def _number(raw: Any, what: str) -> float:
     if isinstance(raw, bool):
+        raise BadValue(_("must be {what}, not {value}").format(what=what, value=_shown(raw)))
+    if isinstance(raw, int) and raw.bit_length() > 64:  # past any range here; float() would overflow
         raise BadValue(_("must be {what}, not {value}").format(what=what, value=_shown(raw)))
     if isinstance(raw, (int, float)):
         return float(raw)
@@ -81,7 +86,7 @@ def whole(low: int, high: int) -> Callable[[Any], int]:
     return parse
 
 
-STEP = re.compile(r"^(\d+(?:\.\d+)?)([smhd]?)$")
+STEP = re.compile(r"^(\d{1,9}(?:\.\d{1,9})?)([smhd]?)$")  # digits enough for 30 days in seconds, no more
 UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "": 60}  # a bare number is minutes, as in Anki
 MAX_STEPS = 10
 MAX_STEP = timedelta(days=30)
@@ -101,7 +106,7 @@ def steps(raw: Any) -> tuple[timedelta, ...]:
         match = STEP.match(word.lower())
         seconds = round(float(match.group(1)) * UNIT_SECONDS[match.group(2)]) if match else 0
         if not match or not 1 <= seconds <= MAX_STEP.total_seconds():
-            raise BadValue(_("must be {what}; {word} is not").format(what=what, word=repr(word)))
+            raise BadValue(_("must be {what}; {word} is not").format(what=what, word=repr(word if len(word) <= 30 else word[:29] + "…")))
         parsed.append(timedelta(seconds=seconds))
     if len(parsed) > MAX_STEPS:
         raise BadValue(_("must be {what}, not {count} steps").format(what=what, count=len(parsed)))
@@ -342,11 +347,11 @@ def read_raw(path: Path) -> dict[str, Any]:
         if _is_devnull(path):  # no settings: the defaults (QUIZ_CONFIG=/dev/null in a script)
             return {}
         if not stat.S_ISREG(os.stat(path).st_mode):
-            raise QuizError(_("{path} is not a regular file").format(path=printable(path)), _elsewhere())
+            raise UsageError(_("{path} is not a regular file").format(path=printable(path)), _elsewhere())
         with open(path, "rb") as handle:
             data = handle.read(MAX_CONFIG_BYTES + 1)
         if len(data) > MAX_CONFIG_BYTES:
-            raise QuizError(_("{path} is larger than {limit} MB, more than any settings need").format(
+            raise UsageError(_("{path} is larger than {limit} MB, more than any settings need").format(
                 path=printable(path), limit=MAX_CONFIG_BYTES // 1_000_000), _fix_hint(path))
         text = data.decode("utf-8-sig")  # a BOM, as Notepad writes it, is no TOML error
     except FileNotFoundError:
@@ -363,6 +368,9 @@ def read_raw(path: Path) -> dict[str, Any]:
         return dict(_flatten(tomllib.loads(text)))
     except tomllib.TOMLDecodeError as err:
         raise UsageError(_("{file}: not valid TOML: {reason}").format(file=path.name, reason=err), _fix_hint(path)) from None
+    except ValueError:  # a whole number past 4,300 digits, which Python refuses to read
+        raise UsageError(_("{file}: not valid TOML: {reason}").format(file=path.name, reason=_("a number too long to read")),
+                         _fix_hint(path)) from None
     except RecursionError:  # thousands of nested [ or {: no setting is nested deeper than deck.ID.key
         raise UsageError(_("{file}: not valid TOML: {reason}").format(file=path.name, reason=_("nested too deeply")),
                          _fix_hint(path)) from None

@@ -224,6 +224,10 @@ def test_a_limit_for_a_deck_the_decks_do_not_have_is_refused(config):
     ("new_per_day = 3 # caf\xe9\n", "Error: config.toml: not valid TOML: not UTF-8 text"),  # was exit 1
     ("a = " + "[" * 5000 + "]" * 5000 + "\n", "Error: config.toml: not valid TOML: nested too deeply"),  # was a "bug"
     ("a = " + "{b = " * 3000 + "1" + "}" * 3000 + "\n", "Error: config.toml: not valid TOML: nested too deeply"),
+    # numbers past any range were "unexpected OverflowError" (exit 1), and `config unset` failed the same way
+    ("new_per_day = " + "9" * 400 + "\n", "Error: config.toml: new_per_day: must be a whole number from 0 to 9999, not 1e400"),
+    ('learning_steps = ["' + "9" * 400 + 'm"]\n', "Error: config.toml: learning_steps: must be durations"),
+    ("new_per_day = " + "9" * 5000 + "\n", "Error: config.toml: not valid TOML: a number too long to read"),
 ])
 def test_a_hand_edited_bad_file_is_an_error_everywhere_until_fixed(decks, config, text, error):
     config.write_bytes(text.encode("latin-1"))
@@ -269,7 +273,7 @@ def test_a_config_that_is_no_regular_file_is_refused_not_read(config, monkeypatc
         monkeypatch.setenv("QUIZ_CONFIG", str(named))
         for args in (("config",), ("config", "set", "new_per_day", "7"), ("plan",)):
             result = quiz(*args)
-            assert result.exit_code == 1 and f"Error: {named} is not a regular file" in result.stderr, result.output
+            assert result.exit_code == 2 and f"Error: {named} is not a regular file" in result.stderr, result.output
     monkeypatch.setenv("QUIZ_CONFIG", os.devnull)  # a script's "no settings": the defaults
     assert rows(quiz("config").stdout)["new_per_day"] == ("20", "default")
     refused = quiz("config", "set", "new_per_day", "7")
@@ -277,12 +281,22 @@ def test_a_config_that_is_no_regular_file_is_refused_not_read(config, monkeypatc
     huge = config.parent / "huge.toml"
     huge.write_text("# " + "x" * 1_000_000 + "\n", "utf-8")
     monkeypatch.setenv("QUIZ_CONFIG", str(huge))
-    assert "is larger than 1 MB" in quiz("config").stderr
+    assert "is larger than 1 MB" in (too_big := quiz("config")).stderr and too_big.exit_code == 2  # as any bad config.toml
 
 
 def test_a_config_written_with_a_bom_is_read(config):
     config.write_bytes("\ufeffnew_per_day = 5\n".encode())
     assert rows(quiz("config").stdout)["new_per_day"] == ("5", "file")
+
+
+def test_a_step_too_long_to_be_a_duration_is_refused_in_set_and_in_the_environment(config):
+    """`config set learning_steps 999…9m` (400 digits) was "unexpected OverflowError"."""
+    steps = "9" * 400 + "m"
+    result = quiz("config", "set", "learning_steps", steps)
+    assert result.exit_code == 2 and "learning_steps: must be durations" in result.stderr and steps not in result.stderr
+    assert not config.exists()
+    result = quiz("config", QUIZ_LEARNING_STEPS=steps)
+    assert result.exit_code == 2 and result.stderr.startswith("Error: QUIZ_LEARNING_STEPS: learning_steps: must be")
 
 
 def test_a_bad_environment_value_names_its_variable(config):
