@@ -247,6 +247,16 @@ def test_a_huge_terminal_width_is_capped():
     assert max(len(line) for line in result.stdout.splitlines()) == WIDEST  # the panel takes the whole width
 
 
+@pytest.mark.parametrize("columns, width", [("0", 80), ("-5", 80), ("3", 20)])
+def test_a_width_too_small_to_draw_in_is_taken_as_one_that_draws(columns, width):
+    """COLUMNS=0 printed nothing, exit 0: `quiz cards`, `decks`, `show`, and on a pipe even the
+    `saved ID → RATING` line a script reads, while the review was saved."""
+    result = runner.invoke(app, ["cards", "-n", "3"], env={"COLUMNS": columns})
+    assert result.exit_code == 0 and max(map(len, result.stdout.splitlines())) == width, result.stdout
+    studied = runner.invoke(app, ["study", "--kind", "qa"], input="\n3\nq\n", env={"COLUMNS": columns})
+    assert any(line.startswith("saved ") for line in studied.stdout.splitlines()), studied.stdout
+
+
 def test_a_usage_error_of_a_command_in_a_group_points_at_that_command_s_help(tmp_path):
     """`quiz config set new_per_day -1` pointed at `quiz config -h`, where click's own errors for the
     same command point at `quiz config set -h`."""

@@ -238,14 +238,15 @@ class _Console(Console):
 
 
 WIDEST = 1000  # columns: COLUMNS=99999999 made a card 2 MB of padding and took minutes to draw
+NARROWEST = 20  # and at least: COLUMNS=0 drew nothing at all, not even study's `saved` line on a pipe
 
 
 def console() -> Console:
     """The terminal's console, with Chinese line breaking in everything it wraps."""
     install_line_breaking()
     drawn = _Console()
-    if drawn.width > WIDEST:
-        drawn.width = WIDEST
+    if not NARROWEST <= drawn.width <= WIDEST:
+        drawn.width = WIDEST if drawn.width > WIDEST else 80 if drawn.width < 1 else NARROWEST
     return drawn
 
 
