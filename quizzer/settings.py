@@ -35,7 +35,7 @@ from quizzer.i18n import N_, _, current, join, language_code, requested
 
 CONFIG_ENV = "QUIZ_CONFIG"
 DECK_ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # quizzer.kinds.fields.ID_PATTERN (not imported: that pulls pydantic)
-DECK_KEY = re.compile(rf"^deck\.({DECK_ID})\.(new_per_day|reviews_per_day)$")
+DECK_KEY = re.compile(rf"^deck\.({DECK_ID})\.(new_per_day|reviews_per_day)\Z")  # \Z: no newline after
 SOURCES = ("default", "file", "environment", "option")  # what Settings.source() says, lowest first
 
 

@@ -71,7 +71,7 @@ def describe(char: str) -> str:
     return _("character U+{code}").format(code=f"{code:04X}")
 
 
-def _entity_refused(value: str) -> tuple[str, str] | None:
+def entity_refused(value: str) -> tuple[str, str] | None:
     """The first character reference (``&#x202e;``) to a character a text may not hold, and that
     character: Markdown would put it on the terminal as if it were written out."""
     for match in _ENTITY.finditer(value):
@@ -266,7 +266,7 @@ class _Builder:
             if event.implicit[0] and event.value in NULLS:
                 return None
             value: str = event.value
-            if len(value) > MAX_TEXT or FORBIDDEN_IN_TEXT.search(value) or "&#" in value and _entity_refused(value):
+            if len(value) > MAX_TEXT or FORBIDDEN_IN_TEXT.search(value) or "&#" in value and entity_refused(value):
                 value = self.refuse_text(event, path)
             return value
         if isinstance(event, _OPEN) and depth > MAX_DEPTH:
@@ -298,7 +298,7 @@ class _Builder:
             else:
                 self.problem(event, _("{field}: {character} is not allowed in a text (a terminal would obey it); remove it").format(
                     field=_field(path), character=describe(bad.group())))
-        entity = _entity_refused(value)
+        entity = entity_refused(value)
         if entity is not None and not self.doc.full:
             self.problem(event, _("{field}: {character}, written as {entity}, is not allowed in a text (a terminal would "
                                   "obey it); remove it").format(field=_field(path), character=describe(entity[1]),

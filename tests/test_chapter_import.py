@@ -277,6 +277,12 @@ MALFORMED = [
     ("## 1.1 一\n\n" + QUIZ_OK.replace("B. 乙", "".join(f"{c}. 项\n" for c in "BCDEFGHI").rstrip()), 14,
      "option I: a quiz has at most 8 options (A to H)"),  # it said "option I where - was expected"
     ("## 1.1 一\n\n文字\x1b[2J\n", 3, "control character U+001B (ESC) is not allowed"),
+    # what the deck reader refuses, refused at the chapter's line: it was named at a line of a
+    # YAML file not written (bad.yaml:14:15), or of the --out deck, where another card stood
+    ("## 1.1 一\n\n" + QUIZ_OK.replace("问题？", "问题 &#27;[31m？"), 3,
+     "question: control character U+001B (ESC) is not allowed in a text"),
+    ("# 标题 &#x9b;\n## 1.1 一\n\n" + QUIZ_OK, 1, "title: control character U+009B (CSI) is not allowed"),
+    ("## 1.1 一\n\n" + QUIZ_OK.replace("A. 甲", "A. " + "甲" * 20_001), 3, "options is 20,002 characters long"),  # "甲" and the option text around it
 ]
 
 
@@ -311,12 +317,27 @@ def test_unusable_files_and_options(tmp_path):
     not_utf8.write_bytes("## 1.1 一\n".encode() + "caf\xe9\n".encode("latin-1"))
     assert "latin1.md:2:1: the file is not UTF-8" in quiz("import", "chapter", str(not_utf8)).stderr
     assert quiz("import", "chapter", str(SMALL), "--deck", "Not An Id").exit_code == 2
+    assert quiz("import", "chapter", str(SMALL), "--deck", "ab\n").exit_code == 2  # was exit 1: `ab\n.yaml:3:1: ...`
+    assert quiz("import", "chapter", str(SMALL), "--deck", "a" * 201).exit_code == 2
     assert quiz("import", "chapter", str(SMALL), "--out", str(tmp_path / "deck.txt")).exit_code == 2
     assert quiz("import", "chapter", str(SMALL), "--out", str(tmp_path / "no" / "deck.yaml")).exit_code == 2
     assert quiz("import", "chapter", str(SMALL), "--json").exit_code == 2
     empty = tmp_path / "empty.md"
     empty.write_text("## 1.1 一\n\n只有文字。\n", "utf-8")
     assert quiz("import", "chapter", str(empty)).exit_code == 1
+
+
+def test_a_heading_too_long_for_a_card_id_is_cut_in_the_ids(tmp_path, monkeypatch):
+    """A section of 150 numbers (or a heading of many words) made ids past 200 characters, and the
+    import failed naming a line of a YAML file that was never written."""
+    monkeypatch.chdir(tmp_path)
+    Path("long.md").write_text("## " + ".".join(["1"] * 150) + " 一\n\n" + QUIZ_OK + "\n## " + "word " * 60 + "\n\n"
+                               + QUIZ_OK.replace("问题？", "另一个问题？"), "utf-8")
+    result = quiz("import", "chapter", "long.md", "--out", "long.yaml")
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(app, ["lint", "long.yaml"]).exit_code == 0
+    ids = [card["id"] for card in cards(Path("long.yaml").read_text("utf-8"))]
+    assert len(ids) == 2 and all(len(card_id) < 60 for card_id in ids), ids
 
 
 def test_an_empty_warning_item_makes_no_card(tmp_path, monkeypatch):

@@ -30,7 +30,7 @@ from quizzer.defaults import ARCHIVE_DECK, ARCHIVE_TAKEN
 from quizzer.errors import DeckProblems, QuizError, UsageError, os_reason
 from quizzer.files import replacing
 from quizzer.i18n import _, join
-from quizzer.kinds.fields import ID_PATTERN, LETTERS
+from quizzer.kinds.fields import ID_MAX, ID_PATTERN, LETTERS
 
 # Blocks of the course markup (../shared/seeds/README.md): those turned into cards, and those
 # that hold only explanation, formulas, demos or code (left out without a word).
@@ -200,6 +200,7 @@ class _Converter:
             return
         level, text = len(found.group(1)), found.group(2).strip()
         if level == 1 and not self.title:
+            self.check_text(line.number, "title", text)
             self.title = text
             return
         first = text.split()[0]
@@ -217,10 +218,23 @@ class _Converter:
 
     def add(self, origin: str, line: int, stable: str, fields: dict[str, Any]) -> None:
         for name, value in fields.items():
-            if isinstance(value, str) and len(value) > yamlsource.MAX_TEXT:
-                raise ChapterError(self.file, line, _("{field} is {count:,} characters long; a deck text may have {limit:,}").format(
-                    field=name, count=len(value), limit=yamlsource.MAX_TEXT))
+            for text in value if isinstance(value, list) else [value]:
+                if isinstance(text, str):
+                    self.check_text(line, name, text)
         self.items.append(Item(origin, self.section, self.heading, " ".join(stable.split()), fields))
+
+    def check_text(self, line: int, name: str, text: str) -> None:
+        """A ChapterError at ``line`` for a text no deck may hold (the deck reader's rules: the
+        draft must pass lint, and its problems would name lines of a file not yet written)."""
+        if len(text) > yamlsource.MAX_TEXT:
+            raise ChapterError(self.file, line, _("{field} is {count:,} characters long; a deck text may have {limit:,}").format(
+                field=name, count=len(text), limit=yamlsource.MAX_TEXT))
+        bad = yamlsource.FORBIDDEN_IN_TEXT.search(text)
+        written = None if bad or "&#" not in text else yamlsource.entity_refused(text)  # "&#27;" writes ESC
+        character = bad.group() if bad else written[1] if written else None
+        if character is not None:
+            raise ChapterError(self.file, line, _("{field}: {character} is not allowed in a text (a terminal would obey it); "
+                                                  "remove it").format(field=name, character=yamlsource.describe(character)))
 
     def interview(self, block: Block) -> None:
         """Each question is the text before an ``:::answer`` block."""
@@ -378,9 +392,15 @@ def _opposite(right: str) -> str:
     return f"与「{right}」相反的说法"
 
 
+SLUG_MAX = 40  # characters of a section in a card id (an id may have 200; a heading of words can be longer)
+
+
 def _slug(text: str) -> str:
-    """A section as id text: ``8.1`` is ``8-1``; a section without ASCII words is a short hash."""
+    """A section as id text: ``8.1`` is ``8-1``; a section without ASCII words is a short hash.
+    A long one is cut after a word, its hash added, so two long headings still differ."""
     slug = "-".join(re.findall(r"[a-z0-9]+", text.lower()))
+    if len(slug) > SLUG_MAX:
+        slug = slug[:SLUG_MAX].rsplit("-", 1)[0] + "-" + hashlib.sha256(text.encode()).hexdigest()[:4]
     return slug or "h" + hashlib.sha256(text.encode()).hexdigest()[:4]
 
 
@@ -544,6 +564,17 @@ def _validated(text: str, target: Path) -> decks.Checked:
     return checked
 
 
+def _drafted(text: str, target: Path, chapter: str) -> None:
+    """``text``, the deck the import would write, passes lint; else an error naming the chapter:
+    the problems' lines are of a text not written (what the markup checks missed, as a count of
+    values no deck may pass)."""
+    try:
+        _validated(text, target)
+    except DeckProblems as failed:
+        raise QuizError(_("{file}: the deck made from it would not pass lint: {problem}").format(
+            file=chapter, problem=failed.problems[0].message), _("fix the chapter and run the import again; nothing was written")) from None
+
+
 def _plain(value: Any) -> Any:
     """A card's data compared as its author sees it: texts without the line break a '|' block ends with."""
     if isinstance(value, str):
@@ -560,7 +591,7 @@ def import_chapter(path: Path, deck_id: str | None = None, out: Path | None = No
     """Turn ``path`` (or ``stream``, as ``read_chapter``) into a deck; with ``out``, write it there
     or add the chapter's new cards to the deck already there (its cards, edited or not, stay as
     they are)."""
-    if deck_id is not None and not re.match(ID_PATTERN, deck_id):
+    if deck_id is not None and (not re.fullmatch(ID_PATTERN, deck_id) or len(deck_id) > ID_MAX):
         raise UsageError(_("--deck '{name}' is not a deck id").format(name=deck_id), _("lowercase a-z, 0-9 and '-', e.g. ch09-gpt"))
     if deck_id == ARCHIVE_DECK:
         raise UsageError(_(ARCHIVE_TAKEN).format(id=ARCHIVE_DECK), _("e.g. --deck ch09-gpt"))
@@ -581,14 +612,14 @@ def import_chapter(path: Path, deck_id: str | None = None, out: Path | None = No
     deck_id = deck_id or default_deck_id(None if stream is not None else path, chapter)
     target = out or Path(f"{deck_id}.yaml")
     fresh_text = deck_yaml(chapter, deck_id)
-    _validated(fresh_text, target)  # the draft passes lint, or this is a bug to report
+    _drafted(fresh_text, target, _shown(path, stream))
     if existing is None:
         if out is not None:
             _write(out, fresh_text)
         return ImportReport(fresh_text, deck_id, [c["id"] for c in chapter.cards], [], [], [], chapter.warnings, [],
                             out is not None, out is not None)
     assert out is not None
-    return _merge(chapter, existing, out)
+    return _merge(chapter, existing, out, _shown(path, stream))
 
 
 @dataclass(frozen=True)
@@ -625,7 +656,7 @@ def _question(card: dict[str, Any]) -> str | None:
     return _NOT_WORDS.sub("", unicodedata.normalize("NFKC", text).casefold()) if text else None
 
 
-def _merge(chapter: Chapter, existing: _Existing, out: Path) -> ImportReport:
+def _merge(chapter: Chapter, existing: _Existing, out: Path, shown: str) -> ImportReport:
     """Add the cards the deck lacks at its end; report the rest, the deck's version kept. A card
     whose question the deck already asks under another id is not added (Anki's duplicate check):
     a deck written by hand has its own ids."""
@@ -650,7 +681,7 @@ def _merge(chapter: Chapter, existing: _Existing, out: Path) -> ImportReport:
     text = existing.text
     if added:
         text = text + ("" if text.endswith("\n") else "\n") + "\n" + cards_yaml(chapter, added, existing.indent).rstrip("\n") + "\n"
-        _validated(text, out)
+        _drafted(text, out, shown)
         _write(out, text)
     return ImportReport(text, existing.deck_id, [c["id"] for c in added], changed, unchanged, deck_only,
                         chapter.warnings, duplicates, bool(added), False)
