@@ -207,6 +207,12 @@ def test_an_unknown_key_is_refused(config):
     assert not config.exists()
 
 
+def test_a_deck_key_with_a_line_break_after_it_is_no_key(config):
+    """It was taken, and written as `deck.ch08-bert."new_per_day\\n" = 5`, a limit nothing reads."""
+    result = quiz("config", "set", "deck.ch08-bert.new_per_day\n", "5")
+    assert result.exit_code == 2 and not config.exists(), result.output
+
+
 def test_a_limit_for_a_deck_the_decks_do_not_have_is_refused(config):
     """`quiz config set deck.ch8-bert.new_per_day 5` (a typo) was saved, a limit nothing reads."""
     result = quiz("config", "set", "deck.ch8-bert.new_per_day", "5")
