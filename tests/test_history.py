@@ -251,6 +251,10 @@ GOOD = [("t-one", 3, "2025-01-02T08:00:00+00:00", 4000), ("old-1", 1, "2025-01-0
     (("t\u202eone", "3", "2025-01-03T08:00:00+00:00", "1"), 3, "card_id 't\\u202eone' has control characters"),
     (("t-one", "3", "2025-01-03T08:00:00+00:00", "-5"), 3, "review_duration must be a whole number of milliseconds, 0 or more, got '-5'"),
     (("t-one", "3", "2025-01-03T08:00:00+00:00", "1.5"), 3, "review_duration must be"),
+    # numbers past what int() reads were "unexpected ValueError", the year 10000 was "before 1970"
+    (("t-one", "3", "9" * 5000, "1"), 3, "review_time '" + "9" * 39 + "…' is out of range"),
+    (("t-one", "3", "2025-01-03T08:00:00+00:00", "9" * 5000), 3, "review_duration must be a whole number"),
+    (("t-one", "3", "9999-12-31T23:59:59-14:00", "1"), 3, "review_time '9999-12-31T23:59:59-14:00' is past the year 9999"),
 ])
 def test_a_malformed_row_is_an_error_naming_its_line_and_nothing_is_written(tiny, tmp_path, row, line, message):
     assert quiz("history", "import", str(write_log(tmp_path / "good.csv", GOOD[:1])), "--decks", str(tiny)).exit_code == 0
@@ -261,6 +265,28 @@ def test_a_malformed_row_is_an_error_naming_its_line_and_nothing_is_written(tiny
     assert result.stderr.startswith(f"Error: {bad}:{line}: {message}")
     assert "nothing was imported" in result.stderr
     assert dump(Path(quiz_db())) == before
+
+
+def test_a_log_that_is_no_file_or_no_utf8_is_named_with_its_line(tmp_path):
+    """/dev/zero was read until the memory ran out (5 GB in 10 s); a Latin-1 byte gave "not UTF-8
+    text" with no line."""
+    zero = quiz("history", "import", "/dev/zero")
+    assert zero.exit_code == 1 and zero.stderr.startswith("Error: /dev/zero: not a regular file")
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(",".join(HEADER).encode() + b"\ny,3,2025-01-01,1\ncaf\xe9,3,2025-01-01,1\n")
+    assert quiz("history", "import", str(latin)).stderr.startswith(f"Error: {latin}:3: not UTF-8 text")
+
+
+def test_a_log_on_standard_input_is_read_as_from_its_file(tiny, tmp_path):
+    """`quiz history import - < log.csv` said "-: cannot be read: no such file"."""
+    log = write_log(tmp_path / "log.csv", GOOD)
+    piped = quiz("history", "import", "-", "--json", "--decks", str(tiny), input=log.read_text("utf-8"))
+    assert piped.exit_code == 0, piped.output
+    assert json.loads(piped.stdout)["imported"] == len(GOOD)
+    again = json.loads(quiz("history", "import", str(log), "--json", "--decks", str(tiny)).stdout)
+    assert again["imported"] == 0 and again["already_there"] == len(GOOD)
+    bad = quiz("history", "import", "-", input="card_id\n")
+    assert bad.exit_code == 1 and bad.stderr.startswith("Error: <stdin>:1: the header lacks")
 
 
 def test_a_header_without_the_columns_is_an_error_on_line_1(tmp_path):

@@ -16,7 +16,7 @@ import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, BinaryIO, Optional
 
 import typer
 from typer.core import TyperGroup
@@ -375,6 +375,18 @@ def path_or_standard(text: str) -> Path:
     """A FILE argument where ``-`` means standard input or output: ``-`` is STANDARD, to compare
     with ``is``, since ``Path("./-") == Path("-")``; anything else is a path."""
     return STANDARD if text == "-" else Path(text)
+
+
+def standard_input(file: Path, what: str, example: str) -> BinaryIO | None:
+    """Standard input's bytes when ``file`` is STANDARD, else None (the file is read). A terminal
+    there is a UsageError: a command would wait on it with no prompt. ``what`` and ``example``
+    word the error: the kind of file, and a command that pipes one in."""
+    if file is not STANDARD:
+        return None
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError(_("- reads the {what} from standard input, which is the terminal here").format(what=what),
+                         _("pipe it in ({example}) or name the file").format(example=example))
+    return sys.stdin.buffer
 
 
 DecksOption = Annotated[

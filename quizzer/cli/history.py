@@ -24,6 +24,7 @@ from quizzer.cli.base import (
     output_file,
     path_or_standard,
     settings,
+    standard_input,
 )
 from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, ngettext
@@ -51,7 +52,8 @@ def history_import(
     from quizzer.transfer.fsrs_csv import import_history, read_review_log
 
     learner = settings()
-    reviews = read_review_log(file, now=clock.now())  # every row checked before the database is opened
+    stream = standard_input(file, _("review log"), "cat log.csv | quiz history import -")
+    reviews = read_review_log(file, now=clock.now(), stream=stream)  # every row checked before the database is opened
     store = collection(ctx, decks_dir, db).store
     schedule = schedule_of(store, learner)  # the learner's FSRS settings, parameters and interview, as study's
     # an import cannot be taken back (its archived cards stay): the database as it was, first

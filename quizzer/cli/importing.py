@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import STANDARD, JsonOption, app, group, path_or_standard
+from quizzer.cli.base import JsonOption, app, group, path_or_standard, standard_input
 from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, join, ngettext
 
@@ -29,18 +29,11 @@ def import_chapter(
     as_json: JsonOption = False,
 ) -> None:
     """The chapter's cards as YAML, or added to the deck in --out (the help text is the command's)."""
-    import sys
-
     from quizzer.transfer.chapter import import_chapter as run
 
     if as_json and out is None:
         raise UsageError(_("--json needs --out: without it the YAML itself goes to standard output"))
-    stream = None
-    if file is STANDARD:
-        if sys.stdin is None or sys.stdin.isatty():
-            raise UsageError(_("- reads the chapter from standard input, which is the terminal here"),
-                             _("pipe it in (xclip -o | quiz import chapter -) or name the file"))
-        stream = sys.stdin.buffer
+    stream = standard_input(file, _("chapter"), "xclip -o | quiz import chapter -")
     report = run(file, deck, out, stream)
     for warning in report.warnings:
         typer.echo(_("warning: {message}").format(message=warning), err=True)

@@ -11,11 +11,14 @@ happened). Writing gives the same form: times in UTC ISO 8601, durations in ms (
 from __future__ import annotations
 
 import csv
+import io
+import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import IO, TextIO
+from typing import IO, BinaryIO, TextIO
 
 import fsrs
 
@@ -35,6 +38,7 @@ COLUMNS = ("card_id", "review_rating", "review_time", "review_duration")
 IMPORTED_KIND = "imported"
 MAX_ID_LENGTH = 200  # the cards table's id column
 MAX_DURATION_MS = 2**31 - 1
+MAX_LOG_BYTES = 1024 * 2**20  # a million reviews take about 60 MB
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 RATINGS = {"1": 1, "2": 2, "3": 3, "4": 4}
 
@@ -53,24 +57,33 @@ class _BadRow(ValueError):
     pass
 
 
+def _quoted(text: str) -> str:
+    """A value as an error quotes it: in quotes, cut to 40 characters."""
+    return repr(text if len(text) <= 40 else text[:39] + "…")
+
+
 def _time(text: str) -> datetime:
     """ISO 8601 (an offset or ``Z``; without one, UTC), or milliseconds since the epoch."""
     if text.isascii() and text.isdigit():
         try:
+            if len(text) > 18:  # past year 9999 whatever the digits, and int() refuses 4,300 of them
+                raise OverflowError
             return EPOCH + timedelta(milliseconds=int(text))
         except OverflowError:
-            raise _BadRow(_("review_time {value} is out of range (milliseconds since 1970)").format(value=repr(text))) from None
+            raise _BadRow(_("review_time {value} is out of range (milliseconds since 1970)").format(value=_quoted(text))) from None
     try:
         parsed = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
     except ValueError:
         raise _BadRow(_("review_time {value} is not an ISO 8601 date-time (e.g. 2024-03-29T20:32:32+00:00)").format(
-            value=repr(text))) from None
+            value=_quoted(text))) from None
     try:
         utc = parsed.replace(tzinfo=timezone.utc) if parsed.tzinfo is None else parsed.astimezone(timezone.utc)
-    except OverflowError:  # 0001-01-01T00:00+01:00 is in year 0
+    except OverflowError:  # 0001-01-01T00:00+01:00 is in year 0, 9999-12-31T23:00-14:00 in year 10000
         utc = None
+    if utc is None and parsed.year > 1970:
+        raise _BadRow(_("review_time {value} is past the year 9999").format(value=_quoted(text)))
     if utc is None or utc < EPOCH:  # no review log starts before 1970, and study days of year 1 overflow
-        raise _BadRow(_("review_time {value} is before 1970").format(value=repr(text)))
+        raise _BadRow(_("review_time {value} is before 1970").format(value=_quoted(text)))
     return utc
 
 
@@ -95,7 +108,7 @@ def _review(row: dict[str | None, str | list[str] | None], width: int, now: date
     rating = RATINGS.get(values["review_rating"])
     if rating is None:
         raise _BadRow(_("review_rating must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy), got {value}").format(
-            value=repr(values["review_rating"])))
+            value=_quoted(values["review_rating"])))
     if not values["review_time"]:
         raise _BadRow(_("empty review_time"))
     reviewed_at = _time(values["review_time"])
@@ -104,48 +117,69 @@ def _review(row: dict[str | None, str | list[str] | None], width: int, now: date
     text = values["review_duration"]
     duration: int | None = None
     if text:
-        if not (text.isascii() and text.isdigit()) or int(text) > MAX_DURATION_MS:
+        if not (text.isascii() and text.isdigit()) or len(text) > 10 or int(text) > MAX_DURATION_MS:
             raise _BadRow(_("review_duration must be a whole number of milliseconds, 0 or more, got {value}").format(
-                value=repr(text)))
+                value=_quoted(text)))
         duration = int(text)
     return LoggedReview(card_id, rating, reviewed_at, duration)
 
 
-def read_review_log(csv_path: Path, now: datetime | None = None) -> list[LoggedReview]:
-    """The rows of a review log CSV, in file order; HistoryFileError naming the file and line
-    of the first bad row. Extra columns are ignored; an empty review_duration is unknown.
-    With ``now``, a review later than it is an error too."""
+def read_review_log(csv_path: Path, now: datetime | None = None, stream: BinaryIO | None = None) -> list[LoggedReview]:
+    """The rows of a review log CSV (``stream``, standard input, when given: ``csv_path`` names
+    it), in file order; HistoryFileError naming the file and line of the first bad row. Extra
+    columns are ignored; an empty review_duration is unknown. With ``now``, a review later than
+    it is an error too."""
+    shown = "<stdin>" if stream is not None else str(csv_path)
+    data = _log_bytes(csv_path, stream, shown)
     try:
-        with open(csv_path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            read = 0  # the lines read: a row that cannot be read starts after them
-            try:
-                if not reader.fieldnames:
-                    raise _BadRow(_("no header line (expected {columns})").format(columns=", ".join(COLUMNS)))
-                header = [name.strip() for name in reader.fieldnames]
-                missing = [column for column in COLUMNS if column not in header]
-                if missing:
-                    raise _BadRow(_("the header lacks {missing} (expected {columns})").format(
-                        missing=join(missing), columns=", ".join(COLUMNS)))  # the header as a CSV line
-                reviews, read = [], reader.line_num
-                for fields in reader.reader:  # the rows under the header, blank lines too: each row's first line is known
-                    if fields:
-                        row: dict[str | None, str | list[str] | None] = dict(zip(header, fields))
-                        if len(fields) > len(header):
-                            row[None] = fields[len(header):]  # as csv.DictReader keeps them
-                        reviews.append(_review(row, len(header), now))
-                    read = reader.reader.line_num
-                return reviews
-            except _BadRow as bad:  # the header's own is line 1; a row's, its first line (a quoted field spans lines)
-                raise HistoryFileError(f"{csv_path}:{read + 1 if read else 1}: {bad}") from None
-            except csv.Error as exc:
-                raise HistoryFileError(f"{csv_path}:{read + 1}: " + _("not valid CSV: {reason}").format(
-                    reason=exc)) from None
-    except UnicodeDecodeError:
-        raise HistoryFileError(f"{csv_path}: " + _("not UTF-8 text")) from None
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise HistoryFileError(f"{shown}:{line}: " + _("not UTF-8 text")) from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    read = 0  # the lines read: a row that cannot be read starts after them
+    try:
+        if not reader.fieldnames:
+            raise _BadRow(_("no header line (expected {columns})").format(columns=", ".join(COLUMNS)))
+        header = [name.strip() for name in reader.fieldnames]
+        missing = [column for column in COLUMNS if column not in header]
+        if missing:
+            raise _BadRow(_("the header lacks {missing} (expected {columns})").format(
+                missing=join(missing), columns=", ".join(COLUMNS)))  # the header as a CSV line
+        reviews, read = [], reader.line_num
+        for fields in reader.reader:  # the rows under the header, blank lines too: each row's first line is known
+            if fields:
+                row: dict[str | None, str | list[str] | None] = dict(zip(header, fields))
+                if len(fields) > len(header):
+                    row[None] = fields[len(header):]  # as csv.DictReader keeps them
+                reviews.append(_review(row, len(header), now))
+            read = reader.reader.line_num
+        return reviews
+    except _BadRow as bad:  # the header's own is line 1; a row's, its first line (a quoted field spans lines)
+        raise HistoryFileError(f"{shown}:{read + 1 if read else 1}: {bad}") from None
+    except csv.Error as exc:
+        raise HistoryFileError(f"{shown}:{read + 1}: " + _("not valid CSV: {reason}").format(reason=exc)) from None
+
+
+def _log_bytes(csv_path: Path, stream: BinaryIO | None, shown: str) -> bytes:
+    """The log's bytes, at most MAX_LOG_BYTES; a folder or a device (``/dev/zero`` never ends) is
+    refused unread. A pipe is read (``<(zcat log.csv.gz)``)."""
+    try:
+        if stream is not None:
+            data = stream.read(MAX_LOG_BYTES + 1)
+        else:
+            mode = os.stat(csv_path).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+                raise HistoryFileError(f"{shown}: " + _("not a regular file"), _("check the file name"))
+            with open(csv_path, "rb") as handle:
+                data = handle.read(MAX_LOG_BYTES + 1)
     except OSError as exc:
-        raise HistoryFileError(f"{csv_path}: " + _("cannot be read: {reason}").format(reason=os_reason(exc)),
+        raise HistoryFileError(f"{shown}: " + _("cannot be read: {reason}").format(reason=os_reason(exc)),
                                _("check the file name")) from None
+    if len(data) > MAX_LOG_BYTES:
+        raise HistoryFileError(f"{shown}: " + _("larger than {limit} MB, more than any review log needs").format(
+            limit=MAX_LOG_BYTES // 2**20), _("split it, and import the parts one by one"))
+    return data
 
 
 def import_history(store: Store, reviews: Sequence[LoggedReview], *, scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER,
