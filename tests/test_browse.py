@@ -524,6 +524,15 @@ def test_json_is_utf8_unescaped(deck_dir):
     assert "掩码" in out and "\\u" not in out
 
 
+def test_a_typed_control_character_reaches_json_escaped(deck_dir):
+    """A typed exam answer holding U+009B (a CSI, as ESC [) went out raw in `quiz mistakes --json`
+    (the table strips it): the JSON encoder escapes only U+0000-U+001F."""
+    quiz(deck_dir, "exam", "--kind", "qa", "--deck", "mini", "--count", "1", input="\u009b31m答\n\n")  # no point covered
+    out = quiz(deck_dir, "mistakes", "--json").stdout
+    assert "\x9b" not in out and "\\u009b" in out
+    assert json.loads(out)[0]["last_wrong_answer"].startswith("\x9b")
+
+
 def test_json_is_indented_at_a_terminal_and_one_line_in_a_pipe(deck_dir):
     piped = quiz(deck_dir, "decks", "--json").stdout
     assert piped.count("\n") == 1 and json.loads(piped)[0]["deck"] == "mini"
