@@ -257,6 +257,19 @@ def test_a_width_too_small_to_draw_in_is_taken_as_one_that_draws(columns, width)
     assert any(line.startswith("saved ") for line in studied.stdout.splitlines()), studied.stdout
 
 
+def test_a_time_zone_python_cannot_use_is_a_usage_error():
+    """TZ='XXX+99:99' (99 hours off UTC) failed every command with "unexpected ValueError"; with
+    QUIZ_NOW set, it said QUIZ_NOW was not between 1970 and 8900."""
+    import os
+    import subprocess
+    import sys
+
+    for pinned in ({}, {"QUIZ_NOW": "2026-01-06T10:00"}):
+        done = subprocess.run([sys.executable, "-m", "quizzer", "stats"], capture_output=True, text=True,
+                              env={**os.environ, "TZ": "XXX+99:99", "QUIZ_LANG": "en", **pinned})
+        assert done.returncode == 2 and done.stderr.startswith("Error: TZ='XXX+99:99' is not a time zone"), done.stderr
+
+
 def test_a_usage_error_of_a_command_in_a_group_points_at_that_command_s_help(tmp_path):
     """`quiz config set new_per_day -1` pointed at `quiz config -h`, where click's own errors for the
     same command point at `quiz config set -h`."""

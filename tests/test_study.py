@@ -227,6 +227,8 @@ def test_check_and_backups(deck_dir, isolated):
     with sqlite3.connect(db) as conn:
         # the backup was taken when the session opened, before its one review
         assert conn.execute("SELECT count(*) FROM review_log").fetchone()[0] == 0
+    too_long = runner.invoke(app, ["backup", "restore", "a" * 5000])  # "unexpected OSError: File name too long"
+    assert too_long.exit_code == 1 and too_long.stderr.startswith("Error: no backup 'aaa") and len(too_long.stderr) < 300
 
 
 def study_with_editor(deck_dir: Path, tmp_path: Path, edit: str, keys: list[str], limit: str) -> str:

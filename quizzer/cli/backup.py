@@ -76,8 +76,13 @@ def backup_restore(
     backups = backup.list_backups(path)
     listed = {item.path.name: item.path for item in backups}
     chosen = backups[0].path if which == "latest" and backups else listed.get(which, Path(which))
-    if not chosen.is_file():
-        raise BackupError(_("no backup '{name}'").format(name=which), _("`quiz backup list` shows them"))
+    try:
+        found = chosen.is_file()
+    except OSError:  # a name too long for a file name, a folder it cannot enter: no such backup either
+        found = False
+    if not found:
+        raise BackupError(_("no backup '{name}'").format(name=which if len(which) <= 80 else which[:79] + "…"),
+                          _("`quiz backup list` shows them"))
     saved = backup.restore(chosen, path, clock.wall())
     typer.echo(_("restored {file}").format(file=printable(chosen))
                + (_("; the database before it is saved as {file}").format(file=printable(saved)) if saved else ""))

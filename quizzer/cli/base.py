@@ -504,9 +504,15 @@ def settings(**options: Any) -> Settings:
 
 
 def check_clock() -> None:
-    """QUIZ_NOW, if set, must be a date-time from 1970 to 8900 in UTC (a review is stored in UTC,
-    and a card may fall due a century on, within what `quiz check` takes for a time): every
+    """The local zone must be one Python can use (TZ='XXX+99:99' is 99 hours off UTC; study days
+    are local), and QUIZ_NOW, if set, a date-time from 1970 to 8900 in UTC (a review is stored in
+    UTC, and a card may fall due a century on, within what `quiz check` takes for a time): every
     command reads the clock."""
+    try:
+        clock.wall().astimezone()
+    except (OverflowError, ValueError):
+        raise UsageError(_("TZ={value} is not a time zone quizzer can use").format(value=repr(os.environ.get("TZ", ""))),
+                         _("name a zone, e.g. TZ=Asia/Shanghai, or unset TZ")) from None
     pinned = os.environ.get("QUIZ_NOW")
     if not pinned:
         return
