@@ -19,6 +19,6 @@ def deck_dirs(option: Path | None = None, environ: Mapping[str, str] = os.enviro
     if option is not None:
         return [option]
     env = environ.get("QUIZ_DECKS")
-    if env:
-        return [Path(p) for p in env.split(os.pathsep) if p]
+    if env:  # a folder named twice is read once (its every card was a duplicate of itself)
+        return list(dict.fromkeys(Path(os.path.abspath(p)) for p in env.split(os.pathsep) if p))
     return [bundled_decks()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -93,6 +94,9 @@ def test_decks_option_and_env_choose_the_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("QUIZ_DECKS", str(tmp_path))
     result = runner.invoke(app, ["decks"])
     assert "mine" in result.stdout and "ch08-bert" not in result.stdout
+    # the folder named twice, once with a slash: every card was a duplicate of itself
+    monkeypatch.setenv("QUIZ_DECKS", os.pathsep.join([str(tmp_path), f"{tmp_path}/"]))
+    assert runner.invoke(app, ["decks"]).exit_code == 0
 
 
 def test_loading_uses_the_cache_and_notices_edits(tmp_path):
