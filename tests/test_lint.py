@@ -103,8 +103,10 @@ def test_a_scalar_where_a_list_belongs_is_named_as_written(tmp_path, written, sa
     assert problems(result) == [(14, 11, said)]
 
 
-def test_empty_text(tmp_path):
-    result = lint(write(tmp_path, QA.replace("answer: 一个 Encoder-only 模型。", 'answer: "  "')))
+@pytest.mark.parametrize("blank", ['"  "', '"\\u200b"', '"\\u3164"', '"\\u200b \\u3000"'])
+def test_empty_text(tmp_path, blank):
+    """A zero-width space or a Hangul filler alone passed as a text: a card showing nothing."""
+    result = lint(write(tmp_path, QA.replace("answer: 一个 Encoder-only 模型。", f"answer: {blank}")))
     assert problems(result) == [(12, 13, "answer: text is empty")]
     assert result.exit_code == 1
 

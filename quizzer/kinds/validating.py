@@ -38,9 +38,13 @@ from quizzer.kinds.fields import (
 S = TypeVar("S", bound=Shape)
 
 
+_FILLERS = "\u115f\u1160\u3164\uffa0"  # Hangul fillers: letters to Unicode, shown as nothing
+
+
 def _text(text: str) -> str:
-    """Not blank, and its formulas nested no deeper than MATH_DEPTH braces."""
-    if not text.strip():
+    """Not blank (a zero-width space or a filler alone shows nothing either), and its formulas
+    nested no deeper than MATH_DEPTH braces."""
+    if not any(char.isprintable() and not char.isspace() and char not in _FILLERS for char in text):
         raise ValueError("text is empty")
     if "$" in text and math_depth(text) > MATH_DEPTH:
         raise ValueError("a formula nests braces more than 10 deep")  # validation.VALUE_ERRORS
