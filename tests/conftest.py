@@ -64,7 +64,7 @@ def run_in_terminal(args: list[str], env: dict[str, str], keys: list[str], timeo
     ``keys`` one at a time, each once the program waits for input; (exit code, screen text)."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: the program, with the pty as its terminal
-        os.execvpe(sys.executable, [sys.executable, "-m", "quizzer", *args], {**os.environ, **env, "COLUMNS": "100"})
+        os.execvpe(sys.executable, [sys.executable, "-m", "quizzer", *args], {**os.environ, "COLUMNS": "100", **env})
     output = b""
     pending = list(keys)
     answered = True  # the program has printed something since the last key

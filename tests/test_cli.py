@@ -257,6 +257,29 @@ def test_a_width_too_small_to_draw_in_is_taken_as_one_that_draws(columns, width)
     assert any(line.startswith("saved ") for line in studied.stdout.splitlines()), studied.stdout
 
 
+def test_messages_and_errors_wrap_at_words_on_a_terminal(tmp_path):
+    """On a terminal of 80 columns the terminal's own wrap cut `0.8` / `5`, `quiz bac` / `kup
+    restore` and `'re` / `view'`: messages and error lines wrap as the screen does. On a pipe they
+    stay one line each (a script reads them)."""
+    from conftest import run_in_terminal
+
+    from quizzer import i18n
+
+    env = {"COLUMNS": "60", "QUIZ_LANG": "zh", "QUIZ_NOW": "2026-01-05T10:00"}
+    assert run_in_terminal(["stats"], env, [])[0] == 0  # a database with the bundled decks
+    code, screen = run_in_terminal(["config", "set", "desired_retention", "0.85"], env, [])
+    lines = [line.rstrip() for line in screen.splitlines()]
+    assert code == 0 and all(len(line) <= 60 for line in lines) and "0.85" in screen, screen
+    assert any(line.startswith("今天到期") for line in lines) and not any(line.endswith("0.8") for line in lines)
+    code, screen = run_in_terminal(["cards", "--state", "bogus"], {**env, "QUIZ_LANG": "en"}, [])
+    error = [line.rstrip() for line in screen.splitlines() if line.strip()]
+    assert code == 2 and len(error) > 1 and all(len(line) <= 60 for line in error), screen
+    assert "'review'" in screen and "`quiz cards -h`" in screen  # words and commands whole
+    i18n.use("en")
+    piped = runner.invoke(app, ["cards", "--state", "bogus"], env={"COLUMNS": "60"})
+    assert piped.exit_code == 2 and piped.stderr.count("\n") == 1  # one line
+
+
 def test_a_time_zone_python_cannot_use_is_a_usage_error():
     """TZ='XXX+99:99' (99 hours off UTC) failed every command with "unexpected ValueError"; with
     QUIZ_NOW set, it said QUIZ_NOW was not between 1970 and 8900."""

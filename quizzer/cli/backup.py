@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, group, learner, where
+from quizzer.cli.base import DbOption, JsonOption, app, group, learner, say, where
 from quizzer.errors import BackupError, UsageError, printable
 from quizzer.i18n import _, ngettext
 
@@ -33,7 +33,7 @@ def _db_path(ctx: typer.Context, db: Path | None) -> Path:
 def backup_create(ctx: typer.Context, db: DbOption = None) -> None:
     from quizzer import backup, clock
 
-    typer.echo(_("backed up to {file}").format(file=printable(backup.backup_now(_db_path(ctx, db), clock.wall()))))
+    say(_("backed up to {file}").format(file=printable(backup.backup_now(_db_path(ctx, db), clock.wall()))))
 
 
 @backup_app.command("list", help=_("The backups, newest first."))
@@ -48,11 +48,11 @@ def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = 
         emit_json([{"path": str(item.path), "taken_at": item.taken_at} for item in items])
         return
     if not items:
-        typer.echo(_("No backups yet (one is taken at most every 30 minutes of use)."))
+        say(_("No backups yet (one is taken at most every 30 minutes of use)."))
         return
     # the folder once, then each file by name (what `quiz backup restore NAME` takes): a full path
     # per line wrapped at 60-80 columns
-    typer.echo(_("{count} in {folder}, newest first:").format(
+    say(_("{count} in {folder}, newest first:").format(
         count=ngettext("{count} backup", "{count} backups", len(items)).format(count=len(items)),
         folder=items[0].path.parent))
     for item in items:
@@ -84,7 +84,7 @@ def backup_restore(
         raise BackupError(_("no backup '{name}'").format(name=which if len(which) <= 80 else which[:79] + "…"),
                           _("`quiz backup list` shows them"))
     saved = backup.restore(chosen, path, clock.wall())
-    typer.echo(_("restored {file}").format(file=printable(chosen))
+    say(_("restored {file}").format(file=printable(chosen))
                + (_("; the database before it is saved as {file}").format(file=printable(saved)) if saved else ""))
 
 
@@ -107,7 +107,7 @@ def check(ctx: typer.Context, db: DbOption = None) -> None:
         try:
             problems = broken_rules(store)
             if not review_days.agrees(store):  # derived data: put right, not a problem to fix
-                typer.echo(_("the statistics' summary of the review log no longer matched it (changed outside "
+                say(_("the statistics' summary of the review log no longer matched it (changed outside "
                              "quizzer): the next `quiz stats` rebuilds it"))
         finally:
             store.close()

@@ -140,8 +140,25 @@ def report(err: QuizError) -> None:
 
 
 def _error_line(text: str, hint: str) -> None:
-    """An error's one line on stderr, its hint in brackets, nothing a terminal would obey."""
-    typer.echo(printable(text + (_(" ({hint})").format(hint=hint) if hint else "")), err=True)
+    """An error's one line on stderr, its hint in brackets, nothing a terminal would obey; on a
+    terminal wrapped as the screen is (the terminal's own wrap cut words and commands apart)."""
+    line = printable(text + (_(" ({hint})").format(hint=hint) if hint else ""))
+    typer.echo(_wrapped(line, sys.stderr), err=True)
+
+
+def say(text: str) -> None:
+    """A message on standard output: on a terminal wrapped as the screen is (Chinese line
+    breaking, a number kept with its word, a command in backticks whole); elsewhere one line,
+    as a script reads it."""
+    typer.echo(_wrapped(text, sys.stdout))
+
+
+def _wrapped(text: str, stream: Any) -> str:
+    if stream is None or not stream.isatty():
+        return text
+    from quizzer.terminal.linebreak import wrap
+
+    return "\n".join(wrap(line, console().width) for line in text.split("\n"))
 
 
 TYPER_MESSAGES = (N_("Options"), N_("Commands"), N_("Arguments"), N_("default: {default}"), N_("required"),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, group, console, load, settings, where
+from quizzer.cli.base import DbOption, JsonOption, app, console, group, load, say, settings, where
 from quizzer.errors import UnknownName, printable
 from quizzer.i18n import N_, _, join
 from quizzer.settings import KEYS
@@ -97,7 +97,7 @@ def config_unset(ctx: typer.Context, key: KeyArgument, db: DbOption = None) -> N
     before = _file_and_defaults(key)
     path = config_file.config_path()
     if not config_file.unset_value(path, key):
-        typer.echo(_("{key} is not set in {path}; nothing changed").format(key=key, path=printable(path)))
+        say(_("{key} is not set in {path}; nothing changed").format(key=key, path=printable(path)))
         return
     _report(ctx, key, before, _("the default; removed from {path}").format(path=printable(path)), db)
 
@@ -126,15 +126,15 @@ def _report(ctx: typer.Context, key: str, before: Settings | None, what: str, db
     after = _file_and_defaults(key, strict=True)
     assert after is not None
     old = "?" if before is None else _shown(before, key)
-    typer.echo(f"{key}: {old} → {_shown(after, key)}" + _(" ({hint})").format(hint=what))  # （…） in Chinese
+    say(f"{key}: {old} → {_shown(after, key)}" + _(" ({hint})").format(hint=what))  # （…） in Chinese
     variable = config_file.KEYS[key].env if key in config_file.KEYS else None
     if variable and os.environ.get(variable):
-        typer.echo(_("{variable}={value} is set in the environment: it wins over the file while set.").format(
+        say(_("{variable}={value} is set in the environment: it wins over the file while set.").format(
             variable=variable, value=os.environ[variable]))
     if key == "desired_retention" and before is not None and before.desired_retention != after.desired_retention:
         change = _due_change(ctx, after, db)
         if change:
-            typer.echo(change)
+            say(change)
 
 
 def _shown(chosen: Settings, key: str) -> str:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, group, settings, where
+from quizzer.cli.base import DbOption, JsonOption, app, group, say, settings, where
 from quizzer.errors import QuizError, UsageError, printable
 from quizzer.i18n import _
 
@@ -70,7 +70,7 @@ def db_copy(
 
         emit_json({"to": destination, "rows": result.rows, "replayed_cards": result.replayed})
         return
-    typer.echo(_("copied {cards} cards and {reviews} reviews ({rows} rows in all) to {where}; the memory of {replayed} "
+    say(_("copied {cards} cards and {reviews} reviews ({rows} rows in all) to {where}; the memory of {replayed} "
                  "reviewed cards replays the same from the copy as from the source").format(
         cards=f"{result.rows.get('cards', 0):,}", reviews=f"{result.rows.get('review_log', 0):,}",
         rows=f"{sum(result.rows.values()):,}", where=printable(destination), replayed=f"{result.replayed:,}"))

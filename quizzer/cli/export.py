@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from quizzer.cli.base import (
-    STANDARD,
     DbOption,
     DeckFilter,
     DecksOption,
+    STANDARD,
     app,
     collection,
     counted_cards,
@@ -20,6 +20,7 @@ from quizzer.cli.base import (
     load,
     output_file,
     path_or_standard,
+    say,
     settings,
 )
 from quizzer.errors import QuizError, UnknownName, UsageError, os_reason, printable
@@ -72,7 +73,7 @@ def export_anki(
     chosen = _chosen(load(ctx, decks_dir), deck)
     exported = package(chosen, clock.now().timestamp())
     _write(target, exported.data)
-    typer.echo(ngettext("exported {cards} as {notes} Anki note to {file}",  # a numeric card is several notes
+    say(ngettext("exported {cards} as {notes} Anki note to {file}",  # a numeric card is several notes
                         "exported {cards} as {notes} Anki notes to {file}", exported.notes)
                .format(notes=exported.notes, file=printable(file),
                        cards=counted_cards(exported.cards)))
@@ -114,5 +115,5 @@ def export_markdown(
         typer.echo(text, nl=False)
         return
     _write(output_file(ctx, out, db), text.encode("utf-8"))
-    typer.echo(ngettext("wrote {count} card to {file}", "wrote {count} cards to {file}", len(cards))
+    say(ngettext("wrote {count} card to {file}", "wrote {count} cards to {file}", len(cards))
                .format(count=len(cards), file=printable(out)))

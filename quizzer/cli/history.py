@@ -11,11 +11,11 @@ from typing import Annotated, Optional
 import typer
 
 from quizzer.cli.base import (
-    STANDARD,
     DbOption,
     DeckFilter,
     DecksOption,
     JsonOption,
+    STANDARD,
     app,
     collection,
     counted_cards,
@@ -23,6 +23,7 @@ from quizzer.cli.base import (
     group,
     output_file,
     path_or_standard,
+    say,
     settings,
     standard_input,
 )
@@ -70,16 +71,16 @@ def history_import(
                        new_archived_cards=result.new_cards, already_there=result.already_there,
                        backup=str(saved) if saved else None))
         return
-    typer.echo(_("imported {reviews} of {cards} ({archived}); {skipped} already there").format(
+    say(_("imported {reviews} of {cards} ({archived}); {skipped} already there").format(
         reviews=counted_reviews(result.imported), cards=counted_cards(result.cards),
         archived=ngettext("{count} new archived card", "{count} new archived cards", result.new_cards).format(
             count=f"{result.new_cards:,}"),
         skipped=f"{result.already_there:,}"))
     if result.new_cards:
-        typer.echo(_("Archived cards have ids no deck has: statistics and `quiz optimize` use their reviews, and study "
+        say(_("Archived cards have ids no deck has: statistics and `quiz optimize` use their reviews, and study "
                      "never shows them."))
     if saved:
-        typer.echo(_("The database before the import is saved as {file} (`quiz backup restore` brings it back).")
+        say(_("The database before the import is saved as {file} (`quiz backup restore` brings it back).")
                    .format(file=printable(saved)))
 
 

@@ -14,6 +14,7 @@ from quizzer.cli.base import (
     app,
     collection,
     console,
+    say,
     settings,
 )
 from quizzer.i18n import _
@@ -44,7 +45,7 @@ def optimize(
 
             emit_json(dict(parameters=list(fit.default_parameters()), kept=False, reset=True))
         else:
-            typer.echo(_("Back to FSRS's default parameters.") if fitted
+            say(_("Back to FSRS's default parameters.") if fitted
                        else _("The scheduler already uses FSRS's default parameters."))
         return
     result = fit.optimize(history.review_log(store), settings().day_start_hour)

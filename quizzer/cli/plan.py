@@ -18,6 +18,7 @@ from quizzer.cli.base import (
     app,
     collection,
     console,
+    say,
     settings,
 )
 from quizzer.errors import UsageError
@@ -112,7 +113,7 @@ def _say(as_json: bool, data: dict[str, object], text: str) -> None:
 
         emit_json(data)
     else:
-        typer.echo(text)
+        say(text)
 
 
 def as_dict(shown: PlanStatus) -> dict[str, object]:
