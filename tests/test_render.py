@@ -126,6 +126,14 @@ def test_a_number_stays_with_the_chinese_word_after_it(width):
         # where the number, its space and its word fit a line ("12 张，" is 7 columns)
 
 
+@pytest.mark.parametrize("width", range(12, 90))
+def test_a_rating_stays_with_its_interval_in_a_prompt(width):
+    """At 60 columns the English prompt broke as `2 Hard` / `6m`."""
+    text = "[space/Enter] next · another rating: 1 Again 1m · 2 Hard 6m · 3 Good 10m · 4 Easy 9d · u undo · q quit"
+    intervals = {m.start(1) for m in re.finditer(r"\d [A-Z][a-z]+ (\d+[a-z]+)", text)}
+    assert len(intervals) == 4 and not intervals & set(divide_line(text, width)), width
+
+
 @pytest.mark.parametrize("width", range(6, 60))
 def test_a_key_stays_with_its_name_in_a_prompt(width):
     """At 60 columns the prompts broke as `e 编辑 · q` / `退出` and `· 3` / `良好 10分钟`."""

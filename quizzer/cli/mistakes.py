@@ -58,12 +58,16 @@ def mistakes(
     answer = out.width >= NARROW
     wrong, right = (_("times wrong"), _("right on later days")) if wide else (_("wrong"), _("right days"))
     dates = [when(row.last_wrong_at) for row in rows]
-    others = [_two_lines(header) for header in (wrong, right)]
-    others += [max(map(cell_len, [_("last wrong"), *dates]))] if wide else []
-    longest = max(cell_len(row.id) for row in rows)  # the ids whole where the question keeps its room, else folded
-    ids = min(longest, max(12, room_beside(out.width, others, previews=2 if answer else 1)))
+    date = [max(map(cell_len, [_("last wrong"), *dates]))] if wide else []
+    previews = 2 if answer else 1
+    # the headers whole where the question keeps its room beside ids of 12 at least, else on two lines;
+    # the ids whole where there is room left, else folded
+    whole = room_beside(out.width, [cell_len(wrong), cell_len(right), *date], previews) >= 12
+    others = [cell_len(header) if whole else _two_lines(header) for header in (wrong, right)] + date
+    longest = max(cell_len(row.id) for row in rows)
+    ids = min(longest, max(12, room_beside(out.width, others, previews)))
     counts = [number(header, header_wraps=True) for header in (wrong, right)]
-    for column, width in zip(counts, others):  # a long header wraps onto two lines, leaving the question its room
+    for column, width in zip(counts, others):
         column.max_width = width
     table = listing(text(_("card"), width=ids), _("question"), counts[0], *([ident(_("last wrong"))] if wide else []),
                     *([_("last wrong answer") if wide else _("answer")] if answer else []), counts[1])

@@ -123,6 +123,7 @@ _NUMBER_END = re.compile(r"\d ?$")  # a piece ending in a number, or in a number
 
 
 _KEY = re.compile(r"!?[A-Za-z0-9] +")  # a key in a list of keys: ``q 退出``, ``!u undo``, ``3 良好``
+_INTERVAL = re.compile(r"\d+(?:\.\d+)?(?:s|m|h|d|mo|y) *")  # after a rating's name: ``2 Hard 6m``
 
 
 def joined(units: Iterable[str]) -> list[str]:
@@ -132,10 +133,12 @@ def joined(units: Iterable[str]) -> list[str]:
     ``遗忘 0 次`` as ``遗忘 0`` / ``次``: the interface puts a space around numbers). And a
     key opening an item of a prompt (after ``·``, ``]`` or a colon, or first) stays with its name:
     ``· q 退出`` never breaks as ``· q`` / ``退出``, nor ``4 简单`` as ``4 简`` / ``单`` (a name of
-    up to NAME_LONGEST ideographs, then a space or the end: a card's ``3 层自注意力…`` is text)."""
+    up to NAME_LONGEST ideographs, then a space or the end: a card's ``3 层自注意力…`` is text),
+    and with the interval after the name (``2 Hard 6m`` never breaks as ``2 Hard`` / ``6m``)."""
     units = list(units)
     pieces: list[str] = []
     name_left = 0  # units still to join to a key's name
+    named_last = False  # the unit before ended a key's name
     for i, unit in enumerate(units):
         command = bool(pieces) and pieces[-1][-1] == "!" and pieces[-1][-2:-1] in ("", " ") and bool(_KEY.fullmatch("!" + unit))
         if command:  # a command's ! goes with its letter (UAX #14 ties it to the word before)
@@ -144,12 +147,14 @@ def joined(units: Iterable[str]) -> list[str]:
                 pieces.pop()
         keyed = bool(pieces) and bool(_KEY.fullmatch(pieces[-1])) and (len(pieces) == 1 or pieces[-2].rstrip()[-1:] in "·]:：")
         named = name_left > 0
+        timed = named_last and bool(_INTERVAL.fullmatch(unit))
         if pieces and ((unit[0] in _NO_LINE_START and not command) or (_NUMBER_END.search(pieces[-1]) and _ONE_IDEOGRAPH.match(unit))
-                       or keyed or named):
+                       or keyed or named or timed):
             pieces[-1] += unit
         else:
             pieces.append(unit)
         name_left = _name_length(units, i) - 1 if keyed else name_left - 1 if named else 0
+        named_last = (keyed or named) and name_left == 0
     return pieces
 
 
