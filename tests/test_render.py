@@ -126,6 +126,17 @@ def test_a_number_stays_with_the_chinese_word_after_it(width):
         # where the number, its space and its word fit a line ("12 张，" is 7 columns)
 
 
+@pytest.mark.parametrize("width", range(24, 100))
+def test_a_list_on_a_line_breaks_between_its_items(width):
+    """`quiz show` broke its memory line as `difficulty` / `2.12` (60 columns) and `遗忘 0` / `次`."""
+    for text in ("due 2026-12-02 02:46 · stability 2.31 days · difficulty 2.12 · recall now 100% · lapses 0",
+                 "到期 2026-12-02 02:46 · 稳定性 2.31 天 · 难度 2.12 · 当前回忆概率 100% · 遗忘 0 次"):
+        starts = {0} | {m.end() for m in re.finditer(" · ", text)}
+        offsets = divide_line(text, width)
+        lines = [text[a:b] for a, b in zip([0, *offsets], [*offsets, len(text)])]
+        assert set(offsets) <= starts and all(cell_len(line.rstrip()) <= width for line in lines), (width, lines)
+
+
 @pytest.mark.parametrize("width", range(12, 90))
 def test_a_rating_stays_with_its_interval_in_a_prompt(width):
     """At 60 columns the English prompt broke as `2 Hard` / `6m`."""
