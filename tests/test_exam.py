@@ -93,6 +93,8 @@ def test_scripted_exam_scores_reports_and_feeds_mistakes_and_study(deck_dir):
     assert "0.67" in rows["q-qa"] and "1.00" in rows["q-right"] and "0.00" in rows["q-wrong"]
     assert "1.00" in rows["q-num"] and "(skipped)" in rows["q-mis"]
     assert "Right answer: C" in result.stdout  # the wrong choice is explained
+    skipped = result.stdout.split("q-mis ·")[1].split("╰")[0]  # a mistake's answer is labelled: under "Right answer"
+    assert "Right answer: In fact" not in skipped and "In fact: 它是 Encoder-only" in skipped, skipped
     missed = result.stdout.split("Key points not covered")[1].split("╰")[0].splitlines()[1:]  # 1 and 3 of 3 marked
     assert [line.strip(" │•") for line in missed if line.strip(" │")] == ["双向注意力"]
     # the answer cell was cut at 40 characters without a mark; the question's panel has it whole
