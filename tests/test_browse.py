@@ -297,6 +297,22 @@ def test_a_question_takes_two_lines_at_most_cut_with_an_ellipsis(language, colum
     assert cut > 10
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_narrow_listing_puts_a_card_s_states_one_a_line_never_splitting_one(studied, language):
+    """At 60 columns `学习中、到期` wrapped as `学习中、到` / `期`."""
+    from quizzer import i18n
+
+    i18n.use(language)
+    try:
+        out = runner.invoke(app, ["cards", "--decks", str(studied)], env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": "60"}).stdout
+        words = {i18n._(name) for row in as_json(studied, "cards") for name in [row["state"]]
+                 + [flag for flag in ("suspended", "buried", "leech", "mistake") if row[flag]] + (["due"] if row["due_today"] else [])}
+    finally:
+        i18n.use("en")
+    cells = {part for line in out.splitlines() for part in line.split()}
+    assert len(words) >= 5 and words <= cells, (words - cells, out)
+
+
 def test_sorts(studied):
     by_id = as_json(studied, "cards", "--sort", "id")
     assert ids(by_id) == sorted(IDS)

@@ -122,7 +122,8 @@ def _layout(rows: list[Row], states: list[str], dues: list[str], stabilities: li
     def widest(header: str, cells: list[str]) -> int:
         return max(map(cell_len, [header, *cells]))
 
-    narrow = [widest(_("state"), states), widest(_("due"), dues), widest(_("recall"), ["100%"])]
+    narrow = [widest(_("state"), [word for state in states for word in state.split(_(", "))]), widest(_("due"), dues),
+              widest(_("recall"), ["100%"])]  # narrow, a card's states go one a line
     wide = narrow + [widest(_("kind"), [row.kind for row in rows]), widest(_("deck"), [row.deck for row in rows]),
                      widest("§", [row.section for row in rows]), widest(_("stability"), stabilities)]
     longest = max(cell_len(row.id) for row in rows)
@@ -146,7 +147,7 @@ def _listing(rows: list[Row], states: list[str], dues: list[str], stabilities: l
     for row, state, due, stability in zip(rows, states, dues, stabilities):
         cells: list[str | Text] = [safe(row.id)]
         cells += [row.kind, safe(row.deck), safe(row.section)] if wide else []
-        cells += [preview(row.front), state, due]
+        cells += [preview(row.front), state if wide else "\n".join(state.split(_(", "))), due]  # never 到 / 期
         cells += [stability] if wide else []
         table.add_row(*cells, f"{row.recall:.0%}" if row.recall is not None else "-")
     return table
