@@ -214,8 +214,10 @@ def test_time_runs_out_in_the_middle_of_typing(tmp_path, deck_dir):
     assert [(q.status, q.answer_text) for q in stored] == [("answered", "A"), ("unanswered", "B")]
     right = {"q-right": "B", "q-wrong": "C"}  # the deck's answers
     assert [q.score for q in stored] == [float(right[q.card_id] == given) for q, given in zip(stored, "AB")]
-    row = next(line for line in output.splitlines() if line.startswith("│ 2 "))
-    assert "B (cut off)" in row and "(1 of 2 answered, 1 cut off by the clock" in output
+    lines = output.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("│ 2 "))
+    assert "│ B " in lines[at] and "(cut off)" in lines[at + 1]  # the mark on the line under the answer
+    assert "(1 of 2 answered, 1 cut off by the clock" in output
 
 
 def test_killed_exam_keeps_its_answers_and_resumes(tmp_path, deck_dir):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from rich.cells import cell_len
-from rich.console import Console
+from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -223,9 +223,10 @@ def show_report(console: Console, report: Report) -> None:
     table = Table(number("#"), card, *([ident(_("kind"))] if wide else []), text(_("your answer")), number(_("score")),
                   *([number(_("seconds"))] if wide else []), title=_("Questions"))
     for row in report.rows:
-        given = preview(row.answer_text) if row.answer_text else Text(_("({text})").format(text=status_text(row.status)))
-        if row.cut_off:
-            given.append(_(" ({text})").format(text=_("cut off")), style="yellow")
+        given: Text | Group = (preview(row.answer_text) if row.answer_text
+                               else Text(_("({text})").format(text=status_text(row.status))))
+        if row.cut_off:  # on a line of its own: the answer's two lines may be cut
+            given = Group(given, Text(_("({text})").format(text=_("cut off")), style="yellow"))
         table.add_row(str(row.position + 1), row.card_id, *([kinds.title(row.kind)] if wide else []), given, f"{row.score:.2f}",
                       *([f"{row.duration_ms / 1000:.0f}"] if wide else []))
     console.print(table)
