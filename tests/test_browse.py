@@ -372,6 +372,7 @@ def test_show_gives_front_and_back_as_study_does(deck_dir, card_id, front, back)
         assert text in out, text
     assert max(out.index(text) for text in front) < min(out.index(text) for text in back)  # front, then back
     assert "§1." in out and "Mini 牌组" in out and "No reviews yet." in out
+    assert "due none yet (a new card) ·" in out  # it said "due new", and in Chinese "到期 新"
 
 
 def test_a_choice_cards_explanation_is_headed_as_one(deck_dir):

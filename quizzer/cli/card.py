@@ -106,7 +106,7 @@ def _draw(shown: Shown) -> None:
     recall = f"{info.retrievability:.0%}" if info.retrievability is not None else "-"
     stability = _("{days} days").format(days=f"{memory.stability:.2f}") if memory.stability is not None else "-"
     difficulty = f"{memory.difficulty:.2f}" if memory.difficulty is not None else "-"
-    due = when(memory.due) if memory.due and memory.state != NEW else _("new")
+    due = when(memory.due) if memory.due and memory.state != NEW else _("none yet (a new card)")
     out.print(_("due {due} · stability {stability} · difficulty {difficulty} · recall now {recall} · lapses {lapses}").format(
         due=due, stability=stability, difficulty=difficulty, recall=recall, lapses=memory.lapses))
     if not info.reviews:
