@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from rich import box
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions
 from rich.measure import Measurement
 from rich.segment import Segment
@@ -59,7 +59,11 @@ class _Preview(Text):
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Segment]:
         width = options.max_width
-        lines = [line.plain.rstrip() for line in self.wrap(console, width, justify="default", overflow="fold")]
+        # what the lines shown can hold and a line more: a word that starts on them is whole, and a
+        # longer text still wraps past them, so its cut is seen. Line breaking costs 0.1 ms a character.
+        room = (PREVIEW_LINES + 1) * width + 1
+        shown = Text(set_cell_size(self.plain, room)) if cell_len(self.plain) > room else self
+        lines = [line.plain.rstrip() for line in shown.wrap(console, width, justify="default", overflow="fold")]
         if len(lines) > PREVIEW_LINES:
             lines[PREVIEW_LINES - 1] = first_line(lines[PREVIEW_LINES - 1], width - 1) + "…"
         yield from Text("\n".join(lines[:PREVIEW_LINES])).__rich_console__(console, options)
