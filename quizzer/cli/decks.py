@@ -29,7 +29,7 @@ def decks_command(ctx: typer.Context, as_json: JsonOption = False, decks_dir: De
         console().print(_("No decks: the deck folders hold no deck files (*.yaml, *.yml)."), markup=False)
         return
     from quizzer.terminal.render import safe
-    from quizzer.terminal.tables import ident, listing, number, text
+    from quizzer.terminal.tables import ident, listing, number, room_beside, text
 
     from rich.cells import cell_len
 
@@ -39,7 +39,7 @@ def decks_command(ctx: typer.Context, as_json: JsonOption = False, decks_dir: De
     narrow = out.width < 80  # no room for a title column: the title goes under the id
     cells = [[str(row["kinds"][kind]) for kind in KINDS] + [str(row["total"])] for row in rows]
     # the ids whole where the counts leave room (each count column and the gap before it), else folded
-    room = out.width - sum(2 + max(cell_len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers))
+    room = room_beside(out.width, [max(cell_len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)], 0)
     widest = min(max(len(row["deck"]) for row in rows), max(room, 1))
     table = (listing(text(_("deck"), min_width=widest), *counts) if narrow
              else listing(ident(_("deck")), _("title"), *counts))

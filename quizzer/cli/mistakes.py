@@ -80,17 +80,10 @@ def mistakes(
 
 
 def _two_lines(header: str) -> int:
-    """The narrowest width at which ``header`` wraps at its words onto two lines at most."""
+    """The narrowest width at which ``header`` wraps onto two lines at most, as the table wraps it."""
     from rich.cells import cell_len
 
-    words = [cell_len(word) for word in header.split()]
-    width = max(words)
-    while True:
-        lines, used = 1, -1
-        for word in words:
-            used += 1 + word
-            if used > width:
-                lines, used = lines + 1, word
-        if lines <= 2:
-            return width
-        width += 1
+    from quizzer.terminal.linebreak import divide_line
+
+    return next(width for width in range(max(map(cell_len, header.split())), cell_len(header) + 1)
+                if len(divide_line(header, width)) <= 1)

@@ -111,7 +111,8 @@ def new_offered(store: Store, now: datetime, *, new_per_day: int = NEW_PER_DAY, 
     ordered = cards.new_cards(store, chosen, now, count)
     if interview is not None and interview.active(now) and interview.decks is not None:  # its decks' cards first
         planned = cards.new_cards(store, chosen.within(interview.decks), now, count)
-        ordered = planned + [card_id for card_id in ordered if card_id not in set(planned)]
+        first = set(planned)
+        ordered = planned + [card_id for card_id in ordered if card_id not in first]
     return decks.take(ordered, new_left, "new")
 
 
