@@ -193,7 +193,9 @@ def test_a_pinned_clock_neither_names_nor_thins_backups(db, deck_folder):
     from quizzer.cli import app
 
     real = datetime.now(timezone.utc)
-    for hours in (1, 3, 5, 30, 50):  # the learner's real backups of the last days
+    # the learner's real backups, one per study day of the last days (26 h apart: whatever the
+    # hour, the real clock's own thinning keeps each as its day's newest)
+    for hours in (1, 27, 53, 79, 105):
         backup_now(db, real - timedelta(hours=hours))
     before = {b.path.name for b in list_backups(db)}
     decks = deck_folder("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n"
