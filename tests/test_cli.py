@@ -46,6 +46,24 @@ def test_help_metavars_read_as_words():
     assert "--kind KIND" in text and "qa, choice, mistake, numeric, cloze" in text and "<list" not in text
 
 
+def test_help_states_ranges_and_defaults_as_a_person_writes_them():
+    """`-h` printed `[0<=x<=9223372036854775807]` under --seed and `[default: 30.0]` minutes."""
+    for args in (["exam", "-h"], ["show", "-h"], ["generate", "-h"]):
+        text = runner.invoke(app, args, env={"COLUMNS": "200"}).stdout
+        assert "--seed N" in text and "x>=0]" in text, args
+        assert "9223372036854775807" not in text and "<int range>" not in text, args
+    text = runner.invoke(app, ["exam", "-h"], env={"COLUMNS": "200"}).stdout
+    assert "[default: 30]" in text and "30.0" not in text
+
+
+@pytest.mark.parametrize("args", [["exam", "--seed", "9223372036854775808"], ["show", "x", "--seed", "9223372036854775808"],
+                                  ["generate", "attention_flops", "--seed", "9223372036854775808"]])
+def test_a_seed_past_what_the_database_holds_is_a_usage_error_naming_the_bound(args, tmp_path):
+    result = runner.invoke(app, [*args, "--db", str(tmp_path / "q.db")] if args[0] != "generate" else args)
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--seed'" in result.stderr and "9223372036854775807" in result.stderr
+
+
 def test_global_decks_and_db_options_reach_every_command(deck_folder, tmp_path):
     folder = deck_folder(DECK)
     listed = runner.invoke(app, ["--decks", str(folder), "decks"], env={"COLUMNS": "120"})

@@ -26,6 +26,7 @@ from quizzer import clock
 from quizzer.errors import ExitCode, QuizError, UsageError, os_reason, printable
 from quizzer import i18n
 from quizzer.i18n import N_, _, ngettext
+from quizzer.defaults import SEED_MAX
 from quizzer.kinds import KINDS
 
 if TYPE_CHECKING:
@@ -440,6 +441,14 @@ KindFilter = Annotated[Optional[list[Kind]], typer.Option(
     "--kind", metavar="KIND", show_default=False,
     help=_("Only this kind: {kinds} (repeatable).").format(kinds=i18n.join(KINDS)))]
 JsonOption = Annotated[bool, typer.Option("--json", help=_("Print JSON instead of a table."))]
+
+
+def seed_in_range(value: int | None) -> int | None:
+    """A seed's upper bound (what the database's integer columns hold), checked here rather
+    than by ``max=``, which would print all nineteen digits in every ``-h``."""
+    if value is not None and value > SEED_MAX:
+        raise typer.BadParameter(_("Input should be less than or equal to {le}").format(le=SEED_MAX))
+    return value
 
 
 def given(ctx: typer.Context, *names: str) -> list[str]:

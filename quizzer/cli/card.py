@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from quizzer.cli.base import DbOption, DecksOption, JsonOption, app, collection, console, settings
-from quizzer.defaults import SEED_MAX
+from quizzer.cli.base import DbOption, DecksOption, JsonOption, app, collection, console, seed_in_range, settings
 from quizzer.i18n import N_, _, join
 
 if TYPE_CHECKING:
@@ -23,7 +22,7 @@ def show(
     ctx: typer.Context,
     card_id: Annotated[str, typer.Argument(metavar="ID", help=_("A card id, as `quiz cards` lists them."))],
     seed: Annotated[Optional[int], typer.Option(
-        "--seed", metavar="N", show_default=False, min=0, max=SEED_MAX,
+        "--seed", metavar="N", show_default=False, min=0, callback=seed_in_range,
         help=_("A generated (numeric) card: ask the question drawn from seed N (default: a fresh one)."))] = None,
     unsuspend: Annotated[bool, typer.Option("--unsuspend", help=_("Put a suspended card back into the drill."))] = False,
     as_json: JsonOption = False,

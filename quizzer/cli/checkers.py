@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from quizzer.cli.base import DecksOption, JsonOption, app, console, load
-from quizzer.defaults import SEED_MAX
+from quizzer.cli.base import DecksOption, JsonOption, app, console, load, seed_in_range
 from quizzer.errors import UnknownName, UsageError
 from quizzer.i18n import _
 
@@ -41,7 +40,7 @@ def generate(
     card_id: Annotated[Optional[str], typer.Option(
         "--card", metavar="ID", show_default=False,
         help=_("A numeric card: draw its question exactly as study does, with the card's params."))] = None,
-    seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help=_("Same seed, same question."))] = 0,
+    seed: Annotated[int, typer.Option(metavar="N", min=0, callback=seed_in_range, help=_("Same seed, same question."))] = 0,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
 ) -> None:

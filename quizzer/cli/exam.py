@@ -17,9 +17,10 @@ from quizzer.cli.base import (
     console,
     given,
     kind_values,
+    seed_in_range,
     settings,
 )
-from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXAM_MINUTES, SEED_MAX
+from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXAM_MINUTES
 from quizzer.errors import UsageError
 from quizzer.i18n import _, ngettext
 
@@ -38,7 +39,7 @@ def exam(
     deck: DeckFilter = None,
     tag: TagFilter = None,
     kind: KindFilter = None,
-    seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", show_default=False, min=0, max=SEED_MAX,
+    seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", show_default=False, min=0, callback=seed_in_range,
                                                 help=_("Draw this paper (the same seed gives the same paper)."))] = None,
     resume: Annotated[bool, typer.Option("--resume", help=_("Continue the last unfinished exam."))] = False,
     show_history: Annotated[bool, typer.Option("--history", help=_("Past exams and the trend of the score."))] = False,
