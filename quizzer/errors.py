@@ -15,7 +15,11 @@ from typing import Any
 
 from quizzer.i18n import N_, _, join, ngettext
 
-_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# What printable() escapes: the controls, the bidi overrides and isolates, lone surrogates, and the
+# invisible characters, so a quoted name that looks like a known one shows why it is not (zero-width
+# spaces, joiners and direction marks, line and paragraph separators, the word joiner and invisible
+# operators, the byte-order mark)
+_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff]")
 _LONGEST = 1000  # characters of one file name or message shown (a message can quote a long text)
 
 

@@ -64,6 +64,16 @@ def test_a_seed_past_what_the_database_holds_is_a_usage_error_naming_the_bound(a
     assert "Invalid value for '--seed'" in result.stderr and "9223372036854775807" in result.stderr
 
 
+@pytest.mark.parametrize("typed", ["tiny\u200b", "tiny\u200e", "tiny\ufeff", "ti\u2028ny", "tiny\u2060"])
+def test_an_unknown_name_with_an_invisible_character_shows_it(typed, deck_folder):
+    """`--deck 'tiny<U+200B>'` said "no deck 'tiny' (known: tiny)": the name the learner pasted
+    looked like the known one, on one line or broken by a line separator."""
+    result = runner.invoke(app, ["study", "--decks", str(deck_folder(DECK)), "--deck", typed])
+    assert result.exit_code == 2
+    shown = result.stderr.split("Error: no deck ")[1].split(" (known")[0]
+    assert shown == "'" + typed.encode("unicode_escape").decode("ascii") + "'", shown
+
+
 def test_global_decks_and_db_options_reach_every_command(deck_folder, tmp_path):
     folder = deck_folder(DECK)
     listed = runner.invoke(app, ["--decks", str(folder), "decks"], env={"COLUMNS": "120"})
