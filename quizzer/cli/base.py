@@ -552,5 +552,5 @@ def check_clock() -> None:
     except (OverflowError, ValueError):  # year 1: out of range once moved to UTC
         year = clock.FIRST_YEAR - 1
     if not clock.FIRST_YEAR <= year <= clock.LAST_PINNED_YEAR:
-        raise UsageError(_("QUIZ_NOW={value} is not between {first} and {last}").format(
+        raise UsageError(_("QUIZ_NOW={value} is not between {first} and {last} in UTC").format(
             value=value, first=clock.FIRST_YEAR, last=clock.LAST_PINNED_YEAR), example)
