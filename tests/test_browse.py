@@ -313,6 +313,31 @@ def test_a_narrow_listing_puts_a_card_s_states_one_a_line_never_splitting_one(st
     assert len(words) >= 5 and words <= cells, (words - cells, out)
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_question_keeps_its_room_at_any_width_whatever_the_states(studied, language):
+    """The wide layout was judged by a card's longest single state, but draws its states on one
+    line (`relearning, due, leech`): at 103 columns it came in and left the question 8 columns
+    (`BERT 随` / `机选…`, `paddin` / `g 掩…`)."""
+    from quizzer import i18n
+    from quizzer.terminal.tables import PREVIEW_AT_LEAST
+
+    i18n.use(language)
+    try:
+        front, state = i18n._("front"), i18n._("state")
+        narrowest, wide = {}, {}
+        for columns in range(60, 200):
+            header = runner.invoke(app, ["cards", "--decks", str(studied)],
+                                   env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)}).stdout.splitlines()[0]
+            cells = _by_column(header)
+            start, end = cells.index(front[0]), cells.index(state[0])
+            narrowest[columns] = end - start - 2  # the front column, less the two spaces before the state
+            wide[columns] = "§" in header
+    finally:
+        i18n.use("en")
+    squeezed = {c: w for c, w in narrowest.items() if w < PREVIEW_AT_LEAST}
+    assert not {c for c in squeezed if wide[c] or c >= 80}, squeezed  # below, the ids' 12 columns come first
+
+
 def test_sorts(studied):
     by_id = as_json(studied, "cards", "--sort", "id")
     assert ids(by_id) == sorted(IDS)

@@ -96,7 +96,7 @@ def cards_command(
         return
     from quizzer.clock import when
 
-    states = [join(_(name) for name in [row.state, *row.flags]) for row in rows]
+    states = [[_(name) for name in [row.state, *row.flags]] for row in rows]  # joined on a line, or one a line
     dues = [when(row.due) if row.due else "-" for row in rows]
     stabilities = [_("{days} d").format(days=f"{row.stability:.1f}") if row.stability is not None else "-"
                    for row in rows]
@@ -109,7 +109,7 @@ def cards_command(
     out.print(counted, markup=False)
 
 
-def _layout(rows: list[Row], states: list[str], dues: list[str], stabilities: list[str], width: int) -> tuple[int, bool]:
+def _layout(rows: list[Row], states: list[list[str]], dues: list[str], stabilities: list[str], width: int) -> tuple[int, bool]:
     """The id column's width, and whether kind, deck, section and stability go beside the
     question. Every column but the question is kept whole and the question keeps
     PREVIEW_AT_LEAST columns (rich would otherwise squeeze the state to a character a line, or
@@ -122,17 +122,18 @@ def _layout(rows: list[Row], states: list[str], dues: list[str], stabilities: li
     def widest(header: str, cells: list[str]) -> int:
         return max(map(cell_len, [header, *cells]))
 
-    narrow = [widest(_("state"), [word for state in states for word in state.split(_(", "))]), widest(_("due"), dues),
+    narrow = [widest(_("state"), [name for names in states for name in names]), widest(_("due"), dues),
               widest(_("recall"), ["100%"])]  # narrow, a card's states go one a line
-    wide = narrow + [widest(_("kind"), [row.kind for row in rows]), widest(_("deck"), [row.deck for row in rows]),
-                     widest("§", [row.section for row in rows]), widest(_("stability"), stabilities)]
+    wide = [widest(_("state"), [join(names) for names in states]), *narrow[1:],
+            widest(_("kind"), [row.kind for row in rows]), widest(_("deck"), [row.deck for row in rows]),
+            widest("§", [row.section for row in rows]), widest(_("stability"), stabilities)]  # wide, on one line
     longest = max(cell_len(row.id) for row in rows)
     if room_beside(width, wide) >= longest:
         return longest, True
     return min(longest, max(12, room_beside(width, narrow))), False
 
 
-def _listing(rows: list[Row], states: list[str], dues: list[str], stabilities: list[str], room: int,
+def _listing(rows: list[Row], states: list[list[str]], dues: list[str], stabilities: list[str], room: int,
              wide: bool) -> Table:
     """The browser's table; ``wide`` adds kind, deck, section and stability beside the question."""
     from quizzer.terminal.render import safe
@@ -147,7 +148,7 @@ def _listing(rows: list[Row], states: list[str], dues: list[str], stabilities: l
     for row, state, due, stability in zip(rows, states, dues, stabilities):
         cells: list[str | Text] = [safe(row.id)]
         cells += [row.kind, safe(row.deck), safe(row.section)] if wide else []
-        cells += [preview(row.front), state if wide else "\n".join(state.split(_(", "))), due]  # never 到 / 期
+        cells += [preview(row.front), join(state) if wide else "\n".join(state), due]  # never 到 / 期
         cells += [stability] if wide else []
         table.add_row(*cells, f"{row.recall:.0%}" if row.recall is not None else "-")
     return table
