@@ -10,6 +10,11 @@ import sys
 import time
 
 import pytest
+from hypothesis import settings
+
+# no per-example deadline anywhere: a shared machine's pause of a quarter second is not a failure
+settings.register_profile("shared-machine", deadline=None)
+settings.load_profile("shared-machine")
 
 os.environ["QUIZ_LANG"] = "en"  # before any quizzer import: help texts are translated when a command module loads
 from quizzer import i18n  # noqa: E402

@@ -120,7 +120,8 @@ def test_quiz_debug_lets_the_traceback_through(deck_folder):
 def test_ctrl_c_in_study_shows_the_summary_and_exits_130(deck_folder):
     env = {**os.environ, "QUIZ_DECKS": str(deck_folder(DECK))}
     proc = subprocess.Popen([sys.executable, "-m", "quizzer", "study"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # a runner started with & ignores Ctrl-C
     assert proc.stdout is not None
     for line in proc.stdout:
         if "show answer" in line:
