@@ -343,6 +343,31 @@ def test_exam_skip_goes_round_and_time_up_scores_what_was_given(collection, monk
     assert all(q.status != "answered" for q in exam_store.questions(collection.store, machine.exam.id))
 
 
+def test_a_mark_is_kept_when_given_not_lost_with_the_marks_after_it(collection):
+    """Ctrl-C at the second mark lost the first: marks were kept in memory until the last one,
+    and `--resume` asked for every mark again, while the exit line said every answer was saved."""
+    clock = Clock()
+    machine = exam_of(collection, clock)
+    views = answer_all(machine, {"q-one": "讲了要点一", "m-one": "说反了", "c-one": "b", "z-one": "15%; 80%; [MASK]"}, clock)
+    first = views[-1]
+    assert isinstance(first, exams.MarkView)
+    second = machine.handle(exams.Mark("1" if first.card_id == "q-one" else "a"))[-1]
+    assert isinstance(second, exams.MarkView) and second.card_id != first.card_id
+    # interrupted here: the session is gone, the exam unfinished
+    stored = {q.card_id: q for q in exam_store.questions(collection.store, machine.exam.id)}
+    assert stored[first.card_id].review_id is not None and stored[second.card_id].review_id is None
+    assert card_info(collection.store, first.card_id, T0).reviews[-1].mode == "exam"
+    again = exams.ExamSession.resume(collection, tick=clock)
+    views = again.begin()
+    asked = [v.card_id for v in views if isinstance(v, exams.MarkView)]
+    assert asked == [second.card_id]  # only the mark not given yet
+    report = again.handle(exams.Mark("a"))[-1]
+    assert isinstance(report, exams.Report)
+    scores = {row.card_id: row.score for row in report.rows}
+    assert scores[first.card_id] == (0.5 if first.card_id == "q-one" else 1.0) and scores[second.card_id] == 1.0
+    assert len([r for r in card_info(collection.store, first.card_id, T0).reviews if r.mode == "exam"]) == 1
+
+
 def test_leave_keeps_the_exam_for_resume(collection):
     clock = Clock()
     machine = exam_of(collection, clock)

@@ -211,7 +211,7 @@ class ExamSession:
         self.current: QuestionRecord | None = None
         self.drawn: dict[tuple[str, int], Asked] = {}
         self.to_mark: list[QuestionRecord] = []
-        self.marks: dict[int, tuple[float, list[int] | None]] = {}
+        self.marks: dict[int, tuple[float, list[int] | None]] = {}  # what scores itself; a marked answer is recorded as marked
         questions = exam_store.questions(self.store, exam.id)
         self.total = len(questions)
         # a removed card stays unanswered
@@ -342,8 +342,8 @@ class ExamSession:
         self.phase = "marking"
         for question in exam_store.questions(self.store, self.exam.id):
             card = self.collection.cards.get(question.card_id)
-            if card is None:  # removed from the decks since: no score, nothing for study (``_finish``)
-                continue
+            if card is None or question.review_id is not None:  # removed from the decks since: no score,
+                continue  # nothing for study (``_finish``); or marked and recorded before an interruption
             if kinds.of(card).graded or given(question) is None:
                 self.marks[question.position] = (self._auto_score(question), None)
             else:
@@ -380,41 +380,45 @@ class ExamSession:
         if covered is None:
             return [Retry(_("Numbers between 1 and {count}, separated by spaces.").format(count=len(points))),
                     self._waiting()]
-        self.marks[question.position] = (len(covered) / len(points), covered)
+        self._record(question, len(covered) / len(points), covered, clock.now())  # kept at once, as an answer is
         self.to_mark.pop(0)
         return [self._waiting()]
 
     def _finish(self) -> Report:
-        """Record every question's score as an exam review (and a mistake where wrong).
+        """Record the score of every question not recorded yet (a marked answer is recorded as it
+        is marked) as an exam review (and a mistake where wrong).
 
         Each question is one transaction, and questions already recorded are skipped, so an
-        interrupted scoring can simply run again, and a paper handed in on two devices at once is
+        interrupted scoring or marking can simply run again, and a paper handed in on two devices at once is
         reviewed once (the store checks inside the transaction; the first hand-in's score stands). A review is dated no later than the exam's
         deadline, before which every answer was given: a paper left and handed in days later
         keeps its reviews on the exam's day (unless the card was studied since: then now).
         """
         now = clock.now()
-        answered_by = min(now, self.exam.deadline)
         for question in exam_store.questions(self.store, self.exam.id):
             if question.review_id is not None or never_asked(question) or question.position not in self.marks:
                 continue  # recorded, never shown, or its card gone from the decks: it scores 0 on the paper only
-            score, covered = self.marks[question.position]
-            wrong = score < WRONG_BELOW
-            last = card_store.card(self.store, question.card_id).memory.last_review
-            when = answered_by if last is None or last <= answered_by else now
-            try:
-                patiently(lambda: record_answer(
-                    self.store, question.card_id, rating_for(score), now=when, duration_ms=question.duration_ms,
-                    mode="exam", answer_text=question.answer_text, correct=not wrong, seed=question.seed,
-                    ahead_rule=not wrong, mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
-                    scheduler=self.schedule.scheduler, rollover_hour=self.settings.day_start_hour,
-                    load_balance=self.settings.load_balance, interview=self.schedule.interview,
-                ), self.waiting)
-            except card_store.AlreadyMarked:  # the paper was handed in on another device meanwhile
-                continue
+            self._record(question, *self.marks[question.position], now)
         self.exam = patiently(lambda: exam_store.close(self.store, self.exam.id, now), self.waiting)
         self.phase = "done"
         return report(self.collection, self.exam.id)
+
+    def _record(self, question: QuestionRecord, score: float, covered: list[int] | None, now: datetime) -> None:
+        """One question's score as its exam review, in one transaction (``_finish``)."""
+        wrong = score < WRONG_BELOW
+        last = card_store.card(self.store, question.card_id).memory.last_review
+        answered_by = min(now, self.exam.deadline)
+        when = answered_by if last is None or last <= answered_by else now
+        try:
+            patiently(lambda: record_answer(
+                self.store, question.card_id, rating_for(score), now=when, duration_ms=question.duration_ms,
+                mode="exam", answer_text=question.answer_text, correct=not wrong, seed=question.seed,
+                ahead_rule=not wrong, mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
+                scheduler=self.schedule.scheduler, rollover_hour=self.settings.day_start_hour,
+                load_balance=self.settings.load_balance, interview=self.schedule.interview,
+            ), self.waiting)
+        except card_store.AlreadyMarked:  # the paper was handed in on another device meanwhile
+            pass
 
 
 def never_asked(question: QuestionRecord | ReportRow) -> bool:
