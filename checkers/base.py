@@ -14,6 +14,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from checkers.shapes import Strict
@@ -28,9 +29,26 @@ def float_slack(truth: float) -> float:
     return 1e-14 * max(1.0, abs(truth))
 
 
+TIE_NOISE = Fraction(1, 10**13)  # how far below or above a tie a float's own error can put a value
+
+
+def fixed(value: float, decimals: int, grouping: bool = False) -> str:
+    """``value`` to ``decimals`` places, a tie rounded away from zero as school teaches (75.705 →
+    75.71), also where the float computing it fell a hair short of the tie (757.05 × 0.1 =
+    75.70499999999996, which Python rounds to 75.70): within TIE_NOISE of the value, and far below
+    the last digit shown, counts as the tie. Exact arithmetic, so a whole number keeps its digits."""
+    scaled = abs(Fraction(value)) * 10**decimals
+    whole = math.floor(scaled)
+    off_tie = abs(scaled - whole - Fraction(1, 2))
+    units = whole + (scaled - whole > Fraction(1, 2) or off_tie <= min(scaled * TIE_NOISE, Fraction(1, 10**6)))
+    integer, fraction = divmod(units, 10**decimals)
+    digits = (f"{integer:,}" if grouping else f"{integer}") + (f".{fraction:0{decimals}d}" if decimals else "")
+    return "-" + digits if value < 0 and units else digits  # never -0.00
+
+
 def grouped(value: float, decimals: int = 0) -> str:
     """A number with thousands separators ("16,226,304"), which the answer grammar reads back."""
-    return f"{round(value, decimals) + 0.0:,.{decimals}f}"  # +0.0 turns -0.0 into 0.0
+    return fixed(value, decimals, grouping=True)
 
 
 def _magnitude(value: float) -> int:
@@ -87,7 +105,7 @@ class Tolerance:
 
     def _one(self, value: float, grouping: bool) -> str:
         if self.kind == "unit":
-            return f"{value / 10.0 ** UNITS[self.unit]:.{self.decimals}f}{self.unit}"
+            return fixed(value / 10.0 ** UNITS[self.unit], self.decimals) + self.unit
         if self.kind == "significant":
             rounded = round(value, self.decimals - 1 - _magnitude(value))
             shift, suffix = next(((UNITS[u], u) for u in ("B", "M", "K") if abs(rounded) >= 10.0 ** UNITS[u]), (0, ""))
@@ -95,7 +113,7 @@ class Tolerance:
         decimals = self.decimals if self.kind == "decimals" else 0
         if self.kind != "decimals" and not (float(value).is_integer() or self.kind == "exact"):
             return f"{value:.6g}"
-        return grouped(value, decimals) if grouping else f"{round(value, decimals) + 0.0:.{decimals}f}"
+        return fixed(value, decimals, grouping)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -150,7 +168,7 @@ def draw_values(rng: random.Random, n: int, low: float, high: float, decimals: i
 
 def num(x: float, digits: int = 4) -> str:
     """A number in a worked solution: fixed digits, trailing zeros kept for alignment."""
-    return f"{x + 0.0:.{digits}f}"
+    return fixed(x, digits)
 
 
 def vec(xs: Sequence[float], digits: int | None = None) -> str:

@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
-from checkers.base import BaseChecker, Tolerance
+from checkers.base import BaseChecker, Tolerance, num
 from checkers.configs import CONFIGS
 from checkers.grading import Said
 from checkers.shapes import LAYERS_MAX, Strict
@@ -132,7 +132,7 @@ class KvCache(BaseChecker[KvCacheParams, KvCacheInputs, int | float]):
             tokens = inputs.batch * inputs.length
             lines.append(
                 f"\n总计 = 每 token × B × S = {per_token:,} × {inputs.batch} × {inputs.length} = {per_token * tokens:,} 字节"
-                f" = {per_token * tokens:,} / 2^30 GiB = {per_token * tokens / GIB:.4f} GiB"
+                f" = {per_token * tokens:,} / 2^30 GiB = {num(per_token * tokens / GIB)} GiB"
             )
         return "\n".join(lines) + f"\n\n答案：`{tolerance.format(answer)}`"
 

@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
-from checkers.base import BaseChecker, Tolerance
+from checkers.base import BaseChecker, Tolerance, num
 from checkers.configs import CONFIGS, Component, Convention, Family, ModelConfig
 from checkers.grading import Said
 from checkers.shapes import LAYERS_MAX, Strict
@@ -265,7 +265,7 @@ class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
             rows.append(f"| {mark}{part}{mark} | {formula} | {mark}{counts[part]:,}{mark} |")
         share = ""
         if inputs.component == "embedding_share":
-            share = f"\n\nEmbedding 占比 = {counts['embeddings']:,} / {counts['total']:,} = {answer:.4f}"
+            share = f"\n\nEmbedding 占比 = {counts['embeddings']:,} / {counts['total']:,} = {num(answer)}"
         return (
             f"{convention_text(inputs.convention, cfg)}\n\n" + "\n".join(rows) + share
             + f"\n\n答案：`{tolerance.format(answer)}`"

@@ -100,8 +100,7 @@ def test_masking_budget_against_closed_form():
         selected = q.inputs["tokens"] * 0.15
         expected = [selected, selected * 0.8, selected * 0.1, selected * 0.1]
         assert q.answer == pytest.approx(expected, rel=1e-12)
-        for value in expected:
-            assert f"{value:.2f}" in q.solution
+        # what the solution shows, a tie rounded up: test_checkers' test_a_shown_answer_rounds_a_tie_up_as_school_teaches
 
 
 def closed_form_counts(cfg, convention: str) -> dict[str, int]:

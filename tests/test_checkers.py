@@ -69,6 +69,36 @@ def test_own_answer_grades_correct_and_just_outside_does_not(name):
         assert grade(typed, q).outcome == "wrong", (seed, typed, q.answer)
 
 
+def test_a_shown_answer_rounds_a_tie_up_as_school_teaches():
+    """757.05 × 0.1 was shown as 75.70 (the float is 75.70499999999996, and Python rounds a tie
+    to even): the masking budget's expected counts, computed here in exact decimals from the
+    question's own inputs and rounded half up, are what the answer and the worked solution show."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    checker, ties = registry.get("masking_budget"), 0
+    for seed in range(200):
+        q = checker.generate(seed)
+        i = {key: Decimal(str(value)) for key, value in q.inputs.items()}
+        selected = i["tokens"] * i["select_rate"]
+        parts = [Decimal(1), i["mask_rate"], i["random_rate"], 1 - i["mask_rate"] - i["random_rate"]]
+        exact = [selected * part for part in parts]
+        ties += any(value.quantize(Decimal("0.001")) == value and value * 1000 % 10 == 5 for value in exact)
+        shown = [str(value.quantize(Decimal("0.01"), ROUND_HALF_UP)) for value in exact]
+        assert q.answer_text == "[" + ", ".join(shown) + "]", (seed, q.answer_text, exact)
+        assert f"= {shown[2]}" in q.solution, seed
+    assert ties > 20  # the rule was put to the test
+
+
+def test_fixed_rounds_half_up_keeps_whole_numbers_and_never_shows_minus_zero():
+    from checkers.base import fixed
+
+    assert [fixed(2.675, 2), fixed(1.005, 2), fixed(-2.675, 2), fixed(0.125, 2)] == ["2.68", "1.01", "-2.68", "0.13"]
+    assert fixed(-0.001, 2) == "0.00" and fixed(-0.4, 0) == "0"
+    assert fixed(2**70, 0, grouping=True) == f"{2**70:,}"  # a whole number keeps every digit
+    assert fixed(12345678901234.0, 0) == "12345678901234" and fixed(2.0**80, 0) == f"{2**80}"  # no tie near
+    assert fixed(1234567.125, 2, grouping=True) == "1,234,567.13"
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_fewer_digits_than_asked_is_imprecise_exactly_when_outside_the_bound(name):
     checker = registry.get(name)
