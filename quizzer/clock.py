@@ -69,3 +69,10 @@ def next_day_start(dt: datetime, rollover_hour: int = ROLLOVER_HOUR) -> datetime
 def when(moment: datetime) -> str:
     """A stored UTC time as the learner's local time, to the minute (as every listing shows one)."""
     return f"{moment.astimezone():%Y-%m-%d %H:%M}"
+
+
+def later_when(moment: datetime, now: datetime) -> str:
+    """A time to come, in local time: its hour and minute if it is today, else with its date (an
+    exam of a day's length resumable "until 10:00" read as already over)."""
+    local = moment.astimezone()
+    return f"{local:%H:%M}" if local.date() == now.astimezone().date() else when(moment)

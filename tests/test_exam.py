@@ -274,6 +274,17 @@ def test_the_overview_reminds_of_an_exam_left_unfinished_until_it_is_handed_in(d
     assert json.loads(run(deck_dir, ["--json"], when=T0 + timedelta(days=1)).stdout)["unfinished_exam"] is None
 
 
+def test_an_exam_resumable_until_another_day_names_that_day(deck_dir):
+    """A day-long exam left at 10:00 was "resumable until 10:00": read an hour later, as over."""
+    left = run(deck_dir, ["exam", "--seed", "11", "--count", "2", "--kind", "choice", "--minutes", "1440"], ["!q"])
+    deadline = T0 + timedelta(days=1)
+    assert f"continues it until {deadline.astimezone():%Y-%m-%d %H:%M}, and after" in left.stdout
+    later = run(deck_dir, [], when=T0 + timedelta(hours=1)).stdout
+    assert f"continues it until {deadline.astimezone():%Y-%m-%d %H:%M}." in later
+    today = run(deck_dir, [], when=deadline - timedelta(minutes=30)).stdout  # the same day: the time is enough
+    assert f"continues it until {deadline.astimezone():%H:%M}." in today
+
+
 def test_a_mistake_leaves_the_notebook_after_two_right_days(deck_dir):
     run(deck_dir, ["exam", "--history"])
     run(deck_dir, ["exam", "--seed", "2", "--count", "2", "--kind", "choice"], ["A", "A", "!f"])  # both wrong

@@ -18,6 +18,7 @@ from quizzer.cli.base import (
     collection,
     console,
 )
+from quizzer.clock import later_when
 from quizzer.errors import UsageError
 from quizzer.i18n import _, join, ngettext
 
@@ -117,7 +118,7 @@ def unfinished_line(exam: ExamRecord, now: datetime) -> str:
     if exam.deadline <= now:
         return _("Exam {id} is unfinished and its time is up: `quiz exam --resume` scores it.").format(id=exam.id)
     return _("Exam {id} is unfinished: `quiz exam --resume` continues it until {time}.").format(
-        id=exam.id, time=f"{exam.deadline.astimezone():%H:%M}")
+        id=exam.id, time=later_when(exam.deadline, now))
 
 
 def _own_limits(capped: list[str], own: Mapping[str, int], everywhere: int) -> str:

@@ -36,7 +36,8 @@ from quizzer.app.exam import (
     View,
 )
 from quizzer.app.views import Retry
-from quizzer.clock import when
+from quizzer import clock
+from quizzer.clock import later_when, when
 from quizzer.i18n import _, said
 from quizzer.store.records import ExamRecord
 from quizzer.terminal import render
@@ -168,7 +169,7 @@ def left_message(view: LeftUnfinished) -> str:
         return _("Exam {id} left unfinished, every answer saved; its time is up: `quiz exam --resume` scores it.").format(
             id=view.exam_id)
     return _("Exam {id} left unfinished, every answer saved; `quiz exam --resume` continues it until {time}, "
-             "and after that scores what was answered.").format(id=view.exam_id, time=f"{view.deadline.astimezone():%H:%M}")
+             "and after that scores what was answered.").format(id=view.exam_id, time=later_when(view.deadline, clock.now()))
 
 
 def status_text(status: str) -> str:
