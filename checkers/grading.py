@@ -36,6 +36,10 @@ class Said(str):
         return said
 
 
+# what a Chinese sentence puts around a number: "约 0.8", "大约是 0.5", and the full stop an input
+# method adds ("0.5。")
+_SAID_AROUND = re.compile(r"^(?:≈|~|大约|大概|约)(?:是|为)?\s*|\s*。$")
+
 HINT = Said("Numbers: 0.478, -1.2e-3, 1.09×10^8, 21.7%, 110M, 3/4; vectors: [0.1, 0.2] or 0.1 0.2")
 
 # Limits on untrusted text, all checked on the text before any int()/float() conversion.
@@ -46,8 +50,8 @@ MAX_DIGITS = MAX_EXPONENT + 20  # per number: Tolerance.format shows 1e300 as 30
 IMPRECISE_AT_MOST = 0.25  # an imprecise answer's last digit is worth at most a quarter of the truth
 
 _NUMBER = re.compile(r"([+-]?)([0-9]+)?(?:\.([0-9]*))?(?:e([+-]?[0-9]+))?", re.IGNORECASE)
-_SHIFT = {"%": -2, "k": 3, "m": 6, "b": 9, "万": 4, "亿": 8}  # powers of ten, so "1.1亿" is exact
-UNIT_SUFFIXES = {"k", "m", "b", "万", "亿"}
+_SHIFT = {"%": -2, "k": 3, "m": 6, "b": 9, "千": 3, "万": 4, "亿": 8}  # powers of ten, so "1.1亿" is exact
+UNIT_SUFFIXES = {"k", "m", "b", "千", "万", "亿"}
 _THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]+)?")
 _TIMES_TEN = re.compile(r"(?<=[0-9.])\s*[×xX*]\s*10\s*\^\s*\(?([+-]?[0-9]+)\)?")
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
@@ -120,13 +124,13 @@ def _normalise(text: str) -> str:
     if len(text) > MAX_ANSWER_CHARS:
         raise _too_long(len(text))
     text = _ascii_digits(text)
-    text = re.sub(r"^(≈|~|约)\s*", "", text)
+    text = _SAID_AROUND.sub("", text)
     text = _TIMES_TEN.sub(lambda m: f"e{m.group(1)}", text)
-    return re.sub(r"(?<=[0-9.])\s+(?=[%kKmMbB万亿])", "", text)
+    return re.sub(r"(?<=[0-9.])\s+(?=[%kKmMbB千万亿])", "", text)
 
 
 def _parse_decimal(token: str) -> Number:
-    """One number without '/': sign, decimals, e-notation, %, K/M/B, 万/亿."""
+    """One number without '/': sign, decimals, e-notation, %, K/M/B, 千/万/亿."""
     token = token.strip()
     shift = _SHIFT.get(token[-1:].lower())
     match = _NUMBER.fullmatch(token if shift is None else token[:-1])
@@ -163,7 +167,7 @@ def _unit_zeros(token: str, whole: str | None, frac: str | None, exp: str | None
 
 
 def parse_number(token: str) -> Number:
-    """One number: sign, decimals, e-notation, %, K/M/B, 万/亿, or a fraction a/b (one '/')."""
+    """One number: sign, decimals, e-notation, %, K/M/B, 千/万/亿, or a fraction a/b (one '/')."""
     if len(token) > MAX_ANSWER_CHARS:
         raise _too_long(len(token))
     token = _ascii_digits(token.strip())

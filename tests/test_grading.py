@@ -37,9 +37,19 @@ def question(answer, tolerance: Tolerance) -> Question:
         ("-1/8", -0.125),
         ("109,482,240", 109482240.0),
         ("≈0.48", 0.48),
+        ("0.5。", 0.5),  # the full stop a Chinese input method adds
+        ("约 0.8。", 0.8),
+        ("大约是0.5", 0.5),
+        ("大概 1.1亿", 1.1e8),
+        ("2千", 2000.0),
+        ("2.5 千", 2500.0),
+        ("[0.1, 0.2]。", None),
     ],
 )
 def test_parse_numbers(text, value):
+    if value is None:  # a vector: it grades as one
+        assert grade(text, question([0.1, 0.2], Tolerance("decimals", 1))).outcome == "correct"
+        return
     assert read_number(text).value == pytest.approx(value, rel=1e-15)
 
 
@@ -60,7 +70,7 @@ def test_parse_vectors(text, values):
     assert grade(text, question([v + 1 for v in values], Tolerance("decimals", 3))).outcome == "wrong"
 
 
-@pytest.mark.parametrize("text", ["", "abc", "0.4.7", "1e", "[]", "1/0", "--1", "0.5x"])
+@pytest.mark.parametrize("text", ["", "abc", "0.4.7", "1e", "[]", "1/0", "--1", "0.5x", "。", "0.5。。", "约", "是0.5"])
 def test_unparseable_raises_with_hint(text):
     with pytest.raises(AnswerFormatError) as err:
         read_number(text)
