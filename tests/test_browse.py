@@ -459,6 +459,9 @@ def test_mistakes_show_the_question(studied):
     [row] = as_json(studied, "mistakes")
     assert row["id"] == "ch-mask" and row["front"].startswith("padding 掩码加在哪里？")
     assert row["times_wrong"] == 1 and row["last_wrong_answer"] == "A" and row["right_days_needed"] == 2
+    narrow = runner.invoke(app, ["mistakes", "--decks", str(studied)], env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": "80"})
+    header = " ".join(narrow.stdout.split("──")[0].split())  # a header may take two lines
+    assert header.count("wrong") == 2 and "answer" in header, narrow.stdout  # "answer" alone read as the right one
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])

@@ -226,7 +226,7 @@ def test_the_session_summary_reads_as_one_language(tmp_path):
     env = {"QUIZ_DECKS": str(tmp_path), "QUIZ_DB": str(tmp_path / "q.db"), "QUIZ_NOW": "2026-01-05T10:00"}
     chinese = subprocess.run([sys.executable, "-m", "quizzer", "study"], input="\n3\n", capture_output=True, text=True,
                              env={**os.environ, **env, "QUIZ_LANG": "zh"}, timeout=120).stdout
-    assert re.search(r"已复习 1 张，答对 \d+ 张，用时 \d+分\d\d秒（良好 1）", chinese), chinese
+    assert re.search(r"已复习 1 次，答对 \d+ 次，用时 \d+分\d\d秒（良好 1）", chinese), chinese
     (tmp_path / "q.db").unlink()
     english = subprocess.run([sys.executable, "-m", "quizzer", "study"], input="\n3\n", capture_output=True, text=True,
                              env={**os.environ, **env, "QUIZ_LANG": "en"}, timeout=120).stdout

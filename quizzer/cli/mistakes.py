@@ -70,7 +70,7 @@ def mistakes(
     for column, width in zip(counts, others):
         column.max_width = width
     table = listing(text(_("card"), width=ids), _("question"), counts[0], *([ident(_("last wrong"))] if wide else []),
-                    *([_("last wrong answer") if wide else _("answer")] if answer else []), counts[1])
+                    *([_("last wrong answer") if wide else _("wrong answer")] if answer else []), counts[1])
     for row, last in zip(rows, dates):
         table.add_row(safe(row.id), preview(row.front) if row.front is not None else _("(not in the decks)"),
                       str(row.times_wrong), *([last] if wide else []),
