@@ -108,6 +108,8 @@ def test_the_days_new_card_pace_holds_as_its_new_cards_are_studied():
     assert after["new_per_day"] == before["new_per_day"] > 20
     assert after["total"]["new"] == before["total"]["new"] - 14
     assert f"raised from 20 to {before['new_per_day']}" in quiz("plan").output
+    none_new = runner.invoke(app, ["study", "--new", "0"], input="q\n", env={"QUIZ_NOW": NOW})
+    assert none_new.exit_code == 0 and "raised from" not in none_new.stdout  # --new 0 takes none: no pace to tell
 
 
 def test_the_plan_stays_the_same_all_day_until_the_learner_answers():

@@ -52,7 +52,7 @@ def study(
     schedule = schedule_of(opened.store, chosen_settings)
     pace = new_per_day_today(opened.store, clock.now(), chosen_settings.new_per_day, schedule.interview)
     line = raised(chosen_settings.new_per_day, pace)
-    if line:
+    if line and new != 0:  # --new 0 takes none: a raised pace is news for another run
         console().print(line, markup=False)
     queue = build_queue(opened.store, clock.now(), new_per_day=chosen_settings.new_per_day,
                         reviews_per_day=chosen_settings.reviews_per_day, chosen=chosen, new_limit=new, limit=limit,
