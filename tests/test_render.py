@@ -100,6 +100,29 @@ def test_line_breaks_follow_the_chinese_rules(parts, width):
         assert cell_len(piece.rstrip()) <= width
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(words, min_size=1, max_size=60), st.integers(min_value=8, max_value=40))
+@example(parts=["BERT", " ", "模型", "注意力"], width=11)  # `BERT 模型注意` / `力`
+@example(parts=["BERT", "768", "模型"], width=10)  # `BERT768模` / `型`: the number goes down with its word
+def test_a_last_line_never_holds_one_ideograph_alone_where_the_one_before_can_give_one(parts, width):
+    """At 60 columns the overview broke a deck title as `…架` / `构`: a lone last character. The
+    unit before it (UAX #14's, as joined) goes down with it, where the two fit and the line before
+    keeps a unit."""
+    text = "".join(parts)
+    units = break_units(text)
+    assume(all(cell_len(unit.rstrip()) <= width for unit in units))
+    offsets = divide_line(text, width)
+    pieces = [text[a:b] for a, b in zip([0, *offsets], [*offsets, len(text)])]
+    assert all(cell_len(piece.rstrip()) <= width for piece in pieces) and "".join(pieces) == text
+    if len(pieces) > 1:
+        last = pieces[-1].rstrip()
+        if re.fullmatch(r"[\u4e00-\u9fff][。，）」：]*", last) and len(units) > 1 and units[-1] == pieces[-1]:
+            unit_before = units[-2]
+            movable = (re.match(r"[\u4e00-\u9fff]", unit_before[-1:]) and unit_before != pieces[-2]
+                       and cell_len((unit_before + last).rstrip()) <= width)
+            assert not movable, pieces
+
+
 mixed = st.sampled_from(["模", "型", "注意力", "BERT", "GPT-2", "8", "a/b", "15%", "$", "768", "。", "，", "（", "）", "「",
                          "」", "：", "？", "(", ")", "-", "/", " ", "\u3000", "ー", "々", "一", "…", "'", '"', "\u0301"])
 

@@ -43,7 +43,9 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
     breaks: list[int] = []
     used = 0  # cells on the current line, trailing spaces included
     start = 0
+    starts = []  # where each unit begins
     for unit in units:
+        starts.append(start)
         length = cell_len(unit.rstrip())
         if used + length <= width:
             used += cell_len(unit)
@@ -61,6 +63,20 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
         else:
             used = cell_len(unit)
         start += len(unit)
+    return _no_lone_ideograph(text, width, breaks, starts)
+
+
+def _no_lone_ideograph(text: str, width: int, breaks: list[int], starts: list[int]) -> list[int]:
+    """``breaks`` with the last one moved back a unit where the last line would hold a single
+    ideograph, closing punctuation aside, and the unit before ends in one (``BERT 架`` / ``构``: a
+    word torn, its last character alone), if the two fit a line and the line before keeps a unit."""
+    if not breaks or len(starts) < 2 or starts[-1] != breaks[-1]:
+        return breaks
+    last, before = text[breaks[-1]:].rstrip(), text[starts[-2]:breaks[-1]]
+    earlier = breaks[-2] if len(breaks) > 1 else 0
+    lone = bool(_ONE_IDEOGRAPH.fullmatch(last[:1])) and all(c in _NO_LINE_START for c in last[1:])
+    if lone and _ONE_IDEOGRAPH.fullmatch(before[-1:]) and starts[-2] > earlier and cell_len(before + last) <= width:
+        return [*breaks[:-1], starts[-2]]
     return breaks
 
 
