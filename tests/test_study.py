@@ -300,6 +300,18 @@ def test_a_missing_editor_is_a_message_not_a_crash(deck_dir):
     assert "Could not start the editor 'no-such-editor-here'" in screen and "Saved q-one" in screen
 
 
+def test_why_an_answer_is_asked_again_is_said_next_to_the_prompt(deck_folder):
+    """On a terminal the screen is cleared for the card drawn again, and the reason was printed
+    before it: at the top, a screen away from the prompt under the card."""
+    folder = deck_folder(DECK.replace("cards:\n", "cards:\n  - {id: n-one, kind: numeric, source: '1.5', checker: mlm_loss}\n"))
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    code, screen = run_in_terminal(["study", "--decks", str(folder), "--kind", "numeric", "--limit", "1"],
+                                   keys=["abc\r", "!q\r"], env={"QUIZ_NOW": when.isoformat()})
+    assert code == 0, screen
+    again = screen.split("abc", 1)[1]  # what the terminal shows after the answer
+    assert again.index("Cannot read 'abc'") > again.rindex("╰"), again  # under the card drawn again
+
+
 def test_the_editor_is_refused_on_a_pipe(deck_dir, tmp_path):
     """On a pipe an editor would eat the script's lines (or hang): `e` says so and the session goes on."""
     marker = tmp_path / "ran"

@@ -79,7 +79,7 @@ class ExamScreen:
                 if self.clear_screen and not first:  # the first keeps what the command printed above it
                     self.console.clear()
                 first = False
-            for view in views:
+            for view in render.retries_last(views):
                 self.draw(view)
             last = views[-1]
             if isinstance(last, (Report, LeftUnfinished)):

@@ -8,7 +8,7 @@ import string
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.markup import escape
@@ -280,6 +280,17 @@ def waiting(console: Console) -> Callable[[DatabaseBusy], None]:
     return say
 
 
+ViewT = TypeVar("ViewT")
+
+
 def retry(console: Console, message: str) -> None:
     """Why an answer is asked again."""
     console.print(f"[yellow]{safe(message)}[/yellow]", highlight=False)
+
+
+def retries_last(views: Sequence[ViewT]) -> list[ViewT]:
+    """``views`` in the order to draw them: why an answer is asked again goes under the question
+    drawn again, next to the prompt (above it, on a cleared screen, it was a screen away)."""
+    from quizzer.app.views import Retry
+
+    return [v for v in views if not isinstance(v, Retry)] + [v for v in views if isinstance(v, Retry)]

@@ -128,7 +128,7 @@ class StudyScreen:
                 if self.clear_screen and not first:  # the first card keeps what the command printed above it
                     self.console.clear()
                 first = False
-            for view in views:
+            for view in render.retries_last(views):
                 self.draw(view)
             if any(isinstance(view, CardView) for view in views):
                 self.session.prepare()  # the card is on screen: work its answer needs can start
