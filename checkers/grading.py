@@ -167,10 +167,13 @@ def _unit_zeros(token: str, whole: str | None, frac: str | None, exp: str | None
 
 
 def parse_number(token: str) -> Number:
-    """One number: sign, decimals, e-notation, %, K/M/B, 千/万/亿, or a fraction a/b (one '/')."""
+    """One number: sign, decimals, e-notation, %, K/M/B, 千/万/亿, a fraction a/b (one '/'), or
+    a whole number's power (2^11)."""
     if len(token) > MAX_ANSWER_CHARS:
         raise _too_long(len(token))
     token = _ascii_digits(token.strip())
+    if (power := _POWER.fullmatch(token)) is not None:
+        return _power(token, int(power.group(1)), int(power.group(2)))
     if "/" not in token:
         return _parse_decimal(token)
     if token.count("/") > 1:
@@ -184,6 +187,18 @@ def parse_number(token: str) -> Number:
     if not math.isfinite(value):  # 1e300/1e-300
         raise _out_of_range(token)
     return Number(value, 0.0)
+
+
+_POWER = re.compile(r"([0-9]{1,6})\s*(?:\^|\*\*)\s*\(?([+-]?[0-9]{1,4})\)?")  # 2^11, 2**30, 2¹¹: exact
+
+
+def _power(token: str, base: int, exponent: int) -> Number:
+    """A whole number to a whole power, exact: what an interviewer writes for 2048 or 1 GiB."""
+    if base == 0 and exponent < 0:
+        raise AnswerFormatError(Said("The denominator cannot be 0: '{text}'", text=_shown(token)))
+    if base > 1 and abs(exponent) * math.log10(base) > MAX_EXPONENT:
+        raise _out_of_range(token)
+    return Number(float(base) ** exponent, 0.0)
 
 
 def read_number(text: str) -> Number:

@@ -43,6 +43,10 @@ def question(answer, tolerance: Tolerance) -> Question:
         ("大概 1.1亿", 1.1e8),
         ("2千", 2000.0),
         ("2.5 千", 2500.0),
+        ("2^11", 2048.0),  # a power as an interviewer writes it
+        ("2**30", 2.0**30),
+        ("10²", 100.0),  # a power, never 102 (digits glued on)
+        ("2^(-3)", 0.125),
         ("[0.1, 0.2]。", None),
     ],
 )
@@ -70,7 +74,7 @@ def test_parse_vectors(text, values):
     assert grade(text, question([v + 1 for v in values], Tolerance("decimals", 3))).outcome == "wrong"
 
 
-@pytest.mark.parametrize("text", ["", "abc", "0.4.7", "1e", "[]", "1/0", "--1", "0.5x", "。", "0.5。。", "约", "是0.5"])
+@pytest.mark.parametrize("text", ["", "abc", "0.4.7", "1e", "[]", "1/0", "--1", "0.5x", "。", "0.5。。", "约", "是0.5", "9^999", "0^-1", "2^", "^3", "2.5^2"])
 def test_unparseable_raises_with_hint(text):
     with pytest.raises(AnswerFormatError) as err:
         read_number(text)
