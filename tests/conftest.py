@@ -100,16 +100,16 @@ class Terminal:
     text, send keys (escape sequences too: ``"\x1b[D"`` is the left arrow). Answers the cursor
     position requests a line editor makes, as a real terminal does. Use in a ``with`` block."""
 
-    def __init__(self, args: list[str], env: dict[str, str], columns: int = 100, rows: int = 30) -> None:
-        import fcntl
-        import struct
-        import termios
-
+    def __init__(self, args: list[str], env: dict[str, str], columns: int = 100, rows: int = 30,
+                 resizable: bool = False) -> None:
+        """``resizable``: no COLUMNS and LINES in the environment (they would fix the size), so the
+        program reads the terminal's and :meth:`resize` can change it."""
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
-            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-            os.execvpe(sys.executable, [sys.executable, "-m", "quizzer", *args],
-                       {**os.environ, **env, "COLUMNS": str(columns), "LINES": str(rows), "TERM": "xterm"})
+            self._size(0, columns, rows)
+            sized = {} if resizable else {"COLUMNS": str(columns), "LINES": str(rows)}
+            environ = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES") or not resizable}
+            os.execvpe(sys.executable, [sys.executable, "-m", "quizzer", *args], {**environ, **env, **sized, "TERM": "xterm"})
         self.raw = b""
         self.code: int | None = None
 
@@ -148,6 +148,18 @@ class Terminal:
 
     def send(self, keys: str) -> None:
         os.write(self.fd, keys.encode())
+
+    def resize(self, columns: int, rows: int = 30) -> None:
+        """The window made another size, as a terminal does (its program gets SIGWINCH)."""
+        self._size(self.fd, columns, rows)
+
+    @staticmethod
+    def _size(fd: int, columns: int, rows: int) -> None:
+        import fcntl
+        import struct
+        import termios
+
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
 
     def wait(self, timeout: float = 60) -> int:
         """The exit code, once the program has ended (killed after ``timeout``)."""

@@ -96,6 +96,36 @@ def test_ctrl_d_at_an_empty_answer_quits_with_the_summary(deck_dir):
     assert "Reviewed 0" in term.text and answers() == {"z-one": None, "z-two": None}
 
 
+def test_a_resized_terminal_draws_the_card_anew_and_keeps_what_was_typed(deck_dir):
+    """Made narrower mid-answer, the terminal's reflow broke the card's box into half-lines and
+    pushed its question off the top; only the prompt was drawn anew. Now the card is drawn again at
+    the new width (at an answer and at a key prompt), and the half-typed answer stays."""
+    from rich.cells import cell_len
+
+    def borders(text: str) -> set[int]:
+        return {cell_len(line.rstrip()) for line in text.splitlines() if line.startswith("╭")}
+
+    with Terminal(["study", "--decks", str(deck_dir), "--kind", "cloze"], {"QUIZ_NOW": T0.isoformat()},
+                  columns=100, resizable=True) as term:
+        after = term.expect("answer (the blank)")
+        assert borders(term.text) == {100}
+        term.send("编码")
+        term.expect("编码", after=after)
+        mark = len(term.text)
+        term.resize(60)
+        after = term.expect("answer (the blank) 编码", after=term.expect("╭─ 0 done", after=mark))
+        assert borders(term.text[mark:]) == {60}, term.text[mark:]  # the card drawn anew, the answer kept
+        term.send("器\r")
+        mark = term.expect("[space/Enter] next", after=after)
+        term.resize(80)
+        after = term.expect("[space/Enter] next", after=term.expect("╭─ 0 done", after=mark))
+        assert borders(term.text[mark:]) == {80}, term.text[mark:]  # the card and verdict anew, the keys asked again
+        term.send(" ")
+        assert quit_at_next_prompt(term, after) == 0
+    assert answers()["z-one"] == "编码器" or answers()["z-two"] == "编码器"
+    assert "Traceback" not in term.text
+
+
 @pytest.mark.parametrize("setting", ["on", "off"])
 def test_the_screen_is_cleared_between_cards_unless_the_setting_is_off(deck_dir, setting):
     """``clear_screen`` (default on): the next card starts on a clean screen; the first card

@@ -14,6 +14,7 @@ import io
 import os
 import re
 import select
+import signal
 import sys
 import time
 from collections.abc import Callable, Container
@@ -34,8 +35,17 @@ class TimeUp(Exception):
         self.typed = typed
 
 
+class _Resized(Exception):
+    """The terminal changed size while a prompt waited; ``typed`` is the text typed so far."""
+
+    def __init__(self, typed: str = "") -> None:
+        super().__init__(typed)
+        self.typed = typed
+
+
 class Prompter(Protocol):
     interactive: bool  # a person at a terminal (the editor can run), not a pipe
+    redraw: Callable[[], None] | None  # draws the screen anew at the terminal's new size (its owner sets it)
 
     def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
         """One keypress (terminal) or one line (pipe), lower-cased; '' for Enter/space; 'q' at end of
@@ -78,6 +88,7 @@ class LinePrompter:
     def __init__(self, stream: TextIO, echo: TextIO) -> None:
         self.stream = stream
         self.echo = echo
+        self.redraw: Callable[[], None] | None = None  # never called: a pipe has no size to change
         self.fd = _fileno(stream)
         self.pending = b""
 
@@ -149,11 +160,18 @@ class TerminalPrompter:
     def __init__(self, console: Any) -> None:  # a rich Console
         self.console = console
         self._session: Any = None  # the PromptSession, made at the first typed answer
+        self.redraw: Callable[[], None] | None = None
 
     def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
         self.console.print(prompt, end=" ", style="dim", markup=False, highlight=False)
-        with _cbreak() as fd:
+        with _cbreak() as fd, _Resizes(self.redraw is not None) as resizes:
             while True:
+                if resizes.happened():  # the card drawn again at the new width, then the prompt under it
+                    assert self.redraw is not None
+                    self.redraw()
+                    self.console.print(prompt, end=" ", style="dim", markup=False, highlight=False)
+                if resizes.watched and not select.select([fd], [], [], 0.1)[0]:
+                    continue  # a key is read only once it is there, so a resize is seen while waiting
                 char = _read_char(fd, codecs.getincrementaldecoder("utf-8")())
                 if char == "\x1b":  # an arrow or function key: its sequence is one key, not several
                     while select.select([fd], [], [], 0.05)[0]:
@@ -177,23 +195,70 @@ class TerminalPrompter:
             self._session = PromptSession(history=InMemoryHistory(), style=Style.from_dict({"prompt": "dim"}))
         session = self._session
 
-        def deadline() -> None:
-            """Ends the prompt when the time is up, keeping what was typed."""
+        ends = None if seconds is None else time.monotonic() + seconds
+
+        def watch() -> None:
+            """Ends the prompt when the time is up, keeping what was typed; and, where the screen
+            can be drawn anew, when the terminal changes size (the card above was drawn for the
+            old width: the terminal's own reflow breaks its box into pieces)."""
             import asyncio
 
             async def ring() -> None:
-                await asyncio.sleep(seconds or 0.0)
+                await asyncio.sleep(max(0.0, (ends or 0.0) - time.monotonic()))
                 session.app.exit(exception=TimeUp(clean(session.app.current_buffer.text)))
 
-            session.app.create_background_task(ring())
+            def leave() -> None:
+                app = session.app
+                if app.future is not None and not app.future.done():  # a drag sends many resizes
+                    app.exit(exception=_Resized(app.current_buffer.text))
+
+            async def resized() -> None:  # runs once the prompt has taken SIGWINCH for itself
+                asyncio.get_running_loop().add_signal_handler(signal.SIGWINCH, leave)
+
+            if ends is not None:
+                session.app.create_background_task(ring())
+            if self.redraw is not None and hasattr(signal, "SIGWINCH"):
+                session.app.create_background_task(resized())
 
         session.bottom_toolbar = status  # set, not passed: a None argument would keep the last prompt's
-        try:
-            text = session.prompt([("class:prompt", prompt + " ")], refresh_interval=0.5 if status else 0,
-                                  pre_run=deadline if seconds else None)
-        except EOFError:
-            return END
-        return clean(text)  # a paste can hold escapes
+        typed = ""
+        while True:
+            try:
+                text = session.prompt([("class:prompt", prompt + " ")], default=typed,
+                                      refresh_interval=0.5 if status else 0, pre_run=watch)
+            except EOFError:
+                return END
+            except _Resized as resized:
+                typed = resized.typed
+                assert self.redraw is not None
+                self.redraw()
+                continue
+            return clean(text)  # a paste can hold escapes
+
+
+class _Resizes:
+    """Within the block, whether the terminal changed size since last asked (if ``wanted``): the
+    signal only marks it, so it never interrupts a read or a drawing half-way."""
+
+    def __init__(self, wanted: bool) -> None:
+        self.watched = wanted and hasattr(signal, "SIGWINCH")
+        self._seen = False
+
+    def __enter__(self) -> _Resizes:
+        if self.watched:
+            self.saved = signal.signal(signal.SIGWINCH, self._mark)
+        return self
+
+    def _mark(self, *_: object) -> None:
+        self._seen = True
+
+    def happened(self) -> bool:
+        seen, self._seen = self._seen, False
+        return seen
+
+    def __exit__(self, *exc: object) -> None:
+        if self.watched:
+            signal.signal(signal.SIGWINCH, self.saved)
 
 
 class _cbreak:

@@ -116,6 +116,9 @@ class StudyScreen:
         self.prompter = prompter
         self.console = console
         self.clear_screen = clear_screen and prompter.interactive  # a transcript on a pipe keeps every card
+        self.on_screen: list[View] = []  # drawn since the screen was last cleared: what a resize draws anew
+        if self.clear_screen:
+            prompter.redraw = self.redraw
         self.verdict_shown: str | None = None  # the card whose verdict line already said its rating and due
         session.waiting = render.waiting(console)  # an answer waits out another process's long write
 
@@ -127,15 +130,23 @@ class StudyScreen:
             if any(isinstance(view, CardView) for view in views):
                 if self.clear_screen and not first:  # the first card keeps what the command printed above it
                     self.console.clear()
+                    self.on_screen = []
                 first = False
             for view in render.retries_last(views):
                 self.draw(view)
+                self.on_screen.append(view)
             if any(isinstance(view, CardView) for view in views):
                 self.session.prepare()  # the card is on screen: work its answer needs can start
             last = views[-1]
             if isinstance(last, Summary):
                 return last
             views = self.session.handle(self.read(last))
+
+    def redraw(self) -> None:
+        """The screen anew at the terminal's new size, the prompt's typed text kept by the prompter."""
+        self.console.clear()
+        for view in self.on_screen:
+            self.draw(view)
 
     # -- input ---------------------------------------------------------------
 
