@@ -462,6 +462,8 @@ def test_mistakes_show_the_question(studied):
     narrow = runner.invoke(app, ["mistakes", "--decks", str(studied)], env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": "80"})
     header = " ".join(narrow.stdout.split("──")[0].split())  # a header may take two lines
     assert header.count("wrong") == 2 and "answer" in header, narrow.stdout  # "answer" alone read as the right one
+    # 0/2 stayed 0/2 after a right drill on the day of the mistake, with nothing saying why
+    assert "right on 2 study days after its last mistake (the day of the mistake does not count)" in " ".join(out.split())
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])

@@ -8,7 +8,7 @@ import typer
 
 from quizzer.cli.base import DbOption, DecksOption, JsonOption, app, collection, console, settings
 from quizzer.errors import UsageError
-from quizzer.i18n import _
+from quizzer.i18n import _, ngettext
 
 WIDE = 100  # columns from which the notebook shows every column with its full header
 NARROW = 80  # below it, the last wrong answer gives way too (the drill and --json have it): the question first
@@ -50,6 +50,7 @@ def mistakes(
         return
     from rich.cells import cell_len
 
+    from quizzer.app.notebook import RIGHT_DAYS_TO_LEAVE
     from quizzer.clock import when
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number, preview, room_beside, text
@@ -77,6 +78,11 @@ def mistakes(
                       *([preview(row.last_wrong_answer or _("(no answer)"))] if answer else []),
                       f"{row.right_days}/{row.right_days_needed}")
     out.print(table)
+    out.print(ngettext("A card leaves the notebook once answered right on {count} study day after its last mistake "
+                       "(the day of the mistake does not count); `quiz mistakes --drill` practises them now.",
+                       "A card leaves the notebook once answered right on {count} study days after its last mistake "
+                       "(the day of the mistake does not count); `quiz mistakes --drill` practises them now.",
+                       RIGHT_DAYS_TO_LEAVE).format(count=RIGHT_DAYS_TO_LEAVE), markup=False)
 
 
 def _two_lines(header: str) -> int:
