@@ -526,6 +526,7 @@ def test_overview_new_is_capped_by_the_day_s_limit_with_a_total(deck_folder):
     table = runner.invoke(app, ["--decks", str(folder)], env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": "120"}).stdout
     assert re.search(r"^total\s+18\s+2\s+0$", table, re.MULTILINE), table  # new, learning, due
     assert re.search(r"^many\s.*\s18\s+\d+\s+\d+$", table, re.MULTILINE), table
+    assert "(20 new cards a day; 30 not seen yet)" in table  # "30 waiting" read as 30 besides today's 18
 
 
 def test_json_before_a_command_is_a_usage_error(deck_dir):

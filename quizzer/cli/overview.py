@@ -88,7 +88,7 @@ def overview(
     table.add_row(_("total"), "", str(total.new), str(total.learning), str(total.due), style="bold")
     out.print(table)
     if total.new < total.new_waiting:
-        out.print(_("new: what today's study introduces ({per_day} new cards a day{decks}; {waiting} waiting)").format(
+        out.print(_("new: what today's study introduces ({per_day} new cards a day{decks}; {waiting} not seen yet)").format(
             per_day=day.new_per_day, waiting=f"{total.new_waiting:,}",
             decks=_own_limits([r.deck for r in rows if r.new < r.new_waiting], learner.deck_new_per_day, day.new_per_day)),
             markup=False)
