@@ -68,34 +68,18 @@ class ExamScreen:
             from quizzer import settings
 
             clear_screen = settings.load().clear_screen
-        self.clear_screen = bool(clear_screen) and prompter.interactive  # a transcript on a pipe keeps every question
-        self.on_screen: list[View] = []  # drawn since the screen was last cleared: what a resize draws anew
-        if self.clear_screen:
-            prompter.redraw = self.redraw
+        # a transcript on a pipe keeps every question
+        self.page = render.Page(console, self.draw, bool(clear_screen) and prompter.interactive, prompter)
         session.waiting = render.waiting(console)  # an answer waits out another process's long write
 
     def run(self) -> Report | LeftUnfinished:
         views: Sequence[View] = self.session.begin()
-        first = True
         while True:
-            if any(isinstance(view, (QuestionView, MarkView)) for view in views):
-                if self.clear_screen and not first:  # the first keeps what the command printed above it
-                    self.console.clear()
-                    self.on_screen = []
-                first = False
-            for view in render.retries_last(views):
-                self.draw(view)
-                self.on_screen.append(view)
+            self.page.show(views, any(isinstance(view, (QuestionView, MarkView)) for view in views))
             last = views[-1]
             if isinstance(last, (Report, LeftUnfinished)):
                 return last
             views = self.session.handle(self.read(last))
-
-    def redraw(self) -> None:
-        """The screen anew at the terminal's new size, the prompt's typed text kept by the prompter."""
-        self.console.clear()
-        for view in self.on_screen:
-            self.draw(view)
 
     def read(self, view: View) -> Event:
         if isinstance(view, QuestionView):

@@ -8,7 +8,7 @@ import string
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.markup import escape
@@ -24,6 +24,7 @@ from quizzer.widetext import join_wide_lines
 if TYPE_CHECKING:
     from rich.markdown import Markdown  # loaded only where a card needs it (markdown-it, pygments)
     from markdown_it.token import Token
+    from quizzer.terminal.prompter import Prompter
 
 # What only rich.markdown draws: a table, an inline link (or, with a line starting with `[`, a
 # reference one), a line that can start a block (heading, quote, list, rule, setext underline,
@@ -280,17 +281,44 @@ def waiting(console: Console) -> Callable[[DatabaseBusy], None]:
     return say
 
 
-ViewT = TypeVar("ViewT")
-
-
 def retry(console: Console, message: str) -> None:
     """Why an answer is asked again."""
     console.print(f"[yellow]{safe(message)}[/yellow]", highlight=False)
 
 
-def retries_last(views: Sequence[ViewT]) -> list[ViewT]:
-    """``views`` in the order to draw them: why an answer is asked again goes under the question
-    drawn again, next to the prompt (above it, on a cleared screen, it was a screen away)."""
-    from quizzer.app.views import Retry
+ViewT = TypeVar("ViewT")
 
-    return [v for v in views if not isinstance(v, Retry)] + [v for v in views if isinstance(v, Retry)]
+
+class Page(Generic[ViewT]):
+    """What a session's screen shows of its views: cleared for each new card or question where
+    ``clear`` is on (not for the first, which keeps what the command printed above it), and drawn
+    anew when the terminal changes size (the prompter calls :meth:`redraw`, and keeps the text
+    being typed)."""
+
+    def __init__(self, console: Console, draw: Callable[[ViewT], None], clear: bool, prompter: Prompter) -> None:
+        self.console, self.draw, self.clear = console, draw, clear
+        self.shown: list[ViewT] = []  # drawn since the screen was last cleared
+        self.started = False
+        if clear:
+            prompter.redraw = self.redraw
+
+    def show(self, views: Sequence[ViewT], new_card: bool) -> None:
+        """Draws ``views``, on a cleared screen if they bring a new card; why an answer is asked
+        again goes under the question drawn again, next to the prompt (above it, on a cleared
+        screen, it was a screen away)."""
+        from quizzer.app.views import Retry
+
+        if new_card:
+            if self.clear and self.started:
+                self.console.clear()
+                self.shown = []
+            self.started = True
+        for view in [v for v in views if not isinstance(v, Retry)] + [v for v in views if isinstance(v, Retry)]:
+            self.draw(view)
+            self.shown.append(view)
+
+    def redraw(self) -> None:
+        """The screen anew at the terminal's new size."""
+        self.console.clear()
+        for view in self.shown:
+            self.draw(view)

@@ -115,38 +115,23 @@ class StudyScreen:
         self.session = session
         self.prompter = prompter
         self.console = console
-        self.clear_screen = clear_screen and prompter.interactive  # a transcript on a pipe keeps every card
-        self.on_screen: list[View] = []  # drawn since the screen was last cleared: what a resize draws anew
-        if self.clear_screen:
-            prompter.redraw = self.redraw
+        # a transcript on a pipe keeps every card
+        self.page = render.Page(console, self.draw, clear_screen and prompter.interactive, prompter)
         self.verdict_shown: str | None = None  # the card whose verdict line already said its rating and due
         session.waiting = render.waiting(console)  # an answer waits out another process's long write
 
     def run(self) -> Summary:
         """Until the session ends; Ctrl-C propagates (every answer is already saved)."""
         views: Sequence[View] = self.session.start()
-        first = True
         while True:
-            if any(isinstance(view, CardView) for view in views):
-                if self.clear_screen and not first:  # the first card keeps what the command printed above it
-                    self.console.clear()
-                    self.on_screen = []
-                first = False
-            for view in render.retries_last(views):
-                self.draw(view)
-                self.on_screen.append(view)
-            if any(isinstance(view, CardView) for view in views):
+            new_card = any(isinstance(view, CardView) for view in views)
+            self.page.show(views, new_card)
+            if new_card:
                 self.session.prepare()  # the card is on screen: work its answer needs can start
             last = views[-1]
             if isinstance(last, Summary):
                 return last
             views = self.session.handle(self.read(last))
-
-    def redraw(self) -> None:
-        """The screen anew at the terminal's new size, the prompt's typed text kept by the prompter."""
-        self.console.clear()
-        for view in self.on_screen:
-            self.draw(view)
 
     # -- input ---------------------------------------------------------------
 
