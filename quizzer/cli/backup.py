@@ -85,7 +85,7 @@ def backup_restore(
                           _("`quiz backup list` shows them"))
     saved = backup.restore(chosen, path, clock.wall())
     say(_("restored {file}").format(file=printable(chosen))
-               + (_("; the database before it is saved as {file}").format(file=printable(saved)) if saved else ""))
+        + (_("; the database before it is saved as {file}").format(file=printable(saved)) if saved else ""))
 
 
 @app.command(help=_("Check the database: SQLite's integrity and foreign keys, and on any database the "
@@ -108,7 +108,7 @@ def check(ctx: typer.Context, db: DbOption = None) -> None:
             problems = broken_rules(store)
             if not review_days.agrees(store):  # derived data: put right, not a problem to fix
                 say(_("the statistics' summary of the review log no longer matched it (changed outside "
-                             "quizzer): the next `quiz stats` rebuilds it"))
+                      "quizzer): the next `quiz stats` rebuilds it"))
         finally:
             store.close()
     for problem in problems:

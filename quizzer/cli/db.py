@@ -71,6 +71,6 @@ def db_copy(
         emit_json({"to": destination, "rows": result.rows, "replayed_cards": result.replayed})
         return
     say(_("copied {cards} cards and {reviews} reviews ({rows} rows in all) to {where}; the memory of {replayed} "
-                 "reviewed cards replays the same from the copy as from the source").format(
+          "reviewed cards replays the same from the copy as from the source").format(
         cards=f"{result.rows.get('cards', 0):,}", reviews=f"{result.rows.get('review_log', 0):,}",
         rows=f"{sum(result.rows.values()):,}", where=printable(destination), replayed=f"{result.replayed:,}"))

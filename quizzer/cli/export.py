@@ -74,9 +74,9 @@ def export_anki(
     exported = package(chosen, clock.now().timestamp())
     _write(target, exported.data)
     say(ngettext("exported {cards} as {notes} Anki note to {file}",  # a numeric card is several notes
-                        "exported {cards} as {notes} Anki notes to {file}", exported.notes)
-               .format(notes=exported.notes, file=printable(file),
-                       cards=counted_cards(exported.cards)))
+                 "exported {cards} as {notes} Anki notes to {file}", exported.notes)
+        .format(notes=exported.notes, file=printable(file),
+                cards=counted_cards(exported.cards)))
 
 
 @export_app.command("markdown", help=_("Write a printable review sheet in Markdown: the questions, then the answers. "
@@ -116,4 +116,4 @@ def export_markdown(
         return
     _write(output_file(ctx, out, db), text.encode("utf-8"))
     say(ngettext("wrote {count} card to {file}", "wrote {count} cards to {file}", len(cards))
-               .format(count=len(cards), file=printable(out)))
+        .format(count=len(cards), file=printable(out)))

@@ -78,10 +78,10 @@ def history_import(
         skipped=f"{result.already_there:,}"))
     if result.new_cards:
         say(_("Archived cards have ids no deck has: statistics and `quiz optimize` use their reviews, and study "
-                     "never shows them."))
+              "never shows them."))
     if saved:
         say(_("The database before the import is saved as {file} (`quiz backup restore` brings it back).")
-                   .format(file=printable(saved)))
+            .format(file=printable(saved)))
 
 
 @history_app.command("export", help=_(

@@ -46,7 +46,7 @@ def optimize(
             emit_json(dict(parameters=list(fit.default_parameters()), kept=False, reset=True))
         else:
             say(_("Back to FSRS's default parameters.") if fitted
-                       else _("The scheduler already uses FSRS's default parameters."))
+                else _("The scheduler already uses FSRS's default parameters."))
         return
     result = fit.optimize(history.review_log(store), settings().day_start_hour)
     if result.kept:
