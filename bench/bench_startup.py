@@ -5,8 +5,10 @@ The baseline's ``--help`` is typer's own, drawn with rich. Every command runs on
 ends, ``quiz study`` until the first card's panel is drawn (its bottom border follows the
 title); the process is then killed, so what it does after the card is not counted. Wall
 time from launch; CPU time (user + system, all threads) from /proc at that moment (for a
-``--help``, from the exited process's rusage). The operations take turns, run after run, so a
-load change on the machine hits them all alike; each figure is the median.
+``--help``, from the exited process's rusage). ``quiz cards`` runs twice: as usual, and with
+the line breaks of its Chinese questions not yet remembered (as the first time they are shown).
+The operations take turns, run after run, so a load change on the machine hits them all alike;
+each figure is the median.
 
 Run: python bench/bench_startup.py [--runs N]   (prints a Markdown table for the README)
 """
@@ -42,6 +44,7 @@ class Operation:
     name: str
     args: list[str]
     shown: Callable[[str], bool] | None  # the screen text shows it; None: when the output ends
+    before: Callable[[], None] | None = None  # done before each run, untimed
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ def cpu_of(pid: int) -> float:
 
 def run_once(operation: Operation, env: dict[str, str]) -> Sample:
     """Launch on a fresh pseudo-terminal and wait until the screen shows ``operation``."""
+    if operation.before is not None:
+        operation.before()
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
     start = time.perf_counter()
@@ -96,6 +101,12 @@ def run_once(operation: Operation, env: dict[str, str]) -> Sample:
             proc.kill()
             proc.wait()
         os.close(master)
+
+
+def forget_line_breaks(cache: Path) -> None:
+    """Remove the memo of UAX #14's units (``quizzer.terminal.linebreak``): as on a first showing."""
+    for memo in cache.glob("linebreaks-*.json"):
+        memo.unlink()
 
 
 # What an import adds on top of what is already imported: (name, imported before, measured).
@@ -148,6 +159,9 @@ def main() -> None:
                       [sys.executable, str(minimal), "hello", "--name", "y"], None),
             Operation("`quiz --help`", [*quiz, "--help"], None),
             Operation("`quiz decks` (decks cached)", [*quiz, "decks"], None),
+            Operation("`quiz cards` (the 229 bundled cards)", [*quiz, "cards"], None),
+            Operation("`quiz cards`, its line breaks not remembered (the first showing)", [*quiz, "cards"], None,
+                      before=lambda: forget_line_breaks(Path(env["QUIZ_CACHE_DIR"]))),
             Operation("`quiz study`: first card (qa) on screen", [*quiz, "study"], card_drawn),
             qa_card,
             numeric_card,

@@ -2,6 +2,7 @@
 characters and never before closing punctuation, tables never cut an id."""
 
 import io
+import os
 import re
 
 import pytest
@@ -424,3 +425,51 @@ def test_an_id_whose_parts_are_longer_than_the_column_folds_as_before():
     """Broken after each hyphen and each part then folded, `transformer-attention-mechanism` took
     six lines at 8 columns where folding it whole takes four."""
     assert len(divide_line("transformer-attention-mechanism", 8)) == 3  # four lines
+
+
+REMEMBERED = "由 8.2 的规格表可推出 BERT Base 每个注意力头的维度是 64 吗？见 Vaswani et al. (2017)。"
+
+
+def _break_in_child(cache, uniseg_works=True):
+    """``break_units(REMEMBERED)`` in a fresh process with this cache folder; without uniseg's
+    line breaking when ``uniseg_works`` is False, so only the memo of an earlier process can answer."""
+    import json
+    import subprocess
+    import sys
+
+    script = ("import json, sys\nimport uniseg.linebreak\n"
+              + ("" if uniseg_works else "uniseg.linebreak.line_break_units = None\n")
+              + "from quizzer.terminal.linebreak import break_units\nprint(json.dumps(break_units(sys.argv[1])))")
+    done = subprocess.run([sys.executable, "-c", script, REMEMBERED], env={**os.environ, "QUIZ_CACHE_DIR": str(cache)},
+                          capture_output=True, text=True, timeout=60)
+    return json.loads(done.stdout) if done.returncode == 0 else None
+
+
+def test_line_breaks_are_remembered_from_one_run_to_the_next(tmp_path):
+    """uniseg takes about 0.1 ms a character: `quiz cards` spent 0.8 s of 1.8 s breaking the same
+    questions each time. A later process takes the earlier one's units from the cache folder."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    expected = break_units(REMEMBERED)
+    assert _break_in_child(tmp_path / "elsewhere", uniseg_works=False) is None  # nothing remembered: it needs uniseg
+    assert _break_in_child(cache) == expected
+    assert _break_in_child(cache, uniseg_works=False) == expected
+
+
+@pytest.mark.parametrize("damage", ["not json", "[1, 2]", '{"由": "x"}', '{"BERT Base ": [0, 10]}',
+                                    '{"BERT Base ": [3]}', '{"BERT Base ": [true, 9]}', "[" * 100_000])
+def test_a_damaged_line_break_memo_is_remade(tmp_path, damage):
+    """The memo is only a cache: a file that is not what quiz wrote gives the same breaks, and is
+    written afresh."""
+    import json
+
+    import uniseg
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    memo = cache / f"linebreaks-uniseg-{uniseg.__version__}.json"
+    memo.write_text(damage, "utf-8")
+    assert _break_in_child(cache) == break_units(REMEMBERED)
+    remade = json.loads(memo.read_text("utf-8"))
+    assert isinstance(remade, dict) and remade
+    assert all(sum(lengths) == len(run) and all(n > 0 for n in lengths) for run, lengths in remade.items())

@@ -11,8 +11,15 @@ rich 10). Pure ASCII lines keep rich's own rule, which is UAX #14's for them and
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import json
+import os
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import rich.text
 from rich import _wrap
@@ -118,11 +125,86 @@ def break_units(text: str) -> list[str]:
     """The pieces a line never breaks inside: UAX #14's (``joined``, below), and a command in
     backticks whole (``quiz optimize --reset``: typed as one, read as one); a piece longer than the
     line is folded."""
-    from uniseg.linebreak import line_break_units
-
-    units = joined(unit for run in _BETWEEN_IDEOGRAPHS.split(text) for unit in line_break_units(run))
+    units = joined(unit for run in _BETWEEN_IDEOGRAPHS.split(text) for unit in _units_of(run))
     units = in_brackets_whole(units) if "［" in text else units
     return in_code_whole(units) if text.count("`") % 2 == 0 else units
+
+
+def _units_of(run: str) -> list[str]:
+    """UAX #14's units of a run between ideographs: uniseg's, or the memo's from an earlier use."""
+    if len(run) == 1:
+        return [run]
+    memo = _memo()
+    lengths = memo.lengths.get(run)
+    if lengths is None or not _cuts(lengths, run):
+        from uniseg.linebreak import line_break_units
+
+        units = list(line_break_units(run))
+        memo.lengths[run] = [len(unit) for unit in units]
+        memo.added += 1
+        return units
+    units, start = [], 0
+    for length in lengths:
+        units.append(run[start:start + length])
+        start += length
+    return units
+
+
+def _cuts(lengths: object, run: str) -> bool:
+    """Whether ``lengths`` (from the memo file, which anything may have written) cut ``run`` whole."""
+    return (isinstance(lengths, list) and all(type(n) is int and n > 0 for n in lengths)
+            and sum(lengths) == len(run))
+
+
+@dataclass
+class _Memo:
+    """UAX #14's units of the runs met, kept in the cache folder from one run of quiz to the next:
+    uniseg takes about 0.1 ms a character, so a table of 229 Chinese questions spent 0.8 s of its
+    1.8 s on line breaking each time it was shown. The file is uniseg's version's, and only a
+    cache: unreadable, it is started afresh; unwritable, it is not kept."""
+
+    path: Path | None
+    lengths: dict[str, Any]
+    added: int = 0
+
+    def save(self) -> None:
+        if not self.added or self.path is None:
+            return
+        valid = [(run, lengths) for run, lengths in self.lengths.items() if _cuts(lengths, run)]
+        newest = dict(valid[-MEMO_KEPT:])  # a run met first is added last
+        with contextlib.suppress(OSError):
+            tmp = self.path.with_name(f"{self.path.stem}-{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(newest, ensure_ascii=False, separators=(",", ":")), "utf-8")
+            tmp.replace(self.path)
+        self.added = 0
+
+
+MEMO_KEPT = 20_000  # runs, the newest: about 1 MB
+MEMO_LARGEST = 4 << 20  # bytes: a larger file is not this memo's (it is started afresh)
+
+
+def memo_path() -> Path:
+    import uniseg
+
+    from quizzer.deck_cache import cache_dir
+
+    return cache_dir() / f"linebreaks-uniseg-{uniseg.__version__}.json"
+
+
+_MEMO: _Memo | None = None
+
+
+def _memo() -> _Memo:
+    global _MEMO
+    if _MEMO is None:
+        path = memo_path()
+        try:
+            lengths = json.loads(path.read_text("utf-8")) if path.stat().st_size <= MEMO_LARGEST else {}
+        except (OSError, ValueError, RecursionError):  # none yet, or unreadable
+            lengths = {}
+        _MEMO = _Memo(path if path.parent.is_dir() else None, lengths if isinstance(lengths, dict) else {})
+        atexit.register(_MEMO.save)
+    return _MEMO
 
 
 def in_brackets_whole(units: list[str], longest: int = 16) -> list[str]:
