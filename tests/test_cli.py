@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from importlib.metadata import version
 import pytest
 from typer.testing import CliRunner
 
+from quizzer import i18n
 from quizzer.cli import app, invoked, main
 
 runner = CliRunner()
@@ -49,11 +51,24 @@ def test_help_metavars_read_as_words():
 def test_help_states_ranges_and_defaults_as_a_person_writes_them():
     """`-h` printed `[0<=x<=9223372036854775807]` under --seed and `[default: 30.0]` minutes."""
     for args in (["exam", "-h"], ["show", "-h"], ["generate", "-h"]):
-        text = runner.invoke(app, args, env={"COLUMNS": "200"}).stdout
-        assert "--seed N" in text and "x>=0]" in text, args
+        text = " ".join(runner.invoke(app, args, env={"COLUMNS": "200"}).stdout.split())  # as one line
+        assert "--seed N" in text and "at least 0]" in text and "x>=" not in text, args
         assert "9223372036854775807" not in text and "<int range>" not in text, args
-    text = runner.invoke(app, ["exam", "-h"], env={"COLUMNS": "200"}).stdout
-    assert "[default: 30]" in text and "30.0" not in text
+    text = " ".join(runner.invoke(app, ["exam", "-h"], env={"COLUMNS": "200"}).stdout.split())
+    assert "[default: 30]" in text and "30.0" not in text and "[default: 15; at least 1]" in text
+    assert "[0 to 9999]" in " ".join(runner.invoke(app, ["study", "-h"], env={"COLUMNS": "200"}).stdout.split())
+
+
+def test_help_notes_are_in_chinese_in_the_chinese_interface():
+    """The notes after an option's help read `[默认：15; x>=1]`: typer's range and separator."""
+    i18n.use("zh")
+    try:
+        exam = "".join(runner.invoke(app, ["exam", "-h"], env={"COLUMNS": "200"}).stdout.split())  # wrapped at 80
+        study = "".join(runner.invoke(app, ["study", "-h"], env={"COLUMNS": "200"}).stdout.split())
+    finally:
+        i18n.use("en")
+    assert "[默认：15；至少1]" in exam and "[至少0]" in exam and "[0到9999]" in study
+    assert not re.search(r"x[<>]=|;", exam + study)
 
 
 @pytest.mark.parametrize("args", [["exam", "--seed", "9223372036854775808"], ["show", "x", "--seed", "9223372036854775808"],

@@ -199,7 +199,7 @@ def _localize_typer() -> None:
     plain_rows = HelpFormatter.write_dl
 
     def write_dl(self: HelpFormatter, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
-        plain_rows(self, [(term, _(text)) for term, text in rows], col_max, col_spacing)  # typer's own option help
+        plain_rows(self, [(term, _notes_joined(_(text))) for term, text in rows], col_max, col_spacing)  # typer's own option help
 
     HelpFormatter.write_dl = write_dl  # type: ignore[method-assign]
 
@@ -207,8 +207,29 @@ def _localize_typer() -> None:
         self.write(f"{'':>{self.current_indent}}" + _("{heading}:").format(heading=heading) + "\n")
 
     HelpFormatter.write_heading = write_heading  # type: ignore[method-assign]
+    typer.core.describe_number_range = _number_range  # type: ignore[assignment]  # typer passes (min, max) by position
     _wrap_wide_help()
     _localize_click_errors()
+
+
+def _number_range(least: float | None, most: float | None) -> str | None:
+    """An option's range in its help, in words: typer writes ``x>=1`` and ``0<=x<=9999``."""
+    if least is None and most is None:
+        return None
+    if most is None:
+        return _("at least {least}").format(least=least)
+    if least is None:
+        return _("at most {most}").format(most=most)
+    return _("{least} to {most}").format(least=least, most=most)
+
+
+_NOTES = re.compile(r"(?<=  \[)(.+)(?=\]$)")  # what typer adds after an option's help: [default: 15; at least 1]
+
+
+def _notes_joined(text: str) -> str:
+    """The notes typer adds after an option's help, joined as the language writes them (typer
+    joins them with an ASCII ``; ``)."""
+    return _NOTES.sub(lambda notes: _("; ").join(notes.group(1).split("; ")), text)
 
 
 @functools.cache
