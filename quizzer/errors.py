@@ -134,7 +134,12 @@ class DatabaseTooNew(DatabaseError):
     hint = N_("upgrade quizzer (pip install -U quizzer), or point --db / QUIZ_DB at another database")
 
 
-class OtherSchemaVersion(DatabaseError):
+class UnreadCollection(DatabaseError):
+    """Another learner's collection on the server that cannot be read: this login has no rights to
+    it, or it is damaged (a table or column gone). The class report leaves it out."""
+
+
+class OtherSchemaVersion(UnreadCollection):
     """Another learner's collection on the server is at a schema version this quizzer does not
     read (it is upgraded by its own learner's quiz, never by a reader)."""
 

@@ -257,10 +257,31 @@ def test_a_collection_at_another_schema_version_is_left_out_not_upgraded(pg_serv
         conn.execute('UPDATE "learner_bob".alembic_version SET version_num = \'0002\'')
     shown = report(db, "ann", days=3)
     assert [one["learner"] for one in shown["learners"]] == ["ann"]
-    assert shown["unread"] == [{"learner": "bob", "version": "0002"}]
+    assert [(one["learner"], one["version"]) for one in shown["unread"]] == [("bob", "0002")]
+    assert "bob's collection is at schema 0002" in shown["unread"][0]["reason"]
     assert all(row["learners"] == 1 and row["share"] == 1.0 for row in shown["cards"])  # a class of one read
     with psycopg.connect(db) as conn:
         assert conn.execute('SELECT version_num FROM "learner_bob".alembic_version').fetchone() == ("0002",)
+
+
+def test_a_damaged_collection_is_left_out_and_the_class_still_reported(pg_server, decks):
+    """A table gone from one learner's schema stopped the whole report with an unexpected error;
+    the others are reported, and the damaged one is named with the reason in one line."""
+    import psycopg
+
+    db = pg_server.create("damaged")
+    for user in ("ann", "bob", "cat"):
+        code, _, err = finished(quiz("study", "--decks", str(decks), db=db, user=user, now=T0, stdin=answers(1, 3)))
+        assert code == 0, err
+    with psycopg.connect(db, autocommit=True) as conn:
+        conn.execute('DROP TABLE "learner_bob".exam_questions, "learner_bob".exams')
+    shown = report(db, "ann", days=3)
+    assert [one["learner"] for one in shown["learners"]] == ["ann", "cat"]
+    assert [(one["learner"], one["version"]) for one in shown["unread"]] == [("bob", None)]
+    assert "bob's collection cannot be read" in shown["unread"][0]["reason"] and "exams" in shown["unread"][0]["reason"]
+    code, out, err = finished(quiz("class", "report", "--days", "3", db=db, user="ann", now=LATER))
+    assert code == 0 and "Traceback" not in err, err
+    assert "Left out: bob's collection cannot be read" in " ".join(out.split()) and "cat" in out
 
 
 def test_the_user_setting_picks_the_learner_and_is_checked(pg_server, decks, tmp_path, monkeypatch):

@@ -15,7 +15,7 @@ from datetime import date, datetime, timedelta
 
 from quizzer.app.stats import Retention, exam_trend, summed, true_retention
 from quizzer.clock import day_start, next_day_start, study_day, to_utc
-from quizzer.errors import OtherSchemaVersion
+from quizzer.errors import OtherSchemaVersion, UnreadCollection
 from quizzer.store import classroom
 from quizzer.store import learner as learner_state
 from quizzer.store import stats as queries
@@ -50,10 +50,12 @@ class Failed:
 
 @dataclass(frozen=True)
 class Unread:
-    """A learner whose collection this quizzer does not read: it is at another schema version."""
+    """A learner whose collection the report leaves out: at another schema version (``version``),
+    not granted to this login, or damaged; ``reason`` says which, in a line."""
 
     learner: str
-    version: str
+    version: str | None
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -97,19 +99,24 @@ def report(store: Store, now: datetime, rollover_hour: int, days: int = DAYS) ->
     by_card: dict[str, Counter[str]] = {}
     by_tag: dict[str, Counter[str]] = {}
     unread: list[Unread] = []
+    refused: list[UnreadCollection] = []
     for name in classroom.names(store):
         try:
             with classroom.opened(store, name) as theirs:
                 mine = _learner(theirs, period, rollover_hour)
                 failures = classroom.failures(theirs, since, until)
                 tags = queries.tags_of(theirs, sorted(failures))
-        except OtherSchemaVersion as why:
-            unread.append(Unread(name, why.version))
+        except UnreadCollection as why:
+            version = why.version if isinstance(why, OtherSchemaVersion) else None
+            unread.append(Unread(name, version, why.message))
+            refused += [why] if version is None else []
             continue
         figures.append(mine)
         for card_id, count in failures.items():
             by_card.setdefault(card_id, Counter())[name] += count
         for card_id, tag in tags:
             by_tag.setdefault(tag, Counter())[name] += failures[card_id]
+    if refused and not figures:  # this login reads nobody's collection: an error, not an empty report
+        raise refused[0]
     learners = max(len(figures), 1)
     return ClassReport(first, today, figures, _ranked(by_card, learners), _ranked(by_tag, learners), unread)

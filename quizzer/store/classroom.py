@@ -14,11 +14,12 @@ from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import func, select, text
+from sqlalchemy.exc import DBAPIError
 
 from quizzer.defaults import Rating
-from quizzer.errors import DatabaseError, OtherSchemaVersion
+from quizzer.errors import OtherSchemaVersion, UnreadCollection
 from quizzer.i18n import _
-from quizzer.store.engine import LEARNER_SCHEMA_PREFIX, Store, learner_schema, make_engine, resolve
+from quizzer.store.engine import LEARNER_SCHEMA_PREFIX, Store, first_line, learner_schema, make_engine, resolve
 from quizzer.store.models import review_log
 from quizzer.store.schema import SCHEMA_HEAD, VERSION_TABLE, schema_version
 
@@ -52,7 +53,8 @@ def names(store: Store) -> list[str]:
 @contextmanager
 def opened(store: Store, learner: str) -> Iterator[Store]:
     """``learner``'s collection on the same database, to read (closed on exit). A collection
-    at another schema version is OtherSchemaVersion: only its learner's quiz upgrades it."""
+    at another schema version is OtherSchemaVersion: only its learner's quiz upgrades it; one
+    this login may not read, or that a read of it fails in (damaged), is UnreadCollection."""
     if store.engine.dialect.name == "sqlite":  # one learner: the file's
         yield store
         return
@@ -61,7 +63,7 @@ def opened(store: Store, learner: str) -> Iterator[Store]:
         with other.read() as conn:
             version = schema_version(conn)
         if version is None:  # listed by names(), so it is there: without rights to it, its tables are not seen
-            raise DatabaseError(
+            raise UnreadCollection(
                 _("{where}: this login may not read {learner}'s collection (schema {schema})").format(
                     where=store.where, learner=learner, schema=learner_schema(learner)),
                 _("the class report needs USAGE and SELECT on every learner's schema"))
@@ -71,7 +73,12 @@ def opened(store: Store, learner: str) -> Iterator[Store]:
                     learner=learner, version=version, head=SCHEMA_HEAD),
                 _("{learner}'s own quiz upgrades it (a reader never does: an older quiz of theirs could no longer "
                   "open it)").format(learner=learner), version=str(version))
-        yield other
+        try:
+            yield other
+        except DBAPIError as exc:  # what the store does not translate: a table or column gone, a table not granted
+            raise UnreadCollection(
+                _("{learner}'s collection cannot be read: {reason}").format(learner=learner, reason=first_line(exc)),
+                _("`QUIZ_USER={learner} quiz check` shows what is wrong with it").format(learner=learner)) from exc
     finally:
         other.close()
 

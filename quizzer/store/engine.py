@@ -179,15 +179,15 @@ def database_error(exc: BaseException, where: str) -> DatabaseError | None:
         code = _server_code(exc)
     if code == SERVER_DOWN:
         return DatabaseError(_("{where}: cannot connect to the database server: {reason}").format(
-            where=where, reason=_first_line(exc)),
+            where=where, reason=first_line(exc)),
             _("check that the server is running and that host, port and database in --db / QUIZ_DB are right"))
     if code == SERVER_GONE:
         return ConnectionLost(_("{where}: the database server closed the connection: {reason}").format(
-            where=where, reason=_first_line(exc)),
+            where=where, reason=first_line(exc)),
             _("a change in progress was rolled back, not half-written; run the command again once the server is back"))
     if code == SERVER_LOGIN:
         return DatabaseError(_("{where}: the database server refused the login: {reason}").format(
-            where=where, reason=_first_line(exc)),
+            where=where, reason=first_line(exc)),
             _("check the user name (and password, e.g. in ~/.pgpass) and the server's pg_hba.conf"))
     if code == SERVER_NO_DATABASE:
         return DatabaseError(_("{where}: the database does not exist on the server").format(where=where),
@@ -253,7 +253,7 @@ _LOGIN_REFUSED = ("authentication failed", "no pg_hba.conf entry", "password is 
 _CONNECTING = re.compile(r"connection to server (on socket|at) .* failed")
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     """The driver's own words, on one line (psycopg adds hints on further lines)."""
     orig = exc.orig if isinstance(exc, DBAPIError) else exc
     lines = [" ".join(line.split()) for line in str(orig).splitlines() if line.strip()]
@@ -470,7 +470,7 @@ def _create_learner_schema(dbapi_connection, learner: str, where: str) -> None:
                   "\"{schema}\" and its tables").format(schema=schema)) from exc
         raise DatabaseError(
             _("{where}: learner {learner} has no collection there, and this login may not create one: {reason}").format(
-                where=where, learner=learner, reason=_first_line(exc)),
+                where=where, learner=learner, reason=first_line(exc)),
             _("ask the server's administrator to run: CREATE SCHEMA \"{schema}\" AUTHORIZATION <your role>").format(
                 schema=learner_schema(learner))) from exc
 

@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quizzer.app.classroom import ClassReport, Failed
+from quizzer.errors import printable
 from quizzer.i18n import _, join
 from quizzer.terminal.stats import percent
 
@@ -30,10 +31,14 @@ def _failed(title: str, what: str, rows: list[Failed]) -> Table:
 def show(console: Console, report: ClassReport) -> None:
     span = _("{first} to {last}").format(first=report.first_day, last=report.last_day)
     console.print(Text(_("Class report, {span}").format(span=span), style="bold"))
-    if report.unread:
+    versions = [u for u in report.unread if u.version is not None]
+    if versions:
         console.print(Text(_("Left out, their collection being at another schema version, which only their own quiz "
                              "upgrades: {learners}").format(
-            learners=join([f"{u.learner} ({u.version})" for u in report.unread]))))
+            learners=join([f"{u.learner} ({u.version})" for u in versions]))))
+    for unread in report.unread:
+        if unread.version is None:
+            console.print(Text(_("Left out: {reason}").format(reason=printable(unread.reason))))
     if not report.learners:
         if not report.unread:
             console.print(_("No learner has a collection on this database yet."))
