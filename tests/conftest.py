@@ -34,6 +34,7 @@ def isolated(tmp_path_factory, monkeypatch):
         if name not in ("QUIZ_CACHE_DIR", "QUIZ_DB", "QUIZ_CONFIG"):
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("QUIZ_LANG", "en")  # tests read English unless they ask for Chinese
+    monkeypatch.delenv("PYTHONOPTIMIZE", raising=False)  # a child process's own asserts are part of some tests
     i18n.use()
     return home
 
