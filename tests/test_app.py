@@ -368,6 +368,28 @@ def test_a_mark_is_kept_when_given_not_lost_with_the_marks_after_it(collection):
     assert len([r for r in card_info(collection.store, first.card_id, T0).reviews if r.mode == "exam"]) == 1
 
 
+def test_a_paper_left_during_its_marking_is_marked_on_resume_not_answered_again(collection):
+    """Ctrl-C while marking a handed-in paper, then `--resume`, went back to answering: the
+    learner, having seen the model answers, could answer the questions skipped or not reached."""
+    clock = Clock()
+    machine = exam_of(collection, clock)
+    views = machine.begin()
+    while views[-1].card_id != "q-one":  # skip to the free-text question, answer it, hand in the rest unanswered
+        views = machine.handle(exams.Answer(""))
+    views = machine.handle(exams.Answer("讲了要点一"))
+    marking = machine.handle(exams.HandIn())[-1]
+    assert isinstance(marking, exams.MarkView) and marking.card_id == "q-one"
+    # interrupted here, before the mark
+    again = exams.ExamSession.resume(collection, tick=clock)
+    assert again.exam.id == machine.exam.id and again.exam.handed_in_at is not None
+    views = again.begin()
+    assert isinstance(views[0], exams.HandedIn) and not any(isinstance(v, exams.QuestionView) for v in views)
+    assert isinstance(views[-1], exams.MarkView) and views[-1].card_id == "q-one"
+    report = again.handle(exams.Mark("1"))[-1]
+    assert isinstance(report, exams.Report) and report.answered == 1
+    assert exam_store.latest_unfinished(collection.store) is None
+
+
 def test_leave_keeps_the_exam_for_resume(collection):
     clock = Clock()
     machine = exam_of(collection, clock)

@@ -326,6 +326,29 @@ def test_ctrl_c_leaves_the_exam_resumable(tmp_path, deck_dir):
     assert [q.status for q in exam_store.questions(open_store(), 1)] == ["answered", "unanswered"]
 
 
+def test_ctrl_c_while_marking_resumes_the_marking_not_the_answering(tmp_path, deck_dir):
+    """Ctrl-C at the marking of a handed-in paper said it was left unfinished, and `--resume`
+    asked the questions again: the learner had seen the model answer."""
+    proc = exam_process(tmp_path, deck_dir, "--kind", "qa", "--count", "1", now=T0.isoformat())
+    seen: list[str] = []
+    read_until(proc, "(empty: skip", seen)
+    proc.stdin.write("双向编码器\n")
+    proc.stdin.flush()
+    read_until(proc, "points covered", seen)
+    proc.send_signal(signal.SIGINT)
+    guard = threading.Timer(60, proc.kill)
+    guard.start()
+    output = proc.stdout.read()
+    guard.cancel()
+    assert proc.wait() == 130 and "left during its marking" in output and "Traceback" not in output
+    assert "was handed in and is not all marked" in " ".join(run(deck_dir, []).stdout.split())
+    resumed = run(deck_dir, ["exam", "--resume"], ["1 2"])
+    assert "handed in before it was left" in resumed.stdout and "(empty: skip" not in resumed.stdout
+    [question] = exam_store.questions(open_store(), 1)
+    assert question.score == pytest.approx(2 / 3) and question.review_id is not None
+    assert exam_store.latest_unfinished(open_store()) is None
+
+
 def test_resume_after_a_card_left_the_decks(deck_folder, deck_dir):
     run(deck_dir, ["exam", "--seed", "4", "--count", "2", "--kind", "choice"], ["!q"])
     deck_folder(DECK.replace("  - {id: q-wrong,", "  - {id: q-gone,"))  # q-wrong is removed (renamed)

@@ -117,10 +117,16 @@ class TimeIsUp:
 
 
 @dataclass(frozen=True)
+class HandedIn:
+    """A resumed exam had been handed in (or its time was up) before it was left: the marking goes on."""
+
+
+@dataclass(frozen=True)
 class LeftUnfinished:
     exam_id: int
     deadline: datetime
     expired: bool
+    marking: bool = False  # left during the marking, after the hand-in
 
 
 @dataclass(frozen=True)
@@ -183,7 +189,7 @@ class Report:
         return [(k, 100.0 * sum(v) / len(v), len(v)) for k, v in sorted(groups.items())]
 
 
-View = Union[QuestionView, Retry, GoingRound, TimeIsUp, LeftUnfinished, MarkView, Report]
+View = Union[QuestionView, Retry, GoingRound, TimeIsUp, HandedIn, LeftUnfinished, MarkView, Report]
 
 
 # ------------------------------------------------------------------ the session
@@ -243,6 +249,8 @@ class ExamSession:
     # -- answering -----------------------------------------------------------
 
     def begin(self) -> list[View]:
+        if self.exam.handed_in_at is not None:  # left during its marking: the answers stand as handed in
+            return [HandedIn(), *self._hand_in()]
         if self.seconds_left() <= 0:
             return [TimeIsUp(at_start=True), *self._hand_in()]
         return self._ask_next()
@@ -338,8 +346,12 @@ class ExamSession:
         return [TimeIsUp(at_start=False), *self._hand_in()]
 
     def _hand_in(self) -> list[View]:
-        """Score what scores itself; the free-text answers go to marking."""
+        """End the answering for good (kept in the store: a paper left during its marking, after its
+        model answers were shown, is marked on resume, never answered again); score what scores
+        itself; the free-text answers go to marking."""
         self.phase = "marking"
+        if self.exam.handed_in_at is None:
+            self.exam = patiently(lambda: exam_store.hand_in(self.store, self.exam.id, clock.now()), self.waiting)
         for question in exam_store.questions(self.store, self.exam.id):
             card = self.collection.cards.get(question.card_id)
             if card is None or question.review_id is not None:  # removed from the decks since: no score,

@@ -88,8 +88,8 @@ def exam(
         ExamScreen(session, for_stdin(out), out, clear_screen=learner.clear_screen).run()
     except KeyboardInterrupt:
         expired = session.seconds_left() <= 0
-        out.print("\n" + left_message(exams.LeftUnfinished(session.exam.id, session.exam.deadline, expired)),
-                  markup=False)
+        left = exams.LeftUnfinished(session.exam.id, session.exam.deadline, expired, marking=session.phase == "marking")
+        out.print("\n" + left_message(left), markup=False)
         raise
 
 

@@ -115,6 +115,9 @@ def overview(
 
 
 def unfinished_line(exam: ExamRecord, now: datetime) -> str:
+    if exam.handed_in_at is not None:
+        return _("Exam {id} was handed in and is not all marked: `quiz exam --resume` goes on with the marking.").format(
+            id=exam.id)
     if exam.deadline <= now:
         return _("Exam {id} is unfinished and its time is up: `quiz exam --resume` scores it.").format(id=exam.id)
     return _("Exam {id} is unfinished: `quiz exam --resume` continues it until {time}.").format(

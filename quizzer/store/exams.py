@@ -22,7 +22,8 @@ from quizzer.store.records import (
 
 
 def _exam(row: Row[Any]) -> ExamRecord:
-    return ExamRecord(row.id, row.seed, row.started_at, row.minutes, row.filters, row.finished_at, row.score)
+    return ExamRecord(row.id, row.seed, row.started_at, row.minutes, row.filters, row.finished_at, row.score,
+                      row.handed_in_at)
 
 
 def _question(row: Row[Any]) -> QuestionRecord:
@@ -84,6 +85,16 @@ def save_answer(store: Store, exam_id: int, position: int, *, spent_ms: int,
                              .values(**values)).rowcount
         if not saved:
             raise ValueError(f"exam {exam_id} has no question {position}")
+
+
+def hand_in(store: Store, exam_id: int, now: datetime) -> ExamRecord:
+    """End the answering (the first hand-in's time stands): from now on the paper is only marked."""
+    with store.write() as conn:
+        conn.execute(update(exams).where(exams.c.id == exam_id, exams.c.handed_in_at.is_(None)).values(handed_in_at=now))
+        exam = conn.execute(select(exams).where(exams.c.id == exam_id)).first()
+        if exam is None:
+            raise ValueError(f"no exam {exam_id}")
+        return _exam(exam)
 
 
 def close(store: Store, exam_id: int, now: datetime) -> ExamRecord:

@@ -167,6 +167,7 @@ exams = Table(
     Column("filters", Text, nullable=False),  # JSON: count, decks, tags, kinds (to redraw the same paper)
     Column("finished_at", UTCDateTime),
     Column("score", Float),  # percent, set when finished
+    Column("handed_in_at", UTCDateTime),  # the answering ended (handed in, or time up): marking follows
     Index("ix_exams_seed", "seed"),
 )
 

@@ -125,6 +125,7 @@ class ExamRecord:
     filters: str
     finished_at: datetime | None
     score: float | None  # percent, once finished
+    handed_in_at: datetime | None = None  # the answering ended (handed in, or time up): only marking is left
 
     @property
     def deadline(self) -> datetime:

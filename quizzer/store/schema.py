@@ -22,7 +22,7 @@ from quizzer.errors import DatabaseError, DatabaseTooNew, printable
 from quizzer.i18n import N_, _, join
 from quizzer.store.engine import Store, database_error
 
-SCHEMA_HEAD = "0004"  # keep equal to the newest revision in quizzer/migrations/versions
+SCHEMA_HEAD = "0005"  # keep equal to the newest revision in quizzer/migrations/versions
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 VERSION_TABLE = "alembic_version"
 RESTORE_HINT = N_("another tool changed it: restore a backup from before, as `quiz backup list` shows them")

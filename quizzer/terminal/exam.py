@@ -23,6 +23,7 @@ from quizzer.app.exam import (
     Event,
     ExamSession,
     GoingRound,
+    HandedIn,
     HandIn,
     Leave,
     LeftUnfinished,
@@ -141,6 +142,8 @@ class ExamScreen:
             else:
                 out.print(_("{time_is_up} Answers given so far are scored, with any answer being typed as it stands.")
                           .format(time_is_up="[bold red]" + _("Time is up.") + "[/bold red]"), highlight=False)
+        elif isinstance(view, HandedIn):
+            out.print("[yellow]" + _("This exam was handed in before it was left: the marking goes on.") + "[/yellow]")
         elif isinstance(view, MarkView):
             label = _("Your answer (cut off when time ran out)") if view.cut_off else _("Your answer")
             heading = _("Model answer")
@@ -160,6 +163,9 @@ class ExamScreen:
 
 
 def left_message(view: LeftUnfinished) -> str:
+    if view.marking:
+        return _("Exam {id} left during its marking, every mark given saved; `quiz exam --resume` goes on with the "
+                 "marking (the answers stand as handed in).").format(id=view.exam_id)
     if view.expired:
         return _("Exam {id} left unfinished, every answer saved; its time is up: `quiz exam --resume` scores it.").format(
             id=view.exam_id)
