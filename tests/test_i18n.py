@@ -177,6 +177,15 @@ def test_usage_errors_are_in_the_chosen_language(args, english):
     assert set(re.findall(r"[A-Za-z]{2,}", re.sub(r"--[a-z-]+", "", chinese.stderr))) <= typed, chinese.stderr
 
 
+def test_a_mistyped_command_s_suggestion_is_in_the_chosen_language():
+    """`quiz stat` said `错误：没有命令 'stat'。. Did you mean 'stats'?`: typer's English added to the
+    translated message, after its full stop."""
+    assert "Error: No such command 'stat'. Did you mean 'stats'?" in quiz("stat", QUIZ_LANG="en").stderr
+    chinese = quiz("stat", QUIZ_LANG="zh")
+    assert chinese.returncode == 2 and "没有命令 'stat'。是不是想输入 'stats'？" in chinese.stderr
+    assert "Did you mean" not in chinese.stderr and "。." not in chinese.stderr
+
+
 def test_lists_are_joined_as_the_language_writes_them():
     try:
         i18n.use("zh")

@@ -345,3 +345,26 @@ def test_cloze_syntax_problems(tmp_path, text, accept, message):
     result = lint(write(tmp_path, card))
     assert [p[2] for p in problems(result)] == [message]
     assert problems(result)[0][0] == (12 if "accept" in message else 11)  # the text's line, or accept's key
+
+
+@pytest.mark.parametrize("text", [
+    "a:\n  b: 1\n\tc: 2\n",  # a tab in the indentation
+    "? a\nb\n",  # a key without its colon
+    "a: &\n",  # an anchor without a name
+    "- ]\n",  # no value where one belongs
+    "a: - b\n",  # a list item on the key's line
+    "cards:\n\t- a\n", "a: b: c\n", "{a: 1\n", "a:\n  - b\n - c\n", 'a: "x\n', "'a' b\n",
+])
+def test_yaml_slips_are_described_in_the_interface_language(text):
+    """`quiz lint` on a deck indented with a tab said `YAML 语法错误：found a tab character that
+    violates indentation`: PyYAML's English, where the usual slips are translated."""
+    from quizzer import i18n
+    from quizzer.yamlsource import parse
+
+    i18n.use("zh")
+    try:
+        [problem] = parse(text).problems[:1]
+    finally:
+        i18n.use("en")
+    assert problem.message.startswith("YAML 语法错误：")
+    assert not re.search(r"[A-Za-z]{3,}", problem.message.replace("YAML", "")), problem.message

@@ -176,7 +176,8 @@ CLICK_MESSAGES = (
     N_("No such option: {name}"), N_("Got unexpected extra argument(s) ({arguments})"),
     N_("Option {name} requires an argument."), N_("Option {name} requires {count} arguments."),
     N_("Option {name} does not take a value."), N_("Argument {name} takes {count} values."),
-    N_("{value} is not one of {choices}."), N_("Value must be an iterable."), N_("Value {value} is not a valid {type}."))
+    N_("{value} is not one of {choices}."), N_("Value must be an iterable."), N_("Value {value} is not a valid {type}."),
+    N_("{message}. Did you mean {suggestions}?"))
 # typer's vendored click writes its usage errors as English literals, not through gettext: each
 # line it prints is matched against these templates (its own wording, so English output is
 # unchanged) and rebuilt from the catalogue; a ``{message}`` part is itself such a message.
@@ -254,7 +255,7 @@ def click_message(text: str) -> str:
             fields = match.groupdict()
             if "message" in fields:
                 fields["message"] = click_message(fields["message"])
-            for listed in ("options", "choices"):  # click joins these with ", "
+            for listed in ("options", "choices", "suggestions"):  # click joins these with ", "
                 if listed in fields:
                     fields[listed] = i18n.join(fields[listed].split(", "))
             return _(template).format(**fields)
