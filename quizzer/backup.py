@@ -144,7 +144,7 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | 
     backup, db_path = Path(backup), Path(db_path)
     if db_path.exists() and backup.exists() and os.path.samefile(backup, db_path):
         raise BackupError(_("not restoring {backup}: it is the database itself").format(backup=backup),
-                          _("pick a backup (`quiz backup list`); the database is unchanged"))
+                          _("`quiz backup list` lists the backups; the database is unchanged"))
     why = None
     problems = check(backup)
     if problems:
@@ -160,7 +160,7 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | 
         why = stamp_mismatch(backup)
     if why:
         raise BackupError(_("not restoring {backup} over {path}: {why}").format(backup=backup, path=db_path, why=why),
-                          _("pick another backup (`quiz backup list`); the database is unchanged"))
+                          _("`quiz backup list` lists the other backups; the database is unchanged"))
     if db_path.exists() and not db_path.is_file():
         raise BackupError(_("not restoring {backup} over {path}: that is not a database file").format(backup=backup, path=db_path),
                           _("correct --db / QUIZ_DB"))
@@ -227,8 +227,11 @@ def check(db_path: Path) -> list[str]:
                 _("foreign key: {table} row {row} refers to a missing {parent} row").format(table=table, row=rowid, parent=parent)
                 for table, rowid, parent, _key in conn.execute("PRAGMA foreign_key_check")
             ]
-    except sqlite3.DatabaseError as exc:
-        return [f"{db_path}: {exc}"]
+    except sqlite3.DatabaseError as exc:  # not a database, or damaged: said as the store says it, translated
+        from quizzer.store.engine import database_error
+
+        known = database_error(exc, str(db_path))
+        return [known.message if known is not None else f"{db_path}: {exc}"]
     return problems
 
 

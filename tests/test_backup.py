@@ -127,7 +127,17 @@ def test_check_reports_ok_and_damage(db, tmp_path):
 
     not_a_db = tmp_path / "garbage.db"
     not_a_db.write_bytes(b"this is not sqlite" * 500)
-    assert check(not_a_db) != []
+    assert check(not_a_db) == [f"{not_a_db} is not a SQLite database"]  # SQLite's "file is not a database"
+    from quizzer import i18n
+
+    i18n.use("zh")
+    try:  # in the interface language, as every other reason a restore gives
+        assert check(not_a_db) == [f"{not_a_db} 不是 SQLite 数据库"]
+        with pytest.raises(BackupError) as refused:
+            restore(not_a_db, db, NOW)
+        assert "不是 SQLite 数据库" in refused.value.message and "（`quiz backup list` 列出其他备份" in f"（{refused.value.shown_hint}"
+    finally:
+        i18n.use("en")
 
     damaged = tmp_path / "damaged.db"
     backup_now(db, NOW).replace(damaged)
