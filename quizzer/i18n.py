@@ -102,10 +102,16 @@ def requested(environ: Mapping[str, str]) -> str | None:
     return None
 
 
+def unasked(environ: Mapping[str, str], argv: Sequence[str] | None = None) -> str:
+    """The language when neither the environment nor the setting asks for one: the locale's, else
+    the decks' (English on an output that cannot write Chinese)."""
+    chosen = from_locale(environ) or from_decks(environ, sys.argv[1:] if argv is None else argv)
+    return "en" if chosen == "zh" and not _writes_chinese(sys.stdout) else chosen
+
+
 def choose(environ: Mapping[str, str] | None = None, argv: Sequence[str] | None = None) -> str:
     environ = os.environ if environ is None else environ
-    argv = sys.argv[1:] if argv is None else argv
-    chosen = requested(environ) or from_config(environ) or from_locale(environ) or from_decks(environ, argv)
+    chosen = requested(environ) or from_config(environ) or unasked(environ, argv)
     if chosen == "zh" and not requested(environ) and not _writes_chinese(sys.stdout):
         return "en"  # a Latin-1 or ASCII output would show escapes: only QUIZ_LANG=zh insists
     return chosen

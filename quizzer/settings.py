@@ -31,7 +31,7 @@ from quizzer.clock import ROLLOVER_HOUR
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 from quizzer.errors import QuizError, UsageError, os_reason, printable
 from quizzer.files import replacing
-from quizzer.i18n import N_, _, current, join, language_code, requested
+from quizzer.i18n import N_, _, join, language_code, requested, unasked
 
 CONFIG_ENV = "QUIZ_CONFIG"
 DECK_ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # quizzer.kinds.fields.ID_PATTERN (not imported: that pulls pydantic)
@@ -406,7 +406,7 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         from_env["language"] = requested(environ)
     sources = {**dict.fromkeys(from_file, "file"), **dict.fromkeys(from_env, "environment")}
     values = {**from_file, **from_env}
-    values.setdefault("language", current())  # unset: the one in use, from the locale or the decks
+    values.setdefault("language", unasked(environ))  # unset: the locale's, else the decks'
     return build(values, sources, path)
 
 

@@ -126,17 +126,33 @@ def test_show_set_unset_with_sources(config):
 
 def test_the_language_shown_is_the_one_in_use_and_where_it_comes_from(config):
     """QUIZ_LANG (the interface's own variable) shows as the environment; unset everywhere, the
-    language shown is the one the interface chose (tests run in English), not a fixed default."""
+    language shown is the one the interface chooses by itself (the locale's), not a fixed default."""
     def language(**env: str) -> tuple[str, str]:
         return rows(quiz("config", **env).stdout)["language"]
 
     assert language(QUIZ_LANG="zh") == ("zh", "environment")
-    assert language(QUIZ_LANG="") == ("en", "default")
+    assert language(QUIZ_LANG="", LC_ALL="", LC_MESSAGES="", LANG="en_US.UTF-8") == ("en", "default")
+    assert language(QUIZ_LANG="", LC_ALL="", LC_MESSAGES="", LANG="zh_CN.UTF-8") == ("zh", "default")
     quiz("config", "set", "language", "zh")
     assert language(QUIZ_LANG="") == ("zh", "file") and language(QUIZ_LANG="en") == ("en", "environment")
     assert language(QUIZ_LANG="zh_CN.UTF-8") == ("zh", "environment")  # a locale's name reads as its language
     wrong = quiz("config", QUIZ_LANG="fr")  # passed over in silence, where QUIZ_LANGUAGE=fr was an error
     assert wrong.exit_code == 2 and wrong.stderr.startswith("Error: QUIZ_LANG: must be zh / en, not 'fr'")
+
+
+def test_setting_the_language_under_quiz_lang_says_what_the_file_now_holds_and_that_the_variable_wins(config):
+    """Under QUIZ_LANG=zh, `config set language en` said `language: zh → zh`, and under QUIZ_LANG=en
+    `config unset language` called en the default: both showed the variable's language, not the
+    file's, and neither said that the variable wins."""
+    locale = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"}  # the default: the locale's
+    set_en = quiz("config", "set", "language", "en", QUIZ_LANG="zh", **locale)
+    assert set_en.exit_code == 0 and "language: zh → en (saved in" in set_en.stdout
+    assert "QUIZ_LANG=zh is set in the environment: it wins over the file" in set_en.stdout
+    unset = quiz("config", "unset", "language", QUIZ_LANG="en", **locale)
+    assert unset.exit_code == 0 and "language: en → zh (the default; removed from" in unset.stdout
+    assert "QUIZ_LANG=en is set in the environment" in unset.stdout
+    plain = quiz("config", "set", "language", "en", QUIZ_LANG="", **locale)
+    assert "language: zh → en (saved in" in plain.stdout and "environment" not in plain.stdout
 
 
 def test_the_library_reads_the_same_file(config):

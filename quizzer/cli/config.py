@@ -109,28 +109,35 @@ def _file_and_defaults(key: str, strict: bool = False) -> Settings | None:
     from quizzer import settings as config_file
     from quizzer.errors import UsageError
 
-    variable = config_file.KEYS[key].env if key in config_file.KEYS else None
     try:
-        return config_file.load({k: v for k, v in os.environ.items() if k != variable})
+        return config_file.load({k: v for k, v in os.environ.items() if k not in _variables(key)})
     except UsageError:
         if strict:
             raise
         return None
 
 
+def _variables(key: str) -> tuple[str, ...]:
+    """The environment variables that win over ``key`` in the file (the language has two)."""
+    from quizzer import settings as config_file
+
+    if key not in config_file.KEYS:
+        return ()
+    return ("QUIZ_LANG", config_file.KEYS[key].env) if key == "language" else (config_file.KEYS[key].env,)
+
+
 def _report(ctx: typer.Context, key: str, before: Settings | None, what: str, db: Path | None) -> None:
     """What changed, whether the environment hides it, and for desired_retention what it does
     to the reviews due."""
-    from quizzer import settings as config_file
-
     after = _file_and_defaults(key, strict=True)
     assert after is not None
     old = "?" if before is None else _shown(before, key)
     say(f"{key}: {old} → {_shown(after, key)}" + _(" ({hint})").format(hint=what))  # （…） in Chinese
-    variable = config_file.KEYS[key].env if key in config_file.KEYS else None
-    if variable and os.environ.get(variable):
-        say(_("{variable}={value} is set in the environment: it wins over the file while set.").format(
-            variable=variable, value=os.environ[variable]))
+    for variable in _variables(key):
+        if os.environ.get(variable):
+            say(_("{variable}={value} is set in the environment: it wins over the file while set.").format(
+                variable=variable, value=os.environ[variable]))
+            break
     if key == "desired_retention" and before is not None and before.desired_retention != after.desired_retention:
         change = _due_change(ctx, after, db)
         if change:
