@@ -499,6 +499,32 @@ def test_a_long_card_id_in_the_notebook_folds_and_leaves_the_question_its_room(l
     assert start <= columns - PREVIEW_AT_LEAST
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("columns", [60, 80, 100, 120])
+def test_an_id_the_notebook_has_room_for_is_never_folded(language, columns):
+    """`d12-cloze-gpt2-pad-eos` (22 columns) was folded as `d12-cloze-gpt2-` / `pad-eos` at 80
+    and 100 columns, where a column fewer (the wrong answer, the date) leaves it whole: an id is
+    what `quiz show` takes, and a folded one cannot be copied."""
+    import os
+    import sqlite3
+
+    from quizzer import i18n
+
+    assert runner.invoke(app, [], env={"QUIZ_NOW": T0.isoformat()}).exit_code == 0  # the bundled decks' cards
+    with sqlite3.connect(os.environ["QUIZ_DB"]) as db:
+        db.executemany("INSERT INTO mistakes VALUES (?, 1, '2025-12-01 10:00:00.000000', ?)",
+                       [("d12-cloze-gpt2-pad-eos", "eos_token; <|endoftext|>; attention_mask"), ("bert-vs-gpt-core", "x")])
+    i18n.use(language)
+    try:
+        out = runner.invoke(app, ["mistakes"], env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)}).stdout
+        answer_header = i18n._("last wrong answer") if columns >= 120 else i18n._("wrong answer")
+    finally:
+        i18n.use("en")
+    assert any(line.startswith("d12-cloze-gpt2-pad-eos ") for line in out.splitlines()), out
+    if columns >= 100:  # and the wrong answer keeps its column where the id leaves it room
+        assert answer_header in out.split("──")[0], out
+
+
 def test_mistakes_json_does_not_go_with_drill(deck_dir):
     assert quiz(deck_dir, "mistakes", "--drill", "--json", code=2).exit_code == 2
 
