@@ -103,10 +103,19 @@ def _columns(rows: list[MistakeRow], wide: bool, answer: bool, width: int) -> tu
 
 
 def _two_lines(header: str) -> int:
-    """The narrowest width at which ``header`` wraps onto two lines at most, as the table wraps it."""
+    """The narrowest width at which ``header`` wraps onto two lines at most without tearing a word:
+    an English word stays whole (``wr…``), a Chinese one of four characters or more may break in
+    its middle (``答对`` / ``天数``; ``答`` / ``错`` would not read)."""
+    import re
+
     from rich.cells import cell_len
 
+    from quizzer.i18n import IDEOGRAPHS
     from quizzer.terminal.linebreak import divide_line
 
-    return next(width for width in range(max(map(cell_len, header.split())), cell_len(header) + 1)
+    def narrowest(word: str) -> int:
+        chinese = len(word) >= 4 and re.fullmatch(f"[{IDEOGRAPHS}]+", word) is not None
+        return cell_len(word[:(len(word) + 1) // 2]) if chinese else cell_len(word)
+
+    return next(width for width in range(max(map(narrowest, header.split())), cell_len(header) + 1)
                 if len(divide_line(header, width)) <= 1)
