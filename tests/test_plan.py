@@ -95,6 +95,16 @@ def test_a_plan_past_the_daily_review_limit_says_so():
     assert "(60 days left)" in far.output and "reviews a day:" not in far.output
 
 
+def test_a_target_out_of_reach_is_said_so():
+    """For tomorrow at 99%: 2% of the cards at the target, yet the next line promised that every
+    card would become stable before the interview. The share is the forecast's own (--json)."""
+    near = quiz("plan", "--date", "2026-01-06", "--retention", "0.99")
+    shared = json.loads(quiz("plan", "--json").output)["share_at_target"]
+    assert shared < 0.5 and "Most cards cannot reach 99% by then" in " ".join(near.output.split())
+    far = quiz("plan", "--date", "2026-03-06", "--retention", "0.9")
+    assert json.loads(quiz("plan", "--json").output)["share_at_target"] >= 0.5 and "cannot reach" not in far.output
+
+
 def test_the_days_new_card_pace_holds_as_its_new_cards_are_studied():
     """With 33 new cards a day planned, studying 14 of them lowered the day's pace to 31 (the
     cards left were counted afresh), so the overview said 17 more instead of 19."""

@@ -127,6 +127,9 @@ def as_dict(shown: PlanStatus) -> dict[str, object]:
                 new_per_day=forecast.new_per_day, new_per_day_raised=forecast.new_per_day > shown.new_per_day_setting)
 
 
+FEW_AT_TARGET = 0.5  # of the cards at the target on the day, following the plan: below it, the target is out of reach
+
+
 def show_status(shown: PlanStatus) -> None:
     interview, forecast = shown.interview, shown.forecast
     out = console()
@@ -152,6 +155,10 @@ def show_status(shown: PlanStatus) -> None:
         out.print(_("That is more than your {limit} reviews a day: on a full day the reviews that gain most by the "
                     "interview come first, and the rest wait. `quiz config set reviews_per_day N` raises the limit.")
                   .format(limit=shown.reviews_per_day_setting))
+    if forecast.at_target < FEW_AT_TARGET:  # the raised pace promised stable cards; the figure above says otherwise
+        out.print(_("Most cards cannot reach {target:.0%} by then, however many reviews are done: the days left are too "
+                    "few to make them that stable. A lower target (`quiz plan --retention 0.9`) or a later date is one "
+                    "the plan can meet.").format(target=interview.retention))
 
 
 def raised(setting: int, pace: int) -> str | None:
