@@ -141,7 +141,7 @@ class MaskedSoftmax(BaseChecker[MaskedSoftmaxParams, MaskedSoftmaxInputs, list[f
             why = "分数写成 0 不等于遮住：exp(0) = 1 > 0，这些位置照样拿到正权重。只有 −∞ 才能让权重变成 0。"
         else:
             why = "这一行所有位置都可见，对整行做 softmax。"
-        return f"{why}\n\n{softmax_steps(inputs.scores, inputs.mask)}\n\n答案：`{tolerance.format(answer)}`"
+        return f"{why}\n\n{softmax_steps(inputs.scores, inputs.mask, asked=tolerance)}\n\n答案：`{tolerance.format(answer)}`"
 
 
 @dataclass(frozen=True, kw_only=True)

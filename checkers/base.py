@@ -207,17 +207,21 @@ def _gap(before: str, after: str) -> bool:
     return _cjk(after) and before.isascii() and (before.isalpha() or before.isdigit() and after not in "万亿")
 
 
-def softmax_steps(scores: Sequence[float], keep: Sequence[int], label: str = "位置") -> str:
+def softmax_steps(scores: Sequence[float], keep: Sequence[int], label: str = "位置",
+                  asked: Tolerance | None = None) -> str:
     """Worked softmax as a Markdown table: exp of each kept score, their sum, each ratio.
 
-    Masked positions (keep == 0) show −∞ and weight 0, as the reference computes them.
+    Masked positions (keep == 0) show −∞ and weight 0, as the reference computes them. The
+    weights have two places past those the answer asks for (``asked``; else 3), as grading's
+    two-step rounding allows for: one past, 0.71645 read 0.7165, which the learner then rounded to
+    a wrong 0.717; a card asking 4 places showed 0.00445 for an answer of 0.0044.
     """
+    places = (asked.decimals if asked is not None and asked.kind == "decimals" else 3) + 2
     exps = [math.exp(s) if k else 0.0 for s, k in zip(scores, keep)]
     total = sum(exps)
     rows = [f"| {label} | 分数 | exp | 权重 = exp / Σ |", "| --- | --- | --- | --- |"]
-    for j, (s, k, e) in enumerate(zip(scores, keep, exps)):  # the weights to 5 places, two past the answer's
-        # usual 3: at 4, 0.71645 read 0.7165, which the learner then rounded to a wrong 0.717
-        rows.append(f"| {j} | {s:g} | {num(e)} | {num(e / total, 5)} |" if k else f"| {j} | {s:g} → −∞ | 0 | 0 |")
+    for j, (s, k, e) in enumerate(zip(scores, keep, exps)):
+        rows.append(f"| {j} | {s:g} | {num(e)} | {num(e / total, places)} |" if k else f"| {j} | {s:g} → −∞ | 0 | 0 |")
     return "\n".join(rows) + f"\n\nΣ exp = {' + '.join(num(e) for e, k in zip(exps, keep) if k)} = {num(total)}"
 
 

@@ -227,5 +227,5 @@ class Sampling(BaseChecker[SamplingParams, SamplingInputs, list[float]]):
                 before, mass = mass, mass + probs[j]
                 lines.append(f"  - token {j}：p = {num(probs[j])}，之前累计 {num(before)} → {'保留' if keep[j] else '丢弃'}，累计 {num(mass)}")
             parts.append(f"- top-p（p = {inputs.top_p:g}）：按过滤后的 softmax 概率从大到小累加，累计达到 p 之后的 token 丢弃：\n\n" + "\n".join(lines))
-        parts.append("对保留的 token 重新 softmax：\n\n" + softmax_steps(z, keep, "token"))
+        parts.append("对保留的 token 重新 softmax：\n\n" + softmax_steps(z, keep, "token", asked=tolerance))
         return "\n\n".join(parts) + f"\n\n答案：`{tolerance.format(answer)}`"

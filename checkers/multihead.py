@@ -197,6 +197,6 @@ class MaskMatrix(BaseChecker[MaskMatrixParams, MaskMatrixInputs, list[float]]):
             weights = answer[i * n : (i + 1) * n]
             parts.append(
                 f"**第 {i} 行**（可见 key：{', '.join(f'k{j}' for j in range(n) if keep[j])}）\n\n"
-                f"{softmax_steps(row, keep, 'key')}\n\n第 {i} 行 = `{tolerance.format(weights)}`"
+                f"{softmax_steps(row, keep, 'key', asked=tolerance)}\n\n第 {i} 行 = `{tolerance.format(weights)}`"
             )
         return "\n\n".join(parts) + f"\n\n答案（按行展开）：`{tolerance.format(answer)}`"
