@@ -59,6 +59,15 @@ def test_help_states_ranges_and_defaults_as_a_person_writes_them():
     assert "[0 to 9999]" in " ".join(runner.invoke(app, ["study", "-h"], env={"COLUMNS": "200"}).stdout.split())
 
 
+@pytest.mark.parametrize("args", [["show", "-h"], ["generate", "-h"], ["lint", "-h"], ["history", "import", "-h"],
+                                  ["import", "chapter", "-h"], ["backup", "restore", "-h"], ["config", "set", "-h"]])
+def test_arguments_are_named_as_click_names_them(args):
+    """typer wrote `quiz show [OPTIONS] {ID}`, `[[CHECKER]]`, `[[PATH]...]...`, and each
+    argument's Python type after its name (`ID <str>`, `FILE <Path>`)."""
+    text = runner.invoke(app, args, env={"COLUMNS": "200"}).stdout
+    assert text.startswith("Usage: root ") and not re.search(r"[{}]|<(str|Path|list)|\[\[|\]\.\.\.\]", text), text
+
+
 def test_help_notes_are_in_chinese_in_the_chinese_interface():
     """The notes after an option's help read `[默认：15; x>=1]`: typer's range and separator."""
     i18n.use("zh")

@@ -209,8 +209,26 @@ def _localize_typer() -> None:
 
     HelpFormatter.write_heading = write_heading  # type: ignore[method-assign]
     typer.core.describe_number_range = _number_range  # type: ignore[assignment]  # typer passes (min, max) by position
+    _plain_arguments(typer.core.TyperArgument)
     _wrap_wide_help()
     _localize_click_errors()
+
+
+def _plain_arguments(argument: Any) -> None:
+    """Arguments named as click names them: typer (0.2x) writes a required one as ``{ID}`` in the
+    usage line, wraps an optional one's metavar in brackets again (``[[CHECKER]]``) and puts its
+    Python type after its name (``ID <str>``, ``FILE <Path>``). Older typers have neither hook."""
+    if not hasattr(argument, "_usage_display_name") or not hasattr(argument, "display_type_rich"):
+        return
+
+    def usage_name(self: Any) -> str:
+        name = str(self.display_name_raw)
+        if self.nargs != 1 and not name.endswith("..."):
+            name += "..."
+        return name if self.required or name.startswith("[") else f"[{name}]"
+
+    argument._usage_display_name = usage_name
+    argument.display_type_rich = lambda self, ctx: None
 
 
 def _number_range(least: float | None, most: float | None) -> str | None:
