@@ -91,6 +91,8 @@ def test_optimize_the_real_history_fits_better_than_the_defaults_and_is_used():
         assert learner.load(store).parameters == pytest.approx(tuple(report["parameters"]))
     finally:
         store.close()
+    shown = " ".join(quiz("optimize").output.split())  # the table: the parameters in use, as Anki shows them
+    assert "FSRS parameters now in use: " + ", ".join(f"{w:.4f}" for w in report["parameters"]) in shown
 
     reset = quiz("optimize", "--reset")
     assert reset.exit_code == 0 and reset.output == "Back to FSRS's default parameters.\n"

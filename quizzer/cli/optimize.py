@@ -65,15 +65,18 @@ def _show(result: Fit) -> None:
     from quizzer.terminal.tables import listing, number, text
 
     shown = listing(text(_("parameters")), number(_("log loss")), number(_("RMSE(bins)")),
-                  title=_("{count} reviews").format(count=f"{result.reviews:,}"),
-                  caption=_("scored on the later quarter of the reviews made on a later day than the card's "
-                            "previous one"))
+                  title=_("{count} reviews").format(count=f"{result.reviews:,}"))
     shown.add_row(_("default"), f"{result.default.log_loss:.4f}", f"{result.default.rmse_bins:.4f}")
     shown.add_row(_("fitted"), f"{result.fitted.log_loss:.4f}", f"{result.fitted.rmse_bins:.4f}")
     out = console()
     out.print(shown)
+    # a line of its own: as the table's caption it wrapped to the table's 28 columns
+    out.print(_("Both are scored on your latest reviews (the last quarter, counting only a review made on a later day "
+                "than the card's one before): the lower, the better."), markup=False)
     if result.kept:
         out.print(_("Kept the fitted parameters: the scheduler uses them from now on (`quiz optimize --reset` "
                     "goes back)."))
+        out.print(_("FSRS parameters now in use: {parameters}").format(
+            parameters=", ".join(f"{w:.4f}" for w in result.parameters)), markup=False)
     else:
         out.print(_("Kept the default parameters: the fitted ones did not predict your later reviews better."))
