@@ -303,7 +303,7 @@ def test_every_exam_question_asks_for_the_answer_in_the_interface_language(colle
             views = machine.handle(exams.Answer({"choice": "A", "cloze": "1; 2; 3"}.get(views[-1].kind, "甲")))
     finally:
         i18n.use("en")
-    assert hints["qa"] == hints["mistake"] == "你的答案" and hints["cloze"] != hints["qa"]
+    assert hints["qa"] == hints["mistake"] == "用自己的话" and hints["cloze"] != hints["qa"]  # not 回答（你的答案）
 
 
 def test_an_answered_question_whose_card_left_the_decks_stays_in_the_report(deck_folder, monkeypatch, tmp_path):

@@ -159,7 +159,7 @@ def test_time_out_mid_answer_keeps_and_marks_the_text(deck_folder):
     reported as cut off."""
     folder = deck_folder(QA_DECK)
     with Terminal(["exam", "--decks", str(folder), "--minutes", "0.2"], {}, columns=60, rows=24) as term:
-        start = term.expect("answer (your answer)")
+        start = term.expect("answer (in your own words)")
         term.send(TYPED)
         term.expect("Time is up", timeout=60, after=start)
         mark = term.expect("points covered", after=start)
@@ -195,7 +195,7 @@ def test_the_countdown_redraws_in_place_and_never_repeats_the_prompt(deck_folder
     try:
         shots = []
         deadline = time.monotonic() + 90
-        while "answer (your answer)" not in screen() and time.monotonic() < deadline:
+        while "answer (in your own words)" not in screen() and time.monotonic() < deadline:
             time.sleep(0.3)
         tmux("send-keys", "-t", "exam", "-l", TYPED)
         while "Time is up" not in (shot := screen()) and time.monotonic() < deadline:
@@ -205,7 +205,7 @@ def test_the_countdown_redraws_in_place_and_never_repeats_the_prompt(deck_folder
         tmux("kill-server")
     typing = [shot for shot in shots if TYPED[-4:] in shot]  # the whole answer is on screen
     assert len(typing) >= 3, shots
-    assert all(shot.count("answer (your answer)") == 1 for shot in typing), typing
+    assert all(shot.count("answer (in your own words)") == 1 for shot in typing), typing
     clocks = {clock for shot in typing for clock in re.findall(r"(\d\d:\d\d) left", shot)}
     assert len(clocks) >= 3  # it counted down
     assert all(re.search(r"Question 1 of 1 · Q&A", shot) and not re.search(r"Question.*left", shot) for shot in typing)

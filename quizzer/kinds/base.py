@@ -108,8 +108,9 @@ class Kind(ABC, Generic[C]):
         return self.key_points(card)
 
     def hint(self, asked: Asked) -> str:
-        """What to type at the answer prompt (graded kinds)."""
-        return _("your answer")
+        """What to type at the answer prompt: for a kind marked by the learner (an exam's qa and
+        mistake), free text (the prompt read "answer (your answer)")."""
+        return _("in your own words")
 
     def prepare(self, asked: Asked) -> None:
         """Start what the answer will need while the learner reads (called once the card is on
