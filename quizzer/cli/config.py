@@ -177,8 +177,8 @@ def _due_change(ctx: typer.Context, after: Settings, db: Path | None) -> str | N
         old, new = due_change(store, now, scheduler_for(after, parameters), after.day_start_hour)
     finally:
         store.close()
-    return _("due today: {old_today} → {new_today}; next 7 days: {old_week} → {new_week} (cards in review: as they are "
-             "due now, and as {new} would schedule them from their last review; each card's due date moves at its "
-             "next review)").format(
+    return _("due today: {old_today} → {new_today}; next 7 days: {old_week} → {new_week} (cards in review: due now → due "
+             "were each rescheduled at {new} from its last review; the dates themselves change card by card, at each "
+             "one's next review)").format(
         old_today=old.today, new_today=new.today, old_week=old.week, new_week=new.week,
         new=f"{after.desired_retention:g}")
