@@ -307,7 +307,19 @@ def test_history_shows_the_trend(deck_dir):
         run(deck_dir, ["exam", "--seed", str(seed), "--count", "2", "--kind", "choice"],
             [answers[i.card_id] for i in items] + ["!f"], when=when)
     result = run(deck_dir, ["exam", "--history"])
-    assert "Trend:" in result.stdout and result.stdout.count("100.0") == 2
+    assert "Trend: ▅▅  (first 100 → last 100)" in result.stdout and result.stdout.count("100.0") == 2
+    items = paper(deck_dir, seed=23, count=2, kinds=["choice"])  # a drop from 100 to 50 (one of two right)
+    run(deck_dir, ["exam", "--seed", "23", "--count", "2", "--kind", "choice"], ["B" for _ in items] + ["!f"],
+        when=T0 + timedelta(days=2))
+    assert "Trend: ██▁  (first 100 → last 50)" in run(deck_dir, ["exam", "--history"]).stdout
+
+
+def test_the_trend_scales_between_the_lowest_and_highest_score():
+    """On a fixed 0-100 scale 61 then 50 were both ▅: the drop the learner came to see was not there."""
+    from quizzer.terminal.exam import sparkline
+
+    assert sparkline([61, 50]) == "█▁" and sparkline([50, 61, 55.5]) == "▁█▅"
+    assert sparkline([80]) == sparkline([80, 80])[:1] == "▅"
 
 
 def test_ctrl_c_leaves_the_exam_resumable(tmp_path, deck_dir):

@@ -51,6 +51,15 @@ HAND_IN, LEAVE = "!f", "!q"
 SPARKS = "▁▂▃▄▅▆▇█"
 
 
+def sparkline(scores: Sequence[float]) -> str:
+    """A bar per score, from the lowest to the highest of them (as a sparkline scales): on a fixed
+    0-100 scale, 61 then 50 were both ▅ and the drop was not seen. Equal scores are level bars."""
+    low, high = min(scores), max(scores)
+    if high == low:
+        return SPARKS[len(SPARKS) // 2] * len(scores)
+    return "".join(SPARKS[round((s - low) / (high - low) * (len(SPARKS) - 1))] for s in scores)
+
+
 def clock_text(seconds: float) -> str:
     minutes, secs = divmod(max(0, int(seconds + 0.999)), 60)
     return f"{minutes:02d}:{secs:02d}"
@@ -264,6 +273,6 @@ def show_history(console: Console, rows: list[tuple[ExamRecord, int, int]], now:
         table.add_row(str(exam.id), when(exam.started_at), str(total), str(answered), f"{exam.minutes:g}", score)
     console.print(table)
     if scores:
-        trend = "".join(SPARKS[min(len(SPARKS) - 1, int(s / 100 * len(SPARKS)))] for s in scores)
+        trend = sparkline(scores)
         console.print(_("Trend: {trend}  (first {first} → last {last})").format(
             trend=trend, first=f"{scores[0]:.0f}", last=f"{scores[-1]:.0f}"), highlight=False)
