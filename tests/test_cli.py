@@ -131,7 +131,7 @@ def test_deck_problems_list_every_problem_then_one_error_line(deck_folder):
     folder = deck_folder(DECK.replace("kind: qa", "kind: essay"))
     result = runner.invoke(app, ["study", "--decks", str(folder)])
     lines = result.stderr.strip().splitlines()
-    assert result.exit_code == 1 and lines[0].endswith("kind must be one of qa, choice, mistake, numeric, cloze")
+    assert result.exit_code == 1 and lines[0].endswith("kind must be one of qa, choice, mistake, numeric, cloze, not 'essay'")
     assert lines[-1].startswith("Error: the decks have 1 problem, listed above") and "quiz lint" in lines[-1]
 
 

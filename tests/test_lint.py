@@ -195,7 +195,7 @@ def test_section_number_keeps_its_zero(tmp_path):
 
 def test_unknown_kind(tmp_path):
     result = lint(write(tmp_path, QA.replace("kind: qa", "kind: essay")))
-    assert problems(result) == [(9, 11, "kind must be one of qa, choice, mistake, numeric, cloze")]
+    assert problems(result) == [(9, 11, "kind must be one of qa, choice, mistake, numeric, cloze, not 'essay'")]
 
 
 def test_bad_id(tmp_path):
@@ -368,3 +368,14 @@ def test_yaml_slips_are_described_in_the_interface_language(text):
         i18n.use("en")
     assert problem.message.startswith("YAML 语法错误：")
     assert not re.search(r"[A-Za-z]{3,}", problem.message.replace("YAML", "")), problem.message
+
+
+def test_a_list_too_short_or_too_long_is_counted_in_words():
+    """It said `points: needs at least 1 item(s)`."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        short = lint(write(Path(folder), QA.replace("points: [Encoder-only]", "points: []")))
+        long = lint(write(Path(folder), CHOICE.replace("options: [甲, 乙, 丙]", f"options: [{', '.join('甲' * 30)}]"), "b.yaml"))
+    assert [message for _, _, message in problems(short)] == ["points: needs at least 1 item"]
+    assert any(re.fullmatch(r"options: needs at most \d+ items", message) for _, _, message in problems(long)), long.stdout

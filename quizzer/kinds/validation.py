@@ -55,7 +55,9 @@ def friendly(error: Any) -> str:
         return _("missing field '{field}'").format(field=loc[-1])
     if kind == "extra_forbidden":
         return _("unknown field '{field}'").format(field=loc[-1])
-    if kind in ("union_tag_invalid", "union_tag_not_found"):
+    if kind == "union_tag_invalid":  # the value given is named, as every other message names it
+        return _("kind must be one of {kinds}, not {value}").format(kinds=join(KINDS), value=repr(error["ctx"]["tag"]))
+    if kind == "union_tag_not_found":
         return _("kind must be one of {kinds}").format(kinds=join(KINDS))
     if kind == "string_pattern_mismatch" and name in ("id", "tags"):
         return _("{field}: use lowercase a-z, 0-9 and '-' (got {value})").format(field=name, value=repr(error["input"]))
@@ -64,9 +66,13 @@ def friendly(error: Any) -> str:
         message = _("{field}: {value} is not an option letter") if letter else _("{field}: {value} is not a number")
         return message.format(field=name, value=repr(error["input"]))
     if kind == "too_short":
-        return _("{field}: needs at least {count} item(s)").format(field=name, count=error["ctx"].get("min_length"))
+        count = error["ctx"].get("min_length")
+        return ngettext("{field}: needs at least {count} item", "{field}: needs at least {count} items", count).format(
+            field=name, count=count)
     if kind == "too_long":
-        return _("{field}: needs at most {count} item(s)").format(field=name, count=error["ctx"].get("max_length"))
+        count = error["ctx"].get("max_length")
+        return ngettext("{field}: needs at most {count} item", "{field}: needs at most {count} items", count).format(
+            field=name, count=count)
     if kind == "string_type" and error["input"] is None:
         return _("{field}: text is empty").format(field=name)
     if kind in ("string_type", "list_type", "dict_type", "model_type", "model_attributes_type"):
