@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+from collections.abc import Iterable
 from enum import IntEnum
 from typing import Any
 
@@ -95,9 +96,15 @@ class UnknownName(UsageError):
 
 
 class CardNotFound(QuizError):
-    def __init__(self, card_id: str) -> None:
-        super().__init__(_("no card '{id}'").format(id=card_id),
-                         _("`quiz cards` lists the cards; card ids are in the deck files"))
+    def __init__(self, card_id: str, known: Iterable[str] = ()) -> None:
+        import difflib
+
+        like = difflib.get_close_matches(card_id, list(known), n=3, cutoff=0.6)  # a typo, or a prefix typed
+        like += [one for one in sorted(known) if card_id and one.startswith(card_id) and one not in like][:3 - len(like)]
+        hint = _("`quiz cards` lists the cards; card ids are in the deck files")
+        if like:
+            hint = _("did you mean {ids}? {hint}").format(ids=join(like), hint=hint)
+        super().__init__(_("no card '{id}'").format(id=card_id), hint)
 
 
 class NoUnfinishedExam(QuizError):

@@ -436,6 +436,15 @@ def test_show_unknown_card_is_one_error_line(deck_dir):
             "Error: no card 'nope' (`quiz cards` lists the cards; card ids are in the deck files)"]
 
 
+def test_an_unknown_card_names_the_ids_closest_to_it(deck_dir):
+    """`quiz show bert-no-mas` said only that there was no such card, as git or Anki's search would
+    not: a typo, or an id typed in part, is named with the ids it is closest to."""
+    typo = quiz(deck_dir, "show", "qa-bret", code=1).stderr
+    assert "Error: no card 'qa-bret' (did you mean qa-bert" in typo and "`quiz cards` lists the cards" in typo
+    start = quiz(deck_dir, "generate", "--card", "num-l", code=1).stderr
+    assert "(did you mean num-loss" in start, start
+
+
 def test_card_is_a_hidden_alias_of_show_with_unsuspend(studied):
     assert quiz(studied, "card", "qa-bert").stdout == quiz(studied, "show", "qa-bert").stdout
     assert as_json(studied, "card", "num-loss", "--seed", "1") == as_json(studied, "show", "num-loss", "--seed", "1")

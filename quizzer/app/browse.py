@@ -20,6 +20,7 @@ from quizzer import kinds
 from quizzer.app import notebook
 from quizzer.app.collection import Collection
 from quizzer.clock import next_day_start, to_utc
+from quizzer.errors import CardNotFound
 from quizzer.i18n import IDEOGRAPHS
 from quizzer.kinds.base import Asked
 from quizzer.scheduling.learner import schedule_of
@@ -266,7 +267,10 @@ def show(collection: Collection, card_id: str, now: datetime, seed: int | None =
     """One card; CardNotFound (exit 1) if the store has never seen it. A generated kind draws
     its question from ``seed`` (a fresh one if None)."""
     now = to_utc(now)
-    info = card_info(collection.store, card_id, now, schedule_of(collection.store, settings).scheduler)
+    try:
+        info = card_info(collection.store, card_id, now, schedule_of(collection.store, settings).scheduler)
+    except CardNotFound:
+        raise CardNotFound(card_id, collection.cards) from None  # with the ids it is closest to
     in_notebook = any(entry.card_id == card_id
                       for entry in notebook.entries(collection.store, settings.day_start_hour))
     buried = info.buried_until is not None and info.buried_until > now

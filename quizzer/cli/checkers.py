@@ -73,9 +73,10 @@ def _card_question(ctx: typer.Context, card_id: str, seed: int, decks_dir: Path 
     from quizzer import kinds
     from quizzer.errors import CardNotFound
 
-    owner = next((d for d in load(ctx, decks_dir) if any(e.id == card_id for e in d.entries)), None)
+    decks = load(ctx, decks_dir)
+    owner = next((d for d in decks if any(e.id == card_id for e in d.entries)), None)
     if owner is None:
-        raise CardNotFound(card_id)
+        raise CardNotFound(card_id, [e.id for d in decks for e in d.entries])
     card = owner.card(card_id)
     if not kinds.of(card).generated:
         raise UsageError(_("card '{card}' is not a generated (numeric) card").format(card=card_id),
