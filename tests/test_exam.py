@@ -193,6 +193,17 @@ def read_until(proc: subprocess.Popen, marker: str, seen: list[str]) -> None:
     raise AssertionError(f"{marker!r} never came:\n{''.join(seen)}")
 
 
+def interrupted(proc: subprocess.Popen) -> str:
+    """Ctrl-C, then the rest of the output. stdin stays open: a Ctrl-C not obeyed would hang the
+    suite, so the process is killed after 60 s."""
+    proc.send_signal(signal.SIGINT)
+    guard = threading.Timer(60, proc.kill)
+    guard.start()
+    output = proc.stdout.read()
+    guard.cancel()
+    return output
+
+
 def test_time_runs_out_in_the_middle_of_typing(tmp_path, deck_dir):
     """A real clock: the exam ends by itself while the learner is still on a question, and the
     half-typed answer is kept (unanswered, with its text), scored and reported as cut off."""
@@ -329,11 +340,7 @@ def test_ctrl_c_leaves_the_exam_resumable(tmp_path, deck_dir):
     proc.stdin.write("C\n")
     proc.stdin.flush()
     read_until(proc, "(empty: skip", seen)
-    proc.send_signal(signal.SIGINT)
-    guard = threading.Timer(60, proc.kill)  # stdin stays open: a Ctrl-C not obeyed would hang the suite
-    guard.start()
-    output = proc.stdout.read()
-    guard.cancel()
+    output = interrupted(proc)
     assert proc.wait() == 130 and "left unfinished, every answer saved" in output and "Traceback" not in output
     assert [q.status for q in exam_store.questions(open_store(), 1)] == ["answered", "unanswered"]
 
@@ -347,11 +354,7 @@ def test_ctrl_c_while_marking_resumes_the_marking_not_the_answering(tmp_path, de
     proc.stdin.write("双向编码器\n")
     proc.stdin.flush()
     read_until(proc, "points covered", seen)
-    proc.send_signal(signal.SIGINT)
-    guard = threading.Timer(60, proc.kill)
-    guard.start()
-    output = proc.stdout.read()
-    guard.cancel()
+    output = interrupted(proc)
     assert proc.wait() == 130 and "left during its marking" in output and "Traceback" not in output
     assert "was handed in and is not all marked" in " ".join(run(deck_dir, []).stdout.split())
     resumed = run(deck_dir, ["exam", "--resume"], ["1 2"])
