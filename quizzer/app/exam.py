@@ -159,6 +159,7 @@ class ReportRow:
     right_answer: str
     solution: str | None
     missed: list[str] = field(default_factory=list)  # a marked answer's key points not covered
+    verdict: str | None = None  # a graded answer's verdict, as study gives it ("blank 2 wrong; ...")
 
 
 @dataclass
@@ -490,8 +491,22 @@ def report(collection: Collection, exam_id: int) -> Report:
             question.position, card.id, card.kind, collection.deck_of(card.id).id, card.source, list(card.tags),
             question.status,
             question.answer_text, cut_off(question), question.duration_ms, question.score or 0.0, kind.front(asked),
-            kind.back(asked), kind.solution(asked), missed))
+            kind.back(asked), kind.solution(asked), missed, _verdict(question, asked)))
     return result
+
+
+def _verdict(question: QuestionRecord, asked: Asked) -> str | None:
+    """Why a graded answer scored what it did, as study says it (which blank was wrong, how far a
+    number was off); None for a marked or missing answer, or a cut-off one that cannot be read."""
+    kind = kinds.of(asked.card)
+    text = given(question)
+    if not kind.graded or text is None:
+        return None
+    if cut_off(question):
+        text = kind.read(asked, text).answer
+        if text is None:
+            return None
+    return kind.score(asked, text).message
 
 
 def history(collection: Collection) -> list[tuple[ExamRecord, int, int]]:

@@ -249,7 +249,10 @@ def show_report(console: Console, report: Report) -> None:
         # an answer of its own paragraphs (a mistake's "In fact: …", "Why: …") goes under the label, not after it
         shown = (f"**{right}**\n\n{row.right_answer}" if "\n" in row.right_answer or row.right_answer.startswith("**")
                  else _("{label}: {value}").format(label=f"**{right}**", value=row.right_answer))
-        body = "\n\n".join([row.text, _("{label}: {value}").format(label=f"**{label}**", value=row.answer_text or none), shown])
+        answered = _("{label}: {value}").format(label=f"**{label}**", value=row.answer_text or none)
+        if row.verdict:  # which blank, how far off: what study would have said
+            answered += "\n\n" + said(row.verdict)
+        body = "\n\n".join([row.text, answered, shown])
         if row.missed:  # what the marking found missing, not only the score
             missed = "\n".join(f"- {point}" for point in row.missed)
             body += "\n\n**" + _("Key points not covered") + f"**\n\n{missed}"
