@@ -353,3 +353,12 @@ def test_a_usage_error_of_a_command_in_a_group_points_at_that_command_s_help(tmp
     clicks = runner.invoke(app, ["config", "set", "new_per_day"], env={"QUIZ_CONFIG": str(tmp_path / "c.toml")})
     assert ours.exit_code == clicks.exit_code == 2
     assert ours.stderr.endswith("(`quiz config set -h` for help)\n") and clicks.stderr.endswith("(`quiz config set -h` for help)\n")
+
+
+def test_json_before_a_command_says_where_it_goes():
+    """`quiz --json cards` said `--json before a command is the overview's`, while `--help` listed
+    --json as if for every command."""
+    result = runner.invoke(app, ["--json", "cards"])
+    assert result.exit_code == 2 and result.stderr.startswith("Error: --json goes after the command: quiz cards --json")
+    help_text = " ".join(runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).stdout.split())
+    assert "--json Print today's numbers as JSON (a command's own --json goes after it" in help_text

@@ -11,7 +11,6 @@ import typer
 from quizzer.cli.base import (
     DbOption,
     DecksOption,
-    JsonOption,
     Where,
     app,
     check_clock,
@@ -41,15 +40,16 @@ def overview(
     db: DbOption = None,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help=_("Print the version and exit."))] = False,
-    as_json: JsonOption = False,
+    as_json: Annotated[bool, typer.Option("--json", help=_(
+        "Print today's numbers as JSON (a command's own --json goes after it: quiz cards --json)."))] = False,
 ) -> None:
     """Today's numbers per deck (the help text is the app's)."""
     check_clock()
     ctx.obj = Where(decks_dir, db)
     if ctx.invoked_subcommand is not None:
         if as_json:
-            raise UsageError(_("--json before a command is the overview's"),
-                             _("put it after: quiz {command} --json").format(command=ctx.invoked_subcommand))
+            raise UsageError(_("--json goes after the command: quiz {command} --json").format(command=ctx.invoked_subcommand),
+                             _("before a command, --json is plain quiz's, for today's numbers"))
         return
     from quizzer import clock
     from quizzer.app.today import today
