@@ -193,6 +193,14 @@ def read_until(proc: subprocess.Popen, marker: str, seen: list[str]) -> None:
     raise AssertionError(f"{marker!r} never came:\n{''.join(seen)}")
 
 
+def typed(proc: subprocess.Popen, keys: str, until: str | None = None, seen: list[str] | None = None) -> None:
+    """``keys`` to the exam, then its output read up to ``until`` (into ``seen``)."""
+    proc.stdin.write(keys)
+    proc.stdin.flush()
+    if until is not None:
+        read_until(proc, until, [] if seen is None else seen)
+
+
 def interrupted(proc: subprocess.Popen) -> str:
     """Ctrl-C, then the rest of the output. stdin stays open: a Ctrl-C not obeyed would hang the
     suite, so the process is killed after 60 s."""
@@ -210,11 +218,8 @@ def test_time_runs_out_in_the_middle_of_typing(tmp_path, deck_dir):
     proc = exam_process(tmp_path, deck_dir, "--kind", "choice", "--minutes", "0.15")  # 9 seconds: a slow machine's first answer must come in time
     seen: list[str] = []
     read_until(proc, "(empty: skip", seen)
-    proc.stdin.write("A\n")
-    proc.stdin.flush()
-    read_until(proc, "(empty: skip", seen)
-    proc.stdin.write("B")  # half an answer, never finished
-    proc.stdin.flush()
+    typed(proc, "A\n", "(empty: skip", seen)
+    typed(proc, "B")  # half an answer, never finished
     started = time.monotonic()
     guard = threading.Timer(30, proc.kill)  # stdin stays open: only the clock can end this exam
     guard.start()
@@ -238,9 +243,7 @@ def test_killed_exam_keeps_its_answers_and_resumes(tmp_path, deck_dir):
     seen: list[str] = []
     read_until(proc, "(empty: skip", seen)
     first = "选丙" if "选丙" in "".join(seen) else "选乙"
-    proc.stdin.write("C\n")
-    proc.stdin.flush()
-    read_until(proc, "(empty: skip", seen)  # the first answer is saved before the next question shows
+    typed(proc, "C\n", "(empty: skip", seen)  # the first answer is saved before the next question shows
     proc.send_signal(signal.SIGKILL)
     proc.wait()
 
@@ -337,9 +340,7 @@ def test_ctrl_c_leaves_the_exam_resumable(tmp_path, deck_dir):
     proc = exam_process(tmp_path, deck_dir, "--kind", "choice", "--seed", "9", now=T0.isoformat())
     seen: list[str] = []
     read_until(proc, "(empty: skip", seen)
-    proc.stdin.write("C\n")
-    proc.stdin.flush()
-    read_until(proc, "(empty: skip", seen)
+    typed(proc, "C\n", "(empty: skip", seen)
     output = interrupted(proc)
     assert proc.wait() == 130 and "left unfinished, every answer saved" in output and "Traceback" not in output
     assert [q.status for q in exam_store.questions(open_store(), 1)] == ["answered", "unanswered"]
@@ -351,9 +352,7 @@ def test_ctrl_c_while_marking_resumes_the_marking_not_the_answering(tmp_path, de
     proc = exam_process(tmp_path, deck_dir, "--kind", "qa", "--count", "1", now=T0.isoformat())
     seen: list[str] = []
     read_until(proc, "(empty: skip", seen)
-    proc.stdin.write("双向编码器\n")
-    proc.stdin.flush()
-    read_until(proc, "points covered", seen)
+    typed(proc, "双向编码器\n", "points covered", seen)
     output = interrupted(proc)
     assert proc.wait() == 130 and "left during its marking" in output and "Traceback" not in output
     assert "was handed in and is not all marked" in " ".join(run(deck_dir, []).stdout.split())
