@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 import fsrs
 import pytest
 
+from quizzer import kinds
 from quizzer.app import exam as exams
 from quizzer.app import study
 from quizzer.app.collection import open_collection
@@ -214,7 +215,10 @@ def test_cloze_blanks_are_graded_as_numbers_or_text(collection):
     clock.t += 20
     feedback, saved, _ = machine.handle(study.Answer("0.15；80% ; ［ｍａｓｋ］"))  # number, width, case
     assert feedback.correct and feedback.rating == 3 and saved.card_id == "z-one"
-    assert card_info(collection.store, "z-one", T0).reviews[0].answer_text == "0.15 ; 80% ; ［ｍａｓｋ］"
+    assert card_info(collection.store, "z-one", T0).reviews[0].answer_text == "0.15; 80%; ［ｍａｓｋ］"  # shown as typed
+    card = collection.cards["z-one"]  # an exam answer an older quizzer stored as "a ; b ; c" scores the same
+    asked = kinds.of(card).ask(card, None)
+    assert kinds.of(card).score(asked, "0.15 ; 80% ; [MASK]").score == kinds.of(card).score(asked, "0.15; 80%; [MASK]").score == 1.0
 
 
 def test_cloze_wrong_blank_is_named(collection):

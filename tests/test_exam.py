@@ -407,7 +407,7 @@ def test_cloze_in_an_exam_through_the_cli(deck_folder):
     result = run(folder, ["exam", "--seed", "5", "--count", "1", "--kind", "cloze"], ["15%", "15%; 70%", "!f"])
     assert "Type 2 answers" in result.stdout and "50.0 / 100" in result.stdout
     [question] = exam_store.questions(open_store(), 1)
-    assert (question.answer_text, question.score) == ("15% ; 70%", 0.5)
+    assert (question.answer_text, question.score) == ("15%; 70%", 0.5)
     assert card_info(open_store(), "q-cloze", T0).reviews[-1].rating == 2  # half right → Hard
     # the report says which blank was wrong, as study does (it gave only the score and the answer)
     assert "✗ blank 2 wrong; the answer is" in " ".join(result.stdout.split())

@@ -392,7 +392,7 @@ def test_cloze_through_the_line_protocol(deck_folder):
     assert "answer (3 blanks, separated by ;)" in result.stdout and "Type 3 answers" in result.stdout
     assert "✓ right" in result.stdout and "saved z-one" in result.stdout
     [review] = card_info(open_store(), "z-one", when).reviews
-    assert review.correct and review.rating in (3, 4) and review.answer_text == "0.15 ; 80 % ; [mask]"
+    assert review.correct and review.rating in (3, 4) and review.answer_text == "0.15; 80 %; [mask]"
     later = when + timedelta(days=30)
     result = study(folder, ["15%; 70%; [MASK]"], later, "--kind", "cloze")
     assert "✗ blank 2 wrong" in result.stdout and "［2］80%" in result.stdout

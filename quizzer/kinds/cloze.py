@@ -109,12 +109,12 @@ class Cloze(Kind[ClozeCard]):
         parts = [p.strip() for p in SEPARATOR.split(text)] if count > 1 else [text.strip()]
         if len(parts) != count or not all(parts):
             return Reading(None, _("Type {count} answers, one per blank, separated by ; (e.g. 15%; 80%).").format(count=count))
-        return Reading(" ; ".join(parts))
+        return Reading("; ".join(parts))  # as typed: the shown answer (an older quizzer kept " ; ", read the same)
 
     def score(self, asked: Asked, answer: str) -> Verdict:
         card: ClozeCard = asked.card
         found = blanks(card.text)
-        typed = [p.strip() for p in answer.split(" ; ")] if len(found) > 1 else [answer.strip()]
+        typed = [p.strip() for p in SEPARATOR.split(answer)] if len(found) > 1 else [answer.strip()]
         right = [
             any(matches(given, option) for option in [blank.answer, *card.accept.get(f"c{blank.number}", [])])
             for blank, given in zip(found, typed)
