@@ -302,6 +302,25 @@ def test_the_terminal_output_fits_every_width(history, db, columns):
     assert "12,582 since 2024-03-29" in result.stdout
 
 
+def test_days_with_nothing_in_a_row_are_one_row(history, db):
+    """A week after the history's last review, thirty rows of 0 filled the forecast and the time
+    per day. Three or more quiet days in a row are one row (`10-08 – 10-20`); today keeps its own,
+    and every day with a review keeps its row."""
+    import re
+
+    later = "2024-10-21T09:00:00+00:00"
+    text = runner.invoke(app, ["stats", "--decks", str(history["decks"])], env={"QUIZ_NOW": later, "COLUMNS": "100"}).stdout
+    got = json.loads(runner.invoke(app, ["stats", "--json", "--decks", str(history["decks"])],
+                                   env={"QUIZ_NOW": later}).stdout)
+    time_rows = text.split("Time per day")[1].split("True retention")[0]
+    ranges = re.findall(r"^ (\d\d-\d\d) – (\d\d-\d\d) +0 ", time_rows, re.MULTILINE)
+    quiet = [d["day"][5:] for d in got["time_per_day"] if not d["reviews"] and d["day"] != "2024-10-21"]
+    assert ranges and all(first in quiet and last in quiet for first, last in ranges)
+    studied = [d for d in got["time_per_day"] if d["reviews"]]
+    assert all(re.search(rf"^ \w+ {d['day'][5:]} +{d['reviews']:,} ", time_rows, re.MULTILINE) for d in studied)
+    assert len(time_rows.strip().splitlines()) < len(got["time_per_day"])
+
+
 def test_an_empty_collection_says_so():
     text = runner.invoke(app, ["stats"], env={"COLUMNS": "80"})
     assert text.exit_code == 0, text.output

@@ -112,8 +112,34 @@ def _bar_table(title: str, headers: tuple[str, ...], rows: list[tuple[list[str],
     return table
 
 
+QUIET_DAYS = 3  # days in a row with nothing, shown as one row: thirty rows of 0 after a break filled the screen
+
+
+def _days(days: list[tuple[date, list[str], float, bool]], today: date) -> list[tuple[list[str], float]]:
+    """A row per day (its label, then its cells, and its bar's value); a run of QUIET_DAYS or more
+    days with nothing (the last item: quiet) is one row, ``12-13 – 01-01``; today has its own."""
+    rows: list[tuple[list[str], float]] = []
+    run: list[tuple[date, list[str], float, bool]] = []
+
+    def end_run() -> None:
+        if len(run) >= QUIET_DAYS:
+            rows.append(([f"{run[0][0]:%m-%d} – {run[-1][0]:%m-%d}", *run[0][1]], 0.0))
+        else:
+            rows.extend(([day_label(day, today), *cells], value) for day, cells, value, _quiet in run)
+        run.clear()
+
+    for day, cells, value, quiet in days:
+        if quiet and day != today:
+            run.append((day, cells, value, quiet))
+            continue
+        end_run()
+        rows.append(([day_label(day, today), *cells], value))
+    end_run()
+    return rows
+
+
 def _forecast(stats: Stats, width: int) -> Table:
-    rows = [([day_label(d.day, stats.today), f"{d.due:,}"], float(d.due)) for d in stats.forecast]
+    rows = _days([(d.day, [f"{d.due:,}"], float(d.due), not d.due) for d in stats.forecast], stats.today)
     return _bar_table(_("Due, next {days} days").format(days=len(stats.forecast)), (_("day"), _("due")), rows,
                       max(d.due for d in stats.forecast), width)
 
@@ -123,8 +149,8 @@ def _time(stats: Stats, width: int) -> Table:
     studied = sum(1 for d in stats.time_per_day if d.reviews)
     caption = (_("{total} in all, {per_day} a study day").format(total=minutes(total), per_day=minutes(total // studied))
                if studied else _("no reviews"))
-    rows = [([day_label(d.day, stats.today), f"{d.reviews:,}", f"{d.duration_ms / 60_000:.1f}"],
-             d.duration_ms / 60_000) for d in stats.time_per_day]
+    rows = _days([(d.day, [f"{d.reviews:,}", f"{d.duration_ms / 60_000:.1f}"], d.duration_ms / 60_000, not d.reviews)
+                  for d in stats.time_per_day], stats.today)
     return _bar_table(_("Time per day, last {days} days").format(days=stats.period_days),
                       (_("day"), _("reviews"), _("min")), rows,
                       max(d.duration_ms for d in stats.time_per_day) / 60_000, width, caption)
