@@ -473,3 +473,23 @@ def test_a_damaged_line_break_memo_is_remade(tmp_path, damage):
     remade = json.loads(memo.read_text("utf-8"))
     assert isinstance(remade, dict) and remade
     assert all(sum(lengths) == len(run) and all(n > 0 for n in lengths) for run, lengths in remade.items())
+
+
+def test_a_text_with_a_file_names_undecodable_bytes_neither_breaks_the_memo_nor_prints_a_traceback(tmp_path):
+    """A message naming a file whose name is not UTF-8 carries lone surrogates; the memo, written as
+    UTF-8 at exit, raised there (a traceback after the command's own output) and kept nothing."""
+    import json
+    import subprocess
+    import sys
+
+    import uniseg
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    script = ("from quizzer.terminal.linebreak import break_units\n"
+              "print(len(break_units('文件 /tmp/ab\\udcff.yaml 无法读取')), len(break_units('见 BERT Base 的表')))")
+    done = subprocess.run([sys.executable, "-c", script], env={**os.environ, "QUIZ_CACHE_DIR": str(cache)},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    kept = json.loads((cache / f"linebreaks-uniseg-{uniseg.__version__}.json").read_text("utf-8"))
+    assert "见 BERT Base 的" in kept and not any("\udcff" in run for run in kept)

@@ -170,15 +170,20 @@ class _Memo:
     def save(self) -> None:
         if not self.added or self.path is None:
             return
-        valid = [(run, lengths) for run, lengths in self.lengths.items() if _cuts(lengths, run)]
-        newest = dict(valid[-MEMO_KEPT:])  # a run met first is added last
-        with contextlib.suppress(OSError):
-            tmp = self.path.with_name(f"{self.path.stem}-{os.getpid()}.tmp")
+        valid = [(run, lengths) for run, lengths in self.lengths.items()
+                 if _cuts(lengths, run) and not _SURROGATE.search(run)]  # a file name's undecodable bytes: not UTF-8
+        newest = dict(valid[-MEMO_KEPT:])  # runs met in this process come last
+        tmp = self.path.with_name(f"{self.path.stem}-{os.getpid()}.tmp")
+        try:  # a full disk, a folder gone: not kept, said nowhere
             tmp.write_text(json.dumps(newest, ensure_ascii=False, separators=(",", ":")), "utf-8")
             tmp.replace(self.path)
+        except (OSError, ValueError):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
         self.added = 0
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 MEMO_KEPT = 20_000  # runs, the newest: about 1 MB
 MEMO_LARGEST = 4 << 20  # bytes: a larger file is not this memo's (it is started afresh)
 
