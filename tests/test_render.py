@@ -493,3 +493,15 @@ def test_a_text_with_a_file_names_undecodable_bytes_neither_breaks_the_memo_nor_
     assert done.returncode == 0 and done.stderr == "", done.stderr
     kept = json.loads((cache / f"linebreaks-uniseg-{uniseg.__version__}.json").read_text("utf-8"))
     assert "见 BERT Base 的" in kept and not any("\udcff" in run for run in kept)
+
+
+@pytest.mark.parametrize("width", range(8, 40))
+def test_a_command_line_option_is_never_broken_after_a_hyphen(width):
+    """`quiz --help` in Chinese broke `quiz cards --` / `json）` (UAX #14 allows a break after a
+    hyphen); `--new-per-day` broke at each hyphen. A word's own hyphen still breaks where it did."""
+    text = "命令自己的 --json 写在后面：quiz cards --json，或者用 --new-per-day N 和 -h 看帮助；Encoder-only 模型"
+    offsets = divide_line(text, width)
+    for option in [o for o in ("--json", "--new-per-day", "-h") if len(o) <= width]:  # a longer one is folded
+        for start in [i for i in range(len(text)) if text.startswith(option + " ", i) or text.startswith(option + "，", i)]:
+            assert not any(start < cut < start + len(option) for cut in offsets), (width, option, offsets)
+    assert break_units("Encoder-only 模型")[:2] == ["Encoder-", "only "]

@@ -248,6 +248,9 @@ _ONE_IDEOGRAPH = re.compile(_IDEOGRAPH)
 _NUMBER_END = re.compile(r"\d ?$")  # a piece ending in a number, or in a number and its space
 
 
+# an option being written, up to a hyphen: ``--``, ``--new-``, ``，-`` (its name goes with it: ``--json``,
+# ``--new-per-day``, ``-h`` never break after a hyphen, as UAX #14 allows)
+_OPTION_SO_FAR = re.compile(r"(?:^|[\s（(：:，,、])--?[A-Za-z0-9-]*$")
 _KEY = re.compile(r"!?[A-Za-z0-9] +")  # a key in a list of keys: ``q 退出``, ``!u undo``, ``3 良好``
 _INTERVAL = re.compile(r"\d+(?:\.\d+)?(?:s|m|h|d|mo|y) *")  # after a rating's name: ``2 Hard 6m``
 
@@ -260,7 +263,8 @@ def joined(units: Iterable[str]) -> list[str]:
     key opening an item of a prompt (after ``·``, ``]`` or a colon, or first) stays with its name:
     ``· q 退出`` never breaks as ``· q`` / ``退出``, nor ``4 简单`` as ``4 简`` / ``单`` (a name of
     up to NAME_LONGEST ideographs, then a space or the end: a card's ``3 层自注意力…`` is text),
-    and with the interval after the name (``2 Hard 6m`` never breaks as ``2 Hard`` / ``6m``)."""
+    and with the interval after the name (``2 Hard 6m`` never breaks as ``2 Hard`` / ``6m``). A
+    command-line option is whole (``--json``, ``--new-per-day``, ``-h``)."""
     units = list(units)
     pieces: list[str] = []
     name_left = 0  # units still to join to a key's name
@@ -274,8 +278,9 @@ def joined(units: Iterable[str]) -> list[str]:
         keyed = bool(pieces) and bool(_KEY.fullmatch(pieces[-1])) and (len(pieces) == 1 or pieces[-2].rstrip()[-1:] in "·]:：")
         named = name_left > 0
         timed = named_last and bool(_INTERVAL.fullmatch(unit))
+        option = bool(pieces) and pieces[-1].endswith("-") and unit[:1].isalnum() and bool(_OPTION_SO_FAR.search(pieces[-1]))
         if pieces and ((unit[0] in _NO_LINE_START and not command) or (_NUMBER_END.search(pieces[-1]) and _ONE_IDEOGRAPH.match(unit))
-                       or keyed or named or timed):
+                       or keyed or named or timed or option):
             pieces[-1] += unit
         else:
             pieces.append(unit)
