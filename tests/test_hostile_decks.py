@@ -263,6 +263,7 @@ def test_an_id_or_tag_longer_than_its_database_column_is_a_problem(tmp_path):
     ("\x7f", "control character U+007F (DEL)"),
     ("\x9b", "control character U+009B (CSI)"),
     ("\u202e", "bidi control U+202E"),
+    ("\u200f", "bidi control U+200F"),  # RLM: invisible, and it turns the text around it
 ])
 def test_control_character_in_the_file_is_a_positioned_problem(tmp_path, char, described):
     """Even in a comment: today the C loader raises ReaderError (not a MarkedYAMLError), a traceback."""
@@ -282,6 +283,7 @@ def test_control_character_in_the_file_is_a_positioned_problem(tmp_path, char, d
     ("\\r", "control character U+000D (CR)"),
     ("\\x9b", "control character U+009B (CSI)"),
     ("\\u2066", "bidi control U+2066"),
+    ("\\u200e", "bidi control U+200E"),
 ])
 def test_control_character_written_as_an_escape_is_refused_in_a_text(tmp_path, escape, described):
     """A double-quoted escape puts the character in the value although the file holds none."""
