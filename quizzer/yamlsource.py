@@ -42,9 +42,10 @@ MAX_VALUES = 250_000  # scalars and collections (keys included) in one file; a 1
 # (U+0080-U+009F), the bidi embeddings, overrides and isolates that make text read differently
 # from what it is ("Trojan Source") and the invisible bidi marks (LRM, RLM, ALM: a Chinese and
 # English deck has no use for them), and lone surrogates (only a str built in Python has them).
-FORBIDDEN_IN_FILE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # ALM, LRM, RLM; embeddings and overrides; isolates
+FORBIDDEN_IN_FILE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
 # Refused in a text's value, where double-quoted escapes ("\e", "\x9b") can put them: the same, and CR.
-FORBIDDEN_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+FORBIDDEN_IN_TEXT = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
 # A numeric character reference, which Markdown turns into its character when the text is shown
 _ENTITY = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));")
 # the C parser's messages for the usual slips, as catalogue ids (format strings, as every id is;
@@ -63,7 +64,7 @@ _CONTROL_NAMES = {0x00: "NUL", 0x07: "BEL", 0x08: "BS", 0x0B: "VT", 0x0C: "FF", 
 def describe(char: str) -> str:
     """A refused character as a contributor can find it: ``control character U+001B (ESC)``."""
     code = ord(char)
-    if 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069 or code in (0x061C, 0x200E, 0x200F):
+    if re.fullmatch(f"[{_BIDI}]", char):
         return _("bidi control U+{code}").format(code=f"{code:04X}")
     if 0xD800 <= code <= 0xDFFF:
         return _("lone surrogate U+{code}").format(code=f"{code:04X}")
