@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from quizzer.cli.base import DbOption, DecksOption, JsonOption, app, collection, console, settings
 from quizzer.errors import UsageError
 from quizzer.i18n import _, ngettext
-
-if TYPE_CHECKING:
-    from quizzer.app.browse import MistakeRow
 
 WIDE = 100  # columns from which the notebook shows every column with its full header
 NARROW = 80  # below it, the last wrong answer gives way too (the drill and --json have it): the question first
@@ -59,12 +56,13 @@ def mistakes(
     from quizzer.terminal.tables import ident, listing, number, preview, room_beside, text
 
     longest = max(cell_len(row.id) for row in rows)
+    dates = [when(row.last_wrong_at) for row in rows]
     # the richest layout the width allows that leaves the ids whole (an id is what `quiz show` takes:
     # folded, it cannot be copied); where none does, the narrowest, with the ids folded
     layouts = [(wide, answer) for wide, answer in ((True, True), (False, True), (False, False))
                if (not wide or out.width >= WIDE) and (not answer or out.width >= NARROW)]
     for wide, answer in layouts:
-        wrong, right, others, previews = _columns(rows, wide, answer, out.width)
+        wrong, right, others, previews = _columns(wide, answer, out.width, longest, dates)
         if room_beside(out.width, others, previews) >= longest:
             break
     ids = min(longest, max(12, room_beside(out.width, others, previews)))
@@ -73,9 +71,9 @@ def mistakes(
         column.max_width = width
     table = listing(text(_("card"), width=ids), _("question"), counts[0], *([ident(_("last wrong"))] if wide else []),
                     *([_("last wrong answer") if wide else _("wrong answer")] if answer else []), counts[1])
-    for row in rows:
+    for row, last in zip(rows, dates):
         table.add_row(safe(row.id), preview(row.front) if row.front is not None else _("(not in the decks)"),
-                      str(row.times_wrong), *([when(row.last_wrong_at)] if wide else []),
+                      str(row.times_wrong), *([last] if wide else []),
                       *([preview(row.last_wrong_answer or _("(no answer)"))] if answer else []),
                       f"{row.right_days}/{row.right_days_needed}")
     out.print(table)
@@ -86,19 +84,18 @@ def mistakes(
                        RIGHT_DAYS_TO_LEAVE).format(count=RIGHT_DAYS_TO_LEAVE), markup=False)
 
 
-def _columns(rows: list[MistakeRow], wide: bool, answer: bool, width: int) -> tuple[str, str, list[int], int]:
+def _columns(wide: bool, answer: bool, width: int, longest: int, dates: list[str]) -> tuple[str, str, list[int], int]:
     """A layout's count headers, the widths of its count and date columns (the headers whole where
-    the question keeps its room beside whole ids, or ids of 12 at least, else on two lines), and
-    its previews."""
+    the question keeps its room beside ids ``longest`` wide, or 12 at least, else on two lines),
+    and its previews."""
     from rich.cells import cell_len
 
-    from quizzer.clock import when
     from quizzer.terminal.tables import room_beside
 
     wrong, right = (_("times wrong"), _("right on later days")) if wide else (_("wrong"), _("right days"))
-    date = [max(map(cell_len, [_("last wrong"), *(when(row.last_wrong_at) for row in rows)]))] if wide else []
+    date = [max(map(cell_len, [_("last wrong"), *dates]))] if wide else []
     previews = 2 if answer else 1
-    whole = room_beside(width, [cell_len(wrong), cell_len(right), *date], previews) >= max(12, *(cell_len(row.id) for row in rows))
+    whole = room_beside(width, [cell_len(wrong), cell_len(right), *date], previews) >= max(12, longest)
     return wrong, right, [cell_len(header) if whole else _two_lines(header) for header in (wrong, right)] + date, previews
 
 
