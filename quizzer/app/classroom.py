@@ -109,7 +109,8 @@ def report(store: Store, now: datetime, rollover_hour: int, days: int = DAYS) ->
         except UnreadCollection as why:
             version = why.version if isinstance(why, OtherSchemaVersion) else None
             unread.append(Unread(name, version, why.message))
-            refused += [why] if version is None else []
+            if version is None:
+                refused.append(why)
             continue
         figures.append(mine)
         for card_id, count in failures.items():
