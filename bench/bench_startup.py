@@ -162,6 +162,8 @@ def main() -> None:
             Operation("`quiz cards` (the 229 bundled cards)", [*quiz, "cards"], None),
             Operation("`quiz cards`, its line breaks not remembered (the first showing)", [*quiz, "cards"], None,
                       before=lambda: forget_line_breaks(Path(env["QUIZ_CACHE_DIR"]))),
+            Operation("`quiz lint` (the bundled decks; each of 42 numeric cards drawn 100 times, its stated "
+                      "numbers recomputed with torch)", [*quiz, "lint"], None),
             Operation("`quiz study`: first card (qa) on screen", [*quiz, "study"], card_drawn),
             qa_card,
             numeric_card,

@@ -250,10 +250,17 @@ class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
     def draw(self, seed: int, params: Strict | dict[str, Any] | None = None) -> Draft:
         """The question as the learner first sees it; composing never imports torch."""
         valid = self.params(params)
-        rng = random.Random(f"{self.name}:{seed}")  # str seeds hash deterministically, per checker
-        inputs, prompt = self.compose(rng, valid)
+        inputs, prompt = self.compose(self._rng(seed), valid)
         tolerance = self.tolerance(valid, inputs)
         return Draft(self.name, seed, spaced(f"{prompt}\n\n（{tolerance.phrase()}）"), inputs, tolerance)
+
+    def inputs(self, seed: int, params: ParamsT) -> InputsT:
+        """The inputs ``draw`` makes for this seed, without typesetting the prompt: lint draws a
+        hundred per card, and typesetting their prompts was half of that check's time."""
+        return self.compose(self._rng(seed), params)[0]
+
+    def _rng(self, seed: int) -> random.Random:
+        return random.Random(f"{self.name}:{seed}")  # str seeds hash deterministically, per checker
 
     def finish(self, draft: Draft) -> Question:
         """Solve and explain a drawn question (the torch reference runs here)."""

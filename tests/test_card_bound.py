@@ -121,6 +121,15 @@ def test_every_draw_stays_on_the_cards_point(card):
         assert violation(card, inputs, draft.prompt) is None, (seed, violation(card, inputs, draft.prompt), inputs)
 
 
+@pytest.mark.parametrize("card", CARDS, ids=lambda c: c.id)
+def test_lint_checks_the_inputs_study_draws(card):
+    """Lint draws inputs without typesetting the prompt; they are the ones study's draw makes."""
+    checker = registry.get(card.checker)
+    params = checker.Params.model_validate(card.params)
+    for seed in SEEDS:
+        assert checker.inputs(seed, params) == kinds.of(card).ask(card, seed).drawn.draft.inputs
+
+
 @pytest.mark.parametrize("card", CARDS[::4], ids=lambda c: c.id)
 def test_generate_card_draws_as_study_does(card):
     for seed in (0, 7):

@@ -197,7 +197,7 @@ class Numeric(Kind[NumericCard]):
 
         checker = registry.get(card.checker)
         for seed in range(POINT_SEEDS):
-            why = checker.outside(params, checker.draw(seed, params).inputs)
+            why = checker.outside(params, checker.inputs(seed, params))
             if why:
                 return [Issue(("params",), _("params let the generator leave the card's point (seed {seed}): {why}").format(
                     seed=seed, why=said(why)))]
