@@ -327,6 +327,35 @@ def test_unusable_files_and_options(tmp_path):
     assert quiz("import", "chapter", str(empty)).exit_code == 1
 
 
+def _values(data) -> int:
+    """Nodes of parsed YAML, keys included (as the deck reader counts against MAX_VALUES)."""
+    if isinstance(data, dict):
+        return 1 + sum(1 + _values(v) for v in data.values())
+    return 1 + sum(_values(v) for v in data) if isinstance(data, list) else 1
+
+
+def test_a_chapter_too_large_for_a_deck_is_refused_before_its_yaml_is_written(tmp_path, monkeypatch):
+    """At the size where the cards alone pass the limit (counted here on the written deck), the
+    import stops before writing any YAML; one value less and the YAML is written."""
+    from quizzer import yamlsource
+    from quizzer.transfer import chapter
+
+    written = yaml.safe_load(quiz("import", "chapter", str(SMALL)).stdout)
+    values = sum(_values(card) for card in written["cards"])
+    monkeypatch.setattr(yamlsource, "MAX_VALUES", values - 1)
+    dumped: list[str] = []
+    dump = chapter.deck_yaml
+    monkeypatch.setattr(chapter, "deck_yaml", lambda *args: dumped.append(args[1]) or dump(*args))
+    result = quiz("import", "chapter", str(SMALL), "--out", str(tmp_path / "deck.yaml"))
+    assert result.exit_code == 1, result.output
+    count = f"{len(written['cards'])} cards would make a deck of more than {values - 1:,} values"
+    assert result.stderr.startswith("Error: ") and f"{SMALL.name}: its {count}" in result.stderr, result.stderr
+    assert "nothing was written" in result.stderr and not (tmp_path / "deck.yaml").exists() and not dumped
+    monkeypatch.setattr(yamlsource, "MAX_VALUES", values)
+    quiz("import", "chapter", str(SMALL))  # the deck's header is more: lint refuses the written YAML
+    assert dumped
+
+
 def test_a_heading_too_long_for_a_card_id_is_cut_in_the_ids(tmp_path, monkeypatch):
     """A section of 150 numbers (or a heading of many words) made ids past 200 characters, and the
     import failed naming a line of a YAML file that was never written."""
