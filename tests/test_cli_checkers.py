@@ -40,10 +40,15 @@ def test_generate_json_is_reproducible_and_complete(name):
     assert data["answer"] == question.answer and data["inputs"] == question.inputs
 
 
-def test_generate_text_shows_answer_and_solution():
-    result = runner.invoke(app, ["generate", "masked_softmax", "--seed", "3"])
-    question = registry.get("masked_softmax").generate(3)
-    assert result.exit_code == 0 and question.answer_text in result.stdout and "Σ" in result.stdout
+@pytest.mark.parametrize("name", registry.names())
+def test_generate_text_shows_the_answer_once_at_the_end_of_its_solution(name):
+    """The worked solution ends with the answer; a line of its own before it said it twice."""
+    result = runner.invoke(app, ["generate", name, "--seed", "3"], env={"COLUMNS": "300"})
+    question = registry.get(name).generate(3)
+    assert result.exit_code == 0, result.output
+    labelled = [line for line in result.stdout.splitlines() if line.startswith(("答案", "Answer"))]
+    assert len(labelled) == 1 and question.answer_text in labelled[0], labelled
+    assert result.stdout.rstrip().endswith(labelled[0].rstrip())
 
 
 def test_generate_unknown_checker_in_the_interface_language():

@@ -64,8 +64,8 @@ def generate(
         return
     out = console()
     out.print(markdown(question.prompt))
-    out.print("\n" + _("Answer: {answer}").format(answer=question.answer_text) + "\n", markup=False)
-    out.print(markdown(question.solution))
+    out.print()
+    out.print(markdown(question.solution))  # it ends with the answer
 
 
 def _card_question(ctx: typer.Context, card_id: str, seed: int, decks_dir: Path | None) -> Question:
