@@ -222,11 +222,18 @@ def test_check_and_backups(deck_dir, isolated):
     assert (db.parent / "backups" / name).is_file() and "/" not in name
     with sqlite3.connect(db) as conn:
         conn.execute("DELETE FROM review_log")
+        conn.execute("INSERT INTO meta (key, value) VALUES ('changed-since', 'x')")
     result = runner.invoke(app, ["backup", "restore", name], env={"QUIZ_NOW": (when + timedelta(hours=1)).isoformat()})
     assert result.exit_code == 0, result.output
     with sqlite3.connect(db) as conn:
         # the backup was taken when the session opened, before its one review
         assert conn.execute("SELECT count(*) FROM review_log").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM meta WHERE key = 'changed-since'").fetchone()[0] == 0
+    assert "`quiz backup restore` again undoes this" in result.stdout
+    undone = runner.invoke(app, ["backup", "restore"], env={"QUIZ_NOW": (when + timedelta(hours=2)).isoformat()})
+    assert undone.exit_code == 0, undone.output
+    with sqlite3.connect(db) as conn:  # the database as it was before the restore
+        assert conn.execute("SELECT count(*) FROM meta WHERE key = 'changed-since'").fetchone()[0] == 1
     too_long = runner.invoke(app, ["backup", "restore", "a" * 5000])  # "unexpected OSError: File name too long"
     assert too_long.exit_code == 1 and too_long.stderr.startswith("Error: no backup 'aaa") and len(too_long.stderr) < 300
 

@@ -84,8 +84,12 @@ def backup_restore(
         raise BackupError(_("no backup '{name}'").format(name=which if len(which) <= 80 else which[:79] + "…"),
                           _("`quiz backup list` shows them"))
     saved = backup.restore(chosen, path, clock.wall())
-    say(_("restored {file}").format(file=printable(chosen))
-        + (_("; the database before it is saved as {file}").format(file=printable(saved)) if saved else ""))
+    said = _("restored {file}").format(file=printable(chosen))
+    if saved:
+        said += _("; the database before it is saved as {file}").format(file=printable(saved))
+        if backup.list_backups(path)[0].path == saved:  # the newest: what a bare restore takes
+            said += _(" (`quiz backup restore` again undoes this)")
+    say(said)
 
 
 @app.command(help=_("Check the database: SQLite's integrity and foreign keys, and on any database the "
