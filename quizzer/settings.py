@@ -220,7 +220,7 @@ def parse(name: str, raw: Any, where: str = "", hint: str | None = None) -> Any:
     try:
         key = key_of(name)
     except UsageError as err:
-        raise UsageError(f"{where}{err.message}", f"{hint}; {err.hint}" if hint else err.hint) from None
+        raise UsageError(f"{where}{err.message}", _("{first}; {second}").format(first=hint, second=err.hint) if hint else err.hint) from None
     try:
         return key.parse(raw)
     except BadValue as problem:
@@ -321,6 +321,11 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, 
             yield f"{prefix}{name}", value
 
 
+def _at(place: str) -> str:
+    """``config.toml: `` (in Chinese ``config.toml：``): where a bad value is, before what is wrong with it."""
+    return _("{key}: {problem}").format(key=place, problem="")
+
+
 def _fix_hint(path: Path, name: str | None = None) -> str:
     return _("correct it in {path}").format(path=path) + (_(", or `quiz config unset {key}`").format(key=name) if name else "")
 
@@ -367,7 +372,7 @@ def read_raw(path: Path) -> dict[str, Any]:
     try:
         return dict(_flatten(tomllib.loads(text)))
     except tomllib.TOMLDecodeError as err:
-        raise UsageError(_("{file}: not valid TOML: {reason}").format(file=path.name, reason=err), _fix_hint(path)) from None
+        raise _not_toml(path, str(err)) from None
     except ValueError:  # a whole number past 4,300 digits, which Python refuses to read
         raise UsageError(_("{file}: not valid TOML: {reason}").format(file=path.name, reason=_("a number too long to read")),
                          _fix_hint(path)) from None
@@ -376,9 +381,32 @@ def read_raw(path: Path) -> dict[str, Any]:
                          _fix_hint(path)) from None
 
 
+# tomllib's reasons, in its words, translated; its position is read off the end of its message
+TOML_PROBLEMS = {message: message for message in (
+    N_("Invalid value"), N_("Invalid statement"), N_("Expected '=' after a key in a key/value pair"),
+    N_("Unclosed array"), N_("Unclosed inline table"), N_("Unterminated string"), N_("Cannot overwrite a value"),
+    N_("Invalid initial character for a key part"), N_("Expected ']' at the end of a table declaration"),
+    N_("Invalid date or datetime"))}
+_TOML_AT = re.compile(r"(.*) \(at (?:line (\d+), column (\d+)|end of document)\)", re.S)
+
+
+def _not_toml(path: Path, message: str) -> UsageError:
+    """``config.toml:1:15: not valid TOML: Invalid value`` as lint names a place, translated."""
+    match = _TOML_AT.fullmatch(message)
+    reason, place = (match.group(1), f"{path.name}:{match.group(2)}:{match.group(3)}" if match.group(2) else path.name) \
+        if match else (message, path.name)
+    illegal = re.fullmatch(r"Illegal character (.+)", reason, re.S)
+    if illegal:
+        reason = _("Illegal character {char}").format(char=illegal.group(1))
+    reason = _(TOML_PROBLEMS[reason]) if reason in TOML_PROBLEMS else reason
+    if match and not match.group(2):
+        reason = _("{problem} at the end of the file").format(problem=reason)
+    return UsageError(_("{file}: not valid TOML: {reason}").format(file=place, reason=reason), _fix_hint(path))
+
+
 def check(raw: Mapping[str, Any], path: Path) -> dict[str, Any]:
     """Typed values of a file's raw ones; UsageError ``config.toml: key: ...`` for a bad one."""
-    return {name: parse(name, value, f"{path.name}: ", _fix_hint(path, name)) for name, value in raw.items()}
+    return {name: parse(name, value, _at(path.name), _fix_hint(path, name)) for name, value in raw.items()}
 
 
 def from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
@@ -388,11 +416,11 @@ def from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
         try:
             language(lang)  # refuses it, in the words a bad language setting gets
         except BadValue as problem:
-            raise UsageError(f"QUIZ_LANG: {problem}", _("correct or unset {variable}").format(variable="QUIZ_LANG")) from None
+            raise UsageError(_at("QUIZ_LANG") + str(problem), _("correct or unset {variable}").format(variable="QUIZ_LANG")) from None
     for key in KEYS.values():
         raw = environ.get(key.env)
         if raw is not None and raw != "":
-            found[key.name] = parse(key.name, raw, f"{key.env}: ", _("correct or unset {variable}").format(variable=key.env))
+            found[key.name] = parse(key.name, raw, _at(key.env), _("correct or unset {variable}").format(variable=key.env))
     return found
 
 
@@ -419,6 +447,8 @@ def _toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
     return json.dumps(str(value))  # a JSON string is a TOML basic string
 
 
@@ -426,11 +456,11 @@ HEADER = "# quizzer settings: `quiz config` shows them all, `quiz config set KEY
 
 
 def write(path: Path, values: Mapping[str, Any]) -> None:
-    """Write typed ``values`` as flat ``key = value`` lines (global keys first, in their
-    order, then deck keys), replacing the file atomically."""
+    """Write ``values``, as TOML reads them, as flat ``key = value`` lines (global keys first, in
+    their order, then the rest), replacing the file atomically."""
     order = {name: i for i, name in enumerate(KEYS)}
     names = sorted(values, key=lambda name: (order.get(name, len(order)), name))
-    lines = [f"{_toml_key(name)} = {_toml_value(key_of(name).toml(values[name]))}\n" for name in names]
+    lines = [f"{_toml_key(name)} = {_toml_value(values[name])}\n" for name in names]
     folder = path.parent
     if _is_devnull(path):  # it said "saved in /dev/null"
         raise QuizError(_("{path} keeps nothing: the setting would be lost").format(path=printable(path)), _elsewhere())
@@ -447,20 +477,30 @@ def write(path: Path, values: Mapping[str, Any]) -> None:
 
 def set_value(path: Path, name: str, raw: str) -> Any:
     """Check ``raw`` for ``name`` and write it to the file; the value written. The file's other
-    keys must be valid too (so a bad one can be fixed by setting or unsetting it)."""
+    keys are written back as they were, good or bad: with two bad keys, checking the others
+    kept each from being fixed by setting or unsetting it."""
     value = parse(name, raw)
     current = read_raw(path)
     current.pop(name, None)
-    write(path, {**check(current, path), name: value})
+    write(path, {**current, name: key_of(name).toml(value)})
     return value
 
 
 def unset_value(path: Path, name: str) -> bool:
-    """Remove ``name`` from the file; False when it was not there."""
-    key_of(name)
+    """Remove ``name`` from the file, a setting or not (the error a misspelt key gives says to
+    unset it); False when it was not there. A name neither in the file nor a setting is an error."""
     current = read_raw(path)
     if name not in current:
+        key_of(name)
         return False
     del current[name]
-    write(path, check(current, path))
+    write(path, current)
+    return True
+
+
+def is_setting(name: str) -> bool:
+    try:
+        key_of(name)
+    except UsageError:
+        return False
     return True

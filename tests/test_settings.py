@@ -219,7 +219,7 @@ def test_an_unknown_key_is_refused(config):
     # the id is fine, the setting is not: the hint blamed the id
     assert "(a deck's settings are new_per_day, reviews_per_day)" in quiz("config", "set", "deck.ch08-bert.foo", "1").stderr
     assert "(deck ids are lowercase" in quiz("config", "set", "deck.Ch08.new_per_day", "1").stderr
-    assert quiz("config", "unset", "colour").exit_code == 2
+    assert quiz("config", "unset", "colour").exit_code == 2  # no such setting, and not in the file
     assert not config.exists()
 
 
@@ -242,7 +242,9 @@ def test_a_limit_for_a_deck_the_decks_do_not_have_is_refused(config):
     ('day_start_hour = "5am"\n', "Error: config.toml: day_start_hour: must be a whole number from 0 to 23"),
     ('[deck.ch08-bert]\nnew_per_day = 99999\n', "Error: config.toml: deck.ch08-bert.new_per_day: must be a whole number"),
     ('colour = "red"\n', "Error: config.toml: colour: not a setting"),
-    ("new_per_day = = 3\n", "Error: config.toml: not valid TOML"),
+    ("new_per_day = = 3\n", "Error: config.toml:1:15: not valid TOML: Invalid value"),
+    ("new_per_day = 3\nnew_per_day = 4\n", "Error: config.toml:2:16: not valid TOML: Cannot overwrite a value"),
+    ("learning_steps = [1\n", "Error: config.toml: not valid TOML: Unclosed array at the end of the file"),
     ("new_per_day = 3 # caf\xe9\n", "Error: config.toml: not valid TOML: not UTF-8 text"),  # was exit 1
     ("a = " + "[" * 5000 + "]" * 5000 + "\n", "Error: config.toml: not valid TOML: nested too deeply"),  # was a "bug"
     ("a = " + "{b = " * 3000 + "1" + "}" * 3000 + "\n", "Error: config.toml: not valid TOML: nested too deeply"),
@@ -257,10 +259,41 @@ def test_a_hand_edited_bad_file_is_an_error_everywhere_until_fixed(decks, config
         result = quiz(*args, input="q\n")
         assert result.exit_code == 2 and result.stderr.startswith(error), (args, result.output)
         assert str(config) in result.stderr  # where to correct it
-    if "TOML" not in error and "colour" not in error:  # setting or unsetting the bad key fixes the file
+    if "TOML" not in error:  # unsetting the bad key, as the error says, fixes the file
         bad_key = error.split(": ")[2]
+        assert f"`quiz config unset {bad_key}`" in result.stderr
         assert quiz("config", "unset", bad_key).exit_code == 0
         assert quiz("config").exit_code == 0
+
+
+def test_a_toml_error_is_in_the_interface_language_at_its_line_and_column(config):
+    """tomllib's message was shown as it is: 不是有效的 TOML：Invalid value (at line 1, column 15)."""
+    from quizzer import i18n
+
+    config.write_text('new_per_day = = 3\nlanguage = "zh"\n', "utf-8")
+    i18n.use("zh")
+    try:
+        result = quiz("config")
+    finally:
+        i18n.use("en")
+    assert result.exit_code == 2 and result.stderr.startswith("错误：config.toml:1:15：不是有效的 TOML：值无效（"), result.stderr
+
+
+def test_each_of_two_bad_keys_can_be_fixed_while_the_other_is_bad(config):
+    """Setting or unsetting a key checked the file's other keys: with two bad ones, each command
+    refused, naming the other. The keys not named are written back as they were."""
+    config.write_text('colour = "red"\ndesired_retention = 1.5\nnew_per_day = true\n'
+                      'learning_steps = ["2m", "15m"]\n', "utf-8")
+    removed = quiz("config", "unset", "colour")
+    assert removed.exit_code == 0 and removed.stdout.startswith("colour: removed from "), removed.output
+    assert "(it is not a setting)" in removed.stdout and "colour" not in config.read_text("utf-8")
+    assert quiz("config", "set", "new_per_day", "5").exit_code == 0
+    assert quiz("config").exit_code == 2  # desired_retention is still bad
+    unset = quiz("config", "unset", "desired_retention")
+    assert unset.exit_code == 0 and unset.stdout.startswith("desired_retention: ? → 0.9 (the default; removed"), unset.output
+    shown = rows(quiz("config").stdout)
+    assert shown["new_per_day"] == ("5", "file") and shown["learning_steps"] == ("2m 15m", "file"), shown
+    assert quiz("config", "unset", "colour").exit_code == 2  # neither in the file nor a setting
 
 
 def test_config_set_writes_through_a_symlinked_file(config):

@@ -93,27 +93,27 @@ def config_set(
 def config_unset(ctx: typer.Context, key: KeyArgument, db: DbOption = None) -> None:
     from quizzer import settings as config_file
 
-    config_file.key_of(key)
     before = _file_and_defaults(key)
     path = config_file.config_path()
     if not config_file.unset_value(path, key):
         say(_("{key} is not set in {path}; nothing changed").format(key=key, path=printable(path)))
         return
+    if not config_file.is_setting(key):
+        say(_("{key}: removed from {path} (it is not a setting)").format(key=key, path=printable(path)))
+        return
     _report(ctx, key, before, _("the default; removed from {path}").format(path=printable(path)), db)
 
 
-def _file_and_defaults(key: str, strict: bool = False) -> Settings | None:
+def _file_and_defaults(key: str) -> Settings | None:
     """The settings as the file and the defaults give them (``key``'s environment variable
-    aside: the report is about the file). None when the file holds a bad value and not
-    ``strict`` (setting or unsetting a key may be what fixes it)."""
+    aside: the report is about the file). None when the file holds a bad value (setting or
+    unsetting a key may be what fixes it)."""
     from quizzer import settings as config_file
     from quizzer.errors import UsageError
 
     try:
         return config_file.load({k: v for k, v in os.environ.items() if k not in _variables(key)})
     except UsageError:
-        if strict:
-            raise
         return None
 
 
@@ -129,16 +129,17 @@ def _variables(key: str) -> tuple[str, ...]:
 def _report(ctx: typer.Context, key: str, before: Settings | None, what: str, db: Path | None) -> None:
     """What changed, whether the environment hides it, and for desired_retention what it does
     to the reviews due."""
-    after = _file_and_defaults(key, strict=True)
-    assert after is not None
+    after = _file_and_defaults(key)  # None: another key of the file is still bad (which every command names)
     old = "?" if before is None else _shown(before, key)
-    say(f"{key}: {old} → {_shown(after, key)}" + _(" ({hint})").format(hint=what))  # （…） in Chinese
+    new = "?" if after is None else _shown(after, key)
+    say(f"{key}: {old} → {new}" + _(" ({hint})").format(hint=what))  # （…） in Chinese
     for variable in _variables(key):
         if os.environ.get(variable):
             say(_("{variable}={value} is set in the environment: it wins over the file while set.").format(
                 variable=variable, value=os.environ[variable]))
             break
-    if key == "desired_retention" and before is not None and before.desired_retention != after.desired_retention:
+    if key == "desired_retention" and before is not None and after is not None \
+            and before.desired_retention != after.desired_retention:
         change = _due_change(ctx, after, db)
         if change:
             say(change)
