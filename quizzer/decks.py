@@ -337,7 +337,7 @@ def _validate(text: str, path: Path, verify_examples: bool) -> Checked:
         checked.deck = model.validate(doc.data)
         valid = list(enumerate(checked.deck.cards))
     except ValidationError as err:
-        first = cast(ValidationError, _FirstErrors(err, MAX_PROBLEMS))
+        first = cast(ValidationError, _FirstErrors(err, MAX_PROBLEMS + 1))  # one more: UNLISTED says so
         checked.problems += _problems(issues_from(first, doc.data), doc, (), shown)
         valid = list(_valid_cards(doc.data))  # still check these: report every problem at once
     checked.problems += _check_cards(valid, doc, shown, verify_examples)

@@ -129,8 +129,23 @@ class DeckProblems(QuizError):
     def __init__(self, problems: list[Any]) -> None:  # quizzer.decks.Problem, printed path:line:column: message
         self.problems = problems
         self.details = tuple(map(str, problems))
-        super().__init__(ngettext("the decks have {count} problem, listed above", "the decks have {count} problems, listed above",
-                                  len(problems)).format(count=len(problems)) if problems else _("the decks cannot be used"))
+        listed, cut = listed_problems(problems)
+        if not problems:
+            message = _("the decks cannot be used")
+        elif cut:
+            message = ngettext("the decks have more than {count} problem; the first are listed above",
+                               "the decks have more than {count} problems; the first are listed above", listed)
+        else:
+            message = ngettext("the decks have {count} problem, listed above", "the decks have {count} problems, listed above",
+                               listed)
+        super().__init__(message.format(count=listed))
+
+
+def listed_problems(problems: list[Any]) -> tuple[int, bool]:
+    """How many problems are listed, and whether a file's list was cut (its UNLISTED line, no
+    problem of its own: counted, it understated how many there are)."""
+    listed = sum(problem.message != _(UNLISTED) for problem in problems)
+    return listed, listed < len(problems)
 
 
 class DatabaseError(QuizError):

@@ -349,6 +349,25 @@ def test_a_million_levels_stop_the_reading_quickly(tmp_path):
 # ---------------------------------------------------------------- 6. deck ids
 
 
+@pytest.mark.parametrize("cards", [100, 101, 500])
+def test_past_the_listed_problems_the_count_says_more_than(tmp_path, cards):
+    """Cards each missing a field: a hundred problems are listed, and the count no longer says
+    "100 problems" of a file with 500 (the list stopped there without a word)."""
+    body = "".join(f"  - id: qa-{i}\n    kind: qa\n    source: \"1.1\"\n    question: 问题 {i}？\n    points: [x]\n"
+                   for i in range(cards))
+    folder = folder_with(tmp_path, DECK.split("cards:")[0] + "cards:\n" + body)
+    code, out, err = cli("lint", str(folder))
+    missing = [line for line in out if line.endswith("missing field 'answer'")]
+    assert code == 1 and len(missing) == min(cards, 100)
+    if cards == 100:
+        assert err == ["100 problems"] and not any("not listed" in line for line in out)
+    else:
+        assert err == ["more than 100 problems"] and out[-1].endswith("more problems in this file are not listed; fix these first")
+    code, _, err = cli("decks", "--decks", str(folder))
+    assert code == 1 and err[-1].startswith("Error: the decks have " + (
+        "100 problems, listed above" if cards == 100 else "more than 100 problems; the first are listed above"))
+
+
 def test_deck_ids_are_unique_across_the_folder(tmp_path):
     """Today two files with one deck id pass lint and `quiz decks` shows two rows."""
     folder = folder_with(tmp_path, DECK, "a.yaml")

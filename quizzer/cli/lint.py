@@ -29,13 +29,17 @@ def lint(
     decks_dir: DecksOption = None,
 ) -> None:
     from quizzer import decks
+    from quizzer.errors import listed_problems
 
     chosen = paths or decks.deck_dirs(where(ctx, decks_dir).decks)
     problems = decks.lint(chosen)
     for problem in problems:
         typer.echo(problem.github() if output is LintFormat.github else str(problem))
     if problems:
-        typer.echo(ngettext("{count} problem", "{count} problems", len(problems)).format(count=len(problems)), err=True)
+        listed, cut = listed_problems(problems)
+        counted = ngettext("more than {count} problem", "more than {count} problems", listed) if cut else \
+            ngettext("{count} problem", "{count} problems", listed)
+        typer.echo(counted.format(count=listed), err=True)
         raise typer.Exit(1)
     typer.echo(_checked(chosen))
 
