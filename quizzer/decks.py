@@ -586,6 +586,16 @@ def _load_one(path: Path, use_cache: bool = True) -> LoadedDeck:
 
 def load_decks(dirs: Iterable[Path]) -> list[LoadedDeck]:
     """All decks in ``dirs``; raises :class:`DeckProblems` listing the problems of unusable ones."""
+    decks, problems = load_usable(dirs)
+    if problems:
+        raise DeckProblems(problems)
+    return decks
+
+
+def load_usable(dirs: Iterable[Path]) -> tuple[list[LoadedDeck], list[Problem]]:
+    """The decks in ``dirs`` that can be used, and the problems of the files that cannot. An id
+    two usable decks share is no one file's fault, and with no usable deck nothing can be done:
+    both raise :class:`DeckProblems`."""
     decks: list[LoadedDeck] = []
     problems: list[Problem] = []
     for path in deck_files(dirs):
@@ -594,9 +604,8 @@ def load_decks(dirs: Iterable[Path]) -> list[LoadedDeck]:
         except DeckProblems as err:
             problems += err.problems
     ids = [card_id for d in decks for card_id in d.ids]
-    if len(set(ids)) < len(ids):  # only then are the places of each id worth finding
-        problems += duplicate_ids((d.path, d.lines.items()) for d in decks)
-    problems += duplicate_ids(((d.path, [(d.id, d.id_line)]) for d in decks), "deck")
-    if problems:
-        raise DeckProblems(sorted(problems))
-    return decks
+    shared = duplicate_ids((d.path, d.lines.items()) for d in decks) if len(set(ids)) < len(ids) else []
+    shared += duplicate_ids(((d.path, [(d.id, d.id_line)]) for d in decks), "deck")
+    if shared or (problems and not decks):
+        raise DeckProblems(sorted(problems + shared))
+    return decks, sorted(problems)

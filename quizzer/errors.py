@@ -148,6 +148,13 @@ def listed_problems(problems: list[Any]) -> tuple[int, bool]:
     return listed, listed < len(problems)
 
 
+def problems_counted(problems: list[Any]) -> str:
+    """``3 problems``, or ``more than 100 problems`` when a list was cut."""
+    listed, cut = listed_problems(problems)
+    return (ngettext("more than {count} problem", "more than {count} problems", listed) if cut else
+            ngettext("{count} problem", "{count} problems", listed)).format(count=listed)
+
+
 class DatabaseError(QuizError):
     """The database cannot be used: not SQLite, damaged, unreadable, read-only, full, missing folder."""
 

@@ -85,6 +85,16 @@ def assert_load_refuses(result: tuple[int, list[str], list[str]], *expected: str
         assert any(row in line for line in err[:-1]), (row, err)
 
 
+def assert_left_out(result: tuple[int, list[str], list[str]], first: str, *others: str) -> None:
+    """A command on the collection went on without the broken files: for each, its first problem
+    and a warning on stderr."""
+    code, _, err = result
+    assert code == 0, err
+    assert any(line.endswith(first) for line in err), err
+    for name in (first.split(":")[0], *others):
+        assert any(line.startswith("Warning: ") and f"{name} has " in line and "left out" in line for line in err), (name, err)
+
+
 # ---------------------------------------------------------------- 1. special files
 
 
@@ -133,7 +143,7 @@ def test_symlink_loop_is_a_problem_not_a_crash(tmp_path):
     assert len(result[1]) == 3
     assert_lint_reports(cli("lint", str(folder / "loop.yaml")), "loop.yaml:1:1: symlink loop")
     assert_load_refuses(cli("decks", "--decks", str(folder)), "loop.yaml:1:1: symlink loop")
-    assert_load_refuses(cli("study", "--decks", str(folder)), "loop.yaml:1:1: symlink loop")
+    assert_left_out(cli("study", "--decks", str(folder)), "loop.yaml:1:1: symlink loop", "ping.yaml", "pong.yaml")
 
 
 def test_symlink_to_a_regular_file_in_its_folder_is_read(tmp_path):
@@ -366,6 +376,58 @@ def test_past_the_listed_problems_the_count_says_more_than(tmp_path, cards):
     code, _, err = cli("decks", "--decks", str(folder))
     assert code == 1 and err[-1].startswith("Error: the decks have " + (
         "100 problems, listed above" if cards == 100 else "more than 100 problems; the first are listed above"))
+
+
+def test_a_broken_deck_is_left_out_and_its_cards_come_back_with_their_history(tmp_path):
+    """One broken file stopped every command on the collection, even `history export`: now the
+    others are used, every command warns, and the file's cards wait, inactive, with their reviews."""
+    import json
+
+    folder = folder_with(tmp_path)
+    other = DECK.replace("id: hostile", "id: other").replace("qa-one", "qa-two")
+    (folder / "other.yaml").write_text(other, "utf-8")
+    env = {"QUIZ_NOW": "2026-01-05T10:00:00+00:00"}
+    studied = runner.invoke(app, ["study", "--decks", str(folder), "--deck", "other"], input="\n3\n", env=env)
+    assert studied.exit_code == 0, studied.output
+    (folder / "other.yaml").write_text(other.replace("    points: [Encoder-only]\n", ""), "utf-8")
+
+    code, out, err = cli("cards", "--decks", str(folder), "--json")
+    assert code == 0 and [row["id"] for row in json.loads("\n".join(out))] == ["qa-one"], err
+    assert err[0].endswith("other.yaml:8:5: missing field 'points'") and err[1].startswith("Warning: ")
+    assert "other.yaml has 1 problem and is left out until they are fixed" in err[1]
+    exported = runner.invoke(app, ["history", "export", "-", "--decks", str(folder)], env=env)
+    assert exported.exit_code == 0 and any(line.startswith("qa-two,3,") for line in exported.stdout.splitlines())
+
+    (folder / "other.yaml").write_text(other, "utf-8")
+    code, out, err = cli("card", "qa-two", "--decks", str(folder), "--json")
+    shown = json.loads("\n".join(out))
+    assert code == 0 and not err and [r["rating"] for r in shown["reviews"]] == [3] and shown["state"] != "new"
+
+
+def test_an_edit_during_study_is_judged_by_the_file_edited_not_one_already_left_out(tmp_path):
+    """Study's reload after `e`: a file left out from the start refused every edit of another
+    (the session kept the old cards and blamed the edit); a file the edit breaks is still refused."""
+    from quizzer.app.collection import open_collection
+    from quizzer.errors import DeckProblems
+
+    folder = folder_with(tmp_path)
+    (folder / "broken.yaml").write_text(DECK.replace("id: hostile", "id: broken").replace("qa-one", "qa-b")
+                                        .replace("title: 测试\n", ""), "utf-8")
+    (folder / "third.yaml").write_text(DECK.replace("id: hostile", "id: third").replace("qa-one", "qa-3"), "utf-8")
+    opened = open_collection(folder, tmp_path / "q.db")
+    try:
+        assert sorted(opened.cards) == ["qa-3", "qa-one"] and {p.file.rsplit("/", 1)[-1] for p in opened.left_out} == {"broken.yaml"}
+        added = DECK + DECK[DECK.index("  - id: qa-one"):].replace("qa-one", "qa-new")
+        (folder / "deck.yaml").write_text(added, "utf-8")
+        opened.reload()
+        assert sorted(opened.cards) == ["qa-3", "qa-new", "qa-one"]
+        (folder / "deck.yaml").write_text(added.replace("kind: qa\n", "kind: nope\n", 1), "utf-8")
+        with pytest.raises(DeckProblems) as refused:
+            opened.reload()
+        assert {p.file.rsplit("/", 1)[-1] for p in refused.value.problems} == {"deck.yaml"}
+        assert sorted(opened.cards) == ["qa-3", "qa-new", "qa-one"]
+    finally:
+        opened.store.close()
 
 
 def test_deck_ids_are_unique_across_the_folder(tmp_path):

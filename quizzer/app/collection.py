@@ -2,7 +2,9 @@
 
 Every command that studies or reports opens it the same way: load the decks (cached),
 open the database (upgrading it if needed), back it up at most every 30 minutes of use,
-and sync the cards so the store knows what the decks hold now.
+and sync the cards so the store knows what the decks hold now. A deck file with problems is
+left out (its cards are as if removed: inactive, their history kept, back once it is fixed), so
+one broken file does not stop the study of the others; with no usable deck it is an error.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from quizzer import clock
-from quizzer.decks import LoadedDeck, deck_dirs, load_decks
+from quizzer.decks import LoadedDeck, Problem, deck_dirs, load_usable
+from quizzer.errors import DeckProblems
 from quizzer.kinds import KINDS
 from quizzer.store import LEECH_TAG, CardRef, Store, open_store, sync_if_changed
 from quizzer.store.filter import CardFilter
@@ -45,6 +48,7 @@ class Collection:
     store: Store
     decks: list[LoadedDeck]
     deck_dirs: list[Path]
+    left_out: list[Problem] = field(default_factory=list)  # the problems of the deck files not used
     cards: CardIndex = field(init=False)
 
     def __post_init__(self) -> None:
@@ -54,10 +58,16 @@ class Collection:
         self.cards = CardIndex(self.decks)
 
     def reload(self) -> None:
-        """Re-read the decks (after an edit) and sync the store with them; DeckProblems if broken.
-        The collection changes only once the store has them: a sync that failed is as if not tried."""
-        decks = load_decks(self.deck_dirs)
+        """Re-read the decks (after an edit) and sync the store with them; DeckProblems if a file
+        used until now is broken (its cards stay as they were). The collection changes only once
+        the store has them: a sync that failed is as if not tried."""
+        decks, problems = load_usable(self.deck_dirs)
+        before = {problem.file for problem in self.left_out}
+        broken = [problem for problem in problems if problem.file not in before]
+        if broken:
+            raise DeckProblems(broken)
         sync(self.store, decks)
+        self.left_out = problems
         self.decks = decks
         self._index()
 
@@ -95,9 +105,9 @@ def open_collection(decks_option: Path | None, db: Path | None, learner: str | N
     from quizzer import backup
 
     dirs = deck_dirs(decks_option)
-    decks = load_decks(dirs)
+    decks, left_out = load_usable(dirs)
     store = open_store(db, learner)
     if store.path is not None:
         backup.maybe_backup(store.path, clock.wall(), day_start_hour)
     sync(store, decks)
-    return Collection(store, decks, dirs)
+    return Collection(store, decks, dirs, left_out)

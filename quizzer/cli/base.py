@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from typer._click.core import Context as ClickContext  # typer carries its own click
 
     from quizzer.app.collection import Collection
-    from quizzer.decks import LoadedDeck
+    from quizzer.decks import LoadedDeck, Problem
     from quizzer.settings import Settings
 
 
@@ -552,7 +552,22 @@ def collection(ctx: typer.Context, decks: Path | None, db: Path | None) -> Colle
     from quizzer.app.collection import open_collection
 
     chosen, mine = where(ctx, decks, db), settings()
-    return open_collection(chosen.decks, chosen.db, mine.learner, mine.day_start_hour)
+    opened = open_collection(chosen.decks, chosen.db, mine.learner, mine.day_start_hour)
+    _warn_left_out(opened.left_out)
+    return opened
+
+
+def _warn_left_out(problems: list[Problem]) -> None:
+    """Per deck file left out, on stderr: its first problem, then what that means. Every command
+    says it, so the file is fixed; `quiz lint` lists the rest."""
+    from quizzer.errors import problems_counted
+
+    for file in dict.fromkeys(problem.file for problem in problems):
+        own = [problem for problem in problems if problem.file == file]
+        typer.echo(printable(str(own[0])), err=True)
+        _error_line(_("Warning: {file} has {problems} and is left out until they are fixed; its cards keep "
+                      "their history").format(file=file, problems=problems_counted(own)),
+                    _("`quiz lint` lists every problem"))
 
 
 def learner() -> str:

@@ -29,17 +29,14 @@ def lint(
     decks_dir: DecksOption = None,
 ) -> None:
     from quizzer import decks
-    from quizzer.errors import listed_problems
+    from quizzer.errors import problems_counted
 
     chosen = paths or decks.deck_dirs(where(ctx, decks_dir).decks)
     problems = decks.lint(chosen)
     for problem in problems:
         typer.echo(problem.github() if output is LintFormat.github else str(problem))
     if problems:
-        listed, cut = listed_problems(problems)
-        counted = ngettext("more than {count} problem", "more than {count} problems", listed) if cut else \
-            ngettext("{count} problem", "{count} problems", listed)
-        typer.echo(counted.format(count=listed), err=True)
+        typer.echo(problems_counted(problems), err=True)
         raise typer.Exit(1)
     typer.echo(_checked(chosen))
 
