@@ -112,6 +112,12 @@ class NoUnfinishedExam(QuizError):
         super().__init__(_("no unfinished exam to resume"), _("`quiz exam` starts a new one"))
 
 
+class NoDecks(QuizError):
+    def __init__(self) -> None:
+        super().__init__(_("no decks: the deck folders hold no deck files (*.yaml, *.yml)"),
+                         _("--decks DIR or QUIZ_DECKS names a folder of decks"))
+
+
 class NothingToExamine(QuizError):
     def __init__(self) -> None:
         super().__init__(_("no cards match; nothing to examine"), _("loosen --deck / --tag / --kind"))

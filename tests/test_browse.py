@@ -649,6 +649,12 @@ def test_empty_listings_say_so(deck_dir, tmp_path):
     empty.mkdir()
     assert quiz(empty, "decks").stdout.startswith("No decks")
     assert as_json(empty, "decks") == []
+    # study said nothing was due and suggested --ahead, the browser that no card matched, the exam
+    # that the filters were too narrow: there are no decks
+    for args in (["study"], ["cards"], ["cards", "--search", "x"]):
+        assert quiz(empty, *args).stdout.startswith("No decks: the deck folders hold no deck files"), args
+    refused = quiz(empty, "exam", code=1)
+    assert refused.stderr.startswith("Error: no decks: the deck folders hold no deck files")
 
 
 def test_recall_follows_the_fitted_parameters(studied):

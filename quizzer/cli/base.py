@@ -540,6 +540,9 @@ def console() -> Console:
     return console()
 
 
+NO_DECKS = N_("No decks: the deck folders hold no deck files (*.yaml, *.yml).")  # a listing's or a session's word
+
+
 def load(ctx: typer.Context, decks: Path | None) -> list[LoadedDeck]:
     """The decks to use (no database needed); DeckProblems if they cannot be used."""
     from quizzer.decks import deck_dirs, load_decks

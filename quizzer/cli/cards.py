@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from quizzer.cli.base import (
+    NO_DECKS,
     DbOption,
     DeckFilter,
     DecksOption,
@@ -92,7 +93,7 @@ def cards_command(
         return
     out = console()
     if not rows:
-        out.print(_("No cards match."), markup=False)
+        out.print(_("No cards match.") if opened.decks else _(NO_DECKS), markup=False)
         return
     from quizzer.clock import when
 

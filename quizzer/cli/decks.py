@@ -6,7 +6,7 @@ from typing import Any
 
 import typer
 
-from quizzer.cli.base import DecksOption, JsonOption, app, console, load
+from quizzer.cli.base import NO_DECKS, DecksOption, JsonOption, app, console, load
 from quizzer.i18n import _
 from quizzer.kinds import KINDS
 
@@ -26,7 +26,7 @@ def decks_command(ctx: typer.Context, as_json: JsonOption = False, decks_dir: De
         emit_json(rows)
         return
     if not rows:
-        console().print(_("No decks: the deck folders hold no deck files (*.yaml, *.yml)."), markup=False)
+        console().print(_(NO_DECKS), markup=False)
         return
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number, room_beside, text

@@ -21,7 +21,7 @@ from quizzer.cli.base import (
     settings,
 )
 from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXAM_MINUTES
-from quizzer.errors import UsageError
+from quizzer.errors import NoDecks, UsageError
 from quizzer.i18n import _, ngettext
 
 if TYPE_CHECKING:
@@ -78,6 +78,8 @@ def exam(
     if resume:
         session = exams.ExamSession.resume(opened, settings=learner)
     else:
+        if not opened.decks:
+            raise NoDecks()
         chosen = opened.card_filter(deck, tag, kind_values(kind))
         session = exams.ExamSession.start(opened, chosen.paper(count), seed, minutes, settings=learner)
         out.print(_("Exam {id}: {questions}, {minutes} (seed {seed}).").format(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quizzer.cli.base import (
+    NO_DECKS,
     DbOption,
     DecksOption,
     Where,
@@ -75,7 +76,7 @@ def overview(
         return
     out = console()
     if not rows:
-        out.print(_("No decks: the deck folders hold no deck files (*.yaml, *.yml)."), markup=False)
+        out.print(_(NO_DECKS), markup=False)
         return
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number

@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from quizzer.cli.base import (
+    NO_DECKS,
     DbOption,
     DeckFilter,
     DecksOption,
@@ -48,6 +49,9 @@ def study(
 
     chosen_settings = settings(new_per_day=new_per_day, reviews_per_day=reviews_per_day)
     opened = collection(ctx, decks_dir, db)
+    if not opened.decks:  # "nothing is due" sent the learner to --ahead
+        console().print(_(NO_DECKS), markup=False)
+        return
     chosen = opened.card_filter(deck, tag, kind_values(kind))
     schedule = schedule_of(opened.store, chosen_settings)
     pace = new_per_day_today(opened.store, clock.now(), chosen_settings.new_per_day, schedule.interview)
