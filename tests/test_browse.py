@@ -163,6 +163,7 @@ def test_an_unknown_kind_state_or_sort_is_a_usage_error(deck_dir):
     ("mask 15%", {"cz-mask"}),  # a tag and the text
     ("BERT预训练", {"qa-bert"}),  # Chinese beside Latin without a space: two terms (the text has one)
     ("「掩码」，softmax", {"ch-mask"}),  # punctuation typed around terms
+    ("(", {"o-attention"}),  # punctuation alone is searched as typed: stripped, it matched every card
 ])
 def test_search(deck_dir, query, expected):
     assert set(ids(as_json(deck_dir, "cards", "--search", query))) == expected

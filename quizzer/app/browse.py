@@ -81,7 +81,10 @@ _AROUND = ",.;:?!()[]{}<>\"'、。「」『』《》…"  # punctuation typed be
 
 
 def search_terms(query: str | None) -> list[str]:
-    return [term for term in (t.strip(_AROUND) for t in _TERM.findall(_fold(query or ""))) if term]
+    """The terms every one of which a card must hold; a query of punctuation alone (``(``, ``->``)
+    is searched as typed: stripped, it was no term, and every card matched."""
+    typed = _TERM.findall(_fold(query or ""))
+    return [term for term in (t.strip(_AROUND) for t in typed) if term] or typed
 
 
 def card_text(card: Any) -> str:
