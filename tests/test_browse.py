@@ -430,6 +430,19 @@ def test_show_has_memory_state_and_history(studied):
     assert {"reviewed_at", "mode", "rating", "correct", "answer", "seed", "duration_ms", "scheduled"} == set(shown["reviews"][0])
 
 
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_show_wraps_a_long_answer_in_its_history_without_cutting_a_word(deck_dir, columns):
+    """At 80 columns rich cut `ELECTRA` to `ELECTR…` mid-answer, then went on with the next line."""
+    typed = "RoBERTa 改训练，ALBERT 压参数，DistilBERT 蒸馏，ELECTRA 改目标"
+    quiz(deck_dir, "cards")  # the collection, synced
+    answer(open_store(), "qa-bert", 3, now=T0 - timedelta(hours=1), duration_ms=2800, mode="exam", answer_text=typed)
+    result = runner.invoke(app, ["show", "qa-bert", "--decks", str(deck_dir)],
+                           env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)})
+    assert result.exit_code == 0 and "…" not in result.stdout, result.stdout
+    cells = [line.split("│")[-3].strip() for line in result.stdout.splitlines() if line.count("│") == 7]
+    assert "".join(cells).replace(" ", "") == typed.replace(" ", ""), cells
+
+
 def test_show_unknown_card_is_one_error_line(deck_dir):
     for command in ("show", "card"):
         result = quiz(deck_dir, command, "nope", code=1)

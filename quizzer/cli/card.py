@@ -85,6 +85,7 @@ def _draw(shown: Shown) -> None:
     from rich.text import Text
 
     from quizzer.terminal.render import clean, markdown, safe
+    from quizzer.terminal.tables import text
 
     out = console()
     info, memory = shown.info, shown.info.memory
@@ -111,7 +112,8 @@ def _draw(shown: Shown) -> None:
     if not info.reviews:
         out.print(_("No reviews yet."))
         return
-    table = Table(_("when"), _("mode"), _("rating"), _("correct"), _("answer"), _("seconds"), title=_("Reviews"))
+    # the answer folds where it must: rich's default cut a word with "…" mid-text, and went on below
+    table = Table(_("when"), _("mode"), _("rating"), _("correct"), text(_("answer")), _("seconds"), title=_("Reviews"))
     for review in info.reviews:
         correct = "" if review.correct is None else _("yes") if review.correct else _("no")
         seconds = f"{review.duration_ms / 1000:.1f}" if review.duration_ms is not None else ""
