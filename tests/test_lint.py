@@ -370,6 +370,27 @@ def test_yaml_slips_are_described_in_the_interface_language(text):
     assert not re.search(r"[A-Za-z]{3,}", problem.message.replace("YAML", "")), problem.message
 
 
+@pytest.mark.parametrize("card, english, chinese", [
+    ('  - id: num-stage\n    kind: numeric\n    source: "1.1"\n    checker: attention_shapes\n    params: {stages: [nope]}\n',
+     "stages: must be one of 'q', 'q_split', 'q_heads', 'k_heads', 'scores', 'context', 'merged', 'output'",
+     "stages：应为以下之一：'q'、'q_split'、'q_heads'、'k_heads'、'scores'、'context'、'merged'、'output'"),
+    ('  - id: cz-open\n    kind: cloze\n    source: "1.1"\n    text: "{{c1::a}} 和 {{b"\n',
+     "cloze: '{{' does not start a blank like {{c1::answer}} or {{c1::answer::hint}}",
+     "填空：'{{' 不是一个空的开头（空的写法是 {{c1::答案}} 或 {{c1::答案::提示}}）"),
+])
+def test_a_choice_of_values_and_a_stray_cloze_opening_are_in_the_interface_language(tmp_path, card, english, chinese):
+    """Both were English in the Chinese interface (pydantic's `Input should be 'q', ... or 'output'`)."""
+    from quizzer import i18n
+
+    path = write(tmp_path, card)
+    assert [message for _, _, message in problems(lint(path))] == [english]
+    i18n.use("zh")
+    try:
+        assert [message for _, _, message in problems(lint(path))] == [chinese]
+    finally:
+        i18n.use("en")
+
+
 def test_a_list_too_short_or_too_long_is_counted_in_words():
     """It said `points: needs at least 1 item(s)`."""
     import tempfile

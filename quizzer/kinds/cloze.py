@@ -140,7 +140,7 @@ class Cloze(Kind[ClozeCard]):
         spans = [(m.start(), m.end()) for m in CLOZE.finditer(text)]
         for opening in re.finditer(r"\{\{", text):
             if not any(start == opening.start() for start, _ in spans):
-                at(opening.start(), "cloze: '{{' does not start a blank like {{c1::answer}} or {{c1::answer::hint}}")
+                at(opening.start(), _("cloze: '{{' does not start a blank like {{c1::answer}} or {{c1::answer::hint}}"))
         for closing in re.finditer(r"\}\}", text):
             if not any(end == closing.end() for _, end in spans):
                 at(closing.start(), _("cloze: '}}' closes no blank"))

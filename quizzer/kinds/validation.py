@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -43,6 +44,9 @@ def pydantic_message(error: Any) -> str:
     if error["type"] == "string_too_long":  # pydantic's plural ending is not in its context: our own words
         limit = error["ctx"]["max_length"]
         return ngettext("longer than {limit} character", "longer than {limit} characters", limit).format(limit=limit)
+    if error["type"] == "literal_error":  # "'q', 'q_split' or 'output'": the values, joined as the language joins
+        values = [v for v in re.findall(r"'[^']*'|\"[^\"]*\"|[^\s,]+", error["ctx"]["expected"]) if v != "or"]
+        return _("must be one of {values}").format(values=join(values))
     template = PYDANTIC_MESSAGES.get(error["type"])
     return _(template).format(**error.get("ctx", {})) if template else str(error["msg"])
 
