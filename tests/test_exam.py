@@ -234,7 +234,7 @@ def test_time_runs_out_in_the_middle_of_typing(tmp_path, deck_dir):
     lines = output.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("│ 2 "))
     assert "│ B " in lines[at] and "(cut off)" in lines[at + 1]  # the mark on the line under the answer
-    assert "(1 of 2 answered, 1 cut off by the clock" in output
+    assert "(2 of 2 answered, 1 of them cut off by the clock" in output  # the cut-off answer is scored as given
 
 
 def test_killed_exam_keeps_its_answers_and_resumes(tmp_path, deck_dir):

@@ -210,9 +210,11 @@ def chapter(row: ReportRow) -> str:
 def show_report(console: Console, report: Report) -> None:
     """Score, score by kind / section / tag, time per question, and what went wrong."""
     exam = report.exam
-    answered = _("{answered} of {total} answered").format(answered=report.answered, total=len(report.rows))
+    # an answer the clock cut off is scored and marked as given: counted with the answered, so a
+    # score above 0 never stands beside "0 of 2 answered"
+    answered = _("{answered} of {total} answered").format(answered=report.answered + report.cut_off, total=len(report.rows))
     if report.cut_off:
-        answered = _("{answered}, {count} cut off by the clock").format(answered=answered, count=report.cut_off)
+        answered = _("{answered}, {count} of them cut off by the clock").format(answered=answered, count=report.cut_off)
     score = _("Exam {id}: {score} / 100").format(id=exam.id, score=f"{exam.score or 0.0:.1f}")
     details = _("({answered}, {minutes} minutes allowed)").format(answered=answered, minutes=f"{exam.minutes:g}")
     console.print(f"\n[bold]{score}[/bold]  {details}", highlight=False)
