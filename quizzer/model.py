@@ -18,6 +18,9 @@ if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to va
     from pydantic import Field
 
 
+TITLE_MAX = 80  # characters: a title is a table's cell and a card's header (the bundled ones: under 30)
+
+
 @dataclass(frozen=True, kw_only=True)
 class DeckSource(Shape):
     file: Text
@@ -27,7 +30,7 @@ class DeckSource(Shape):
 @dataclass(frozen=True, kw_only=True)
 class Deck(Shape):
     id: Id
-    title: Text
+    title: Annotated[Text, Field(max_length=TITLE_MAX)]
     language: Annotated[str, Field(pattern=r"^[a-z]{2}(-[A-Za-z]+)?$", description="e.g. zh, en")]
     source: DeckSource
     cards: Annotated[list[CardBase], Field(min_length=1)]

@@ -263,6 +263,14 @@ def test_an_id_or_tag_longer_than_its_database_column_is_a_problem(tmp_path):
     assert cli("lint", str(folder_with(tmp_path, DECK.replace("id: qa-one", f"id: {'a' * 200}"))))[0] == 0
 
 
+def test_a_deck_title_longer_than_a_table_cell_is_a_problem(tmp_path):
+    """A 4,000-character title passed lint, and `quiz` printed 200 lines of it at 80 columns."""
+    folder = folder_with(tmp_path, DECK.replace("title: 测试", "title: " + "长" * 81))
+    code, out, _ = cli("lint", str(folder))
+    assert code == 1 and out[0].endswith("deck.yaml:2:8: title: longer than 80 characters"), out
+    assert cli("lint", str(folder_with(tmp_path, DECK.replace("title: 测试", "title: " + "长" * 80))))[0] == 0
+
+
 # ---------------------------------------------------------------- 4. control characters
 
 

@@ -42,13 +42,16 @@ def pydantic_message(error: Any) -> str:
     if error["type"] == "value_error":
         return _(str(error.get("ctx", {}).get("error") or str(error["msg"]).removeprefix("Value error, ")))
     if error["type"] == "string_too_long":  # pydantic's plural ending is not in its context: our own words
-        limit = error["ctx"]["max_length"]
-        return ngettext("longer than {limit} character", "longer than {limit} characters", limit).format(limit=limit)
+        return _longer_than(error["ctx"]["max_length"])
     if error["type"] == "literal_error":  # "'q', 'q_split' or 'output'": the values, joined as the language joins
         values = [v for v in re.findall(r"'[^']*'|\"[^\"]*\"|[^\s,]+", error["ctx"]["expected"]) if v != "or"]
         return _("must be one of {values}").format(values=join(values))
     template = PYDANTIC_MESSAGES.get(error["type"])
     return _(template).format(**error.get("ctx", {})) if template else str(error["msg"])
+
+
+def _longer_than(limit: int) -> str:
+    return ngettext("longer than {limit} character", "longer than {limit} characters", limit).format(limit=limit)
 
 
 def friendly(error: Any) -> str:
@@ -73,6 +76,8 @@ def friendly(error: Any) -> str:
         count = error["ctx"].get("min_length")
         return ngettext("{field}: needs at least {count} item", "{field}: needs at least {count} items", count).format(
             field=name, count=count)
+    if kind == "too_long" and isinstance(error["input"], str):  # a text (a deck's title): its characters
+        return _("{field}: {message}").format(field=name, message=_longer_than(error["ctx"]["max_length"]))
     if kind == "too_long":
         count = error["ctx"].get("max_length")
         return ngettext("{field}: needs at most {count} item", "{field}: needs at most {count} items", count).format(
