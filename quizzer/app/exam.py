@@ -237,6 +237,11 @@ class ExamSession:
                                 [(item.card_id, item.kind, item.seed) for item in paper], clock.now())
         return cls(collection, exam, **options)
 
+    @staticmethod
+    def unfinished(collection: Collection) -> ExamRecord | None:
+        """The exam ``resume`` would take up (the latest not finished), if any."""
+        return exam_store.latest_unfinished(collection.store)
+
     @classmethod
     def resume(cls, collection: Collection, **options: Any) -> ExamSession:
         exam = exam_store.latest_unfinished(collection.store)

@@ -49,6 +49,7 @@ def exam(
 ) -> None:
     from quizzer import clock
     from quizzer.app import exam as exams
+    from quizzer.cli.overview import unfinished_line
     from quizzer.terminal.exam import ExamScreen, left_message
     from quizzer.terminal.exam import show_history as draw_history
     from quizzer.terminal.prompter import for_stdin
@@ -75,11 +76,20 @@ def exam(
         else:
             out.print(_("No exams yet: `quiz exam` starts one."), markup=False)
         return
+    prompter = for_stdin(out)
+    if not resume and not opened.decks:
+        raise NoDecks()
+    if not resume and (waiting := exams.ExamSession.unfinished(opened)) is not None:
+        # a new paper left the last one behind without a word, reachable only once this one was done
+        out.print(unfinished_line(waiting, clock.now()), markup=False)
+        if prompter.interactive:
+            choice = prompter.key(_("[Enter] continue it · n a new paper · q quit"), {"", "n"})
+            if choice == "q":
+                return
+            resume = choice == ""
     if resume:
         session = exams.ExamSession.resume(opened, settings=learner)
     else:
-        if not opened.decks:
-            raise NoDecks()
         chosen = opened.card_filter(deck, tag, kind_values(kind))
         session = exams.ExamSession.start(opened, chosen.paper(count), seed, minutes, settings=learner)
         out.print(_("Exam {id}: {questions}, {minutes} (seed {seed}).").format(
@@ -87,7 +97,7 @@ def exam(
                 count=session.total), minutes=ngettext("{count} minute", "{count} minutes", 1 if minutes == 1 else 2).format(
                 count=f"{minutes:g}"), seed=session.exam.seed), markup=False)
     try:
-        ExamScreen(session, for_stdin(out), out, clear_screen=learner.clear_screen).run()
+        ExamScreen(session, prompter, out, clear_screen=learner.clear_screen).run()
     except KeyboardInterrupt:
         expired = session.seconds_left() <= 0
         left = exams.LeftUnfinished(session.exam.id, session.exam.deadline, expired, marking=session.phase == "marking")
