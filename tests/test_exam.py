@@ -124,6 +124,18 @@ def test_scripted_exam_scores_reports_and_feeds_mistakes_and_study(deck_dir):
     assert set(queue[:2]) == {"q-wrong", "q-mis"}  # due first in the next study session
 
 
+def test_a_wrong_numeric_answer_is_reported_with_its_answer_once_in_the_solution(deck_dir):
+    """The report said the answer three times: in the verdict, on a "Right answer" line, and at
+    the end of the worked solution; the line is left out where the solution ends with it."""
+    run(deck_dir, ["exam", "--history"])
+    [item] = paper(deck_dir, seed=5, count=1, kinds=["numeric"])
+    right = numeric_answer(deck_dir, item)
+    result = run(deck_dir, ["exam", "--seed", "5", "--count", "1", "--kind", "numeric"], ["123456"])
+    panel = result.stdout.split("q-num ·")[1].split("╰")[0]
+    assert "Wrong. The answer is" in panel and "Right answer" not in panel, panel
+    assert panel.count(right) == 2 and f"答案：{right}" in panel  # the verdict's, and the solution's last line
+
+
 def test_same_seed_same_paper(deck_dir):
     run(deck_dir, ["exam", "--history"])
     first = paper(deck_dir, seed=3, count=4)

@@ -156,7 +156,7 @@ class ReportRow:
     duration_ms: int
     score: float
     text: str  # the question as it was asked
-    right_answer: str
+    right_answer: str | None  # None: the solution ends with it
     solution: str | None
     missed: list[str] = field(default_factory=list)  # a marked answer's key points not covered
     verdict: str | None = None  # a graded answer's verdict, as study gives it ("blank 2 wrong; ...")
@@ -496,7 +496,8 @@ def report(collection: Collection, exam_id: int) -> Report:
             question.position, card.id, card.kind, collection.deck_of(card.id).id, card.source, list(card.tags),
             question.status,
             question.answer_text, cut_off(question), question.duration_ms, question.score or 0.0, kind.front(asked),
-            kind.back(asked), kind.solution(asked), missed, _verdict(question, asked)))
+            None if kind.solution_states_answer else kind.back(asked), kind.solution(asked), missed,
+            _verdict(question, asked)))
     return result
 
 

@@ -72,6 +72,7 @@ class Kind(ABC, Generic[C]):
     # graded kinds: answered within the first -> Easy, took longer than the second -> Hard (seconds)
     fast_slow: ClassVar[tuple[float, float]] = (0.0, 0.0)
     solution_title: ClassVar[str] = N_("Explanation")  # the heading of ``solution`` (untranslated)
+    solution_states_answer: ClassVar[bool] = False  # ``solution`` ends with the right answer: a report says it once
 
     def ask(self, card: C, seed: int | None = None) -> Asked:
         """What to show this time (a generated kind draws its question from ``seed``)."""

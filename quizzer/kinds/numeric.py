@@ -111,6 +111,7 @@ class Numeric(Kind[NumericCard]):
     graded = True
     fast_slow = (30.0, 180.0)
     solution_title = N_("Worked solution")
+    solution_states_answer = True  # every checker's explain ends "答案：…"
 
     @property
     def generated(self) -> bool:

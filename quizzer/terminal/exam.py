@@ -249,12 +249,14 @@ def show_report(console: Console, report: Report) -> None:
         label = _("Your answer (cut off when time ran out)") if row.cut_off else _("Your answer")
         none, right = _("({text})").format(text=status_text(row.status)), _("Right answer")  # as the table says
         # an answer of its own paragraphs (a mistake's "In fact: …", "Why: …") goes under the label, not after it
-        shown = (f"**{right}**\n\n{row.right_answer}" if "\n" in row.right_answer or row.right_answer.startswith("**")
-                 else _("{label}: {value}").format(label=f"**{right}**", value=row.right_answer))
         answered = _("{label}: {value}").format(label=f"**{label}**", value=row.answer_text or none)
         if row.verdict:  # which blank, how far off: what study would have said
             answered += "\n\n" + said(row.verdict)
-        body = "\n\n".join([row.text, answered, shown])
+        parts = [row.text, answered]
+        if row.right_answer is not None:  # else the worked solution below ends with it
+            parts.append(f"**{right}**\n\n{row.right_answer}" if "\n" in row.right_answer or row.right_answer.startswith("**")
+                         else _("{label}: {value}").format(label=f"**{right}**", value=row.right_answer))
+        body = "\n\n".join(parts)
         if row.missed:  # what the marking found missing, not only the score
             missed = "\n".join(f"- {point}" for point in row.missed)
             body += "\n\n**" + _("Key points not covered") + f"**\n\n{missed}"
