@@ -95,6 +95,17 @@ def test_a_plan_past_the_daily_review_limit_says_so():
     assert "(60 days left)" in far.output and "reviews a day:" not in far.output
 
 
+def test_counts_in_the_thousands_are_grouped_as_quiz_groups_them(deck_folder):
+    """`quiz plan` said "the 10229 cards" and "from 20 to 1704" where `quiz` said 10,206."""
+    cards = "".join(f'  - {{id: q-{i}, kind: qa, source: "1.1", question: 问题 {i}？, answer: 答, points: [点]}}\n'
+                    for i in range(1200))
+    folder = deck_folder("id: big\ntitle: Big\nlanguage: zh\nsource: {file: c.txt, sections: \"1\"}\ncards:\n" + cards)
+    result = runner.invoke(app, ["plan", "--date", "2026-01-06", "--decks", str(folder)], env={"QUIZ_NOW": NOW})
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "of the 1,200 cards" in said and "raised from 20 to 1,200" in said and re.search(r"\d,\d{3} reviews a day", said)
+
+
 def test_a_target_out_of_reach_is_said_so():
     """For tomorrow at 99%: 2% of the cards at the target, yet the next line promised that every
     card would become stable before the interview. The share is the forecast's own (--json)."""

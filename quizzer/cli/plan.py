@@ -147,7 +147,7 @@ def show_status(shown: PlanStatus) -> None:
                        "on the day, {share:.0%} of them at the target; {reviews} review a day.",
                        "Following the plan (every review answered Good): {recalled:.1%} of the {cards} cards recalled "
                        "on the day, {share:.0%} of them at the target; {reviews} reviews a day.", reviews).format(
-        recalled=forecast.recalled, cards=forecast.cards, share=forecast.at_target, reviews=reviews))
+        recalled=forecast.recalled, cards=f"{forecast.cards:,}", share=forecast.at_target, reviews=f"{reviews:,}"))
     line = raised(shown.new_per_day_setting, forecast.new_per_day)
     if line:
         out.print(line)
@@ -166,4 +166,4 @@ def raised(setting: int, pace: int) -> str | None:
     if pace <= setting:
         return None
     return _("New cards a day raised from {setting} to {pace}, so every card is seen early enough to become "
-             "stable before the interview.").format(setting=setting, pace=pace)
+             "stable before the interview.").format(setting=f"{setting:,}", pace=f"{pace:,}")
