@@ -29,7 +29,7 @@ class MaskedSoftmaxParams(LengthBounds):
         super().check()
         need = self.min_kept if self.variant == "causal" else self.min_kept + 1  # + a PAD / zeroed position
         if self.min_len < need:
-            raise ValueError(f"variant {self.variant} with min_kept {self.min_kept} needs min_len >= {need}")
+            raise ValueError(Said("variant {variant} with min_kept {min_kept} needs min_len >= {need}", variant=self.variant, min_kept=self.min_kept, need=need))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,13 +40,13 @@ class MaskedSoftmaxInputs(Strict):
 
     def check(self) -> None:
         if len(self.mask) != len(self.scores):
-            raise ValueError(f"mask has {len(self.mask)} entries but scores has {len(self.scores)}")
+            raise ValueError(Said("mask has {mask} entries but scores has {scores}", mask=len(self.mask), scores=len(self.scores)))
         if set(self.mask) - {0, 1}:
-            raise ValueError("mask entries must be 0 or 1")
+            raise ValueError(Said("mask entries must be 0 or 1"))
         if 1 not in self.mask:
-            raise ValueError("a fully masked row has no softmax (it would be NaN); keep at least one position")
+            raise ValueError(Said("a fully masked row has no softmax (it would be NaN); keep at least one position"))
         if self.pads is not None and self.pads >= len(self.scores):
-            raise ValueError(f"pads ({self.pads}) must leave at least one real token of {len(self.scores)}")
+            raise ValueError(Said("pads ({pads}) must leave at least one real token of {count}", pads=self.pads, count=len(self.scores)))
 
 
 def _trailing_zeros(scores: list[float]) -> int:
@@ -159,7 +159,7 @@ class ScaledScoresInputs(Strict):
 
     def check(self) -> None:
         if any(len(key) != len(self.q) for key in self.k):
-            raise ValueError(f"every key needs d_k = {len(self.q)} entries, like q")
+            raise ValueError(Said("every key needs d_k = {d_k} entries, like q", d_k=len(self.q)))
 
 
 class ScaledScores(BaseChecker[ScaledScoresParams, ScaledScoresInputs, list[float]]):

@@ -60,9 +60,9 @@ class KvCacheInputs(Strict):
 
     def check(self) -> None:
         if self.heads % self.kv_heads:
-            raise ValueError(f"heads {self.heads} must be a multiple of kv_heads {self.kv_heads}")
+            raise ValueError(Said("heads {heads} must be a multiple of kv_heads {kv_heads}", heads=self.heads, kv_heads=self.kv_heads))
         if self.target == "per_token" and (self.batch, self.length) != (1, 1):
-            raise ValueError("a per-token question has batch = length = 1")
+            raise ValueError(Said("a per-token question has batch = length = 1"))
 
 
 class KvCache(BaseChecker[KvCacheParams, KvCacheInputs, int | float]):
@@ -323,7 +323,7 @@ class LoraParamsInputs(Strict):
 
     def check(self) -> None:
         if len(set(self.targets)) != len(self.targets):
-            raise ValueError("each projection may be named once")
+            raise ValueError(Said("each projection may be named once"))
 
     def shapes(self) -> list[tuple[int, int]]:
         """(d_in, d_out) of each adapted projection in one layer."""

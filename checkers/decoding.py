@@ -33,9 +33,9 @@ class PerplexityInputs(Strict):
 
     def check(self) -> None:
         if (self.probs is None) == (self.loss is None):
-            raise ValueError("give either probs or loss")
+            raise ValueError(Said("give either probs or loss"))
         if self.probs is not None and not all(0 < p <= 1 for p in self.probs):
-            raise ValueError("probabilities must lie in (0, 1]")
+            raise ValueError(Said("probabilities must lie in (0, 1]"))
 
 
 class Perplexity(BaseChecker[PerplexityParams, PerplexityInputs, float]):
@@ -117,9 +117,9 @@ class SamplingInputs(Strict):
 
     def check(self) -> None:
         if self.top_k > len(self.logits):
-            raise ValueError(f"top_k {self.top_k} exceeds the {len(self.logits)} logits")
+            raise ValueError(Said("top_k {top_k} exceeds the {count} logits", top_k=self.top_k, count=len(self.logits)))
         if (self.top_k or self.top_p < 1) and len(set(self.logits)) != len(self.logits):
-            raise ValueError("top-k / top-p need distinct logits (a tie makes the kept set ambiguous)")
+            raise ValueError(Said("top-k / top-p need distinct logits (a tie makes the kept set ambiguous)"))
 
 
 def _probs(z: list[float]) -> list[float]:

@@ -29,7 +29,7 @@ class EmbeddingSumInputs(Strict):
 
     def check(self) -> None:
         if not len(self.token) == len(self.position) == len(self.segment):
-            raise ValueError("token, position and segment vectors need the same dimension d")
+            raise ValueError(Said("token, position and segment vectors need the same dimension d"))
 
 
 class EmbeddingSum(BaseChecker[EmbeddingSumParams, EmbeddingSumInputs, list[float]]):

@@ -24,7 +24,7 @@ class PositionalEncodingParams(Strict):
 
     def check(self) -> None:
         if any(d % 2 or not 2 <= d <= 16 for d in self.d_models):
-            raise ValueError("each d_model must be even, from 2 to 16")
+            raise ValueError(Said("each d_model must be even, from 2 to 16"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,9 +35,9 @@ class PositionalEncodingInputs(Strict):
 
     def check(self) -> None:
         if self.d_model % 2:
-            raise ValueError("d_model must be even (sin and cos come in pairs)")
+            raise ValueError(Said("d_model must be even (sin and cos come in pairs)"))
         if self.index is not None and not 0 <= self.index < self.d_model:
-            raise ValueError(f"index must lie in [0, {self.d_model})")
+            raise ValueError(Said("index must lie in [0, {d_model})", d_model=self.d_model))
 
 
 def _angle(position: int, dim: int, d_model: int) -> float:
@@ -116,9 +116,9 @@ class LayerNormInputs(Strict):
         for name in ("gamma", "beta"):
             value = getattr(self, name)
             if value is not None and len(value) != len(self.x):
-                raise ValueError(f"{name} needs {len(self.x)} entries, like x")
+                raise ValueError(Said("{name} needs {count} entries, like x", name=name, count=len(self.x)))
         if len(set(self.x)) == 1 and self.eps == 0:
-            raise ValueError("a constant x has variance 0: give eps > 0")
+            raise ValueError(Said("a constant x has variance 0: give eps > 0"))
 
     def affine(self) -> tuple[list[float], list[float]]:
         return self.gamma or [1.0] * len(self.x), self.beta or [0.0] * len(self.x)

@@ -49,7 +49,7 @@ class AttentionShapesInputs(Strict):
 
     def check(self) -> None:
         if self.d_model % self.heads:
-            raise ValueError(f"d_model {self.d_model} is not divisible by heads {self.heads}")
+            raise ValueError(Said("d_model {d_model} is not divisible by heads {heads}", d_model=self.d_model, heads=self.heads))
 
 
 class AttentionShapes(BaseChecker[AttentionShapesParams, AttentionShapesInputs, list[float]]):
@@ -128,7 +128,7 @@ class MaskMatrixParams(LengthBounds):
     def check(self) -> None:
         super().check()
         if not 3 <= self.min_len <= self.max_len <= 5:
-            raise ValueError("need 3 <= min_len <= max_len <= 5 (a matrix the learner can compute by hand)")
+            raise ValueError(Said("need 3 <= min_len <= max_len <= 5 (a matrix the learner can compute by hand)"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,11 +139,11 @@ class MaskMatrixInputs(Strict):
     def check(self) -> None:
         size = len(self.scores)
         if any(len(row) != size for row in self.scores) or len(self.attention_mask) != size:
-            raise ValueError(f"scores must be {size} x {size} and attention_mask must have {size} entries")
+            raise ValueError(Said("scores must be {size} x {size} and attention_mask must have {size} entries", size=size))
         if set(self.attention_mask) - {0, 1}:
-            raise ValueError("attention_mask entries must be 0 or 1")
+            raise ValueError(Said("attention_mask entries must be 0 or 1"))
         if self.attention_mask[0] != 1:
-            raise ValueError("position 0 must be a token: under a causal mask row 0 sees only position 0")
+            raise ValueError(Said("position 0 must be a token: under a causal mask row 0 sees only position 0"))
 
 
 class MaskMatrix(BaseChecker[MaskMatrixParams, MaskMatrixInputs, list[float]]):

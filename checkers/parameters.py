@@ -90,12 +90,12 @@ class ParamCountParams(Strict):
     def check(self) -> None:
         unknown = [m for m in self.models if m not in CONFIGS]
         if unknown:
-            raise ValueError(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(CONFIGS)}")
+            raise ValueError(Said("unknown model(s) {models}; known: {known}", models=unknown, known=list(CONFIGS)))
         other = [m for m in self.models if self.family not in ("any", CONFIGS[m].family)]
         if other:
-            raise ValueError(f"model(s) {', '.join(other)} are not of family {self.family}")
+            raise ValueError(Said("model(s) {models} are not of family {family}", models=other, family=self.family))
         if not any(candidates(self)):
-            raise ValueError(f"no {self.family} model in reach has any of {', '.join(self.components)}")
+            raise ValueError(Said("no {family} model in reach has any of {components}", family=self.family, components=list(self.components)))
 
 
 def _has_some(cfg: ModelConfig, components: list[Component]) -> bool:
@@ -134,12 +134,12 @@ class ParamCountInputs(Strict):
 
     def check(self) -> None:
         if self.model is not None and self.model not in CONFIGS:
-            raise ValueError(f"unknown model '{self.model}'; known: {', '.join(CONFIGS)}")
+            raise ValueError(Said("unknown model '{model}'; known: {known}", model=self.model, known=list(CONFIGS)))
         cfg = self.config()  # also rejects a custom config without family, layers, hidden or vocab
         if cfg.lacks(self.component):
-            raise ValueError(f"{cfg.name} has no {self.component}")
+            raise ValueError(Said("{name} has no {component}", name=cfg.name, component=self.component))
         if cfg.hidden % cfg.heads:
-            raise ValueError(f"hidden {cfg.hidden} is not divisible by heads {cfg.heads}")
+            raise ValueError(Said("hidden {hidden} is not divisible by heads {heads}", hidden=cfg.hidden, heads=cfg.heads))
 
     def config(self) -> ModelConfig:
         sizes = {f: getattr(self, f) for f in ("layers", "hidden", "heads", "ffn", "vocab", "positions", "segments")}
@@ -148,7 +148,7 @@ class ParamCountInputs(Strict):
             return replace(CONFIGS[self.model], **given)
         family, layers, hidden, vocab = self.family, self.layers, self.hidden, self.vocab
         if family is None or layers is None or hidden is None or vocab is None:
-            raise ValueError("without `model`, give at least family, layers, hidden and vocab")
+            raise ValueError(Said("without `model`, give at least family, layers, hidden and vocab"))
         bert = family == "bert"
         return ModelConfig(
             name=f"自定义 {family.upper()}",

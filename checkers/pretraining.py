@@ -30,7 +30,7 @@ class MlmLossParams(LengthBounds):
     def check(self) -> None:
         super().check()
         if self.p_min > self.p_max:
-            raise ValueError(f"p_min ({self.p_min}) is above p_max ({self.p_max})")
+            raise ValueError(Said("p_min ({p_min}) is above p_max ({p_max})", p_min=self.p_min, p_max=self.p_max))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,25 +48,25 @@ class MlmLossInputs(Strict):
     def check(self) -> None:
         if self.probs is not None and self.logits is None:
             if self.labels is not None:
-                raise ValueError("labels go with logits, not with probs")
+                raise ValueError(Said("labels go with logits, not with probs"))
             if not all(0 < p <= 1 for p in self.probs):
-                raise ValueError("probabilities must lie in (0, 1]")
+                raise ValueError(Said("probabilities must lie in (0, 1]"))
             selected = list(range(len(self.probs)))
         elif self.logits is not None and self.probs is None:
             vocab = len(self.logits[0])
             if self.labels is None or len(self.labels) != len(self.logits):
-                raise ValueError("labels need one entry per logits row")
+                raise ValueError(Said("labels need one entry per logits row"))
             if any(len(row) != vocab for row in self.logits):
-                raise ValueError("every logits row needs the same vocabulary size")
+                raise ValueError(Said("every logits row needs the same vocabulary size"))
             if any(not (0 <= y < vocab or y == IGNORE) for y in self.labels):
-                raise ValueError(f"labels must be token ids in [0, {vocab}) or {IGNORE}")
+                raise ValueError(Said("labels must be token ids in [0, {vocab}) or {ignore}", vocab=vocab, ignore=IGNORE))
             selected = [i for i, y in enumerate(self.labels) if y != IGNORE]
             if not selected:
-                raise ValueError(f"every label is {IGNORE}: no position to average over")
+                raise ValueError(Said("every label is {ignore}: no position to average over", ignore=IGNORE))
         else:
-            raise ValueError("give either probs, or logits with labels")
+            raise ValueError(Said("give either probs, or logits with labels"))
         if self.position is not None and self.position not in selected:
-            raise ValueError(f"position {self.position} is not a selected position ({selected})")
+            raise ValueError(Said("position {position} is not a selected position ({selected})", position=self.position, selected=selected))
 
 
 def _per_position(inputs: MlmLossInputs) -> tuple[Tensor, Tensor]:
@@ -236,7 +236,7 @@ class MaskingBudgetInputs(Strict):
 
     def check(self) -> None:
         if self.mask_rate + self.random_rate > 1 + 1e-12:
-            raise ValueError("mask_rate + random_rate must not exceed 1 (the rest keeps the original token)")
+            raise ValueError(Said("mask_rate + random_rate must not exceed 1 (the rest keeps the original token)"))
 
 
 class MaskingBudget(BaseChecker[MaskingBudgetParams, MaskingBudgetInputs, list[float]]):

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from quizzer.i18n import N_, _, join, ngettext
+from quizzer.i18n import N_, _, join, ngettext, said
 from quizzer.kinds import KINDS
 from quizzer.kinds.base import CardPath, Issue
 from quizzer.kinds.fields import LETTER_PATTERN
@@ -39,8 +39,11 @@ _TYPE_NAMES = {"str": N_("str"), "list": N_("list"), "dict": N_("dict"), "int": 
 def pydantic_message(error: Any) -> str:
     """pydantic's message for ``error`` in the interface language; the text of a ValueError one
     of our validators raised; pydantic's own English for a type not listed above."""
-    if error["type"] == "value_error":
-        return _(str(error.get("ctx", {}).get("error") or str(error["msg"]).removeprefix("Value error, ")))
+    if error["type"] == "value_error":  # ours: a fixed text, or a checker's Said (an English template and its values)
+        raised = error.get("ctx", {}).get("error")
+        message = raised.args[0] if isinstance(raised, ValueError) and raised.args else \
+            str(error["msg"]).removeprefix("Value error, ")
+        return said(message) if hasattr(message, "template") else _(str(message))
     if error["type"] == "string_too_long":  # pydantic's plural ending is not in its context: our own words
         return _longer_than(error["ctx"]["max_length"])
     if error["type"] == "literal_error":  # "'q', 'q_split' or 'output'": the values, joined as the language joins
