@@ -57,7 +57,7 @@ YAML_PROBLEMS = {message.format(): message for message in (
     N_("found unknown escape character"), N_("did not find expected <document start>"), N_("invalid YAML"),
     N_("found a tab character that violates indentation"), N_("could not find expected ':'"),
     N_("did not find expected alphabetic or numeric character"), N_("did not find expected node content"),
-    N_("block sequence entries are not allowed in this context"))}
+    N_("block sequence entries are not allowed in this context"), N_("exceeded maximum nesting depth"))}
 _CONTROL_NAMES = {0x00: "NUL", 0x07: "BEL", 0x08: "BS", 0x0B: "VT", 0x0C: "FF", 0x0D: "CR", 0x1B: "ESC", 0x7F: "DEL", 0x85: "NEL", 0x9B: "CSI"}
 
 

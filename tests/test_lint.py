@@ -354,6 +354,7 @@ def test_cloze_syntax_problems(tmp_path, text, accept, message):
     "- ]\n",  # no value where one belongs
     "a: - b\n",  # a list item on the key's line
     "cards:\n\t- a\n", "a: b: c\n", "{a: 1\n", "a:\n  - b\n - c\n", 'a: "x\n', "'a' b\n",
+    "a: " + "[" * 2000 + "]" * 2000 + "\n",  # past libyaml's own depth, before the reader's
 ])
 def test_yaml_slips_are_described_in_the_interface_language(text):
     """`quiz lint` on a deck indented with a tab said `YAML 语法错误：found a tab character that
