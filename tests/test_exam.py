@@ -470,6 +470,8 @@ def test_a_papers_section_is_named_once_in_the_question_and_the_report():
     assert result.exit_code == 0, result.output
     header = next(line for line in result.stdout.splitlines() if line.startswith("╭─ Question 1 of 1"))
     assert re.search(r" · [A-Za-z]+\d{4}§[\d.]+ ─", header) and not re.search(r"§[A-Za-z]", header), header
+    # the deck's title, as study gives it: "§4.3" alone could be either chapter's
+    assert "Question 1 of 1 · 05:00 left · 面试数字题：Transformer 与大模型 · numeric · " in header, header
     by_section = result.stdout.split("By section")[1].split("By tag")[0]
     assert re.search(r"interview-numbers [A-Za-z]+\d{4}§\d+ ", by_section), by_section
 

@@ -97,6 +97,7 @@ class QuestionView:
     total: int
     seconds_left: float
     card_id: str
+    deck_title: str  # "§4.3" alone could be either chapter's
     kind: str
     source: str
     front: str
@@ -302,8 +303,8 @@ class ExamSession:
         kind = kinds.of(card)
         asked = self._asked(question)
         return QuestionView(question.position, question.position + 1, self.total, self.seconds_left(), card.id,
-                            card.kind, card.source, kind.front(asked), kind.hint(asked),
-                            question.answer_text)
+                            self.collection.deck_of(card.id).title, card.kind, card.source, kind.front(asked),
+                            kind.hint(asked), question.answer_text)
 
     def _spent(self) -> int:
         """Milliseconds on the current question; at least 1, so a shown question is never taken

@@ -129,14 +129,12 @@ class ExamScreen:
     def draw(self, view: View) -> None:
         out = self.console
         if isinstance(view, QuestionView):
-            if self.prompter.interactive:  # the clock is live in the status line
-                title = _("Question {number} of {total} · {kind} · {section}").format(
-                    number=view.number, total=view.total, kind=kinds.title(view.kind), section=render.section_text(view.source))
-            else:
-                title = _("Question {number} of {total} · {clock} left · {kind} · {section}").format(
-                    number=view.number, total=view.total, clock=clock_text(view.seconds_left), kind=kinds.title(view.kind),
-                    section=render.section_text(view.source))
-            render.card(out, [Text(render.clean(title))], view.front)
+            progress = _("Question {number} of {total}").format(number=view.number, total=view.total)
+            if not self.prompter.interactive:  # else the clock is live in the status line
+                progress = _("{progress} · {clock} left").format(progress=progress, clock=clock_text(view.seconds_left))
+            # as study's title: the deck's goes where the line is too narrow for it
+            render.card(out, [Text(progress), Text(render.clean(view.deck_title)), Text(kinds.title(view.kind)),
+                              Text(render.clean(render.section_text(view.source)))], view.front, optional=1)
             if view.earlier_answer:
                 out.print("[dim]" + _("Your earlier answer: {answer}").format(answer=safe(view.earlier_answer)) + "[/dim]",
                           highlight=False)
