@@ -376,10 +376,10 @@ def test_yaml_slips_are_described_in_the_interface_language(text):
      "stages: must be one of 'q', 'q_split', 'q_heads', 'k_heads', 'scores', 'context', 'merged', 'output'",
      "stages：应为以下之一：'q'、'q_split'、'q_heads'、'k_heads'、'scores'、'context'、'merged'、'output'"),
     ('  - id: num-model\n    kind: numeric\n    source: "1.1"\n    checker: param_count\n    params: {models: [nope, gpt2]}\n',
-     "value: unknown model(s) nope; known: bert-base-uncased, bert-large-uncased, bert-base-chinese, "
+     "params: unknown model(s) nope; known: bert-base-uncased, bert-large-uncased, bert-base-chinese, "
      "distilbert-base-uncased, openai-gpt, gpt2, gpt2-medium, gpt2-large, gpt2-xl",
-     "值：未知模型 nope；已有：bert-base-uncased、bert-large-uncased、bert-base-chinese、distilbert-base-uncased、"
-     "openai-gpt、gpt2、gpt2-medium、gpt2-large、gpt2-xl"),  # a checker's own rule, an English f-string before
+     "params：未知模型 nope；已有：bert-base-uncased、bert-large-uncased、bert-base-chinese、distilbert-base-uncased、"
+     "openai-gpt、gpt2、gpt2-medium、gpt2-large、gpt2-xl"),  # a checker's rule (English before), named by its field
     ('  - id: cz-open\n    kind: cloze\n    source: "1.1"\n    text: "{{c1::a}} 和 {{b"\n',
      "cloze: '{{' does not start a blank like {{c1::answer}} or {{c1::answer::hint}}",
      "填空：'{{' 不是一个空的开头（空的写法是 {{c1::答案}} 或 {{c1::答案::提示}}）"),

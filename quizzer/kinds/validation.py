@@ -57,10 +57,11 @@ def _longer_than(limit: int) -> str:
     return ngettext("longer than {limit} character", "longer than {limit} characters", limit).format(limit=limit)
 
 
-def friendly(error: Any) -> str:
-    """One pydantic error as a short message naming the field (its name kept as written)."""
+def friendly(error: Any, within: str | None = None) -> str:
+    """One pydantic error as a short message naming the field (its name kept as written); an error
+    of the whole value is named by ``within``, the field it was given in (``params``), if any."""
     kind, loc = error["type"], error["loc"]
-    name = next((str(p) for p in reversed(loc) if isinstance(p, str) and p not in KINDS), _("value"))
+    name = next((str(p) for p in reversed(loc) if isinstance(p, str) and p not in KINDS), within or _("value"))
     if kind == "missing":
         return _("missing field '{field}'").format(field=loc[-1])
     if kind == "extra_forbidden":
@@ -117,11 +118,12 @@ def data_path(data: Any, loc: Iterable[str | int]) -> CardPath:
 def issues_from(error: ValidationError, data: Any, base: CardPath = ()) -> list[Issue]:
     """Every error of ``error`` (raised validating ``data``) as an Issue at ``base`` + its place."""
     found: list[Issue] = []
+    within = next((str(part) for part in reversed(base) if isinstance(part, str)), None)
     for err in error.errors():
         path = base + data_path(data, err["loc"])
         if err["type"] == "union_tag_invalid":
             path += ("kind",)
-        issue = Issue(path, friendly(err), prefer_key=err["type"] in ("extra_forbidden", "missing"))
+        issue = Issue(path, friendly(err, within), prefer_key=err["type"] in ("extra_forbidden", "missing"))
         if issue not in found:
             found.append(issue)
     return found
