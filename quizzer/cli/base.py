@@ -544,10 +544,13 @@ NO_DECKS = N_("No decks: the deck folders hold no deck files (*.yaml, *.yml).") 
 
 
 def load(ctx: typer.Context, decks: Path | None) -> list[LoadedDeck]:
-    """The decks to use (no database needed); DeckProblems if they cannot be used."""
-    from quizzer.decks import deck_dirs, load_decks
+    """The decks to use (no database needed), those with problems left out with a warning, as
+    ``collection`` leaves them out; DeckProblems if none can be used."""
+    from quizzer.decks import deck_dirs, load_usable
 
-    return load_decks(deck_dirs(where(ctx, decks).decks))
+    usable, left_out = load_usable(deck_dirs(where(ctx, decks).decks))
+    _warn_left_out(left_out)
+    return usable
 
 
 def collection(ctx: typer.Context, decks: Path | None, db: Path | None) -> Collection:
