@@ -289,6 +289,11 @@ def test_tab_completion_offers_commands_and_an_option_s_choices(tmp_path):
     assert complete("quiz cards --state ", 3) == ["new", "learning", "review", "due", "suspended", "buried", "leech", "mistake"]
     assert complete("quiz study --deck ", 3) == ["ch08-bert", "day12-bert-gpt", "interview-numbers"]  # the bundled decks
     assert complete("quiz stats --deck da", 3) == ["day12-bert-gpt"]
+    folder = tmp_path / "decks"  # a broken deck beside a good one: the good one is still offered
+    folder.mkdir()
+    (folder / "good.yaml").write_text(DECK, "utf-8")
+    (folder / "broken.yaml").write_text("id: broken\n", "utf-8")
+    assert complete(f"quiz study --decks {folder} --deck ", 5) == ["tiny"]
 
 
 def test_a_huge_terminal_width_is_capped():

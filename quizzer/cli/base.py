@@ -460,12 +460,13 @@ DbOption = Annotated[
 ]
 def _deck_ids(ctx: typer.Context, incomplete: str) -> list[str]:
     """The deck ids Tab completes --deck with: those of the command's --decks, QUIZ_DECKS or the
-    bundled decks (from the deck cache, as any command reads them); none if the decks are broken."""
-    from quizzer.decks import load_decks
+    bundled decks (from the deck cache, as any command reads them), those with problems left out
+    as every command leaves them out; none if no deck can be used."""
+    from quizzer.decks import load_usable
     from quizzer.locations import deck_dirs
 
     try:
-        loaded = load_decks(deck_dirs(ctx.params.get("decks_dir")))
+        loaded, _left_out = load_usable(deck_dirs(ctx.params.get("decks_dir")))
     except QuizError:  # completion prints nothing into the shell's line
         return []
     return [deck.id for deck in loaded if deck.id.startswith(incomplete)]
