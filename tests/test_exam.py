@@ -302,23 +302,27 @@ def test_the_overview_reminds_of_an_exam_left_unfinished_until_it_is_handed_in(d
     assert json.loads(run(deck_dir, ["--json"], when=T0 + timedelta(days=1)).stdout)["unfinished_exam"] is None
 
 
-def test_a_new_exam_over_an_unfinished_one_says_so_and_on_a_terminal_offers_it(deck_dir):
+def test_a_new_exam_over_an_unfinished_one_says_so_and_on_a_terminal_takes_it_up_first(deck_dir):
     """`quiz exam` with one left unfinished started a new paper without a word; the old one could
-    be taken up only once the new one was done."""
+    be taken up only once the new one was done, and one left behind twice could not be reached.
+    On a terminal the unfinished paper comes first; a pipe's script is as before, with the note."""
     run(deck_dir, ["exam", "--seed", "11", "--count", "2", "--kind", "choice", "--minutes", "10"], ["!q"])
     piped = run(deck_dir, ["exam", "--count", "1", "--kind", "choice"], ["!q"], when=T0 + timedelta(minutes=3))
     deadline = f"{(T0 + timedelta(minutes=10)).astimezone():%H:%M}"
     note = f"Exam 1 is unfinished: `quiz exam --resume` continues it until {deadline}."
-    assert piped.stdout.startswith(note) and "Exam 2: 1 question" in piped.stdout  # a script's protocol is unchanged
+    assert piped.stdout.startswith(note) and "Exam 2: 1 question" in piped.stdout
     env = {"QUIZ_NOW": (T0 + timedelta(minutes=4)).isoformat(), "QUIZ_LANG": "en"}
     args = ["exam", "--count", "1", "--kind", "choice", "--decks", str(deck_dir)]
     code, screen = run_in_terminal(args, env, ["q"])
-    assert code == 0 and "Exam 2 is unfinished" in screen and "[Enter] continue it · n a new paper" in screen
+    assert code == 0 and "Exam 2 is unfinished" in screen
+    assert "[Enter] continue it · q quit (a new paper once it is handed in: !f)" in screen
     assert [exam.id for exam, _, _ in exam_store.history(open_store())] == [1, 2]  # q: nothing started
-    code, screen = run_in_terminal(args, env, ["n", "!f\r"])
-    assert code == 0 and "Exam 3: 1 question" in screen
-    code, screen = run_in_terminal(args, env, ["\r", "!f\r"])
-    assert code == 0 and "Exam 4" not in screen and "Exam 2: " in screen  # the one offered, handed in
+    code, screen = run_in_terminal(args, env, ["\r", "!f\r"])  # Enter takes exam 2 up
+    assert code == 0 and "Exam 3" not in screen and "Exam 2: " in screen
+    late = {**env, "QUIZ_NOW": (T0 + timedelta(hours=1)).isoformat()}  # exam 1's time is up: scoring it is offered
+    code, screen = run_in_terminal(args, late, ["\r"])
+    assert code == 0 and "[Enter] score it · q quit (a new paper once it is done)" in screen and "Exam 1: " in screen
+    assert all(exam.finished_at is not None for exam, _, _ in exam_store.history(open_store()))
 
 
 def test_an_exam_resumable_until_another_day_names_that_day(deck_dir):

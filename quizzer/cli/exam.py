@@ -50,7 +50,7 @@ def exam(
     from quizzer import clock
     from quizzer.app import exam as exams
     from quizzer.cli.overview import unfinished_line
-    from quizzer.terminal.exam import ExamScreen, left_message
+    from quizzer.terminal.exam import HAND_IN, ExamScreen, left_message
     from quizzer.terminal.exam import show_history as draw_history
     from quizzer.terminal.prompter import for_stdin
 
@@ -80,13 +80,20 @@ def exam(
     if not resume and not opened.decks:
         raise NoDecks()
     if not resume and (waiting := exams.ExamSession.unfinished(opened)) is not None:
-        # a new paper left the last one behind without a word, reachable only once this one was done
+        # a new paper left the last one behind without a word, reachable only once this one was done;
+        # on a terminal it is taken up first (one unfinished paper at a time), a pipe's script goes on
         out.print(unfinished_line(waiting, clock.now()), markup=False)
         if prompter.interactive:
-            choice = prompter.key(_("[Enter] continue it · n a new paper · q quit"), {"", "n"})
-            if choice == "q":
+            if waiting.handed_in_at is not None:
+                offer = _("[Enter] mark it · q quit (a new paper once it is done)")
+            elif waiting.deadline <= clock.now():
+                offer = _("[Enter] score it · q quit (a new paper once it is done)")
+            else:
+                offer = _("[Enter] continue it · q quit (a new paper once it is handed in: {hand_in})").format(
+                    hand_in=HAND_IN)
+            if prompter.key(offer, {""}) == "q":
                 return
-            resume = choice == ""
+            resume = True
     if resume:
         session = exams.ExamSession.resume(opened, settings=learner)
     else:
