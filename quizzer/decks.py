@@ -548,7 +548,7 @@ def lint(paths: Iterable[Path]) -> list[Problem]:
             deck_ids.append((path, [deck_id] if (deck_id := _deck_id(doc)) else []))
     given = set(files)
     problems += duplicate_ids(card_ids, "card", given) + duplicate_ids(deck_ids, "deck", given)
-    return sorted(problems)
+    return in_order(problems)
 
 
 # ---------------------------------------------------------------- loading with a cache
@@ -584,6 +584,12 @@ def _load_one(path: Path, use_cache: bool = True) -> LoadedDeck:
     return loaded
 
 
+def in_order(problems: list[Problem]) -> list[Problem]:
+    """By file, line and column; a file's "not listed" line last, whatever the language sorts
+    its message before."""
+    return sorted(problems, key=lambda p: (p.file, p.message == _(UNLISTED), p.line, p.column, p.message))
+
+
 def load_decks(dirs: Iterable[Path]) -> list[LoadedDeck]:
     """All decks in ``dirs``; raises :class:`DeckProblems` listing the problems of unusable ones."""
     decks, problems = load_usable(dirs)
@@ -607,5 +613,5 @@ def load_usable(dirs: Iterable[Path]) -> tuple[list[LoadedDeck], list[Problem]]:
     shared = duplicate_ids((d.path, d.lines.items()) for d in decks) if len(set(ids)) < len(ids) else []
     shared += duplicate_ids(((d.path, [(d.id, d.id_line)]) for d in decks), "deck")
     if shared or (problems and not decks):
-        raise DeckProblems(sorted(problems + shared))
-    return decks, sorted(problems)
+        raise DeckProblems(in_order(problems + shared))
+    return decks, in_order(problems)

@@ -130,7 +130,7 @@ UNLISTED = N_("more problems in this file are not listed; fix these first")  # a
 class DeckProblems(QuizError):
     """Decks that cannot be used; carries every problem (``path:line:column: message``)."""
 
-    hint = N_("`quiz lint` lists every problem with its line")
+    hint = N_("`quiz lint` lists the problems with their lines")
 
     def __init__(self, problems: list[Any]) -> None:  # quizzer.decks.Problem, printed path:line:column: message
         self.problems = problems

@@ -229,8 +229,11 @@ def test_check_and_backups(deck_dir, isolated):
         # the backup was taken when the session opened, before its one review
         assert conn.execute("SELECT count(*) FROM review_log").fetchone()[0] == 0
         assert conn.execute("SELECT count(*) FROM meta WHERE key = 'changed-since'").fetchone()[0] == 0
-    assert "`quiz backup restore` again undoes this" in result.stdout
-    undone = runner.invoke(app, ["backup", "restore"], env={"QUIZ_NOW": (when + timedelta(hours=2)).isoformat()})
+    # the safety copy by its name: "restore again" stopped being true once a later backup was taken
+    undo = re.search(r"\(`quiz backup restore (\S+)` undoes this\)", result.stdout)
+    assert undo, result.stdout
+    runner.invoke(app, ["backup", "create"], env={"QUIZ_NOW": (when + timedelta(hours=2)).isoformat()})
+    undone = runner.invoke(app, ["backup", "restore", undo.group(1)], env={"QUIZ_NOW": (when + timedelta(hours=3)).isoformat()})
     assert undone.exit_code == 0, undone.output
     with sqlite3.connect(db) as conn:  # the database as it was before the restore
         assert conn.execute("SELECT count(*) FROM meta WHERE key = 'changed-since'").fetchone()[0] == 1

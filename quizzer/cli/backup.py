@@ -87,8 +87,7 @@ def backup_restore(
     said = _("restored {file}").format(file=printable(chosen))
     if saved:
         said += _("; the database before it is saved as {file}").format(file=printable(saved))
-        if backup.list_backups(path)[0].path == saved:  # the newest: what a bare restore takes
-            said += _(" (`quiz backup restore` again undoes this)")
+        said += _(" (`quiz backup restore {name}` undoes this)").format(name=printable(saved.name))
     say(said)
 
 

@@ -572,7 +572,7 @@ def _warn_left_out(problems: list[Problem]) -> None:
     for file in dict.fromkeys(problem.file for problem in problems):
         own = [problem for problem in problems if problem.file == file]
         typer.echo(printable(str(own[0])), err=True)
-        _error_line(_("Warning: {file} has {problems} and is left out until they are fixed; its cards keep "
+        _error_line(_("Warning: {file} has {problems} and is left out until it is fixed; its cards keep "
                       "their history").format(file=file, problems=problems_counted(own)),
                     _("`quiz lint` lists every problem"))
 
