@@ -287,10 +287,11 @@ def test_each_of_two_bad_keys_can_be_fixed_while_the_other_is_bad(config):
     removed = quiz("config", "unset", "colour")
     assert removed.exit_code == 0 and removed.stdout.startswith("colour: removed from "), removed.output
     assert "(it is not a setting)" in removed.stdout and "colour" not in config.read_text("utf-8")
-    assert quiz("config", "set", "new_per_day", "5").exit_code == 0
+    changed = quiz("config", "set", "new_per_day", "5")  # its old value as the file held it, not "?"
+    assert changed.exit_code == 0 and changed.stdout.startswith("new_per_day: true → 5 (saved in "), changed.output
     assert quiz("config").exit_code == 2  # desired_retention is still bad
     unset = quiz("config", "unset", "desired_retention")
-    assert unset.exit_code == 0 and unset.stdout.startswith("desired_retention: ? → 0.9 (the default; removed"), unset.output
+    assert unset.exit_code == 0 and unset.stdout.startswith("desired_retention: 1.5 → 0.9 (the default; removed"), unset.output
     shown = rows(quiz("config").stdout)
     assert shown["new_per_day"] == ("5", "file") and shown["learning_steps"] == ("2m 15m", "file"), shown
     assert quiz("config", "unset", "colour").exit_code == 2  # neither in the file nor a setting

@@ -83,7 +83,7 @@ def config_set(
         known = [loaded.id for loaded in load(ctx, None)]
         if deck.group(1) not in known:
             raise UnknownName("deck", deck.group(1), known)
-    before = _file_and_defaults(key)
+    before = _state(key)
     path = config_file.config_path()
     config_file.set_value(path, key, value)
     _report(ctx, key, before, _("saved in {path}").format(path=printable(path)), db)
@@ -93,7 +93,7 @@ def config_set(
 def config_unset(ctx: typer.Context, key: KeyArgument, db: DbOption = None) -> None:
     from quizzer import settings as config_file
 
-    before = _file_and_defaults(key)
+    before = _state(key)
     path = config_file.config_path()
     if not config_file.unset_value(path, key):
         say(_("{key} is not set in {path}; nothing changed").format(key=key, path=printable(path)))
@@ -102,6 +102,24 @@ def config_unset(ctx: typer.Context, key: KeyArgument, db: DbOption = None) -> N
         say(_("{key}: removed from {path} (it is not a setting)").format(key=key, path=printable(path)))
         return
     _report(ctx, key, before, _("the default; removed from {path}").format(path=printable(path)), db)
+
+
+def _state(key: str) -> tuple[Settings | None, str]:
+    """The settings as ``_file_and_defaults`` gives them, and ``key``'s value shown: as they have
+    it, else (another key of the file is bad) as the file holds it, a bad value as written."""
+    from quizzer import settings as config_file
+    from quizzer.errors import QuizError
+
+    chosen = _file_and_defaults(key)
+    if chosen is not None:
+        return chosen, _shown(chosen, key)
+    try:
+        raw = config_file.read_raw(config_file.config_path())
+    except QuizError:  # not TOML at all
+        return None, "?"
+    if key not in raw:
+        return None, _shown(config_file.Settings(), key)
+    return None, str(raw[key]).lower() if isinstance(raw[key], bool) else str(raw[key])  # as TOML writes it
 
 
 def _file_and_defaults(key: str) -> Settings | None:
@@ -126,12 +144,11 @@ def _variables(key: str) -> tuple[str, ...]:
     return ("QUIZ_LANG", config_file.KEYS[key].env) if key == "language" else (config_file.KEYS[key].env,)
 
 
-def _report(ctx: typer.Context, key: str, before: Settings | None, what: str, db: Path | None) -> None:
+def _report(ctx: typer.Context, key: str, before_state: tuple[Settings | None, str], what: str,
+            db: Path | None) -> None:
     """What changed, whether the environment hides it, and for desired_retention what it does
     to the reviews due."""
-    after = _file_and_defaults(key)  # None: another key of the file is still bad (which every command names)
-    old = "?" if before is None else _shown(before, key)
-    new = "?" if after is None else _shown(after, key)
+    (before, old), (after, new) = before_state, _state(key)
     say(f"{key}: {old} → {new}" + _(" ({hint})").format(hint=what))  # （…） in Chinese
     for variable in _variables(key):
         if os.environ.get(variable):
