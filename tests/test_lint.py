@@ -380,6 +380,8 @@ def test_yaml_slips_are_described_in_the_interface_language(text):
      "distilbert-base-uncased, openai-gpt, gpt2, gpt2-medium, gpt2-large, gpt2-xl",
      "params：未知模型 nope；已有：bert-base-uncased、bert-large-uncased、bert-base-chinese、distilbert-base-uncased、"
      "openai-gpt、gpt2、gpt2-medium、gpt2-large、gpt2-xl"),  # a checker's rule (English before), named by its field
+    ('  - id: num-list\n    kind: numeric\n    source: "1.1"\n    checker: param_count\n    params: [1, 2]\n',
+     "params: expected a mapping, got list", "params：应为映射（key: value），实际是列表"),
     ('  - id: cz-open\n    kind: cloze\n    source: "1.1"\n    text: "{{c1::a}} 和 {{b"\n',
      "cloze: '{{' does not start a blank like {{c1::answer}} or {{c1::answer::hint}}",
      "填空：'{{' 不是一个空的开头（空的写法是 {{c1::答案}} 或 {{c1::答案::提示}}）"),

@@ -32,6 +32,9 @@ PYDANTIC_MESSAGES = {
 VALUE_ERRORS = (N_("text is empty"), N_("answer repeats a letter"), N_("a formula nests braces more than 10 deep"))
 _EXPECTED = {"string_type": N_("{field}: expected text, got {got}"), "list_type": N_("{field}: expected a list, got {got}")}
 _EXPECTED_VALUE = {"list_type": N_("{field}: expected a list, not {value}")}
+# any other type: a mapping (a card's params, an example's inputs); named here, where the catalogue
+# finds them (inside _(...get(kind, N_(...))) it did not, and the Chinese interface showed the English)
+_EXPECTED_MAPPING, _EXPECTED_MAPPING_VALUE = N_("{field}: expected a mapping, got {got}"), N_("{field}: expected a mapping, not {value}")
 _TYPE_NAMES = {"str": N_("str"), "list": N_("list"), "dict": N_("dict"), "int": N_("int"), "float": N_("float"),
                "bool": N_("bool")}  # what a YAML value can be
 
@@ -92,9 +95,9 @@ def friendly(error: Any, within: str | None = None) -> str:
         got = error["input"]
         if isinstance(got, str):  # a YAML scalar stays text: `tags: 5` is named as written, not as "text"
             value = repr(got if len(got) <= 20 else got[:19] + "…")
-            return _(_EXPECTED_VALUE.get(kind, N_("{field}: expected a mapping, not {value}"))).format(field=name, value=value)
+            return _(_EXPECTED_VALUE.get(kind, _EXPECTED_MAPPING_VALUE)).format(field=name, value=value)
         shown = _("nothing") if got is None else _(_TYPE_NAMES.get(type(got).__name__, type(got).__name__))
-        return _(_EXPECTED.get(kind, N_("{field}: expected a mapping, got {got}"))).format(field=name, got=shown)
+        return _(_EXPECTED.get(kind, _EXPECTED_MAPPING)).format(field=name, got=shown)
     return _("{field}: {message}").format(field=name, message=pydantic_message(error))
 
 
