@@ -344,13 +344,13 @@ def _is_devnull(path: Path) -> bool:
         return False
 
 
-def read_raw(path: Path) -> dict[str, Any]:
-    """The file's values by dotted name, not yet checked ({} when there is no file). Only a
-    regular file of at most MAX_CONFIG_BYTES is read: a FIFO would hang every command, /dev/zero
-    fill the memory. /dev/null reads as no settings, and takes none (``write``)."""
+def _text(path: Path) -> str | None:
+    """The file's text; None when there is none. Only a regular file of at most MAX_CONFIG_BYTES is
+    read: a FIFO would hang every command, /dev/zero fill the memory. /dev/null reads as no
+    settings, and takes none (``write``)."""
     try:
         if _is_devnull(path):  # no settings: the defaults (QUIZ_CONFIG=/dev/null in a script)
-            return {}
+            return None
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise UsageError(_("{path} is not a regular file").format(path=printable(path)), _elsewhere())
         with open(path, "rb") as handle:
@@ -358,15 +358,22 @@ def read_raw(path: Path) -> dict[str, Any]:
         if len(data) > MAX_CONFIG_BYTES:
             raise UsageError(_("{path} is larger than {limit} MB, more than any settings need").format(
                 path=printable(path), limit=MAX_CONFIG_BYTES // 1_000_000), _fix_hint(path))
-        text = data.decode("utf-8-sig")  # a BOM, as Notepad writes it, is no TOML error
+        return data.decode("utf-8-sig")  # a BOM, as Notepad writes it, is no TOML error
     except FileNotFoundError:
-        return {}
+        return None
     except UnicodeDecodeError:  # its content is wrong, as with bad TOML: a usage error (exit 2)
         raise UsageError(_("{file}: not valid TOML: {reason}").format(file=path.name, reason=_("not UTF-8 text")),
                          _fix_hint(path)) from None
     except OSError as err:
         raise QuizError(_("{path} cannot be read: {reason}").format(path=path, reason=os_reason(err)),
                         _("check the file, or point {variable} at another").format(variable=CONFIG_ENV)) from None
+
+
+def read_raw(path: Path) -> dict[str, Any]:
+    """The file's values by dotted name, not yet checked ({} when there is no file)."""
+    text = _text(path)
+    if text is None:
+        return {}
     import tomllib  # stdlib; imported here like the file itself, only when there is one
 
     try:
@@ -438,37 +445,37 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
     return build(values, sources, path)
 
 
-def _toml_key(name: str) -> str:
-    return ".".join(part if re.fullmatch(r"[A-Za-z0-9_-]+", part) else json.dumps(part) for part in name.split("."))
+HEADER = "quizzer settings: `quiz config` shows them all, `quiz config set KEY VALUE` writes them."
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
-    return json.dumps(str(value))  # a JSON string is a TOML basic string
+def _edit(path: Path, name: str, value: Any | None) -> None:
+    """Set ``name`` (a dotted name, as ``read_raw`` gives it) to ``value``, or remove it (None),
+    touching nothing else: tomlkit keeps the learner's comments, tables and layout (the file was
+    rewritten as flat lines, and its comments were lost). A new file starts with HEADER."""
+    import tomlkit  # only when a setting is written
 
-
-HEADER = "# quizzer settings: `quiz config` shows them all, `quiz config set KEY VALUE` writes them.\n"
-
-
-def write(path: Path, values: Mapping[str, Any]) -> None:
-    """Write ``values``, as TOML reads them, as flat ``key = value`` lines (global keys first, in
-    their order, then the rest), replacing the file atomically."""
-    order = {name: i for i, name in enumerate(KEYS)}
-    names = sorted(values, key=lambda name: (order.get(name, len(order)), name))
-    lines = [f"{_toml_key(name)} = {_toml_value(values[name])}\n" for name in names]
-    folder = path.parent
     if _is_devnull(path):  # it said "saved in /dev/null"
         raise QuizError(_("{path} keeps nothing: the setting would be lost").format(path=printable(path)), _elsewhere())
+    text = _text(path)  # read as TOML already (``read_raw``): tomlkit reads it too
+    document = tomlkit.parse(text) if text is not None else tomlkit.document()
+    if text is None:
+        document.add(tomlkit.comment(HEADER))
+    container: Any = document
+    parts = name.split(".")
+    while len(parts) > 1 and parts[0] in container and isinstance(container[parts[0]], Mapping):
+        container, parts = container[parts[0]], parts[1:]  # into [deck.ID] or deck.ID.key
+    if value is None:
+        del container[parts[0] if len(parts) == 1 else name]  # a quoted "a.b" key is one part
+    elif len(parts) == 1:
+        container[parts[0]] = value
+    else:
+        container.add(tomlkit.key(parts), value)  # deck.ID.key, beside the other keys, before any table
+    folder = path.parent
     try:
         if not folder.exists() and not os.environ.get(CONFIG_ENV):
             folder.mkdir(parents=True, exist_ok=True)  # only the default folder is created, as for the database
         with replacing(path, "w", encoding="utf-8") as handle:
-            handle.write(HEADER + "".join(lines))
+            handle.write(tomlkit.dumps(document))
     except OSError as err:
         raise QuizError(_("{path} cannot be written: {reason}").format(path=path, reason=os_reason(err)),
                         _("check that its folder exists and is writable, or point {variable} elsewhere").format(
@@ -477,24 +484,21 @@ def write(path: Path, values: Mapping[str, Any]) -> None:
 
 def set_value(path: Path, name: str, raw: str) -> Any:
     """Check ``raw`` for ``name`` and write it to the file; the value written. The file's other
-    keys are written back as they were, good or bad: with two bad keys, checking the others
-    kept each from being fixed by setting or unsetting it."""
+    keys stay as they are, good or bad: with two bad keys, checking the others kept each from
+    being fixed by setting or unsetting it."""
     value = parse(name, raw)
-    current = read_raw(path)
-    current.pop(name, None)
-    write(path, {**current, name: key_of(name).toml(value)})
+    read_raw(path)  # TOML, or the error naming where it is not
+    _edit(path, name, key_of(name).toml(value))
     return value
 
 
 def unset_value(path: Path, name: str) -> bool:
     """Remove ``name`` from the file, a setting or not (the error a misspelt key gives says to
     unset it); False when it was not there. A name neither in the file nor a setting is an error."""
-    current = read_raw(path)
-    if name not in current:
+    if name not in read_raw(path):
         key_of(name)
         return False
-    del current[name]
-    write(path, current)
+    _edit(path, name, None)
     return True
 
 

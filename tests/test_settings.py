@@ -90,9 +90,9 @@ def test_show_set_unset_with_sources(config):
         said[key] = result.stdout
     assert said["learning_steps"].startswith(f"learning_steps: 1m 10m → 30s 5m 1h (saved in {config})")
     assert said["deck.ch08-bert.new_per_day"].startswith("deck.ch08-bert.new_per_day: (not set) → 5 (saved in")
-    assert config.read_text().splitlines()[1:] == [
-        "desired_retention = 0.85", 'learning_steps = "30s 5m 1h"', "fuzz = false", 'language = "en"',
-        "deck.ch08-bert.new_per_day = 5"]
+    assert config.read_text().splitlines() == [  # in the order they were set, under the header a new file gets
+        f"# {config_file.HEADER}", "desired_retention = 0.85", 'learning_steps = "30s 5m 1h"', "fuzz = false",
+        "deck.ch08-bert.new_per_day = 5", 'language = "en"']
 
     table = rows(quiz("config").stdout)
     assert table["desired_retention"] == ("0.85", "file") and table["fuzz"] == ("off", "file")
@@ -277,6 +277,22 @@ def test_a_toml_error_is_in_the_interface_language_at_its_line_and_column(config
     finally:
         i18n.use("en")
     assert result.exit_code == 2 and result.stderr.startswith("错误：config.toml:1:15：不是有效的 TOML：值无效（"), result.stderr
+
+
+def test_set_and_unset_change_one_key_and_keep_the_rest_of_the_file(config):
+    """They rewrote the file as flat lines: the learner's comments were lost and a table became
+    dotted keys. Now the key set or removed is all that changes."""
+    mine = ("# 我的设置：每天少一点新卡\nnew_per_day = 10  # 周末再加\n\n"
+            "[deck.ch08-bert]\n# 这一章先慢一点\nnew_per_day = 5\nreviews_per_day = 50\n")
+    config.write_text(mine, "utf-8")
+    assert quiz("config", "set", "desired_retention", "0.85").exit_code == 0
+    assert quiz("config", "set", "deck.ch08-bert.new_per_day", "3").exit_code == 0
+    assert quiz("config", "unset", "deck.ch08-bert.reviews_per_day").exit_code == 0
+    assert config.read_text("utf-8") == ("# 我的设置：每天少一点新卡\nnew_per_day = 10  # 周末再加\ndesired_retention = 0.85\n\n"
+                                         "[deck.ch08-bert]\n# 这一章先慢一点\nnew_per_day = 3\n")
+    table = rows(quiz("config").stdout)
+    assert table["desired_retention"] == ("0.85", "file") and table["deck.ch08-bert.new_per_day"] == ("3", "file")
+    assert "deck.ch08-bert.reviews_per_day" not in table  # a deck's own limit shows only while set
 
 
 def test_each_of_two_bad_keys_can_be_fixed_while_the_other_is_bad(config):
