@@ -17,7 +17,8 @@ from typing import Any
 
 from quizzer import clock
 from quizzer.decks import LoadedDeck, Problem, deck_dirs, load_usable
-from quizzer.errors import DeckProblems
+from quizzer.errors import DeckProblems, UsageError
+from quizzer.i18n import _
 from quizzer.kinds import KINDS
 from quizzer.store import LEECH_TAG, CardRef, Store, open_store, sync_if_changed
 from quizzer.store.filter import CardFilter
@@ -83,7 +84,12 @@ class Collection:
                     kinds: list[str] | None = None) -> CardFilter:
         """The filter the options ask for; an unknown deck, tag or kind is an error naming the known ones."""
         known_tags = set().union(*(loaded.tags for loaded in self.decks)) | {LEECH_TAG}
-        return CardFilter.of(decks, tags, kinds).validate([d.id for d in self.decks], known_tags, KINDS)
+        known_decks = [d.id for d in self.decks]
+        missing = [deck for deck in decks or () if deck not in known_decks]
+        if missing and self.left_out:  # perhaps the deck of the file left out: "no deck" alone misled
+            raise UsageError(_("no deck '{name}' among the decks in use").format(name=missing[0]),
+                             _("a deck file with problems is left out: the warning above names it"))
+        return CardFilter.of(decks, tags, kinds).validate(known_decks, known_tags, KINDS)
 
 
 def card_refs(decks: list[LoadedDeck]) -> list[CardRef]:
