@@ -571,10 +571,10 @@ def _warn_left_out(problems: list[Problem]) -> None:
 
     for file in dict.fromkeys(problem.file for problem in problems):
         own = [problem for problem in problems if problem.file == file]
-        typer.echo(printable(str(own[0])), err=True)
+        typer.echo(_wrapped(printable(str(own[0])), sys.stderr), err=True)  # a terminal's own wrap left a "）" alone
         _error_line(_("Warning: {file} has {problems} and is left out until it is fixed; its cards keep "
                       "their history").format(file=file, problems=problems_counted(own)),
-                    _("`quiz lint` lists every problem"))
+                    _("`quiz lint` lists its problems"))
 
 
 def learner() -> str:
