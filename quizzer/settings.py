@@ -412,8 +412,23 @@ def _not_toml(path: Path, message: str) -> UsageError:
 
 
 def check(raw: Mapping[str, Any], path: Path) -> dict[str, Any]:
-    """Typed values of a file's raw ones; UsageError ``config.toml: key: ...`` for a bad one."""
-    return {name: parse(name, value, _at(path.name), _fix_hint(path, name)) for name, value in raw.items()}
+    """Typed values of a file's raw ones; UsageError ``config.toml: key: ...`` for a bad one, and
+    for several one listing each (they were found one fix at a time)."""
+    typed: dict[str, Any] = {}
+    bad: list[UsageError] = []
+    for name, value in raw.items():
+        try:
+            typed[name] = parse(name, value, _at(path.name), _fix_hint(path, name))
+        except UsageError as err:
+            bad.append(err)
+    if len(bad) == 1:
+        raise bad[0]
+    if bad:
+        error = UsageError(_("{file} has {count} bad settings, listed above").format(file=path.name, count=len(bad)),
+                           _("correct them in {path}, or `quiz config unset KEY`").format(path=path))
+        error.details = tuple(err.message for err in bad)
+        raise error
+    return typed
 
 
 def from_environment(environ: Mapping[str, str]) -> dict[str, Any]:

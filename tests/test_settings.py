@@ -300,6 +300,11 @@ def test_each_of_two_bad_keys_can_be_fixed_while_the_other_is_bad(config):
     refused, naming the other. The keys not named are written back as they were."""
     config.write_text('colour = "red"\ndesired_retention = 1.5\nnew_per_day = true\n'
                       'learning_steps = ["2m", "15m"]\n', "utf-8")
+    every = quiz("config").stderr.splitlines()  # each bad key at once: they came one fix at a time
+    assert every[:3] == ["config.toml: colour: not a setting",
+                         "config.toml: desired_retention: must be a number from 0.70 to 0.99, not 1.5",
+                         "config.toml: new_per_day: must be a whole number from 0 to 9999, not true"], every
+    assert every[3].startswith("Error: config.toml has 3 bad settings, listed above (correct them in "), every
     removed = quiz("config", "unset", "colour")
     assert removed.exit_code == 0 and removed.stdout.startswith("colour: removed from "), removed.output
     assert "(it is not a setting)" in removed.stdout and "colour" not in config.read_text("utf-8")
