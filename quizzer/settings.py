@@ -479,12 +479,16 @@ def _edit(path: Path, name: str, value: Any | None) -> None:
     parts = name.split(".")
     while len(parts) > 1 and parts[0] in container and isinstance(container[parts[0]], Mapping):
         container, parts = container[parts[0]], parts[1:]  # into [deck.ID] or deck.ID.key
-    if value is None:
-        del container[parts[0] if len(parts) == 1 else name]  # a quoted "a.b" key is one part
-    elif len(parts) == 1:
-        container[parts[0]] = value
-    else:
-        container.add(tomlkit.key(parts), value)  # deck.ID.key, beside the other keys, before any table
+    try:
+        if value is None:
+            del container[parts[0] if len(parts) == 1 else name]  # a quoted "a.b" key is one part
+        elif len(parts) == 1:
+            container[parts[0]] = value
+        else:
+            container.add(tomlkit.key(parts), value)  # deck.ID.key, beside the other keys, before any table
+    except (tomlkit.exceptions.TOMLKitError, KeyError):  # `deck = 5` where deck.ID.key would go
+        raise UsageError(_("{file}: {key} cannot be written beside what the file holds at {part}").format(
+            file=path.name, key=name, part=parts[0]), _fix_hint(path, parts[0])) from None
     folder = path.parent
     try:
         if not folder.exists() and not os.environ.get(CONFIG_ENV):

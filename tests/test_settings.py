@@ -295,6 +295,16 @@ def test_set_and_unset_change_one_key_and_keep_the_rest_of_the_file(config):
     assert "deck.ch08-bert.reviews_per_day" not in table  # a deck's own limit shows only while set
 
 
+def test_a_key_that_cannot_go_beside_the_file_s_own_is_a_usage_error(config):
+    """With `deck = 5` in the file, setting a deck's limit was an "unexpected KeyAlreadyPresent"."""
+    config.write_text("deck = 5\n", "utf-8")
+    result = quiz("config", "set", "deck.ch08-bert.new_per_day", "5")
+    assert result.exit_code == 2 and result.stderr.startswith(
+        "Error: config.toml: deck.ch08-bert.new_per_day cannot be written beside what the file holds at deck"), result.stderr
+    assert "`quiz config unset deck`" in result.stderr and config.read_text("utf-8") == "deck = 5\n"
+    assert quiz("config", "unset", "deck").exit_code == 0 and quiz("config", "set", "deck.ch08-bert.new_per_day", "5").exit_code == 0
+
+
 def test_each_of_two_bad_keys_can_be_fixed_while_the_other_is_bad(config):
     """Setting or unsetting a key checked the file's other keys: with two bad ones, each command
     refused, naming the other. The keys not named are written back as they were."""
