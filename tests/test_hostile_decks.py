@@ -412,6 +412,8 @@ def test_a_broken_deck_is_left_out_and_its_cards_come_back_with_their_history(tm
     assert code == 0 and [row["id"] for row in json.loads("\n".join(out))] == ["qa-one"], err
     assert err[0].endswith("other.yaml:8:5: missing field 'points'") and err[1].startswith("Warning: ")
     assert "other.yaml has 1 problem and is left out until it is fixed" in err[1]
+    code, out, _ = cli("show", "qa-two", "--decks", str(folder))  # "not in any deck now" alone misled too
+    assert code == 0 and "not in the decks in use: a deck file is left out" in out[0], out[:2]
     code, _, err = cli("cards", "--decks", str(folder), "--deck", "other")  # "no deck 'other'" alone misled
     assert code == 2 and err[-1].startswith("Error: no deck 'other' among the decks in use (a deck file with problems")
     exported = runner.invoke(app, ["history", "export", "-", "--decks", str(folder)], env=env)

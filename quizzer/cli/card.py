@@ -43,7 +43,7 @@ def show(
     if as_json:
         emit_json(_json(shown))
         return
-    _draw(shown)
+    _draw(shown, bool(opened.left_out))
     if unsuspend:  # said last, under the card: the drawing is long
         console().print(_("Unsuspended {card}: it is back in the drill.").format(card=card_id) if was_suspended else
                         _("{card} was not suspended: nothing changed.").format(card=card_id), markup=False, highlight=False)
@@ -73,7 +73,8 @@ def _json(shown: Shown) -> dict[str, Any]:
     }
 
 
-def _draw(shown: Shown) -> None:
+def _draw(shown: Shown, left_out: bool) -> None:
+    """``left_out``: a deck file is left out (the warning above names it), perhaps this card's."""
     from rich.panel import Panel
     from rich.table import Table
 
@@ -90,6 +91,8 @@ def _draw(shown: Shown) -> None:
     out = console()
     info, memory = shown.info, shown.info.memory
     status = _(shown.status)
+    if not info.active and left_out:  # "in no deck now" stood under the warning that its file was left out
+        status = _("not in the decks in use: a deck file is left out")
     if shown.buried and info.buried_until is not None:
         status = _("buried until {when}").format(when=when(info.buried_until))
     extra = [flag for flag, on in ((_("leech"), memory.leech), (_("in the mistakes notebook"), shown.mistake)) if on]
