@@ -347,7 +347,7 @@ def _is_devnull(path: Path) -> bool:
 def _text(path: Path) -> str | None:
     """The file's text; None when there is none. Only a regular file of at most MAX_CONFIG_BYTES is
     read: a FIFO would hang every command, /dev/zero fill the memory. /dev/null reads as no
-    settings, and takes none (``write``)."""
+    settings, and takes none (``_edit``)."""
     try:
         if _is_devnull(path):  # no settings: the defaults (QUIZ_CONFIG=/dev/null in a script)
             return None

@@ -245,7 +245,7 @@ class ExamSession:
 
     @classmethod
     def resume(cls, collection: Collection, **options: Any) -> ExamSession:
-        exam = exam_store.latest_unfinished(collection.store)
+        exam = cls.unfinished(collection)
         if exam is None:
             raise NoUnfinishedExam()
         return cls(collection, exam, **options)
