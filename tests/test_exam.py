@@ -393,6 +393,9 @@ def test_ctrl_c_while_marking_resumes_the_marking_not_the_answering(tmp_path, de
     output = interrupted(proc)
     assert proc.wait() == 130 and "left during its marking" in output and "Traceback" not in output
     assert "was handed in and is not all marked" in " ".join(run(deck_dir, []).stdout.split())
+    code, screen = run_in_terminal(["exam", "--decks", str(deck_dir)], {"QUIZ_NOW": T0.isoformat(), "QUIZ_LANG": "en"},
+                                   ["q"])
+    assert code == 0 and "[Enter] mark it · q quit (a new paper once it is done)" in screen
     resumed = run(deck_dir, ["exam", "--resume"], ["1 2"])
     assert "handed in before it was left" in resumed.stdout and "(empty: skip" not in resumed.stdout
     [question] = exam_store.questions(open_store(), 1)

@@ -84,9 +84,10 @@ def exam(
         # on a terminal it is taken up first (one unfinished paper at a time), a pipe's script goes on
         out.print(unfinished_line(waiting, clock.now()), markup=False)
         if prompter.interactive:
-            if waiting.handed_in_at is not None:
+            to_do = waiting.left_to_do(clock.now())
+            if to_do == "marking":
                 offer = _("[Enter] mark it · q quit (a new paper once it is done)")
-            elif waiting.deadline <= clock.now():
+            elif to_do == "scoring":
                 offer = _("[Enter] score it · q quit (a new paper once it is done)")
             else:
                 offer = _("[Enter] continue it · q quit (a new paper once it is handed in: {hand_in})").format(

@@ -116,10 +116,11 @@ def overview(
 
 
 def unfinished_line(exam: ExamRecord, now: datetime) -> str:
-    if exam.handed_in_at is not None:
+    left = exam.left_to_do(now)
+    if left == "marking":
         return _("Exam {id} was handed in and is not all marked: `quiz exam --resume` goes on with the marking.").format(
             id=exam.id)
-    if exam.deadline <= now:
+    if left == "scoring":
         return _("Exam {id} is unfinished and its time is up: `quiz exam --resume` scores it.").format(id=exam.id)
     return _("Exam {id} is unfinished: `quiz exam --resume` continues it until {time}.").format(
         id=exam.id, time=later_when(exam.deadline, now))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
+from typing import Literal
 
 from quizzer.defaults import EXAM_MAX_MINUTES
 
@@ -133,6 +134,13 @@ class ExamRecord:
         which took ``--minutes inf``; `quiz check` names it) counts as the longest allowed."""
         minutes = self.minutes if 0 < self.minutes <= EXAM_MAX_MINUTES else EXAM_MAX_MINUTES
         return self.started_at + timedelta(minutes=minutes)
+
+    def left_to_do(self, now: datetime) -> Literal["marking", "scoring", "answering"]:
+        """What taking this unfinished exam up does: mark its answers (it was handed in), score
+        them (its time is up), or go on answering."""
+        if self.handed_in_at is not None:
+            return "marking"
+        return "scoring" if self.deadline <= now else "answering"
 
 
 @dataclass(frozen=True)
