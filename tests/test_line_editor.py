@@ -88,6 +88,24 @@ def test_history_and_paste(deck_dir):
     assert "Reviewed 2, correct 2" in term.text
 
 
+GBK_ZHONG = b"\xd6\xd0"  # 中 as a terminal set to GBK sends it: not UTF-8
+
+
+def test_bytes_that_are_not_utf8_neither_end_the_session_nor_stop_the_answer_being_saved(deck_dir):
+    """At a key prompt the session ended with "unexpected UnicodeDecodeError"; in a typed answer
+    the bytes reached the database as lone surrogates, saving failed and the answer was lost."""
+    with study(deck_dir) as term:
+        after = term.expect("answer (the blank)")
+        os.write(term.fd, GBK_ZHONG)
+        term.send("编码器\r")
+        after = term.expect("[space/Enter] next", after=after)
+        os.write(term.fd, GBK_ZHONG)  # at a key prompt: no key, passed over
+        term.send(" ")
+        quit_at_next_prompt(term, after)
+    assert term.code == 0 and "Error" not in term.text
+    assert "\ufffd\ufffd编码器" in answers().values()  # what was typed, the bytes shown as not text
+
+
 def test_ctrl_d_at_an_empty_answer_quits_with_the_summary(deck_dir):
     with study(deck_dir) as term:
         term.expect("answer (the blank)")

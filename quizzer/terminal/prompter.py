@@ -172,7 +172,7 @@ class TerminalPrompter:
                     self.console.print(prompt, end=" ", style="dim", markup=False, highlight=False)
                 if resizes.watched and not select.select([fd], [], [], 0.1)[0]:
                     continue  # a key is read only once it is there, so a resize is seen while waiting
-                char = _read_char(fd, codecs.getincrementaldecoder("utf-8")())
+                char = _read_char(fd, codecs.getincrementaldecoder("utf-8")(errors="replace"))  # GBK: no key
                 if char == "\x1b":  # an arrow or function key: its sequence is one key, not several
                     while select.select([fd], [], [], 0.05)[0]:
                         os.read(fd, 64)

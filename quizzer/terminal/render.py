@@ -38,12 +38,16 @@ STRONG, CODE = "markdown.strong", "markdown.code"
 Chunk = tuple[str, tuple[str, ...]]  # text and the Markdown styles it is drawn in, outermost first
 # C0 controls but tab and newline, DEL, C1 controls, and the bidi overrides that reorder a line
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# the bytes of a terminal not set to UTF-8 (GBK), as the line editor hands them over: no text can
+# hold them, so saving an answer with one failed, and took the session down
+_UNDECODED = re.compile("[\ud800-\udfff]")
 
 
 def clean(text: str) -> str:
     """Text that cannot steer the terminal: no escape sequences (colours, title, clipboard),
-    no bell, no carriage return, no bidi overrides. Deck text and typed answers are data."""
-    return _CONTROL.sub("", text)
+    no bell, no carriage return, no bidi overrides; a byte that was not UTF-8 shows as U+FFFD.
+    Deck text and typed answers are data."""
+    return _UNDECODED.sub("\ufffd", _CONTROL.sub("", text))
 
 
 def safe(text: str) -> str:
