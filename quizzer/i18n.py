@@ -16,6 +16,7 @@ from __future__ import annotations
 import gettext
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -71,8 +72,7 @@ def from_decks(environ: Mapping[str, str], argv: Sequence[str] = ()) -> str:
     try:
         for folder in deck_dirs(decks_option(argv), environ):
             for path in sorted(folder.glob("*.y*ml"))[:200]:
-                with path.open("rb") as handle:
-                    head = handle.read(4096).decode("utf-8", "replace")
+                head = _head(path)
                 found = re.search(r"^language:\s*['\"]?([A-Za-z-]+)", head, re.MULTILINE)
                 code = language_code(found.group(1)) if found else None
                 if code:
@@ -80,6 +80,16 @@ def from_decks(environ: Mapping[str, str], argv: Sequence[str] = ()) -> str:
     except OSError:
         pass
     return max(seen, key=lambda code: seen[code]) if seen else FALLBACK
+
+
+def _head(path: Path) -> str:
+    """A deck file's first 4 KiB; '' for anything but a plain file: a named pipe's open waited for
+    a writer forever (Ctrl-C too), before the decks' own check could leave it out."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        return os.read(fd, 4096).decode("utf-8", "replace") if stat.S_ISREG(os.fstat(fd).st_mode) else ""
+    finally:
+        os.close(fd)
 
 
 def from_config(environ: Mapping[str, str]) -> str | None:

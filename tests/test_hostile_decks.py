@@ -123,6 +123,21 @@ def test_named_pipe_is_refused_without_opening_it(tmp_path):
     assert_left_out(process("decks", "--decks", str(folder), timeout=20), expected)
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_named_pipe_does_not_hang_the_choice_of_language(tmp_path):
+    """With no language asked for, the decks' own is read from their first lines: that read
+    opened `p.yaml` and waited for a writer forever, `--help` too, and Ctrl-C did not stop it."""
+    folder = folder_with(tmp_path)
+    os.mkfifo(folder / "p.yaml")
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("QUIZ_LANG", "LANG", "LC_"))}
+    try:
+        done = subprocess.run([sys.executable, "-m", "quizzer", "--decks", str(folder), "--help"], env=environ,
+                              capture_output=True, text=True, timeout=20, check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail("`quiz --help` still running after 20 s")
+    assert done.returncode == 0 and "study" in done.stdout
+
+
 def test_folder_named_like_a_deck_is_not_a_deck(tmp_path):
     folder = folder_with(tmp_path)
     (folder / "sub.yaml").mkdir()
