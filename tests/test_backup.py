@@ -182,6 +182,24 @@ def test_the_automatic_backup_thins_by_the_learners_day_start(tmp_path, deck_fol
     assert kept == {4: [20], 12: [6, 20]}
 
 
+def test_an_automatic_backup_that_fails_is_a_warning_not_a_stop(db, deck_folder):
+    """A backups folder that could not be written stopped every command, even `quiz history
+    export`, with which the learner would save the history elsewhere."""
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    decks = deck_folder("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n"
+                        "  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n")
+    (db.parent / "backups").write_text("not a folder")  # where the backups go: it cannot be made
+    for command in (["stats", "--json"], ["history", "export", "-"]):
+        result = CliRunner().invoke(app, [*command, "--decks", str(decks), "--db", str(db)])
+        assert result.exit_code == 0, result.output
+        assert result.stderr.startswith(f"Warning: backup of {db} into {db.parent / 'backups'} failed"), result.stderr
+        assert "the work goes on without it" in result.stderr
+    assert (db.parent / "backups").read_text() == "not a folder"
+
+
 def test_backup_create_makes_one_now_through_the_cli(db):
     """An Anki user looks for a backup to take by hand before something risky."""
     from typer.testing import CliRunner

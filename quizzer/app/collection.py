@@ -17,7 +17,7 @@ from typing import Any
 
 from quizzer import clock
 from quizzer.decks import LoadedDeck, Problem, deck_dirs, load_usable
-from quizzer.errors import DeckProblems, UsageError
+from quizzer.errors import BackupError, DeckProblems, UsageError
 from quizzer.i18n import _
 from quizzer.kinds import KINDS
 from quizzer.store import LEECH_TAG, CardRef, Store, open_store, sync_if_changed
@@ -50,6 +50,7 @@ class Collection:
     decks: list[LoadedDeck]
     deck_dirs: list[Path]
     left_out: list[Problem] = field(default_factory=list)  # the problems of the deck files not used
+    backup_failed: BackupError | None = None  # the automatic backup's, which does not stop the work
     cards: CardIndex = field(init=False)
 
     def __post_init__(self) -> None:
@@ -107,13 +108,18 @@ def sync(store: Store, decks: list[LoadedDeck]) -> None:
 def open_collection(decks_option: Path | None, db: Path | None, learner: str | None = None,
                     day_start_hour: int = clock.ROLLOVER_HOUR) -> Collection:
     """The decks joined to ``learner``'s collection, backed up first if the last backup is half an
-    hour old (thinned by the learner's study days)."""
+    hour old (thinned by the learner's study days). A backup that fails is kept for a warning: it
+    stopped every command, even the export that would save the history elsewhere."""
     from quizzer import backup
 
     dirs = deck_dirs(decks_option)
     decks, left_out = load_usable(dirs)
     store = open_store(db, learner)
+    failed = None
     if store.path is not None:
-        backup.maybe_backup(store.path, clock.wall(), day_start_hour)
+        try:
+            backup.maybe_backup(store.path, clock.wall(), day_start_hour)
+        except BackupError as err:
+            failed = err
     sync(store, decks)
-    return Collection(store, decks, dirs, left_out)
+    return Collection(store, decks, dirs, left_out, failed)

@@ -561,6 +561,9 @@ def collection(ctx: typer.Context, decks: Path | None, db: Path | None) -> Colle
     chosen, mine = where(ctx, decks, db), settings()
     opened = open_collection(chosen.decks, chosen.db, mine.learner, mine.day_start_hour)
     _warn_left_out(opened.left_out)
+    if opened.backup_failed is not None:  # said at every command until a backup is taken again
+        _error_line(_("Warning: {problem}; the work goes on without it").format(problem=opened.backup_failed.message),
+                    opened.backup_failed.shown_hint)
     return opened
 
 
