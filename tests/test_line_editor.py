@@ -106,6 +106,17 @@ def test_bytes_that_are_not_utf8_neither_end_the_session_nor_stop_the_answer_bei
     assert "\ufffd\ufffd编码器" in answers().values()  # what was typed, the bytes shown as not text
 
 
+def test_keys_typed_before_a_screen_is_drawn_answer_nothing(deck_dir):
+    """Keys pressed while the program started answered the cards it then drew (Space 4 Space 4
+    at start-up saved two cards Easy): what is typed before a screen is drawn is dropped."""
+    with study(deck_dir) as term:
+        term.send("编码器\r编码器\r")  # before the first card is on screen
+        term.expect("answer (the blank)")
+        term.send("\x04")
+        assert term.wait() == 0
+    assert "Reviewed 0" in term.text and answers() == {"z-one": None, "z-two": None}
+
+
 def test_ctrl_d_at_an_empty_answer_quits_with_the_summary(deck_dir):
     with study(deck_dir) as term:
         term.expect("answer (the blank)")

@@ -475,6 +475,9 @@ def test_on_a_terminal_a_graded_answer_says_its_rating_once(deck_dir, tmp_path, 
         def key(self, prompt: str, allowed: object = None) -> str:
             return self.pressed.pop(0) if self.pressed else "q"
 
+        def discard_typed_ahead(self) -> None:
+            pass
+
         def line(self, prompt: str, **options: object) -> str:
             return self.typed.pop(0)
 

@@ -82,6 +82,7 @@ def exam(
     if not resume and (waiting := exams.ExamSession.unfinished(opened)) is not None:
         # a new paper left the last one behind without a word, reachable only once this one was done;
         # on a terminal it is taken up first (one unfinished paper at a time), a pipe's script goes on
+        prompter.discard_typed_ahead()  # a second Enter after `quiz exam` is not the answer to the offer
         out.print(unfinished_line(waiting, clock.now()), markup=False)
         if prompter.interactive:
             to_do = waiting.left_to_do(clock.now())

@@ -52,6 +52,9 @@ class Prompter(Protocol):
         input. On a terminal, keys not ``allowed`` are passed over (the prompt is not printed again
         for each); on a pipe the caller asks again, so a transcript shows the line refused."""
 
+    def discard_typed_ahead(self) -> None:
+        """Forget the keys typed before the screen about to be drawn (a script's lines are kept)."""
+
     def line(self, prompt: str, *, status: Status | None = None, seconds: float | None = None) -> str:
         """A typed answer; END at the end of input. ``status``: a line under the prompt on a
         terminal (not on a pipe). ``seconds``: the time allowed, else :class:`TimeUp`."""
@@ -128,6 +131,9 @@ class LinePrompter:
         line, _newline, self.pending = self.pending.partition(b"\n")
         return line
 
+    def discard_typed_ahead(self) -> None:
+        pass  # a script types every line ahead, by design
+
     def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
         text = self._readline(prompt, None)
         return "q" if text is None else text.strip().lower()
@@ -161,6 +167,15 @@ class TerminalPrompter:
         self.console = console
         self._session: Any = None  # the PromptSession, made at the first typed answer
         self.redraw: Callable[[], None] | None = None
+
+    def discard_typed_ahead(self) -> None:
+        """Keys pressed while the program started or drew the last screen answered and rated what
+        the learner never saw (Space 4 Space 4 at start-up saved two cards Easy; a digit typed at
+        a verdict re-rated the card). Keys typed once the screen is drawn, before its prompt, stay:
+        the first typed answer's editor takes a moment to load."""
+        import termios
+
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
 
     def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
         self.console.print(prompt, end=" ", style="dim", markup=False, highlight=False)

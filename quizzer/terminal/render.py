@@ -300,7 +300,7 @@ class Page(Generic[ViewT]):
     being typed)."""
 
     def __init__(self, console: Console, draw: Callable[[ViewT], None], clear: bool, prompter: Prompter) -> None:
-        self.console, self.draw, self.clear = console, draw, clear
+        self.console, self.draw, self.clear, self.prompter = console, draw, clear, prompter
         self.shown: list[ViewT] = []  # drawn since the screen was last cleared
         self.started = False
         if clear:
@@ -312,6 +312,7 @@ class Page(Generic[ViewT]):
         screen, it was a screen away)."""
         from quizzer.app.views import Retry
 
+        self.prompter.discard_typed_ahead()  # what is typed next answers what is drawn now
         if new_card:
             if self.clear and self.started:
                 self.console.clear()
