@@ -169,6 +169,15 @@ class DatabaseTooNew(DatabaseError):
     hint = N_("upgrade quizzer (pip install -U quizzer), or point --db / QUIZ_DB at another database")
 
 
+class SchemaMismatch(DatabaseError):
+    """A table of the schema the database names is gone; ``problems`` names each (``missing table
+    mistakes``), which ``quiz check`` lists as its problems."""
+
+    def __init__(self, message: str, hint: str, problems: list[str]) -> None:
+        super().__init__(message, hint)
+        self.problems = problems
+
+
 class UnreadCollection(DatabaseError):
     """Another learner's collection on the server that cannot be read: this login has no rights to
     it, or it is damaged (a table or column gone). The class report leaves it out."""

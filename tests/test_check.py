@@ -11,7 +11,7 @@ from sqlalchemy import insert, text, update
 from typer.testing import CliRunner
 
 from quizzer.cli import app
-from quizzer.store import open_store
+from quizzer.store import SCHEMA_HEAD, open_store
 from quizzer.store.models import cards, exams, review_log
 
 runner = CliRunner()
@@ -159,3 +159,25 @@ def test_a_memory_out_of_fsrs_range_is_a_broken_rule(healthy, stability, difficu
     result = check(backend)
     rule = "cards: a card whose stability is not a finite number above 0, or difficulty not from 1 to 10: c-review"
     assert (result.exit_code, result.output.splitlines()) == ((1, [rule]) if broken else (0, ["ok"])), result.output
+
+
+def test_a_table_gone_is_a_problem_check_names_and_every_command_a_clear_error(healthy):
+    """Another tool dropped a table: every command, check among them, failed with "unexpected
+    OperationalError" and the SQL that met it. Opening the database now finds it (one query of the
+    table names, as the version table's was); check lists it as its problem."""
+    import sqlite3
+
+    backend, store = healthy
+    if store.engine.dialect.name == "sqlite":
+        with sqlite3.connect(backend) as raw:
+            raw.execute("DROP TABLE mistakes")
+    else:
+        with store.write() as conn:
+            conn.execute(text("DROP TABLE mistakes"))
+    result = check(backend)
+    assert (result.exit_code, result.output.splitlines()) == (1, ["missing table mistakes"]), result.output
+    result = runner.invoke(app, ["stats", "--db", backend])
+    where = store.where
+    assert result.exit_code == 1 and result.stderr.splitlines() == [
+        f"Error: {where}: its tables do not match the schema it names ({SCHEMA_HEAD}): missing table mistakes "
+        "(another tool changed it: restore a backup from before, as `quiz backup list` shows them)"], result.output

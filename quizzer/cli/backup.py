@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from quizzer.cli.base import DbOption, JsonOption, app, group, learner, say, where
-from quizzer.errors import BackupError, UsageError, printable
+from quizzer.errors import BackupError, SchemaMismatch, UsageError, printable
 from quizzer.i18n import _, ngettext
 
 backup_app = group(_("Back up the database now, and list and restore the backups."))
@@ -106,14 +106,18 @@ def check(ctx: typer.Context, db: DbOption = None) -> None:
 
         problems = backup.check(path)
     if not problems:  # a damaged file is not opened (nor a missing one created)
-        store = open_store(location, learner())
         try:
-            problems = broken_rules(store)
-            if not review_days.agrees(store):  # derived data: put right, not a problem to fix
-                say(_("the statistics' summary of the review log no longer matched it (changed outside "
-                      "quizzer): the next `quiz stats` rebuilds it"))
-        finally:
-            store.close()
+            store = open_store(location, learner())
+        except SchemaMismatch as err:  # a table gone: the problem to report, where any other command stops
+            problems = err.problems
+        else:
+            try:
+                problems = broken_rules(store)
+                if not review_days.agrees(store):  # derived data: put right, not a problem to fix
+                    say(_("the statistics' summary of the review log no longer matched it (changed outside "
+                          "quizzer): the next `quiz stats` rebuilds it"))
+            finally:
+                store.close()
     for problem in problems:
         typer.echo(problem)
     if problems:
