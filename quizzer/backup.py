@@ -220,6 +220,8 @@ def check(db_path: Path) -> list[str]:
     if not Path(db_path).is_file():  # a folder, a device or a FIFO is there, or nothing
         return [_("{path}: no such file").format(path=db_path) if not os.path.lexists(db_path)
                 else _("{path}: not a regular file").format(path=db_path)]
+    if Path(db_path).stat().st_size == 0:  # SQLite would take it for a new database, and a store fill it
+        return [_("{path} is empty (0 bytes), not a database: a copy or sync of it may have been cut short").format(path=db_path)]
     try:
         with closing(sqlite3.connect(db_path)) as conn:
             problems = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
@@ -233,6 +235,18 @@ def check(db_path: Path) -> list[str]:
         known = database_error(exc, str(db_path))
         return [known.message if known is not None else f"{db_path}: {exc}"]
     return problems
+
+
+def reviews_in(db_path: Path) -> int | None:
+    """How many reviews the SQLite file holds; None when it cannot say (no such file, damaged,
+    not a collection): ``backup restore`` says what it puts in place of what."""
+    if not Path(db_path).is_file():  # sqlite3 would create it
+        return None
+    try:
+        with closing(sqlite3.connect(db_path)) as conn:
+            return int(conn.execute("SELECT count(*) FROM review_log").fetchone()[0])
+    except sqlite3.Error:
+        return None
 
 
 def _copy(source: Path, dest: Path) -> None:

@@ -181,3 +181,17 @@ def test_a_table_gone_is_a_problem_check_names_and_every_command_a_clear_error(h
     assert result.exit_code == 1 and result.stderr.splitlines() == [
         f"Error: {where}: its tables do not match the schema it names ({SCHEMA_HEAD}): missing table mistakes "
         "(another tool changed it: restore a backup from before, as `quiz backup list` shows them)"], result.output
+
+
+def test_an_empty_file_is_reported_and_left_empty(tmp_path):
+    """A 0-byte file (a copy or sync cut short) was made a new database by check itself, which
+    then said ok: a check writes nothing. Ordinary commands still start a new database where no
+    file is."""
+    empty = tmp_path / "zero.db"
+    empty.touch()
+    result = check(str(empty))
+    assert result.exit_code == 1 and result.output.splitlines() == [
+        f"{empty} is empty (0 bytes), not a database: a copy or sync of it may have been cut short"], result.output
+    assert empty.stat().st_size == 0
+    fresh = tmp_path / "new.db"
+    assert runner.invoke(app, ["stats", "--db", str(fresh)]).exit_code == 0 and fresh.stat().st_size > 0

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, group, learner, say, where
+from quizzer.cli.base import DbOption, JsonOption, app, counted_reviews, group, learner, say, where
 from quizzer.errors import BackupError, SchemaMismatch, UsageError, printable
 from quizzer.i18n import _, ngettext
 
@@ -83,8 +83,14 @@ def backup_restore(
     if not found:
         raise BackupError(_("no backup '{name}'").format(name=which if len(which) <= 80 else which[:79] + "…"),
                           _("`quiz backup list` shows them"))
+    before = backup.reviews_in(path)
     saved = backup.restore(chosen, path, clock.wall())
     said = _("restored {file}").format(file=printable(chosen))
+    after = backup.reviews_in(path)  # an empty collection put in place of a year's reviews is said, not silent
+    if after is not None:
+        said += (_(": it holds {reviews}, where the database held {before}").format(
+            reviews=counted_reviews(after), before=counted_reviews(before)) if before is not None
+            else _(": it holds {reviews}").format(reviews=counted_reviews(after)))
     if saved:
         said += _("; the database before it is saved as {file}").format(file=printable(saved))
         said += _(" (`quiz backup restore {name}` undoes this)").format(name=printable(saved.name))
