@@ -217,15 +217,24 @@ def _replace(backup: Path, db_path: Path) -> None:
 
 def check(db_path: Path) -> list[str]:
     """Problems found by integrity_check and foreign_key_check; empty when healthy."""
+    damage, keys = examine(db_path)
+    return damage + keys
+
+
+def examine(db_path: Path) -> tuple[list[str], list[str]]:
+    """The file's damage (integrity_check's problems, or why it cannot be read as a database),
+    and the rows foreign_key_check finds referring to none. Apart for ``quiz check``: a damaged
+    file is not opened, while a dangling key leaves the collection's rules to be checked too."""
     if not Path(db_path).is_file():  # a folder, a device or a FIFO is there, or nothing
         return [_("{path}: no such file").format(path=db_path) if not os.path.lexists(db_path)
-                else _("{path}: not a regular file").format(path=db_path)]
+                else _("{path}: not a regular file").format(path=db_path)], []
     if Path(db_path).stat().st_size == 0:  # SQLite would take it for a new database, and a store fill it
-        return [_("{path} is empty (0 bytes), not a database: a copy or sync of it may have been cut short").format(path=db_path)]
+        return [_("{path} is empty (0 bytes), not a database: a copy or sync of it may have been cut short").format(
+            path=db_path)], []
     try:
         with closing(sqlite3.connect(db_path)) as conn:
-            problems = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
-            problems += [
+            damage = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
+            keys = [
                 _("foreign key: {table} row {row} refers to a missing {parent} row").format(table=table, row=rowid, parent=parent)
                 for table, rowid, parent, _key in conn.execute("PRAGMA foreign_key_check")
             ]
@@ -233,8 +242,8 @@ def check(db_path: Path) -> list[str]:
         from quizzer.store.engine import database_error
 
         known = database_error(exc, str(db_path))
-        return [known.message if known is not None else f"{db_path}: {exc}"]
-    return problems
+        return [known.message if known is not None else f"{db_path}: {exc}"], []
+    return damage, keys
 
 
 def reviews_in(db_path: Path) -> int | None:

@@ -107,18 +107,19 @@ def check(ctx: typer.Context, db: DbOption = None) -> None:
     location = where(ctx, None, db).db
     path = resolve(location)[1]
     problems: list[str] = []
+    keys: list[str] = []  # rows of a missing card: reported with the rules, which they do not stop
     if path is not None:
         from quizzer import backup
 
-        problems = backup.check(path)
+        problems, keys = backup.examine(path)
     if not problems:  # a damaged file is not opened (nor a missing one created)
         try:
             store = open_store(location, learner())
         except SchemaMismatch as err:  # a table gone: the problem to report, where any other command stops
-            problems = err.problems
+            problems = keys + err.problems
         else:
             try:
-                problems = broken_rules(store)
+                problems = keys + broken_rules(store)
                 if not review_days.agrees(store):  # derived data: put right, not a problem to fix
                     say(_("the statistics' summary of the review log no longer matched it (changed outside "
                           "quizzer): the next `quiz stats` rebuilds it"))
