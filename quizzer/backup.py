@@ -81,9 +81,7 @@ def backup_now(db_path: Path, now: datetime) -> Path:
     dest = folder / f"{db_path.stem}-{stamp}.db"
     partial = dest.with_name(dest.name + ".partial")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if not os.access(folder, os.W_OK | os.X_OK):  # SQLite would only say "unable to open database file"
-            raise PermissionError(errno.EACCES, "the folder is read-only", str(folder))
+        _writable(folder)
         n = 1
         while dest.exists():
             dest = folder / f"{db_path.stem}-{stamp}-{n}.db"
@@ -97,6 +95,14 @@ def backup_now(db_path: Path, now: datetime) -> Path:
         raise BackupError(_("backup of {path} into {folder} failed: {reason}").format(path=db_path, folder=folder, reason=reason),
                           _join(hint, _("the database itself is unchanged"))) from exc
     return dest
+
+
+def _writable(folder: Path) -> None:
+    """Make ``folder`` if it is not there; PermissionError if it cannot be written, where SQLite
+    would only say "unable to open database file" (of a backup to read, too: it must put -shm there)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, "the folder is read-only", str(folder))
 
 
 def maybe_backup(db_path: Path, now: datetime, rollover_hour: int = ROLLOVER_HOUR,
@@ -145,6 +151,17 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | 
     if db_path.exists() and backup.exists() and os.path.samefile(backup, db_path):
         raise BackupError(_("not restoring {backup}: it is the database itself").format(backup=backup),
                           _("`quiz backup list` lists the backups; the database is unchanged"))
+    # the database is saved first, into backups/: a folder that cannot be written is said as such (a backup in it
+    # cannot even be read, as SQLite puts its -shm beside it, and was called damaged)
+    if db_path.exists():
+        try:
+            _writable(backup_dir(db_path))
+        except OSError as exc:
+            reason, hint = _reason(exc)
+            raise BackupError(_("not restoring {backup} over {path}: the database cannot be saved first, as the backups "
+                                "folder {folder} cannot be written: {reason}").format(
+                backup=backup, path=db_path, folder=backup_dir(db_path), reason=reason),
+                _join(hint, _("the database is unchanged"))) from exc
     why = None
     problems = check(backup)
     if problems:

@@ -478,6 +478,21 @@ def test_a_backup_into_a_read_only_folder_fails_cleanly(env, good_db, how):
     assert sha256(good_db) == before
 
 
+@pytest.mark.parametrize("how", READ_ONLY_WAYS)
+def test_a_restore_with_a_read_only_backups_folder_says_so_not_that_the_backup_is_damaged(env, good_db, how):
+    """A valid backup was "damaged (cannot be opened ...)": SQLite cannot open it where it cannot put
+    its -shm, and the database could not have been saved there before the restore anyway."""
+    folder = good_db.parent / "backups"
+    backups = sorted(folder.iterdir())
+    before = sha256(good_db)
+    with read_only(folder, how):
+        result = quiz(env, good_db, "backup", "restore", "latest", QUIZ_NOW=LATER)
+    line = assert_refused(result, good_db, f"the backups folder {folder} cannot be written", "unchanged")
+    assert "damaged" not in line
+    assert sorted(folder.iterdir()) == backups
+    assert sha256(good_db) == before
+
+
 # -- a PostgreSQL server (tests/pg.py) ---------------------------------------------
 
 
