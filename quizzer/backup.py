@@ -331,7 +331,8 @@ def _reason(exc: BaseException) -> tuple[str, str | None]:
             return _("the disk is full"), _(_FULL_HINT)
         if isinstance(exc, PermissionError) or exc.errno == errno.EROFS:
             return _("no permission to write: {reason}").format(reason=os_reason(exc)), _(_PERMISSION_HINT)
-        return _one_line(os_reason(exc) + (f": {exc.filename}" if exc.filename else "")), None
+        return _one_line(_("{reason}: {file}").format(reason=os_reason(exc), file=exc.filename) if exc.filename
+                         else os_reason(exc)), None
     code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+; else SQLite's message
     primary = code & 0xFF if code is not None else None
     if primary == _SQLITE_FULL or "database or disk is full" in str(exc):
