@@ -81,9 +81,7 @@ def backup_now(db_path: Path, now: datetime) -> Path:
     dest = folder / f"{db_path.stem}-{stamp}.db"
     partial = dest.with_name(dest.name + ".partial")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if not os.access(folder, os.W_OK | os.X_OK):  # SQLite would only say "unable to open database file"
-            raise PermissionError(errno.EACCES, "the folder is read-only", str(folder))
+        _writable(folder)
         n = 1
         while dest.exists():
             dest = folder / f"{db_path.stem}-{stamp}-{n}.db"
@@ -97,6 +95,14 @@ def backup_now(db_path: Path, now: datetime) -> Path:
         raise BackupError(_("backup of {path} into {folder} failed: {reason}").format(path=db_path, folder=folder, reason=reason),
                           _join(hint, _("the database itself is unchanged"))) from exc
     return dest
+
+
+def _writable(folder: Path) -> None:
+    """Make ``folder`` if it is not there; PermissionError if it cannot be written, where SQLite
+    would only say "unable to open database file" (of a backup to read, too: it must put -shm there)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, "the folder is read-only", str(folder))
 
 
 def maybe_backup(db_path: Path, now: datetime, rollover_hour: int = ROLLOVER_HOUR,
@@ -145,6 +151,17 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | 
     if db_path.exists() and backup.exists() and os.path.samefile(backup, db_path):
         raise BackupError(_("not restoring {backup}: it is the database itself").format(backup=backup),
                           _("`quiz backup list` lists the backups; the database is unchanged"))
+    # the database is saved first, into backups/: a folder that cannot be written is said as such (a backup in it
+    # cannot even be read, as SQLite puts its -shm beside it, and was called damaged)
+    if db_path.exists():
+        try:
+            _writable(backup_dir(db_path))
+        except OSError as exc:
+            reason, hint = _reason(exc)
+            raise BackupError(_("not restoring {backup} over {path}: the database cannot be saved first, as the backups "
+                                "folder {folder} cannot be written: {reason}").format(
+                backup=backup, path=db_path, folder=backup_dir(db_path), reason=reason),
+                _join(hint, _("the database is unchanged"))) from exc
     why = None
     problems = check(backup)
     if problems:
@@ -217,13 +234,24 @@ def _replace(backup: Path, db_path: Path) -> None:
 
 def check(db_path: Path) -> list[str]:
     """Problems found by integrity_check and foreign_key_check; empty when healthy."""
+    damage, keys = examine(db_path)
+    return damage + keys
+
+
+def examine(db_path: Path) -> tuple[list[str], list[str]]:
+    """The file's damage (integrity_check's problems, or why it cannot be read as a database),
+    and the rows foreign_key_check finds referring to none. Apart for ``quiz check``: a damaged
+    file is not opened, while a dangling key leaves the collection's rules to be checked too."""
     if not Path(db_path).is_file():  # a folder, a device or a FIFO is there, or nothing
         return [_("{path}: no such file").format(path=db_path) if not os.path.lexists(db_path)
-                else _("{path}: not a regular file").format(path=db_path)]
+                else _("{path}: not a regular file").format(path=db_path)], []
+    if Path(db_path).stat().st_size == 0:  # SQLite would take it for a new database, and a store fill it
+        return [_("{path} is empty (0 bytes), not a database: a copy or sync of it may have been cut short").format(
+            path=db_path)], []
     try:
         with closing(sqlite3.connect(db_path)) as conn:
-            problems = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
-            problems += [
+            damage = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
+            keys = [
                 _("foreign key: {table} row {row} refers to a missing {parent} row").format(table=table, row=rowid, parent=parent)
                 for table, rowid, parent, _key in conn.execute("PRAGMA foreign_key_check")
             ]
@@ -231,8 +259,20 @@ def check(db_path: Path) -> list[str]:
         from quizzer.store.engine import database_error
 
         known = database_error(exc, str(db_path))
-        return [known.message if known is not None else f"{db_path}: {exc}"]
-    return problems
+        return [known.message if known is not None else f"{db_path}: {exc}"], []
+    return damage, keys
+
+
+def reviews_in(db_path: Path) -> int | None:
+    """How many reviews the SQLite file holds; None when it cannot say (no such file, damaged,
+    not a collection): ``backup restore`` says what it puts in place of what."""
+    if not Path(db_path).is_file():  # sqlite3 would create it
+        return None
+    try:
+        with closing(sqlite3.connect(db_path)) as conn:
+            return int(conn.execute("SELECT count(*) FROM review_log").fetchone()[0])
+    except sqlite3.Error:
+        return None
 
 
 def _copy(source: Path, dest: Path) -> None:
@@ -291,7 +331,8 @@ def _reason(exc: BaseException) -> tuple[str, str | None]:
             return _("the disk is full"), _(_FULL_HINT)
         if isinstance(exc, PermissionError) or exc.errno == errno.EROFS:
             return _("no permission to write: {reason}").format(reason=os_reason(exc)), _(_PERMISSION_HINT)
-        return _one_line(os_reason(exc) + (f": {exc.filename}" if exc.filename else "")), None
+        return _one_line(_("{reason}: {file}").format(reason=os_reason(exc), file=exc.filename) if exc.filename
+                         else os_reason(exc)), None
     code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+; else SQLite's message
     primary = code & 0xFF if code is not None else None
     if primary == _SQLITE_FULL or "database or disk is full" in str(exc):

@@ -29,6 +29,9 @@ _OS_REASONS = {
     errno.EPERM: N_("operation not permitted"), errno.EISDIR: N_("it is a folder"),
     errno.ENOTDIR: N_("part of the path is not a folder"), errno.ENOSPC: N_("no space left on the disk"),
     errno.EROFS: N_("the file system is read-only"), errno.ENAMETOOLONG: N_("the name is too long"),
+    errno.EEXIST: N_("a file of that name is already there"), errno.ECONNREFUSED: N_("the connection was refused"),
+    errno.ETIMEDOUT: N_("the connection timed out"), errno.EHOSTUNREACH: N_("no route to the host"),
+    errno.ENETUNREACH: N_("the network is unreachable"),
 }
 
 
@@ -37,6 +40,13 @@ def os_reason(err: OSError) -> str:
     words (``strerror``) are English whatever the interface, so the common ones are ours."""
     known = _OS_REASONS.get(err.errno or 0)
     return _(known) if known else str(err.strerror or err)
+
+
+def system_words(text: str) -> str:
+    """``text`` in the interface language where it is the system's words for a common error
+    (a driver passes ``strerror`` on as text: libpq's "Connection refused"), else as it is."""
+    number = next((number for number in _OS_REASONS if os.strerror(number) == text), None)
+    return os_reason(OSError(number, text)) if number is not None else text
 
 
 def printable(given: str | os.PathLike[str]) -> str:
@@ -167,6 +177,15 @@ class DatabaseError(QuizError):
 
 class DatabaseTooNew(DatabaseError):
     hint = N_("upgrade quizzer (pip install -U quizzer), or point --db / QUIZ_DB at another database")
+
+
+class SchemaMismatch(DatabaseError):
+    """A table of the schema the database names is gone; ``problems`` names each (``missing table
+    mistakes``), which ``quiz check`` lists as its problems."""
+
+    def __init__(self, message: str, hint: str, problems: list[str]) -> None:
+        super().__init__(message, hint)
+        self.problems = problems
 
 
 class UnreadCollection(DatabaseError):

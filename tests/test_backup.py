@@ -315,3 +315,21 @@ def test_a_backup_at_an_older_schema_whose_tables_match_it_is_restored(db, tmp_p
     assert restore(old, db, NOW + timedelta(hours=1)) is not None
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0002",)]
+
+
+def test_a_restore_says_how_many_reviews_it_puts_in_place_of_how_many(db):
+    """A backup of an empty collection restored over a year of reviews replaced them without a
+    word (the safety copy undoes it, if the learner sees that something went)."""
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    empty = backup_now(db, NOW)
+    store = open_store(db)
+    for card_id in ("c1", "c2"):
+        answer(store, card_id, 3, now=NOW, duration_ms=100)
+    store.close()
+    result = CliRunner().invoke(app, ["backup", "restore", empty.name, "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"restored {empty}: it holds 0 reviews, where the database held 2 reviews; "
+                                    "the database before it is saved as "), result.stdout

@@ -11,7 +11,7 @@ from sqlalchemy import insert, text, update
 from typer.testing import CliRunner
 
 from quizzer.cli import app
-from quizzer.store import open_store
+from quizzer.store import SCHEMA_HEAD, open_store
 from quizzer.store.models import cards, exams, review_log
 
 runner = CliRunner()
@@ -159,3 +159,76 @@ def test_a_memory_out_of_fsrs_range_is_a_broken_rule(healthy, stability, difficu
     result = check(backend)
     rule = "cards: a card whose stability is not a finite number above 0, or difficulty not from 1 to 10: c-review"
     assert (result.exit_code, result.output.splitlines()) == ((1, [rule]) if broken else (0, ["ok"])), result.output
+
+
+def test_a_table_gone_is_a_problem_check_names_and_every_command_a_clear_error(healthy):
+    """Another tool dropped a table: every command, check among them, failed with "unexpected
+    OperationalError" and the SQL that met it. Opening the database now finds it (one query of the
+    table names, as the version table's was); check lists it as its problem."""
+    import sqlite3
+
+    backend, store = healthy
+    if store.engine.dialect.name == "sqlite":
+        with sqlite3.connect(backend) as raw:
+            raw.execute("DROP TABLE mistakes")
+    else:
+        with store.write() as conn:
+            conn.execute(text("DROP TABLE mistakes"))
+    result = check(backend)
+    assert (result.exit_code, result.output.splitlines()) == (1, ["missing table mistakes"]), result.output
+    result = runner.invoke(app, ["stats", "--db", backend])
+    where = store.where
+    assert result.exit_code == 1 and result.stderr.splitlines() == [
+        f"Error: {where}: its tables do not match the schema it names ({SCHEMA_HEAD}): missing table mistakes "
+        "(another tool changed it: restore a backup from before, as `quiz backup list` shows them)"], result.output
+
+
+def test_an_empty_file_is_reported_and_left_empty(tmp_path):
+    """A 0-byte file (a copy or sync cut short) was made a new database by check itself, which
+    then said ok: a check writes nothing. Ordinary commands still start a new database where no
+    file is."""
+    empty = tmp_path / "zero.db"
+    empty.touch()
+    result = check(str(empty))
+    assert result.exit_code == 1 and result.output.splitlines() == [
+        f"{empty} is empty (0 bytes), not a database: a copy or sync of it may have been cut short"], result.output
+    assert empty.stat().st_size == 0
+    fresh = tmp_path / "new.db"
+    assert runner.invoke(app, ["stats", "--db", str(fresh)]).exit_code == 0 and fresh.stat().st_size > 0
+
+
+def test_every_problem_is_listed_at_once_a_dangling_key_among_them(healthy):
+    """A review of a missing card (foreign_key_check's) was all check said: the collection's rules
+    were checked only once it was gone, so each fix showed the next problem."""
+    import sqlite3
+
+    backend, store = healthy
+    if "://" in backend:
+        pytest.skip("a server's keys and typed columns refuse these rows; its orphan rules are checked with the rest")
+    with sqlite3.connect(backend) as raw:  # a plain connection: foreign keys are off by default
+        raw.execute("INSERT INTO review_log (card_id, reviewed_at, rating, state_before, mode, scheduled) "
+                    "VALUES ('gone', '2026-01-05 10:00:00', 1, 2, 'study', 1)")
+        raw.execute("UPDATE cards SET stability = 'abc', due = 'garbage' WHERE id = 'c-review'")
+        raw.execute("UPDATE cards SET lapses = -3 WHERE id = 'c-learning'")
+        raw.execute("UPDATE review_log SET reviewed_at = 'not a date' WHERE id = 1")
+    result = check(backend)
+    assert result.exit_code == 1 and result.output.splitlines() == [
+        "foreign key: review_log row 2 refers to a missing cards row",
+        "cards: a card with negative lapses: c-learning",
+        "cards: a card whose stability or difficulty is not a number: c-review",
+        "cards: a card whose due or last review is not a time from 1970 to 9000: c-review",
+        "review_log: a review whose time is not a time from 1970 to 9000: 1"], result.output
+
+
+def test_a_negative_duration_is_a_broken_rule_and_exported_as_unknown(healthy, tmp_path):
+    """A review of -5 ms passed check, and `history export` wrote -5, which `history import` refuses."""
+    backend, store = healthy
+    with store.write() as conn:
+        conn.execute(update(review_log).values(duration_ms=-5))
+    result = check(backend)
+    assert (result.exit_code, result.output.splitlines()) == (1, ["review_log: a review with a negative duration: 1"])
+    exported = tmp_path / "history.csv"
+    assert runner.invoke(app, ["history", "export", str(exported), "--db", backend]).exit_code == 0
+    assert exported.read_text("utf-8").splitlines()[1].endswith(",0")  # 0: unknown
+    result = runner.invoke(app, ["history", "import", str(exported), "--db", str(tmp_path / "other.db")])
+    assert result.exit_code == 0, result.output

@@ -478,6 +478,31 @@ def test_a_backup_into_a_read_only_folder_fails_cleanly(env, good_db, how):
     assert sha256(good_db) == before
 
 
+@pytest.mark.parametrize("how", READ_ONLY_WAYS)
+def test_a_restore_with_a_read_only_backups_folder_says_so_not_that_the_backup_is_damaged(env, good_db, how):
+    """A valid backup was "damaged (cannot be opened ...)": SQLite cannot open it where it cannot put
+    its -shm, and the database could not have been saved there before the restore anyway."""
+    folder = good_db.parent / "backups"
+    backups = sorted(folder.iterdir())
+    before = sha256(good_db)
+    with read_only(folder, how):
+        result = quiz(env, good_db, "backup", "restore", "latest", QUIZ_NOW=LATER)
+    line = assert_refused(result, good_db, f"the backups folder {folder} cannot be written", "unchanged")
+    assert "damaged" not in line
+    assert sorted(folder.iterdir()) == backups
+    assert sha256(good_db) == before
+
+
+def test_a_file_in_the_way_of_the_backups_folder_is_said_in_the_interface_language(env, good_db):
+    """A file named ``backups`` beside the database: "失败：File exists: .../backups"."""
+    folder = good_db.parent / "backups"
+    shutil.rmtree(folder)
+    folder.write_text("", "utf-8")
+    result = quiz(env, good_db, "backup", "create", QUIZ_LANG="zh")
+    assert result.returncode == 1 and result.stderr == (
+        f"错误：把 {good_db} 备份到 {folder} 失败：已经有同名的文件：{folder}（数据库本身没有改动）\n"), result.stderr
+
+
 # -- a PostgreSQL server (tests/pg.py) ---------------------------------------------
 
 
@@ -502,6 +527,15 @@ def test_a_server_that_is_down_is_one_line(env):
     port = free_port()  # nothing listens there
     result = quiz(env, None, *STUDY, stdin=STUDY_INPUT, QUIZ_DB=f"postgresql://ann:s3cret@127.0.0.1:{port}/quiz")
     assert_server_refused(result, f"postgresql://ann:***@127.0.0.1:{port}/quiz", "cannot connect", "refused")
+
+
+def test_why_a_server_cannot_be_reached_is_in_the_interface_language(env):
+    """libpq passes the system's words on: "无法连接数据库服务器：Connection refused"."""
+    from pg import free_port
+
+    url = f"postgresql://ann@127.0.0.1:{free_port()}/quiz"
+    result = quiz(env, None, "db", "copy", "--to", url, QUIZ_LANG="zh")
+    assert result.returncode == 1 and result.stderr.startswith(f"错误：{url}：无法连接数据库服务器：连接被拒绝（"), result.stderr
 
 
 def test_a_server_that_is_down_on_its_socket_cannot_be_connected_to(env, tmp_path):

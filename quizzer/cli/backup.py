@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, group, learner, say, where
-from quizzer.errors import BackupError, UsageError, printable
+from quizzer.cli.base import DbOption, JsonOption, app, counted_reviews, group, learner, say, where
+from quizzer.errors import BackupError, SchemaMismatch, UsageError, printable
 from quizzer.i18n import _, ngettext
 
 backup_app = group(_("Back up the database now, and list and restore the backups."))
@@ -83,8 +83,14 @@ def backup_restore(
     if not found:
         raise BackupError(_("no backup '{name}'").format(name=which if len(which) <= 80 else which[:79] + "…"),
                           _("`quiz backup list` shows them"))
+    before = backup.reviews_in(path)
     saved = backup.restore(chosen, path, clock.wall())
     said = _("restored {file}").format(file=printable(chosen))
+    after = backup.reviews_in(path)  # an empty collection put in place of a year's reviews is said, not silent
+    if after is not None:
+        said += (_(": it holds {reviews}, where the database held {before}").format(
+            reviews=counted_reviews(after), before=counted_reviews(before)) if before is not None
+            else _(": it holds {reviews}").format(reviews=counted_reviews(after)))
     if saved:
         said += _("; the database before it is saved as {file}").format(file=printable(saved))
         said += _(" (`quiz backup restore {name}` undoes this)").format(name=printable(saved.name))
@@ -101,19 +107,24 @@ def check(ctx: typer.Context, db: DbOption = None) -> None:
     location = where(ctx, None, db).db
     path = resolve(location)[1]
     problems: list[str] = []
+    keys: list[str] = []  # rows of a missing card: reported with the rules, which they do not stop
     if path is not None:
         from quizzer import backup
 
-        problems = backup.check(path)
+        problems, keys = backup.examine(path)
     if not problems:  # a damaged file is not opened (nor a missing one created)
-        store = open_store(location, learner())
         try:
-            problems = broken_rules(store)
-            if not review_days.agrees(store):  # derived data: put right, not a problem to fix
-                say(_("the statistics' summary of the review log no longer matched it (changed outside "
-                      "quizzer): the next `quiz stats` rebuilds it"))
-        finally:
-            store.close()
+            store = open_store(location, learner())
+        except SchemaMismatch as err:  # a table gone: the problem to report, where any other command stops
+            problems = keys + err.problems
+        else:
+            try:
+                problems = keys + broken_rules(store)
+                if not review_days.agrees(store):  # derived data: put right, not a problem to fix
+                    say(_("the statistics' summary of the review log no longer matched it (changed outside "
+                          "quizzer): the next `quiz stats` rebuilds it"))
+            finally:
+                store.close()
     for problem in problems:
         typer.echo(problem)
     if problems:

@@ -3,9 +3,10 @@
 SQLite's ``integrity_check`` and ``foreign_key_check`` (quizzer.backup) look at the file; a
 server keeps its pages and keys itself. What neither knows is what the rows mean: a card in
 the Review state has a memory (stability, difficulty, due, last review), a new card has none,
-a learning card is on a step, every review, tag, exam question and notebook entry belongs to a
-card (and a question to an exam), a finished exam has a score. SQLite also keeps any value in
-any column, so there a number must be a number and a time a time. A row that breaks one comes
+a learning card is on a step, a review lasted no negative time, a finished exam has a score. On a
+server, every review, tag, exam question and notebook entry belongs to a card (and a question to
+an exam): on a file, foreign_key_check names those rows. SQLite also keeps any value in any
+column, so there a number must be a number and a time a time. A row that breaks one comes
 from a hand edit, a foreign tool or a bug, and would make study or the statistics wrong; each is
 reported with the table and the row's key.
 """
@@ -63,6 +64,14 @@ RULES = (
     Rule(N_("a card whose stability is not a finite number above 0, or difficulty not from 1 to 10"), cards, ("id",),
          or_(and_(_numeric(cards.c.stability), or_(cards.c.stability <= 0, cards.c.stability > FINITE)),
              and_(_numeric(cards.c.difficulty), or_(cards.c.difficulty < 1, cards.c.difficulty > 10)))),
+    Rule(N_("a review with a negative duration"), review_log, ("id",), review_log.c.duration_ms < 0),
+    Rule(N_("a finished exam without a score"), exams, ("id",),
+         and_(exams.c.finished_at.is_not(None), exams.c.score.is_(None))),
+    Rule(N_("an exam whose time allowed is not from 0.01 to 1440 minutes"), exams, ("id",),
+         or_(exams.c.minutes < EXAM_MIN_MINUTES, exams.c.minutes > EXAM_MAX_MINUTES, exams.c.minutes != exams.c.minutes)),
+)
+
+SERVER_RULES = (  # a row of what is not there: on a file, SQLite's foreign_key_check names these rows
     Rule(N_("a review of a card the database does not have"), review_log, ("id",),
          _orphan(review_log, "card_id", cards)),
     Rule(N_("a tag of a card the database does not have"), card_tags, ("card_id", "tag"),
@@ -73,10 +82,6 @@ RULES = (
          _orphan(exam_questions, "card_id", cards)),
     Rule(N_("an exam question of an exam the database does not have"), exam_questions, ("exam_id", "position"),
          _orphan(exam_questions, "exam_id", exams)),
-    Rule(N_("a finished exam without a score"), exams, ("id",),
-         and_(exams.c.finished_at.is_not(None), exams.c.score.is_(None))),
-    Rule(N_("an exam whose time allowed is not from 0.01 to 1440 minutes"), exams, ("id",),
-         or_(exams.c.minutes < EXAM_MIN_MINUTES, exams.c.minutes > EXAM_MAX_MINUTES, exams.c.minutes != exams.c.minutes)),
 )
 
 
@@ -101,9 +106,10 @@ SQLITE_RULES = (  # a server's typed columns refuse these values
 
 
 def problems(store: Store) -> list[str]:
-    """One line per broken rule: the rule, the table, the first rows' keys and how many."""
+    """One line per broken rule: the rule, the table, the first rows' keys and how many. On SQLite
+    the rows of a missing card or exam are foreign_key_check's to name (``quizzer.backup.examine``)."""
     found: list[str] = []
-    rules = RULES + (SQLITE_RULES if store.engine.dialect.name == "sqlite" else ())
+    rules = RULES + (SQLITE_RULES if store.engine.dialect.name == "sqlite" else SERVER_RULES)
     with store.read() as conn:
         for rule in rules:
             rows = conn.execute(select(*(rule.table.c[k] for k in rule.key)).where(rule.broken)

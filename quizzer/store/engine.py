@@ -34,7 +34,7 @@ from sqlalchemy import Connection, Engine, Table, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.errors import ConnectionLost, DatabaseError, UsageError, os_reason
+from quizzer.errors import ConnectionLost, DatabaseError, UsageError, os_reason, system_words
 from quizzer.i18n import N_, _
 from quizzer.locks import BUSY_TIMEOUT_MS, busy_timeout_ms, locked
 
@@ -254,13 +254,14 @@ _CONNECTING = re.compile(r"connection to server (on socket|at) .* failed")
 
 
 def first_line(exc: BaseException) -> str:
-    """The driver's own words, on one line (psycopg adds hints on further lines)."""
+    """The driver's own words, on one line (psycopg adds hints on further lines); the system's
+    words for a common error (``Connection refused``) in the interface language."""
     orig = exc.orig if isinstance(exc, DBAPIError) else exc
     lines = [" ".join(line.split()) for line in str(orig).splitlines() if line.strip()]
     if not lines:
         return type(orig).__name__
     # "connection failed: connection to server at "HOST", port N failed: WHY": the URL already names the server
-    return lines[0].rpartition(" failed: ")[2] if lines[0].startswith("connection failed") else lines[0]
+    return system_words(lines[0].rpartition(" failed: ")[2] if lines[0].startswith("connection failed") else lines[0])
 
 
 def shown_url(url: URL) -> str:

@@ -192,5 +192,7 @@ def review_log(store: Store, decks: Sequence[str] | None = None, since: datetime
         query = query.where(log.c.card_id.in_(select(cards.c.id).where(cards.c.deck.in_(decks))))
     if since is not None:
         query = query.where(log.c.reviewed_at >= since)
+    # a negative duration (a hand edit, which `quiz check` names) goes out as unknown: an import refuses it
     with store.read() as conn:
-        return [LoggedReview(card_id, rating, at, duration) for card_id, rating, at, duration in conn.execute(query)]
+        return [LoggedReview(card_id, rating, at, None if duration is not None and duration < 0 else duration)
+                for card_id, rating, at, duration in conn.execute(query)]

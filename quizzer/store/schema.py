@@ -13,12 +13,13 @@ program's database, or a quizzer database whose version table was lost).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from sqlalchemy import Connection, inspect, text
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.errors import DatabaseError, DatabaseTooNew, printable
+from quizzer.errors import DatabaseError, DatabaseTooNew, SchemaMismatch, printable
 from quizzer.i18n import N_, _, join
 from quizzer.store.engine import Store, database_error
 
@@ -29,9 +30,11 @@ RESTORE_HINT = N_("another tool changed it: restore a backup from before, as `qu
 REVISION = re.compile(r"\d{4}")  # how every quizzer, this one and later ones, names a schema revision
 
 
-def schema_version(conn: Connection) -> str | None:
-    """The alembic revision recorded in the database, None when there is none."""
-    if not inspect(conn).has_table(VERSION_TABLE):
+def schema_version(conn: Connection, tables: Collection[str] | None = None) -> str | None:
+    """The alembic revision recorded in the database, None when there is none. ``tables``: the
+    database's table names where the caller has them already (saves asking for the version table)."""
+    present = VERSION_TABLE in tables if tables is not None else inspect(conn).has_table(VERSION_TABLE)
+    if not present:
         return None
     return conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
 
@@ -39,13 +42,17 @@ def schema_version(conn: Connection) -> str | None:
 def ensure_schema(store: Store) -> None:
     """Upgrade the database to SCHEMA_HEAD unless it is already there.
 
-    Reads first (a damaged file or a foreign schema fails here, unchanged), then
-    puts the file in WAL mode, then upgrades if needed.
+    Reads first (a damaged file, a foreign schema or a table gone fails here, unchanged),
+    then puts the file in WAL mode, then upgrades if needed. The table names are one query,
+    as asking for the version table alone was: a current schema costs no more than before.
     """
     with store.translating_errors(), store.engine.connect() as conn:
-        version = schema_version(conn)
+        tables = set(inspect(conn).get_table_names())
+        version = schema_version(conn, tables)
         if version != SCHEMA_HEAD:
-            _check_usable(store, version, set(inspect(conn).get_table_names()))
+            _check_usable(store, version, tables)
+        else:
+            _check_tables(store, tables)
         conn.rollback()  # end the read: the journal mode cannot change inside a transaction
         store.use_wal(conn)
     if version != SCHEMA_HEAD:
@@ -68,6 +75,29 @@ def _check_usable(store: Store, version: str | None, tables: set[str]) -> None:
                 where=store.where, version=printable(repr(version))),
                 _(RESTORE_HINT))
         raise _too_new(store, version)
+
+
+def _check_tables(store: Store, tables: set[str]) -> None:
+    """Raise SchemaMismatch when a table of the current schema is gone (dropped by another tool):
+    every command failed on it with the SQL SELECT that met it."""
+    from quizzer.store.models import metadata
+
+    missing = missing_tables(metadata.tables, tables)
+    if missing:
+        raise SchemaMismatch(_("{where}: {mismatch}").format(where=store.where, mismatch=_mismatch(SCHEMA_HEAD, missing)),
+                             _(RESTORE_HINT), missing)
+
+
+def missing_tables(expected: Iterable[str], found: Collection[str]) -> list[str]:
+    """``missing table NAME`` for each table of ``expected`` not ``found``, by name."""
+    return [_("missing table {table}").format(table=table) for table in sorted(set(expected) - set(found))]
+
+
+def _mismatch(version: str, differences: list[str]) -> str:
+    """The first difference between a database's tables and those of its schema, and how many more."""
+    more = _("; and {count} more").format(count=len(differences) - 1) if len(differences) > 1 else ""
+    return _("its tables do not match the schema it names ({version}): {difference}{more}").format(
+        version=version, difference=printable(differences[0]), more=more)
 
 
 def _too_new(store: Store, version: str) -> DatabaseTooNew:
@@ -144,17 +174,13 @@ def stamp_mismatch(db_path: Path) -> str | None:
     finally:
         engine.dispose()
     expected = _columns_at(version)
-    differences = [*(_("missing table {table}").format(table=t) for t in sorted(expected.keys() - found.keys())),
+    differences = [*missing_tables(expected, found),
                    *(_("extra table {table}").format(table=t) for t in sorted(found.keys() - expected.keys())),
                    *(_("missing column {table}.{column}").format(table=t, column=c)
                      for t in sorted(expected.keys() & found.keys()) for c in sorted(expected[t] - found[t])),
                    *(_("extra column {table}.{column}").format(table=t, column=c)
                      for t in sorted(expected.keys() & found.keys()) for c in sorted(found[t] - expected[t]))]
-    if not differences:
-        return None
-    more = _("; and {count} more").format(count=len(differences) - 1) if len(differences) > 1 else ""
-    return _("its tables do not match the schema it names ({version}): {difference}{more}").format(
-        version=version, difference=printable(differences[0]), more=more)
+    return _mismatch(version, differences) if differences else None
 
 
 def _columns(conn: Connection) -> dict[str, set[str]]:
