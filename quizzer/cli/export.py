@@ -66,7 +66,7 @@ def export_anki(
     from quizzer import clock
     from quizzer.transfer.anki import package
 
-    target = output_file(ctx, file)  # before the package is made: that takes seconds
+    target = output_file(ctx, file, decks=decks_dir)  # before the package is made: that takes seconds
     if target.suffix.lower() != ".apkg":  # Anki's import offers .apkg files only
         raise UsageError(_("{file}: Anki imports a package named .apkg").format(file=file),
                          _("e.g. {name}").format(name=target.with_suffix(".apkg").name))
@@ -93,6 +93,7 @@ def export_markdown(
 ) -> None:
     from quizzer.transfer.sheet import review_sheet
 
+    target = None if out is None or out is STANDARD else output_file(ctx, out, db, decks_dir)
     cards: list[Any]
     if weak:
         from quizzer import clock
@@ -111,9 +112,9 @@ def export_markdown(
         cards = [card for loaded in chosen for card in loaded.deck.cards]
     title = " · ".join(loaded.deck.title for loaded in chosen)
     text = review_sheet(_("{decks}: the weakest cards").format(decks=title) if weak else title, cards)
-    if out is None or out is STANDARD:
+    if target is None:
         typer.echo(text, nl=False)
         return
-    _write(output_file(ctx, out, db), text.encode("utf-8"))
+    _write(target, text.encode("utf-8"))
     say(ngettext("wrote {count} card to {file}", "wrote {count} cards to {file}", len(cards))
-        .format(count=len(cards), file=printable(out)))
+        .format(count=len(cards), file=printable(target)))
