@@ -238,6 +238,16 @@ def test_an_export_may_write_over_an_earlier_export(deck_dir, tmp_path):
             assert result.exit_code == 0, result.output
 
 
+@pytest.mark.parametrize("command", [["export", "anki"], ["export", "markdown", "--out"], ["export", "markdown", "--weak", "--out"]])
+def test_an_empty_deck_folder_exports_nothing(command, tmp_path):
+    """An empty folder exported 0 cards as 0 Anki notes, or an empty sheet (exit 0)."""
+    (tmp_path / "empty").mkdir()
+    target = tmp_path / "out.apkg"
+    result = runner.invoke(app, ["--decks", str(tmp_path / "empty"), *command, str(target)])
+    assert result.exit_code == 1 and "no decks: the deck folders hold no deck files" in result.output, result.output
+    assert not target.exists()
+
+
 def test_the_shipped_decks_export_with_one_note_per_card_and_three_per_numeric_card(tmp_path):
     from quizzer.decks import deck_dirs, load_decks
 

@@ -23,7 +23,7 @@ from quizzer.cli.base import (
     say,
     settings,
 )
-from quizzer.errors import QuizError, UnknownName, UsageError, os_reason, printable
+from quizzer.errors import NoDecks, QuizError, UnknownName, UsageError, os_reason, printable
 from quizzer.i18n import _, ngettext
 
 if TYPE_CHECKING:
@@ -34,7 +34,10 @@ app.add_typer(export_app, name="export")
 
 
 def _chosen(decks: list[LoadedDeck], names: list[str] | None) -> list[LoadedDeck]:
-    """The decks --deck names (all without it); an unknown name is a usage error listing the known ones."""
+    """The decks --deck names (all without it); an unknown name is a usage error listing the known ones,
+    and no decks at all is NoDecks, as in an exam: an empty package or sheet was written."""
+    if not decks:
+        raise NoDecks()
     known = [loaded.deck.id for loaded in decks]
     for name in names or []:
         if name not in known:
