@@ -431,7 +431,10 @@ STANDARD = Path("-")  # the argument `-` itself: standard input or output (`./-`
 
 def path_or_standard(text: str) -> Path:
     """A FILE argument where ``-`` means standard input or output: ``-`` is STANDARD, to compare
-    with ``is``, since ``Path("./-") == Path("-")``; anything else is a path."""
+    with ``is``, since ``Path("./-") == Path("-")``; anything else is a path, but not an empty one
+    (``Path("")`` is ``.``: a command named the working folder, not what was given)."""
+    if not text:
+        raise typer.BadParameter(_("the name is empty: name a file"))
     return STANDARD if text == "-" else Path(text)
 
 
