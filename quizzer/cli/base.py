@@ -306,6 +306,21 @@ def _localize_click_errors() -> None:
                     _("`{command} -h` for help").format(command=command))
 
     exceptions.UsageError.show = show  # type: ignore[method-assign]
+    import typer._click.core as click_core
+
+    plain_parse = click_core.Command.parse_args
+
+    def parse_args(self: click_core.Command, ctx: ClickContext, args: list[str]) -> list[str]:
+        """The parser's own errors (an option without its value) carry no context, so their hint
+        named `quiz -h`: they are given the command's, whose help they need."""
+        try:
+            return plain_parse(self, ctx, args)
+        except exceptions.UsageError as err:
+            if err.ctx is None:
+                err.ctx, err.cmd = ctx, self
+            raise
+
+    click_core.Command.parse_args = parse_args  # type: ignore[method-assign]
 
 
 def _wrap_wide_help() -> None:
