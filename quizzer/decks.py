@@ -512,6 +512,26 @@ def _siblings(files: list[Path]) -> list[Path]:
     return found
 
 
+def shared_id(text: str, path: Path) -> tuple[str, str, Path] | None:
+    """The first id the deck ``text``, to be written at ``path``, would share with another deck
+    file in its folder: ("deck", its id, that file), else ("card", ...). Written, it would stop
+    every command on that folder ("duplicate deck id"), as ``load_usable`` refuses it."""
+    from quizzer.yamlsource import parse
+
+    doc = parse(text)
+    others = [(other, parse(other_text)) for other in _siblings([path]) if (other_text := _read(other)[0]) is not None]
+    mine = _deck_id(doc)
+    for other, theirs in others:
+        if mine is not None and (found := _deck_id(theirs)) is not None and found[0] == mine[0]:
+            return "deck", mine[0], other
+    cards = {card_id for card_id, _line in _card_lines(doc)}
+    for other, theirs in others:
+        for card_id, _line in _card_lines(theirs):
+            if card_id in cards:
+                return "card", card_id, other
+    return None
+
+
 def lint(paths: Iterable[Path]) -> list[Problem]:
     """Every problem in the given deck files and folders, duplicate ids across files included.
 

@@ -256,6 +256,25 @@ def test_reimport_under_another_deck_id_is_refused(tmp_path):
     assert result.exit_code == 2 and "holds deck attention" in result.stderr and out.read_bytes() == before
 
 
+def test_a_deck_id_or_card_id_another_deck_of_the_folder_has_is_refused(tmp_path):
+    """A new --out file beside a deck with the same deck id (or the same chapter's cards) was
+    written, and from then on every command failed on the folder: 'duplicate deck id'."""
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    assert quiz("import", "chapter", str(SMALL), "--deck", "attention", "--out", str(folder / "attention.yaml")).exit_code == 0
+    before = (folder / "attention.yaml").read_bytes()
+    same_deck = quiz("import", "chapter", str(SMALL), "--deck", "attention", "--out", str(folder / "mine.yaml"))
+    assert same_deck.exit_code == 2 and same_deck.stderr.startswith(
+        f"Error: --out {folder / 'mine.yaml'}: {folder / 'attention.yaml'} already holds deck attention "
+        f"(--out {folder / 'attention.yaml'} adds the chapter's new cards to that deck, or --deck names another id"), same_deck.stderr
+    same_cards = quiz("import", "chapter", str(SMALL), "--deck", "other", "--out", str(folder / "mine.yaml"))
+    assert same_cards.exit_code == 2 and "card 3-1-" in same_cards.stderr and "is already in" in same_cards.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["attention.yaml"] and (folder / "attention.yaml").read_bytes() == before
+    assert quiz("--decks", str(folder), "decks").exit_code == 0
+    again = quiz("import", "chapter", str(SMALL), "--out", str(folder / "attention.yaml"))  # adding to it stays allowed
+    assert again.exit_code == 0 and "8 unchanged" in again.stdout, again.output
+
+
 # ---------------------------------------------------------------- malformed markup
 
 

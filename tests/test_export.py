@@ -192,8 +192,61 @@ def test_no_export_writes_over_the_database_or_a_nameless_file(deck_dir, command
     assert rows() == before
     for target in ("", str(tmp_path)):
         result = runner.invoke(app, [*command, target, "--decks", str(deck_dir)])
-        assert result.exit_code == 2 and "is not a file name" in result.output, result.output
+        said = "is not a file name" if target or command[0] == "export" and command[1] == "anki" else "the name is empty"
+        assert result.exit_code == 2 and said in result.output, result.output  # '' was named '.', the working folder
     assert runner.invoke(app, ["--decks", str(deck_dir)]).exit_code == 0
+
+
+WRITERS = [["export", "anki"], ["history", "export"], ["export", "markdown", "--out"], ["db", "copy", "--to"],
+           ["import", "chapter", str(Path(__file__).resolve().parent / "fixtures" / "chapter-small.md"), "--out"]]
+
+
+@pytest.mark.parametrize("command", WRITERS, ids=lambda command: " ".join(command[:2]))
+def test_no_writer_overwrites_a_deck_the_settings_or_a_backup(deck_dir, command, tmp_path):
+    """A deck file just read, the settings file in use and a backup were overwritten by an
+    export (exit 0), and the next command failed on what was left; a folder was exit 1 in db copy."""
+    import os
+
+    assert runner.invoke(app, ["--decks", str(deck_dir)]).exit_code == 0  # the database exists
+    assert runner.invoke(app, ["backup", "create"]).exit_code == 0
+    database = Path(os.environ["QUIZ_DB"])
+    backup = min((database.parent / "backups").iterdir())
+    settings = Path(os.environ["QUIZ_CONFIG"])
+    settings.write_text("new_per_day = 7\n", "utf-8")
+    precious = [deck_dir / "mini.yaml", settings, backup]
+    before = [path.read_bytes() for path in precious]
+    expected = {deck_dir / "mini.yaml": "the deck folder in use", deck_dir / "new.yml": "the deck folder in use",
+                settings: "is your settings file", backup: "the backups of your database",
+                backup.with_name("another.db"): "the backups of your database"}
+    if command[0] == "import":  # adding a chapter to a deck is its purpose
+        del expected[deck_dir / "mini.yaml"], expected[deck_dir / "new.yml"]
+    for target, message in expected.items():
+        result = runner.invoke(app, ["--decks", str(deck_dir), *command, str(target)])
+        assert result.exit_code == 2 and f"Error: {target} " in result.output and message in result.output, result.output
+    assert [path.read_bytes() for path in precious] == before and not (deck_dir / "new.yml").exists()
+    assert not backup.with_name("another.db").exists()
+    result = runner.invoke(app, ["--decks", str(deck_dir), *command, str(tmp_path)])
+    assert result.exit_code == 2 and "is not a file name" in result.output, result.output
+    shown = runner.invoke(app, ["--decks", str(deck_dir), "config", "--json"])
+    assert shown.exit_code == 0 and json.loads(shown.stdout)["settings"]["new_per_day"]["value"] == 7, shown.output
+
+
+def test_an_export_may_write_over_an_earlier_export(deck_dir, tmp_path):
+    for command, name in (["history", "export"], "log.csv"), (["export", "markdown", "--out"], "sheet.md"), \
+            (["export", "anki"], "mini.apkg"):
+        for _again in range(2):
+            result = runner.invoke(app, ["--decks", str(deck_dir), *command, str(tmp_path / name)])
+            assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("command", [["export", "anki"], ["export", "markdown", "--out"], ["export", "markdown", "--weak", "--out"]])
+def test_an_empty_deck_folder_exports_nothing(command, tmp_path):
+    """An empty folder exported 0 cards as 0 Anki notes, or an empty sheet (exit 0)."""
+    (tmp_path / "empty").mkdir()
+    target = tmp_path / "out.apkg"
+    result = runner.invoke(app, ["--decks", str(tmp_path / "empty"), *command, str(target)])
+    assert result.exit_code == 1 and "no decks: the deck folders hold no deck files" in result.output, result.output
+    assert not target.exists()
 
 
 def test_the_shipped_decks_export_with_one_note_per_card_and_three_per_numeric_card(tmp_path):

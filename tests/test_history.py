@@ -267,6 +267,61 @@ def test_a_malformed_row_is_an_error_naming_its_line_and_nothing_is_written(tiny
     assert dump(Path(quiz_db())) == before
 
 
+LINES = "card_id,review_rating,review_time,review_duration\nt-one,3,2025-01-03T08:00:00Z,1\n"
+
+
+@pytest.mark.parametrize("text, line, message", [
+    # each was "missing review_rating (the row has fewer values than the header)"
+    (LINES + '"t-two,3,2025-01-03T08:00:00Z,1\nt-one,3,2025-01-04T08:00:00Z,1\n', 3,
+     'a quoted value is never closed: its opening " has no closing "'),
+    (LINES + "t\rtwo,3,2025-01-03T08:00:00Z,1\n", 3,
+     "a line break (a lone carriage return) ends the row after 1 of 4 values: a value with a line break in it must be quoted"),
+    (LINES + '"t-two"x,3,2025-01-03T08:00:00Z,1\n', 3, 'a closing " is followed by more text'),
+    # the csv module's own English: "not valid CSV: field larger than field limit (131072)"
+    (LINES + "t-two,3,2025-01-03T08:00:00Z," + "1" * 200_000 + "\n", 3, "a value is longer than 131,072 characters"),
+])
+def test_a_row_the_csv_reader_cannot_read_says_why_on_its_line(tmp_path, text, line, message):
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(text.encode())
+    result = quiz("history", "import", str(bad))
+    assert result.exit_code == 1 and result.stderr.startswith(f"Error: {bad}:{line}: {message}"), result.stderr
+    i18n.use("zh")
+    try:
+        chinese = quiz("history", "import", str(bad))
+    finally:
+        i18n.use("en")
+    assert chinese.stderr.startswith(f"错误：{bad}:{line}: ") and message not in chinese.stderr
+    assert "field" not in chinese.stderr and "CSV：" not in chinese.stderr, chinese.stderr
+
+
+def test_a_header_in_another_case_and_a_clock_a_little_fast_are_imported(tiny, tmp_path):
+    """'Card_ID,Review_Rating,...' lacked all four columns, and a review 30 s after now (a phone
+    whose clock runs fast) was 'in the future': the whole file was refused."""
+    log = write_log(tmp_path / "log.csv", [("t-one", 3, "2026-01-05T10:00:30Z", 1)],
+                    header=["Card_ID", " Review_Rating ", "REVIEW_TIME", "review_Duration"])
+    result = quiz("history", "import", str(log), "--decks", str(tiny), env={"QUIZ_NOW": "2026-01-05T10:00"})
+    assert result.exit_code == 0 and result.stdout.startswith("imported 1 review of 1 card"), result.output
+    later = write_log(tmp_path / "later.csv", [("t-one", 3, "2026-01-05T10:06:00Z", 1)])
+    result = quiz("history", "import", str(later), "--decks", str(tiny), env={"QUIZ_NOW": "2026-01-05T10:00"})
+    assert result.exit_code == 1 and "review_time 2026-01-05T10:06:00Z is in the future" in result.stderr
+
+
+def test_an_empty_name_or_a_folder_is_said_to_be_one(tmp_path):
+    """'' was '.: not a regular file', a folder 'csv: not a regular file'."""
+    empty = quiz("history", "import", "")
+    assert empty.exit_code == 2 and "Invalid value for 'FILE.csv': the name is empty" in empty.stderr, empty.stderr
+    result = quiz("history", "import", str(tmp_path))
+    assert result.exit_code == 1 and result.stderr.startswith(f"Error: {tmp_path}: a folder, not a CSV file"), result.stderr
+    i18n.use("zh")
+    try:  # a file's name, then Chinese: a full-width colon, as in every such message ("csv: 无法写入")
+        folder = quiz("history", "import", str(tmp_path))
+        unwritable = quiz("history", "export", str(tmp_path / "no-such-folder" / "log.csv"))
+    finally:
+        i18n.use("en")
+    assert folder.stderr.startswith(f"错误：{tmp_path}：是文件夹，不是 CSV 文件"), folder.stderr
+    assert unwritable.exit_code == 1 and f"{tmp_path / 'no-such-folder' / 'log.csv'}：无法写入：" in unwritable.stderr, unwritable.stderr
+
+
 def test_a_log_that_is_no_file_or_no_utf8_is_named_with_its_line(tmp_path):
     """/dev/zero was read until the memory ran out (5 GB in 10 s); a Latin-1 byte gave "not UTF-8
     text" with no line."""
@@ -449,7 +504,7 @@ def test_a_bad_history_file_is_explained_in_chinese(tiny, tmp_path):
     assert rating.exit_code == 1 and rating.stderr.startswith(
         f"错误：{bad}:3: review_rating 应为 1（重来）、2（困难）、3（良好）或 4（简单），而不是 '5'")
     # the system's reason was English ("No such file or directory") in the Chinese interface
-    assert missing.exit_code == 1 and missing.stderr.startswith(f"错误：{tmp_path / 'nowhere.csv'}: 无法读取：没有这个文件或文件夹")
+    assert missing.exit_code == 1 and missing.stderr.startswith(f"错误：{tmp_path / 'nowhere.csv'}：无法读取：没有这个文件或文件夹")
 
 
 def test_a_history_made_with_the_clock_pinned_round_trips_whole(tiny, tmp_path):
@@ -479,7 +534,7 @@ def test_a_row_csv_cannot_read_is_named_by_its_own_line(tmp_path, at_line):
     path = tmp_path / "big.csv"
     path.write_text("\n".join(rows) + "\n", "utf-8")
     result = quiz("history", "import", str(path))
-    assert result.exit_code == 1 and f"big.csv:{at_line}: not valid CSV: field larger than field limit" in result.stderr
+    assert result.exit_code == 1 and f"big.csv:{at_line}: a value is longer than 131,072 characters" in result.stderr
 
 
 def test_a_bad_row_spanning_lines_is_named_by_its_first_line(tmp_path):

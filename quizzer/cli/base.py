@@ -306,6 +306,21 @@ def _localize_click_errors() -> None:
                     _("`{command} -h` for help").format(command=command))
 
     exceptions.UsageError.show = show  # type: ignore[method-assign]
+    import typer._click.core as click_core
+
+    plain_parse = click_core.Command.parse_args
+
+    def parse_args(self: click_core.Command, ctx: ClickContext, args: list[str]) -> list[str]:
+        """The parser's own errors (an option without its value) carry no context, so their hint
+        named `quiz -h`: they are given the command's, whose help they need."""
+        try:
+            return plain_parse(self, ctx, args)
+        except exceptions.UsageError as err:
+            if err.ctx is None:
+                err.ctx, err.cmd = ctx, self
+            raise
+
+    click_core.Command.parse_args = parse_args  # type: ignore[method-assign]
 
 
 def _wrap_wide_help() -> None:
@@ -431,7 +446,10 @@ STANDARD = Path("-")  # the argument `-` itself: standard input or output (`./-`
 
 def path_or_standard(text: str) -> Path:
     """A FILE argument where ``-`` means standard input or output: ``-`` is STANDARD, to compare
-    with ``is``, since ``Path("./-") == Path("-")``; anything else is a path."""
+    with ``is``, since ``Path("./-") == Path("-")``; anything else is a path, but not an empty one
+    (``Path("")`` is ``.``: a command named the working folder, not what was given)."""
+    if not text:
+        raise typer.BadParameter(_("the name is empty: name a file"))
     return STANDARD if text == "-" else Path(text)
 
 
@@ -511,19 +529,56 @@ def where(ctx: typer.Context, decks: Path | None = None, db: Path | None = None)
     return Where(decks if decks is not None else root.decks, db if db is not None else root.db)
 
 
-def output_file(ctx: typer.Context, path: Path, db: Path | None = None) -> Path:
-    """``path`` if a command may write it: a file name, not a folder, and not the database or its
-    journal files (exporting onto the database destroyed the collection)."""
+def output_file(ctx: typer.Context, path: Path, db: Path | None = None, decks: Path | None = None, *,
+                deck_file: bool = False) -> Path:
+    """``path`` if a command may write it: a file name, not a folder, and none of the learner's own
+    files that a write would destroy: the database or its journal files, a file in the deck folder
+    in use (each .yaml there is read as a deck), the settings file in use, a file in the backups
+    folder. ``deck_file``: writing a deck there is the command's purpose (``import chapter --out``
+    adds to one). Every command that writes a file the learner names asks here first."""
+    from quizzer.backup import backup_dir
+    from quizzer.decks import DECK_SUFFIXES
+    from quizzer.locations import deck_dirs
+    from quizzer.settings import config_path
     from quizzer.store.engine import resolve
 
     if not path.name or path.is_dir():
         raise UsageError(_("{file} is not a file name").format(file=repr(str(path))), _("name the file to write"))
-    database = resolve(where(ctx, db=db).db)[1]
-    if database is not None and Path(os.path.realpath(path.expanduser())) in {
-            database.with_name(database.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")}:
+    chosen = where(ctx, decks, db)
+    target, database = _real(path), resolve(chosen.db)[1]
+    if database is not None and any(_same(target, database.with_name(database.name + suffix))
+                                    for suffix in ("", "-wal", "-shm", "-journal")):
         raise UsageError(_("{file} is your database: writing it would destroy the collection").format(file=path),
                          _("name another file"))
+    if database is not None and _same(target.parent, _real(backup_dir(database))):
+        raise UsageError(_("{file} is in {folder}, the backups of your database: writing there could destroy a "
+                           "backup").format(file=path, folder=backup_dir(database)), _("name a file outside that folder"))
+    settings_file = config_path()
+    if _same(target, _real(settings_file)) and not _same(target, Path(os.devnull)):
+        raise UsageError(_("{file} is your settings file: writing it would lose your settings").format(file=path),
+                         _("name another file"))
+    for named in [] if deck_file else deck_dirs(chosen.decks):  # a folder of decks, or one deck file
+        folder = named if named.is_dir() else named.parent
+        if _same(target, _real(named)) or (named.is_dir() and target.suffix in DECK_SUFFIXES
+                                           and _same(target.parent, _real(named))):
+            raise UsageError(_("{file} is in {folder}, the deck folder in use, where every .yaml or .yml file is read as "
+                               "a deck").format(file=path, folder=folder), _("name a file outside that folder"))
     return path
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _same(one: Path, other: Path) -> bool:
+    """The same file or folder: by its real name, or by the file itself where both exist (a hard
+    link, a name in another case on a disk that ignores case)."""
+    if one == other:
+        return True
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
 
 
 def counted_cards(count: int) -> str:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, group, say, settings, where
+from quizzer.cli.base import DbOption, JsonOption, app, group, output_file, say, settings, where
 from quizzer.errors import QuizError, UsageError, printable
 from quizzer.i18n import _
 
@@ -35,6 +36,8 @@ def db_copy(
         raise UsageError(_("--to is empty"), _("name a file or a postgresql:// URL"))
     chosen = settings()
     path = resolve(to)[1]
+    if path is not None:  # a file: as every command that writes one, never the learner's own (nor a folder)
+        output_file(ctx, path if "://" in to else Path(to), db)
     # a new file is written under another name and renamed once the copy is checked: a copy killed
     # half-way leaves no half-made database under the name asked for
     partial = path.with_name(path.name + ".partial") if path is not None and not path.exists() else None

@@ -23,7 +23,7 @@ from quizzer.cli.base import (
     say,
     settings,
 )
-from quizzer.errors import QuizError, UnknownName, UsageError, os_reason, printable
+from quizzer.errors import NoDecks, QuizError, UnknownName, UsageError, os_reason, printable
 from quizzer.i18n import _, ngettext
 
 if TYPE_CHECKING:
@@ -34,7 +34,10 @@ app.add_typer(export_app, name="export")
 
 
 def _chosen(decks: list[LoadedDeck], names: list[str] | None) -> list[LoadedDeck]:
-    """The decks --deck names (all without it); an unknown name is a usage error listing the known ones."""
+    """The decks --deck names (all without it); an unknown name is a usage error listing the known ones,
+    and no decks at all is NoDecks, as in an exam: an empty package or sheet was written."""
+    if not decks:
+        raise NoDecks()
     known = [loaded.deck.id for loaded in decks]
     for name in names or []:
         if name not in known:
@@ -66,7 +69,7 @@ def export_anki(
     from quizzer import clock
     from quizzer.transfer.anki import package
 
-    target = output_file(ctx, file)  # before the package is made: that takes seconds
+    target = output_file(ctx, file, decks=decks_dir)  # before the package is made: that takes seconds
     if target.suffix.lower() != ".apkg":  # Anki's import offers .apkg files only
         raise UsageError(_("{file}: Anki imports a package named .apkg").format(file=file),
                          _("e.g. {name}").format(name=target.with_suffix(".apkg").name))
@@ -93,6 +96,7 @@ def export_markdown(
 ) -> None:
     from quizzer.transfer.sheet import review_sheet
 
+    target = None if out is None or out is STANDARD else output_file(ctx, out, db, decks_dir)
     cards: list[Any]
     if weak:
         from quizzer import clock
@@ -111,9 +115,9 @@ def export_markdown(
         cards = [card for loaded in chosen for card in loaded.deck.cards]
     title = " · ".join(loaded.deck.title for loaded in chosen)
     text = review_sheet(_("{decks}: the weakest cards").format(decks=title) if weak else title, cards)
-    if out is None or out is STANDARD:
+    if target is None:
         typer.echo(text, nl=False)
         return
-    _write(output_file(ctx, out, db), text.encode("utf-8"))
+    _write(target, text.encode("utf-8"))
     say(ngettext("wrote {count} card to {file}", "wrote {count} cards to {file}", len(cards))
-        .format(count=len(cards), file=printable(out)))
+        .format(count=len(cards), file=printable(target)))

@@ -116,10 +116,11 @@ def history_export(
         # "year 0 is out of range" in UTC
         if day > date(clock.FIRST_YEAR, 1, 2):
             start = clock.day_start(min(day, date(clock.LAST_YEAR, 1, 1)), settings().day_start_hour)
+    target = sys.stdout if to_stdout else output_file(ctx, file, db, decks_dir)
     opened = collection(ctx, decks_dir, db)
     if deck:  # the decks of the history too: an archived card's deck is no deck file
         CardFilter.of(deck).validate({*history.decks(opened.store), *(loaded.id for loaded in opened.decks)}, (), ())
-    result = export_history(opened.store, sys.stdout if to_stdout else output_file(ctx, file, db), deck or None, start)
+    result = export_history(opened.store, target, deck or None, start)
     if as_json:
         from quizzer.cli.output import emit_json
 

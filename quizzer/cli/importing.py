@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import JsonOption, app, group, path_or_standard, standard_input
+from quizzer.cli.base import JsonOption, app, group, output_file, path_or_standard, standard_input
 from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, join, ngettext
 
@@ -20,6 +20,7 @@ app.add_typer(import_app, name="import")
     "Turn a course chapter into a deck draft: interview questions, quizzes, common mistakes and key tables become "
     "cards, with the chapter's sections and ids that stay the same on every import."))
 def import_chapter(
+    ctx: typer.Context,
     file: Annotated[Path, typer.Argument(metavar="FILE", show_default=False, parser=path_or_standard, help=_(
         "The chapter, in the course markup; - reads it from standard input."))],
     deck: Annotated[str | None, typer.Option("--deck", metavar="ID", show_default=False, help=_(
@@ -33,6 +34,8 @@ def import_chapter(
 
     if as_json and out is None:
         raise UsageError(_("--json needs --out: without it the YAML itself goes to standard output"))
+    if out is not None:  # adding to a deck is its purpose, but never writing the database, settings or a backup
+        output_file(ctx, out, deck_file=True)
     stream = standard_input(file, _("chapter"), "xclip -o | quiz import chapter -")
     report = run(file, deck, out, stream)
     for warning in report.warnings:

@@ -708,7 +708,19 @@ def _merge(chapter: Chapter, existing: _Existing, out: Path, shown: str) -> Impo
 
 
 def _write(out: Path, text: str) -> None:
-    """Replace ``out`` only once the new text is complete on disk."""
+    """Replace ``out`` only once the new text is complete on disk, and only if no other deck of its
+    folder has its deck id or one of its card ids: written, every command on that folder failed."""
+    shared = decks.shared_id(text, out)
+    if shared is not None:
+        what, shared_id, other = shared
+        if what == "deck":
+            message = _("--out {path}: {other} already holds deck {id}")
+            hint = _("--out {other} adds the chapter's new cards to that deck, or --deck names another id; nothing was written")
+        else:
+            message = _("--out {path}: card {id} is already in {other}, a deck beside it")
+            hint = _("the chapter is in that deck already: --out {other} adds its new cards there; nothing was written")
+        raise UsageError(message.format(path=out, other=decks.display(other), id=shared_id),
+                         hint.format(other=decks.display(other)))
     try:
         with replacing(out, "w", encoding="utf-8") as handle:
             handle.write(text)

@@ -41,6 +41,7 @@ MAX_DURATION_MS = 2**31 - 1
 MAX_LOG_BYTES = 1024 * 2**20  # a million reviews take about 60 MB
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 RATINGS = {"1": 1, "2": 2, "3": 3, "4": 4}
+CLOCK_SKEW = timedelta(minutes=5)  # a review this far past now is a device's fast clock, not a future review
 
 __all__ = ["ARCHIVE_DECK", "COLUMNS", "IMPORTED_KIND", "HistoryExport", "HistoryImport", "LoggedReview",
            "export_history", "format_review_log", "import_history", "read_review_log",
@@ -55,6 +56,35 @@ class HistoryExport:
 
 class _BadRow(ValueError):
     pass
+
+
+class _Lines:
+    """The text's lines as the csv reader takes them, those of the row being read kept: a row that
+    ends short is explained by how its last line ends (a lone carriage return)."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = io.StringIO(text, newline="")  # split at \n, \r\n and a lone \r, as the csv module asks
+        self.row: list[str] = []
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self.row.append(line)
+        return line
+
+
+def _csv_reason(err: csv.Error) -> str:
+    """What the csv module found, in the interface language (its messages are English)."""
+    text = str(err)
+    if text.startswith("field larger than field limit"):
+        return _("a value is longer than {limit} characters").format(limit=f"{csv.field_size_limit():,}")
+    if text == "unexpected end of data":
+        return _("a quoted value is never closed: its opening \" has no closing \"")
+    if text.endswith("expected after '\"'"):
+        return _("a closing \" is followed by more text: a \" inside a quoted value is written \"\"")
+    return _("not valid CSV: {reason}").format(reason=text)
 
 
 def _quoted(text: str) -> str:
@@ -112,7 +142,7 @@ def _review(row: dict[str | None, str | list[str] | None], width: int, now: date
     if not values["review_time"]:
         raise _BadRow(_("empty review_time"))
     reviewed_at = _time(values["review_time"])
-    if now is not None and reviewed_at > now:
+    if now is not None and reviewed_at > now + CLOCK_SKEW:
         raise _BadRow(_("review_time {value} is in the future").format(value=values["review_time"]))
     text = values["review_duration"]
     duration: int | None = None
@@ -136,29 +166,37 @@ def read_review_log(csv_path: Path, now: datetime | None = None, stream: BinaryI
     except UnicodeDecodeError as err:
         line = data[:err.start].count(b"\n") + 1
         raise HistoryFileError(f"{shown}:{line}: " + _("not UTF-8 text")) from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    lines = _Lines(text)
+    reader = csv.reader(lines, strict=True)  # strict: an unclosed quote is an error, not the rest of the file
     read = 0  # the lines read: a row that cannot be read starts after them
     try:
-        if not reader.fieldnames:
+        named = next(reader, None)
+        if not named:
             raise _BadRow(_("no header line (expected {columns})").format(columns=", ".join(COLUMNS)))
-        header = [name.strip() for name in reader.fieldnames]
+        header = [name.strip().lower() for name in named]  # Card_ID, Review_Rating: the form is written in any case
         missing = [column for column in COLUMNS if column not in header]
         if missing:
             raise _BadRow(_("the header lacks {missing} (expected {columns})").format(
                 missing=join(missing), columns=", ".join(COLUMNS)))  # the header as a CSV line
         reviews, read = [], reader.line_num
-        for fields in reader.reader:  # the rows under the header, blank lines too: each row's first line is known
+        lines.row.clear()
+        for fields in reader:  # the rows under the header, blank lines too: each row's first line is known
             if fields:
+                if len(fields) < len(header) and lines.row[-1].endswith("\r"):
+                    raise _BadRow(_("a line break (a lone carriage return) ends the row after {values} of {columns} "
+                                    "values: a value with a line break in it must be quoted").format(
+                        values=len(fields), columns=len(header)))
                 row: dict[str | None, str | list[str] | None] = dict(zip(header, fields))
                 if len(fields) > len(header):
                     row[None] = fields[len(header):]  # as csv.DictReader keeps them
                 reviews.append(_review(row, len(header), now))
-            read = reader.reader.line_num
+            read = reader.line_num
+            lines.row.clear()
         return reviews
     except _BadRow as bad:  # the header's own is line 1; a row's, its first line (a quoted field spans lines)
         raise HistoryFileError(f"{shown}:{read + 1 if read else 1}: {bad}") from None
     except csv.Error as exc:
-        raise HistoryFileError(f"{shown}:{read + 1}: " + _("not valid CSV: {reason}").format(reason=exc)) from None
+        raise HistoryFileError(f"{shown}:{read + 1}: {_csv_reason(exc)}") from None
 
 
 def _log_bytes(csv_path: Path, stream: BinaryIO | None, shown: str) -> bytes:
@@ -169,16 +207,18 @@ def _log_bytes(csv_path: Path, stream: BinaryIO | None, shown: str) -> bytes:
             data = stream.read(MAX_LOG_BYTES + 1)
         else:
             mode = os.stat(csv_path).st_mode
+            if stat.S_ISDIR(mode):
+                raise HistoryFileError(_("{file}: a folder, not a CSV file").format(file=shown), _("name the CSV file in it"))
             if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
-                raise HistoryFileError(f"{shown}: " + _("not a regular file"), _("check the file name"))
+                raise HistoryFileError(_("{path}: not a regular file").format(path=shown), _("check the file name"))
             with open(csv_path, "rb") as handle:
                 data = handle.read(MAX_LOG_BYTES + 1)
     except OSError as exc:
-        raise HistoryFileError(f"{shown}: " + _("cannot be read: {reason}").format(reason=os_reason(exc)),
+        raise HistoryFileError(_("{file}: cannot be read: {reason}").format(file=shown, reason=os_reason(exc)),
                                _("check the file name")) from None
     if len(data) > MAX_LOG_BYTES:
-        raise HistoryFileError(f"{shown}: " + _("larger than {limit} MB, more than any review log needs").format(
-            limit=MAX_LOG_BYTES // 2**20), _("split it, and import the parts one by one"))
+        raise HistoryFileError(_("{file}: larger than {limit} MB, more than any review log needs").format(
+            file=shown, limit=MAX_LOG_BYTES // 2**20), _("split it, and import the parts one by one"))
     return data
 
 
@@ -209,7 +249,7 @@ def write_review_log(csv_path: Path, reviews: Iterable[LoggedReview]) -> None:
         with replacing(csv_path, "w", newline="", encoding="utf-8") as handle:
             format_review_log(handle, reviews)
     except OSError as exc:
-        raise HistoryFileError(f"{csv_path}: " + _("cannot be written: {reason}").format(reason=os_reason(exc)),
+        raise HistoryFileError(_("{file}: cannot be written: {reason}").format(file=csv_path, reason=os_reason(exc)),
                                _("check that its folder exists and is writable, and the free disk space")) from None
 
 
