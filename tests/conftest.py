@@ -8,6 +8,8 @@ import re
 import select
 import sys
 import time
+from datetime import datetime
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -63,6 +65,13 @@ def deck_folder(tmp_path):
 
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+
+def recall_now(scheduler: Any, card: Any, now: datetime) -> float:
+    """What a card's recall now must be: py-fsrs's ``get_card_retrievability`` formula and
+    constants, on the fractional days elapsed (py-fsrs floors them, Anki does not), never negative."""
+    days = max(0.0, (now - card.last_review).total_seconds() / 86400)
+    return float((1 + scheduler._FACTOR * days / card.stability) ** scheduler._DECAY)
 
 
 def run_in_terminal(args: list[str], env: dict[str, str], keys: list[str], timeout: float = 60) -> tuple[int, str]:

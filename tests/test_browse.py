@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from typer.testing import CliRunner
 
-from conftest import run_in_terminal
+from conftest import recall_now, run_in_terminal
 
 from quizzer import kinds
 from quizzer.app import browse
@@ -669,6 +669,26 @@ def test_empty_listings_say_so(deck_dir, tmp_path):
         assert quiz(empty, *args).stdout.startswith("No decks: the deck folders hold no deck files"), args
     refused = quiz(empty, "exam", code=1)
     assert refused.stderr.startswith("Error: no decks: the deck folders hold no deck files")
+
+
+def test_a_card_failed_hours_ago_is_not_recalled_for_sure(deck_dir):
+    """Recall now counted whole days elapsed (as py-fsrs's own figure does): a card failed at
+    10:00 was "100%" until 10:00 the next day, and came last among the weakest. It is the
+    forgetting curve on the time elapsed, in the browser, `quiz show` and the weakest cards."""
+    import fsrs
+
+    quiz(deck_dir, "cards")  # the decks' cards into the store
+    store = open_store()
+    answer(store, "qa-bert", 1, now=T0, duration_ms=1000)
+    store.close()
+    later = T0 + timedelta(hours=23, minutes=59)
+    shown = as_json(deck_dir, "show", "qa-bert", when=later)
+    card = fsrs.Card(state=fsrs.State.Learning, stability=shown["stability"], last_review=T0)
+    expected = recall_now(fsrs.Scheduler(), card, later)
+    assert expected < 0.9 and shown["recall"] == pytest.approx(expected, rel=1e-9)
+    row = next(r for r in as_json(deck_dir, "cards", when=later) if r["id"] == "qa-bert")
+    [weakest] = [w for w in as_json(deck_dir, "stats", when=later)["weakest_cards"] if w["card_id"] == "qa-bert"]
+    assert row["recall"] == pytest.approx(expected, rel=1e-9) and weakest["recall"] == pytest.approx(expected, rel=1e-9)
 
 
 def test_recall_follows_the_fitted_parameters(studied):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import fsrs
 import pytest
+from conftest import recall_now
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -117,10 +118,11 @@ def test_forgetting_curve_is_fsrs_retrievability(parameters):
 @given(stability=st.floats(0.01, 36500), seconds=st.integers(-3 * 86400, 3650 * 86400),
        decay=st.sampled_from([fsrs.scheduler.DEFAULT_PARAMETERS[20], FITTED[20]]),
        state=st.sampled_from([fsrs.State.Learning, fsrs.State.Review, fsrs.State.Relearning]))
-def test_retrievability_is_py_fsrs_own(stability, seconds, decay, state):
-    """The browser's and the exam's recall now, computed without an fsrs.Card, is exactly
-    py-fsrs's ``get_card_retrievability`` (whole days, a clock before the review counts as 0 days),
-    in whatever time zone ``now`` is given."""
+def test_retrievability_is_py_fsrs_own_on_the_time_elapsed(stability, seconds, decay, state):
+    """The browser's and the exam's recall now, computed without an fsrs.Card, is py-fsrs's
+    forgetting curve on the fractional days elapsed (a clock before the review counts as 0 days),
+    in whatever time zone ``now`` is given; on whole days, as py-fsrs's own
+    ``get_card_retrievability`` counts, a card failed an hour ago was recalled "100%"."""
     from quizzer.scheduling.memory import retrievability
     from quizzer.store.records import MemoryState
 
@@ -129,7 +131,10 @@ def test_retrievability_is_py_fsrs_own(stability, seconds, decay, state):
     card = fsrs.Card(card_id=1, state=state, stability=stability, difficulty=5.0, due=T0, last_review=T0)
     memory = MemoryState(int(state), 0, stability, 5.0, T0, T0, lapses=0, leech=False)
     shanghai = now.astimezone(timezone(timedelta(hours=8)))
-    assert retrievability(memory, shanghai, scheduler) == scheduler.get_card_retrievability(card, now)
+    assert retrievability(memory, shanghai, scheduler) == pytest.approx(recall_now(scheduler, card, now), rel=1e-12)
+    if seconds % 86400 == 0:  # a whole number of days: py-fsrs's own figure
+        assert retrievability(memory, shanghai, scheduler) == pytest.approx(
+            scheduler.get_card_retrievability(card, now), rel=1e-12)
 
 
 

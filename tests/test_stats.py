@@ -18,6 +18,7 @@ from pathlib import Path
 
 import fsrs
 import pytest
+from conftest import recall_now
 from rich.cells import cell_len
 from typer.testing import CliRunner
 
@@ -219,7 +220,7 @@ def test_card_states_recall_and_forecast_cover_the_active_cards(history, db):
         counts = want["alpha" if card_id in history["alpha"] else "beta"]
         counts[names[int(card.state)]] += 1
         counts["leech"] += lapses >= 8
-        recalls.append(SCHEDULER.get_card_retrievability(card, now))
+        recalls.append(recall_now(SCHEDULER, card, now))
     for row in got["cards"]:
         counts = want[row["deck"]]
         assert row["total"] == sum(counts[n] for n in names.values())
@@ -336,8 +337,8 @@ def test_an_empty_collection_says_so():
                                              0.3, 2.3, 0.2, 2.9, 0.5, 0.3, 0.05, 0.4)], ids=["default", "fitted"])
 def test_recall_in_sql_is_fsrs_retrievability(backend, parameters):
     """The store's SQL forgetting curve (mean recall, each weak card's recall) against fsrs's
-    own ``get_card_retrievability``, on SQLite and PostgreSQL, for the default decay and a
-    fitted one; a last review in the future counts as no time elapsed."""
+    own formula (on fractional days elapsed), on SQLite and PostgreSQL, for the default decay and
+    a fitted one; a last review in the future counts as no time elapsed."""
     from sqlalchemy import insert
 
     from quizzer.store import open_store
@@ -358,7 +359,7 @@ def test_recall_in_sql_is_fsrs_retrievability(backend, parameters):
                  "first_seen": now - timedelta(days=500), "state": 2, "stability": c.stability,
                  "last_review": c.last_review, "lapses": c.card_id % 3} for c in made])
         curve = Curve(now.timestamp(), scheduler.parameters[20])
-        expected = {f"c{c.card_id:03d}": scheduler.get_card_retrievability(c, now) for c in made}
+        expected = {f"c{c.card_id:03d}": recall_now(scheduler, c, now) for c in made}
         mean, _ = seen_cards(store, CardFilter(), curve)
         assert mean.cards == 200
         assert mean.mean == pytest.approx(sum(expected.values()) / 200, rel=1e-9)

@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 import fsrs
 
-from quizzer.clock import ROLLOVER_HOUR, day_start, study_day, to_utc
+from quizzer.clock import DAY_SECONDS, ROLLOVER_HOUR, day_start, study_day, to_utc
 from quizzer.defaults import LEECH_LAPSES, Rating
 from quizzer.scheduling.curve import curve_factor, forgetting_curve
 from quizzer.scheduling.plan import Interview, capped_due
@@ -106,10 +106,11 @@ def retrievability(memory: MemoryState, now: datetime, scheduler: fsrs.Scheduler
 
 def recall_of_review(stability: float, last_review: datetime, now: datetime,
                      scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER) -> float:
-    """Retrievability from a card's stability and last review alone: py-fsrs's
-    ``get_card_retrievability`` (whole days elapsed, never negative), without building an
-    fsrs.Card for it (the browser asks it of thousands of cards)."""
-    elapsed = max(0, (to_utc(now) - last_review).days)
+    """Retrievability from a card's stability and last review alone, on the time elapsed in
+    fractional days (never negative), as Anki shows it: py-fsrs's ``get_card_retrievability``
+    counts whole days, so a card failed an hour ago was recalled "100%" until the next day, last
+    among the weakest. No fsrs.Card is built for it (the browser asks it of thousands of cards)."""
+    elapsed = max(0.0, (to_utc(now) - last_review).total_seconds() / DAY_SECONDS)
     return float(forgetting_curve(elapsed, stability, scheduler.parameters[20]))
 
 

@@ -68,13 +68,13 @@ class Curve:
 
     def recall(self) -> ColumnElement[float]:
         """Each card's retrievability now, in SQL: the same formula as
-        ``scheduling.curve.forgetting_curve``, on whole days elapsed, never negative (as
-        ``fsrs.Scheduler.get_card_retrievability``). Only meaningful for a card with a stability and a
+        ``scheduling.curve.forgetting_curve``, on fractional days elapsed, never negative (as
+        ``scheduling.memory.recall_of_review``). Only meaningful for a card with a stability and a
         last review: the callers guard it with that condition (folding the guard in here would make
         SQLite evaluate the power twice where a query both counts and averages it)."""
         factor = 0.9 ** (-1 / self.decay) - 1
         elapsed = (literal(self.now, Float()) - epoch(cards.c.last_review)) / float(DAY_SECONDS)
-        days = func.floor(greatest(elapsed, literal(0.0, Float())))
+        days = greatest(elapsed, literal(0.0, Float()))
         return func.pow(1 + factor * days / cards.c.stability, -self.decay)
 
 
