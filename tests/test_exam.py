@@ -249,6 +249,8 @@ def test_time_runs_out_in_the_middle_of_typing(tmp_path, deck_dir):
     at = next(i for i, line in enumerate(lines) if line.startswith("│ 2 "))
     assert "│ B " in lines[at] and "(cut off)" in lines[at + 1]  # the mark on the line under the answer
     assert "(2 of 2 answered, 1 of them cut off by the clock" in output  # the cut-off answer is scored as given
+    [past] = json.loads(run(deck_dir, ["exam", "--history", "--json"]).stdout)  # it said 1 answered
+    assert (past["questions"], past["answered"]) == (2, 2)
 
 
 def test_killed_exam_keeps_its_answers_and_resumes(tmp_path, deck_dir):
@@ -381,6 +383,19 @@ def test_ctrl_c_leaves_the_exam_resumable(tmp_path, deck_dir):
     output = interrupted(proc)
     assert proc.wait() == 130 and "left unfinished, every answer saved" in output and "Traceback" not in output
     assert [q.status for q in exam_store.questions(open_store(), 1)] == ["answered", "unanswered"]
+
+
+def test_leaving_at_the_marking_keeps_the_rest_for_resume_and_says_how_the_answering_ended(deck_dir):
+    """Ctrl-D (the end of input) at a marking prompt marked the answer as covering nothing, a
+    review of Again, and went on: at an answer prompt it leaves. And a paper whose time ran out
+    was resumed as "handed in before it was left", which the learner never did."""
+    run(deck_dir, ["exam", "--kind", "qa", "--kind", "mistake", "--count", "2", "--minutes", "10"], ["双向", "!q"])
+    late = run(deck_dir, ["exam", "--resume"], [], when=T0 + timedelta(hours=1))  # its time is up: to the marking
+    assert "time had run out" in late.stdout and "left during its marking" in " ".join(late.stdout.split())
+    assert [q.review_id for q in exam_store.questions(open_store(), 1)] == [None, None]  # nothing marked, no review
+    resumed = run(deck_dir, ["exam", "--resume"], ["a"], when=T0 + timedelta(hours=2))
+    assert "This exam's time was up before it was left: the marking goes on." in " ".join(resumed.stdout.split())
+    assert exam_store.latest_unfinished(open_store()) is None
 
 
 def test_ctrl_c_while_marking_resumes_the_marking_not_the_answering(tmp_path, deck_dir):

@@ -43,6 +43,7 @@ from quizzer.scheduling.learner import schedule_of
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import cards as card_store
 from quizzer.store import exams as exam_store
+from quizzer.store import records
 from quizzer.store.records import (
     ExamMark,
     ExamRecord,
@@ -120,6 +121,8 @@ class TimeIsUp:
 @dataclass(frozen=True)
 class HandedIn:
     """A resumed exam had been handed in (or its time was up) before it was left: the marking goes on."""
+
+    time_up: bool = False  # its answering ended with the clock, not a hand-in
 
 
 @dataclass(frozen=True)
@@ -257,7 +260,7 @@ class ExamSession:
 
     def begin(self) -> list[View]:
         if self.exam.handed_in_at is not None:  # left during its marking: the answers stand as handed in
-            return [HandedIn(), *self._hand_in()]
+            return [HandedIn(self.exam.handed_in_at >= self.exam.deadline), *self._hand_in()]
         if self.seconds_left() <= 0:
             return [TimeIsUp(at_start=True), *self._hand_in()]
         return self._ask_next()
@@ -267,6 +270,9 @@ class ExamSession:
             return self._answering(event)
         if self.phase == "marking" and isinstance(event, Mark):
             return self._mark(event.text)
+        if self.phase == "marking" and isinstance(event, Leave):  # the marks given are kept; the rest wait
+            self.phase = "done"
+            return [LeftUnfinished(self.exam.id, self.exam.deadline, self.seconds_left() <= 0, marking=True)]
         return [self._waiting()]
 
     def _asked(self, question: QuestionRecord) -> Asked:
@@ -448,7 +454,7 @@ def never_asked(question: QuestionRecord | ReportRow) -> bool:
 
 def cut_off(question: QuestionRecord) -> bool:
     """Whether the question holds the text being typed when time ran out."""
-    return question.status == "unanswered" and bool(question.answer_text)
+    return records.cut_off(question.status, question.answer_text)
 
 
 def given(question: QuestionRecord) -> str | None:
@@ -459,13 +465,12 @@ def given(question: QuestionRecord) -> str | None:
 
 
 def read_covered(text: str, count: int) -> list[int] | None:
-    """The key points a marking line names ("1 3", "a" for all, empty for none, and so is the end
-    of input, ``!q``); None if unreadable. Only ASCII digits count (``²`` is a digit to Python but
-    not a point number)."""
+    """The key points a marking line names ("1 3", "a" for all, empty for none); None if
+    unreadable. Only ASCII digits count (``²`` is a digit to Python but not a point number)."""
     text = text.strip().lower()
     if text in ("a", "all"):
         return list(range(1, count + 1))
-    if text in ("", "q", "!q"):
+    if not text:
         return []
     parts = text.replace(",", " ").replace("，", " ").split()
     if all(p.isascii() and p.isdigit() and 1 <= int(p) <= count for p in parts):

@@ -18,6 +18,7 @@ from quizzer.store.records import (
     PaperSpec,
     QuestionRecord,
     ReviewSince,
+    cut_off,
 )
 
 
@@ -112,13 +113,15 @@ def close(store: Store, exam_id: int, now: datetime) -> ExamRecord:
 
 
 def history(store: Store) -> list[tuple[ExamRecord, int, int]]:
-    """Every exam, oldest first, with its question count and how many were answered."""
+    """Every exam, oldest first, with its question count and how many were answered (an answer
+    the clock cut off included, as the exam's report counts it)."""
     with store.read() as conn:
         rows = list(conn.execute(select(exams).order_by(exams.c.id)))
         counts: dict[int, tuple[int, int]] = {}
-        for exam_id, status in conn.execute(select(exam_questions.c.exam_id, exam_questions.c.status)):
+        for exam_id, status, text in conn.execute(
+                select(exam_questions.c.exam_id, exam_questions.c.status, exam_questions.c.answer_text)):
             total, answered = counts.get(exam_id, (0, 0))
-            counts[exam_id] = (total + 1, answered + (status == "answered"))
+            counts[exam_id] = (total + 1, answered + (status == "answered" or cut_off(status, text)))
         return [(_exam(row), *counts.get(row.id, (0, 0))) for row in rows]
 
 

@@ -143,6 +143,12 @@ class ExamRecord:
         return "scoring" if self.deadline <= now else "answering"
 
 
+def cut_off(status: str, answer_text: str | None) -> bool:
+    """Whether an exam question holds the text being typed when time ran out: it is scored and
+    marked as given, so it counts with the answered."""
+    return status == "unanswered" and bool(answer_text)
+
+
 @dataclass(frozen=True)
 class QuestionRecord:
     exam_id: int

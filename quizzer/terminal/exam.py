@@ -95,9 +95,10 @@ class ExamScreen:
         if isinstance(view, QuestionView):
             self.session.prepare()  # the question is on screen: its answer can be worked out while it is read
             return self.answer(view)
-        if isinstance(view, MarkView):
-            return Mark(self.prompter.line(
-                _("points covered (e.g. 1 3 · empty: none · a: all of 1-{count})").format(count=len(view.points))))
+        if isinstance(view, MarkView):  # Ctrl-D or !q leaves the marking, as it leaves the answering
+            text = self.prompter.line(_("points covered (e.g. 1 3 · empty: none · a: all of 1-{count} · {leave}: leave)")
+                                      .format(count=len(view.points), leave=LEAVE))
+            return Leave() if command(text) == LEAVE else Mark(text)
         raise AssertionError(f"no input for {view!r}")
 
     def answer(self, view: QuestionView) -> Event:
@@ -150,7 +151,9 @@ class ExamScreen:
                 out.print(_("{time_is_up} Answers given so far are scored, with any answer being typed as it stands.")
                           .format(time_is_up="[bold red]" + _("Time is up.") + "[/bold red]"), highlight=False)
         elif isinstance(view, HandedIn):
-            out.print("[yellow]" + _("This exam was handed in before it was left: the marking goes on.") + "[/yellow]")
+            note = _("This exam's time was up before it was left: the marking goes on.") if view.time_up else \
+                _("This exam was handed in before it was left: the marking goes on.")
+            out.print("[yellow]" + note + "[/yellow]")
         elif isinstance(view, MarkView):
             label = _("Your answer (cut off when time ran out)") if view.cut_off else _("Your answer")
             heading = _("Model answer")
