@@ -182,6 +182,20 @@ def test_an_option_overrides_the_file_for_one_run(decks, config):
     assert "0 done · 1 left" in tomorrow.stdout
 
 
+def test_new_cards_held_by_a_decks_own_limit_are_said_to_be(deck_folder, config):
+    """A deck's own new_per_day of 0: study said "Today's new cards are done (20 a day)" on a day
+    no card was studied, and sent the learner to --new-per-day, which changed nothing."""
+    folder = deck_folder(deck("mini", ["q-one", "q-two"]))
+    deck_folder(deck("other", ["o-one"]), "other.yaml")
+    config.write_text("[deck.mini]\nnew_per_day = 0\n")
+    held = quiz("study", "--decks", str(folder), "--deck", "mini", "--new-per-day", "50", input="q\n")
+    assert held.exit_code == 0 and held.stdout.startswith(
+        "Today's new cards are done, mini by its own limit (0 a day), and 2 more wait."), held.stdout
+    assert "`quiz config unset deck.ID.new_per_day` gives it the global one" in " ".join(held.stdout.split())
+    other = quiz("study", "--decks", str(folder), input="q\n")  # the other deck's card is still there to study
+    assert "0 done · 1 left" in other.stdout
+
+
 # -- bad values ------------------------------------------------------------------
 
 

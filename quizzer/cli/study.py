@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -19,7 +20,11 @@ from quizzer.cli.base import (
     kind_values,
     settings,
 )
-from quizzer.i18n import _
+from quizzer.i18n import _, join
+
+if TYPE_CHECKING:
+    from quizzer.store import Store
+    from quizzer.store.filter import CardFilter
 
 
 @app.command(help=_("The daily drill: due cards, then a few new ones, scheduled with FSRS."))
@@ -71,6 +76,11 @@ def study(
         if waiting and new == 0:
             console().print(_("Nothing is due now, and --new 0 takes no new card ({count} wait).{when}").format(
                 count=waiting, when=when), markup=False)
+        elif held := _held_by_own_limit(opened.store, chosen, chosen_settings.deck_new_per_day, pace, waiting):
+            console().print(_("Today's new cards are done, {decks}, and {count} more wait.{when} "
+                              "`quiz config set deck.ID.new_per_day N` raises a deck's own limit, "
+                              "`quiz config unset deck.ID.new_per_day` gives it the global one.").format(
+                decks=held, count=waiting, when=when), markup=False)
         elif waiting:  # as Anki says the limit is reached: "nothing is due" hid the new cards
             console().print(_("Today's new cards are done ({limit} a day), and {count} more wait.{when} "
                               "`quiz study --new-per-day N` raises the limit for this run, "
@@ -82,3 +92,19 @@ def study(
         return
     screen.run(opened, queue, chosen=chosen, settings=chosen_settings, only_queued=limit is not None,
                refills=new is None and limit is None)  # --new / --limit: this run's own count
+
+
+def _held_by_own_limit(store: Store, chosen: CardFilter, own: Mapping[str, int], pace: int, waiting: int) -> str:
+    """``ch08 by its own limit (0 a day)`` when every new card waiting is in decks whose own
+    new_per_day, lower than today's global one, holds them; '' otherwise. The message named the
+    global limit, and raising it with --new-per-day changed nothing."""
+    from dataclasses import replace
+
+    from quizzer import clock
+    from quizzer.scheduling.queue import new_waiting
+
+    lower = [deck for deck, limit in own.items() if limit < pace and (chosen.decks is None or deck in chosen.decks)]
+    held = [deck for deck in lower if new_waiting(store, clock.now(), replace(chosen, decks=(deck,)))]
+    if not held or new_waiting(store, clock.now(), replace(chosen, decks=tuple(held))) < waiting:
+        return ""
+    return join([_("{deck} by its own limit ({limit} a day)").format(deck=deck, limit=own[deck]) for deck in held])
