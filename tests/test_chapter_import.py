@@ -111,7 +111,9 @@ def test_chapter8_becomes_a_deck_that_passes_lint(course8, tmp_path):
 def test_chapter8_imports_to_identical_bytes(course8, tmp_path):
     first, second = quiz("import", "chapter", str(course8)), quiz("import", "chapter", str(course8))
     assert first.exit_code == 0 and first.stdout == second.stdout
-    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    a, b = tmp_path / "a" / "ch8.yaml", tmp_path / "b" / "ch8.yaml"  # two folders: one deck id each
+    a.parent.mkdir()
+    b.parent.mkdir()
     quiz("import", "chapter", str(course8), "--out", str(a), "--deck", "ch8")
     quiz("import", "chapter", str(course8), "--out", str(b), "--deck", "ch8")
     assert a.read_bytes() == b.read_bytes()
