@@ -8,6 +8,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -115,6 +116,47 @@ def test_keys_typed_before_a_screen_is_drawn_answer_nothing(deck_dir):
         term.send("\x04")
         assert term.wait() == 0
     assert "Reviewed 0" in term.text and answers() == {"z-one": None, "z-two": None}
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGCONT"), reason="job control is POSIX")
+def test_a_key_prompt_takes_single_keys_again_after_fg(monkeypatch):
+    """After Ctrl-Z and `fg` the shell had left the terminal in line mode: keys echoed and waited
+    for Enter, so a Space and an Enter typed to get going revealed an answer never drawn and rated
+    it Good. On SIGCONT the prompt sets single keys again."""
+    import io
+    import pty
+    import termios
+    import threading
+
+    from rich.console import Console
+
+    from quizzer.terminal.prompter import TerminalPrompter
+
+    master, slave = pty.openpty()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.FileIO(slave, closefd=False)))
+
+    def shell_then_fg() -> None:
+        time.sleep(0.5)  # the prompt waits for a key
+        mode = termios.tcgetattr(slave)
+        mode[3] |= termios.ICANON | termios.ECHO  # the shell's line mode, as `fg` left it
+        termios.tcsetattr(slave, termios.TCSANOW, mode)
+        os.kill(os.getpid(), signal.SIGCONT)
+        time.sleep(0.5)
+        os.write(master, b" ")
+        time.sleep(3)
+        os.write(master, b"\n")  # what line mode waits for: the key comes only now
+
+    helper = threading.Thread(target=shell_then_fg)
+    started = time.monotonic()
+    helper.start()
+    try:
+        key = TerminalPrompter(Console(file=io.StringIO())).key("[space/Enter] show answer", {""})
+        waited = time.monotonic() - started
+    finally:
+        helper.join()
+        os.close(master)
+        os.close(slave)
+    assert key == "" and waited < 3
 
 
 def test_ctrl_d_at_an_empty_answer_quits_with_the_summary(deck_dir):

@@ -207,7 +207,8 @@ class TerminalPrompter:
         if seconds is not None and seconds <= 0:
             raise TimeUp()
         if self._session is None:
-            self._session = PromptSession(history=InMemoryHistory(), style=Style.from_dict({"prompt": "dim"}))
+            self._session = PromptSession(history=InMemoryHistory(), style=Style.from_dict({"prompt": "dim"}),
+                                          enable_suspend=True)  # Ctrl-Z stops, as at a key prompt (it typed ^Z)
         session = self._session
 
         ends = None if seconds is None else time.monotonic() + seconds
@@ -277,20 +278,41 @@ class _Resizes:
 
 
 class _cbreak:
-    """The terminal in cbreak mode for the duration of a ``with`` block."""
+    """The terminal in cbreak mode for the duration of a ``with`` block; across Ctrl-Z too: the
+    shell gets its own mode back while the program is stopped, and ``fg`` brings cbreak back (it
+    came back in line mode: keys echoed, and a Space and an Enter typed to get going revealed an
+    answer never drawn and rated it Good)."""
 
     def __enter__(self) -> int:
         import termios
-        import tty
 
         self.fd = sys.stdin.fileno()
         self.saved = termios.tcgetattr(self.fd)
-        tty.setcbreak(self.fd, termios.TCSANOW)  # not the default TCSAFLUSH: a key typed ahead is kept
+        self._on()
+        self.before = {number: signal.signal(number, handler) for number, handler in
+                       ((getattr(signal, "SIGTSTP", None), self._stop), (getattr(signal, "SIGCONT", None), self._on))
+                       if number is not None}
         return self.fd
+
+    def _on(self, *_: object) -> None:
+        import termios
+        import tty
+
+        tty.setcbreak(self.fd, termios.TCSANOW)  # not the default TCSAFLUSH: a key typed ahead is kept
+
+    def _stop(self, *_: object) -> None:
+        import termios
+
+        termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTSTP)  # stopped here until `fg` (SIGCONT sets cbreak again)
+        signal.signal(signal.SIGTSTP, self._stop)
 
     def __exit__(self, *exc: object) -> None:
         import termios
 
+        for number, handler in self.before.items():
+            signal.signal(number, handler)
         termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
 
 
