@@ -409,6 +409,20 @@ def test_cloze_through_the_line_protocol(deck_folder):
     assert card_info(open_store(), "z-one", later).reviews[-1].rating == 1
 
 
+def test_an_empty_answer_shows_the_answer_and_counts_as_again(deck_folder):
+    """A typed card could not be given up on: an empty answer was refused ("Type 3 answers",
+    "Enter one or more of A, B, C"), so the learner made up a wrong one to see the answer. Empty
+    is "I don't know", as Anki's reveal and Again: the solution is shown, the card comes back soon."""
+    folder = deck_folder(CLOZE_DECK)
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    result = study(folder, ["", "", "q"], when, "--kind", "cloze", "--kind", "choice")
+    assert result.stdout.count("No answer: the right one is below.") == 2, result.stdout
+    assert result.stdout.count("Right answer") == 2 and "选取 15% 的 token" in result.stdout and "乙对。" in result.stdout
+    for card_id in ("z-one", "c-one"):
+        [review] = card_info(open_store(), card_id, when).reviews
+        assert (review.rating, review.correct, review.answer_text) == (1, False, None)
+
+
 def test_over_long_and_binary_lines_are_refused_and_the_session_goes_on(deck_dir):
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
     result = study(deck_dir, ["x" * 5000, "\x00\x01", "", "3", "q"], when, "--kind", "qa", "--limit", "1")

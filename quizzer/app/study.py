@@ -368,6 +368,8 @@ class StudySession:
 
     def _answer(self, text: str) -> list[View]:
         kind, asked = self._kind(), self._asked()
+        if not text.strip():  # "I don't know": the answer shown and Again, as Anki's reveal and 1
+            return self._given_up()  # (only a made-up wrong answer showed it: an empty one was refused)
         reading = kind.read(asked, text)
         if reading.answer is None:
             return [Retry(reading.problem or "?"), self._view()]
@@ -383,6 +385,15 @@ class StudySession:
                             None if verdict.correct else kind.solution(asked),
                             kind.solution(asked) if verdict.correct else None, saved.due_in, _(kind.solution_title))
         return [feedback, saved, *after]
+
+    def _given_up(self) -> list[View]:
+        kind, asked, card_id = self._kind(), self._asked(), self._card_id()
+        if self.pause_after_feedback:
+            self.intervals = self._intervals(card_id, clock.now())
+        shown = [text for text in (None if kind.solution_states_answer else kind.back(asked), kind.solution(asked)) if text]
+        saved, *after = self._record(Rating.AGAIN, None, False)
+        return [Feedback(card_id, False, _("No answer: the right one is below."), Rating.AGAIN, "\n\n".join(shown), None,
+                         saved.due_in, _("Right answer")), saved, *after]
 
     def _record(self, rating: int, answer_text: str | None, correct: bool | None,
                 again: Done | None = None) -> tuple[Notice, View]:

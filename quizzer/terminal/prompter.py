@@ -178,8 +178,8 @@ class TerminalPrompter:
         termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
 
     def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
-        self.console.print(prompt, end=" ", style="dim", markup=False, highlight=False)
-        with _cbreak() as fd, _Resizes(self.redraw is not None) as resizes:
+        with _cbreak() as fd, _Resizes(self.redraw is not None) as resizes:  # a resize seen from the prompt on
+            self.console.print(prompt, end=" ", style="dim", markup=False, highlight=False)
             while True:
                 if resizes.happened():  # the card drawn again at the new width, then the prompt under it
                     assert self.redraw is not None
