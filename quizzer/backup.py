@@ -347,5 +347,9 @@ def _one_line(text: str) -> str:
 
 
 def _join(*hints: object) -> str | None:
-    """Hints joined into one, None when there are none."""
-    return "; ".join(str(h) for h in hints if h) or None
+    """Hints joined into one, None when there are none (with the interface language's
+    semicolon: "重试; 数据库" had an ASCII one)."""
+    from functools import reduce
+
+    given = [str(h) for h in hints if h]
+    return reduce(lambda first, second: _("{first}; {second}").format(first=first, second=second), given) if given else None

@@ -200,6 +200,20 @@ def test_an_automatic_backup_that_fails_is_a_warning_not_a_stop(db, deck_folder)
     assert (db.parent / "backups").read_text() == "not a folder"
 
 
+def test_a_backup_errors_hints_are_joined_in_the_interface_language(db, monkeypatch):
+    """"请让该文件夹可写后重试; 数据库本身没有改动": an ASCII semicolon in a Chinese hint."""
+    from quizzer import backup, i18n
+
+    monkeypatch.setattr(backup.os, "access", lambda *_: False)  # a folder this user cannot write (root can)
+    i18n.use("zh")
+    try:
+        with pytest.raises(BackupError) as refused:
+            backup_now(db, NOW)
+    finally:
+        i18n.use("en")
+    assert "；" in refused.value.hint and ";" not in refused.value.hint, refused.value.hint
+
+
 def test_backup_create_makes_one_now_through_the_cli(db):
     """An Anki user looks for a backup to take by hand before something risky."""
     from typer.testing import CliRunner
