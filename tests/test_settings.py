@@ -145,14 +145,23 @@ def test_setting_the_language_under_quiz_lang_says_what_the_file_now_holds_and_t
     `config unset language` called en the default: both showed the variable's language, not the
     file's, and neither said that the variable wins."""
     locale = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"}  # the default: the locale's
-    set_en = quiz("config", "set", "language", "en", QUIZ_LANG="zh", **locale)
-    assert set_en.exit_code == 0 and "language: zh → en (saved in" in set_en.stdout
-    assert "QUIZ_LANG=zh is set in the environment: it wins over the file" in set_en.stdout
+    set_en = quiz("config", "set", "language", "en", QUIZ_LANG="zh", **locale)  # said in the language in use: zh
+    assert set_en.exit_code == 0 and "language: zh → en（已保存到" in set_en.stdout
+    assert "环境变量中设置了 QUIZ_LANG=zh：只要它还在，就优先于文件。" in set_en.stdout
     unset = quiz("config", "unset", "language", QUIZ_LANG="en", **locale)
     assert unset.exit_code == 0 and "language: en → zh (the default; removed from" in unset.stdout
     assert "QUIZ_LANG=en is set in the environment" in unset.stdout
     plain = quiz("config", "set", "language", "en", QUIZ_LANG="", **locale)
     assert "language: zh → en (saved in" in plain.stdout and "environment" not in plain.stdout
+
+
+def test_a_new_language_is_confirmed_in_that_language(config):
+    """`config set language en` said so in Chinese, the language it had just left, and `unset`
+    back to Chinese said so in English."""
+    locale = {"QUIZ_LANG": "", "LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"}
+    quiz("config", "set", "language", "zh", **locale)
+    assert "language: zh → en (saved in" in quiz("config", "set", "language", "en", **locale).stdout
+    assert "language: en → zh（默认值；已从" in quiz("config", "unset", "language", **locale).stdout
 
 
 def test_the_library_reads_the_same_file(config):

@@ -86,6 +86,7 @@ def config_set(
     before = _state(key)
     path = config_file.config_path()
     config_file.set_value(path, key, value)
+    _speak_as_set(key)
     _report(ctx, key, before, _("saved in {path}").format(path=printable(path)), db)
 
 
@@ -101,7 +102,17 @@ def config_unset(ctx: typer.Context, key: KeyArgument, db: DbOption = None) -> N
     if not config_file.is_setting(key):
         say(_("{key}: removed from {path} (it is not a setting)").format(key=key, path=printable(path)))
         return
+    _speak_as_set(key)
     _report(ctx, key, before, _("the default; removed from {path}").format(path=printable(path)), db)
+
+
+def _speak_as_set(key: str) -> None:
+    """After the language changed, say so in the language now in use: `set language en` was
+    confirmed in Chinese, the language it had just left."""
+    from quizzer import i18n
+
+    if key == "language":
+        i18n.use()
 
 
 def _state(key: str) -> tuple[Settings | None, str]:
