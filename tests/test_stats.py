@@ -303,6 +303,19 @@ def test_the_terminal_output_fits_every_width(history, db, columns):
     assert "12,582 since 2024-03-29" in result.stdout
 
 
+def test_due_today_is_the_overviews_due_and_learning_cards_and_says_so(history, db):
+    """The overview showed `learning 76  due 73` and `quiz stats` `due today 149`: the same word for
+    two counts. The stats figure holds both, and its label says so."""
+    later = "2024-10-21T09:00:00+00:00"
+    overview = json.loads(runner.invoke(app, ["--json", "--decks", str(history["decks"])],
+                                        env={"QUIZ_NOW": later}).stdout)["total"]
+    got = json.loads(runner.invoke(app, ["stats", "--json", "--decks", str(history["decks"])],
+                                   env={"QUIZ_NOW": later}).stdout)
+    assert overview["learning"] and got["due_today"] == overview["due_waiting"] + overview["learning"]
+    text = runner.invoke(app, ["stats", "--decks", str(history["decks"])], env={"QUIZ_NOW": later, "COLUMNS": "100"})
+    assert f"due today, learning included  {got['due_today']:,}" in " ".join(text.stdout.split("│"))
+
+
 def test_days_with_nothing_in_a_row_are_one_row(history, db):
     """A week after the history's last review, thirty rows of 0 filled the forecast and the time
     per day. Three or more quiet days in a row are one row (`10-08 – 10-20`); today keeps its own,

@@ -93,7 +93,7 @@ def _overview(stats: Stats) -> Table:
         table.add_row(_("days studied"), _("{studied} of {span} ({share})").format(
             studied=f"{stats.days_studied:,}", span=f"{span:,}", share=f"{stats.days_studied / span:.0%}"))
         table.add_row(_("streak"), ngettext("{count} day", "{count} days", stats.streak).format(count=stats.streak))
-    table.add_row(_("due today"), f"{stats.due_today:,}")
+    table.add_row(_("due today, learning included"), f"{stats.due_today:,}")  # the overview counts them apart
     recall = (_("{recall} over {count} cards").format(recall=percent(stats.average_recall), count=f"{stats.recall_cards:,}")
               if stats.recall_cards else "-")
     table.add_row(_("average recall now"), recall)
