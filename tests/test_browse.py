@@ -354,6 +354,18 @@ def test_sorts(studied):
     assert ids(as_json(studied, "cards")) == ids(by_due)  # due is the default
 
 
+@pytest.mark.parametrize("columns", [60, 200])
+def test_sorted_by_lapses_the_table_shows_them(studied, columns):
+    """`--sort lapses` put the rows in that order with no lapses column: the reason was unseen."""
+    result = runner.invoke(app, ["cards", "--sort", "lapses", "--decks", str(studied)],
+                           env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)})
+    lines = result.stdout.splitlines()
+    assert "lapses" in next(line for line in lines if line.startswith("card "))
+    first = next(line for line in lines if line.startswith("cz-mask"))
+    assert re.search(r" 8 +\d+% *$", first), first  # its 8 lapses beside its recall
+    assert "lapses" not in runner.invoke(app, ["cards", "--decks", str(studied)], env={"QUIZ_NOW": T0.isoformat()}).stdout
+
+
 def test_the_option_choices_are_the_app_s():
     assert tuple(s.value for s in State) == browse.STATES
     assert tuple(s.value for s in Sort) == browse.SORTS

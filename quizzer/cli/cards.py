@@ -101,8 +101,9 @@ def cards_command(
     dues = [when(row.due) if row.due else "-" for row in rows]
     stabilities = [_("{days} d").format(days=f"{row.stability:.1f}") if row.stability is not None else "-"
                    for row in rows]
-    room, wide = _layout(rows, states, dues, stabilities, out.width)
-    table = _listing(rows, states, dues, stabilities, room, wide)
+    lapses = sort.value == "lapses"  # the order's reason shown: sorted by lapses, none were on screen
+    room, wide = _layout(rows, states, dues, stabilities, out.width, lapses)
+    table = _listing(rows, states, dues, stabilities, room, wide, lapses)
     out.print(table)
     counted = counted_cards(found.total)
     if len(rows) < found.total:
@@ -110,7 +111,8 @@ def cards_command(
     out.print(counted, markup=False)
 
 
-def _layout(rows: list[Row], states: list[list[str]], dues: list[str], stabilities: list[str], width: int) -> tuple[int, bool]:
+def _layout(rows: list[Row], states: list[list[str]], dues: list[str], stabilities: list[str], width: int,
+            lapses: bool) -> tuple[int, bool]:
     """The id column's width, and whether kind, deck, section and stability go beside the
     question. Every column but the question is kept whole and the question keeps
     PREVIEW_AT_LEAST columns (rich would otherwise squeeze the state to a character a line, or
@@ -125,6 +127,7 @@ def _layout(rows: list[Row], states: list[list[str]], dues: list[str], stabiliti
 
     narrow = [widest(_("state"), [name for names in states for name in names]), widest(_("due"), dues),
               widest(_("recall"), ["100%"])]  # narrow, a card's states go one a line
+    narrow += [widest(_("lapses"), [str(row.lapses) for row in rows])] if lapses else []
     wide = [widest(_("state"), [join(names) for names in states]), *narrow[1:],
             widest(_("kind"), [row.kind for row in rows]), widest(_("deck"), [row.deck for row in rows]),
             widest("§", [row.section for row in rows]), widest(_("stability"), stabilities)]  # wide, on one line
@@ -135,7 +138,7 @@ def _layout(rows: list[Row], states: list[list[str]], dues: list[str], stabiliti
 
 
 def _listing(rows: list[Row], states: list[list[str]], dues: list[str], stabilities: list[str], room: int,
-             wide: bool) -> Table:
+             wide: bool, lapses: bool) -> Table:
     """The browser's table; ``wide`` adds kind, deck, section and stability beside the question."""
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number, preview, text
@@ -145,11 +148,13 @@ def _listing(rows: list[Row], states: list[list[str]], dues: list[str], stabilit
     whole = ident if wide else text  # the wide layout leaves them room (_wide_fits): only the question wraps
     columns += [text(_("front")), whole(_("state")), whole(_("due"))]
     columns += [number(_("stability"))] if wide else []
+    columns += [number(_("lapses"))] if lapses else []
     table = listing(*columns, number(_("recall")))  # an id is what `quiz show` takes: folded, never cut
     for row, state, due, stability in zip(rows, states, dues, stabilities):
         cells: list[str | Text] = [safe(row.id)]
         cells += [row.kind, safe(row.deck), safe(row.section)] if wide else []
         cells += [preview(row.front), join(state) if wide else "\n".join(state), due]  # never 到 / 期
         cells += [stability] if wide else []
+        cells += [str(row.lapses)] if lapses else []
         table.add_row(*cells, f"{row.recall:.0%}" if row.recall is not None else "-")
     return table
