@@ -205,6 +205,16 @@ def test_new_cards_held_by_a_decks_own_limit_are_said_to_be(deck_folder, config)
     assert "0 done · 1 left" in other.stdout
 
 
+def test_a_hand_written_limit_for_a_deck_no_file_has_is_warned_of(decks, config):
+    """`config set deck.nosuch.new_per_day 3` is refused, but the same line written by hand (a
+    misspelt id) was read in silence and did nothing."""
+    config.write_text("[deck.nosuch]\nnew_per_day = 3\n[deck.mini]\nnew_per_day = 1\n")
+    result = quiz("stats", "--json", "--decks", str(decks))
+    assert result.exit_code == 0
+    assert result.stderr == (f"Warning: {config}: deck.nosuch.new_per_day names no deck in use, so it changes nothing "
+                             "(`quiz decks` lists the deck ids)\n")
+
+
 # -- bad values ------------------------------------------------------------------
 
 

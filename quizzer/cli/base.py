@@ -616,6 +616,15 @@ def collection(ctx: typer.Context, decks: Path | None, db: Path | None) -> Colle
     chosen, mine = where(ctx, decks, db), settings()
     opened = open_collection(chosen.decks, chosen.db, mine.learner, mine.day_start_hour)
     _warn_left_out(opened.left_out)
+    if not opened.left_out:  # a deck's limit in the file for a deck no file has: set refuses it, a hand edit did nothing
+        from quizzer.settings import DECK_KEY, config_path
+
+        ids = {loaded.id for loaded in opened.decks}
+        for key in mine.deck_limits:
+            found = DECK_KEY.match(key)
+            if found and found.group(1) not in ids:
+                _error_line(_("Warning: {file}: {key} names no deck in use, so it changes nothing").format(
+                    file=printable(config_path()), key=key), _("`quiz decks` lists the deck ids"))
     if opened.backup_failed is not None:  # said at every command until a backup is taken again
         _error_line(_("Warning: {problem}; the work goes on without it").format(problem=opened.backup_failed.message),
                     opened.backup_failed.shown_hint)
