@@ -377,6 +377,17 @@ def test_a_bad_quiz_now_is_a_clear_error(deck_dir):
     assert runner.invoke(app, ["--decks", str(deck_dir)], env={"QUIZ_NOW": "1970-01-01T09:00+09:00"}).exit_code == 0
 
 
+@pytest.mark.parametrize("written", ["2026/02/20", "2026.2.20", "2026年2月20日", " 2026-02-20 "])
+def test_the_interview_day_is_read_as_learners_write_it(deck_dir, written):
+    """`--date 2026/12/20` was "not a date": only the ISO form was read."""
+    env = {"QUIZ_NOW": "2026-01-05T10:00"}
+    assert runner.invoke(app, ["plan", "--date", written, "--decks", str(deck_dir)], env=env).exit_code == 0
+    shown = json.loads(runner.invoke(app, ["plan", "--json", "--decks", str(deck_dir)], env=env).stdout)
+    assert shown["interview"] == "2026-02-20"
+    wrong = runner.invoke(app, ["plan", "--date", "2026/02/30", "--decks", str(deck_dir)], env=env)
+    assert wrong.exit_code == 2 and "--date '2026/02/30' is not a date" in wrong.stderr
+
+
 def test_an_interview_more_than_ten_years_away_is_refused(deck_dir):
     env = {"QUIZ_NOW": "2026-01-05T10:00"}
     result = runner.invoke(app, ["plan", "--date", "9999-12-31", "--decks", str(deck_dir)], env=env)

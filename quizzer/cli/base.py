@@ -15,6 +15,7 @@ import sys
 import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, BinaryIO, Optional
 
@@ -145,6 +146,18 @@ def _error_line(text: str, hint: str) -> None:
     terminal wrapped as the screen is (the terminal's own wrap cut words and commands apart)."""
     line = printable(text + (_(" ({hint})").format(hint=hint) if hint else ""))
     typer.echo(_wrapped(line, sys.stderr), err=True)
+
+
+_DAY = re.compile(r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?")
+
+
+def calendar_day(text: str) -> date:
+    """A day as a learner writes it: 2026-12-20, 2026/12/20, 2026.12.20 or 2026年12月20日 (only
+    the first was read); ValueError otherwise."""
+    found = _DAY.fullmatch(text.strip())
+    if found is None:
+        raise ValueError(text)
+    return date(*map(int, found.groups()))
 
 
 def say(text: str) -> None:

@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from quizzer.cli.base import (
+    calendar_day,
     DbOption,
     DeckFilter,
     DecksOption,
@@ -109,7 +110,7 @@ def history_export(
     start = None
     if since is not None:
         try:
-            day = date.fromisoformat(since.strip())
+            day = calendar_day(since)
         except ValueError:
             raise UsageError(_("--since {value} is not a date").format(value=repr(since)), _("e.g. --since 2025-01-31")) from None
         # no review is older than quizzer's first year, nor newer than its last: 0001-01-01 was

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from quizzer.cli.base import (
+    calendar_day,
     DbOption,
     DeckFilter,
     DecksOption,
@@ -85,7 +86,7 @@ PLAN_YEARS_AHEAD = 10
 
 def _day(text: str, today: date) -> date:
     try:
-        day = date.fromisoformat(text.strip())
+        day = calendar_day(text)
     except ValueError:
         raise UsageError(_("--date {value!r} is not a date").format(value=text), _("e.g. --date 2026-12-24")) from None
     if day <= today:
