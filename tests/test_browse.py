@@ -431,6 +431,8 @@ def test_show_a_numeric_card_with_a_seed(deck_dir):
     assert other != first
     shown = as_json(deck_dir, "show", "num-loss", "--seed", "7")
     assert shown["seed"] == 7 and shown["back"] == asked.drawn.answer_text and shown["solution"] == asked.drawn.solution
+    refused = quiz(deck_dir, "show", "qa-bert", "--seed", "7", code=2)  # a card with no question to draw: passed over
+    assert refused.stderr.startswith("Error: --seed picks a numeric card's question: qa-bert is a Q&A card")
 
 
 def test_show_has_memory_state_and_history(studied):

@@ -29,13 +29,17 @@ def show(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock
+    from quizzer import clock, kinds
     from quizzer.app import browse
     from quizzer.cli.output import emit_json
+    from quizzer.errors import UsageError
     from quizzer.scheduling import answer as answering
 
     opened = collection(ctx, decks_dir, db)
     shown = browse.show(opened, card_id, clock.now(), seed, settings())  # CardNotFound (exit 1) before any change
+    if seed is not None and shown.seed is None and shown.front is not None:  # it was passed over in silence
+        raise UsageError(_("--seed picks a numeric card's question: {card} is a {kind} card").format(
+            card=card_id, kind=kinds.title(shown.info.kind)), _("without --seed: `quiz show {card}`").format(card=card_id))
     was_suspended = shown.info.suspended
     if unsuspend and was_suspended:
         answering.unsuspend(opened.store, card_id)
