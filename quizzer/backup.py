@@ -337,8 +337,8 @@ def _reason(exc: BaseException) -> tuple[str, str | None]:
     primary = code & 0xFF if code is not None else None
     if primary == _SQLITE_FULL or "database or disk is full" in str(exc):
         return _("the disk is full"), _(_FULL_HINT)
-    if primary == _SQLITE_READONLY or "readonly database" in str(exc):
-        return _("no permission to write: {reason}").format(reason=exc), _(_PERMISSION_HINT)
+    if primary == _SQLITE_READONLY or "readonly database" in str(exc):  # SQLite's own English said nothing more
+        return _("no permission to write"), _(_PERMISSION_HINT)
     return _one_line(str(exc)), None
 
 

@@ -214,6 +214,23 @@ def test_a_backup_errors_hints_are_joined_in_the_interface_language(db, monkeypa
     assert "；" in refused.value.hint and ";" not in refused.value.hint, refused.value.hint
 
 
+def test_sqlite_refusing_to_write_a_backup_is_said_in_the_interface_language(db, monkeypatch):
+    """'没有写入权限：attempt to write a readonly database': SQLite's English stood in the Chinese line."""
+    from quizzer import backup, i18n
+
+    def refused(source, dest):
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(backup, "_copy", refused)
+    i18n.use("zh")
+    try:
+        with pytest.raises(BackupError) as failed:
+            backup_now(db, NOW)
+    finally:
+        i18n.use("en")
+    assert "没有写入权限" in failed.value.message and "readonly" not in failed.value.message, failed.value.message
+
+
 def test_backup_create_makes_one_now_through_the_cli(db):
     """An Anki user looks for a backup to take by hand before something risky."""
     from typer.testing import CliRunner
