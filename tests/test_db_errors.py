@@ -559,6 +559,15 @@ def test_a_server_that_is_down_on_its_socket_cannot_be_connected_to(env, tmp_pat
     assert "closed the connection" not in result.stderr
 
 
+def test_a_host_that_does_not_resolve_cannot_be_connected_to(env):
+    """A misspelt host said "the server closed the connection: failed to resolve host ... Name or
+    service not known (a change in progress was rolled back ...)": nothing was ever connected."""
+    url = "postgresql://ann@nohost.invalid/quiz"  # .invalid never resolves (RFC 2606)
+    result = quiz(env, None, "db", "copy", "--to", url, QUIZ_LANG="zh")
+    assert result.returncode == 1 and result.stderr.startswith(f"错误：{url}：无法连接数据库服务器：没有这个主机：nohost.invalid（")
+    assert "rolled back" not in result.stderr and "回滚" not in result.stderr, result.stderr
+
+
 def test_a_port_that_is_no_number_is_a_usage_error(env):
     """`?port=abc` was "unexpected ArgumentError ... this is a bug", exit 1."""
     for url in ("postgresql://ann@/quiz?host=/tmp&port=abc", "postgresql://ann@localhost:abc/quiz"):

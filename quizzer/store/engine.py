@@ -249,8 +249,9 @@ def _server_code(exc: BaseException) -> int | str | None:
 # What libpq says when the server refuses the login (an unknown role, a wrong password, pg_hba.conf).
 _LOGIN_REFUSED = ("authentication failed", "no pg_hba.conf entry", "password is required", "role \"",
                   "no password supplied")
-# libpq's "connection to server on socket "/tmp/.s.PGSQL.5432" failed" / "... at "host" (addr), port N failed"
-_CONNECTING = re.compile(r"connection to server (on socket|at) .* failed")
+# libpq's "connection to server on socket "/tmp/.s.PGSQL.5432" failed" / "... at "host" (addr), port N failed";
+# psycopg's own "failed to resolve host 'HOST'" (a misspelt host was "closed the connection ... rolled back")
+_CONNECTING = re.compile(r"connection to server (on socket|at) .* failed|^failed to resolve host ")
 
 
 def first_line(exc: BaseException) -> str:
@@ -260,8 +261,14 @@ def first_line(exc: BaseException) -> str:
     lines = [" ".join(line.split()) for line in str(orig).splitlines() if line.strip()]
     if not lines:
         return type(orig).__name__
+    unknown = _UNRESOLVED.match(lines[0])
+    if unknown:
+        return _("no such host: {host}").format(host=unknown.group(1))
     # "connection failed: connection to server at "HOST", port N failed: WHY": the URL already names the server
     return system_words(lines[0].rpartition(" failed: ")[2] if lines[0].startswith("connection failed") else lines[0])
+
+
+_UNRESOLVED = re.compile(r"failed to resolve host '(.*?)'")  # psycopg's, with the resolver's English after it
 
 
 def shown_url(url: URL) -> str:
