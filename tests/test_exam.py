@@ -172,6 +172,7 @@ def test_clock_moved_past_the_limit_scores_the_answered_part(deck_dir):
     run(deck_dir, ["exam", "--seed", "5", "--minutes", "10"], [answers[items[0].card_id], answers[items[1].card_id], "!q"])
     history = run(deck_dir, ["exam", "--history"], when=T0 + timedelta(minutes=5)).stdout
     assert "unfinished (--resume)" in history
+    assert "minutes allowed" in history  # the time allowed, not taken: "minutes" read as the time spent
     result = run(deck_dir, ["exam", "--resume"], ["a", "a"], when=T0 + timedelta(minutes=11))
     assert "time had run out" in result.stdout
     store = open_store()

@@ -270,7 +270,7 @@ def show_report(console: Console, report: Report) -> None:
 
 def show_history(console: Console, rows: list[tuple[ExamRecord, int, int]], now: datetime) -> None:
     table = listing(ident(_("exam")), text(_("started"), min_width=10), number(_("questions")), number(_("answered")),
-                    number(_("minutes")), text(_("score"), justify="right"), title=_("Exams"))  # dates wrap, never cut
+                    number(_("minutes allowed"), header_wraps=True), text(_("score"), justify="right"), title=_("Exams"))  # dates wrap, never cut
     scores = []
     for exam, total, answered in rows:
         if exam.finished_at is not None and exam.score is not None:
