@@ -66,7 +66,7 @@ def test_plan_set_show_and_clear():
     assert shown | {"predicted_recall": None, "share_at_target": None, "reviews_per_day": None} == {
         "passed": False, "interview": "2026-01-19", "retention": 0.95, "decks": None, "days_left": 14, "cards": cards_in(),
         "seen": 0, "predicted_recall": None, "share_at_target": None, "reviews_per_day": None,
-        "new_per_day": max(20, pace), "new_per_day_raised": pace > 20}
+        "new_per_day": max(20, pace), "new_per_day_raised": pace > 20, "decks_below_pace": {}}
     assert 0 < shown["predicted_recall"] <= 1 and shown["reviews_per_day"] > 0
     again = quiz("plan")
     assert again.exit_code == 0 and "2026-01-19" in again.output and "14 days left" in again.output
@@ -84,6 +84,18 @@ def test_a_near_interview_raises_the_new_cards_and_says_so():
     pace = math.ceil(cards_in("ch08-bert") / 2)
     assert shown["new_per_day"] == pace and shown["new_per_day_raised"] is True
     assert f"raised from 20 to {pace}" in quiz("plan").output
+
+
+def test_a_decks_own_new_card_limit_below_the_plans_pace_is_said():
+    """With deck.ch08-bert.new_per_day = 1 the plan promised the same recall as without: it paced
+    that deck's new cards as if nothing held them, and study then gave it one a day."""
+    assert quiz("config", "set", "deck.ch08-bert.new_per_day", "1").exit_code == 0
+    shown = json.loads(quiz("plan", "--date", "2026-01-10", "--json").output)
+    assert shown["new_per_day"] > 1 and shown["decks_below_pace"] == {"ch08-bert": 1}
+    said = " ".join(quiz("plan").output.split())
+    assert f"ch08-bert (1 a day): a deck's own limit on new cards, below the plan's {shown['new_per_day']} a day" in said
+    other = json.loads(quiz("plan", "--date", "2026-01-10", "--deck", "day12-bert-gpt", "--json").output)
+    assert other["decks_below_pace"] == {}  # not a deck of this plan
 
 
 def test_a_plan_past_the_daily_review_limit_says_so():

@@ -3,13 +3,13 @@ following its plan gives from today's memory states (``scheduling.forecast``).""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from quizzer.scheduling.forecast import Forecast, forecast
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.plan import Interview, Seen
-from quizzer.scheduling.queue import new_per_day_today
+from quizzer.scheduling.queue import new_per_day_today, new_waiting
 from quizzer.settings import Settings
 from quizzer.store import cards
 from quizzer.store.engine import Store
@@ -25,6 +25,9 @@ class PlanStatus:
     forecast: Forecast | None  # None once the interview's day has begun: normal scheduling again
     new_per_day_setting: int
     reviews_per_day_setting: int
+    # the plan's decks whose own new_per_day, below the plan's pace, holds new cards back: the forecast paces
+    # every unseen card as if none did
+    below_pace: dict[str, int] = field(default_factory=dict)
 
 
 def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None:
@@ -39,5 +42,8 @@ def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None
     seen = [Seen(card_id, memory) for card_id, (_kind, memory) in memories.items() if memory.state != NEW]
     unseen = len(memories) - len(seen)
     day_pace = new_per_day_today(store, now, settings.new_per_day, interview)  # the day's, as study takes it
-    return PlanStatus(interview, forecast(seen, unseen, now, interview, scheduler, day_pace, settings.day_start_hour),
-                      settings.new_per_day, settings.reviews_per_day)
+    replayed = forecast(seen, unseen, now, interview, scheduler, day_pace, settings.day_start_hour)
+    below = {deck: limit for deck, limit in sorted(settings.deck_new_per_day.items())
+             if limit < replayed.new_per_day and (interview.decks is None or deck in interview.decks)
+             and new_waiting(store, now, CardFilter(decks=(deck,)))}
+    return PlanStatus(interview, replayed, settings.new_per_day, settings.reviews_per_day, below)

@@ -125,7 +125,8 @@ def as_dict(shown: PlanStatus) -> dict[str, object]:
                 decks=list(interview.decks) if interview.decks else None, days_left=forecast.days_left,
                 cards=forecast.cards, seen=forecast.seen, predicted_recall=round(forecast.recalled, 4),
                 share_at_target=round(forecast.at_target, 4), reviews_per_day=round(forecast.reviews_per_day, 1),
-                new_per_day=forecast.new_per_day, new_per_day_raised=forecast.new_per_day > shown.new_per_day_setting)
+                new_per_day=forecast.new_per_day, new_per_day_raised=forecast.new_per_day > shown.new_per_day_setting,
+                decks_below_pace=shown.below_pace)
 
 
 FEW_AT_TARGET = 0.5  # of the cards at the target on the day, following the plan: below it, the target is out of reach
@@ -152,6 +153,12 @@ def show_status(shown: PlanStatus) -> None:
     line = raised(shown.new_per_day_setting, forecast.new_per_day)
     if line:
         out.print(line)
+    if shown.below_pace:  # the forecast paced their new cards as if nothing held them
+        out.print(_("{decks}: a deck's own limit on new cards, below the plan's {pace} a day, holds its cards back, so "
+                    "the figures above are too hopeful for it. `quiz config unset deck.ID.new_per_day` lets the plan "
+                    "pace it.").format(decks=join([_("{deck} ({limit} a day)").format(deck=deck, limit=limit)
+                                                   for deck, limit in shown.below_pace.items()]),
+                                       pace=f"{forecast.new_per_day:,}"))
     if forecast.reviews_per_day > shown.reviews_per_day_setting:  # the forecast assumes every review is done
         out.print(_("That is more than your {limit} reviews a day: on a full day the reviews that gain most by the "
                     "interview come first, and the rest wait. `quiz config set reviews_per_day N` raises the limit.")
