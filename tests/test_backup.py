@@ -200,35 +200,38 @@ def test_an_automatic_backup_that_fails_is_a_warning_not_a_stop(db, deck_folder)
     assert (db.parent / "backups").read_text() == "not a folder"
 
 
-def test_a_backup_errors_hints_are_joined_in_the_interface_language(db, monkeypatch):
-    """"请让该文件夹可写后重试; 数据库本身没有改动": an ASCII semicolon in a Chinese hint."""
-    from quizzer import backup, i18n
+def failed_in_chinese(db) -> BackupError:
+    """The error ``backup_now`` raises, said with the interface in Chinese."""
+    from quizzer import i18n
 
-    monkeypatch.setattr(backup.os, "access", lambda *_: False)  # a folder this user cannot write (root can)
-    i18n.use("zh")
-    try:
-        with pytest.raises(BackupError) as refused:
-            backup_now(db, NOW)
-    finally:
-        i18n.use("en")
-    assert "；" in refused.value.hint and ";" not in refused.value.hint, refused.value.hint
-
-
-def test_sqlite_refusing_to_write_a_backup_is_said_in_the_interface_language(db, monkeypatch):
-    """'没有写入权限：attempt to write a readonly database': SQLite's English stood in the Chinese line."""
-    from quizzer import backup, i18n
-
-    def refused(source, dest):
-        raise sqlite3.OperationalError("attempt to write a readonly database")
-
-    monkeypatch.setattr(backup, "_copy", refused)
     i18n.use("zh")
     try:
         with pytest.raises(BackupError) as failed:
             backup_now(db, NOW)
     finally:
         i18n.use("en")
-    assert "没有写入权限" in failed.value.message and "readonly" not in failed.value.message, failed.value.message
+    return failed.value
+
+
+def test_a_backup_errors_hints_are_joined_in_the_interface_language(db, monkeypatch):
+    """"请让该文件夹可写后重试; 数据库本身没有改动": an ASCII semicolon in a Chinese hint."""
+    from quizzer import backup
+
+    monkeypatch.setattr(backup.os, "access", lambda *_: False)  # a folder this user cannot write (root can)
+    hint = failed_in_chinese(db).hint
+    assert "；" in hint and ";" not in hint, hint
+
+
+def test_sqlite_refusing_to_write_a_backup_is_said_in_the_interface_language(db, monkeypatch):
+    """'没有写入权限：attempt to write a readonly database': SQLite's English stood in the Chinese line."""
+    from quizzer import backup
+
+    def refused(source, dest):
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(backup, "_copy", refused)
+    message = failed_in_chinese(db).message
+    assert "没有写入权限" in message and "readonly" not in message, message
 
 
 def test_backup_create_makes_one_now_through_the_cli(db):
