@@ -149,7 +149,7 @@ class StudyScreen:
     def _read_once(self, view: View) -> Event | None:
         if isinstance(view, CardView) and view.graded:
             text = self.prompter.line(_("answer ({hint})").format(hint=view.hint),
-                                      status=lambda: _("empty: show the answer · {commands}").format(
+                                      status=lambda: _("{commands} · Enter: show the answer").format(
                                           commands=answer_commands(True))).strip()  # a status line: a terminal
             word = command(text)
             if word is None:
