@@ -9,7 +9,7 @@ from datetime import datetime
 from quizzer.scheduling.forecast import Forecast, forecast
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.plan import Interview, Seen
-from quizzer.scheduling.queue import new_per_day_today, new_waiting
+from quizzer.scheduling.queue import held_by_own_limits, new_per_day_today
 from quizzer.settings import Settings
 from quizzer.store import cards
 from quizzer.store.engine import Store
@@ -43,7 +43,6 @@ def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None
     unseen = len(memories) - len(seen)
     day_pace = new_per_day_today(store, now, settings.new_per_day, interview)  # the day's, as study takes it
     replayed = forecast(seen, unseen, now, interview, scheduler, day_pace, settings.day_start_hour)
-    below = {deck: limit for deck, limit in sorted(settings.deck_new_per_day.items())
-             if limit < replayed.new_per_day and (interview.decks is None or deck in interview.decks)
-             and new_waiting(store, now, CardFilter(decks=(deck,)))}
+    below = held_by_own_limits(store, now, CardFilter(decks=interview.decks), settings.deck_new_per_day,
+                               replayed.new_per_day)
     return PlanStatus(interview, replayed, settings.new_per_day, settings.reviews_per_day, below)

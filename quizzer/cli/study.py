@@ -101,10 +101,10 @@ def _held_by_own_limit(store: Store, chosen: CardFilter, own: Mapping[str, int],
     from dataclasses import replace
 
     from quizzer import clock
-    from quizzer.scheduling.queue import new_waiting
+    from quizzer.scheduling.queue import held_by_own_limits, new_waiting
 
-    lower = [deck for deck, limit in own.items() if limit < pace and (chosen.decks is None or deck in chosen.decks)]
-    held = [deck for deck in lower if new_waiting(store, clock.now(), replace(chosen, decks=(deck,)))]
+    held = held_by_own_limits(store, clock.now(), chosen, own, pace)
     if not held or new_waiting(store, clock.now(), replace(chosen, decks=tuple(held))) < waiting:
         return ""
-    return join([_("{deck} by its own limit ({limit} a day)").format(deck=deck, limit=own[deck]) for deck in held])
+    return join([_("{deck} by its own limit ({limit} a day)").format(deck=deck, limit=limit)
+                 for deck, limit in held.items()])

@@ -141,6 +141,16 @@ def new_waiting(store: Store, now: datetime, chosen: CardFilter = EVERYTHING) ->
     return len(cards.new_cards(store, chosen, to_utc(now), ALL))
 
 
+def held_by_own_limits(store: Store, now: datetime, chosen: CardFilter, own: Mapping[str, int],
+                       pace: int) -> dict[str, int]:
+    """The decks ``chosen`` covers whose own new_per_day (``own``), below ``pace``, holds back new
+    cards waiting, with that limit: what study names when they are all that is left, and what
+    `quiz plan` names as a pace its forecast does not count."""
+    return {deck: limit for deck, limit in sorted(own.items())
+            if limit < pace and (chosen.decks is None or deck in chosen.decks)
+            and new_waiting(store, now, replace(chosen, decks=(deck,)))}
+
+
 def learning_due(store: Store, until: datetime, chosen: CardFilter = EVERYTHING) -> list[str]:
     """Learning/relearning cards due by ``until``: what a session shows again before it ends,
     as Anki does with its learn-ahead limit, so a card just failed is not left for tomorrow."""
