@@ -11,13 +11,13 @@ from typing import Annotated, Optional
 import typer
 
 from quizzer.cli.base import (
-    calendar_day,
     DbOption,
     DeckFilter,
     DecksOption,
     JsonOption,
     STANDARD,
     app,
+    calendar_day,
     collection,
     counted_cards,
     counted_reviews,

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from quizzer.cli.base import (
-    calendar_day,
     DbOption,
     DeckFilter,
     DecksOption,
     JsonOption,
     app,
+    calendar_day,
     collection,
     console,
     say,
