@@ -371,7 +371,11 @@ def _text(path: Path) -> str | None:
 
 def read_raw(path: Path) -> dict[str, Any]:
     """The file's values by dotted name, not yet checked ({} when there is no file)."""
-    text = _text(path)
+    return _values(path, _text(path))
+
+
+def _values(path: Path, text: str | None) -> dict[str, Any]:
+    """``read_raw`` of the file's text, read already (``set_value`` edits the same text)."""
     if text is None:
         return {}
     import tomllib  # stdlib; imported here like the file itself, only when there is one
@@ -463,15 +467,15 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
 HEADER = "quizzer settings: `quiz config` shows them all, `quiz config set KEY VALUE` writes them."
 
 
-def _edit(path: Path, name: str, value: Any | None) -> None:
+def _edit(path: Path, text: str | None, name: str, value: Any | None) -> None:
     """Set ``name`` (a dotted name, as ``read_raw`` gives it) to ``value``, or remove it (None),
-    touching nothing else: tomlkit keeps the learner's comments, tables and layout (the file was
-    rewritten as flat lines, and its comments were lost). A new file starts with HEADER."""
+    in the file's ``text`` (None: no file yet), touching nothing else: tomlkit keeps the learner's
+    comments, tables and layout (the file was rewritten as flat lines, and its comments were
+    lost). A new file starts with HEADER."""
     import tomlkit  # only when a setting is written
 
     if _is_devnull(path):  # it said "saved in /dev/null"
         raise QuizError(_("{path} keeps nothing: the setting would be lost").format(path=printable(path)), _elsewhere())
-    text = _text(path)  # read as TOML already (``read_raw``): tomlkit reads it too
     document = tomlkit.parse(text) if text is not None else tomlkit.document()
     if text is None:
         document.add(tomlkit.comment(HEADER))
@@ -506,18 +510,20 @@ def set_value(path: Path, name: str, raw: str) -> Any:
     keys stay as they are, good or bad: with two bad keys, checking the others kept each from
     being fixed by setting or unsetting it."""
     value = parse(name, raw)
-    read_raw(path)  # TOML, or the error naming where it is not
-    _edit(path, name, key_of(name).toml(value))
+    text = _text(path)
+    _values(path, text)  # TOML, or the error naming where it is not (tomlkit reads what tomllib does)
+    _edit(path, text, name, key_of(name).toml(value))
     return value
 
 
 def unset_value(path: Path, name: str) -> bool:
     """Remove ``name`` from the file, a setting or not (the error a misspelt key gives says to
     unset it); False when it was not there. A name neither in the file nor a setting is an error."""
-    if name not in read_raw(path):
+    text = _text(path)
+    if name not in _values(path, text):
         key_of(name)
         return False
-    _edit(path, name, None)
+    _edit(path, text, name, None)
     return True
 
 
