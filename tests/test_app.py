@@ -126,7 +126,7 @@ def test_undoing_an_again_that_brought_the_card_back_shows_it_once(collection):
     assert undone == study.Notice("undone", "m-one") and (shown.card_id, shown.done, shown.left) == ("m-one", 1, 1)
     machine.handle(study.Reveal())
     *_, last = machine.handle(study.Rate(4))
-    assert isinstance(last, study.Summary)  # shown once: nothing left after it
+    assert isinstance(last, study.QueueEnd)  # shown once: nothing left after it
 
 
 def test_a_failed_card_coming_back_counts_as_left_at_once(collection):
@@ -142,7 +142,7 @@ def test_a_failed_card_coming_back_counts_as_left_at_once(collection):
     assert isinstance(back, study.CardView) and (back.card_id, back.left) == ("q-one", 1)
     machine.handle(study.Reveal())
     *_, last = machine.handle(study.Rate(4))
-    assert isinstance(last, study.Summary)
+    assert isinstance(last, study.QueueEnd)
 
 
 def test_a_card_failed_in_an_earlier_session_counts_as_left_too(collection):
@@ -177,10 +177,50 @@ def test_bury_and_suspend_take_the_card_out(collection):
     machine.start()
     buried, nxt = machine.handle(study.Bury())
     assert buried == study.Notice("buried", "q-one") and nxt.card_id == "m-one"
-    suspended, summary = machine.handle(study.Suspend())
-    assert suspended.kind == "suspended" and isinstance(summary, study.Summary)
+    suspended, end = machine.handle(study.Suspend())
+    assert suspended.kind == "suspended" and isinstance(end, study.QueueEnd)
     assert card_info(collection.store, "m-one", T0).suspended
     assert card_info(collection.store, "q-one", T0).buried_until is not None
+
+
+def test_the_last_answer_can_be_undone_at_the_queue_end_and_next_ends_the_session(collection):
+    """Easy pressed for Again on the last card ended the session at once: the slip could not be
+    taken back (Anki's undo still works on its "Congratulations" screen)."""
+    machine = session(collection, ("qa",))
+    machine.start()
+    machine.handle(study.Reveal())
+    saved, end = machine.handle(study.Rate(4))
+    assert saved.kind == "saved" and end == study.QueueEnd()
+    assert machine.handle(study.Reveal()) == [machine.summary]  # any key but u: the summary
+    machine = session(collection, ("mistake",))
+    machine.start()
+    machine.handle(study.Reveal())
+    machine.handle(study.Rate(4))
+    undone, shown = machine.handle(study.Undo())
+    assert undone == study.Notice("undone", "m-one") and shown.card_id == "m-one" and shown.done == 0
+    assert card_info(collection.store, "m-one", T0).reviews == []
+    machine.handle(study.Suspend())  # a bury or suspend is taken back the same way
+    undone, shown = machine.handle(study.Undo())
+    assert undone == study.Notice("undone", "m-one") and shown.card_id == "m-one"
+    assert not card_info(collection.store, "m-one", T0).suspended
+    machine.handle(study.Reveal())
+    *_, end = machine.handle(study.Rate(4))
+    [summary] = machine.handle(study.Next())
+    assert end == study.QueueEnd() and isinstance(summary, study.Summary) and summary.reviewed == 1
+    assert [r.rating for r in card_info(collection.store, "m-one", T0).reviews] == [4]  # the first one undone
+
+
+def test_the_queue_end_does_not_pause_after_a_verdict_or_on_a_pipe(collection):
+    """A verdict's pause already offered undo: Next there ends the session. A script on a pipe is
+    not asked for one more line."""
+    machine = session(collection, ("choice",))
+    machine.start()
+    machine.handle(study.Answer("B"))  # right and quick: Easy, out of learning
+    assert isinstance(machine.handle(study.Next())[-1], study.Summary)
+    machine = session(collection, ("qa",), pauses=False)
+    machine.start()
+    machine.handle(study.Reveal())
+    assert isinstance(machine.handle(study.Rate(4))[-1], study.Summary)
 
 
 def test_undo_takes_back_a_bury_or_suspend_before_the_answer_before_it(collection):

@@ -469,6 +469,16 @@ def test_on_a_terminal_space_rates_good_as_in_anki(deck_dir):
     assert code == 0 and "Saved q-one → Good" in screen, screen
 
 
+def test_the_last_rating_can_be_undone_before_the_session_ends(deck_dir):
+    """Easy on the last card ended the session at once, with no way to take a slip back."""
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    code, screen = run_in_terminal(["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", "1"],
+                                   {"QUIZ_NOW": when.isoformat()}, keys=[" ", "4", "u", " ", "4", " "])
+    assert code == 0, screen
+    assert screen.count("No cards left. [space/Enter] finish · u undo the last answer") == 2, screen
+    assert "Undone: q-one" in screen and "Reviewed 1, correct 1" in screen, screen
+
+
 @pytest.mark.parametrize("command", [["study"], ["exam", "--minutes", "1"]])
 def test_a_closed_standard_input_ends_the_session_without_a_traceback(deck_dir, command, tmp_path):
     env = {**os.environ, "QUIZ_NOW": "2026-01-05T10:00", "QUIZ_DB": str(tmp_path / "q.db")}

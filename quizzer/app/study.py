@@ -145,6 +145,13 @@ class Continue:
     intervals: tuple[timedelta, ...] = ()
 
 
+@dataclass(frozen=True)
+class QueueEnd:
+    """No card is left, and the last thing done (a self-rating, a bury, a suspend) had no pause
+    after it: waiting for Next or Quit (the summary) or Undo, so a slip on the last card can
+    still be taken back, as Anki's undo works on its "Congratulations" screen."""
+
+
 NoticeKind = Literal["saved", "undone", "nothing_to_undo", "buried", "suspended", "edit_failed", "skipped_gone",
                      "reviewed_elsewhere"]
 
@@ -169,7 +176,7 @@ class Summary:
     forecast: list[tuple[date, int]] = field(default_factory=list)
 
 
-View = Union[CardView, BackView, Feedback, Continue, Retry, Notice, Summary]
+View = Union[CardView, BackView, Feedback, Continue, QueueEnd, Retry, Notice, Summary]
 
 
 def auto_rating(fast_slow: tuple[float, float], right: bool, seconds: float) -> int:
@@ -218,7 +225,9 @@ class SetAside:
 
 
 class StudySession:
-    """Shows ``queue``'s cards one at a time and records each answer."""
+    """Shows ``queue``'s cards one at a time and records each answer. ``pauses`` (a terminal; a
+    script on a pipe goes straight on): after a graded answer's verdict, and once at the queue's
+    end, so that the last answer can still be rated again or undone."""
 
     def __init__(
         self,
@@ -227,7 +236,7 @@ class StudySession:
         *,
         chosen: CardFilter = EVERYTHING,
         only_queued: bool = False,
-        pause_after_feedback: bool = True,
+        pauses: bool = True,
         tick: Callable[[], float] = time.monotonic,
         settings: Settings = DEFAULTS,
         refills: bool = False,
@@ -238,11 +247,11 @@ class StudySession:
         schedule = schedule_of(collection.store, settings)
         self.scheduler, self.interview = schedule.scheduler, schedule.interview
         self.scope = set(queue) if only_queued else None  # a drill brings back only its own cards
-        self.pause_after_feedback = pause_after_feedback
+        self.pauses = pauses
         self.tick = tick
         self.queue = [card_id for card_id in queue if card_id in collection.cards]
         self.position = 0  # the card on screen (or, in feedback, the one after the card answered)
-        self.phase: Literal["front", "back", "feedback", "done"] = "front"
+        self.phase: Literal["front", "back", "feedback", "end", "done"] = "front"
         self.asked: Asked | None = None
         self.intervals: tuple[timedelta, ...] = ()  # the back on screen: after each rating
         self.shown_at = tick()
@@ -275,10 +284,10 @@ class StudySession:
         """The views that follow ``event``; the last one is what waits for the next event."""
         if self.phase == "done":
             return [self.summary]
-        if isinstance(event, Quit):
-            return [self._finish()]
         if isinstance(event, Undo):
             return self._undo()
+        if isinstance(event, Quit) or self.phase == "end":
+            return [self._finish()]
         if isinstance(event, Edited):
             return self._edited()
         if self.phase == "feedback" and isinstance(event, Rate) and event.rating in range(1, 5):
@@ -321,6 +330,8 @@ class StudySession:
             return self._back()
         if self.phase == "feedback":
             return Continue(self.intervals)
+        if self.phase == "end":
+            return QueueEnd()
         return self._view()
 
     def _view(self) -> CardView:
@@ -350,6 +361,9 @@ class StudySession:
             self.phase = "front"
             self.shown_at = self.tick()
             return self._view()
+        if self.pauses and self.history and self.phase != "feedback":
+            self.phase = "end"  # (after a verdict's pause, Next means the learner has seen it)
+            return QueueEnd()
         return self._finish()
 
     def _learning_first(self) -> None:
@@ -378,7 +392,7 @@ class StudySession:
             return [Retry(verdict.message), self._view()]
         rating = auto_rating(kind.fast_slow, verdict.correct, self.tick() - self.shown_at)
         card_id = self._card_id()
-        if self.pause_after_feedback:  # the verdict's pause offers the other ratings, with their waits
+        if self.pauses:  # the verdict's pause offers the other ratings, with their waits
             self.intervals = self._intervals(card_id, clock.now())
         saved, *after = self._record(rating, reading.answer, verdict.correct)
         feedback = Feedback(card_id, verdict.correct, verdict.message, rating,
@@ -388,7 +402,7 @@ class StudySession:
 
     def _given_up(self) -> list[View]:
         kind, asked, card_id = self._kind(), self._asked(), self._card_id()
-        if self.pause_after_feedback:
+        if self.pauses:
             self.intervals = self._intervals(card_id, clock.now())
         shown = [text for text in (None if kind.solution_states_answer else kind.back(asked), kind.solution(asked)) if text]
         saved, *after = self._record(Rating.AGAIN, None, False)
@@ -424,7 +438,7 @@ class StudySession:
         due = answered.current.due
         saved = Notice("saved", card_id, rating,
                        due_in=None if due is None else answering.wait(due, now, self.settings.day_start_hour))
-        if correct is not None and self.pause_after_feedback:
+        if correct is not None and self.pauses:
             self.phase = "feedback"
             return saved, Continue(self.intervals)  # found before the answer: what another rating gives
         return saved, self._show_next()

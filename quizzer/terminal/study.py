@@ -33,6 +33,7 @@ from quizzer.app.study import (
     Feedback,
     Next,
     Notice,
+    QueueEnd,
     Quit,
     Rate,
     Reveal,
@@ -172,6 +173,10 @@ class StudyScreen:
                 ratings=rate_prompt(view.intervals))
             key = self.prompter.key(prompt, keys)
             return keys.get(key)  # another key (b, a letter typed early for the next card) is passed over
+        if isinstance(view, QueueEnd):
+            ending: dict[str, Event] = {"": Next(), "q": Quit(), "u": Undo()}
+            return ending.get(self.prompter.key(_("No cards left. [space/Enter] finish · u undo the last answer"),
+                                                ending))
         return Quit()
 
     def _key(self, prompt: str, allowed: dict[str, Event]) -> Event | None:
@@ -291,7 +296,7 @@ def run(collection: Collection, queue: list[str], *, chosen: CardFilter = EVERYT
     prompter = for_stdin(out)
     chosen_settings = configured.load() if settings is None else settings
     session = StudySession(collection, queue, chosen=chosen, only_queued=only_queued,
-                           pause_after_feedback=isinstance(prompter, TerminalPrompter), settings=chosen_settings,
+                           pauses=isinstance(prompter, TerminalPrompter), settings=chosen_settings,
                            refills=refills)
     try:
         StudyScreen(session, prompter, out, clear_screen=chosen_settings.clear_screen).run()
