@@ -142,6 +142,18 @@ def test_numeric_variants_are_different_questions_each_with_its_right_answer_and
     assert len(prompts) == len(SEEDS)
 
 
+def test_the_package_is_compressed_as_ankis_own_are(deck_dir, tmp_path):
+    """genanki stores the collection uncompressed: the bundled decks made a 650 KB package."""
+    target = tmp_path / "mini.apkg"
+    export(deck_dir, target)
+    with zipfile.ZipFile(target) as package:
+        entries = package.infolist()
+        assert {entry.filename for entry in entries} == {"collection.anki2", "media"}
+        assert all(entry.compress_type == zipfile.ZIP_DEFLATED for entry in entries)
+        collection = next(entry for entry in entries if entry.filename == "collection.anki2")
+        assert collection.compress_size < collection.file_size / 3
+
+
 def test_every_kind_has_its_own_note_type_with_the_fixed_id():
     from quizzer.kinds import KINDS
     from quizzer.transfer.anki import NOTE_TYPES
