@@ -124,6 +124,17 @@ def test_scripted_exam_scores_reports_and_feeds_mistakes_and_study(deck_dir):
     assert set(queue[:2]) == {"q-wrong", "q-mis"}  # due first in the next study session
 
 
+def test_never_seen_cards_an_exam_asks_leave_the_new_cards_a_day_as_they_were(deck_dir):
+    """An exam is extra practice, as an Anki filtered deck: study still offers its new cards."""
+    run(deck_dir, ["exam", "--history"])
+    items = paper(deck_dir, seed=3, count=2, kinds=["choice"])
+    answers = {"q-right": "B", "q-wrong": "C"}
+    run(deck_dir, ["exam", "--seed", "3", "--count", "2", "--kind", "choice"], [answers[i.card_id] for i in items])
+    store = open_store()
+    assert {r.mode for cid in answers for r in card_info(store, cid, T0).reviews} == {"exam"}  # both were new
+    assert len(queues.new_offered(store, T0 + timedelta(minutes=5), new_per_day=2)) == 2
+
+
 def test_a_wrong_numeric_answer_is_reported_with_its_answer_once_in_the_solution(deck_dir):
     """The report said the answer three times: in the verdict, on a "Right answer" line, and at
     the end of the worked solution; the line is left out where the solution ends with it."""
