@@ -35,7 +35,7 @@ from quizzer import clock
 from quizzer.clock import ROLLOVER_HOUR, study_day
 from quizzer.errors import BackupError, os_reason
 from quizzer.locks import busy_timeout_ms, locked
-from quizzer.i18n import N_, _
+from quizzer.i18n import N_, _, join_some
 
 BACKUP_EVERY = timedelta(minutes=30)
 _STAMP = "%Y%m%dT%H%M%S%fZ"
@@ -251,10 +251,11 @@ def examine(db_path: Path) -> tuple[list[str], list[str]]:
     try:
         with closing(sqlite3.connect(db_path)) as conn:
             damage = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
-            keys = [
-                _("foreign key: {table} row {row} refers to a missing {parent} row").format(table=table, row=rowid, parent=parent)
-                for table, rowid, parent, _key in conn.execute("PRAGMA foreign_key_check")
-            ]
+            dangling: dict[tuple[str, str], list[str]] = {}  # a line per table and parent, not per row
+            for table, rowid, parent, _key in conn.execute("PRAGMA foreign_key_check"):
+                dangling.setdefault((table, parent), []).append(str(rowid))
+            keys = [_("foreign key: {table} rows referring to a missing {parent} row: {rows}").format(
+                table=table, parent=parent, rows=join_some(rows)) for (table, parent), rows in dangling.items()]
     except sqlite3.DatabaseError as exc:  # not a database, or damaged: said as the store says it, translated
         from quizzer.store.engine import database_error
 

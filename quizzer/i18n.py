@@ -176,6 +176,13 @@ def join(items: Iterable[str]) -> str:
     return _(", ").join(items)
 
 
+def join_some(items: Sequence[str], shown: int = 20) -> str:
+    """The first ``shown`` items joined, then how many more: a problem found in a million rows
+    stays one line that names a few."""
+    more = _(" and {count} more").format(count=len(items) - shown) if len(items) > shown else ""
+    return join(items[:shown]) + more
+
+
 def said(message: str) -> str:
     """A message from ``checkers`` (which know no interface language) in the interface language:
     a ``checkers.grading.Said`` is translated from its template, any other text is shown as is."""

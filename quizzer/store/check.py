@@ -19,12 +19,11 @@ from sqlalchemy import ColumnElement, Table, and_, func, or_, select
 
 from quizzer.clock import FIRST_YEAR, LAST_YEAR
 from quizzer.defaults import EXAM_MAX_MINUTES, EXAM_MIN_MINUTES
-from quizzer.i18n import N_, _, join
+from quizzer.i18n import N_, _, join_some
 from quizzer.store.engine import Store
 from quizzer.store.models import card_tags, cards, exam_questions, exams, mistakes, review_log
 from quizzer.store.records import LEARNING, NEW, RELEARNING
 
-SHOWN = 20  # rows named per problem; the rest are counted
 FINITE = 1e300  # above any stability FSRS gives: infinity (1e309 in SQLite, 'Infinity' on a server) is past it
 
 
@@ -116,8 +115,6 @@ def problems(store: Store) -> list[str]:
                                 .order_by(*(rule.table.c[k] for k in rule.key))).all()
             if not rows:
                 continue
-            keys = join("/".join(str(v) for v in row) for row in rows[:SHOWN])
-            more = _(" and {count} more").format(count=len(rows) - SHOWN) if len(rows) > SHOWN else ""
-            found.append(_("{table}: {rule}: {keys}{more}").format(
-                table=rule.table.name, rule=_(rule.what), keys=keys, more=more))
+            found.append(_("{table}: {rule}: {keys}").format(
+                table=rule.table.name, rule=_(rule.what), keys=join_some(["/".join(str(v) for v in row) for row in rows])))
     return found
