@@ -135,6 +135,60 @@ def test_never_seen_cards_an_exam_asks_leave_the_new_cards_a_day_as_they_were(de
     assert len(queues.new_offered(store, T0 + timedelta(minutes=5), new_per_day=2)) == 2
 
 
+def test_an_answer_the_database_refuses_is_named_and_resume_asks_it_again(deck_dir, monkeypatch):
+    """The server went down as an answer was given: the error said "cannot connect" and no more."""
+    from quizzer.errors import DatabaseError
+
+    run(deck_dir, ["exam", "--history"])
+    items = paper(deck_dir, seed=3, count=2, kinds=["choice"])
+    answers = {"q-right": "B", "q-wrong": "C"}
+    saved, calls = exam_store.save_answer, []
+
+    def server_gone_at_the_second(*args, **kwargs):
+        calls.append(kwargs.get("status"))
+        if calls.count("answered") > 1:
+            raise DatabaseError("postgresql://db/quiz: cannot connect to the database server", "is the server running?")
+        return saved(*args, **kwargs)
+
+    monkeypatch.setattr(exam_store, "save_answer", server_gone_at_the_second)
+    lines = "".join(answers[i.card_id] + "\n" for i in items)
+    result = runner.invoke(app, ["exam", "--seed", "3", "--count", "2", "--kind", "choice", "--decks", str(deck_dir)],
+                           input=lines, env={"QUIZ_NOW": T0.isoformat()})
+    assert result.exit_code == 1 and result.stderr.strip() == (
+        "Error: postgresql://db/quiz: cannot connect to the database server (the answer to question 2 was not saved; "
+        "`quiz exam --resume` asks it again; is the server running?)"), result.stderr
+    monkeypatch.setattr(exam_store, "save_answer", saved)
+    resumed = run(deck_dir, ["exam", "--resume"], [answers[items[1].card_id]])
+    assert "Question 2 of 2" in resumed.stdout and "Question 1 of 2" not in resumed.stdout, resumed.stdout
+    assert "100.0 / 100" in resumed.stdout, resumed.stdout
+
+
+def test_scores_the_database_refuses_at_hand_in_are_saved_by_resume(deck_dir, monkeypatch):
+    from quizzer.app import exam as exam_app
+    from quizzer.errors import DatabaseError
+
+    run(deck_dir, ["exam", "--history"])
+    items = paper(deck_dir, seed=3, count=2, kinds=["choice"])
+    answers = {"q-right": "B", "q-wrong": "A"}
+    saved, calls = exam_app.record_answer, []
+
+    def server_gone_at_the_second(*args, **kwargs):
+        calls.append(args[1])
+        if len(calls) > 1:
+            raise DatabaseError("postgresql://db/quiz: cannot connect to the database server")
+        return saved(*args, **kwargs)
+
+    monkeypatch.setattr(exam_app, "record_answer", server_gone_at_the_second)
+    result = runner.invoke(app, ["exam", "--seed", "3", "--count", "2", "--kind", "choice", "--decks", str(deck_dir)],
+                           input="".join(answers[i.card_id] + "\n" for i in items), env={"QUIZ_NOW": T0.isoformat()})
+    assert result.exit_code == 1 and "(the exam's scores are not all saved; `quiz exam --resume` saves the rest)" in result.stderr
+    monkeypatch.setattr(exam_app, "record_answer", saved)
+    resumed = run(deck_dir, ["exam", "--resume"])
+    assert "50.0 / 100" in resumed.stdout, resumed.stdout
+    store = open_store()
+    assert {cid: [r.rating for r in card_info(store, cid, T0).reviews] for cid in answers} == {"q-right": [3], "q-wrong": [1]}
+
+
 def test_a_wrong_numeric_answer_is_reported_with_its_answer_once_in_the_solution(deck_dir):
     """The report said the answer three times: in the verdict, on a "Right answer" line, and at
     the end of the worked solution; the line is left out where the solution ends with it."""

@@ -469,6 +469,40 @@ def test_on_a_terminal_space_rates_good_as_in_anki(deck_dir):
     assert code == 0 and "Saved q-one → Good" in screen, screen
 
 
+def test_an_answer_the_database_refuses_is_named_as_not_saved(deck_dir, monkeypatch):
+    """The server went down with a card on screen: the answer was lost and the error said only
+    "cannot connect", not that this answer (and no earlier one) needs giving again."""
+    from quizzer.errors import DatabaseError
+    from quizzer.scheduling import answer as answering
+
+    saved, calls = answering.answer, []
+
+    def server_gone_after_one(*args, **kwargs):
+        calls.append(args[1])
+        if len(calls) > 1:
+            raise DatabaseError("postgresql://db/quiz: cannot connect to the database server", "is the server running?")
+        return saved(*args, **kwargs)
+
+    monkeypatch.setattr(answering, "answer", server_gone_after_one)
+    result = runner.invoke(app, ["study", "--decks", str(deck_dir), "--kind", "qa"], input="\n3\n\n3\n",
+                           env={"QUIZ_NOW": "2026-01-05T10:00"})
+    assert result.exit_code == 1 and result.stderr.strip() == (
+        f"Error: postgresql://db/quiz: cannot connect to the database server (the answer to {calls[1]} was not "
+        "saved, every answer before it was; is the server running?)"), result.stderr
+
+
+def test_quitting_when_the_database_cannot_be_read_still_shows_what_was_done(deck_dir, monkeypatch):
+    from quizzer.app import study as study_app
+    from quizzer.errors import DatabaseError
+
+    def gone(*args, **kwargs):
+        raise DatabaseError("postgresql://db/quiz: cannot connect to the database server")
+
+    monkeypatch.setattr(study_app, "due_forecast", gone)
+    result = study(deck_dir, ["", "3", "q"], datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc), "--kind", "qa")
+    assert "Reviewed 1, correct 1" in result.stdout and "Coming up" not in result.stdout
+
+
 def test_the_last_rating_can_be_undone_before_the_session_ends(deck_dir):
     """Easy on the last card ended the session at once, with no way to take a slip back."""
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)

@@ -353,7 +353,9 @@ class ExamSession:
 
     def _save(self, position: int, **fields: Any) -> None:
         """One question's answer (``exam_store.save_answer``), waiting for the write lock."""
-        patiently(lambda: exam_store.save_answer(self.store, self.exam.id, position, **fields), self.waiting)
+        patiently(lambda: exam_store.save_answer(self.store, self.exam.id, position, **fields), self.waiting,
+                  _("the answer to question {number} was not saved; `quiz exam --resume` asks it again").format(
+                      number=position + 1))
 
     def _time_up(self) -> list[View]:
         return [TimeIsUp(at_start=False), *self._hand_in()]
@@ -441,7 +443,7 @@ class ExamSession:
                 ahead_rule=not wrong, mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
                 scheduler=self.schedule.scheduler, rollover_hour=self.settings.day_start_hour,
                 load_balance=self.settings.load_balance, interview=self.schedule.interview,
-            ), self.waiting)
+            ), self.waiting, _("the exam's scores are not all saved; `quiz exam --resume` saves the rest"))
         except card_store.AlreadyMarked:  # the paper was handed in on another device meanwhile
             pass
 

@@ -27,7 +27,7 @@ from quizzer.app.busy import Waiting, patiently
 from quizzer.app.collection import Collection
 from quizzer.app.views import Retry
 from quizzer.defaults import Rating
-from quizzer.errors import DeckProblems
+from quizzer.errors import DatabaseError, DeckProblems
 from quizzer.i18n import _, join
 from quizzer.kinds.base import Asked
 from quizzer.scheduling import answer as answering
@@ -425,7 +425,7 @@ class StudySession:
             seed=asked.seed, scheduler=self.scheduler, rollover_hour=self.settings.day_start_hour,
             load_balance=self.settings.load_balance, interview=self.interview,
             placement=placement, replacing=None if again is None else again.answered,
-        ), self.waiting)
+        ), self.waiting, _("the answer to {card} was not saved, every answer before it was").format(card=card_id))
         if again is not None:  # taken back in the same transaction
             self._count(again, -1)
             self.history.remove(again)
@@ -567,6 +567,9 @@ class StudySession:
     def _finish(self) -> Summary:
         self.phase = "done"
         self.summary.seconds = self.tick() - self.started
-        self.summary.forecast = due_forecast(self.collection.store, clock.now(),
-                                             rollover_hour=self.settings.day_start_hour)
+        try:
+            self.summary.forecast = due_forecast(self.collection.store, clock.now(),
+                                                 rollover_hour=self.settings.day_start_hour)
+        except DatabaseError:  # the server went down: what was done is said all the same (every answer
+            pass  # shown as saved was), without what is coming
         return self.summary
