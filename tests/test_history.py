@@ -127,6 +127,18 @@ def test_import_counts_then_a_second_import_adds_nothing(imported, imported_copy
                             "GROUP BY deck, kind, active").fetchall() == [("archived", "imported", 0, 1205)]
 
 
+def test_an_import_tells_its_progress_card_by_card(shared_log, tmp_path):
+    """A million reviews took two minutes with nothing on the screen; the terminal now draws a bar."""
+    told: list[int] = []
+    reviews = read_review_log(shared_log)
+    store = open_store(tmp_path / "progress.db")
+    import_history(store, reviews[:6000], replayed=told.append)
+    assert len(told) == len({r.card_id for r in reviews[:6000]}) and told == sorted(told) and told[-1] == 6000
+    told.clear()
+    import_history(store, reviews, replayed=told.append)  # the first 6,000 are there: done from the start
+    assert told[0] > 6000 and told == sorted(told) and told[-1] == 12580
+
+
 def test_export_then_import_into_a_fresh_database_round_trips_every_row(imported_copy, shared_log, tmp_path):
     exported = tmp_path / "out.csv"
     result = quiz("history", "export", str(exported), "--db", str(imported_copy))

@@ -4,9 +4,11 @@ common FSRS CSV form (``card_id, review_rating, review_time, review_duration``).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, ContextManager, Optional
 
 import typer
 
@@ -35,6 +37,8 @@ history_app = group(_("Review history in and out (the FSRS CSV form: card_id, re
                       "review_time, review_duration)."))
 app.add_typer(history_app, name="history")
 
+PROGRESS_FROM = 50_000  # reviews: about five seconds to import here
+
 CsvFile = Annotated[Path, typer.Argument(metavar="FILE.csv", show_default=False, parser=path_or_standard,
                                          help=_("The CSV file."))]
 
@@ -60,8 +64,9 @@ def history_import(
     schedule = schedule_of(store, learner)  # the learner's FSRS settings, parameters and interview, as study's
     # an import cannot be taken back (its archived cards stay): the database as it was, first
     saved = backup.backup_now(store.path, clock.wall()) if store.path is not None and reviews else None
-    result = import_history(store, reviews, scheduler=schedule.scheduler, rollover_hour=learner.day_start_hour,
-                            interview=schedule.interview)
+    with progress_of(len(reviews)) as replayed:
+        result = import_history(store, reviews, scheduler=schedule.scheduler, rollover_hour=learner.day_start_hour,
+                                interview=schedule.interview, replayed=replayed)
     if saved is not None and not result.imported:  # every review was there: nothing to take back
         backup.remove_database(saved)
         saved = None
@@ -83,6 +88,16 @@ def history_import(
     if saved:
         say(_("The database before the import is saved as {file} (`quiz backup restore` brings it back).")
             .format(file=printable(saved)))
+
+
+def progress_of(reviews: int) -> ContextManager[Callable[[int], None] | None]:
+    """A progress bar on a terminal for an import long enough to be taken for a hang (a
+    million reviews take a minute or two); nothing for a short one."""
+    if reviews < PROGRESS_FROM:
+        return nullcontext()
+    from quizzer.terminal.render import progress
+
+    return progress(_("importing reviews"), reviews)
 
 
 @history_app.command("export", help=_(

@@ -65,8 +65,10 @@ ReplayDecide = Callable[[MemoryState, NewReview, str, int], Decision]
 
 
 def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: ReplayDecide, *, deck: str, kind: str,
-                   first_seen: datetime | None = None) -> HistoryImport:
+                   first_seen: datetime | None = None, replayed: Callable[[int], None] | None = None) -> HistoryImport:
     """Add ``reviews`` in one write transaction; nothing is written if anything fails.
+    ``replayed`` is told, card by card, how many of the file's reviews are done (the replay
+    takes most of the time: a minute or two for a million reviews).
 
     Ids the store does not know become cards of ``deck`` / ``kind`` that are not active (so
     no session shows them and deck sync leaves them, and their history, alone), first seen at
@@ -107,6 +109,7 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
         new_leeches: list[dict[str, Any]] = []
         # positions follow first review, after every card the store has
         order = sorted(fresh, key=lambda cid: min(r.reviewed_at for r in fresh[cid]))
+        done = skipped
         for card_id in order:
             entries = history[card_id] + [_Entry(NewReview(r.rating, r.reviewed_at, r.duration_ms))
                                           for r in fresh[card_id]]
@@ -114,6 +117,9 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
             entries.sort(key=lambda e: e.review.reviewed_at)
             had_leech = card_id in leeches
             memory = _replay(entries, decide, replace(_BLANK, leech=had_leech), card_id)
+            done += len(fresh[card_id])
+            if replayed is not None:
+                replayed(done)
             columns = dict(id=card_id, **memory_columns(memory))
             if card_id in known:
                 card_updates.append(columns)

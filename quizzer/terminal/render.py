@@ -6,7 +6,8 @@ import functools
 import re
 import string
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -283,6 +284,22 @@ def waiting(console: Console) -> Callable[[DatabaseBusy], None]:
             why=busy.message), style="yellow"))
 
     return say
+
+
+@contextmanager
+def progress(what: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A bar on standard error, ``what`` beside it, for a task of ``total`` steps, told how many
+    are done; gone when the task ends. On a pipe nothing is drawn (a log would fill with it)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    shown = Console(stderr=True)
+    if not shown.is_terminal:
+        yield lambda done: None
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=shown, transient=True) as bar:
+        task = bar.add_task(safe(what), total=total)
+        yield lambda done: bar.update(task, completed=done)
 
 
 def retry(console: Console, message: str) -> None:

@@ -14,7 +14,7 @@ import csv
 import io
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -224,15 +224,16 @@ def _log_bytes(csv_path: Path, stream: BinaryIO | None, shown: str) -> bytes:
 
 def import_history(store: Store, reviews: Sequence[LoggedReview], *, scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER,
                    deck: str = ARCHIVE_DECK, first_seen: datetime | None = None,
-                   rollover_hour: int = ROLLOVER_HOUR, interview: Interview | None = None) -> HistoryImport:
+                   rollover_hour: int = ROLLOVER_HOUR, interview: Interview | None = None,
+                   replayed: Callable[[int], None] | None = None) -> HistoryImport:
     """Add past reviews in one transaction (see ``quizzer.store.history.import_reviews``):
     unknown ids become inactive cards of ``deck``, kind "imported"; reviews already there are
     skipped; each card that gains one is replayed from scratch with the ahead rule off, its
     days placed as live answers place them (study days from ``rollover_hour``, fuzz seeded by
     the card and its review count), and short of the ``interview``'s day while it was ahead (the
-    cards of its decks)."""
+    cards of its decks). ``replayed``: told how many reviews are done, as the import goes."""
     return history.import_reviews(store, reviews, replaying(store, scheduler, rollover_hour, interview), deck=deck,
-                                  kind=IMPORTED_KIND, first_seen=first_seen)
+                                  kind=IMPORTED_KIND, first_seen=first_seen, replayed=replayed)
 
 
 def format_review_log(handle: IO[str], reviews: Iterable[LoggedReview]) -> None:
