@@ -146,7 +146,7 @@ def decide(before: MemoryState, review: NewReview, *, scheduler: fsrs.Scheduler,
     reviewed = _fsrs_review(before, review.rating, now, scheduler, review.duration_ms)
     due = reviewed.due
     if reviewed.state == fsrs.State.Review:
-        days = review_days(before, review.rating, now, scheduler, placement)
+        days = review_days(before, review.rating, now, scheduler, placement, {review.rating: reviewed.stability})
         due = day_start(study_day(now, placement.rollover_hour) + timedelta(days=days), placement.rollover_hour)
     lapses = before.lapses + (before.state == REVIEW and review.rating == Rating.AGAIN)
     became_leech = lapses >= LEECH_LAPSES and not before.leech
@@ -180,11 +180,13 @@ def _fsrs_review(before: MemoryState, rating: int, now: datetime, scheduler: fsr
 
 
 def review_days(before: MemoryState, rating: int, now: datetime, scheduler: fsrs.Scheduler,
-                placement: Placement = ANYWHERE) -> int:
+                placement: Placement = ANYWHERE, known: Mapping[int, float | None] | None = None) -> int:
     """Study days until a card answered ``rating`` that goes (or stays) in review is due:
-    FSRS's interval for its new stability, under Anki's ordering rule, fuzz and load balancer."""
+    FSRS's interval for its new stability, under Anki's ordering rule, fuzz and load balancer.
+    ``known``: the stability after a rating already reviewed (the answer's own), not reviewed
+    again: FSRS takes most of a history import's time."""
     def fsrs_days(r: int) -> float:
-        stability = _fsrs_review(before, r, now, scheduler).stability
+        stability = (known or {}).get(r) or _fsrs_review(before, r, now, scheduler).stability
         assert stability is not None, "a reviewed card has a stability"
         return raw_interval(stability, scheduler)
 
