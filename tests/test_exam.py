@@ -189,6 +189,15 @@ def test_scores_the_database_refuses_at_hand_in_are_saved_by_resume(deck_dir, mo
     assert {cid: [r.rating for r in card_info(store, cid, T0).reviews] for cid in answers} == {"q-right": [3], "q-wrong": [1]}
 
 
+def test_a_full_width_command_from_a_chinese_input_method_is_the_command(deck_dir):
+    """！ｆ was saved as the answer and the paper went on."""
+    run(deck_dir, ["exam", "--history"])
+    result = run(deck_dir, ["exam", "--seed", "2", "--count", "2", "--kind", "choice"], ["！ｆ"])
+    store = open_store()
+    [(exam, questions, answered)] = exam_store.history(store)
+    assert exam.finished_at is not None and (questions, answered) == (2, 0) and "！ｆ" not in result.stdout
+
+
 def test_a_wrong_numeric_answer_is_reported_with_its_answer_once_in_the_solution(deck_dir):
     """The report said the answer three times: in the verdict, on a "Right answer" line, and at
     the end of the worked solution; the line is left out where the solution ends with it."""

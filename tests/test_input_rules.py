@@ -70,6 +70,8 @@ def test_several_letters_are_an_answer_where_several_are_right(deck_dir):
 
 @pytest.mark.parametrize(("command", "says"), [("!b", "Buried until tomorrow: c-one"),
                                                ("!s", "Suspended: c-one"),
+                                               ("！ｓ", "Suspended: c-one"),  # as a Chinese input method types it
+                                               ("！S", "Suspended: c-one"),
                                                ("!e", "`e` needs a terminal")])
 def test_bang_words_are_commands_at_a_typed_answer_prompt(deck_dir, command, says):
     out = study(deck_dir, [command, "!q"], "--kind", "choice", "--limit", "1")

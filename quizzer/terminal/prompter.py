@@ -17,6 +17,7 @@ import select
 import signal
 import sys
 import time
+import unicodedata
 from collections.abc import Callable, Container
 from typing import Any, Protocol, TextIO
 
@@ -62,8 +63,9 @@ class Prompter(Protocol):
 
 def command(text: str) -> str | None:
     """The command a typed answer is (``!b``, lower-cased), or None: at a typed-answer prompt
-    only a ``!``-word is a command, so ``b`` (option B) or ``q`` is always an answer."""
-    text = text.strip()
+    only a ``!``-word is a command, so ``b`` (option B) or ``q`` is always an answer. Full-width
+    ``！ｆ``, as a Chinese input method types it, is the same command."""
+    text = unicodedata.normalize("NFKC", text.strip())
     return text.lower() if _COMMAND.fullmatch(text) else None
 
 
