@@ -198,6 +198,27 @@ def test_a_full_width_command_from_a_chinese_input_method_is_the_command(deck_di
     assert exam.finished_at is not None and (questions, answered) == (2, 0) and "！ｆ" not in result.stdout
 
 
+def test_a_wrong_answer_in_the_drill_starts_the_notebook_days_again(deck_dir):
+    """Failed in the drill the day after the exam, right the day after: the card left the
+    notebook, though it was wrong the day before."""
+    run(deck_dir, ["exam", "--history"])
+    run(deck_dir, ["exam", "--seed", "1", "--count", "2", "--kind", "choice"], ["A", "A"])  # both wrong
+
+    def drill(day: int, answer: str) -> None:  # the same letter to both cards: q-right's is B, q-wrong's C
+        run(deck_dir, ["mistakes", "--drill"], [answer, answer, "!q"], when=T0 + timedelta(days=day))
+
+    def noted() -> dict[str, tuple[int, int, str | None]]:
+        return {e.card_id: (e.times_wrong, e.right_days, e.last_wrong_answer) for e in notebook.entries(open_store())}
+
+    assert noted()["q-wrong"] == (1, 0, "A")
+    drill(1, "B")  # wrong again
+    assert noted()["q-wrong"] == (2, 0, "B")
+    drill(2, "C")
+    assert noted()["q-wrong"] == (2, 1, "B")
+    drill(3, "C")
+    assert "q-wrong" not in noted()
+
+
 def test_a_wrong_numeric_answer_is_reported_with_its_answer_once_in_the_solution(deck_dir):
     """The report said the answer three times: in the verdict, on a "Right answer" line, and at
     the end of the worked solution; the line is left out where the solution ends with it."""

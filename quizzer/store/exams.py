@@ -132,7 +132,8 @@ def mistakes(store: Store) -> tuple[list[MistakeRecord], list[ReviewSince]]:
     with store.read() as conn:
         rows = [MistakeRecord(**m._mapping) for m in conn.execute(select(notebook))]
         later = [ReviewSince(*row) for row in conn.execute(
-            select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating, review_log.c.correct)
+            select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating, review_log.c.correct,
+                   review_log.c.answer_text)
             .join(notebook, review_log.c.card_id == notebook.c.card_id.concat(""))
             .where(review_log.c.reviewed_at > notebook.c.last_wrong_at))]
     return rows, later

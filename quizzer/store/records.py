@@ -191,3 +191,4 @@ class ReviewSince:
     reviewed_at: datetime
     rating: int
     correct: bool | None
+    answer_text: str | None
