@@ -94,6 +94,19 @@ def test_optimize_the_real_history_fits_better_than_the_defaults_and_is_used():
     shown = " ".join(quiz("optimize").output.split())  # the table: the parameters in use, as Anki shows them
     assert "FSRS parameters now in use: " + ", ".join(f"{w:.4f}" for w in report["parameters"]) in shown
 
+    # again on the same history: the new fit is no better than the one in use, which stays (it said
+    # "Kept the default parameters" and --json gave the defaults, while the earlier fit stayed in use)
+    again = json.loads(quiz("optimize", "--json").output)
+    assert again["kept"] is False and again["in_use"] is not None
+    assert again["parameters"] == pytest.approx(report["parameters"]) != pytest.approx(report_defaults())
+    shown = " ".join(quiz("optimize").output.split())
+    assert "in use (fitted " in shown and "Kept the parameters in use: the new fit did not predict" in shown
+    store = open_store(os.environ["QUIZ_DB"])
+    try:
+        assert learner.load(store).parameters == pytest.approx(tuple(report["parameters"]))
+    finally:
+        store.close()
+
     reset = quiz("optimize", "--reset")
     assert reset.exit_code == 0 and reset.output == "Back to FSRS's default parameters.\n"
     store = open_store(os.environ["QUIZ_DB"])
@@ -103,6 +116,10 @@ def test_optimize_the_real_history_fits_better_than_the_defaults_and_is_used():
         store.close()
     again = quiz("optimize", "--reset")  # said "Back to FSRS's default parameters." again
     assert again.output == "The scheduler already uses FSRS's default parameters.\n"
+
+
+def report_defaults() -> list[float]:
+    return list(fsrs.scheduler.DEFAULT_PARAMETERS)
 
 
 def test_a_small_history_is_refused_saying_how_many_more(tmp_path):

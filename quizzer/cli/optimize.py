@@ -3,6 +3,7 @@ imported) and keep them when they predict the later reviews better than the defa
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import typer
@@ -17,6 +18,7 @@ from quizzer.cli.base import (
     say,
     settings,
 )
+from quizzer import clock
 from quizzer.i18n import _
 
 if TYPE_CHECKING:
@@ -32,7 +34,6 @@ def optimize(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock
     from quizzer.scheduling import fit
     from quizzer.store import history, learner
 
@@ -48,25 +49,30 @@ def optimize(
             say(_("Back to FSRS's default parameters.") if fitted
                 else _("The scheduler already uses FSRS's default parameters."))
         return
-    result = fit.optimize(history.review_log(store), settings().day_start_hour)
+    earlier = learner.load(store)
+    result = fit.optimize(history.review_log(store), settings().day_start_hour, earlier.parameters)
     if result.kept:
         learner.save_parameters(store, result.parameters, clock.now())
     if as_json:
         from quizzer.cli.output import emit_json
 
-        emit_json(dict(reviews=result.reviews, default=result.default, fitted=result.fitted,
+        emit_json(dict(reviews=result.reviews, default=result.default, in_use=result.in_use, fitted=result.fitted,
                        parameters=list(result.parameters), kept=result.kept))
         return
-    _show(result)
+    _show(result, earlier.fitted_at)
 
 
-def _show(result: Fit) -> None:
-    """The two parameter sets' scores on the later reviews, and what was kept."""
+def _show(result: Fit, fitted_at: datetime | None) -> None:
+    """The parameter sets' scores on the later reviews, and what was kept; ``fitted_at``: when
+    the parameters in use were fitted (None: the defaults are in use)."""
     from quizzer.terminal.tables import listing, number, text
 
     shown = listing(text(_("parameters")), number(_("log loss")), number(_("RMSE(bins)")),
                   title=_("{count} reviews").format(count=f"{result.reviews:,}"))
     shown.add_row(_("default"), f"{result.default.log_loss:.4f}", f"{result.default.rmse_bins:.4f}")
+    if result.in_use is not None and fitted_at is not None:
+        shown.add_row(_("in use (fitted {when})").format(when=clock.when(fitted_at)),
+                      f"{result.in_use.log_loss:.4f}", f"{result.in_use.rmse_bins:.4f}")
     shown.add_row(_("fitted"), f"{result.fitted.log_loss:.4f}", f"{result.fitted.rmse_bins:.4f}")
     out = console()
     out.print(shown)
@@ -76,7 +82,11 @@ def _show(result: Fit) -> None:
     if result.kept:
         out.print(_("Kept the fitted parameters: the scheduler uses them from now on (`quiz optimize --reset` "
                     "goes back)."))
-        out.print(_("FSRS parameters now in use: {parameters}").format(
-            parameters=", ".join(f"{w:.4f}" for w in result.parameters)), markup=False)
+    elif result.in_use is not None:
+        out.print(_("Kept the parameters in use: the new fit did not predict your later reviews better than both "
+                    "them and the defaults (`quiz optimize --reset` goes back to the defaults)."))
     else:
         out.print(_("Kept the default parameters: the fitted ones did not predict your later reviews better."))
+    if result.kept or result.in_use is not None:
+        out.print(_("FSRS parameters now in use: {parameters}").format(
+            parameters=", ".join(f"{w:.4f}" for w in result.parameters)), markup=False)

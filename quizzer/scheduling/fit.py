@@ -49,14 +49,17 @@ class Scores:
 
 @dataclass(frozen=True)
 class Fit:
-    """What ``optimize`` found: both parameter sets scored on the later reviews; ``kept`` when
-    the fitted ones score better on both metrics (then ``parameters`` are the fitted ones)."""
+    """What ``optimize`` found: the parameter sets scored on the later reviews (``in_use``: an
+    earlier fit the scheduler uses, None with the defaults); ``kept`` when the new fit scores
+    better on both metrics than each of them (then ``parameters`` are the new fit's, else those
+    in use stay)."""
 
     reviews: int
     default: Scores
     fitted: Scores
     parameters: tuple[float, ...]
     kept: bool
+    in_use: Scores | None = None
 
 
 class NotEnoughHistory(QuizError):
@@ -183,9 +186,11 @@ def score(items: Sequence[Item], parameters: Sequence[float]) -> Scores:
     return Scores(log_loss(recalled, predicted), rmse_bins(recalled, predicted, days, number, lapses))
 
 
-def optimize(reviews: Sequence[Answered], rollover_hour: int = ROLLOVER_HOUR) -> Fit:
-    """Fit on the earlier long-term reviews, score defaults and fit on the later ones; the fitted
-    parameters are kept only when better on both metrics. NotEnoughHistory below MIN_REVIEWS."""
+def optimize(reviews: Sequence[Answered], rollover_hour: int = ROLLOVER_HOUR,
+             in_use: Sequence[float] | None = None) -> Fit:
+    """Fit on the earlier long-term reviews, score the defaults, the parameters ``in_use`` (an
+    earlier fit) and the new fit on the later ones; the new fit is kept only when better on both
+    metrics than each. NotEnoughHistory below MIN_REVIEWS."""
     items = items_of(reviews, rollover_hour)
     if len(items) < MIN_REVIEWS:
         raise NotEnoughHistory(len(items))
@@ -194,5 +199,7 @@ def optimize(reviews: Sequence[Answered], rollover_hour: int = ROLLOVER_HOUR) ->
     defaults = default_parameters()
     fitted = fit(earlier)
     before, after = score(later, defaults), score(later, fitted)
-    kept = after.log_loss < before.log_loss and after.rmse_bins < before.rmse_bins
-    return Fit(len(reviews), before, after, fitted if kept else defaults, kept)
+    current = score(later, in_use) if in_use is not None else None
+    kept = all(after.log_loss < other.log_loss and after.rmse_bins < other.rmse_bins
+               for other in (before, current) if other is not None)
+    return Fit(len(reviews), before, after, fitted if kept else tuple(in_use or defaults), kept, current)
