@@ -137,6 +137,7 @@ def test_on_a_terminal_an_option_letter_is_an_answer_and_bang_b_buries(deck_dir)
         term.expect("answer (a letter)", after=after)
         term.send("!b\r")
         term.expect("Buried until tomorrow: c-one")
+        term.expect("No cards left. [space/Enter] finish · u undo the last answer")  # a bury can be taken back
         term.send("\x04")  # Ctrl-D: the end of input quits
         assert term.wait() == 0
     assert reviews("c-one") == []
