@@ -219,6 +219,16 @@ def test_a_wrong_answer_in_the_drill_starts_the_notebook_days_again(deck_dir):
     assert "q-wrong" not in noted()
 
 
+def test_a_half_way_score_by_kind_is_shown_as_the_total_is_not_rounded_to_even(deck_dir):
+    """12.5 read 12% in the score by kind (Python rounds half to even) beside a total of 12.5."""
+    run(deck_dir, ["exam", "--history"])
+    items = paper(deck_dir, seed=4, count=2, kinds=["choice"])
+    answers = {"q-right": "B", "q-wrong": "A"}  # one right of two: 50
+    result = run(deck_dir, ["exam", "--seed", "4", "--count", "2", "--kind", "choice"], [answers[i.card_id] for i in items])
+    by_kind = result.stdout.split("By kind")[1].split("By section")[0]
+    assert "50.0 / 100" in result.stdout and "50.0%" in by_kind, by_kind
+
+
 def test_a_wrong_numeric_answer_is_reported_with_its_answer_once_in_the_solution(deck_dir):
     """The report said the answer three times: in the verdict, on a "Right answer" line, and at
     the end of the worked solution; the line is left out where the solution ends with it."""
@@ -456,11 +466,11 @@ def test_history_shows_the_trend(deck_dir):
         run(deck_dir, ["exam", "--seed", str(seed), "--count", "2", "--kind", "choice"],
             [answers[i.card_id] for i in items] + ["!f"], when=when)
     result = run(deck_dir, ["exam", "--history"])
-    assert "Trend: ▅▅  (first 100 → last 100)" in result.stdout and result.stdout.count("100.0") == 2
+    assert "Trend: ▅▅  (first 100.0 → last 100.0)" in result.stdout and result.stdout.count("100.0") == 4
     items = paper(deck_dir, seed=23, count=2, kinds=["choice"])  # a drop from 100 to 50 (one of two right)
     run(deck_dir, ["exam", "--seed", "23", "--count", "2", "--kind", "choice"], ["B" for _ in items] + ["!f"],
         when=T0 + timedelta(days=2))
-    assert "Trend: ██▁  (first 100 → last 50)" in run(deck_dir, ["exam", "--history"]).stdout
+    assert "Trend: ██▁  (first 100.0 → last 50.0)" in run(deck_dir, ["exam", "--history"]).stdout
 
 
 def test_the_trend_scales_between_the_lowest_and_highest_score():

@@ -124,7 +124,7 @@ def screens(tmp_path: Path, language: str, columns: int) -> list[str]:
 
 # the mistakes notebook's headers, whole on one line: short below 100 columns, where the date gives way
 HEADERS = {("en", False): ("card", "question", "wrong", "wrong answer", "right days"),
-           ("zh", False): ("卡片", "问题", "答错", "错答", "答对天数"),
+           ("zh", False): ("卡片", "问题", "次数", "你的答案", "答对天数"),
            ("en", True): ("card", "question", "times wrong", "last wrong", "last wrong answer", "right on later days"),
            ("zh", True): ("卡片", "问题", "错误次数", "上次答错", "上次错误答案", "之后答对")}
 
@@ -151,5 +151,5 @@ def test_the_screens_keep_to_one_language_and_break_lines_well(tmp_path, languag
     assert any(all(header in line.split() for header in weakest) for line in shots[5].splitlines()), shots[5]
     mistakes = shots[6]
     assert "card-one" in mistakes and "card-two" in mistakes
-    headers = [h for h in HEADERS[language, columns >= 100] if columns >= 80 or h not in ("wrong answer", "错答")]
+    headers = [h for h in HEADERS[language, columns >= 100] if columns >= 80 or h not in ("wrong answer", "你的答案")]
     assert any(all(header in line for header in headers) for line in mistakes.splitlines()), mistakes

@@ -227,7 +227,7 @@ def show_report(console: Console, report: Report) -> None:
     for name, title, key in groups:
         table = Table(name, _("score"), _("questions"), title=title)
         for group, percent, count in report.by(key):
-            table.add_row(safe(group), f"{percent:.0f}%", str(count))
+            table.add_row(safe(group), f"{percent:.1f}%", str(count))  # as the total: 12.5, not 12
         console.print(table)
     # the id whole (for `quiz show ID`) before the kind and the seconds, which go first on a
     # narrow terminal; folded only where even then the answer would keep no words beside it
@@ -283,4 +283,4 @@ def show_history(console: Console, rows: list[tuple[ExamRecord, int, int]], now:
     if scores:
         trend = sparkline(scores)
         console.print(_("Trend: {trend}  (first {first} → last {last})").format(
-            trend=trend, first=f"{scores[0]:.0f}", last=f"{scores[-1]:.0f}"), highlight=False)
+            trend=trend, first=f"{scores[0]:.1f}", last=f"{scores[-1]:.1f}"), highlight=False)

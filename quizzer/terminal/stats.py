@@ -243,7 +243,7 @@ def _exams(stats: Stats, width: int) -> Table:
     if stats.exam_trend is not None:
         caption = _("trend {slope} points per exam over {count} exams").format(
             slope=f"{stats.exam_trend:+.1f}", count=len(stats.exams))
-    rows = [([f"{e.finished_at.astimezone():%Y-%m-%d}", f"{e.score:.0f}%"], e.score) for e in shown]
+    rows = [([f"{e.finished_at.astimezone():%Y-%m-%d}", f"{e.score:.1f}%"], e.score) for e in shown]
     title = _("Exam scores") + (_(" (last {count})").format(count=len(shown)) if len(stats.exams) > len(shown) else "")
     return _bar_table(title, (_("finished"), _("score")), rows, 100.0, width, caption)
 
