@@ -134,6 +134,13 @@ def test_a_small_history_is_refused_saying_how_many_more(tmp_path):
     assert "Traceback" not in result.output
 
 
+def test_an_empty_history_is_refused_without_counting_from_zero():
+    result = quiz("optimize")
+    assert result.exit_code == 1 and result.output.strip() == (
+        "Error: no review history to fit yet: it takes 512 reviews made on a later day than the card's previous one "
+        "(keep studying, or `quiz history import` your history)"), result.output
+
+
 def test_reset_without_a_fit_keeps_the_defaults():
     result = quiz("optimize", "--reset", "--json")
     assert result.exit_code == 0

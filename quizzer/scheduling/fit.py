@@ -64,6 +64,11 @@ class Fit:
 
 class NotEnoughHistory(QuizError):
     def __init__(self, have: int) -> None:
+        if not have:  # "0 reviews ..., 512 short of 512"
+            super().__init__(_("no review history to fit yet: it takes {need} reviews made on a later day than the "
+                               "card's previous one").format(need=MIN_REVIEWS),
+                             _("keep studying, or `quiz history import` your history"))
+            return
         super().__init__(
             ngettext("too little review history to fit: {have} review made on a later day than the card's previous "
                      "one, {missing} short of {need}",
