@@ -229,6 +229,16 @@ def test_a_half_way_score_by_kind_is_shown_as_the_total_is_not_rounded_to_even(d
     assert "50.0 / 100" in result.stdout and "50.0%" in by_kind, by_kind
 
 
+@pytest.mark.parametrize(("args", "says"), [
+    (["--history", "--resume"], "--history lists the exams; --resume continues one: not both"),  # --resume was ignored
+    (["--resume", "--seed", "3"], "--seed chooses a new paper: not with --resume"),
+    (["--history", "--count", "3", "--kind", "qa"], "--count --kind choose a new paper: not with --history"),
+])
+def test_options_that_do_not_go_together_are_a_usage_error(deck_dir, args, says):
+    result = runner.invoke(app, ["exam", *args, "--decks", str(deck_dir)], env={"QUIZ_NOW": T0.isoformat()})
+    assert result.exit_code == 2 and result.stderr.startswith(f"Error: {says}"), result.stderr
+
+
 def test_a_wrong_numeric_answer_is_reported_with_its_answer_once_in_the_solution(deck_dir):
     """The report said the answer three times: in the verdict, on a "Right answer" line, and at
     the end of the worked solution; the line is left out where the solution ends with it."""

@@ -59,6 +59,8 @@ def exam(
     if not EXAM_MIN_MINUTES <= minutes <= EXAM_MAX_MINUTES:  # also NaN, which no bound refuses
         raise UsageError(_("--minutes must be from {low:g} to {high:g} (a day), not {value}").format(
             low=EXAM_MIN_MINUTES, high=EXAM_MAX_MINUTES, value=f"{minutes:.15g}"))  # 1440.0000001 was "not 1440"
+    if show_history and resume:
+        raise UsageError(_("--history lists the exams; --resume continues one: not both"))
     drawing = given(ctx, "count", "minutes", "deck", "tag", "kind", "seed")
     if (show_history or resume) and drawing:
         raise UsageError(ngettext("{options} chooses a new paper: not with {mode}",
