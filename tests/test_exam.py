@@ -239,6 +239,11 @@ def test_options_that_do_not_go_together_are_a_usage_error(deck_dir, args, says)
     assert result.exit_code == 2 and result.stderr.startswith(f"Error: {says}"), result.stderr
 
 
+def test_a_count_beyond_the_cards_there_are_is_said(deck_dir):
+    result = run(deck_dir, ["exam", "--count", "100000", "--kind", "choice"], ["!q"])
+    assert "Exam 1: 2 questions" in result.stdout and "Only 2 cards can be asked with these options." in result.stdout
+
+
 def test_a_wrong_numeric_answer_is_reported_with_its_answer_once_in_the_solution(deck_dir):
     """The report said the answer three times: in the verdict, on a "Right answer" line, and at
     the end of the worked solution; the line is left out where the solution ends with it."""

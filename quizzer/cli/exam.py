@@ -107,6 +107,10 @@ def exam(
             id=session.exam.id, questions=ngettext("{count} question", "{count} questions", session.total).format(
                 count=session.total), minutes=ngettext("{count} minute", "{count} minutes", 1 if minutes == 1 else 2).format(
                 count=f"{minutes:g}"), seed=session.exam.seed), markup=False)
+        if session.total < count:  # --count 100000 gave every card there is, without a word
+            out.print(ngettext("Only {count} card can be asked with these options.",
+                               "Only {count} cards can be asked with these options.", session.total).format(
+                count=session.total), markup=False)
     try:
         ExamScreen(session, prompter, out, clear_screen=learner.clear_screen).run()
     except KeyboardInterrupt:
