@@ -27,6 +27,7 @@ from quizzer.store import exams as exam_store
 from quizzer.store.filter import CardFilter
 from quizzer.store.records import PaperSpec
 from quizzer.cli import app
+from quizzer.errors import DatabaseError
 from quizzer.decks import load_decks
 from quizzer.store import open_store
 
@@ -135,22 +136,26 @@ def test_never_seen_cards_an_exam_asks_leave_the_new_cards_a_day_as_they_were(de
     assert len(queues.new_offered(store, T0 + timedelta(minutes=5), new_per_day=2)) == 2
 
 
+def server_gone(write, counted=lambda kwargs: True):
+    """``write`` for the first call ``counted`` finds, then the error of a server that went down."""
+    calls = []
+
+    def once(*args, **kwargs):
+        calls.append(counted(kwargs))
+        if sum(calls) > 1:
+            raise DatabaseError("postgresql://db/quiz: cannot connect to the database server", "is the server running?")
+        return write(*args, **kwargs)
+
+    return once
+
+
 def test_an_answer_the_database_refuses_is_named_and_resume_asks_it_again(deck_dir, monkeypatch):
     """The server went down as an answer was given: the error said "cannot connect" and no more."""
-    from quizzer.errors import DatabaseError
-
     run(deck_dir, ["exam", "--history"])
     items = paper(deck_dir, seed=3, count=2, kinds=["choice"])
     answers = {"q-right": "B", "q-wrong": "C"}
-    saved, calls = exam_store.save_answer, []
-
-    def server_gone_at_the_second(*args, **kwargs):
-        calls.append(kwargs.get("status"))
-        if calls.count("answered") > 1:
-            raise DatabaseError("postgresql://db/quiz: cannot connect to the database server", "is the server running?")
-        return saved(*args, **kwargs)
-
-    monkeypatch.setattr(exam_store, "save_answer", server_gone_at_the_second)
+    saved = exam_store.save_answer
+    monkeypatch.setattr(exam_store, "save_answer", server_gone(saved, lambda kwargs: kwargs.get("status") == "answered"))
     lines = "".join(answers[i.card_id] + "\n" for i in items)
     result = runner.invoke(app, ["exam", "--seed", "3", "--count", "2", "--kind", "choice", "--decks", str(deck_dir)],
                            input=lines, env={"QUIZ_NOW": T0.isoformat()})
@@ -165,23 +170,15 @@ def test_an_answer_the_database_refuses_is_named_and_resume_asks_it_again(deck_d
 
 def test_scores_the_database_refuses_at_hand_in_are_saved_by_resume(deck_dir, monkeypatch):
     from quizzer.app import exam as exam_app
-    from quizzer.errors import DatabaseError
 
     run(deck_dir, ["exam", "--history"])
     items = paper(deck_dir, seed=3, count=2, kinds=["choice"])
     answers = {"q-right": "B", "q-wrong": "A"}
-    saved, calls = exam_app.record_answer, []
-
-    def server_gone_at_the_second(*args, **kwargs):
-        calls.append(args[1])
-        if len(calls) > 1:
-            raise DatabaseError("postgresql://db/quiz: cannot connect to the database server")
-        return saved(*args, **kwargs)
-
-    monkeypatch.setattr(exam_app, "record_answer", server_gone_at_the_second)
+    saved = exam_app.record_answer
+    monkeypatch.setattr(exam_app, "record_answer", server_gone(saved))
     result = runner.invoke(app, ["exam", "--seed", "3", "--count", "2", "--kind", "choice", "--decks", str(deck_dir)],
                            input="".join(answers[i.card_id] + "\n" for i in items), env={"QUIZ_NOW": T0.isoformat()})
-    assert result.exit_code == 1 and "(the exam's scores are not all saved; `quiz exam --resume` saves the rest)" in result.stderr
+    assert result.exit_code == 1 and "(the exam's scores are not all saved; `quiz exam --resume` saves the rest; is the server" in result.stderr
     monkeypatch.setattr(exam_app, "record_answer", saved)
     resumed = run(deck_dir, ["exam", "--resume"])
     assert "50.0 / 100" in resumed.stdout, resumed.stdout
