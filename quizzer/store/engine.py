@@ -273,7 +273,17 @@ _UNRESOLVED = re.compile(r"failed to resolve host '(.*?)'")  # psycopg's, with t
 
 def shown_url(url: URL) -> str:
     """A server URL as the user would write it: no driver name, no password."""
-    return url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True)
+    return masked(url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True))
+
+
+# A password in a URL: after the user name up to the last @ (one more @ in it is read as part of
+# the host, so this hides too much rather than too little), or as ``?password=``.
+_PASSWORD = re.compile(r"(://[^:/@]*:).*@|([?&]password=)[^&]*", re.IGNORECASE)
+
+
+def masked(text: str) -> str:
+    """``text`` (a URL, also one that does not parse) with each password in it as ``***``."""
+    return _PASSWORD.sub(lambda found: f"{found[1]}***@" if found[1] else f"{found[2]}***", text)
 
 
 def default_db_path() -> Path:
@@ -300,9 +310,8 @@ def resolve(url_or_path: str | Path | None) -> tuple[URL, Path | None]:
     target = _explicit(url_or_path)
     if target is None:
         target = default_db_path()
-    if isinstance(target, Path):
-        target = _unflattened(target)
-    if isinstance(target, str) and "://" in target:
+    target = _unflattened(str(target))
+    if "://" in target:
         url = _parsed(target)
         if url.drivername in SERVER_SCHEMES:
             url = url.set(drivername="postgresql+psycopg")
@@ -317,25 +326,31 @@ def _parsed(target: str) -> URL:
     authority or as ``?port=``, was a traceback when the connection was made)."""
     from sqlalchemy.exc import ArgumentError
 
+    example = _("e.g. postgresql://user@host:5432/quiz")
     try:
         url = make_url(target)
-    except (ArgumentError, ValueError) as err:
-        raise UsageError(_("{url}: not a database URL ({reason})").format(url=target, reason=err)) from None
+    except ValueError:  # int() of the port in the authority (SQLAlchemy's words name Python's int())
+        raise UsageError(_("{url}: the port is not a number").format(url=masked(target)), example) from None
+    except ArgumentError:  # SQLAlchemy's words repeat the URL, password and all
+        raise UsageError(_("{url}: not a database URL").format(url=masked(target)), example) from None
     ports = url.query.get("port", ())
     if any(not port.isdigit() for port in ([ports] if isinstance(ports, str) else ports)):
-        raise UsageError(_("{url}: the port is not a number").format(url=shown_url(url)),
-                         _("e.g. postgresql://user@host:5432/quiz"))
+        raise UsageError(_("{url}: the port is not a number").format(url=shown_url(url)), example)
+    if "@" in (url.host or ""):  # the rest of a password that holds an @: libpq would name it as the host
+        raise UsageError(_("{url}: the host cannot hold an @").format(url=shown_url(url)),
+                         _("write an @ in the password as %40"))
     return url
 
 
-def _unflattened(target: Path) -> str | Path:
-    """A server URL given as a path option (``--db``), whose ``//`` the path folded into ``/``:
-    ``postgresql:/user@host/db`` was ``postgresql://user@host/db``, and ``postgresql:/db``
-    (no host, no user) was ``postgresql:///db`` (the local socket)."""
-    text = str(target)
-    scheme, colon, rest = text.partition(":/")
-    if not colon or scheme.split("+")[0] not in SERVER_SCHEMES or rest.startswith("/"):
+def _unflattened(target: str) -> str:
+    """A server URL whose ``//`` a path option (``--db``) folded into ``/``, or the user left out
+    (in ``--db`` or ``QUIZ_DB`` alike): ``postgresql:/user@host/db`` was ``postgresql://user@host/db``,
+    and ``postgresql:/db`` (no host, no user) was ``postgresql:///db`` (the local socket). Never a
+    file path: one would be shown in messages, password and all."""
+    scheme, colon, rest = target.partition(":")
+    if not colon or scheme.split("+")[0].lower() not in SERVER_SCHEMES or rest.startswith("//"):
         return target
+    rest = rest.removeprefix("/")
     return f"{scheme}://{rest}" if any(mark in rest for mark in "/@:") else f"{scheme}:///{rest}"
 
 
