@@ -204,6 +204,26 @@ def test_a_login_without_rights_gets_one_line_not_a_collection(pg_server, decks)
     assert "CREATE SCHEMA" not in err and "Traceback" not in err
 
 
+def test_a_login_that_may_create_schemas_but_not_read_anothers_is_told_so(pg_server, decks):
+    """With CREATE on the database (as a learner needs to start a collection) but no rights to
+    ann's schema, opening ann said "its tables do not match the schema it names (None): upgrading
+    failed ... restore a backup": the same line as for a login without CREATE is the truth."""
+    import psycopg
+
+    db = pg_server.create("usage")
+    code, _, err = finished(quiz("study", "--decks", str(decks), db=db, user="ann", now=T0, stdin=answers(3)))
+    assert code == 0, err
+    with psycopg.connect(db, autocommit=True) as conn:
+        conn.execute("CREATE ROLE bob LOGIN")
+        conn.execute(f"GRANT CREATE ON DATABASE {db.rsplit('/', 1)[1]} TO bob")
+    as_bob = db.replace("postgres@", "bob@")
+    code, out, err = finished(quiz("stats", db=as_bob, user="ann", now=T0))
+    assert code == 1 and "learner ann's collection is there, but this login may not read it" in err, err
+    assert "None" not in err and "backup" not in err and "Traceback" not in err and len(err.splitlines()) == 1
+    code, _, err = finished(quiz("stats", db=as_bob, user="bob", now=T0))  # bob's own is his to make
+    assert code == 0, err
+
+
 def test_db_copy_takes_one_learners_collection(pg_server, decks, tmp_path):
     db = pg_server.create("copy")
     for user, ratings in (("ann", (4, 4)), ("bob", (1, 1, 1))):

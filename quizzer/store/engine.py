@@ -472,30 +472,34 @@ def _install_postgres_hooks(engine: Engine, learner: str, where: str | None) -> 
 def _create_learner_schema(dbapi_connection, learner: str, where: str) -> None:
     """Create ``learner``'s schema unless it is there, one learner at a time (a lock of its own);
     the first learner made on a database whose collection predates learners (in ``public``) gets
-    that collection (``_adopt_public_collection``). A login without the right is a DatabaseError."""
+    that collection (``_adopt_public_collection``). A login that may not use the schema, or may not
+    create it, is a DatabaseError."""
     import psycopg
 
+    schema = learner_schema(learner)
     try:
-        if dbapi_connection.execute("SELECT current_schema()").fetchone()[0] is None:
+        if dbapi_connection.execute("SELECT current_schema()").fetchone()[0] is None:  # missing, or not ours to use
             dbapi_connection.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY}, 0)")
-            dbapi_connection.execute(f'CREATE SCHEMA IF NOT EXISTS "{learner_schema(learner)}"')
-            _adopt_public_collection(dbapi_connection, learner_schema(learner))
+            usable = dbapi_connection.execute(
+                "SELECT has_schema_privilege(oid, 'USAGE') FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
+            if usable is None:
+                dbapi_connection.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+                _adopt_public_collection(dbapi_connection, schema)
+            elif not usable[0]:  # there, but this login has no USAGE: not a collection to create
+                dbapi_connection.rollback()
+                raise DatabaseError(
+                    _("{where}: learner {learner}'s collection is there, but this login may not read it").format(
+                        where=where, learner=learner),
+                    _("log in as its owner, or ask the server's administrator to grant this role the use of schema "
+                      "\"{schema}\" and its tables").format(schema=schema))
         dbapi_connection.commit()
     except psycopg.errors.InsufficientPrivilege as exc:
         dbapi_connection.rollback()
-        schema = learner_schema(learner)
-        if dbapi_connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone():
-            # the schema is there: what is missing is the right to use it, not a collection
-            raise DatabaseError(
-                _("{where}: learner {learner}'s collection is there, but this login may not read it").format(
-                    where=where, learner=learner),
-                _("log in as its owner, or ask the server's administrator to grant this role the use of schema "
-                  "\"{schema}\" and its tables").format(schema=schema)) from exc
         raise DatabaseError(
             _("{where}: learner {learner} has no collection there, and this login may not create one: {reason}").format(
                 where=where, learner=learner, reason=first_line(exc)),
             _("ask the server's administrator to run: CREATE SCHEMA \"{schema}\" AUTHORIZATION <your role>").format(
-                schema=learner_schema(learner))) from exc
+                schema=schema)) from exc
 
 
 def _adopt_public_collection(dbapi_connection, schema: str) -> None:
