@@ -224,6 +224,51 @@ def test_a_login_that_may_create_schemas_but_not_read_anothers_is_told_so(pg_ser
     assert code == 0, err
 
 
+def learner_schemas(url: str) -> set[str]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return {name for (name,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'learner_%'")}
+
+
+def test_the_learner_is_the_urls_user_unless_quiz_user_or_the_setting_names_one(pg_server, tmp_path, monkeypatch):
+    """README's `QUIZ_DB=postgresql://ann@.../quiz` then `quiz study` opened learner_<login name>: one
+    learner on two devices with other logins had two collections. The order: QUIZ_USER, the user
+    setting, the URL's user name, the login name; `quiz config` says which gave it."""
+    import psycopg
+
+    from quizzer.learners import login_name
+
+    db = pg_server.create("whose")
+    with psycopg.connect(db, autocommit=True) as conn:
+        conn.execute("CREATE ROLE ann LOGIN")
+        conn.execute(f"GRANT CREATE ON DATABASE {db.rsplit('/', 1)[1]} TO ann")
+    as_ann = db.replace("postgres@", "ann@")
+    code, _, err = finished(quiz("stats", db=as_ann, user=None, now=T0))
+    assert code == 0, err
+    assert learner_schemas(db) == {"learner_ann"}
+    code, out, err = finished(quiz("config", "--json", db=as_ann, user=None, now=T0))
+    assert code == 0 and json.loads(out)["settings"]["user"] | {"allowed": ""} == {
+        "value": "ann", "source": "url", "allowed": ""}, out + err
+    code, out, err = finished(quiz("config", db=as_ann, user=None, now=T0))
+    assert code == 0 and any([cell.strip() for cell in line.split("│")[1:4]] == ["user", "ann", "url"] for line in out.splitlines()), out
+    as_option = as_ann.replace("ann@", "") + "?user=ann"  # libpq's other way to name it
+    code, out, err = finished(quiz("config", "--json", db=as_option, user=None, now=T0))
+    assert code == 0 and json.loads(out)["settings"]["user"]["value"] == "ann", out + err
+    code, out, err = finished(quiz("config", "--json", db=str(tmp_path / "q.db"), user=None, now=T0))
+    assert code == 0 and json.loads(out)["settings"]["user"] | {"allowed": ""} == {
+        "value": login_name(), "source": "login", "allowed": ""}, out + err
+
+    config = tmp_path / "config.toml"
+    config.write_text('user = "bob"\n', "utf-8")
+    monkeypatch.setenv("QUIZ_CONFIG", str(config))
+    assert finished(quiz("stats", db=db, user=None, now=T0))[0] == 0  # the setting wins over the URL's postgres
+    assert finished(quiz("stats", db=db, user="cat", now=T0))[0] == 0  # QUIZ_USER wins over the setting
+    code, out, err = finished(quiz("config", "--json", db=as_ann, user=None, now=T0))
+    assert json.loads(out)["settings"]["user"]["source"] == "file", out + err
+    assert learner_schemas(db) == {"learner_ann", "learner_bob", "learner_cat"}
+
+
 def test_db_copy_takes_one_learners_collection(pg_server, decks, tmp_path):
     db = pg_server.create("copy")
     for user, ratings in (("ann", (4, 4)), ("bob", (1, 1, 1))):

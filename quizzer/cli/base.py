@@ -657,9 +657,9 @@ def _warn_left_out(problems: list[Problem]) -> None:
                     _("`quiz lint` lists its problems"))
 
 
-def learner() -> str:
-    """Whose collection to open on a shared server: ``QUIZ_USER`` / the ``user`` setting, else
-    the login name."""
+def learner() -> str | None:
+    """Whose collection to open on a shared server: ``QUIZ_USER`` / the ``user`` setting; None
+    leaves it to the database (``quizzer.store.default_learner``)."""
     return settings().learner
 
 

@@ -495,11 +495,13 @@ def _create_learner_schema(dbapi_connection, learner: str, where: str) -> None:
         dbapi_connection.commit()
     except psycopg.errors.InsufficientPrivilege as exc:
         dbapi_connection.rollback()
+        role, database = dbapi_connection.execute("SELECT current_user, current_database()").fetchone()
         raise DatabaseError(
             _("{where}: learner {learner} has no collection there, and this login may not create one: {reason}").format(
                 where=where, learner=learner, reason=first_line(exc)),
-            _("ask the server's administrator to run: CREATE SCHEMA \"{schema}\" AUTHORIZATION <your role>").format(
-                schema=schema)) from exc
+            _("ask the server's administrator to run: CREATE SCHEMA \"{schema}\" AUTHORIZATION \"{role}\" (or, to "
+              "let the role create its own: GRANT CREATE ON DATABASE \"{database}\" TO \"{role}\")").format(
+                schema=schema, role=role, database=database)) from exc
 
 
 def _adopt_public_collection(dbapi_connection, schema: str) -> None:
