@@ -176,6 +176,45 @@ def test_the_class_report_leaves_a_learners_aggregate_as_it_was(tmp_path, decks)
     assert watermark() == kept
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_class_report_never_cuts_a_figure_or_date_however_narrow(language):
+    """At 100 columns a 40-character learner left `2027-01-1` of the interview date (2027-01-15), at
+    80 the header `int`, at 60 even short names left `2027-01-` and `retenti`: the names wrap instead."""
+    from datetime import date
+
+    from rich.console import Console
+
+    from quizzer import i18n
+    from quizzer.app.classroom import ClassReport, Failed, LearnerFigures
+    from quizzer.app.stats import Retention
+    from quizzer.terminal.classroom import show
+    from quizzer.terminal.linebreak import install
+
+    install()  # as the terminal's console does (render.console): Chinese breaks between characters
+
+    long_name = "a" * 20 + "." + "b" * 19
+    learners = [LearnerFigures(name, 12_580, 14, Retention(5, 3, 0.625), [60.0, 62.5], 2.5, date(2027, 1, 15))
+                for name in ("ann", long_name)]
+    cards = [Failed("bert-embedding-table-and-its-positions", 1_234, 2, 1.0)]
+    report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), learners, cards, cards, [])
+    i18n.use(language)
+    try:
+        headers = [i18n._(word) for word in ("reviews", "days studied", "true retention", "interview", "failed")]
+        for width in (60, 80, 100):
+            console = Console(width=width, record=True, color_system=None, legacy_windows=False)
+            show(console, report)
+            out = console.export_text()
+            words = {word for line in out.splitlines() for word in line.split()}
+            assert max(map(len, out.splitlines())) <= width, out
+            for figure in ("12,580", "14", "62.5%", "62%", "2027-01-15", "1,234", "2", "(100%)"):
+                assert figure in words, (width, figure, out)
+            if language == "en":  # each header word whole (a Chinese header may break between characters)
+                assert {word for header in headers for word in header.split()} <= words, (width, out)
+            assert "+2.5/exam" in words or language == "zh", (width, out)
+    finally:
+        i18n.use("en")
+
+
 def test_a_learner_name_that_cannot_name_a_collection_is_refused(pg_server):
     db = pg_server.create("names")
     code, out, err = finished(quiz("stats", db=db, user="Ann Smith", now=T0))
