@@ -134,6 +134,29 @@ def test_two_learners_study_at_once_and_the_class_report_counts_them(pg_server, 
     assert recent["ann"]["reviews"] == len(saved(later_out)) and recent["bob"]["reviews"] == 0
 
 
+def test_a_learner_without_reviews_is_listed_but_not_counted_in_the_class(pg_server, decks):
+    """Any command made a collection for any name, and an empty one counted in the class: two
+    learners failing a card were "2 (17%)" of a class inflated by typos. A new collection is said
+    once, on stderr, so the typo is seen; the report's shares are of the learners who reviewed."""
+    db = pg_server.create("ghosts")
+    for user in ("ann", "bob"):
+        code, _, err = finished(quiz("study", "--decks", str(decks), db=db, user=user, now=T0, stdin=answers(1)))
+        assert code == 0, err
+    code, _, err = finished(quiz("stats", "--decks", str(decks), db=db, user="bbo", now=T0))  # a typo
+    assert code == 0 and f"New collection for learner bbo on {db}" in err, err
+    code, _, err = finished(quiz("stats", "--decks", str(decks), db=db, user="bbo", now=T0))
+    assert code == 0 and "New collection" not in err, err  # once
+    code, _, err = finished(quiz("stats", "--decks", str(decks), db=db, user="ann", now=T0))
+    assert code == 0 and "New collection" not in err, err
+    shown = report(db, "teacher", days=41)
+    assert [(one["learner"], one["reviews"]) for one in shown["learners"]] == [("ann", 1), ("bbo", 0), ("bob", 1)]
+    assert shown["class_size"] == 2
+    assert [(card["learners"], card["share"]) for card in shown["cards"]] == [(2, 1.0)]
+    code, out, err = finished(quiz("class", "report", "--days", "3", db=db, user="teacher", now=T0))
+    assert code == 0 and "having no review in these days: bbo" in " ".join(out.split()), out + err
+    assert "2 (100%)" in out, out
+
+
 def test_interview_and_parameters_are_each_learners_own(pg_server, decks):
     db = pg_server.create("own")
     code, _, err = finished(quiz("plan", "--date", "2026-04-15", "--decks", str(decks), db=db, user="ann", now=T0))
@@ -196,7 +219,7 @@ def test_the_class_report_never_cuts_a_figure_or_date_however_narrow(language):
     learners = [LearnerFigures(name, 12_580, 14, Retention(5, 3, 0.625), [60.0, 62.5], 2.5, date(2027, 1, 15))
                 for name in ("ann", long_name)]
     cards = [Failed("bert-embedding-table-and-its-positions", 1_234, 2, 1.0)]
-    report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), learners, cards, cards, [])
+    report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), learners, 2, cards, cards, [])
     i18n.use(language)
     try:
         headers = [i18n._(word) for word in ("reviews", "days studied", "true retention", "interview", "failed")]

@@ -24,7 +24,7 @@ import os
 import sqlite3
 import sys
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -72,6 +72,7 @@ class Store:
     engine: Engine
     path: Path | None
     learner: str
+    created: bool = False  # the learner's collection was started on the server by this opening
 
     def __post_init__(self) -> None:
         # Closed when the store goes, or at exit: closing SQLite's last connection folds the -wal
@@ -398,12 +399,13 @@ def check_location(path: Path, *, create_folder: bool = False) -> None:
             _("make the folder writable, or point --db / QUIZ_DB at a writable place"))
 
 
-def make_engine(url: URL, learner: str, *, create: bool = True) -> Engine:
+def make_engine(url: URL, learner: str, *, create: bool = True, created: Callable[[], None] | None = None) -> Engine:
     """The engine; opening the file (or connecting) is left to the first transaction (see
     ``check_location``). On a server every connection works in ``learner``'s schema, created
-    if missing unless ``create`` is off (a reader of other learners' collections)."""
+    if missing unless ``create`` is off (a reader of other learners' collections); ``created`` is
+    called when it is."""
     if url.get_backend_name() == "postgresql" and url.drivername == "postgresql+psycopg":
-        return _postgres_engine(url, busy_timeout_ms(), learner, create)
+        return _postgres_engine(url, busy_timeout_ms(), learner, create, created)
     if url.drivername != "sqlite":  # mysql://, http://, postgresql+psycopg2://: a traceback from SQLAlchemy
         raise UsageError(_("{where}: quizzer keeps a collection in a SQLite file or on a PostgreSQL server").format(
             where=shown_url(url)), _("give --db / QUIZ_DB a file path or a postgresql:// URL"))
@@ -413,7 +415,8 @@ def make_engine(url: URL, learner: str, *, create: bool = True) -> Engine:
     return engine
 
 
-def _postgres_engine(url: URL, busy_timeout: int, learner: str, create: bool) -> Engine:
+def _postgres_engine(url: URL, busy_timeout: int, learner: str, create: bool,
+                     created: Callable[[], None] | None) -> Engine:
     """A server engine: reads are REPEATABLE READ snapshots; a write waits for the write
     lock at most ``busy_timeout`` ms (``lock_timeout``, as SQLite's busy timeout), then
     fails with DatabaseBusy. A connection the server dropped while idle in the pool is
@@ -431,7 +434,7 @@ def _postgres_engine(url: URL, busy_timeout: int, learner: str, create: bool) ->
         url, isolation_level="REPEATABLE READ", pool_pre_ping=True,
         connect_args={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "quizzer",
                       "options": f'-c lock_timeout={busy_timeout} -c search_path="{learner_schema(learner)}"'})
-    _install_postgres_hooks(engine, learner, shown_url(url) if create else None)
+    _install_postgres_hooks(engine, learner, shown_url(url) if create else None, created)
     return engine
 
 
@@ -449,7 +452,7 @@ def continue_ids(conn: Connection, tables: list[Table]) -> None:
                      {"table": table.name, "column": column.name})
 
 
-def _install_postgres_hooks(engine: Engine, learner: str, where: str | None) -> None:
+def _install_postgres_hooks(engine: Engine, learner: str, where: str | None, created: Callable[[], None] | None) -> None:
     """A write transaction starts READ COMMITTED and takes the learner's advisory write lock,
     released at commit or rollback (also when the process dies: the server ends its session).
     A new connection first makes sure the learner's schema exists (before SQLAlchemy asks the
@@ -460,7 +463,8 @@ def _install_postgres_hooks(engine: Engine, learner: str, where: str | None) -> 
     if where is not None:
         @event.listens_for(engine, "connect", insert=True)
         def _on_connect(dbapi_connection, _record) -> None:
-            _create_learner_schema(dbapi_connection, learner, where)
+            if _create_learner_schema(dbapi_connection, learner, where) and created is not None:
+                created()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn) -> None:
@@ -469,11 +473,11 @@ def _install_postgres_hooks(engine: Engine, learner: str, where: str | None) -> 
             conn.exec_driver_sql(lock)
 
 
-def _create_learner_schema(dbapi_connection, learner: str, where: str) -> None:
+def _create_learner_schema(dbapi_connection, learner: str, where: str) -> bool:
     """Create ``learner``'s schema unless it is there, one learner at a time (a lock of its own);
     the first learner made on a database whose collection predates learners (in ``public``) gets
-    that collection (``_adopt_public_collection``). A login that may not use the schema, or may not
-    create it, is a DatabaseError."""
+    that collection (``_adopt_public_collection``). Whether a new one was started; a login that may not
+    use the schema, or may not create it, is a DatabaseError."""
     import psycopg
 
     schema = learner_schema(learner)
@@ -484,7 +488,9 @@ def _create_learner_schema(dbapi_connection, learner: str, where: str) -> None:
                 "SELECT has_schema_privilege(oid, 'USAGE') FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
             if usable is None:
                 dbapi_connection.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
-                _adopt_public_collection(dbapi_connection, schema)
+                adopted = _adopt_public_collection(dbapi_connection, schema)
+                dbapi_connection.commit()
+                return not adopted
             elif not usable[0]:  # there, but this login has no USAGE: not a collection to create
                 dbapi_connection.rollback()
                 raise DatabaseError(
@@ -493,6 +499,7 @@ def _create_learner_schema(dbapi_connection, learner: str, where: str) -> None:
                     _("log in as its owner, or ask the server's administrator to grant this role the use of schema "
                       "\"{schema}\" and its tables").format(schema=schema))
         dbapi_connection.commit()
+        return False
     except psycopg.errors.InsufficientPrivilege as exc:
         dbapi_connection.rollback()
         role, database = dbapi_connection.execute("SELECT current_user, current_database()").fetchone()
@@ -504,18 +511,19 @@ def _create_learner_schema(dbapi_connection, learner: str, where: str) -> None:
                 schema=schema, role=role, database=database)) from exc
 
 
-def _adopt_public_collection(dbapi_connection, schema: str) -> None:
+def _adopt_public_collection(dbapi_connection, schema: str) -> bool:
     """Move a collection that quizzer kept in ``public`` before a server held several learners
     (its version table is there) into ``schema``, tables with their sequences and indexes, so
-    upgrading loses nothing: its learner is whoever opens the database first."""
+    upgrading loses nothing: its learner is whoever opens the database first. Whether there was one."""
     from quizzer.store.models import metadata
 
     if dbapi_connection.execute("SELECT to_regclass('public.alembic_version')").fetchone()[0] is None:
-        return
+        return False
     present = {name for (name,) in dbapi_connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
     for name in ["alembic_version", *(table.name for table in metadata.sorted_tables)]:
         if name in present:
             dbapi_connection.execute(f'ALTER TABLE public."{name}" SET SCHEMA "{schema}"')
+    return True
 
 
 def _ensure_math_functions(dbapi_connection: sqlite3.Connection) -> None:

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from quizzer.app.classroom import ClassReport, Failed
 from quizzer.errors import printable
-from quizzer.i18n import _, join
+from quizzer.i18n import _, join, join_some
 from quizzer.terminal.stats import percent
 from quizzer.terminal.tables import fit, listing, number
 
@@ -46,6 +46,10 @@ def show(console: Console, report: ClassReport) -> None:
              str(one.interview) if one.interview else "-"] for one in report.learners]
     fit(console, learners, rows)  # the whole name (it is what QUIZ_USER takes) wraps; no figure or date is cut
     console.print(learners)
+    idle = [one.learner for one in report.learners if not one.reviews]
+    if idle:
+        console.print(Text(_("Not in the class's shares, having no review in these days: {learners}").format(
+            learners=join_some(idle))))
     if not report.cards:
         console.print(_("Nobody failed a card in these days."))
         return
