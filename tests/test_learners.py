@@ -347,6 +347,27 @@ def test_db_copy_takes_one_learners_collection(pg_server, decks, tmp_path):
     assert [(card, RATINGS[str(rating)]) for card, rating in copied] == server_reviews(db, "bob")
 
 
+def test_db_copy_replaces_a_collection_that_only_opening_it_made(pg_server, decks, tmp_path):
+    """Once fay had run any command on the server, `db copy --to URL` was refused: "not empty (it
+    has rows in cards, meta, card_tags)", the deck's cards that opening synced, with advice for a
+    new database. Other learners' collections never counted; fay's own reviews do."""
+    db = pg_server.create("copyin")
+    code, _, err = finished(quiz("study", "--decks", str(decks), db=db, user="ann", now=T0, stdin=answers(1)))
+    assert code == 0, err
+    code, _, err = finished(quiz("stats", "--decks", str(decks), db=db, user="fay", now=T0))  # opened once
+    assert code == 0, err
+    before = str(tmp_path / "fay.db")
+    code, studied, err = finished(quiz("study", "--decks", str(decks), db=before, user="fay", now=T0,
+                                       stdin=answers(3, 1)))
+    assert code == 0, err
+    code, _, err = finished(quiz("db", "copy", "--to", db, db=before, user="fay", now=T0))
+    assert code == 0, err
+    assert server_reviews(db, "fay") == saved(studied) != []
+    code, _, err = finished(quiz("db", "copy", "--to", db, db=before, user="fay", now=T0))
+    assert code == 2 and "learner fay's collection there is not empty (it has rows in " in err, err
+    assert "review_log" in err and 'DROP SCHEMA "learner_fay" CASCADE' in err and "empty database" not in err
+
+
 def test_a_collection_kept_before_learners_is_the_first_learners(pg_server, decks):
     """A database whose collection predates learners (tables in ``public``) loses nothing: the
     first learner to open it gets it; the next starts a collection of their own."""
