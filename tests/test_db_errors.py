@@ -207,7 +207,7 @@ def test_a_text_file_is_not_a_database(env, tmp_path):
     assert beside(db) == ["notes.db"]
 
 
-@pytest.mark.parametrize("url", ["mysql://user@host/db", "http://example.com/db", "postgresql+psycopg2://user@host/db"])
+@pytest.mark.parametrize("url", ["mysql://user@host/db", "http://example.com/db"])
 def test_a_database_url_quizzer_cannot_use_is_a_usage_error(env, url):
     """Each was a traceback (a missing driver module, or no such dialect)."""
     result = quiz(env, None, "--json", QUIZ_DB=url)
@@ -605,6 +605,23 @@ def test_no_mistyped_url_shows_its_password(env, tmp_path, how):
         assert result.returncode in (1, 2) and result.stderr.startswith("Error: "), (url, output)
         assert "s3cret" not in output and "Traceback" not in output, (url, output)
         assert "int()" not in output and "does not exist" not in output, (url, output)
+
+
+def test_server_url_typos_are_said_as_such(env, pg_server):
+    """?sslmod= was "unexpected ProgrammingError ... (Background on this error at: https://sqlalche.me/...)";
+    port 99999 "the server closed the connection ... rolled back"; POSTGRESQL:// and
+    postgresql+psycopg2:// were "not SQLite or PostgreSQL"."""
+    url = pg_server.create()
+    result = quiz(env, None, "stats", QUIZ_DB=url + "?sslmod=require")
+    assert result.returncode == 1 and result.stderr.startswith(f"Error: {url}?sslmod=require: not a connection option: sslmod ("), result.stderr
+    assert "sqlalche.me" not in result.stderr and "unexpected" not in result.stderr and len(result.stderr.splitlines()) == 1
+    result = quiz(env, None, "stats", QUIZ_DB=url.replace(url.split("@")[1].split("/")[0], "127.0.0.1:99999"))
+    assert result.returncode == 2 and "the port is not a number from 1 to 65535" in result.stderr, result.stderr
+    for other in (url.replace("postgresql://", "POSTGRESQL://"), url.replace("postgresql://", "postgresql+psycopg2://")):
+        result = quiz(env, None, "stats", QUIZ_DB=other)
+        assert result.returncode == 0, result.stderr
+    result = quiz(env, None, "stats", QUIZ_DB=url.replace("postgresql://", "postgresql+asyncpg://"))
+    assert result.returncode == 2 and "through psycopg, not asyncpg" in result.stderr, result.stderr
 
 
 def test_a_refused_login_is_one_line_without_the_password(env, pg_server):

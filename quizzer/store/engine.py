@@ -45,6 +45,8 @@ CONNECT_TIMEOUT_S = 10  # a server that does not answer is an error after this l
 # counterpart of SQLite's BEGIN IMMEDIATE (one writer at a time, readers never blocked).
 WRITE_LOCK_KEY = 0x7175697A  # "quiz"
 SERVER_SCHEMES = ("postgresql", "postgres")  # what a user types; the driver is added (``resolve``)
+# drivers a server URL may name: psycopg 3 serves both, libpq's URL and options being theirs alike
+SERVER_DRIVERS = ("", "psycopg", "psycopg2")
 LEARNER_SCHEMA_PREFIX = "learner_"  # a learner's collection on a server is the schema learner_<name>
 
 
@@ -190,6 +192,11 @@ def database_error(exc: BaseException, where: str) -> DatabaseError | None:
         return DatabaseError(_("{where}: the database server refused the login: {reason}").format(
             where=where, reason=first_line(exc)),
             _("check the user name (and password, e.g. in ~/.pgpass) and the server's pg_hba.conf"))
+    if code == SERVER_OPTION:
+        option = _BAD_OPTION.search(str(exc.orig if isinstance(exc, DBAPIError) else exc))
+        return DatabaseError(_("{where}: not a connection option: {option}").format(
+            where=where, option=option.group(1) if option else "?"),
+            _("libpq's options are listed at https://www.postgresql.org/docs/current/libpq-connect.html"))
     if code == SERVER_NO_DATABASE:
         return DatabaseError(_("{where}: the database does not exist on the server").format(where=where),
                              _("create it (createdb NAME), or correct --db / QUIZ_DB"))
@@ -215,7 +222,8 @@ def database_error(exc: BaseException, where: str) -> DatabaseError | None:
 
 
 # What a server error means to a user (``_server_code``), beside SQLite's codes above.
-SERVER_DOWN, SERVER_GONE, SERVER_LOGIN, SERVER_NO_DATABASE = "down", "gone", "login", "no database"
+SERVER_DOWN, SERVER_GONE, SERVER_LOGIN, SERVER_NO_DATABASE, SERVER_OPTION = "down", "gone", "login", "no database", "option"
+_BAD_OPTION = re.compile(r'invalid connection option "(.*?)"')  # libpq's words for an unknown ?name= in the URL
 _SQLSTATES: dict[str, int | str] = {
     "55P03": SQLITE_BUSY,  # lock_not_available: the write lock was held past lock_timeout
     "53100": SQLITE_FULL,  # disk_full
@@ -234,6 +242,8 @@ def _server_code(exc: BaseException) -> int | str | None:
     if psycopg is None or not isinstance(orig, psycopg.Error):
         return None
     state = orig.sqlstate or ""
+    if not state and _BAD_OPTION.search(str(orig)):
+        return SERVER_OPTION
     if state in _SQLSTATES:
         return _SQLSTATES[state]
     text = str(orig)
@@ -314,8 +324,13 @@ def resolve(url_or_path: str | Path | None) -> tuple[URL, Path | None]:
     target = _unflattened(str(target))
     if "://" in target:
         url = _parsed(target)
-        if url.drivername in SERVER_SCHEMES:
+        scheme, _plus, driver = url.drivername.lower().partition("+")
+        url = url.set(drivername=url.drivername.lower())  # POSTGRESQL:// and SQLite:// are the same URLs
+        if scheme in SERVER_SCHEMES and driver in SERVER_DRIVERS:
             url = url.set(drivername="postgresql+psycopg")
+        elif scheme in SERVER_SCHEMES:
+            raise UsageError(_("{url}: quizzer talks to PostgreSQL through psycopg, not {driver}").format(
+                url=shown_url(url), driver=driver), _("write the URL as postgresql://..."))
         database = url.database if url.get_backend_name() == "sqlite" else None
         return url, Path(os.path.realpath(database)) if database and database != ":memory:" else None
     path = Path(os.path.realpath(Path(target).expanduser()))  # a symlink loop is ELOOP when opened, not a RuntimeError here
@@ -331,12 +346,15 @@ def _parsed(target: str) -> URL:
     try:
         url = make_url(target)
     except ValueError:  # int() of the port in the authority (SQLAlchemy's words name Python's int())
-        raise UsageError(_("{url}: the port is not a number").format(url=masked(target)), example) from None
+        raise UsageError(_("{url}: the port is not a number from 1 to 65535").format(url=masked(target)), example) from None
     except ArgumentError:  # SQLAlchemy's words repeat the URL, password and all
         raise UsageError(_("{url}: not a database URL").format(url=masked(target)), example) from None
-    ports = url.query.get("port", ())
-    if any(not port.isdigit() for port in ([ports] if isinstance(ports, str) else ports)):
-        raise UsageError(_("{url}: the port is not a number").format(url=shown_url(url)), example)
+    given = url.query.get("port", ())
+    ports = [given] if isinstance(given, str) else [*given]
+    if url.port is not None:
+        ports.append(str(url.port))
+    if any(not (port.isdigit() and 1 <= int(port) <= 65535) for port in ports):  # 99999 was "the connection was lost"
+        raise UsageError(_("{url}: the port is not a number from 1 to 65535").format(url=shown_url(url)), example)
     if "@" in (url.host or ""):  # the rest of a password that holds an @: libpq would name it as the host
         raise UsageError(_("{url}: the host cannot hold an @").format(url=shown_url(url)),
                          _("write an @ in the password as %40"))
