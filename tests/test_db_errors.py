@@ -653,6 +653,9 @@ def test_backups_on_a_server_say_the_servers_own_backups_apply(env):
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert "postgresql://ann:***@db.example:5432/quiz" in result.stderr and "s3cret" not in result.stderr
     assert "own backups" in result.stderr and "pg_dump" in result.stderr
+    # a name with a dot: pg_dump --schema=learner_a.b was "cross-database references are not implemented"
+    result = quiz(env, None, "backup", "list", QUIZ_DB=url, QUIZ_USER="a.b")
+    assert "pg_dump --schema='\"learner_a.b\"'" in result.stderr, result.stderr
 
 
 def test_check_on_a_server_that_is_down_is_one_line(env):
