@@ -190,8 +190,9 @@ KEYS: dict[str, Key] = {key.name: key for key in (
     Key("clear_screen", switch, "on/off", N_("clear the terminal between cards (study, drill, exam)"),
         show=lambda value: "on" if value else "off"),
     Key("user", learner_name, "a-z 0-9 _ . - (1-40)",
-        N_("the learner whose collection a shared database server opens (empty: the login name)"),
-        show=lambda value: value or _("(your login name)")),
+        N_("the learner whose collection a shared database server opens (empty: the user name in the server's URL, "
+           "else the login name)"),
+        show=lambda value: value or _("(the URL's user name, else your login name)")),
 )}
 DECK_KEYS = {suffix: Key(f"deck.ID.{suffix}", COUNT, "0-9999", what) for suffix, what in (
     ("new_per_day", N_("new cards per study day in this deck (within the total)")), ("reviews_per_day", N_("reviews per study day in this deck (within the total)")))}
@@ -246,17 +247,16 @@ class Settings:
     load_balance: bool = True
     clear_screen: bool = True
     language: str = "zh"
-    user: str = ""  # the learner on a shared server; empty: the login name (``learner``)
+    user: str = ""  # the learner on a shared server; empty: the database's default (``learner``)
     deck_limits: Mapping[str, int] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
     path: Path | None = field(default=None, compare=False)
 
     @property
-    def learner(self) -> str:
-        """Whose collection a shared database server opens: ``user``, else the login name."""
-        from quizzer.learners import login_name
-
-        return self.user or login_name()
+    def learner(self) -> str | None:
+        """Whose collection a shared database server opens: ``user``; None leaves it to the database
+        (``quizzer.store.default_learner``: the user name in a server's URL, else the login name)."""
+        return self.user or None
 
     def value(self, name: str) -> Any:
         return getattr(self, name) if name in KEYS else self.deck_limits[name]

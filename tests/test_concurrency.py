@@ -52,9 +52,8 @@ from sqlalchemy import func, select  # noqa: E402
 
 from quizzer.backup import check  # noqa: E402
 from quizzer.clock import day_start  # noqa: E402
-from quizzer.learners import login_name  # noqa: E402
 from quizzer.scheduling.summary import card_info  # noqa: E402
-from quizzer.store import CardRef, open_store, sync_cards  # noqa: E402
+from quizzer.store import CardRef, default_learner, open_store, sync_cards  # noqa: E402
 from quizzer.store.models import cards, review_log  # noqa: E402
 
 
@@ -166,7 +165,8 @@ def test_processes_opening_a_new_database_at_once_create_its_schema_once(backend
     for opener in openers:
         _, err = opener.communicate(timeout=120)
         assert opener.returncode == 0, err
-    engine = make_engine(resolve(backend)[0], login_name())  # open_store's learner
+    url = resolve(backend)[0]
+    engine = make_engine(url, default_learner(url)[0])  # open_store's learner
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == [SCHEMA_HEAD]
     engine.dispose()

@@ -207,7 +207,7 @@ def test_a_text_file_is_not_a_database(env, tmp_path):
     assert beside(db) == ["notes.db"]
 
 
-@pytest.mark.parametrize("url", ["mysql://user@host/db", "http://example.com/db", "postgresql+psycopg2://user@host/db"])
+@pytest.mark.parametrize("url", ["mysql://user@host/db", "http://example.com/db"])
 def test_a_database_url_quizzer_cannot_use_is_a_usage_error(env, url):
     """Each was a traceback (a missing driver module, or no such dialect)."""
     result = quiz(env, None, "--json", QUIZ_DB=url)
@@ -575,6 +575,55 @@ def test_a_port_that_is_no_number_is_a_usage_error(env):
         assert result.returncode == 2 and result.stderr.startswith("Error: ") and "unexpected" not in result.stderr, url
 
 
+def mistyped_urls(port: int) -> list[str]:
+    """A server URL with the password s3cret in it, mistyped in each way that once showed it."""
+    return [f"postgresql://ann:s3cret@127.0.0.1:{port}x/quiz",  # a port that is no number
+            f"postgresql:/ann:s3cret@127.0.0.1:{port}/quiz",  # one slash: was a relative file path
+            f"postgresql:ann:s3cret@127.0.0.1:{port}/quiz",  # no slash at all
+            f"postgresql://127.0.0.1:{port}/quiz?user=ann&password=s3cret",  # the password as an option
+            f"postgresql://ann:pw@s3cret@127.0.0.1:{port}/quiz",  # an @ in the password, not written %40
+            f"postgre sql://ann:s3cret@127.0.0.1:{port}/quiz",  # no URL SQLAlchemy can parse
+            f"mysql://ann:s3cret@127.0.0.1:{port}/quiz"]  # no database quizzer can use
+
+
+@pytest.mark.parametrize("how", ["QUIZ_DB", "--db", "db copy --to"])
+def test_no_mistyped_url_shows_its_password(env, tmp_path, how):
+    """Each of these printed s3cret: the raw URL in "not a database URL (invalid literal for int()...)",
+    a QUIZ_DB with one slash taken for a file path (`--db` had it mended), a ``?password=``."""
+    from pg import free_port
+
+    for url in mistyped_urls(free_port()):  # nothing listens there: a URL that parses cannot connect
+        if how == "--db" and not url.startswith("postgresql:"):
+            continue  # the option is a path, whose // folds into /: only a server's scheme is read as a URL there
+        if how == "QUIZ_DB":
+            result = quiz(env, None, "stats", QUIZ_DB=url)
+        elif how == "--db":
+            result = quiz(env, None, "--db", url, "stats")
+        else:
+            result = quiz(env, tmp_path / "from.db", "db", "copy", "--to", url)
+        output = result.stdout + result.stderr
+        assert result.returncode in (1, 2) and result.stderr.startswith("Error: "), (url, output)
+        assert "s3cret" not in output and "Traceback" not in output, (url, output)
+        assert "int()" not in output and "does not exist" not in output, (url, output)
+
+
+def test_server_url_typos_are_said_as_such(env, pg_server):
+    """?sslmod= was "unexpected ProgrammingError ... (Background on this error at: https://sqlalche.me/...)";
+    port 99999 "the server closed the connection ... rolled back"; POSTGRESQL:// and
+    postgresql+psycopg2:// were "not SQLite or PostgreSQL"."""
+    url = pg_server.create()
+    result = quiz(env, None, "stats", QUIZ_DB=url + "?sslmod=require")
+    assert result.returncode == 1 and result.stderr.startswith(f"Error: {url}?sslmod=require: not a connection option: sslmod ("), result.stderr
+    assert "sqlalche.me" not in result.stderr and "unexpected" not in result.stderr and len(result.stderr.splitlines()) == 1
+    result = quiz(env, None, "stats", QUIZ_DB=url.replace(url.split("@")[1].split("/")[0], "127.0.0.1:99999"))
+    assert result.returncode == 2 and "the port is not a number from 1 to 65535" in result.stderr, result.stderr
+    for other in (url.replace("postgresql://", "POSTGRESQL://"), url.replace("postgresql://", "postgresql+psycopg2://")):
+        result = quiz(env, None, "stats", QUIZ_DB=other)
+        assert result.returncode == 0, result.stderr
+    result = quiz(env, None, "stats", QUIZ_DB=url.replace("postgresql://", "postgresql+asyncpg://"))
+    assert result.returncode == 2 and "through psycopg, not asyncpg" in result.stderr, result.stderr
+
+
 def test_a_refused_login_is_one_line_without_the_password(env, pg_server):
     url = pg_server.url("postgres").replace("postgres@", "ghost:s3cret@")  # no such role on the server
     result = quiz(env, None, *STUDY, stdin=STUDY_INPUT, QUIZ_DB=url)
@@ -590,13 +639,11 @@ def test_a_server_given_with_the_db_option_is_used(env, pg_server):
     """``--db postgresql://...`` studies on the server (the option is a path: ``//`` must survive)."""
     import psycopg
 
-    from quizzer.learners import login_name
-
     url = pg_server.create()
     result = quiz(env, None, "--db", url, *STUDY, stdin="\n3\nq\n")
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stdout + result.stderr
     with psycopg.connect(url) as conn:
-        row = conn.execute(f'SELECT count(*) FROM "learner_{login_name()}".review_log').fetchone()  # the login's own
+        row = conn.execute('SELECT count(*) FROM "learner_postgres".review_log').fetchone()  # the URL's user's own
     assert row == (1,)
 
 
@@ -606,6 +653,9 @@ def test_backups_on_a_server_say_the_servers_own_backups_apply(env):
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert "postgresql://ann:***@db.example:5432/quiz" in result.stderr and "s3cret" not in result.stderr
     assert "own backups" in result.stderr and "pg_dump" in result.stderr
+    # a name with a dot: pg_dump --schema=learner_a.b was "cross-database references are not implemented"
+    result = quiz(env, None, "backup", "list", QUIZ_DB=url, QUIZ_USER="a.b")
+    assert "pg_dump --schema='\"learner_a.b\"'" in result.stderr, result.stderr
 
 
 def test_check_on_a_server_that_is_down_is_one_line(env):

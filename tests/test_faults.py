@@ -34,10 +34,11 @@ def stored_reviews(db: str) -> int:
         return stored
     import psycopg
 
-    from quizzer.learners import login_name
+    from quizzer.store import default_learner
+    from quizzer.store.engine import resolve
 
-    with psycopg.connect(db) as conn:  # the login's own collection: its learner schema
-        row = conn.execute(f'SELECT count(*) FROM "learner_{login_name()}".review_log').fetchone()
+    with psycopg.connect(db) as conn:  # the collection of the URL's user: its learner schema
+        row = conn.execute(f'SELECT count(*) FROM "learner_{default_learner(resolve(db)[0])[0]}".review_log').fetchone()
     assert row is not None
     return row[0]
 

@@ -134,6 +134,29 @@ def test_two_learners_study_at_once_and_the_class_report_counts_them(pg_server, 
     assert recent["ann"]["reviews"] == len(saved(later_out)) and recent["bob"]["reviews"] == 0
 
 
+def test_a_learner_without_reviews_is_listed_but_not_counted_in_the_class(pg_server, decks):
+    """Any command made a collection for any name, and an empty one counted in the class: two
+    learners failing a card were "2 (17%)" of a class inflated by typos. A new collection is said
+    once, on stderr, so the typo is seen; the report's shares are of the learners who reviewed."""
+    db = pg_server.create("ghosts")
+    for user in ("ann", "bob"):
+        code, _, err = finished(quiz("study", "--decks", str(decks), db=db, user=user, now=T0, stdin=answers(1)))
+        assert code == 0, err
+    code, _, err = finished(quiz("stats", "--decks", str(decks), db=db, user="bbo", now=T0))  # a typo
+    assert code == 0 and f"New collection for learner bbo on {db}" in err, err
+    code, _, err = finished(quiz("stats", "--decks", str(decks), db=db, user="bbo", now=T0))
+    assert code == 0 and "New collection" not in err, err  # once
+    code, _, err = finished(quiz("stats", "--decks", str(decks), db=db, user="ann", now=T0))
+    assert code == 0 and "New collection" not in err, err
+    shown = report(db, "teacher", days=41)
+    assert [(one["learner"], one["reviews"]) for one in shown["learners"]] == [("ann", 1), ("bbo", 0), ("bob", 1)]
+    assert shown["class_size"] == 2
+    assert [(card["learners"], card["share"]) for card in shown["cards"]] == [(2, 1.0)]
+    code, out, err = finished(quiz("class", "report", "--days", "3", db=db, user="teacher", now=T0))
+    assert code == 0 and "having no review in these days: bbo" in " ".join(out.split()), out + err
+    assert "2 (100%)" in out, out
+
+
 def test_interview_and_parameters_are_each_learners_own(pg_server, decks):
     db = pg_server.create("own")
     code, _, err = finished(quiz("plan", "--date", "2026-04-15", "--decks", str(decks), db=db, user="ann", now=T0))
@@ -176,6 +199,45 @@ def test_the_class_report_leaves_a_learners_aggregate_as_it_was(tmp_path, decks)
     assert watermark() == kept
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_class_report_never_cuts_a_figure_or_date_however_narrow(language):
+    """At 100 columns a 40-character learner left `2027-01-1` of the interview date (2027-01-15), at
+    80 the header `int`, at 60 even short names left `2027-01-` and `retenti`: the names wrap instead."""
+    from datetime import date
+
+    from rich.console import Console
+
+    from quizzer import i18n
+    from quizzer.app.classroom import ClassReport, Failed, LearnerFigures
+    from quizzer.app.stats import Retention
+    from quizzer.terminal.classroom import show
+    from quizzer.terminal.linebreak import install
+
+    install()  # as the terminal's console does (render.console): Chinese breaks between characters
+
+    long_name = "a" * 20 + "." + "b" * 19
+    learners = [LearnerFigures(name, 12_580, 14, Retention(5, 3, 0.625), [60.0, 62.5], 2.5, date(2027, 1, 15))
+                for name in ("ann", long_name)]
+    cards = [Failed("bert-embedding-table-and-its-positions", 1_234, 2, 1.0)]
+    report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), learners, 2, cards, cards, [])
+    i18n.use(language)
+    try:
+        headers = [i18n._(word) for word in ("reviews", "days studied", "true retention", "interview", "failed")]
+        for width in (60, 80, 100):
+            console = Console(width=width, record=True, color_system=None, legacy_windows=False)
+            show(console, report)
+            out = console.export_text()
+            words = {word for line in out.splitlines() for word in line.split()}
+            assert max(map(len, out.splitlines())) <= width, out
+            for figure in ("12,580", "14", "62.5%", "62%", "2027-01-15", "1,234", "2", "(100%)"):
+                assert figure in words, (width, figure, out)
+            if language == "en":  # each header word whole (a Chinese header may break between characters)
+                assert {word for header in headers for word in header.split()} <= words, (width, out)
+            assert "+2.5/exam" in words or language == "zh", (width, out)
+    finally:
+        i18n.use("en")
+
+
 def test_a_learner_name_that_cannot_name_a_collection_is_refused(pg_server):
     db = pg_server.create("names")
     code, out, err = finished(quiz("stats", db=db, user="Ann Smith", now=T0))
@@ -204,6 +266,71 @@ def test_a_login_without_rights_gets_one_line_not_a_collection(pg_server, decks)
     assert "CREATE SCHEMA" not in err and "Traceback" not in err
 
 
+def test_a_login_that_may_create_schemas_but_not_read_anothers_is_told_so(pg_server, decks):
+    """With CREATE on the database (as a learner needs to start a collection) but no rights to
+    ann's schema, opening ann said "its tables do not match the schema it names (None): upgrading
+    failed ... restore a backup": the same line as for a login without CREATE is the truth."""
+    import psycopg
+
+    db = pg_server.create("usage")
+    code, _, err = finished(quiz("study", "--decks", str(decks), db=db, user="ann", now=T0, stdin=answers(3)))
+    assert code == 0, err
+    with psycopg.connect(db, autocommit=True) as conn:
+        conn.execute("CREATE ROLE bob LOGIN")
+        conn.execute(f"GRANT CREATE ON DATABASE {db.rsplit('/', 1)[1]} TO bob")
+    as_bob = db.replace("postgres@", "bob@")
+    code, out, err = finished(quiz("stats", db=as_bob, user="ann", now=T0))
+    assert code == 1 and "learner ann's collection is there, but this login may not read it" in err, err
+    assert "None" not in err and "backup" not in err and "Traceback" not in err and len(err.splitlines()) == 1
+    code, _, err = finished(quiz("stats", db=as_bob, user="bob", now=T0))  # bob's own is his to make
+    assert code == 0, err
+
+
+def learner_schemas(url: str) -> set[str]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return {name for (name,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'learner_%'")}
+
+
+def test_the_learner_is_the_urls_user_unless_quiz_user_or_the_setting_names_one(pg_server, tmp_path, monkeypatch):
+    """README's `QUIZ_DB=postgresql://ann@.../quiz` then `quiz study` opened learner_<login name>: one
+    learner on two devices with other logins had two collections. The order: QUIZ_USER, the user
+    setting, the URL's user name, the login name; `quiz config` says which gave it."""
+    import psycopg
+
+    from quizzer.learners import login_name
+
+    db = pg_server.create("whose")
+    with psycopg.connect(db, autocommit=True) as conn:
+        conn.execute("CREATE ROLE ann LOGIN")
+        conn.execute(f"GRANT CREATE ON DATABASE {db.rsplit('/', 1)[1]} TO ann")
+    as_ann = db.replace("postgres@", "ann@")
+    code, _, err = finished(quiz("stats", db=as_ann, user=None, now=T0))
+    assert code == 0, err
+    assert learner_schemas(db) == {"learner_ann"}
+    code, out, err = finished(quiz("config", "--json", db=as_ann, user=None, now=T0))
+    assert code == 0 and json.loads(out)["settings"]["user"] | {"allowed": ""} == {
+        "value": "ann", "source": "url", "allowed": ""}, out + err
+    code, out, err = finished(quiz("config", db=as_ann, user=None, now=T0))
+    assert code == 0 and any([cell.strip() for cell in line.split("│")[1:4]] == ["user", "ann", "url"] for line in out.splitlines()), out
+    as_option = as_ann.replace("ann@", "") + "?user=ann"  # libpq's other way to name it
+    code, out, err = finished(quiz("config", "--json", db=as_option, user=None, now=T0))
+    assert code == 0 and json.loads(out)["settings"]["user"]["value"] == "ann", out + err
+    code, out, err = finished(quiz("config", "--json", db=str(tmp_path / "q.db"), user=None, now=T0))
+    assert code == 0 and json.loads(out)["settings"]["user"] | {"allowed": ""} == {
+        "value": login_name(), "source": "login", "allowed": ""}, out + err
+
+    config = tmp_path / "config.toml"
+    config.write_text('user = "bob"\n', "utf-8")
+    monkeypatch.setenv("QUIZ_CONFIG", str(config))
+    assert finished(quiz("stats", db=db, user=None, now=T0))[0] == 0  # the setting wins over the URL's postgres
+    assert finished(quiz("stats", db=db, user="cat", now=T0))[0] == 0  # QUIZ_USER wins over the setting
+    code, out, err = finished(quiz("config", "--json", db=as_ann, user=None, now=T0))
+    assert json.loads(out)["settings"]["user"]["source"] == "file", out + err
+    assert learner_schemas(db) == {"learner_ann", "learner_bob", "learner_cat"}
+
+
 def test_db_copy_takes_one_learners_collection(pg_server, decks, tmp_path):
     db = pg_server.create("copy")
     for user, ratings in (("ann", (4, 4)), ("bob", (1, 1, 1))):
@@ -218,6 +345,27 @@ def test_db_copy_takes_one_learners_collection(pg_server, decks, tmp_path):
     with sqlite3.connect(target) as conn:
         copied = conn.execute("SELECT card_id, rating FROM review_log ORDER BY id").fetchall()
     assert [(card, RATINGS[str(rating)]) for card, rating in copied] == server_reviews(db, "bob")
+
+
+def test_db_copy_replaces_a_collection_that_only_opening_it_made(pg_server, decks, tmp_path):
+    """Once fay had run any command on the server, `db copy --to URL` was refused: "not empty (it
+    has rows in cards, meta, card_tags)", the deck's cards that opening synced, with advice for a
+    new database. Other learners' collections never counted; fay's own reviews do."""
+    db = pg_server.create("copyin")
+    code, _, err = finished(quiz("study", "--decks", str(decks), db=db, user="ann", now=T0, stdin=answers(1)))
+    assert code == 0, err
+    code, _, err = finished(quiz("stats", "--decks", str(decks), db=db, user="fay", now=T0))  # opened once
+    assert code == 0, err
+    before = str(tmp_path / "fay.db")
+    code, studied, err = finished(quiz("study", "--decks", str(decks), db=before, user="fay", now=T0,
+                                       stdin=answers(3, 1)))
+    assert code == 0, err
+    code, _, err = finished(quiz("db", "copy", "--to", db, db=before, user="fay", now=T0))
+    assert code == 0, err
+    assert server_reviews(db, "fay") == saved(studied) != []
+    code, _, err = finished(quiz("db", "copy", "--to", db, db=before, user="fay", now=T0))
+    assert code == 2 and "learner fay's collection there is not empty (it has rows in " in err, err
+    assert "review_log" in err and 'DROP SCHEMA "learner_fay" CASCADE' in err and "empty database" not in err
 
 
 def test_a_collection_kept_before_learners_is_the_first_learners(pg_server, decks):

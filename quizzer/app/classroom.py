@@ -3,8 +3,9 @@
 Per learner, over the last ``days`` study days: reviews, days studied, true retention (as
 ``quiz stats`` defines it), the exam scores' trend and the interview date. For the class: the
 cards and tags failed most often (rated Again), with the share of learners who failed them. The
-figures are each learner's own, read from their collection one after the other; a SQLite
-file is a class of one.
+class is the learners who reviewed in these days: one without a review (a name mistyped once, a
+learner who has not started) is listed, not counted in the shares. The figures are each
+learner's own, read from their collection one after the other; a SQLite file is a class of one.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ class ClassReport:
     first_day: date
     last_day: date
     learners: list[LearnerFigures]
+    class_size: int  # the learners with a review in these days: what the shares are of
     cards: list[Failed]
     tags: list[Failed]
     unread: list[Unread]  # left out of every figure, the class's shares included
@@ -119,5 +121,6 @@ def report(store: Store, now: datetime, rollover_hour: int, days: int = DAYS) ->
             by_tag.setdefault(tag, Counter())[name] += failures[card_id]
     if refused and not figures:  # this login reads nobody's collection: an error, not an empty report
         raise refused[0]
-    learners = max(len(figures), 1)
-    return ClassReport(first, today, figures, _ranked(by_card, learners), _ranked(by_tag, learners), unread)
+    size = sum(1 for one in figures if one.reviews)
+    learners = max(size, 1)
+    return ClassReport(first, today, figures, size, _ranked(by_card, learners), _ranked(by_tag, learners), unread)

@@ -16,14 +16,15 @@ app.add_typer(backup_app, name="backup")
 
 
 def _db_path(ctx: typer.Context, db: Path | None) -> Path:
+    from quizzer.store import learner_name
     from quizzer.store.engine import learner_schema, resolve, shown_url
 
     url, path = resolve(where(ctx, None, db).db)
     if path is None:
-        schema = learner_schema(learner())
+        schema = learner_schema(learner_name(learner(), url))
         raise UsageError(_("{where} is a database server: its own backups apply (pg_dump); "
                            "`quiz backup` is for SQLite database files").format(where=shown_url(url)),
-                         _("one learner's collection is the schema {schema}: `pg_dump --schema={schema}` saves it and "
+                         _("one learner's collection is the schema {schema}: `pg_dump --schema='\"{schema}\"'` saves it and "
                            "pg_restore brings it back; `quiz db copy --to FILE` keeps it in a file").format(schema=schema))
     return path
 

@@ -628,6 +628,10 @@ def collection(ctx: typer.Context, decks: Path | None, db: Path | None) -> Colle
 
     chosen, mine = where(ctx, decks, db), settings()
     opened = open_collection(chosen.decks, chosen.db, mine.learner, mine.day_start_hour)
+    if opened.store.created:  # a mistyped name starts a collection: said, so that it is seen
+        _error_line(_("New collection for learner {learner} on {where}").format(
+            learner=opened.store.learner, where=opened.store.where),
+            _("another name: QUIZ_USER=NAME, or `quiz config set user NAME`"))
     _warn_left_out(opened.left_out)
     if not opened.left_out:  # a deck's limit in the file for a deck no file has: set refuses it, a hand edit did nothing
         from quizzer.settings import DECK_KEY, config_path
@@ -657,9 +661,9 @@ def _warn_left_out(problems: list[Problem]) -> None:
                     _("`quiz lint` lists its problems"))
 
 
-def learner() -> str:
-    """Whose collection to open on a shared server: ``QUIZ_USER`` / the ``user`` setting, else
-    the login name."""
+def learner() -> str | None:
+    """Whose collection to open on a shared server: ``QUIZ_USER`` / the ``user`` setting; None
+    leaves it to the database (``quizzer.store.default_learner``)."""
     return settings().learner
 
 

@@ -24,7 +24,8 @@ KeyArgument = Annotated[str, typer.Argument(
     metavar="KEY", show_default=False,
     help=_("A setting: {keys}, deck.ID.new_per_day, deck.ID.reviews_per_day.").format(keys=join(KEYS)))]
 EXPLAINED_FROM = 110  # columns: below them, the table leaves out what each key does
-SOURCES = (N_("default"), N_("file"), N_("environment"), N_("option"))  # where a value comes from, shown translated
+# where a value comes from, shown translated; the learner's name, where no setting gives it: "url" or "login"
+SOURCES = (N_("default"), N_("file"), N_("environment"), N_("option"), N_("url"), N_("login"))
 
 
 @config_app.callback(help=_(
@@ -35,12 +36,14 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
         return
     shown = settings()
     assert shown.path is not None  # loaded from a file (or where it would be)
+    rows = [(key, value, source) if key.name != "user" or value else (key, *_default_learner(ctx))
+            for key, value, source in shown.items()]
     if json:
         from quizzer.cli.output import emit_json
 
         emit_json({"path": str(shown.path), "exists": shown.path.exists(),
                    "settings": {key.name: {"value": key.toml(value), "source": source, "allowed": key.allowed}
-                                for key, value, source in shown.items()}})
+                                for key, value, source in rows}})
         return
     from rich.table import Table
     from rich.text import Text
@@ -51,12 +54,12 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
                   title=_("Settings"))
     # a deck's key (deck.ID.reviews_per_day) folds where the terminal is narrow: kept whole, at 60
     # columns it left the value and what is allowed no room at all; the other keys stay whole
-    longest = max(len(key.name) for key, _value, _source in shown.items())
+    longest = max(len(key.name) for key, _value, _source in rows)
     whole = max(map(len, KEYS))  # the longest key that is no deck's: desired_retention
     table.columns[0].overflow = "fold"  # the rest's narrowest take 43 columns
     table.columns[0].width = min(longest, max(whole, out.width - 43))
     table.columns[2].no_wrap = True  # one word: "environment" was cut to "environme…" at 60 columns
-    for key, value, source in shown.items():
+    for key, value, source in rows:
         table.add_row(Text(key.name), Text(key.show(value)), Text(_(source)), Text(_(key.allowed)),
                       *([Text(_(key.help))] if explained else []))
     out.print(table)
@@ -64,6 +67,15 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
     out.print(_("file: {path}{state}; `quiz config set KEY VALUE` changes a value, `quiz config unset KEY` goes back "
                 "to the default. QUIZ_<KEY> in the environment (QUIZ_NEW_PER_DAY=10) overrides the file.").format(
                   path=printable(shown.path), state=state), markup=False, highlight=False)
+
+
+def _default_learner(ctx: typer.Context) -> tuple[str, str]:
+    """The learner when the ``user`` setting is empty, and where the name comes from (the user name
+    in the server's URL, or the login name): said as it is, not as "(your login name)"."""
+    from quizzer.store import default_learner
+    from quizzer.store.engine import resolve
+
+    return default_learner(resolve(where(ctx, None, None).db)[0])
 
 
 @config_app.command("set", context_settings={"ignore_unknown_options": True},  # -1 is a value to refuse, not an option

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sqlalchemy.engine import URL
+
 from quizzer.i18n import _
 from quizzer.store.engine import Store, default_db_path, make_engine, resolve
 from quizzer.store.records import LEARNING, LEECH_TAG, NEW, RELEARNING, REVIEW
@@ -12,7 +14,7 @@ from quizzer.store.sync import CardRef, SyncResult, sync_cards, sync_if_changed
 
 
 def open_store(url_or_path: str | Path | None = None, learner: str | None = None) -> Store:
-    """Open (creating or upgrading as needed) ``learner``'s collection (None: the login name).
+    """Open (creating or upgrading as needed) ``learner``'s collection (None: ``default_learner``).
 
     None means ``$QUIZ_DB`` or else ``quizzer.db`` in the platform user data dir;
     a string containing ``://`` is a SQLAlchemy URL, anything else a file path.
@@ -22,8 +24,8 @@ def open_store(url_or_path: str | Path | None = None, learner: str | None = None
     url, path = resolve(url_or_path)
     if path is not None:  # refused before SQLite touches it; only the default folder is created
         check_location(path, create_folder=uses_default(url_or_path))
-    name = learner_name(learner, on_server=path is None)
-    store = Store(make_engine(url, name), path, name)
+    name = learner_name(learner, url)
+    store = Store(make_engine(url, name, created=lambda: setattr(store, "created", True)), path, name)
     try:
         ensure_schema(store)  # a damaged, foreign, newer or locked database fails here
     except BaseException:
@@ -32,13 +34,28 @@ def open_store(url_or_path: str | Path | None = None, learner: str | None = None
     return store
 
 
-def learner_name(learner: str | None, on_server: bool) -> str:
-    """``learner`` (None: the login name), checked when it names a schema on a server."""
-    from quizzer.errors import UsageError
-    from quizzer.learners import BadName, check, login_name
+FROM_URL, FROM_LOGIN = "url", "login"  # where ``default_learner`` found the name
 
-    name = login_name() if learner is None else learner
-    if not on_server:
+
+def default_learner(url: URL) -> tuple[str, str]:
+    """The learner when neither ``QUIZ_USER`` nor the ``user`` setting names one, and where the name
+    came from: the user name a server's URL gives (``ann@`` or ``?user=ann``: one learner on
+    several devices whatever each one's login), else the login name."""
+    from quizzer.learners import login_name
+
+    given = url.username or url.query.get("user")
+    if isinstance(given, str) and given and url.get_backend_name() != "sqlite":
+        return given, FROM_URL
+    return login_name(), FROM_LOGIN
+
+
+def learner_name(learner: str | None, url: URL) -> str:
+    """``learner`` (None: ``default_learner``), checked when it names a schema on a server."""
+    from quizzer.errors import UsageError
+    from quizzer.learners import BadName, check
+
+    name = learner or default_learner(url)[0]
+    if url.get_backend_name() == "sqlite":
         return name
     try:
         return check(name)
@@ -50,5 +67,5 @@ __all__ = [
     "sync_if_changed",
     "NEW", "LEARNING", "REVIEW", "RELEARNING", "LEECH_TAG", "SCHEMA_HEAD",
     "CardRef", "Store", "SyncResult",
-    "default_db_path", "open_store", "sync_cards",
+    "default_db_path", "default_learner", "open_store", "sync_cards",
 ]

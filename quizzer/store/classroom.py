@@ -33,7 +33,7 @@ def open_class(url_or_path: str | Path | None, learner: str | None) -> Store:
     url, path = resolve(url_or_path)
     if path is not None:
         return open_store(url_or_path, learner)
-    name = learner_name(learner, on_server=True)
+    name = learner_name(learner, url)
     return Store(make_engine(url, name, create=False), None, name)
 
 

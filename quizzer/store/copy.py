@@ -6,7 +6,10 @@ point at the same things. The copy is one write transaction on the target, check
 commits (each table's rows read back from the target, in id order, must equal the source's):
 interrupted or failing the check, it leaves the target as it was. The source is read in one
 snapshot, so a study session running meanwhile cannot tear it. Only an empty target is filled:
-merging two histories is not a copy.
+merging two histories is not a copy. A collection that holds nothing of its learner's (no review,
+exam, notebook entry, fitted parameters or interview, no card studied, suspended or buried: only
+what opening it synced from the decks) counts as empty, and is replaced: on a server, any command
+the learner ran there first made one.
 """
 
 from __future__ import annotations
@@ -14,14 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import zip_longest
 
-from sqlalchemy import Connection, Table, func, insert, select
+from sqlalchemy import Connection, Table, delete, func, insert, select
 
 from quizzer.errors import DatabaseError, UsageError
 from quizzer.i18n import _, join
-from quizzer.store.engine import Store, continue_ids
+from quizzer.store.engine import Store, continue_ids, learner_schema
 from quizzer.store.history import ReplayDecide, replayed_memories
-from quizzer.store.models import metadata
-from quizzer.store.records import MemoryState
+from quizzer.store.models import card_tags, cards, meta, metadata
+from quizzer.store.records import NEW, MemoryState
 
 BATCH = 5_000  # rows per insert (and per fetch while streaming the source)
 
@@ -48,17 +51,37 @@ def copy_collection(source: Store, target: Store, decide: ReplayDecide) -> CopyR
                          _("name another file or server with --to"))
     tables = _tables()
     with source.read() as src, target.write() as dst:
-        filled = [table.name for table in tables if dst.execute(select(func.count()).select_from(table)).scalar()]
-        if filled:
+        learners = _learners_own(dst)
+        if learners and target.path is not None:
             raise UsageError(_("{where} is not empty (it has rows in {tables}): a copy only goes into an empty "
-                               "database").format(where=target.where, tables=join(filled)),
-                             _("name a new file, or an empty database on the server, with --to"))
+                               "database").format(where=target.where, tables=join(learners)),
+                             _("name a new file with --to"))
+        if learners:  # on a server only this learner's schema counts: the others' are theirs
+            raise UsageError(_("{where}: learner {learner}'s collection there is not empty (it has rows in {tables}): "
+                               "a copy only goes into an empty one").format(
+                where=target.where, learner=target.learner, tables=join(learners)),
+                _("its schema must go first: pg_dump --schema='\"{schema}\"' keeps it, then DROP SCHEMA \"{schema}\" "
+                  "CASCADE").format(schema=learner_schema(target.learner)))
+        for table in reversed(tables):  # what opening it synced from the decks: the source's replaces it
+            dst.execute(delete(table))
         rows = {table.name: _copy_table(src, dst, table) for table in tables}
         continue_ids(dst, tables)
         for table in tables:
             _check_table(src, dst, table, target.where)
         replayed = _check_replay(src, dst, decide, target.where)
     return CopyResult(rows, replayed)
+
+
+def _learners_own(conn: Connection) -> list[str]:
+    """The tables that hold something of the learner's, by name: any row but the decks' cards, their
+    tags and the sync's facts (``meta``), which opening a collection writes; cards once studied,
+    suspended or buried."""
+    synced = (cards, card_tags, meta)
+    found = [table.name for table in _tables()
+             if table not in synced and conn.execute(select(func.count()).select_from(table)).scalar()]
+    touched = conn.execute(select(func.count()).select_from(cards).where(
+        (cards.c.state != NEW) | cards.c.suspended | cards.c.buried_until.is_not(None) | (cards.c.lapses > 0))).scalar()
+    return ([cards.name] if touched else []) + found
 
 
 def _in_order(conn: Connection, table: Table):

@@ -24,7 +24,7 @@ import os
 import sqlite3
 import sys
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -45,6 +45,8 @@ CONNECT_TIMEOUT_S = 10  # a server that does not answer is an error after this l
 # counterpart of SQLite's BEGIN IMMEDIATE (one writer at a time, readers never blocked).
 WRITE_LOCK_KEY = 0x7175697A  # "quiz"
 SERVER_SCHEMES = ("postgresql", "postgres")  # what a user types; the driver is added (``resolve``)
+# drivers a server URL may name: psycopg 3 serves both, libpq's URL and options being theirs alike
+SERVER_DRIVERS = ("", "psycopg", "psycopg2")
 LEARNER_SCHEMA_PREFIX = "learner_"  # a learner's collection on a server is the schema learner_<name>
 
 
@@ -72,6 +74,7 @@ class Store:
     engine: Engine
     path: Path | None
     learner: str
+    created: bool = False  # the learner's collection was started on the server by this opening
 
     def __post_init__(self) -> None:
         # Closed when the store goes, or at exit: closing SQLite's last connection folds the -wal
@@ -189,6 +192,11 @@ def database_error(exc: BaseException, where: str) -> DatabaseError | None:
         return DatabaseError(_("{where}: the database server refused the login: {reason}").format(
             where=where, reason=first_line(exc)),
             _("check the user name (and password, e.g. in ~/.pgpass) and the server's pg_hba.conf"))
+    if code == SERVER_OPTION:
+        option = _BAD_OPTION.search(str(exc.orig if isinstance(exc, DBAPIError) else exc))
+        return DatabaseError(_("{where}: not a connection option: {option}").format(
+            where=where, option=option.group(1) if option else "?"),
+            _("libpq's options are listed at https://www.postgresql.org/docs/current/libpq-connect.html"))
     if code == SERVER_NO_DATABASE:
         return DatabaseError(_("{where}: the database does not exist on the server").format(where=where),
                              _("create it (createdb NAME), or correct --db / QUIZ_DB"))
@@ -214,7 +222,8 @@ def database_error(exc: BaseException, where: str) -> DatabaseError | None:
 
 
 # What a server error means to a user (``_server_code``), beside SQLite's codes above.
-SERVER_DOWN, SERVER_GONE, SERVER_LOGIN, SERVER_NO_DATABASE = "down", "gone", "login", "no database"
+SERVER_DOWN, SERVER_GONE, SERVER_LOGIN, SERVER_NO_DATABASE, SERVER_OPTION = "down", "gone", "login", "no database", "option"
+_BAD_OPTION = re.compile(r'invalid connection option "(.*?)"')  # libpq's words for an unknown ?name= in the URL
 _SQLSTATES: dict[str, int | str] = {
     "55P03": SQLITE_BUSY,  # lock_not_available: the write lock was held past lock_timeout
     "53100": SQLITE_FULL,  # disk_full
@@ -233,6 +242,8 @@ def _server_code(exc: BaseException) -> int | str | None:
     if psycopg is None or not isinstance(orig, psycopg.Error):
         return None
     state = orig.sqlstate or ""
+    if not state and _BAD_OPTION.search(str(orig)):
+        return SERVER_OPTION
     if state in _SQLSTATES:
         return _SQLSTATES[state]
     text = str(orig)
@@ -273,7 +284,17 @@ _UNRESOLVED = re.compile(r"failed to resolve host '(.*?)'")  # psycopg's, with t
 
 def shown_url(url: URL) -> str:
     """A server URL as the user would write it: no driver name, no password."""
-    return url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True)
+    return masked(url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True))
+
+
+# A password in a URL: after the user name up to the last @ (one more @ in it is read as part of
+# the host, so this hides too much rather than too little), or as ``?password=``.
+_PASSWORD = re.compile(r"(://[^:/@]*:).*@|([?&]password=)[^&]*", re.IGNORECASE)
+
+
+def masked(text: str) -> str:
+    """``text`` (a URL, also one that does not parse) with each password in it as ``***``."""
+    return _PASSWORD.sub(lambda found: f"{found[1]}***@" if found[1] else f"{found[2]}***", text)
 
 
 def default_db_path() -> Path:
@@ -300,12 +321,16 @@ def resolve(url_or_path: str | Path | None) -> tuple[URL, Path | None]:
     target = _explicit(url_or_path)
     if target is None:
         target = default_db_path()
-    if isinstance(target, Path):
-        target = _unflattened(target)
-    if isinstance(target, str) and "://" in target:
+    target = _unflattened(str(target))
+    if "://" in target:
         url = _parsed(target)
-        if url.drivername in SERVER_SCHEMES:
+        scheme, _plus, driver = url.drivername.lower().partition("+")
+        url = url.set(drivername=url.drivername.lower())  # POSTGRESQL:// and SQLite:// are the same URLs
+        if scheme in SERVER_SCHEMES and driver in SERVER_DRIVERS:
             url = url.set(drivername="postgresql+psycopg")
+        elif scheme in SERVER_SCHEMES:
+            raise UsageError(_("{url}: quizzer talks to PostgreSQL through psycopg, not {driver}").format(
+                url=shown_url(url), driver=driver), _("write the URL as postgresql://..."))
         database = url.database if url.get_backend_name() == "sqlite" else None
         return url, Path(os.path.realpath(database)) if database and database != ":memory:" else None
     path = Path(os.path.realpath(Path(target).expanduser()))  # a symlink loop is ELOOP when opened, not a RuntimeError here
@@ -317,25 +342,34 @@ def _parsed(target: str) -> URL:
     authority or as ``?port=``, was a traceback when the connection was made)."""
     from sqlalchemy.exc import ArgumentError
 
+    example = _("e.g. postgresql://user@host:5432/quiz")
     try:
         url = make_url(target)
-    except (ArgumentError, ValueError) as err:
-        raise UsageError(_("{url}: not a database URL ({reason})").format(url=target, reason=err)) from None
-    ports = url.query.get("port", ())
-    if any(not port.isdigit() for port in ([ports] if isinstance(ports, str) else ports)):
-        raise UsageError(_("{url}: the port is not a number").format(url=shown_url(url)),
-                         _("e.g. postgresql://user@host:5432/quiz"))
+    except ValueError:  # int() of the port in the authority (SQLAlchemy's words name Python's int())
+        raise UsageError(_("{url}: the port is not a number from 1 to 65535").format(url=masked(target)), example) from None
+    except ArgumentError:  # SQLAlchemy's words repeat the URL, password and all
+        raise UsageError(_("{url}: not a database URL").format(url=masked(target)), example) from None
+    given = url.query.get("port", ())
+    ports = [given] if isinstance(given, str) else [*given]
+    if url.port is not None:
+        ports.append(str(url.port))
+    if any(not (port.isdigit() and 1 <= int(port) <= 65535) for port in ports):  # 99999 was "the connection was lost"
+        raise UsageError(_("{url}: the port is not a number from 1 to 65535").format(url=shown_url(url)), example)
+    if "@" in (url.host or ""):  # the rest of a password that holds an @: libpq would name it as the host
+        raise UsageError(_("{url}: the host cannot hold an @").format(url=shown_url(url)),
+                         _("write an @ in the password as %40"))
     return url
 
 
-def _unflattened(target: Path) -> str | Path:
-    """A server URL given as a path option (``--db``), whose ``//`` the path folded into ``/``:
-    ``postgresql:/user@host/db`` was ``postgresql://user@host/db``, and ``postgresql:/db``
-    (no host, no user) was ``postgresql:///db`` (the local socket)."""
-    text = str(target)
-    scheme, colon, rest = text.partition(":/")
-    if not colon or scheme.split("+")[0] not in SERVER_SCHEMES or rest.startswith("/"):
+def _unflattened(target: str) -> str:
+    """A server URL whose ``//`` a path option (``--db``) folded into ``/``, or the user left out
+    (in ``--db`` or ``QUIZ_DB`` alike): ``postgresql:/user@host/db`` was ``postgresql://user@host/db``,
+    and ``postgresql:/db`` (no host, no user) was ``postgresql:///db`` (the local socket). Never a
+    file path: one would be shown in messages, password and all."""
+    scheme, colon, rest = target.partition(":")
+    if not colon or scheme.split("+")[0].lower() not in SERVER_SCHEMES or rest.startswith("//"):
         return target
+    rest = rest.removeprefix("/")
     return f"{scheme}://{rest}" if any(mark in rest for mark in "/@:") else f"{scheme}:///{rest}"
 
 
@@ -383,12 +417,13 @@ def check_location(path: Path, *, create_folder: bool = False) -> None:
             _("make the folder writable, or point --db / QUIZ_DB at a writable place"))
 
 
-def make_engine(url: URL, learner: str, *, create: bool = True) -> Engine:
+def make_engine(url: URL, learner: str, *, create: bool = True, created: Callable[[], None] | None = None) -> Engine:
     """The engine; opening the file (or connecting) is left to the first transaction (see
     ``check_location``). On a server every connection works in ``learner``'s schema, created
-    if missing unless ``create`` is off (a reader of other learners' collections)."""
+    if missing unless ``create`` is off (a reader of other learners' collections); ``created`` is
+    called when it is."""
     if url.get_backend_name() == "postgresql" and url.drivername == "postgresql+psycopg":
-        return _postgres_engine(url, busy_timeout_ms(), learner, create)
+        return _postgres_engine(url, busy_timeout_ms(), learner, create, created)
     if url.drivername != "sqlite":  # mysql://, http://, postgresql+psycopg2://: a traceback from SQLAlchemy
         raise UsageError(_("{where}: quizzer keeps a collection in a SQLite file or on a PostgreSQL server").format(
             where=shown_url(url)), _("give --db / QUIZ_DB a file path or a postgresql:// URL"))
@@ -398,7 +433,8 @@ def make_engine(url: URL, learner: str, *, create: bool = True) -> Engine:
     return engine
 
 
-def _postgres_engine(url: URL, busy_timeout: int, learner: str, create: bool) -> Engine:
+def _postgres_engine(url: URL, busy_timeout: int, learner: str, create: bool,
+                     created: Callable[[], None] | None) -> Engine:
     """A server engine: reads are REPEATABLE READ snapshots; a write waits for the write
     lock at most ``busy_timeout`` ms (``lock_timeout``, as SQLite's busy timeout), then
     fails with DatabaseBusy. A connection the server dropped while idle in the pool is
@@ -416,7 +452,7 @@ def _postgres_engine(url: URL, busy_timeout: int, learner: str, create: bool) ->
         url, isolation_level="REPEATABLE READ", pool_pre_ping=True,
         connect_args={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "quizzer",
                       "options": f'-c lock_timeout={busy_timeout} -c search_path="{learner_schema(learner)}"'})
-    _install_postgres_hooks(engine, learner, shown_url(url) if create else None)
+    _install_postgres_hooks(engine, learner, shown_url(url) if create else None, created)
     return engine
 
 
@@ -434,7 +470,7 @@ def continue_ids(conn: Connection, tables: list[Table]) -> None:
                      {"table": table.name, "column": column.name})
 
 
-def _install_postgres_hooks(engine: Engine, learner: str, where: str | None) -> None:
+def _install_postgres_hooks(engine: Engine, learner: str, where: str | None, created: Callable[[], None] | None) -> None:
     """A write transaction starts READ COMMITTED and takes the learner's advisory write lock,
     released at commit or rollback (also when the process dies: the server ends its session).
     A new connection first makes sure the learner's schema exists (before SQLAlchemy asks the
@@ -445,7 +481,8 @@ def _install_postgres_hooks(engine: Engine, learner: str, where: str | None) -> 
     if where is not None:
         @event.listens_for(engine, "connect", insert=True)
         def _on_connect(dbapi_connection, _record) -> None:
-            _create_learner_schema(dbapi_connection, learner, where)
+            if _create_learner_schema(dbapi_connection, learner, where) and created is not None:
+                created()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn) -> None:
@@ -454,47 +491,57 @@ def _install_postgres_hooks(engine: Engine, learner: str, where: str | None) -> 
             conn.exec_driver_sql(lock)
 
 
-def _create_learner_schema(dbapi_connection, learner: str, where: str) -> None:
+def _create_learner_schema(dbapi_connection, learner: str, where: str) -> bool:
     """Create ``learner``'s schema unless it is there, one learner at a time (a lock of its own);
     the first learner made on a database whose collection predates learners (in ``public``) gets
-    that collection (``_adopt_public_collection``). A login without the right is a DatabaseError."""
+    that collection (``_adopt_public_collection``). Whether a new one was started; a login that may not
+    use the schema, or may not create it, is a DatabaseError."""
     import psycopg
 
+    schema = learner_schema(learner)
     try:
-        if dbapi_connection.execute("SELECT current_schema()").fetchone()[0] is None:
+        if dbapi_connection.execute("SELECT current_schema()").fetchone()[0] is None:  # missing, or not ours to use
             dbapi_connection.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY}, 0)")
-            dbapi_connection.execute(f'CREATE SCHEMA IF NOT EXISTS "{learner_schema(learner)}"')
-            _adopt_public_collection(dbapi_connection, learner_schema(learner))
+            usable = dbapi_connection.execute(
+                "SELECT has_schema_privilege(oid, 'USAGE') FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
+            if usable is None:
+                dbapi_connection.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+                adopted = _adopt_public_collection(dbapi_connection, schema)
+                dbapi_connection.commit()
+                return not adopted
+            elif not usable[0]:  # there, but this login has no USAGE: not a collection to create
+                dbapi_connection.rollback()
+                raise DatabaseError(
+                    _("{where}: learner {learner}'s collection is there, but this login may not read it").format(
+                        where=where, learner=learner),
+                    _("log in as its owner, or ask the server's administrator to grant this role the use of schema "
+                      "\"{schema}\" and its tables").format(schema=schema))
         dbapi_connection.commit()
+        return False
     except psycopg.errors.InsufficientPrivilege as exc:
         dbapi_connection.rollback()
-        schema = learner_schema(learner)
-        if dbapi_connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone():
-            # the schema is there: what is missing is the right to use it, not a collection
-            raise DatabaseError(
-                _("{where}: learner {learner}'s collection is there, but this login may not read it").format(
-                    where=where, learner=learner),
-                _("log in as its owner, or ask the server's administrator to grant this role the use of schema "
-                  "\"{schema}\" and its tables").format(schema=schema)) from exc
+        role, database = dbapi_connection.execute("SELECT current_user, current_database()").fetchone()
         raise DatabaseError(
             _("{where}: learner {learner} has no collection there, and this login may not create one: {reason}").format(
                 where=where, learner=learner, reason=first_line(exc)),
-            _("ask the server's administrator to run: CREATE SCHEMA \"{schema}\" AUTHORIZATION <your role>").format(
-                schema=learner_schema(learner))) from exc
+            _("ask the server's administrator to run: CREATE SCHEMA \"{schema}\" AUTHORIZATION \"{role}\" (or, to "
+              "let the role create its own: GRANT CREATE ON DATABASE \"{database}\" TO \"{role}\")").format(
+                schema=schema, role=role, database=database)) from exc
 
 
-def _adopt_public_collection(dbapi_connection, schema: str) -> None:
+def _adopt_public_collection(dbapi_connection, schema: str) -> bool:
     """Move a collection that quizzer kept in ``public`` before a server held several learners
     (its version table is there) into ``schema``, tables with their sequences and indexes, so
-    upgrading loses nothing: its learner is whoever opens the database first."""
+    upgrading loses nothing: its learner is whoever opens the database first. Whether there was one."""
     from quizzer.store.models import metadata
 
     if dbapi_connection.execute("SELECT to_regclass('public.alembic_version')").fetchone()[0] is None:
-        return
+        return False
     present = {name for (name,) in dbapi_connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
     for name in ["alembic_version", *(table.name for table in metadata.sorted_tables)]:
         if name in present:
             dbapi_connection.execute(f'ALTER TABLE public."{name}" SET SCHEMA "{schema}"')
+    return True
 
 
 def _ensure_math_functions(dbapi_connection: sqlite3.Connection) -> None:

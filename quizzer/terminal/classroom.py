@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from quizzer.app.classroom import ClassReport, Failed
 from quizzer.errors import printable
-from quizzer.i18n import _, join
+from quizzer.i18n import _, join, join_some
 from quizzer.terminal.stats import percent
+from quizzer.terminal.tables import fit, listing, number
 
 
 def _trend(points: float | None) -> str:
@@ -18,14 +18,10 @@ def _trend(points: float | None) -> str:
     return "-" if points is None else _("{points}/exam").format(points=f"{points:+.1f}")
 
 
-def _failed(title: str, what: str, rows: list[Failed]) -> Table:
-    table = Table(what, _("failed"), _("learners"), title=title, box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1))
-    table.columns[0].overflow = "fold"  # the whole id, for `quiz show ID` / --tag
-    for column in table.columns[1:]:
-        column.justify = "right"
-    for row in rows:
-        table.add_row(Text(row.name), f"{row.failures:,}", f"{row.learners:,} ({row.share:.0%})")
-    return table
+def _failed(console: Console, title: str, what: str, rows: list[Failed]) -> Table:
+    table = listing(what, number(_("failed")), number(_("learners")), title=title)  # the whole id, for `quiz show ID` / --tag
+    return fit(console, table, [[row.name, f"{row.failures:,}", f"{row.learners:,} ({row.share:.0%})"]
+                                for row in rows])
 
 
 def show(console: Console, report: ClassReport) -> None:
@@ -43,21 +39,19 @@ def show(console: Console, report: ClassReport) -> None:
         if not report.unread:
             console.print(_("No learner has a collection on this database yet."))
         return
-    learners = Table(_("learner"), _("reviews"), _("days studied"), _("true retention"), _("last exam (trend)"),
-                     _("interview"), box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1))
-    learners.columns[0].min_width = min(max(len(one.learner) for one in report.learners), console.width // 4)
-    for column in learners.columns:
-        column.overflow = "fold"  # the whole name (it is what QUIZ_USER takes), date and figure
-    learners.columns[-1].min_width = len("2026-01-01")
-    for column in learners.columns[1:5]:
-        column.justify = "right"
-    for one in report.learners:
-        exam = f"{one.exams[-1]:.0f}% ({_trend(one.exam_trend)})" if one.exams else "-"
-        learners.add_row(Text(one.learner), f"{one.reviews:,}", f"{one.days_studied:,}", percent(one.retention.rate),
-                         exam, str(one.interview) if one.interview else "-")
+    learners = listing(_("learner"), number(_("reviews")), number(_("days studied")), number(_("true retention")),
+                       number(_("last exam (trend)")), _("interview"))
+    rows = [[one.learner, f"{one.reviews:,}", f"{one.days_studied:,}", percent(one.retention.rate),
+             f"{one.exams[-1]:.0f}% {_trend(one.exam_trend)}" if one.exams else "-",
+             str(one.interview) if one.interview else "-"] for one in report.learners]
+    fit(console, learners, rows)  # the whole name (it is what QUIZ_USER takes) wraps; no figure or date is cut
     console.print(learners)
+    idle = [one.learner for one in report.learners if not one.reviews]
+    if idle:
+        console.print(Text(_("Not in the class's shares, having no review in these days: {learners}").format(
+            learners=join_some(idle))))
     if not report.cards:
         console.print(_("Nobody failed a card in these days."))
         return
-    console.print(_failed(_("Cards failed most"), _("card"), report.cards))
-    console.print(_failed(_("Tags failed most"), _("tag"), report.tags))
+    console.print(_failed(console, _("Cards failed most"), _("card"), report.cards))
+    console.print(_failed(console, _("Tags failed most"), _("tag"), report.tags))

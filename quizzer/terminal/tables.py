@@ -52,6 +52,38 @@ def listing(*columns: Column | str, **options: Any) -> Table:
     return Table(*(text(c) if isinstance(c, str) else c for c in columns), **options)
 
 
+def fit(console: Console, table: Table, rows: list[list[str]], gives_way: int = 0) -> Table:
+    """``table`` with ``rows`` added and each column's width set for ``console``: the cells of every
+    column but ``gives_way`` are never cut or folded (a figure, a date; a cell with a space may wrap
+    there). Column ``gives_way`` (names, folded where need be) has up to a quarter of the width,
+    what is left then unfolds the other columns' headers, and what is left after that the names.
+    Rich's own fitting shrank every column alike once the widest had given way: a date came out as
+    ``2027-01-1``, a header as ``int``."""
+    cells = [[Text(header)] for header in (str(column.header) for column in table.columns)]
+    for row in rows:
+        for index, cell in enumerate(row):
+            cells[index].append(Text(cell))
+    for column in table.columns:
+        column.width = 1
+    overhead = console.measure(table).maximum - len(table.columns)  # padding and rules between the columns
+    measured = [[Measurement.get(console, console.options, cell) for cell in column] for column in cells]
+    narrow = [max(size.minimum for size in column) for column in measured]  # the longest word: wrapped at every break
+    whole = [max(size.maximum for size in column) for column in measured]
+    others = [index for index in range(len(cells)) if index != gives_way]
+    room = console.width - overhead - sum(narrow[index] for index in others)
+    widths = {gives_way: max(1, min(whole[gives_way], console.width // 4, room))}  # names' share, first
+    room -= widths[gives_way]
+    for index in others:  # then the headers, left to right, each up to its whole width
+        widths[index] = narrow[index] + max(0, min(whole[index] - narrow[index], room))
+        room -= widths[index] - narrow[index]
+    widths[gives_way] += max(0, min(whole[gives_way] - widths[gives_way], room))  # then the names, whole if they fit
+    for index, column in enumerate(table.columns):
+        column.width, column.no_wrap, column.overflow = widths[index], False, "fold"
+    for shown in zip(*(column[1:] for column in cells)):
+        table.add_row(*shown)
+    return table
+
+
 class _Preview(Text):
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         width = max(map(cell_len, self.plain.splitlines()), default=0)
