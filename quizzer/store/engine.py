@@ -288,8 +288,11 @@ def shown_url(url: URL) -> str:
 
 
 # A password in a URL: after the user name up to the last @ (one more @ in it is read as part of
-# the host, so this hides too much rather than too little), or as ``?password=``.
-_PASSWORD = re.compile(r"(://[^:/@]*:).*@|([?&]password=)[^&]*", re.IGNORECASE)
+# the host, so this hides too much rather than too little), or as ``?password=``; also where the
+# URL lost its colon or a slash (``postgresql//ann:pw@host``).
+_PASSWORD = re.compile(r"(/[^:/@]*:).*@|([?&]password=)[^&]*", re.IGNORECASE)
+# a scheme, then slashes, then user:password@ (what no file path of a database looks like)
+_CREDENTIALS = re.compile(r"[^/:@]+:?/+[^/:@]*:[^/@]*@")
 
 
 def masked(text: str) -> str:
@@ -333,6 +336,8 @@ def resolve(url_or_path: str | Path | None) -> tuple[URL, Path | None]:
                 url=shown_url(url), driver=driver), _("write the URL as postgresql://..."))
         database = url.database if url.get_backend_name() == "sqlite" else None
         return url, Path(os.path.realpath(database)) if database and database != ":memory:" else None
+    if _CREDENTIALS.match(target):  # a URL typed wrong (mysql:/, postgresql//): as a path, messages would show it whole
+        raise UsageError(_("{url}: not a database URL").format(url=masked(target)), _("e.g. postgresql://user@host:5432/quiz"))
     path = Path(os.path.realpath(Path(target).expanduser()))  # a symlink loop is ELOOP when opened, not a RuntimeError here
     return URL.create("sqlite", database=str(path)), path
 
