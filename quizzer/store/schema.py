@@ -27,6 +27,12 @@ SCHEMA_HEAD = "0005"  # keep equal to the newest revision in quizzer/migrations/
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 VERSION_TABLE = "alembic_version"
 RESTORE_HINT = N_("another tool changed it: restore a backup from before, as `quiz backup list` shows them")
+SERVER_RESTORE_HINT = N_("another tool changed it: pg_restore the learner's schema from a pg_dump taken before")
+
+
+def _restore_hint(store: Store) -> str:
+    """How to get the collection back as it was: `quiz backup` keeps files, a server keeps none of its own."""
+    return _(RESTORE_HINT) if store.path is not None else _(SERVER_RESTORE_HINT)
 REVISION = re.compile(r"\d{4}")  # how every quizzer, this one and later ones, names a schema revision
 
 
@@ -73,7 +79,7 @@ def _check_usable(store: Store, version: str | None, tables: set[str]) -> None:
         if not REVISION.fullmatch(version):  # '' or markup: no quizzer wrote it, newer or older
             raise DatabaseError(_("{where}: its schema stamp {version} is no quizzer revision").format(
                 where=store.where, version=printable(repr(version))),
-                _(RESTORE_HINT))
+                _restore_hint(store))
         raise _too_new(store, version)
 
 
@@ -85,7 +91,7 @@ def _check_tables(store: Store, tables: set[str]) -> None:
     missing = missing_tables(metadata.tables, tables)
     if missing:
         raise SchemaMismatch(_("{where}: {mismatch}").format(where=store.where, mismatch=_mismatch(SCHEMA_HEAD, missing)),
-                             _(RESTORE_HINT), missing)
+                             _restore_hint(store), missing)
 
 
 def missing_tables(expected: Iterable[str], found: Collection[str]) -> list[str]:
@@ -152,7 +158,7 @@ def _upgrade(store: Store) -> None:
             raise DatabaseError(
                 _("{where}: its tables do not match the schema it names ({version}): upgrading failed "
                   "with \"{reason}\"").format(where=store.where, version=version, reason=reason),
-                _(RESTORE_HINT)) from None
+                _restore_hint(store)) from None
 
 
 def stamp_mismatch(db_path: Path) -> str | None:
