@@ -154,7 +154,7 @@ def test_a_learner_without_reviews_is_listed_but_not_counted_in_the_class(pg_ser
     assert [(card["learners"], card["share"]) for card in shown["cards"]] == [(2, 1.0)]
     code, out, err = finished(quiz("class", "report", "--days", "3", db=db, user="teacher", now=T0))
     assert code == 0 and "having no review in these days: bbo" in " ".join(out.split()), out + err
-    assert "2 (100%)" in out, out
+    assert "2 (100.0%)" in out, out
 
 
 def test_interview_and_parameters_are_each_learners_own(pg_server, decks):
@@ -229,7 +229,7 @@ def test_the_class_report_never_cuts_a_figure_or_date_however_narrow(language):
             out = console.export_text()
             words = {word for line in out.splitlines() for word in line.split()}
             assert max(map(len, out.splitlines())) <= width, out
-            for figure in ("12,580", "14", "62.5%", "62%", "2027-01-15", "1,234", "2", "(100%)"):
+            for figure in ("12,580", "14", "62.5%", "2027-01-15", "1,234", "2", "(100.0%)"):  # exam 62.5: was 62%
                 assert figure in words, (width, figure, out)
             if language == "en":  # each header word whole (a Chinese header may break between characters)
                 assert {word for header in headers for word in header.split()} <= words, (width, out)
@@ -392,6 +392,26 @@ def test_a_collection_kept_before_learners_is_the_first_learners(pg_server, deck
     with psycopg.connect(db) as conn:
         left = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone()
     assert left == (0,)
+
+
+def test_a_collection_newer_than_this_quizzer_says_this_quizzer_is_behind():
+    """A collection a later quizzer upgraded was said to wait for "their own quiz" to upgrade it."""
+    from datetime import date
+
+    from rich.console import Console
+
+    from quizzer.app.classroom import ClassReport, Unread
+    from quizzer.store.schema import SCHEMA_HEAD
+    from quizzer.terminal.classroom import show
+
+    report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), [], 0, [], [],
+                         [Unread("bob", "0002", "older"), Unread("dave", "9999", "newer")])
+    assert "0002" < SCHEMA_HEAD < "9999"
+    console = Console(width=200, record=True, color_system=None)
+    show(console, report)
+    out = console.export_text()
+    assert "an older schema version, which only their own quiz upgrades: bob (0002)" in out, out
+    assert "a newer schema version than this quizzer reads: upgrade quizzer to include them: dave (9999)" in out, out
 
 
 def test_a_collection_at_another_schema_version_is_left_out_not_upgraded(pg_server, decks):

@@ -58,6 +58,13 @@ class Unread:
     version: str | None
     reason: str
 
+    @property
+    def newer(self) -> bool:
+        """At a schema version a later quizzer made: the reader's quizzer is the one behind."""
+        from quizzer.store.schema import SCHEMA_HEAD
+
+        return self.version is not None and self.version > SCHEMA_HEAD
+
 
 @dataclass(frozen=True)
 class ClassReport:

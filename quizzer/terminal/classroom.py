@@ -20,18 +20,22 @@ def _trend(points: float | None) -> str:
 
 def _failed(console: Console, title: str, what: str, rows: list[Failed]) -> Table:
     table = listing(what, number(_("failed")), number(_("learners")), title=title)  # the whole id, for `quiz show ID` / --tag
-    return fit(console, table, [[row.name, f"{row.failures:,}", f"{row.learners:,} ({row.share:.0%})"]
+    return fit(console, table, [[row.name, f"{row.failures:,}", f"{row.learners:,} ({percent(row.share)})"]
                                 for row in rows])
 
 
 def show(console: Console, report: ClassReport) -> None:
     span = _("{first} to {last}").format(first=report.first_day, last=report.last_day)
     console.print(Text(_("Class report, {span}").format(span=span), style="bold"))
-    versions = [u for u in report.unread if u.version is not None]
-    if versions:
-        console.print(Text(_("Left out, their collection being at another schema version, which only their own quiz "
-                             "upgrades: {learners}").format(
-            learners=join([f"{u.learner} ({u.version})" for u in versions]))))
+    older = [u for u in report.unread if u.version is not None and not u.newer]
+    newer = [u for u in report.unread if u.newer]
+    if older:
+        console.print(Text(_("Left out, their collection being at an older schema version, which only their own quiz "
+                             "upgrades: {learners}").format(learners=join([f"{u.learner} ({u.version})" for u in older]))))
+    if newer:  # a later quizzer than this one upgraded them: the reader's quizzer is the one behind
+        console.print(Text(_("Left out, their collection being at a newer schema version than this quizzer reads: "
+                             "upgrade quizzer to include them: {learners}").format(
+            learners=join([f"{u.learner} ({u.version})" for u in newer]))))
     for unread in report.unread:
         if unread.version is None:
             console.print(Text(_("Left out: {reason}").format(reason=printable(unread.reason))))
@@ -42,7 +46,7 @@ def show(console: Console, report: ClassReport) -> None:
     learners = listing(_("learner"), number(_("reviews")), number(_("days studied")), number(_("true retention")),
                        number(_("last exam (trend)")), _("interview"))
     rows = [[one.learner, f"{one.reviews:,}", f"{one.days_studied:,}", percent(one.retention.rate),
-             f"{one.exams[-1]:.0f}% {_trend(one.exam_trend)}" if one.exams else "-",
+             f"{one.exams[-1]:.1f}% {_trend(one.exam_trend)}" if one.exams else "-",
              str(one.interview) if one.interview else "-"] for one in report.learners]
     fit(console, learners, rows)  # the whole name (it is what QUIZ_USER takes) wraps; no figure or date is cut
     console.print(learners)
