@@ -35,11 +35,12 @@ def entries(store: Store, rollover_hour: int = ROLLOVER_HOUR) -> list[Entry]:
     right_days: dict[str, set[date]] = {card_id: set() for card_id in noted}
     for review in sorted(later, key=lambda r: r.reviewed_at):
         entry = noted[review.card_id]
+        day = study_day(review.reviewed_at, rollover_hour)
         if not (review.correct if review.correct is not None else review.rating >= Rating.HARD):
             noted[review.card_id] = Entry(entry.card_id, entry.times_wrong + 1, review.reviewed_at, review.answer_text, 0)
             right_days[review.card_id] = set()
-        elif study_day(review.reviewed_at, rollover_hour) > study_day(entry.last_wrong_at, rollover_hour):
-            right_days[review.card_id].add(study_day(review.reviewed_at, rollover_hour))
+        elif day > study_day(entry.last_wrong_at, rollover_hour):
+            right_days[review.card_id].add(day)
     found = [replace(entry, right_days=len(right_days[card_id])) for card_id, entry in noted.items()]
     kept = sorted((e for e in found if e.right_days < RIGHT_DAYS_TO_LEAVE), key=lambda e: e.card_id)
     return sorted(kept, key=lambda e: e.last_wrong_at, reverse=True)  # stable: ties stay by card id

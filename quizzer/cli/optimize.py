@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from quizzer import clock
 from quizzer.cli.base import (
     DbOption,
     DecksOption,
@@ -18,7 +19,6 @@ from quizzer.cli.base import (
     say,
     settings,
 )
-from quizzer import clock
 from quizzer.i18n import _
 
 if TYPE_CHECKING:

@@ -47,6 +47,7 @@ WRITE_LOCK_KEY = 0x7175697A  # "quiz"
 SERVER_SCHEMES = ("postgresql", "postgres")  # what a user types; the driver is added (``resolve``)
 # drivers a server URL may name: psycopg 3 serves both, libpq's URL and options being theirs alike
 SERVER_DRIVERS = ("", "psycopg", "psycopg2")
+URL_EXAMPLE = N_("e.g. postgresql://user@host:5432/quiz")  # the hint of every URL that cannot be used
 LEARNER_SCHEMA_PREFIX = "learner_"  # a learner's collection on a server is the schema learner_<name>
 
 
@@ -337,7 +338,7 @@ def resolve(url_or_path: str | Path | None) -> tuple[URL, Path | None]:
         database = url.database if url.get_backend_name() == "sqlite" else None
         return url, Path(os.path.realpath(database)) if database and database != ":memory:" else None
     if _CREDENTIALS.match(target):  # a URL typed wrong (mysql:/, postgresql//): as a path, messages would show it whole
-        raise UsageError(_("{url}: not a database URL").format(url=masked(target)), _("e.g. postgresql://user@host:5432/quiz"))
+        raise UsageError(_("{url}: not a database URL").format(url=masked(target)), _(URL_EXAMPLE))
     path = Path(os.path.realpath(Path(target).expanduser()))  # a symlink loop is ELOOP when opened, not a RuntimeError here
     return URL.create("sqlite", database=str(path)), path
 
@@ -347,7 +348,7 @@ def _parsed(target: str) -> URL:
     authority or as ``?port=``, was a traceback when the connection was made)."""
     from sqlalchemy.exc import ArgumentError
 
-    example = _("e.g. postgresql://user@host:5432/quiz")
+    example = _(URL_EXAMPLE)
     try:
         url = make_url(target)
     except ValueError:  # int() of the port in the authority (SQLAlchemy's words name Python's int())
