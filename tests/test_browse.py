@@ -503,6 +503,36 @@ def test_mistakes_show_the_question(studied):
     assert "right on 2 study days after its last mistake (the day of the mistake does not count)" in " ".join(out.split())
 
 
+def test_the_notebook_keeps_a_numeric_cards_question_as_it_was_got_wrong(deck_dir):
+    """A numeric card's row read "(drawn afresh by `mlm_loss` every time)" beside the answer got
+    wrong, and `quiz show` drew another question: both now give the one asked."""
+    exam = quiz(deck_dir, "exam", "--kind", "numeric", "--count", "1", input="999\n").stdout
+    [review] = as_json(deck_dir, "show", "num-loss", "--seed", "1")["reviews"]
+    card = deck_card(deck_dir, "num-loss")
+    asked = kinds.of(card).ask(card, review["seed"])
+    assert f"The answer is {asked.drawn.answer_text}" in " ".join(exam.split())  # the seed is the question marked
+    [row] = as_json(deck_dir, "mistakes")
+    assert row["last_wrong_answer"] == "999" and row["seed"] == review["seed"]
+    assert row["front"] == browse.one_line("算一算 MLM loss。\n\n" + asked.drawn.prompt)
+    assert "quiz show CARD` works it out" in quiz(deck_dir, "mistakes").stdout
+    shown = as_json(deck_dir, "show", "num-loss")
+    assert shown["seed"] == review["seed"] and shown["back"] == asked.drawn.answer_text
+    assert "The question you got wrong" in quiz(deck_dir, "show", "num-loss").stdout
+    other = quiz(deck_dir, "show", "num-loss", "--seed", str(review["seed"] + 1)).stdout
+    assert "The question you got wrong" not in other and f"seed {review['seed'] + 1}" in other
+
+
+def test_a_later_wrong_answer_is_the_question_the_notebook_keeps(deck_dir):
+    """Wrong again in the drill: the notebook's question is that one (its answer beside it)."""
+    quiz(deck_dir, "exam", "--kind", "numeric", "--count", "1", input="999\n")
+    first = as_json(deck_dir, "mistakes")[0]["seed"]
+    quiz(deck_dir, "mistakes", "--drill", input="998\n", when=T0 + timedelta(days=1))
+    [exam, drill] = as_json(deck_dir, "show", "num-loss", "--seed", "1")["reviews"]
+    assert exam["seed"] == first and drill["seed"] != first and drill["answer"] == "998"
+    [row] = as_json(deck_dir, "mistakes", when=T0 + timedelta(days=1))
+    assert row["seed"] == drill["seed"] and row["last_wrong_answer"] == "998" and row["times_wrong"] == 2
+
+
 @pytest.mark.parametrize("language", ["en", "zh"])
 @pytest.mark.parametrize("columns", [60, 80, 100, 120])
 def test_a_long_card_id_in_the_notebook_folds_and_leaves_the_question_its_room(language, columns):
@@ -618,8 +648,8 @@ def test_every_listing_has_json_with_its_documented_fields(studied):
                           "mistake", "seed", "front", "back", "solution", "reviews"}
     assert shown["front"] == "BERT 的预训练任务有哪些？" and shown["state"] == "review"
     mistakes = as_json(studied, "mistakes")
-    assert set(mistakes[0]) == {"id", "front", "times_wrong", "last_wrong_at", "last_wrong_answer", "right_days",
-                                "right_days_needed"}
+    assert set(mistakes[0]) == {"id", "front", "times_wrong", "last_wrong_at", "last_wrong_answer", "seed",
+                                "right_days", "right_days_needed"}
     [exam] = as_json(studied, "exam", "--history")
     assert set(exam) == {"id", "seed", "started_at", "finished_at", "minutes", "questions", "answered", "score",
                          "unfinished", "resumable", "filters"}

@@ -58,10 +58,11 @@ def one_line(text: str) -> str:
     return " ".join(_MARKERS.sub("", text).split())
 
 
-def front_line(card: Any, plain: Plain = _same) -> str:
+def front_line(card: Any, plain: Plain = _same, seed: int | None = None) -> str:
     """A card's front on one line, as study would show it; a generated kind's front without
-    drawing a question (so no checker runs)."""
-    return one_line(plain(kinds.of(card).front(Asked(card))))
+    drawing a question (so no checker runs), or with the question ``seed`` draws."""
+    kind = kinds.of(card)
+    return one_line(plain(kind.front(kind.ask(card, seed) if seed is not None and kind.generated else Asked(card))))
 
 
 # ------------------------------------------------------------------ search
@@ -255,6 +256,7 @@ class Shown:
     solution: str | None
     buried: bool
     mistake: bool
+    wrong_at: datetime | None = None  # the question shown is the notebook's: got wrong then
 
     @property
     def status(self) -> str:
@@ -268,22 +270,26 @@ class Shown:
 def show(collection: Collection, card_id: str, now: datetime, seed: int | None = None,
          settings: Settings = DEFAULTS) -> Shown:
     """One card; CardNotFound (exit 1) if the store has never seen it. A generated kind draws
-    its question from ``seed`` (a fresh one if None)."""
+    its question from ``seed``; without one, a card in the mistakes notebook shows the question
+    it was got wrong on, any other a fresh one."""
     now = to_utc(now)
     try:
         info = card_info(collection.store, card_id, now, schedule_of(collection.store, settings).scheduler)
     except CardNotFound:
         raise CardNotFound(card_id, collection.cards) from None  # with the ids it is closest to
-    in_notebook = any(entry.card_id == card_id
-                      for entry in notebook.entries(collection.store, settings.day_start_hour))
+    noted = next((entry for entry in notebook.entries(collection.store, settings.day_start_hour)
+                  if entry.card_id == card_id), None)
     buried = info.buried_until is not None and info.buried_until > now
     card = collection.cards.get(card_id)
     if card is None:
-        return Shown(info, None, None, None, None, None, None, buried, in_notebook)
+        return Shown(info, None, None, None, None, None, None, buried, noted is not None)
     kind = kinds.of(card)
+    wrong_at = None
+    if seed is None and noted is not None and noted.last_wrong_seed is not None and kind.generated:
+        seed, wrong_at = noted.last_wrong_seed, noted.last_wrong_at
     asked = kind.ask(card, seed)
     return Shown(info, collection.deck_of(card_id).title, card.source, asked.seed, kind.front(asked),
-                 kind.back(asked), kind.solution(asked), buried, in_notebook)
+                 kind.back(asked), kind.solution(asked), buried, noted is not None, wrong_at)
 
 
 # ------------------------------------------------------------------ the mistakes notebook
@@ -298,16 +304,19 @@ class MistakeRow:
     times_wrong: int
     last_wrong_at: datetime
     last_wrong_answer: str | None
+    seed: int | None  # a numeric card's question got wrong, which ``front`` is and ``quiz show`` works out
     right_days: int
     right_days_needed: int
 
 
 def mistakes(collection: Collection, plain: Plain = _same, settings: Settings = DEFAULTS) -> list[MistakeRow]:
-    """The notebook, most recent mistake first, with each card's question."""
+    """The notebook, most recent mistake first, with each card's question: a numeric card's as it
+    was got wrong."""
     rows = []
     for entry in notebook.entries(collection.store, settings.day_start_hour):
         card = collection.cards.get(entry.card_id)
-        rows.append(MistakeRow(entry.card_id, front_line(card, plain) if card is not None else None,
-                               entry.times_wrong, entry.last_wrong_at, entry.last_wrong_answer, entry.right_days,
+        seed = entry.last_wrong_seed if card is not None and kinds.of(card).generated else None
+        rows.append(MistakeRow(entry.card_id, front_line(card, plain, seed) if card is not None else None,
+                               entry.times_wrong, entry.last_wrong_at, entry.last_wrong_answer, seed, entry.right_days,
                                notebook.RIGHT_DAYS_TO_LEAVE))
     return rows

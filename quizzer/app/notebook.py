@@ -24,6 +24,7 @@ class Entry:
     times_wrong: int
     last_wrong_at: datetime
     last_wrong_answer: str | None
+    last_wrong_seed: int | None  # a numeric card's question got wrong
     right_days: int  # later study days on which it was answered right
 
 
@@ -31,13 +32,15 @@ def entries(store: Store, rollover_hour: int = ROLLOVER_HOUR) -> list[Entry]:
     """The notebook, most recent mistake first; cards right on two later days have left it. A
     wrong answer after the exam's (in the drill, in study) is a mistake too: the days start again."""
     mistakes, later = exams.mistakes(store)
-    noted = {m.card_id: Entry(m.card_id, m.times_wrong, m.last_wrong_at, m.last_wrong_answer, 0) for m in mistakes}
+    noted = {m.card_id: Entry(m.card_id, m.times_wrong, m.last_wrong_at, m.last_wrong_answer, m.last_wrong_seed, 0)
+             for m in mistakes}
     right_days: dict[str, set[date]] = {card_id: set() for card_id in noted}
     for review in sorted(later, key=lambda r: r.reviewed_at):
         entry = noted[review.card_id]
         day = study_day(review.reviewed_at, rollover_hour)
         if not (review.correct if review.correct is not None else review.rating >= Rating.HARD):
-            noted[review.card_id] = Entry(entry.card_id, entry.times_wrong + 1, review.reviewed_at, review.answer_text, 0)
+            noted[review.card_id] = Entry(entry.card_id, entry.times_wrong + 1, review.reviewed_at, review.answer_text,
+                                          review.seed, 0)
             right_days[review.card_id] = set()
         elif day > study_day(entry.last_wrong_at, rollover_hour):
             right_days[review.card_id].add(day)

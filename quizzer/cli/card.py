@@ -43,7 +43,7 @@ def show(
     was_suspended = shown.info.suspended
     if unsuspend and was_suspended:
         answering.unsuspend(opened.store, card_id)
-        shown = browse.show(opened, card_id, clock.now(), shown.seed, settings())
+        shown = browse.show(opened, card_id, clock.now(), None if shown.wrong_at else shown.seed, settings())
     if as_json:
         emit_json(_json(shown))
         return
@@ -102,6 +102,9 @@ def _draw(shown: Shown, left_out: bool) -> None:
     extra = [flag for flag, on in ((_("leech"), memory.leech), (_("in the mistakes notebook"), shown.mistake)) if on]
     out.print(f"[bold]{safe(info.id)}[/bold]  {safe(info.deck)} · {safe(kinds.title(info.kind))} · {join([status, *extra])}")
     out.print(_("tags: {tags}").format(tags=safe(join(info.tags) or "-")))  # a line of its own: `标` / `签` split
+    if shown.wrong_at is not None:
+        out.print(_("The question you got wrong {when}, worked out below (`--seed N` draws another).").format(
+            when=when(shown.wrong_at)), markup=False, highlight=False)
     if shown.front is not None:
         seed = " · " + _("seed {seed}").format(seed=shown.seed) if shown.seed is not None else ""
         render.card(out, [Text(clean(shown.deck_title or "")), Text(kinds.title(info.kind)),

@@ -82,6 +82,8 @@ def mistakes(
                        "A card leaves the notebook once answered right on {count} study days after its last mistake "
                        "(the day of the mistake does not count); `quiz mistakes --drill` practises them now.",
                        RIGHT_DAYS_TO_LEAVE).format(count=RIGHT_DAYS_TO_LEAVE), markup=False)
+    if any(row.seed is not None for row in rows):
+        out.print(_("A numeric card's question is the one you got wrong; `quiz show CARD` works it out."), markup=False)
 
 
 def _columns(wide: bool, answer: bool, width: int, longest: int, dates: list[str]) -> tuple[str, str, list[int], int]:

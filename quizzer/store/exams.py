@@ -126,14 +126,20 @@ def history(store: Store) -> list[tuple[ExamRecord, int, int]]:
 
 
 def mistakes(store: Store) -> tuple[list[MistakeRecord], list[ReviewSince]]:
-    """The notebook's rows, and every review given after each card's last mistake: each noted
-    card's reviews through the ``(card_id, id)`` index (``|| ''`` keeps SQLite from scanning
-    the whole log and looking each review up in the notebook instead)."""
+    """The notebook's rows (with the seed of the question got wrong: the review the mistake was
+    noted with has it), and every review given after each card's last mistake: each noted card's
+    reviews through the ``(card_id, id)`` index (``|| ''`` keeps SQLite from scanning the whole
+    log and looking each review up in the notebook instead)."""
+    wrong_seed = (select(review_log.c.seed)
+                  .where(review_log.c.card_id == notebook.c.card_id, review_log.c.reviewed_at == notebook.c.last_wrong_at)
+                  .order_by(review_log.c.id.desc()).limit(1).scalar_subquery())
     with store.read() as conn:
-        rows = [MistakeRecord(**m._mapping) for m in conn.execute(select(notebook))]
+        rows = [MistakeRecord(*row) for row in conn.execute(
+            select(notebook.c.card_id, notebook.c.times_wrong, notebook.c.last_wrong_at, notebook.c.last_wrong_answer,
+                   wrong_seed))]
         later = [ReviewSince(*row) for row in conn.execute(
             select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating, review_log.c.correct,
-                   review_log.c.answer_text)
+                   review_log.c.answer_text, review_log.c.seed)
             .join(notebook, review_log.c.card_id == notebook.c.card_id.concat(""))
             .where(review_log.c.reviewed_at > notebook.c.last_wrong_at))]
     return rows, later

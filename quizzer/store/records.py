@@ -181,6 +181,7 @@ class MistakeRecord:
     times_wrong: int
     last_wrong_at: datetime
     last_wrong_answer: str | None
+    last_wrong_seed: int | None  # a numeric card's question got wrong (its review's seed)
 
 
 @dataclass(frozen=True)
@@ -192,3 +193,4 @@ class ReviewSince:
     rating: int
     correct: bool | None
     answer_text: str | None
+    seed: int | None
