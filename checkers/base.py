@@ -63,13 +63,15 @@ class Tolerance:
     exact: an integer, nothing else; decimals: |x - truth| <= half a unit in the last asked
     decimal; relative: |x - truth| <= relative * |truth|; unit: an estimate in `unit` (M, 万 ...)
     to `decimals` places ("约多少 M，保留 1 位小数"); significant: an estimate to `decimals`
-    significant digits (1 = the order of magnitude an interviewer asks for).
+    significant digits (1 = the order of magnitude an interviewer asks for). ``measure``: what
+    the question counts in (GB, GiB, 字节, FLOPs), which a typed answer may say after its number.
     """
 
     kind: Literal["exact", "decimals", "relative", "unit", "significant"]
     decimals: int = 0
     relative: float = 0.0
     unit: str = ""
+    measure: str = ""
 
     def allowed(self, truth: float) -> float:
         """Largest accepted |answer - truth|; the tiny slack absorbs float rounding of the display."""
@@ -118,7 +120,7 @@ class Tolerance:
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind, "decimals": self.decimals, "relative": self.relative, "unit": self.unit,
-            "text": self.phrase(),
+            "measure": self.measure, "text": self.phrase(),
         }
 
 

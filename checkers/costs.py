@@ -116,7 +116,9 @@ class KvCache(BaseChecker[KvCacheParams, KvCacheInputs, int | float]):
         return size if inputs.target == "per_token" else size / GIB
 
     def tolerance(self, params: KvCacheParams, inputs: KvCacheInputs) -> Tolerance:
-        return Tolerance("exact") if inputs.target == "per_token" else Tolerance("decimals", params.decimals)
+        if inputs.target == "per_token":
+            return Tolerance("exact", measure="字节")
+        return Tolerance("decimals", params.decimals, measure="GiB")
 
     def explain(self, inputs: KvCacheInputs, answer: int | float, tolerance: Tolerance) -> str:
         per_token = 2 * inputs.layers * inputs.kv_heads * inputs.head_dim * BYTES[inputs.dtype]
@@ -191,6 +193,9 @@ class TrainingMemory(BaseChecker[TrainingMemoryParams, TrainingMemoryInputs, flo
         if params.precision != "any" and inputs.precision != params.precision:
             return Said("{got} training, the card wants {wanted}", got=inputs.precision, wanted=params.precision)
         return None if inputs.part in params.parts else Said("part {part} is not one of {parts}", part=inputs.part, parts=str(params.parts))
+
+    def tolerance(self, params: TrainingMemoryParams, inputs: TrainingMemoryInputs) -> Tolerance:
+        return Tolerance("decimals", params.decimals, measure="GB")
 
     def solve(self, inputs: TrainingMemoryInputs) -> float:
         from checkers import reference
@@ -274,7 +279,7 @@ class Flops(BaseChecker[FlopsParams, FlopsInputs, int]):
         return forward if inputs.mode == "forward" else 3 * forward
 
     def tolerance(self, params: FlopsParams, inputs: FlopsInputs) -> Tolerance:
-        return Tolerance("relative", relative=params.relative)
+        return Tolerance("relative", relative=params.relative, measure="FLOPs")
 
     def explain(self, inputs: FlopsInputs, answer: int, tolerance: Tolerance) -> str:
         L, d, f, n = inputs.layers, inputs.d_model, inputs.ffn, inputs.n_ctx

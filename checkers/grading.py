@@ -57,6 +57,11 @@ _TIMES_TEN = re.compile(r"(?<=[0-9.])\s*[×xX*]\s*10\s*\^\s*\(?([+-]?[0-9]+)\)?"
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
 _SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")
 _SHOWN_CHARS = 40  # how much of a bad token a hint quotes back
+# what a question counts in (Tolerance.measure) and how an answer may say it after its number, any
+# case; "B" alone is a byte only where the question counts bytes (elsewhere a billion: "1.1B")
+MEASURES = {"字节": ("字节", "bytes", "byte", "B"), "GB": ("GB",), "GiB": ("GiB",), "FLOPs": ("FLOPs", "FLOP")}
+OTHER_MEASURES = ("KB", "MB", "TB", "KiB", "MiB", "TiB", "bytes", "byte", "字节", "GB", "GiB", "FLOPs", "FLOP")
+_WORD_AFTER = re.compile(r"(?<=[0-9.])\s*(字节|[a-z]+)$", re.IGNORECASE)
 
 
 class AnswerFormatError(ValueError):
@@ -213,12 +218,33 @@ def _one_wanted(count: int) -> AnswerFormatError:
     return AnswerFormatError(Said("One number is wanted here; you gave {count}.", count=count))
 
 
-def _parse(text: str, vector: bool) -> Number | list[Number]:
-    """For a scalar (vector=False), "1,234,567" (3-digit groups) reads as one number.
+def _without_measure(text: str, measure: str) -> str:
+    """The answer without the unit the question counts in ("5.44 GB" for GB); another unit
+    ("5.44 GiB" for GB, "5.44 GB" where the question counts none) is a format error."""
+    word = _WORD_AFTER.search(text)
+    if word is None:
+        return text
+    said = word.group(1).casefold()
+    if said in (spelling.casefold() for spelling in MEASURES.get(measure, ())):
+        return text[:word.start()]
+    if said in (other.casefold() for other in OTHER_MEASURES):
+        if measure:
+            raise AnswerFormatError(Said("The question counts in {measure}: write the number in {measure} "
+                                         "('{unit}' is another unit).", measure=measure, unit=word.group(1)))
+        raise AnswerFormatError(Said("The question asks for a number without a unit: leave out '{unit}'.",
+                                     unit=word.group(1)))
+    return text
+
+
+def _parse(text: str, vector: bool, measure: str = "") -> Number | list[Number]:
+    """For a scalar (vector=False), "1,234,567" (3-digit groups) reads as one number; a scalar
+    may name the ``measure`` its question counts in after it.
 
     Bounded: at most MAX_ANSWER_CHARS characters, MAX_VECTOR_LEN numbers, MAX_DIGITS digits
     each; every failure is an AnswerFormatError."""
     text = _normalise(text)
+    if not vector:
+        text = _without_measure(text, measure).rstrip()
     if not text:
         raise AnswerFormatError(Said("The answer is empty. {hint}", hint=HINT))
     if not vector and _THOUSANDS.fullmatch(text):
@@ -281,7 +307,7 @@ def grade(text: str, question: Question) -> Grade:
     truth = question.answer
     truths = truth if isinstance(truth, list) else [truth]
     try:
-        numbers = _shape(_parse(text, vector=isinstance(truth, list)), truth)
+        numbers = _shape(_parse(text, vector=isinstance(truth, list), measure=question.tolerance.measure), truth)
     except AnswerFormatError as err:
         return Grade("format", err.hint)
     # each number against its truth, a careful learner's rounding of it in two steps, or any other

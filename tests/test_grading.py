@@ -248,3 +248,40 @@ def test_a_mean_accepts_the_careful_learners_rounding():
         assert grade(f"{max(exact, careful) + 0.0011:.4f}", q).outcome == "wrong"
         split += typed != q.answer_text
     assert split >= 10  # the case the rule is for does occur
+
+
+@pytest.mark.parametrize("measure, typed", [
+    ("GB", "12.80 GB"), ("GB", "12.8GB"), ("GB", "１２.８０ ｇｂ"), ("GB", "约 12.8 GB。"),
+    ("GiB", "12.80 GiB"), ("FLOPs", "12.8 FLOPs"), ("字节", "12.8 字节"), ("字节", "12.8B"), ("字节", "12.8 bytes"),
+])
+def test_an_answer_may_name_the_unit_its_question_counts_in(measure, typed):
+    """"5.44 GB" to "how many GB" read "Cannot read 'GB'", and "327,680B" to "how many bytes"
+    "One number is wanted here; you gave 2": the unit an interviewer says after the number."""
+    assert grade(typed, question(12.8, Tolerance("decimals", 2, measure=measure))).outcome == "correct"
+
+
+@pytest.mark.parametrize("measure, typed, said", [
+    ("GB", "12.8 GiB", "The question counts in GB: write the number in GB ('GiB' is another unit)."),
+    ("字节", "12.8 MB", "The question counts in 字节: write the number in 字节 ('MB' is another unit)."),
+    ("", "12.8 GB", "The question asks for a number without a unit: leave out 'GB'."),
+])
+def test_another_unit_is_a_format_error_that_names_the_one_asked(measure, typed, said):
+    grade_ = grade(typed, question(12.8, Tolerance("decimals", 2, measure=measure)))
+    assert grade_.outcome == "format" and grade_.message == said
+
+
+def test_a_billion_stays_a_billion_where_the_question_counts_no_bytes():
+    assert grade("1.1B", question(1.1e9, Tolerance("relative", relative=0.01))).outcome == "correct"
+    assert grade("1.1B", question(1.1, Tolerance("decimals", 1, measure="字节"))).outcome == "correct"
+
+
+@pytest.mark.parametrize("checker, params, measure", [
+    ("training_memory", {}, "GB"), ("kv_cache", {"target": "per_token"}, "字节"), ("kv_cache", {"target": "total"}, "GiB"),
+    ("flops_per_token", {}, "FLOPs"),
+])
+def test_the_checkers_that_ask_in_a_unit_take_it_after_the_answer(checker, params, measure):
+    from checkers import registry
+
+    asked = registry.get(checker).generate(1, params)
+    assert measure in asked.prompt and asked.tolerance.measure == measure
+    assert grade(f"{asked.answer_text} {measure}", asked).outcome == "correct"
