@@ -516,6 +516,55 @@ def test_leaving_at_the_marking_keeps_the_rest_for_resume_and_says_how_the_answe
     assert exam_store.latest_unfinished(open_store()) is None
 
 
+def test_a_mark_taken_back_leaves_no_trace_and_is_given_again(deck_dir):
+    """A mistyped mark (empty: nothing covered, a review of Again and a mistake) could not be taken back."""
+    run(deck_dir, ["exam", "--kind", "qa", "--kind", "mistake", "--count", "2"], ["答一", "答二", "", "!u", "a", "a"])
+    store = open_store()
+    questions = exam_store.questions(store, 1)
+    assert [q.score for q in questions] == [1.0, 1.0] and sorted(len(q.covered or []) for q in questions) == [2, 3]
+    for question in questions:
+        [review] = card_info(store, question.card_id, T0).reviews  # the one taken back is gone
+        assert review.rating == 3 and review.correct
+    assert exam_store.mistakes(store) == ([], []) and exam_store.history(store)[0][0].score == 100
+
+
+def test_a_mark_taken_back_gives_the_notebook_its_earlier_mistake_back(deck_dir):
+    run(deck_dir, ["exam", "--kind", "qa", "--kind", "mistake", "--count", "2"], ["答一", "答二", "", ""])
+    store = open_store()
+    before = {m.card_id: m for m in exam_store.mistakes(store)[0]}
+    assert {m.times_wrong for m in before.values()} == {1}
+    later = T0 + timedelta(days=2)
+    run(deck_dir, ["exam", "--kind", "qa", "--kind", "mistake", "--count", "2"], ["答三", "答四", "", "!u", "a", ""],
+        when=later)
+    second = exam_store.questions(store, 2)
+    after = {m.card_id: m for m in exam_store.mistakes(store)[0]}
+    assert after[second[0].card_id] == before[second[0].card_id]  # as the first exam left it
+    assert after[second[1].card_id].times_wrong == 2 and after[second[1].card_id].last_wrong_answer == "答四"
+    assert "No mark to take back." in run(deck_dir, ["exam", "--kind", "qa", "--count", "1"], ["答", "!u", "a"],
+                                          when=later).stdout
+
+
+def test_on_a_terminal_the_last_mark_can_be_taken_back_before_the_report(deck_dir):
+    from conftest import Terminal
+
+    with Terminal(["exam", "--decks", str(deck_dir), "--kind", "qa", "--count", "1"],
+                  {"QUIZ_NOW": T0.isoformat(), "QUIZ_LANG": "en"}) as term:
+        term.expect("answer (")
+        term.send("双向编码器\r")
+        after = term.expect("points covered")
+        term.send("\r")  # meant "a"
+        after = term.expect("Every answer is marked. Enter: the report · !u: take back the last mark", after=after)
+        term.send("!u\r")
+        after = term.expect("a: all of 1-3 · !q: leave)", after=term.expect("Mark question 1", after=after))
+        term.send("a\r")
+        term.expect("Every answer is marked.", after=after)
+        term.send("\r")
+        term.expect("100.0 / 100", after=after)
+        assert term.wait() == 0
+    [review] = card_info(open_store(), "q-qa", T0).reviews
+    assert review.rating == 3 and exam_store.mistakes(open_store()) == ([], [])
+
+
 def test_ctrl_c_while_marking_resumes_the_marking_not_the_answering(tmp_path, deck_dir):
     """Ctrl-C at the marking of a handed-in paper said it was left unfinished, and `--resume`
     asked the questions again: the learner had seen the model answer."""

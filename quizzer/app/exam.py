@@ -44,7 +44,9 @@ from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import cards as card_store
 from quizzer.store import exams as exam_store
 from quizzer.store import records
+from quizzer.store.cards import ReviewedSince
 from quizzer.store.records import (
+    Answered,
     ExamMark,
     ExamRecord,
     PaperSpec,
@@ -88,7 +90,17 @@ class Mark:
     text: str  # the key points covered: "1 3", "a" for all, empty for none
 
 
-Event = Union[Answer, HandIn, Leave, TimeUp, Mark]
+@dataclass(frozen=True)
+class UndoMark:
+    """Take back the last mark given (its review, its score, the mistake it noted) and mark again."""
+
+
+@dataclass(frozen=True)
+class SeeReport:
+    """Every answer is marked: on to the report (a pause ``pauses`` makes, for a last undo)."""
+
+
+Event = Union[Answer, HandIn, Leave, TimeUp, Mark, UndoMark, SeeReport]
 
 
 @dataclass(frozen=True)
@@ -144,6 +156,12 @@ class MarkView:
     model_answer: str | None
     points: list[str]
     cut_off: bool = False  # the answer was being typed when time ran out
+    undoable: bool = False  # a mark given in this session can be taken back
+
+
+@dataclass(frozen=True)
+class AllMarked:
+    """The last answer is marked; the report follows once the learner has seen this (or taken a mark back)."""
 
 
 @dataclass(frozen=True)
@@ -194,7 +212,7 @@ class Report:
         return [(k, 100.0 * sum(v) / len(v), len(v)) for k, v in sorted(groups.items())]
 
 
-View = Union[QuestionView, Retry, GoingRound, TimeIsUp, HandedIn, LeftUnfinished, MarkView, Report]
+View = Union[QuestionView, Retry, GoingRound, TimeIsUp, HandedIn, LeftUnfinished, MarkView, AllMarked, Report]
 
 
 # ------------------------------------------------------------------ the session
@@ -205,11 +223,12 @@ class ExamSession:
 
     ``start`` draws and saves a new paper, ``resume`` picks up the latest unfinished one.
     Then ``begin()`` gives the first view and ``handle(event)`` the views after each event;
-    the last view returned is what waits for input.
+    the last view returned is what waits for input. ``pauses`` (a terminal): after the last mark,
+    wait (``AllMarked``) so that mark too can be taken back before the report.
     """
 
     def __init__(self, collection: Collection, exam: ExamRecord, *, tick: Callable[[], float] = time.monotonic,
-                 settings: Settings = DEFAULTS) -> None:
+                 settings: Settings = DEFAULTS, pauses: bool = False) -> None:
         self.collection = collection
         self.store = collection.store
         self.settings = settings
@@ -223,6 +242,8 @@ class ExamSession:
         self.drawn: dict[tuple[str, int], Asked] = {}
         self.to_mark: list[QuestionRecord] = []
         self.marks: dict[int, tuple[float, list[int] | None]] = {}  # what scores itself; a marked answer is recorded as marked
+        self.marked: list[tuple[QuestionRecord, Answered]] = []  # the marks given in this session, the last last
+        self.pauses = pauses
         questions = exam_store.questions(self.store, exam.id)
         self.total = len(questions)
         # a removed card stays unanswered
@@ -268,8 +289,12 @@ class ExamSession:
     def handle(self, event: Event) -> list[View]:
         if self.phase == "answering":
             return self._answering(event)
-        if self.phase == "marking" and isinstance(event, Mark):
+        if self.phase == "marking" and isinstance(event, Mark) and self.to_mark:
             return self._mark(event.text)
+        if self.phase == "marking" and isinstance(event, UndoMark):
+            return self._undo_mark()
+        if self.phase == "marking" and isinstance(event, SeeReport) and not self.to_mark:
+            return [self._finish()]
         if self.phase == "marking" and isinstance(event, Leave):  # the marks given are kept; the rest wait
             self.phase = "done"
             return [LeftUnfinished(self.exam.id, self.exam.deadline, self.seconds_left() <= 0, marking=True)]
@@ -397,7 +422,9 @@ class ExamSession:
             card = self.collection.cards[question.card_id]
             kind = kinds.of(card)
             return MarkView(question.position, card.id, kind.front(self._asked(question)), question.answer_text,
-                            kind.model_answer(card), kind.key_points(card), cut_off(question))
+                            kind.model_answer(card), kind.key_points(card), cut_off(question), bool(self.marked))
+        if self.phase == "marking" and self.pauses and self.marked:
+            return AllMarked()
         return self._finish()
 
     def _mark(self, text: str) -> list[View]:
@@ -407,8 +434,24 @@ class ExamSession:
         if covered is None:
             return [Retry(_("Numbers between 1 and {count}, separated by spaces.").format(count=len(points))),
                     self._waiting()]
-        self._record(question, len(covered) / len(points), covered, clock.now())  # kept at once, as an answer is
+        answered = self._record(question, len(covered) / len(points), covered, clock.now())  # kept at once
+        if answered is not None:
+            self.marked.append((question, answered))
         self.to_mark.pop(0)
+        return [self._waiting()]
+
+    def _undo_mark(self) -> list[View]:
+        if not self.marked:
+            return [Retry(_("No mark to take back.")), self._waiting()]
+        question, answered = self.marked[-1]
+        try:
+            patiently(lambda: card_store.undo_mark(self.store, answered, self.exam.id, question.position), self.waiting)
+        except ReviewedSince:  # studied on another device since: that answer stands, and this mark with it
+            self.marked.pop()
+            return [Retry(_("{card} was answered on another device since: its mark stands.").format(
+                card=question.card_id)), self._waiting()]
+        self.marked.pop()
+        self.to_mark.insert(0, question)
         return [self._waiting()]
 
     def _finish(self) -> Report:
@@ -430,14 +473,16 @@ class ExamSession:
         self.phase = "done"
         return report(self.collection, self.exam.id)
 
-    def _record(self, question: QuestionRecord, score: float, covered: list[int] | None, now: datetime) -> None:
-        """One question's score as its exam review, in one transaction (``_finish``)."""
+    def _record(self, question: QuestionRecord, score: float, covered: list[int] | None,
+                now: datetime) -> Answered | None:
+        """One question's score as its exam review, in one transaction (``_finish``); None if
+        another device recorded it first."""
         wrong = score < WRONG_BELOW
         last = card_store.card(self.store, question.card_id).memory.last_review
         answered_by = min(now, self.exam.deadline)
         when = answered_by if last is None or last <= answered_by else now
         try:
-            patiently(lambda: record_answer(
+            return patiently(lambda: record_answer(
                 self.store, question.card_id, rating_for(score), now=when, duration_ms=question.duration_ms,
                 mode="exam", answer_text=question.answer_text, correct=not wrong, seed=question.seed,
                 ahead_rule=not wrong, mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
@@ -445,7 +490,7 @@ class ExamSession:
                 load_balance=self.settings.load_balance, interview=self.schedule.interview,
             ), self.waiting, _("the exam's scores are not all saved; `quiz exam --resume` saves the rest"))
         except card_store.AlreadyMarked:  # the paper was handed in on another device meanwhile
-            pass
+            return None
 
 
 def never_asked(question: QuestionRecord | ReportRow) -> bool:

@@ -99,10 +99,11 @@ def exam(
                 return
             resume = True
     if resume:
-        session = exams.ExamSession.resume(opened, settings=learner)
+        session = exams.ExamSession.resume(opened, settings=learner, pauses=prompter.interactive)
     else:
         chosen = opened.card_filter(deck, tag, kind_values(kind))
-        session = exams.ExamSession.start(opened, chosen.paper(count), seed, minutes, settings=learner)
+        session = exams.ExamSession.start(opened, chosen.paper(count), seed, minutes, settings=learner,
+                                          pauses=prompter.interactive)
         out.print(_("Exam {id}: {questions}, {minutes} (seed {seed}).").format(
             id=session.exam.id, questions=ngettext("{count} question", "{count} questions", session.total).format(
                 count=session.total), minutes=ngettext("{count} minute", "{count} minutes", 1 if minutes == 1 else 2).format(

@@ -189,6 +189,36 @@ def _undo(conn: Connection, answered: Answered) -> None:
     review_days.undone(conn, answered.review_id)
 
 
+def undo_mark(store: Store, answered: Answered, exam_id: int, position: int) -> None:
+    """Take back an exam question's mark: its review as ``undo`` does, its score, and the mistake
+    it noted (the notebook's row goes back to the card's previous exam mistake, or goes)."""
+    with store.write() as conn:
+        noted = conn.scalar(select(review_log.c.correct).where(review_log.c.id == answered.review_id)) is False
+        _undo(conn, answered)
+        conn.execute(update(exam_questions)
+                     .where(exam_questions.c.exam_id == exam_id, exam_questions.c.position == position)
+                     .values(score=None, covered=None, review_id=None))
+        if noted:
+            _unnote(conn, answered.card_id, answered.review_id)
+
+
+def _unnote(conn: Connection, card_id: str, review_id: int) -> None:
+    """The notebook's row as it was before the exam mistake ``review_id`` (every exam mistake is
+    an exam review answered wrong: the one before it gives the row its last mistake back)."""
+    earlier = conn.execute(
+        select(review_log.c.reviewed_at, review_log.c.answer_text)
+        .where(review_log.c.card_id == card_id, review_log.c.mode == "exam", review_log.c.correct.is_(False),
+               review_log.c.id < review_id)
+        .order_by(review_log.c.id.desc()).limit(1)).first()
+    row = mistakes.c.card_id == card_id
+    if earlier is None or (conn.scalar(select(mistakes.c.times_wrong).where(row)) or 0) <= 1:
+        conn.execute(delete(mistakes).where(row))
+    else:
+        conn.execute(update(mistakes).where(row).values(times_wrong=mistakes.c.times_wrong - 1,
+                                                        last_wrong_at=earlier.reviewed_at,
+                                                        last_wrong_answer=earlier.answer_text))
+
+
 def set_flags(store: Store, card_id: str, *, suspended: bool | None = None,
               buried_until: datetime | None = None) -> None:
     """Suspend / unsuspend, or bury until a time."""

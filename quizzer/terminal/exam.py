@@ -19,6 +19,7 @@ from rich.text import Text
 
 from quizzer import kinds
 from quizzer.app.exam import (
+    AllMarked,
     Answer,
     Event,
     ExamSession,
@@ -32,8 +33,10 @@ from quizzer.app.exam import (
     QuestionView,
     Report,
     ReportRow,
+    SeeReport,
     TimeIsUp,
     TimeUp,
+    UndoMark,
     View,
 )
 from quizzer.app.views import Retry
@@ -47,7 +50,7 @@ from quizzer.terminal.prompter import TimeUp as TimedOut
 from quizzer.terminal.render import markdown, safe
 from quizzer.terminal.tables import ident, listing, number, preview, text
 
-HAND_IN, LEAVE = "!f", "!q"
+HAND_IN, LEAVE, UNDO = "!f", "!q", "!u"
 SPARKS = "▁▂▃▄▅▆▇█"
 
 
@@ -96,9 +99,19 @@ class ExamScreen:
             self.session.prepare()  # the question is on screen: its answer can be worked out while it is read
             return self.answer(view)
         if isinstance(view, MarkView):  # Ctrl-D or !q leaves the marking, as it leaves the answering
-            text = self.prompter.line(_("points covered (e.g. 1 3 · empty: none · a: all of 1-{count} · {leave}: leave)")
-                                      .format(count=len(view.points), leave=LEAVE))
-            return Leave() if command(text) == LEAVE else Mark(text)
+            prompt = _("points covered (e.g. 1 3 · empty: none · a: all of 1-{count} · {leave}: leave)").format(
+                count=len(view.points), leave=LEAVE)
+            if view.undoable:
+                prompt = _("points covered (e.g. 1 3 · empty: none · a: all of 1-{count} · {undo}: take back the last mark "
+                           "· {leave}: leave)").format(count=len(view.points), undo=UNDO, leave=LEAVE)
+            text = self.prompter.line(prompt)
+            commands: dict[str, Event] = {LEAVE: Leave(), UNDO: UndoMark()}
+            return commands.get(command(text) or "", Mark(text))
+        if isinstance(view, AllMarked):
+            text = self.prompter.line(_("Every answer is marked. Enter: the report · {undo}: take back the last mark · "
+                                        "{leave}: leave").format(undo=UNDO, leave=LEAVE))
+            ending: dict[str, Event] = {LEAVE: Leave(), UNDO: UndoMark()}
+            return ending.get(command(text) or "", SeeReport())
         raise AssertionError(f"no input for {view!r}")
 
     def answer(self, view: QuestionView) -> Event:
