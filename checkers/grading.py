@@ -317,15 +317,25 @@ def grade(text: str, question: Question) -> Grade:
                 for n, t in zip(numbers, truths)]
     answer = question.answer_text
     if "wrong" in outcomes:
+        wrong = [i for i, o in enumerate(outcomes) if o == "wrong"]
+        if all(_rounds_to(numbers[i], truths[i], question.tolerance) for i in wrong):  # "0.01" for 0.0066
+            return Grade("wrong", Said("Wrong: too few digits to tell (the question asks for {precision}). The answer is "
+                                       "{answer}", precision=precision(question.tolerance), answer=answer))
         if len(outcomes) > 1:
-            wrong = [i + 1 for i, o in enumerate(outcomes) if o == "wrong"]
-            return Grade("wrong", Said("Wrong at position(s) {positions}. The answer is {answer}", positions=wrong, answer=answer))
+            return Grade("wrong", Said("Wrong at position(s) {positions}. The answer is {answer}",
+                                       positions=[i + 1 for i in wrong], answer=answer))
         return Grade("wrong", Said("Wrong. The answer is {answer}", answer=answer))
     if "imprecise" in outcomes:
         # no answer shown: the learner is asked again, at the precision the question wants
         return Grade("imprecise", Said("Not precise enough: the question asks for {precision}; work it out more exactly.",
                                        precision=precision(question.tolerance)))
     return Grade("correct", Said("✓ right: {answer}", answer=answer))
+
+
+def _rounds_to(number: Number, truth: float, tolerance: Tolerance) -> bool:
+    """The truth rounds to ``number`` at its own, coarser digits, too few to be judged (``judge``
+    calls that a guess): a verdict of plain "wrong" read as a mistake in the working."""
+    return number.resolution > tolerance.allowed(truth) and abs(number.value - truth) <= number.resolution + float_slack(truth)
 
 
 def precision(tolerance: Tolerance) -> Said:

@@ -285,3 +285,20 @@ def test_the_checkers_that_ask_in_a_unit_take_it_after_the_answer(checker, param
     asked = registry.get(checker).generate(1, params)
     assert measure in asked.prompt and asked.tolerance.measure == measure
     assert grade(f"{asked.answer_text} {measure}", asked).outcome == "correct"
+
+
+@pytest.mark.parametrize("typed, truth, tolerance", [
+    ("[0.01, 0.01, 0.01, 0.98]", [0.0066, 0.0066, 0.0066, 0.9802], Tolerance("decimals", 4)),
+    ("0", 0.174, Tolerance("decimals", 3)),
+    ("1亿", 84934656, Tolerance("exact")),
+])
+def test_a_guess_too_coarse_to_judge_says_so(typed, truth, tolerance):
+    """"0.01" for 0.0066 (four places asked) is wrong, not imprecise (its digit says nothing), but
+    the verdict read "wrong at positions 1, 2, 3" as if the working were: it names the digits."""
+    graded = grade(typed, question(truth, tolerance))
+    assert graded.outcome == "wrong" and graded.message.startswith("Wrong: too few digits to tell (the question asks for ")
+
+
+def test_a_wrong_number_among_coarse_ones_is_named_by_position():
+    graded = grade("[0.01, 0.02]", question([0.0066, 0.0066], Tolerance("decimals", 4)))
+    assert graded.message.startswith("Wrong at position(s) 1, 2.")
