@@ -777,3 +777,13 @@ def test_show_names_the_kind_in_the_interface_language(deck_dir):
     finally:
         i18n.use("en")
     assert shown.exit_code == 0 and " · 问答题 · " in shown.stdout.splitlines()[0], shown.stdout
+
+
+def test_undo_asks_a_numeric_card_the_same_question_again(deck_dir):
+    """Undo drew a fresh question: a learner taking back a typo had another problem to solve."""
+    out = quiz(deck_dir, "study", "--kind", "numeric", input="999\n!u\n998\n").stdout
+    reviews = as_json(deck_dir, "show", "num-loss", "--seed", "1")["reviews"]
+    assert [r["answer"] for r in reviews] == ["998"]  # the first answer taken back
+    card = deck_card(deck_dir, "num-loss")
+    answer = kinds.of(card).ask(card, reviews[0]["seed"]).drawn.answer_text
+    assert re.findall(r"The answer is (\S+)", out) == [answer, answer]  # before the undo and after it

@@ -212,6 +212,7 @@ class Done:
     reviewed_at: datetime
     duration_ms: int
     placement: Placement  # where its day was placed from: another rating lands as the buttons said
+    seed: int | None  # the question a generated card drew: undo asks the same one again
 
 
 @dataclass(frozen=True)
@@ -430,7 +431,7 @@ class StudySession:
             self._count(again, -1)
             self.history.remove(again)
             self._shown_once()
-        done = Done(answered, rating, answer_text, correct, now, duration_ms, placement)
+        done = Done(answered, rating, answer_text, correct, now, duration_ms, placement, asked.seed)
         self.history.append(done)
         self._count(done, +1)
         self.position += 1
@@ -505,7 +506,7 @@ class StudySession:
         card = self.collection.cards.get(done.answered.card_id)
         if card is None:  # edited away since: skip it
             return [Notice("undone", done.answered.card_id), self._show_next()]
-        self.asked = kinds.of(card).ask(card)
+        self.asked = kinds.of(card).ask(card, done.seed)  # the same question, to answer it again
         self.phase = "front"
         self.shown_at = self.tick()
         return [Notice("undone", done.answered.card_id), self._view()]
