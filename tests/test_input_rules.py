@@ -141,3 +141,24 @@ def test_on_a_terminal_an_option_letter_is_an_answer_and_bang_b_buries(deck_dir)
         term.send("\x04")  # Ctrl-D: the end of input quits
         assert term.wait() == 0
     assert reviews("c-one") == []
+
+
+def test_on_a_terminal_full_width_keys_are_the_keys(deck_dir):
+    """At the single-key prompts ３ and ｕ (a Chinese input method in full-width mode) did nothing
+    and said nothing; typed answers took ！ｑ and Ｃ already."""
+    with Terminal(["study", "--decks", str(deck_dir), "--kind", "qa"], {"QUIZ_NOW": T0.isoformat()}) as term:
+        term.expect("[space/Enter] show answer")
+        term.send("\u3000")  # the ideographic space shows the answer
+        after = term.expect("1 Again")
+        term.send("４")
+        after = term.expect("No cards left.", after=after)
+        term.send("ｕ")
+        term.expect("Undone: q-one", after=after)
+        term.send("ｑ")
+        assert term.wait() == 0
+    assert reviews("q-one") == []
+
+
+def test_on_a_pipe_a_full_width_key_is_the_key(deck_dir):
+    assert "Undone: q-one" in study(deck_dir, ["", "３", "ｕ", "ｑ"], "--kind", "qa")
+    assert reviews("q-one") == []

@@ -138,7 +138,7 @@ class LinePrompter:
 
     def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
         text = self._readline(prompt, None)
-        return "q" if text is None else text.strip().lower()
+        return "q" if text is None else unicodedata.normalize("NFKC", text).strip().lower()
 
     def line(self, prompt: str, *, status: Status | None = None, seconds: float | None = None) -> str:
         text = self._readline(prompt, seconds)
@@ -193,6 +193,7 @@ class TerminalPrompter:
                 if char == "\x1b":  # an arrow or function key: its sequence is one key, not several
                     while select.select([fd], [], [], 0.05)[0]:
                         os.read(fd, 64)
+                char = unicodedata.normalize("NFKC", char)  # full-width ３ ｕ　as a Chinese input method types them
                 key = "q" if char in ("", "\x04") else "" if char in " \r\n" else char.lower()
                 if allowed is None or key in allowed or key == "q":
                     break
