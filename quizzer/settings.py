@@ -255,7 +255,7 @@ class Settings:
     @property
     def learner(self) -> str | None:
         """Whose collection a shared database server opens: ``user``; None leaves it to the database
-        (``quizzer.store.default_learner``: the user name in a server's URL, else the login name)."""
+        (``quizzer.store.default_learner``: on a server whom it logs in as, else the login name)."""
         return self.user or None
 
     def value(self, name: str) -> Any:

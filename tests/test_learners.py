@@ -331,6 +331,30 @@ def test_the_learner_is_the_urls_user_unless_quiz_user_or_the_setting_names_one(
     assert learner_schemas(db) == {"learner_ann", "learner_bob", "learner_cat"}
 
 
+def test_the_learner_is_whom_libpq_logs_in_as_pguser_when_the_url_names_nobody(pg_server, monkeypatch):
+    """PGUSER=ann with a URL that names no user: libpq (and psql) log in as ann, but the learner was the
+    login name, a collection of that name owned by ann. The URL's user still comes first, as for libpq."""
+    import psycopg
+
+    db = pg_server.create("pguser")
+    with psycopg.connect(db, autocommit=True) as conn:
+        conn.execute("CREATE ROLE dora LOGIN")
+        conn.execute(f"GRANT CREATE ON DATABASE {db.rsplit('/', 1)[1]} TO dora")
+    monkeypatch.setenv("PGUSER", "dora")
+    nobody = db.replace("postgres@", "")
+    code, _, err = finished(quiz("stats", db=nobody, user=None, now=T0))
+    assert code == 0 and "New collection for learner dora on" in err, err
+    with psycopg.connect(db) as conn:
+        owners = dict(conn.execute("SELECT nspname, nspowner::regrole::text FROM pg_namespace "
+                                   "WHERE nspname LIKE 'learner_%'").fetchall())
+    assert owners == {"learner_dora": "dora"}
+    code, out, err = finished(quiz("config", "--json", db=nobody, user=None, now=T0))
+    assert code == 0 and json.loads(out)["settings"]["user"] | {"allowed": ""} == {
+        "value": "dora", "source": "PGUSER", "allowed": ""}, out + err
+    code, out, err = finished(quiz("config", "--json", db=db, user=None, now=T0))  # the URL's postgres@ wins
+    assert code == 0 and json.loads(out)["settings"]["user"]["value"] == "postgres", out + err
+
+
 def test_db_copy_takes_one_learners_collection(pg_server, decks, tmp_path):
     db = pg_server.create("copy")
     for user, ratings in (("ann", (4, 4)), ("bob", (1, 1, 1))):
