@@ -26,7 +26,10 @@ def open_store(url_or_path: str | Path | None = None, learner: str | None = None
     if path is not None:  # refused before SQLite touches it; only the default folder is created
         check_location(path, create_folder=uses_default(url_or_path))
     name = learner_name(learner, url)
-    store = Store(make_engine(url, name, created=lambda: setattr(store, "created", True)), path, name)
+    def started(database: str) -> None:  # said by the command, naming the database libpq chose
+        store.created, store.database = True, database
+
+    store = Store(make_engine(url, name, created=started), path, name)
     try:
         ensure_schema(store)  # a damaged, foreign, newer or locked database fails here
     except BaseException:
