@@ -219,7 +219,7 @@ def test_the_class_report_never_cuts_a_figure_or_date_however_narrow(language):
     learners = [LearnerFigures(name, 12_580, 14, Retention(5, 3, 0.625), [60.0, 62.5], 2.5, date(2027, 1, 15))
                 for name in ("ann", long_name)]
     cards = [Failed("bert-embedding-table-and-its-positions", 1_234, 2, 1.0)]
-    report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), learners, 2, cards, cards, [])
+    report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), learners, 2, cards, cards, 1, 1, [], False)
     i18n.use(language)
     try:
         headers = [i18n._(word) for word in ("reviews", "days studied", "true retention", "interview", "failed")]
@@ -405,6 +405,10 @@ def test_a_collection_kept_before_learners_is_the_first_learners(pg_server, deck
         for (table,) in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'learner_old'").fetchall():
             conn.execute(f'ALTER TABLE "learner_old"."{table}" SET SCHEMA public')
         conn.execute('DROP SCHEMA "learner_old"')
+    # the class report said "No learner has a collection on this database yet", the old one unmentioned
+    assert report(db, "teacher", days=41)["public_collection"] is True
+    code, out, err = finished(quiz("class", "report", db=db, user="teacher", now=T0))
+    assert code == 0 and "a collection kept before quizzer had learners, still in the schema public" in " ".join(out.split()), out + err
     # two learners open it at once: exactly one of them gets the old collection
     first, second = (quiz("stats", "--json", "--decks", str(decks), db=db, user=user, now=T0) for user in ("ann", "bob"))
     (code1, out1, err1), (code2, out2, err2) = finished(first), finished(second)
@@ -416,6 +420,29 @@ def test_a_collection_kept_before_learners_is_the_first_learners(pg_server, deck
     with psycopg.connect(db) as conn:
         left = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone()
     assert left == (0,)
+    assert report(db, "teacher", days=41)["public_collection"] is False
+
+
+def test_the_class_report_says_how_many_failed_cards_and_tags_it_does_not_list():
+    """Only the ten failed most are listed: the twelfth card someone failed was passed over in silence."""
+    from datetime import date
+
+    from rich.console import Console
+
+    from quizzer.app.classroom import HARDEST, ClassReport, Failed, LearnerFigures
+    from quizzer.app.stats import Retention
+    from quizzer.terminal.classroom import show
+
+    learners = [LearnerFigures("ann", 30, 2, Retention(5, 3, 0.625), [], None, None)]
+    listed = [Failed(f"card-{n}", 1, 1, 1.0) for n in range(HARDEST)]
+    for cards_failed, tags_failed, said in ((12, 11, ["and 2 more cards failed", "and 1 more tag failed"]),
+                                            (HARDEST, HARDEST, [])):
+        report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), learners, 1, listed, listed, cards_failed,
+                             tags_failed, [], False)
+        console = Console(width=100, record=True, color_system=None)
+        show(console, report)
+        out = console.export_text()
+        assert [line.strip() for line in out.splitlines() if line.startswith("and ")] == said, out
 
 
 def test_a_collection_newer_than_this_quizzer_says_this_quizzer_is_behind():
@@ -428,8 +455,8 @@ def test_a_collection_newer_than_this_quizzer_says_this_quizzer_is_behind():
     from quizzer.store.schema import SCHEMA_HEAD
     from quizzer.terminal.classroom import show
 
-    report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), [], 0, [], [],
-                         [Unread("bob", "0002", "older"), Unread("dave", "9999", "newer")])
+    report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), [], 0, [], [], 0, 0,
+                         [Unread("bob", "0002", "older"), Unread("dave", "9999", "newer")], False)
     assert "0002" < SCHEMA_HEAD < "9999"
     console = Console(width=200, record=True, color_system=None)
     show(console, report)
