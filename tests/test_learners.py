@@ -157,6 +157,18 @@ def test_a_learner_without_reviews_is_listed_but_not_counted_in_the_class(pg_ser
     assert "2 (100.0%)" in out, out
 
 
+@pytest.mark.parametrize("command", [["check"], ["config", "set", "desired_retention", "0.85"], ["db", "copy", "--to", "COPY"]])
+def test_every_command_that_starts_a_collection_says_so(pg_server, decks, tmp_path, command):
+    """Those that open the database without the decks started a collection in silence: `quiz check`
+    said only "ok", `config set desired_retention` showed due counts of a new, empty collection, and
+    `db copy` copied one, a mistyped name unseen."""
+    db = pg_server.create("said")
+    for run, said in ((1, True), (2, False)):  # said once
+        args = [str(tmp_path / f"copy{run}.db") if word == "COPY" else word for word in command]
+        code, _, err = finished(quiz(*args, db=db, user="typo", now=T0))
+        assert code == 0 and (f"New collection for learner typo on {db}" in err) == said, err
+
+
 def test_interview_and_parameters_are_each_learners_own(pg_server, decks):
     db = pg_server.create("own")
     code, _, err = finished(quiz("plan", "--date", "2026-04-15", "--decks", str(decks), db=db, user="ann", now=T0))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, console, group, load, say, settings, where
+from quizzer.cli.base import DbOption, JsonOption, app, console, group, load, opened_store, say, settings, where
 from quizzer.errors import UnknownName, printable
 from quizzer.i18n import N_, _, join
 from quizzer.settings import KEYS
@@ -201,7 +201,6 @@ def _due_change(ctx: typer.Context, after: Settings, db: Path | None) -> str | N
     from quizzer.scheduling.memory import scheduler_for
     from quizzer.scheduling.queue import due_change
     from quizzer.store import learner
-    from quizzer.store import open_store
     from quizzer.store.engine import resolve
 
     target = where(ctx, None, db).db
@@ -209,7 +208,7 @@ def _due_change(ctx: typer.Context, after: Settings, db: Path | None) -> str | N
     if path is not None and not path.exists():
         return None
     try:
-        store = open_store(target, after.learner)
+        store = opened_store(target, after.learner)
     except QuizError as err:
         return _("(the due counts cannot be shown: {reason})").format(reason=err.message)
     try:
