@@ -191,8 +191,8 @@ KEYS: dict[str, Key] = {key.name: key for key in (
         show=lambda value: "on" if value else "off"),
     Key("user", learner_name, "a-z 0-9 _ . - (1-40)",
         N_("the learner whose collection a shared database server opens (empty: the user name in the server's URL, "
-           "else the login name)"),
-        show=lambda value: value or _("(the URL's user name, else your login name)")),
+           "else PGUSER, else the login name)"),
+        show=lambda value: value or _("(the URL's user name, else PGUSER, else your login name)")),
 )}
 DECK_KEYS = {suffix: Key(f"deck.ID.{suffix}", COUNT, "0-9999", what) for suffix, what in (
     ("new_per_day", N_("new cards per study day in this deck (within the total)")), ("reviews_per_day", N_("reviews per study day in this deck (within the total)")))}
@@ -255,7 +255,7 @@ class Settings:
     @property
     def learner(self) -> str | None:
         """Whose collection a shared database server opens: ``user``; None leaves it to the database
-        (``quizzer.store.default_learner``: the user name in a server's URL, else the login name)."""
+        (``quizzer.store.default_learner``: on a server whom it logs in as, else the login name)."""
         return self.user or None
 
     def value(self, name: str) -> Any:

@@ -35,6 +35,8 @@ def isolated(tmp_path_factory, monkeypatch):
     for name in [n for n in os.environ if n.startswith("QUIZ_") and n.isupper()]:
         if name not in ("QUIZ_CACHE_DIR", "QUIZ_DB", "QUIZ_CONFIG"):
             monkeypatch.delenv(name, raising=False)
+    for name in [n for n in os.environ if n.startswith("PG") and n.isupper()]:  # libpq's: PGUSER names the learner
+        monkeypatch.delenv(name)
     monkeypatch.setenv("QUIZ_LANG", "en")  # tests read English unless they ask for Chinese
     monkeypatch.delenv("PYTHONOPTIMIZE", raising=False)  # a child process's own asserts are part of some tests
     i18n.use()

@@ -635,6 +635,25 @@ def test_a_missing_database_on_the_server_is_one_line(env, pg_server):
     assert_server_refused(quiz(env, None, *STUDY, stdin=STUDY_INPUT, QUIZ_DB=url), url, "does not exist")
 
 
+def test_a_url_without_a_database_is_libpqs_default_and_named(env, pg_server):
+    """postgresql://host/ is the database libpq defaults to, as for psql: PGDATABASE, else the user's
+    name. It went unnamed: "the database does not exist" with no name, and a collection started in
+    the database postgres was said to be "on postgresql://postgres@host"."""
+    import psycopg
+
+    named = pg_server.create("default")
+    server = named.rsplit("/", 1)[0]  # postgresql://postgres@127.0.0.1:PORT
+    result = quiz(env, None, "stats", QUIZ_DB=server + "/", PGDATABASE=named.rsplit("/", 1)[1], QUIZ_USER="dflt")
+    assert result.returncode == 0 and f"New collection for learner dflt on {named} (" in result.stderr, result.stderr
+    with psycopg.connect(named) as conn:
+        assert conn.execute("SELECT to_regnamespace('learner_dflt') IS NOT NULL").fetchone() == (True,)
+    with psycopg.connect(pg_server.url("postgres"), autocommit=True) as conn:
+        conn.execute("CREATE ROLE erin LOGIN")
+    as_erin = server.replace("postgres@", "erin@")
+    assert_server_refused(quiz(env, None, *STUDY, stdin=STUDY_INPUT, QUIZ_DB=as_erin), as_erin,
+                          "the database erin does not exist", "createdb erin", "PGDATABASE")
+
+
 def test_a_server_given_with_the_db_option_is_used(env, pg_server):
     """``--db postgresql://...`` studies on the server (the option is a path: ``//`` must survive)."""
     import psycopg

@@ -157,6 +157,18 @@ def test_a_learner_without_reviews_is_listed_but_not_counted_in_the_class(pg_ser
     assert "2 (100.0%)" in out, out
 
 
+@pytest.mark.parametrize("command", [["check"], ["config", "set", "desired_retention", "0.85"], ["db", "copy", "--to", "COPY"]])
+def test_every_command_that_starts_a_collection_says_so(pg_server, decks, tmp_path, command):
+    """Those that open the database without the decks started a collection in silence: `quiz check`
+    said only "ok", `config set desired_retention` showed due counts of a new, empty collection, and
+    `db copy` copied one, a mistyped name unseen."""
+    db = pg_server.create("said")
+    for run, said in ((1, True), (2, False)):  # said once
+        args = [str(tmp_path / f"copy{run}.db") if word == "COPY" else word for word in command]
+        code, _, err = finished(quiz(*args, db=db, user="typo", now=T0))
+        assert code == 0 and (f"New collection for learner typo on {db}" in err) == said, err
+
+
 def test_interview_and_parameters_are_each_learners_own(pg_server, decks):
     db = pg_server.create("own")
     code, _, err = finished(quiz("plan", "--date", "2026-04-15", "--decks", str(decks), db=db, user="ann", now=T0))
@@ -219,7 +231,7 @@ def test_the_class_report_never_cuts_a_figure_or_date_however_narrow(language):
     learners = [LearnerFigures(name, 12_580, 14, Retention(5, 3, 0.625), [60.0, 62.5], 2.5, date(2027, 1, 15))
                 for name in ("ann", long_name)]
     cards = [Failed("bert-embedding-table-and-its-positions", 1_234, 2, 1.0)]
-    report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), learners, 2, cards, cards, [])
+    report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), learners, 2, cards, cards, 1, 1, [], False)
     i18n.use(language)
     try:
         headers = [i18n._(word) for word in ("reviews", "days studied", "true retention", "interview", "failed")]
@@ -331,6 +343,30 @@ def test_the_learner_is_the_urls_user_unless_quiz_user_or_the_setting_names_one(
     assert learner_schemas(db) == {"learner_ann", "learner_bob", "learner_cat"}
 
 
+def test_the_learner_is_whom_libpq_logs_in_as_pguser_when_the_url_names_nobody(pg_server, monkeypatch):
+    """PGUSER=ann with a URL that names no user: libpq (and psql) log in as ann, but the learner was the
+    login name, a collection of that name owned by ann. The URL's user still comes first, as for libpq."""
+    import psycopg
+
+    db = pg_server.create("pguser")
+    with psycopg.connect(db, autocommit=True) as conn:
+        conn.execute("CREATE ROLE dora LOGIN")
+        conn.execute(f"GRANT CREATE ON DATABASE {db.rsplit('/', 1)[1]} TO dora")
+    monkeypatch.setenv("PGUSER", "dora")
+    nobody = db.replace("postgres@", "")
+    code, _, err = finished(quiz("stats", db=nobody, user=None, now=T0))
+    assert code == 0 and "New collection for learner dora on" in err, err
+    with psycopg.connect(db) as conn:
+        owners = dict(conn.execute("SELECT nspname, nspowner::regrole::text FROM pg_namespace "
+                                   "WHERE nspname LIKE 'learner_%'").fetchall())
+    assert owners == {"learner_dora": "dora"}
+    code, out, err = finished(quiz("config", "--json", db=nobody, user=None, now=T0))
+    assert code == 0 and json.loads(out)["settings"]["user"] | {"allowed": ""} == {
+        "value": "dora", "source": "PGUSER", "allowed": ""}, out + err
+    code, out, err = finished(quiz("config", "--json", db=db, user=None, now=T0))  # the URL's postgres@ wins
+    assert code == 0 and json.loads(out)["settings"]["user"]["value"] == "postgres", out + err
+
+
 def test_db_copy_takes_one_learners_collection(pg_server, decks, tmp_path):
     db = pg_server.create("copy")
     for user, ratings in (("ann", (4, 4)), ("bob", (1, 1, 1))):
@@ -381,6 +417,10 @@ def test_a_collection_kept_before_learners_is_the_first_learners(pg_server, deck
         for (table,) in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'learner_old'").fetchall():
             conn.execute(f'ALTER TABLE "learner_old"."{table}" SET SCHEMA public')
         conn.execute('DROP SCHEMA "learner_old"')
+    # the class report said "No learner has a collection on this database yet", the old one unmentioned
+    assert report(db, "teacher", days=41)["public_collection"] is True
+    code, out, err = finished(quiz("class", "report", db=db, user="teacher", now=T0))
+    assert code == 0 and "a collection kept before quizzer had learners, still in the schema public" in " ".join(out.split()), out + err
     # two learners open it at once: exactly one of them gets the old collection
     first, second = (quiz("stats", "--json", "--decks", str(decks), db=db, user=user, now=T0) for user in ("ann", "bob"))
     (code1, out1, err1), (code2, out2, err2) = finished(first), finished(second)
@@ -392,6 +432,29 @@ def test_a_collection_kept_before_learners_is_the_first_learners(pg_server, deck
     with psycopg.connect(db) as conn:
         left = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone()
     assert left == (0,)
+    assert report(db, "teacher", days=41)["public_collection"] is False
+
+
+def test_the_class_report_says_how_many_failed_cards_and_tags_it_does_not_list():
+    """Only the ten failed most are listed: the twelfth card someone failed was passed over in silence."""
+    from datetime import date
+
+    from rich.console import Console
+
+    from quizzer.app.classroom import HARDEST, ClassReport, Failed, LearnerFigures
+    from quizzer.app.stats import Retention
+    from quizzer.terminal.classroom import show
+
+    learners = [LearnerFigures("ann", 30, 2, Retention(5, 3, 0.625), [], None, None)]
+    listed = [Failed(f"card-{n}", 1, 1, 1.0) for n in range(HARDEST)]
+    for cards_failed, tags_failed, said in ((12, 11, ["and 2 more cards failed", "and 1 more tag failed"]),
+                                            (HARDEST, HARDEST, [])):
+        report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), learners, 1, listed, listed, cards_failed,
+                             tags_failed, [], False)
+        console = Console(width=100, record=True, color_system=None)
+        show(console, report)
+        out = console.export_text()
+        assert [line.strip() for line in out.splitlines() if line.startswith("and ")] == said, out
 
 
 def test_a_collection_newer_than_this_quizzer_says_this_quizzer_is_behind():
@@ -404,8 +467,8 @@ def test_a_collection_newer_than_this_quizzer_says_this_quizzer_is_behind():
     from quizzer.store.schema import SCHEMA_HEAD
     from quizzer.terminal.classroom import show
 
-    report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), [], 0, [], [],
-                         [Unread("bob", "0002", "older"), Unread("dave", "9999", "newer")])
+    report = ClassReport(date(2026, 11, 19), date(2026, 12, 2), [], 0, [], [], 0, 0,
+                         [Unread("bob", "0002", "older"), Unread("dave", "9999", "newer")], False)
     assert "0002" < SCHEMA_HEAD < "9999"
     console = Console(width=200, record=True, color_system=None)
     show(console, report)

@@ -72,9 +72,12 @@ class ClassReport:
     last_day: date
     learners: list[LearnerFigures]
     class_size: int  # the learners with a review in these days: what the shares are of
-    cards: list[Failed]
+    cards: list[Failed]  # the HARDEST failed most
     tags: list[Failed]
+    cards_failed: int  # how many cards and tags someone failed, those not listed too
+    tags_failed: int
     unread: list[Unread]  # left out of every figure, the class's shares included
+    public_collection: bool  # one kept before learners, still in ``public``: the first learner to open it takes it
 
 
 def _learner(store: Store, days: list[date], rollover_hour: int) -> LearnerFigures:
@@ -130,4 +133,5 @@ def report(store: Store, now: datetime, rollover_hour: int, days: int = DAYS) ->
         raise refused[0]
     size = sum(1 for one in figures if one.reviews)
     learners = max(size, 1)
-    return ClassReport(first, today, figures, size, _ranked(by_card, learners), _ranked(by_tag, learners), unread)
+    return ClassReport(first, today, figures, size, _ranked(by_card, learners), _ranked(by_tag, learners),
+                       len(by_card), len(by_tag), unread, classroom.public_collection(store))

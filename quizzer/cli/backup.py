@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, counted_reviews, group, learner, say, where
+from quizzer.cli.base import DbOption, JsonOption, app, counted_reviews, group, learner, opened_store, say, where
 from quizzer.errors import BackupError, SchemaMismatch, UsageError, printable
 from quizzer.i18n import _, ngettext
 
@@ -101,7 +101,7 @@ def backup_restore(
 @app.command(help=_("Check the database: SQLite's integrity and foreign keys, and on any database the "
                     "collection's rules (memory states, rows of missing cards or exams)."))
 def check(ctx: typer.Context, db: DbOption = None) -> None:
-    from quizzer.store import open_store, review_days
+    from quizzer.store import review_days
     from quizzer.store.check import problems as broken_rules
     from quizzer.store.engine import resolve
 
@@ -115,7 +115,7 @@ def check(ctx: typer.Context, db: DbOption = None) -> None:
         problems, keys = backup.examine(path)
     if not problems:  # a damaged file is not opened (nor a missing one created)
         try:
-            store = open_store(location, learner())
+            store = opened_store(location, learner())
         except SchemaMismatch as err:  # a table gone: the problem to report, where any other command stops
             problems = keys + err.problems
         else:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from quizzer.app.collection import Collection
     from quizzer.decks import LoadedDeck, Problem
     from quizzer.settings import Settings
+    from quizzer.store import Store
 
 
 def _command_path(ctx: ClickContext) -> str:
@@ -628,10 +629,7 @@ def collection(ctx: typer.Context, decks: Path | None, db: Path | None) -> Colle
 
     chosen, mine = where(ctx, decks, db), settings()
     opened = open_collection(chosen.decks, chosen.db, mine.learner, mine.day_start_hour)
-    if opened.store.created:  # a mistyped name starts a collection: said, so that it is seen
-        _error_line(_("New collection for learner {learner} on {where}").format(
-            learner=opened.store.learner, where=opened.store.where),
-            _("another name: QUIZ_USER=NAME, or `quiz config set user NAME`"))
+    _say_if_new(opened.store)
     _warn_left_out(opened.left_out)
     if not opened.left_out:  # a deck's limit in the file for a deck no file has: set refuses it, a hand edit did nothing
         from quizzer.settings import DECK_KEY, config_path
@@ -646,6 +644,24 @@ def collection(ctx: typer.Context, decks: Path | None, db: Path | None) -> Colle
         _error_line(_("Warning: {problem}; the work goes on without it").format(problem=opened.backup_failed.message),
                     opened.backup_failed.shown_hint)
     return opened
+
+
+def opened_store(db: str | Path | None, learner: str | None) -> Store:
+    """The database without the decks (``quizzer.store.open_store``), for a command that needs no
+    deck; a collection it starts is said as ``collection`` says it."""
+    from quizzer.store import open_store
+
+    opened = open_store(db, learner)
+    _say_if_new(opened)
+    return opened
+
+
+def _say_if_new(store: Store) -> None:
+    """A collection this opening started on a server, said on stderr: a mistyped name starts one,
+    and is seen."""
+    if store.created:
+        _error_line(_("New collection for learner {learner} on {where}").format(learner=store.learner, where=store.where),
+                    _("another name: QUIZ_USER=NAME, or `quiz config set user NAME`"))
 
 
 def _warn_left_out(problems: list[Problem]) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, console, group, load, say, settings, where
+from quizzer.cli.base import DbOption, JsonOption, app, console, group, load, opened_store, say, settings, where
 from quizzer.errors import UnknownName, printable
 from quizzer.i18n import N_, _, join
 from quizzer.settings import KEYS
@@ -24,8 +24,8 @@ KeyArgument = Annotated[str, typer.Argument(
     metavar="KEY", show_default=False,
     help=_("A setting: {keys}, deck.ID.new_per_day, deck.ID.reviews_per_day.").format(keys=join(KEYS)))]
 EXPLAINED_FROM = 110  # columns: below them, the table leaves out what each key does
-# where a value comes from, shown translated; the learner's name, where no setting gives it: "url" or "login"
-SOURCES = (N_("default"), N_("file"), N_("environment"), N_("option"), N_("url"), N_("login"))
+# where a value comes from, shown translated; the learner's name, where no setting gives it: "url", "PGUSER" or "login"
+SOURCES = (N_("default"), N_("file"), N_("environment"), N_("option"), N_("url"), N_("PGUSER"), N_("login"))
 
 
 @config_app.callback(help=_(
@@ -71,7 +71,7 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
 
 def _default_learner(ctx: typer.Context) -> tuple[str, str]:
     """The learner when the ``user`` setting is empty, and where the name comes from (the user name
-    in the server's URL, or the login name): said as it is, not as "(your login name)"."""
+    in the server's URL, PGUSER, or the login name): said as it is, not as "(your login name)"."""
     from quizzer.store import default_learner
     from quizzer.store.engine import resolve
 
@@ -201,7 +201,6 @@ def _due_change(ctx: typer.Context, after: Settings, db: Path | None) -> str | N
     from quizzer.scheduling.memory import scheduler_for
     from quizzer.scheduling.queue import due_change
     from quizzer.store import learner
-    from quizzer.store import open_store
     from quizzer.store.engine import resolve
 
     target = where(ctx, None, db).db
@@ -209,7 +208,7 @@ def _due_change(ctx: typer.Context, after: Settings, db: Path | None) -> str | N
     if path is not None and not path.exists():
         return None
     try:
-        store = open_store(target, after.learner)
+        store = opened_store(target, after.learner)
     except QuizError as err:
         return _("(the due counts cannot be shown: {reason})").format(reason=err.message)
     try:

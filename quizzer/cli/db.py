@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, group, output_file, say, settings, where
+from quizzer.cli.base import DbOption, JsonOption, app, group, opened_store, output_file, say, settings, where
 from quizzer.errors import QuizError, UsageError, printable
 from quizzer.i18n import _
 
@@ -43,7 +43,7 @@ def db_copy(
     partial = path.with_name(path.name + ".partial") if path is not None and not path.exists() else None
     if partial is not None:
         remove_database(partial)  # a copy killed before
-    source = open_store(where(ctx, None, db).db, chosen.learner)
+    source = opened_store(where(ctx, None, db).db, chosen.learner)  # a mistyped name would copy a new, empty one
     try:
         try:
             target = open_store(str(partial) if partial is not None else to, chosen.learner)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from sqlalchemy.engine import URL
@@ -25,7 +26,10 @@ def open_store(url_or_path: str | Path | None = None, learner: str | None = None
     if path is not None:  # refused before SQLite touches it; only the default folder is created
         check_location(path, create_folder=uses_default(url_or_path))
     name = learner_name(learner, url)
-    store = Store(make_engine(url, name, created=lambda: setattr(store, "created", True)), path, name)
+    def started(database: str) -> None:  # said by the command, naming the database libpq chose
+        store.created, store.database = True, database
+
+    store = Store(make_engine(url, name, created=started), path, name)
     try:
         ensure_schema(store)  # a damaged, foreign, newer or locked database fails here
     except BaseException:
@@ -34,18 +38,22 @@ def open_store(url_or_path: str | Path | None = None, learner: str | None = None
     return store
 
 
-FROM_URL, FROM_LOGIN = "url", "login"  # where ``default_learner`` found the name
+FROM_URL, FROM_PGUSER, FROM_LOGIN = "url", "PGUSER", "login"  # where ``default_learner`` found the name
 
 
 def default_learner(url: URL) -> tuple[str, str]:
     """The learner when neither ``QUIZ_USER`` nor the ``user`` setting names one, and where the name
-    came from: the user name a server's URL gives (``ann@`` or ``?user=ann``: one learner on
-    several devices whatever each one's login), else the login name."""
+    came from. On a server it is whom libpq logs in as, as psql would: the URL's user name (``ann@``
+    or ``?user=ann``: one learner on several devices whatever each one's login), else ``PGUSER``,
+    else the login name; a SQLite file's is the login name."""
     from quizzer.learners import login_name
 
-    given = url.username or url.query.get("user")
-    if isinstance(given, str) and given and url.get_backend_name() != "sqlite":
-        return given, FROM_URL
+    if url.get_backend_name() != "sqlite":
+        given = url.username or url.query.get("user")
+        if isinstance(given, str) and given:
+            return given, FROM_URL
+        if os.environ.get("PGUSER"):
+            return os.environ["PGUSER"], FROM_PGUSER
     return login_name(), FROM_LOGIN
 
 

@@ -50,6 +50,16 @@ def names(store: Store) -> list[str]:
     return [schema[len(LEARNER_SCHEMA_PREFIX):] for schema in schemas]
 
 
+def public_collection(store: Store) -> bool:
+    """Whether a collection quizzer kept before learners is still in a server's ``public`` schema
+    (its version table is there): the first learner whose quiz opens the database takes it."""
+    if store.engine.dialect.name == "sqlite":
+        return False
+    with store.read() as conn:
+        return bool(conn.execute(text("SELECT to_regclass(:table) IS NOT NULL"),
+                                 {"table": f"public.{VERSION_TABLE}"}).scalar_one())
+
+
 @contextmanager
 def opened(store: Store, learner: str) -> Iterator[Store]:
     """``learner``'s collection on the same database, to read (closed on exit). A collection

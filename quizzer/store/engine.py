@@ -76,6 +76,8 @@ class Store:
     path: Path | None
     learner: str
     created: bool = False  # the learner's collection was started on the server by this opening
+    # the server's database, once a connection said which, where the URL leaves it to libpq (PGDATABASE, else the user's)
+    database: str | None = None
 
     def __post_init__(self) -> None:
         # Closed when the store goes, or at exit: closing SQLite's last connection folds the -wal
@@ -85,8 +87,12 @@ class Store:
 
     @property
     def where(self) -> str:
-        """The database as error messages name it: the file, else the URL without password."""
-        return str(self.path) if self.path is not None else shown_url(self.engine.url)
+        """The database as error messages name it: the file, else the URL without password (with
+        the database libpq chose, once known, where the URL names none)."""
+        if self.path is not None:
+            return str(self.path)
+        url = self.engine.url
+        return shown_url(url if url.database or not self.database else url.set(database=self.database))
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -198,9 +204,13 @@ def database_error(exc: BaseException, where: str) -> DatabaseError | None:
         return DatabaseError(_("{where}: not a connection option: {option}").format(
             where=where, option=option.group(1) if option else "?"),
             _("libpq's options are listed at https://www.postgresql.org/docs/current/libpq-connect.html"))
-    if code == SERVER_NO_DATABASE:
-        return DatabaseError(_("{where}: the database does not exist on the server").format(where=where),
-                             _("create it (createdb NAME), or correct --db / QUIZ_DB"))
+    if code == SERVER_NO_DATABASE:  # named: a URL without one means libpq's default, PGDATABASE else the user's name
+        named = _NO_DATABASE.search(str(exc.orig if isinstance(exc, DBAPIError) else exc))
+        database = named.group(1) if named else "?"
+        return DatabaseError(_("{where}: the database {database} does not exist on the server").format(
+            where=where, database=database),
+            _("create it (createdb {database}), or name another in --db / QUIZ_DB; a URL that names none means "
+              "PGDATABASE, else the user's name").format(database=database))
     if code == SQLITE_FULL:
         return DatabaseError(_("{where}: the disk is full, so the change was not saved").format(where=where),
                              _("free some disk space and run the command again"))
@@ -225,6 +235,7 @@ def database_error(exc: BaseException, where: str) -> DatabaseError | None:
 # What a server error means to a user (``_server_code``), beside SQLite's codes above.
 SERVER_DOWN, SERVER_GONE, SERVER_LOGIN, SERVER_NO_DATABASE, SERVER_OPTION = "down", "gone", "login", "no database", "option"
 _BAD_OPTION = re.compile(r'invalid connection option "(.*?)"')  # libpq's words for an unknown ?name= in the URL
+_NO_DATABASE = re.compile(r'database "(.*?)" does not exist')  # the server's words, naming the database libpq asked for
 _SQLSTATES: dict[str, int | str] = {
     "55P03": SQLITE_BUSY,  # lock_not_available: the write lock was held past lock_timeout
     "53100": SQLITE_FULL,  # disk_full
@@ -251,7 +262,7 @@ def _server_code(exc: BaseException) -> int | str | None:
     if not state and ("connection failed" in text or _CONNECTING.search(text)):  # refused while connecting: libpq's words
         if any(words in text for words in _LOGIN_REFUSED):
             return SERVER_LOGIN
-        return SERVER_NO_DATABASE if 'database "' in text and "does not exist" in text else SERVER_DOWN
+        return SERVER_NO_DATABASE if _NO_DATABASE.search(text) else SERVER_DOWN
     if state.startswith(("08", "57P")) or (not state and isinstance(orig, psycopg.OperationalError)):
         # 08: connection exception; 57P: the server shut down or restarted (admin_shutdown, crash_shutdown, ...)
         return SERVER_DOWN if state in ("08001", "08004", "57P03") else SERVER_GONE
@@ -423,11 +434,11 @@ def check_location(path: Path, *, create_folder: bool = False) -> None:
             _("make the folder writable, or point --db / QUIZ_DB at a writable place"))
 
 
-def make_engine(url: URL, learner: str, *, create: bool = True, created: Callable[[], None] | None = None) -> Engine:
+def make_engine(url: URL, learner: str, *, create: bool = True, created: Callable[[str], None] | None = None) -> Engine:
     """The engine; opening the file (or connecting) is left to the first transaction (see
     ``check_location``). On a server every connection works in ``learner``'s schema, created
     if missing unless ``create`` is off (a reader of other learners' collections); ``created`` is
-    called when it is."""
+    called when it is, with the database it is in."""
     if url.get_backend_name() == "postgresql" and url.drivername == "postgresql+psycopg":
         return _postgres_engine(url, busy_timeout_ms(), learner, create, created)
     if url.drivername != "sqlite":  # mysql://, http://, postgresql+psycopg2://: a traceback from SQLAlchemy
@@ -440,7 +451,7 @@ def make_engine(url: URL, learner: str, *, create: bool = True, created: Callabl
 
 
 def _postgres_engine(url: URL, busy_timeout: int, learner: str, create: bool,
-                     created: Callable[[], None] | None) -> Engine:
+                     created: Callable[[str], None] | None) -> Engine:
     """A server engine: reads are REPEATABLE READ snapshots; a write waits for the write
     lock at most ``busy_timeout`` ms (``lock_timeout``, as SQLite's busy timeout), then
     fails with DatabaseBusy. A connection the server dropped while idle in the pool is
@@ -476,7 +487,7 @@ def continue_ids(conn: Connection, tables: list[Table]) -> None:
                      {"table": table.name, "column": column.name})
 
 
-def _install_postgres_hooks(engine: Engine, learner: str, where: str | None, created: Callable[[], None] | None) -> None:
+def _install_postgres_hooks(engine: Engine, learner: str, where: str | None, created: Callable[[str], None] | None) -> None:
     """A write transaction starts READ COMMITTED and takes the learner's advisory write lock,
     released at commit or rollback (also when the process dies: the server ends its session).
     A new connection first makes sure the learner's schema exists (before SQLAlchemy asks the
@@ -488,7 +499,7 @@ def _install_postgres_hooks(engine: Engine, learner: str, where: str | None, cre
         @event.listens_for(engine, "connect", insert=True)
         def _on_connect(dbapi_connection, _record) -> None:
             if _create_learner_schema(dbapi_connection, learner, where) and created is not None:
-                created()
+                created(dbapi_connection.info.dbname)
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn) -> None:

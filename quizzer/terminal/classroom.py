@@ -8,7 +8,7 @@ from rich.text import Text
 
 from quizzer.app.classroom import ClassReport, Failed
 from quizzer.errors import printable
-from quizzer.i18n import _, join, join_some
+from quizzer.i18n import _, join, join_some, ngettext
 from quizzer.terminal.stats import percent
 from quizzer.terminal.tables import fit, listing, number
 
@@ -39,6 +39,9 @@ def show(console: Console, report: ClassReport) -> None:
     for unread in report.unread:
         if unread.version is None:
             console.print(Text(_("Left out: {reason}").format(reason=printable(unread.reason))))
+    if report.public_collection:
+        console.print(_("Left out: a collection kept before quizzer had learners, still in the schema public; the first "
+                        "learner whose quiz opens this database takes it."))
     if not report.learners:
         if not report.unread:
             console.print(_("No learner has a collection on this database yet."))
@@ -58,4 +61,10 @@ def show(console: Console, report: ClassReport) -> None:
         console.print(_("Nobody failed a card in these days."))
         return
     console.print(_failed(console, _("Cards failed most"), _("card"), report.cards))
+    more = report.cards_failed - len(report.cards)
+    if more:
+        console.print(ngettext("and {count} more card failed", "and {count} more cards failed", more).format(count=f"{more:,}"))
     console.print(_failed(console, _("Tags failed most"), _("tag"), report.tags))
+    more = report.tags_failed - len(report.tags)
+    if more:
+        console.print(ngettext("and {count} more tag failed", "and {count} more tags failed", more).format(count=f"{more:,}"))
