@@ -27,6 +27,7 @@ import shutil
 import sqlite3
 import time
 from contextlib import closing
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -143,9 +144,10 @@ def thin(db_path: Path, now: datetime, rollover_hour: int = ROLLOVER_HOUR) -> li
     return removed
 
 
-def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | None:
+def restore(backup: Path, db_path: Path, now: datetime | None = None, ask: Callable[[], None] | None = None) -> Path | None:
     """Replace the database's content with ``backup``; the current database is
-    backed up first (returned), so a restore can itself be undone."""
+    backed up first (returned), so a restore can itself be undone. ``ask`` is called once the
+    backup is found fit, before anything changes: it stops the restore by raising."""
     now = clock.wall() if now is None else now
     backup, db_path = Path(backup), Path(db_path)
     if db_path.exists() and backup.exists() and os.path.samefile(backup, db_path):
@@ -181,6 +183,8 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | 
     if db_path.exists() and not db_path.is_file():
         raise BackupError(_("not restoring {backup} over {path}: that is not a database file").format(backup=backup, path=db_path),
                           _("correct --db / QUIZ_DB"))
+    if ask is not None:
+        ask()
     damaged = db_path.exists() and bool(check(db_path))
     if not db_path.exists():
         safety = None
