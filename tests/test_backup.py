@@ -414,3 +414,27 @@ def test_a_restore_on_a_terminal_says_what_it_replaces_and_asks(db, key, restore
     else:
         assert "Not restored: the database is unchanged." in screen.text
         assert db.read_bytes() == before and len(list_backups(db)) == 1
+
+
+def test_latest_is_never_the_copy_a_restore_took(db):
+    """Right after a restore, `latest` was the copy of the database it replaced: a second
+    `quiz backup restore latest` undid the first. That copy is listed as what it is, and restored by name."""
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    def reviews() -> int:
+        with sqlite3.connect(db) as conn:
+            return int(conn.execute("SELECT count(*) FROM review_log").fetchone()[0])
+
+    reviewed_after(db)
+    for _ in range(2):
+        result = CliRunner().invoke(app, ["backup", "restore", "latest", "--yes", "--db", str(db)])
+        assert result.exit_code == 0 and reviews() == 0, result.output
+    listed = CliRunner().invoke(app, ["backup", "list", "--db", str(db)]).stdout.splitlines()
+    marked = [line for line in listed if "(undoes a restore)" in line]
+    assert len(listed) == 4 and len(marked) == 2, listed
+    undo = marked[-1].split()[4]  # the first restore's copy (date, time, size, MB, name): the review is there
+    assert undo.endswith("-before-restore.db")
+    assert CliRunner().invoke(app, ["backup", "restore", undo, "--yes", "--db", str(db)]).exit_code == 0
+    assert reviews() == 1

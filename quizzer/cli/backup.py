@@ -47,7 +47,8 @@ def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = 
     if as_json:
         from quizzer.cli.output import emit_json
 
-        emit_json([{"path": str(item.path), "taken_at": item.taken_at} for item in items])
+        emit_json([{"path": str(item.path), "taken_at": item.taken_at, "before_restore": item.before_restore}
+                   for item in items])
         return
     if not items:
         say(_("No backups yet (one is taken at most every 30 minutes of use)."))
@@ -62,14 +63,16 @@ def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = 
             size = f"{item.path.stat().st_size / 1e6:5.1f} MB"  # MB as deck sizes are given (10^6 bytes)
         except OSError:  # removed since it was listed
             continue
-        typer.echo(f"{when(item.taken_at)}  {size}  {item.path.name}")
+        note = _("  (undoes a restore)") if item.before_restore else ""
+        typer.echo(f"{when(item.taken_at)}  {size}  {item.path.name}{note}")
 
 
 @backup_app.command("restore", help=_("Replace the database by a backup (the current one is backed up first)."))
 def backup_restore(
     ctx: typer.Context,
     which: Annotated[str, typer.Argument(metavar="NAME|FILE|latest", help=_(
-        "A backup: its name as `quiz backup list` shows it, a file, or 'latest'."))] = "latest",
+        "A backup: its name as `quiz backup list` shows it, a file, or 'latest' (the newest one but the "
+        "copies restores took of the database they replaced)."))] = "latest",
     yes: Annotated[bool, typer.Option("--yes", "-y", help=_(
         "Restore without asking first (needed where standard input is not a terminal)."))] = False,
     db: DbOption = None,
@@ -83,7 +86,8 @@ def backup_restore(
     path = _db_path(ctx, db)
     backups = backup.list_backups(path)
     listed = {item.path.name: item.path for item in backups}
-    chosen = backups[0].path if which == "latest" and backups else listed.get(which, Path(which))
+    newest = backup.latest(backups)
+    chosen = newest.path if which == "latest" and newest else listed.get(which, Path(which))
     try:
         found = chosen.is_file()
     except OSError:  # a name too long for a file name, a folder it cannot enter: no such backup either
