@@ -2,7 +2,8 @@
 
 Backups are whole-database copies made with SQLite's online backup API
 (consistent even while other processes use the database) into ``backups/``
-beside the database, named ``<db stem>-<UTC time>.db``.  The time in the
+beside the database, named ``<db stem>-<UTC time>.db``; the copy a restore takes of the
+database it replaces ends ``-before-restore.db`` (listed, but never ``latest``).  The time in the
 name, not the file's mtime, is the backup's age (the callers give the real
 time: a clock pinned by ``QUIZ_NOW`` neither names nor thins backups).
 
@@ -27,6 +28,7 @@ import shutil
 import sqlite3
 import time
 from contextlib import closing
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -39,13 +41,15 @@ from quizzer.i18n import N_, _, join_some
 
 BACKUP_EVERY = timedelta(minutes=30)
 _STAMP = "%Y%m%dT%H%M%S%fZ"
-_NAME = re.compile(r"^(?P<stem>.+)-(?P<stamp>\d{8}T\d{12}Z)(?:-(?P<n>\d+))?\.db$")
+_BEFORE_RESTORE = "-before-restore"
+_NAME = re.compile(r"^(?P<stem>.+)-(?P<stamp>\d{8}T\d{12}Z)(?:-(?P<n>\d+))?(?P<before_restore>-before-restore)?\.db$")
 
 
 @dataclass(frozen=True)
 class Backup:
     path: Path
     taken_at: datetime  # UTC
+    before_restore: bool = False  # the database a restore replaced: its undo, not what `latest` means
 
 
 def backup_dir(db_path: Path) -> Path:
@@ -65,11 +69,17 @@ def list_backups(db_path: Path) -> list[Backup]:
                 taken = datetime.strptime(match["stamp"], _STAMP).replace(tzinfo=timezone.utc)
             except ValueError:  # named like one, with no real time in it: not ours
                 continue
-            found.append(Backup(path, taken))
+            found.append(Backup(path, taken, bool(match["before_restore"])))
     return sorted(found, key=lambda b: (b.taken_at, b.path.name), reverse=True)
 
 
-def backup_now(db_path: Path, now: datetime) -> Path:
+def latest(backups: list[Backup]) -> Backup | None:
+    """What `latest` means: the newest backup that is not a restore's copy of the database it
+    replaced (that one, right after a restore, would undo it)."""
+    return next((item for item in backups if not item.before_restore), None)
+
+
+def backup_now(db_path: Path, now: datetime, before_restore: bool = False) -> Path:
     """Copy the database now; written under a temporary name and renamed, so an
     interrupted backup never looks like a finished one.  A failed copy removes
     its ``.partial`` file and raises BackupError."""
@@ -78,13 +88,14 @@ def backup_now(db_path: Path, now: datetime) -> Path:
         raise BackupError(_("cannot back up {path}: no such database file").format(path=db_path))
     folder = backup_dir(db_path)
     stamp = now.astimezone(timezone.utc).strftime(_STAMP)
-    dest = folder / f"{db_path.stem}-{stamp}.db"
+    mark = _BEFORE_RESTORE if before_restore else ""
+    dest = folder / f"{db_path.stem}-{stamp}{mark}.db"
     partial = dest.with_name(dest.name + ".partial")
     try:
         _writable(folder)
         n = 1
         while dest.exists():
-            dest = folder / f"{db_path.stem}-{stamp}-{n}.db"
+            dest = folder / f"{db_path.stem}-{stamp}-{n}{mark}.db"
             n += 1
         partial = dest.with_name(dest.name + ".partial")
         _copy(db_path, partial)
@@ -143,9 +154,10 @@ def thin(db_path: Path, now: datetime, rollover_hour: int = ROLLOVER_HOUR) -> li
     return removed
 
 
-def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | None:
+def restore(backup: Path, db_path: Path, now: datetime | None = None, ask: Callable[[], None] | None = None) -> Path | None:
     """Replace the database's content with ``backup``; the current database is
-    backed up first (returned), so a restore can itself be undone."""
+    backed up first (returned), so a restore can itself be undone. ``ask`` is called once the
+    backup is found fit, before anything changes: it stops the restore by raising."""
     now = clock.wall() if now is None else now
     backup, db_path = Path(backup), Path(db_path)
     if db_path.exists() and backup.exists() and os.path.samefile(backup, db_path):
@@ -181,13 +193,15 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None) -> Path | 
     if db_path.exists() and not db_path.is_file():
         raise BackupError(_("not restoring {backup} over {path}: that is not a database file").format(backup=backup, path=db_path),
                           _("correct --db / QUIZ_DB"))
+    if ask is not None:
+        ask()
     damaged = db_path.exists() and bool(check(db_path))
     if not db_path.exists():
         safety = None
     elif damaged:  # SQLite cannot copy it: keep its bytes aside, out of the backup list
         safety = _set_aside(db_path, now)
     else:
-        safety = backup_now(db_path, now)
+        safety = backup_now(db_path, now, before_restore=True)
     try:
         if damaged:
             _replace(backup, db_path)

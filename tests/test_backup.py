@@ -363,7 +363,78 @@ def test_a_restore_says_how_many_reviews_it_puts_in_place_of_how_many(db):
     for card_id in ("c1", "c2"):
         answer(store, card_id, 3, now=NOW, duration_ms=100)
     store.close()
-    result = CliRunner().invoke(app, ["backup", "restore", empty.name, "--db", str(db)])
+    result = CliRunner().invoke(app, ["backup", "restore", empty.name, "--yes", "--db", str(db)])
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith(f"restored {empty}: it holds 0 reviews, where the database held 2 reviews; "
                                     "the database before it is saved as "), result.stdout
+
+
+def reviewed_after(db, snapshot_at=NOW):
+    """A backup, then a review made after it: what a restore of that backup replaces."""
+    snapshot = backup_now(db, snapshot_at)
+    store = open_store(db)
+    answer(store, "c1", 3, now=NOW, duration_ms=100)
+    store.close()
+    return snapshot
+
+
+def test_a_restore_from_a_script_needs_yes(db):
+    """`quiz backup restore` replaced the database at once, a pipe or not: a review made since the
+    backup was gone from it (to the safety copy) with no question asked."""
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    reviewed_after(db)
+    before = db.read_bytes()
+    result = CliRunner().invoke(app, ["backup", "restore", "--db", str(db)])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.count("\n") == 1 and "--yes" in result.stderr, result.stderr
+    assert db.read_bytes() == before and len(list_backups(db)) == 1  # not even a safety copy
+    result = CliRunner().invoke(app, ["backup", "restore", "-y", "--db", str(db)])
+    assert result.exit_code == 0 and result.stdout.startswith("restored "), result.output
+
+
+@pytest.mark.parametrize("key, restored", [("\r", False), ("n\r", False), ("y\r", True)])
+def test_a_restore_on_a_terminal_says_what_it_replaces_and_asks(db, key, restored):
+    """On a terminal the question names the backup, its time and both review counts; no is the default."""
+    from conftest import Terminal
+
+    snapshot = reviewed_after(db)
+    before = db.read_bytes()
+    with Terminal(["backup", "restore", "--db", str(db)], {"QUIZ_LANG": "en"}, columns=200) as screen:
+        screen.expect(f"Restore {snapshot.name} (taken {clock.when(NOW)}, 0 reviews) over the database {db} "
+                      "(1 review)? It is backed up first. [y/N]")
+        screen.send(key)
+        assert screen.wait() == 0, screen.text
+    if restored:
+        assert "restored " in screen.text and len(list_backups(db)) == 2
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("SELECT count(*) FROM review_log").fetchone() == (0,)
+    else:
+        assert "Not restored: the database is unchanged." in screen.text
+        assert db.read_bytes() == before and len(list_backups(db)) == 1
+
+
+def test_latest_is_never_the_copy_a_restore_took(db):
+    """Right after a restore, `latest` was the copy of the database it replaced: a second
+    `quiz backup restore latest` undid the first. That copy is listed as what it is, and restored by name."""
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    def reviews() -> int:
+        with sqlite3.connect(db) as conn:
+            return int(conn.execute("SELECT count(*) FROM review_log").fetchone()[0])
+
+    reviewed_after(db)
+    for _ in range(2):
+        result = CliRunner().invoke(app, ["backup", "restore", "latest", "--yes", "--db", str(db)])
+        assert result.exit_code == 0 and reviews() == 0, result.output
+    listed = CliRunner().invoke(app, ["backup", "list", "--db", str(db)]).stdout.splitlines()
+    marked = [line for line in listed if "(undoes a restore)" in line]
+    assert len(listed) == 4 and len(marked) == 2, listed
+    undo = marked[-1].split()[4]  # the first restore's copy (date, time, size, MB, name): the review is there
+    assert undo.endswith("-before-restore.db")
+    assert CliRunner().invoke(app, ["backup", "restore", undo, "--yes", "--db", str(db)]).exit_code == 0
+    assert reviews() == 1

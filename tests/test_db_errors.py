@@ -254,7 +254,7 @@ def test_the_damage_hint_works_restore_over_a_damaged_database(env, good_db):
     data = good_db.read_bytes()
     good_db.write_bytes(data[: len(data) // 2])
     damaged = sha256(good_db)
-    restored = quiz(env, good_db, "backup", "restore", "latest", QUIZ_NOW=LATER)
+    restored = quiz(env, good_db, "backup", "restore", "latest", "--yes", QUIZ_NOW=LATER)
     assert restored.returncode == 0, restored.stdout + restored.stderr
     kept = list((good_db.parent / "backups").glob("*-damaged.db"))
     assert len(kept) == 1 and sha256(kept[0]) == damaged  # the damaged bytes are kept, out of the backup list
@@ -340,7 +340,7 @@ def test_a_backup_from_a_newer_quizzer_is_not_restored(env, good_db, tmp_path):
         conn.execute("UPDATE alembic_version SET version_num = '9999'")
     conn.close()
     before = sha256(good_db)
-    result = quiz(env, good_db, "backup", "restore", str(newer))
+    result = quiz(env, good_db, "backup", "restore", str(newer), "--yes")
     assert result.returncode == 1 and "schema is newer than this quizzer knows" in result.stderr, result.stderr
     assert sha256(good_db) == before and quiz(env, good_db).returncode == 0
 
@@ -449,7 +449,7 @@ def test_restoring_a_damaged_backup_is_refused(env, good_db, tmp_path, damage):
     else:
         bad.write_text("not a backup\n", "utf-8")
     before, backups = sha256(good_db), sorted((good_db.parent / "backups").iterdir())
-    line = assert_refused(quiz(env, good_db, "backup", "restore", str(bad), QUIZ_NOW=LATER), good_db, "damaged")
+    line = assert_refused(quiz(env, good_db, "backup", "restore", str(bad), "--yes", QUIZ_NOW=LATER), good_db, "damaged")
     assert str(bad) in line
     assert sha256(good_db) == before
     assert sorted((good_db.parent / "backups").iterdir()) == backups  # not even a safety backup
@@ -498,7 +498,7 @@ def test_a_restore_with_a_read_only_backups_folder_says_so_not_that_the_backup_i
     backups = sorted(folder.iterdir())
     before = sha256(good_db)
     with read_only(folder, how):
-        result = quiz(env, good_db, "backup", "restore", "latest", QUIZ_NOW=LATER)
+        result = quiz(env, good_db, "backup", "restore", "latest", "--yes", QUIZ_NOW=LATER)
     line = assert_refused(result, good_db, f"the backups folder {folder} cannot be written", "unchanged")
     assert "damaged" not in line
     assert sorted(folder.iterdir()) == backups

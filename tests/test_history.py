@@ -585,3 +585,16 @@ def test_a_history_moved_to_a_database_with_the_same_plan_keeps_the_plan_s_due_d
     original = dues("a.db")
     assert original and max(original.values()) < "2026-01-12"  # the plan's cap held them before the day
     assert dues("b.db") == original
+
+
+def test_stats_takes_the_archived_deck_as_history_export_does(tiny, tmp_path):
+    """`quiz stats --deck archived` was "no deck 'archived'" while `quiz history export --deck
+    archived` took it: the statistics count the archived cards' reviews, and could not show them alone."""
+    log = write_log(tmp_path / "log.csv", GOOD)
+    assert quiz("history", "import", str(log), "--decks", str(tiny)).exit_code == 0
+    figures = quiz("stats", "--deck", "archived", "--json", "--decks", str(tiny))
+    assert figures.exit_code == 0, figures.output
+    shown = json.loads(figures.stdout)
+    assert (shown["decks"], shown["reviews_total"], shown["cards"]) == (["archived"], 2, [])  # old-1's two reviews
+    unknown = quiz("stats", "--deck", "nope", "--decks", str(tiny))
+    assert unknown.exit_code == 2 and "no deck 'nope' (known: archived, tiny)" in unknown.stderr, unknown.stderr

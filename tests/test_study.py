@@ -223,7 +223,7 @@ def test_check_and_backups(deck_dir, isolated):
     with sqlite3.connect(db) as conn:
         conn.execute("DELETE FROM review_log")
         conn.execute("INSERT INTO meta (key, value) VALUES ('changed-since', 'x')")
-    result = runner.invoke(app, ["backup", "restore", name], env={"QUIZ_NOW": (when + timedelta(hours=1)).isoformat()})
+    result = runner.invoke(app, ["backup", "restore", name, "--yes"], env={"QUIZ_NOW": (when + timedelta(hours=1)).isoformat()})
     assert result.exit_code == 0, result.output
     with sqlite3.connect(db) as conn:
         # the backup was taken when the session opened, before its one review
@@ -233,11 +233,11 @@ def test_check_and_backups(deck_dir, isolated):
     undo = re.search(r"\(`quiz backup restore (\S+)` undoes this\)", result.stdout)
     assert undo, result.stdout
     runner.invoke(app, ["backup", "create"], env={"QUIZ_NOW": (when + timedelta(hours=2)).isoformat()})
-    undone = runner.invoke(app, ["backup", "restore", undo.group(1)], env={"QUIZ_NOW": (when + timedelta(hours=3)).isoformat()})
+    undone = runner.invoke(app, ["backup", "restore", undo.group(1), "-y"], env={"QUIZ_NOW": (when + timedelta(hours=3)).isoformat()})
     assert undone.exit_code == 0, undone.output
     with sqlite3.connect(db) as conn:  # the database as it was before the restore
         assert conn.execute("SELECT count(*) FROM meta WHERE key = 'changed-since'").fetchone()[0] == 1
-    too_long = runner.invoke(app, ["backup", "restore", "a" * 5000])  # "unexpected OSError: File name too long"
+    too_long = runner.invoke(app, ["backup", "restore", "a" * 5000, "--yes"])  # "unexpected OSError: File name too long"
     assert too_long.exit_code == 1 and too_long.stderr.startswith("Error: no backup 'aaa") and len(too_long.stderr) < 300
 
 

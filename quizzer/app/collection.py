@@ -82,10 +82,16 @@ class Collection:
         return loaded.path, loaded.lines.get(card_id, 1)
 
     def card_filter(self, decks: list[str] | None = None, tags: list[str] | None = None,
-                    kinds: list[str] | None = None) -> CardFilter:
-        """The filter the options ask for; an unknown deck, tag or kind is an error naming the known ones."""
+                    kinds: list[str] | None = None, history: bool = False) -> CardFilter:
+        """The filter the options ask for; an unknown deck, tag or kind is an error naming the known ones.
+        ``history``: the decks of the stored cards count too (``archived``, a removed deck's), for
+        figures of the review history, which keeps their reviews."""
         known_tags = set().union(*(loaded.tags for loaded in self.decks)) | {LEECH_TAG}
         known_decks = [d.id for d in self.decks]
+        if history:
+            from quizzer.store import history as stored
+
+            known_decks += [deck for deck in stored.decks(self.store) if deck not in known_decks]
         missing = [deck for deck in decks or () if deck not in known_decks]
         if missing and self.left_out:  # perhaps the deck of the file left out: "no deck" alone misled
             raise UsageError(_("no deck '{name}' among the decks in use").format(name=missing[0]),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -9,7 +10,7 @@ import typer
 
 from quizzer.cli.base import DbOption, JsonOption, app, counted_reviews, group, learner, opened_store, say, where
 from quizzer.errors import BackupError, SchemaMismatch, UsageError, printable
-from quizzer.i18n import _, ngettext
+from quizzer.i18n import _, join, ngettext
 
 backup_app = group(_("Back up the database now, and list and restore the backups."))
 app.add_typer(backup_app, name="backup")
@@ -46,7 +47,8 @@ def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = 
     if as_json:
         from quizzer.cli.output import emit_json
 
-        emit_json([{"path": str(item.path), "taken_at": item.taken_at} for item in items])
+        emit_json([{"path": str(item.path), "taken_at": item.taken_at, "before_restore": item.before_restore}
+                   for item in items])
         return
     if not items:
         say(_("No backups yet (one is taken at most every 30 minutes of use)."))
@@ -61,22 +63,31 @@ def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = 
             size = f"{item.path.stat().st_size / 1e6:5.1f} MB"  # MB as deck sizes are given (10^6 bytes)
         except OSError:  # removed since it was listed
             continue
-        typer.echo(f"{when(item.taken_at)}  {size}  {item.path.name}")
+        note = _("  (undoes a restore)") if item.before_restore else ""
+        typer.echo(f"{when(item.taken_at)}  {size}  {item.path.name}{note}")
 
 
 @backup_app.command("restore", help=_("Replace the database by a backup (the current one is backed up first)."))
 def backup_restore(
     ctx: typer.Context,
     which: Annotated[str, typer.Argument(metavar="NAME|FILE|latest", help=_(
-        "A backup: its name as `quiz backup list` shows it, a file, or 'latest'."))] = "latest",
+        "A backup: its name as `quiz backup list` shows it, a file, or 'latest' (the newest one but the "
+        "copies restores took of the database they replaced)."))] = "latest",
+    yes: Annotated[bool, typer.Option("--yes", "-y", help=_(
+        "Restore without asking first (needed where standard input is not a terminal)."))] = False,
     db: DbOption = None,
 ) -> None:
     from quizzer import backup, clock
 
+    # a restore replaces the reviews made since the backup: asked on a terminal, and a script says --yes
+    if not yes and (sys.stdin is None or not sys.stdin.isatty()):
+        raise UsageError(_("a restore replaces the database, and there is no terminal to ask on"),
+                         _("add --yes to restore without asking"))
     path = _db_path(ctx, db)
     backups = backup.list_backups(path)
     listed = {item.path.name: item.path for item in backups}
-    chosen = backups[0].path if which == "latest" and backups else listed.get(which, Path(which))
+    newest = backup.latest(backups)
+    chosen = newest.path if which == "latest" and newest else listed.get(which, Path(which))
     try:
         found = chosen.is_file()
     except OSError:  # a name too long for a file name, a folder it cannot enter: no such backup either
@@ -85,7 +96,28 @@ def backup_restore(
         raise BackupError(_("no backup '{name}'").format(name=which if len(which) <= 80 else which[:79] + "…"),
                           _("`quiz backup list` shows them"))
     before = backup.reviews_in(path)
-    saved = backup.restore(chosen, path, clock.wall())
+    taken = next((item.taken_at for item in backups if item.path == chosen), None)
+
+    def ask() -> None:
+        from quizzer.clock import when
+
+        held = backup.reviews_in(chosen)
+        about = join([*([_("taken {when}").format(when=when(taken))] if taken else []),
+                      *([counted_reviews(held)] if held is not None else [])])
+        typer.echo(_("Restore {backup} ({about}) over the database {path} ({before})? It is backed up first. "
+                     "[y/N] ").format(backup=printable(chosen.name if taken else chosen), about=about, path=printable(path),
+                                      before=counted_reviews(before) if before is not None else _("reviews unknown")),
+                   nl=False)
+        try:  # Ctrl-C is an interruption as anywhere (typer.confirm made it "Aborted!", exit 1)
+            answer = input()
+        except EOFError:  # Ctrl-D: no
+            typer.echo()
+            answer = ""
+        if answer.strip().lower() not in ("y", "yes", _("y"), _("yes")):
+            say(_("Not restored: the database is unchanged."))
+            raise typer.Exit(0)
+
+    saved = backup.restore(chosen, path, clock.wall(), None if yes else ask)
     said = _("restored {file}").format(file=printable(chosen))
     after = backup.reviews_in(path)  # an empty collection put in place of a year's reviews is said, not silent
     if after is not None:

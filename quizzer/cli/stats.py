@@ -37,7 +37,7 @@ def stats(
 
     learner = settings()
     opened = collection(ctx, decks_dir, db)
-    chosen = opened.card_filter(deck, tag)
+    chosen = opened.card_filter(deck, tag, history=True)  # `--deck archived`, as `quiz history export` takes it
     figures = compute(opened.store, chosen, clock.now(), [loaded.id for loaded in opened.decks], learner)
     planned = status(opened.store, learner, clock.now())  # the interview's forecast, when one is set
     if json_output:
