@@ -565,6 +565,35 @@ def test_on_a_terminal_the_last_mark_can_be_taken_back_before_the_report(deck_di
     assert review.rating == 3 and exam_store.mistakes(open_store()) == ([], [])
 
 
+LIST_ANSWER = """\
+id: mini
+title: Mini
+language: zh
+source: {file: course.txt, sections: "1"}
+cards:
+  - id: q-list
+    kind: qa
+    source: "1.1"
+    question: 三类架构的输出分别怎么用？
+    answer: |
+      - Encoder-only：取 [CLS]
+      - Decoder-only：LM head 生成
+    points: [Encoder-only, Decoder-only]
+"""
+
+
+def test_a_model_answer_that_is_a_list_is_shown_under_its_label(deck_folder):
+    """"Model answer: - Encoder-only：…" ran the list's first item on after the label, the rest as
+    bullets; and a one-minute paper said "1 minutes allowed"."""
+    folder = deck_folder(LIST_ANSWER)
+    out = run(folder, ["exam", "--minutes", "1"], ["编码器", ""]).stdout
+    marking = out.split("Mark question 1")[1].split("╰")[0]
+    lines = [line.strip(" │") for line in marking.splitlines()]
+    assert "Model answer" in lines and "- Encoder" not in marking, marking  # the label alone, then the list
+    assert lines[lines.index("Model answer") + 2].startswith("• Encoder-only：取 [CLS]")
+    assert "(0 of 1 answered, 1 minute allowed)" not in out and "1 of 1 answered, 1 minute allowed)" in out
+
+
 def test_ctrl_c_while_marking_resumes_the_marking_not_the_answering(tmp_path, deck_dir):
     """Ctrl-C at the marking of a handed-in paper said it was left unfinished, and `--resume`
     asked the questions again: the learner had seen the model answer."""

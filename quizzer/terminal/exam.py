@@ -42,7 +42,7 @@ from quizzer.app.exam import (
 from quizzer.app.views import Retry
 from quizzer import clock
 from quizzer.clock import later_when, when
-from quizzer.i18n import _, said
+from quizzer.i18n import _, ngettext, said
 from quizzer.store.records import ExamRecord
 from quizzer.terminal import render
 from quizzer.terminal.prompter import Prompter, command
@@ -170,9 +170,9 @@ class ExamScreen:
         elif isinstance(view, MarkView):
             label = _("Your answer (cut off when time ran out)") if view.cut_off else _("Your answer")
             heading = _("Model answer")
-            model = _("{label}: {value}").format(label=f"**{heading}**", value=view.model_answer) + "\n\n" if view.model_answer else ""
+            model = labelled(heading, view.model_answer) + "\n\n" if view.model_answer else ""
             body = (view.question + "\n\n---\n\n"
-                    + _("{label}: {value}").format(label=f"**{label}**", value=view.answer_text) + "\n\n" + model
+                    + labelled(label, view.answer_text or "") + "\n\n" + model
                     + "**" + _("Key points") + "**\n\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(view.points, 1)))
             out.print()
             out.print(Panel(markdown(body), title=_("Mark question {number} · {card}").format(
@@ -183,6 +183,14 @@ class ExamScreen:
             show_report(out, view)
             if view.noted:
                 out.print(_("Wrong answers are in `quiz mistakes` and come back soon in `quiz study`."), highlight=False)
+
+
+def labelled(label: str, value: str) -> str:
+    """``**label**: value`` in Markdown; a value of its own lines (a model answer's list, a mistake's
+    "In fact: …", "Why: …") under its label: after the colon its first item ran on as text."""
+    if "\n" in value.strip() or value.startswith("**"):
+        return f"**{label}**\n\n{value}"
+    return _("{label}: {value}").format(label=f"**{label}**", value=value)
 
 
 def left_message(view: LeftUnfinished) -> str:
@@ -230,7 +238,8 @@ def show_report(console: Console, report: Report) -> None:
     if report.cut_off:
         answered = _("{answered}, {count} of them cut off by the clock").format(answered=answered, count=report.cut_off)
     score = _("Exam {id}: {score} / 100").format(id=exam.id, score=f"{exam.score or 0.0:.1f}")
-    details = _("({answered}, {minutes} minutes allowed)").format(answered=answered, minutes=f"{exam.minutes:g}")
+    details = ngettext("({answered}, {minutes} minute allowed)", "({answered}, {minutes} minutes allowed)",
+                       1 if exam.minutes == 1 else 2).format(answered=answered, minutes=f"{exam.minutes:g}")
     console.print(f"\n[bold]{score}[/bold]  {details}", highlight=False)
     groups: list[tuple[str, str, Callable[[ReportRow], str | list[str]]]] = [
         (_("kind"), _("By kind"), lambda r: kinds.title(r.kind)),
@@ -262,14 +271,12 @@ def show_report(console: Console, report: Report) -> None:
             continue
         label = _("Your answer (cut off when time ran out)") if row.cut_off else _("Your answer")
         none, right = _("({text})").format(text=status_text(row.status)), _("Right answer")  # as the table says
-        # an answer of its own paragraphs (a mistake's "In fact: …", "Why: …") goes under the label, not after it
-        answered = _("{label}: {value}").format(label=f"**{label}**", value=row.answer_text or none)
+        answered = labelled(label, row.answer_text or none)
         if row.verdict:  # which blank, how far off: what study would have said
             answered += "\n\n" + said(row.verdict)
         parts = [row.text, answered]
         if row.right_answer is not None:  # else the worked solution below ends with it
-            parts.append(f"**{right}**\n\n{row.right_answer}" if "\n" in row.right_answer or row.right_answer.startswith("**")
-                         else _("{label}: {value}").format(label=f"**{right}**", value=row.right_answer))
+            parts.append(labelled(right, row.right_answer))
         body = "\n\n".join(parts)
         if row.missed:  # what the marking found missing, not only the score
             missed = "\n".join(f"- {point}" for point in row.missed)
