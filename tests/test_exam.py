@@ -306,6 +306,27 @@ def test_clock_moved_past_the_limit_scores_the_answered_part(deck_dir):
     assert not unreached & {entry.card_id for entry in notebook.entries(store)}
 
 
+def test_the_report_tells_a_question_shown_and_not_answered_from_one_never_reached(deck_dir):
+    """Both read "(unanswered)", though the one on screen at the hand-in is a review of Again and
+    a mistake (as in an interview) and the other nothing: the learner could not tell which counted."""
+    run(deck_dir, ["exam", "--history"])
+    items = paper(deck_dir, seed=5, count=3, kinds=["choice", "mistake"])
+    first = {"q-right": "B", "q-wrong": "C", "q-mis": "y"}[items[0].card_id]
+    out = run(deck_dir, ["exam", "--seed", "5", "--count", "3", "--kind", "choice", "--kind", "mistake"],
+              [first, "!f", "a"] if items[0].card_id == "q-mis" else [first, "!f"]).stdout
+    rows = {line.split("│")[2].strip(): line for line in out.splitlines() if line.count("│") == 7}
+    assert "(shown, no answer)" in rows[items[1].card_id] and "(not reached)" in rows[items[2].card_id]
+
+
+def test_an_unfinished_exam_with_little_time_left_says_how_little(deck_dir):
+    """"continues it until 22:37" with five seconds to go read as a paper with its time to come."""
+    run(deck_dir, ["exam", "--kind", "choice", "--count", "2", "--minutes", "10"], ["!q"])
+    late = " ".join(run(deck_dir, [], when=T0 + timedelta(minutes=9, seconds=55)).stdout.split())
+    assert re.search(r"continues it until \d\d:\d\d, 00:05 left\.", late), late
+    early = " ".join(run(deck_dir, [], when=T0).stdout.split())
+    assert re.search(r"continues it until \d\d:\d\d, 10:00 left\.", early), early
+
+
 def exam_process(tmp_path: Path, deck_dir: Path, *args: str, now: str | None = None) -> subprocess.Popen:
     env = {**os.environ, "QUIZ_DB": os.environ["QUIZ_DB"], "QUIZ_CACHE_DIR": os.environ["QUIZ_CACHE_DIR"],
            "QUIZ_DECKS": str(deck_dir), "COLUMNS": "100"}
@@ -413,7 +434,7 @@ def test_the_overview_reminds_of_an_exam_left_unfinished_until_it_is_handed_in(d
     run(deck_dir, ["exam", "--seed", "11", "--count", "2", "--kind", "choice", "--minutes", "10"], ["!q"])
     running = run(deck_dir, [], when=T0 + timedelta(minutes=3))
     deadline = f"{(T0 + timedelta(minutes=10)).astimezone():%H:%M}"
-    assert f"Exam 1 is unfinished: `quiz exam --resume` continues it until {deadline}." in running.stdout
+    assert f"Exam 1 is unfinished: `quiz exam --resume` continues it until {deadline}, 07:00 left." in running.stdout
     expired = run(deck_dir, [], when=T0 + timedelta(days=1))
     assert "Exam 1 is unfinished and its time is up: `quiz exam --resume` scores it." in expired.stdout
     assert json.loads(run(deck_dir, ["--json"], when=T0 + timedelta(days=1)).stdout)["unfinished_exam"] == 1
@@ -429,7 +450,7 @@ def test_a_new_exam_over_an_unfinished_one_says_so_and_on_a_terminal_takes_it_up
     run(deck_dir, ["exam", "--seed", "11", "--count", "2", "--kind", "choice", "--minutes", "10"], ["!q"])
     piped = run(deck_dir, ["exam", "--count", "1", "--kind", "choice"], ["!q"], when=T0 + timedelta(minutes=3))
     deadline = f"{(T0 + timedelta(minutes=10)).astimezone():%H:%M}"
-    note = f"Exam 1 is unfinished: `quiz exam --resume` continues it until {deadline}."
+    note = f"Exam 1 is unfinished: `quiz exam --resume` continues it until {deadline}, 07:00 left."
     assert piped.stdout.startswith(note) and "Exam 2: 1 question" in piped.stdout
     env = {"QUIZ_NOW": (T0 + timedelta(minutes=4)).isoformat(), "QUIZ_LANG": "en"}
     args = ["exam", "--count", "1", "--kind", "choice", "--decks", str(deck_dir)]
@@ -453,7 +474,7 @@ def test_an_exam_resumable_until_another_day_names_that_day(deck_dir):
     later = run(deck_dir, [], when=T0 + timedelta(hours=1)).stdout
     assert f"continues it until {deadline.astimezone():%Y-%m-%d %H:%M}." in later
     today = run(deck_dir, [], when=deadline - timedelta(minutes=30)).stdout  # the same day: the time is enough
-    assert f"continues it until {deadline.astimezone():%H:%M}." in today
+    assert f"continues it until {deadline.astimezone():%H:%M}, 30:00 left." in today
 
 
 def test_a_mistake_leaves_the_notebook_after_two_right_days(deck_dir):

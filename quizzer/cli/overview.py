@@ -122,6 +122,12 @@ def unfinished_line(exam: ExamRecord, now: datetime) -> str:
             id=exam.id)
     if left == "scoring":
         return _("Exam {id} is unfinished and its time is up: `quiz exam --resume` scores it.").format(id=exam.id)
+    seconds = (exam.deadline - now).total_seconds()
+    if seconds < 3600:  # a paper resumed with seconds to go read as one with its time to come
+        from quizzer.terminal.exam import clock_text
+
+        return _("Exam {id} is unfinished: `quiz exam --resume` continues it until {time}, {left} left.").format(
+            id=exam.id, time=later_when(exam.deadline, now), left=clock_text(seconds))
     return _("Exam {id} is unfinished: `quiz exam --resume` continues it until {time}.").format(
         id=exam.id, time=later_when(exam.deadline, now))
 

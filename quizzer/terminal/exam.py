@@ -38,6 +38,7 @@ from quizzer.app.exam import (
     TimeUp,
     UndoMark,
     View,
+    never_asked,
 )
 from quizzer.app.views import Retry
 from quizzer import clock
@@ -204,9 +205,12 @@ def left_message(view: LeftUnfinished) -> str:
              "and after that scores what was answered.").format(id=view.exam_id, time=later_when(view.deadline, clock.now()))
 
 
-def status_text(status: str) -> str:
-    """A question's stored status as the report says it."""
-    return {"skipped": _("skipped"), "unanswered": _("unanswered")}.get(status, status)
+def status_text(row: ReportRow) -> str:
+    """A question's status as the report says it: an unanswered one shown (a review of Again and a
+    mistake, as in an interview) apart from one the paper never reached (no review)."""
+    if row.status == "unanswered":
+        return _("not reached") if never_asked(row) else _("shown, no answer")
+    return {"skipped": _("skipped")}.get(row.status, row.status)
 
 
 ANSWER_ROOM = 12  # columns the report's answers keep at least beside whole card ids
@@ -260,7 +264,7 @@ def show_report(console: Console, report: Report) -> None:
                   *([number(_("seconds"))] if wide else []), title=_("Questions"))
     for row in report.rows:
         given: Text | Group = (preview(row.answer_text) if row.answer_text
-                               else Text(_("({text})").format(text=status_text(row.status))))
+                               else Text(_("({text})").format(text=status_text(row))))
         if row.cut_off:  # on a line of its own: the answer's two lines may be cut
             given = Group(given, Text(_("({text})").format(text=_("cut off")), style="yellow"))
         table.add_row(str(row.position + 1), row.card_id, *([kinds.title(row.kind)] if wide else []), given, f"{row.score:.2f}",
@@ -270,7 +274,7 @@ def show_report(console: Console, report: Report) -> None:
         if row.score >= 1.0:
             continue
         label = _("Your answer (cut off when time ran out)") if row.cut_off else _("Your answer")
-        none, right = _("({text})").format(text=status_text(row.status)), _("Right answer")  # as the table says
+        none, right = _("({text})").format(text=status_text(row)), _("Right answer")  # as the table says
         answered = labelled(label, row.answer_text or none)
         if row.verdict:  # which blank, how far off: what study would have said
             answered += "\n\n" + said(row.verdict)
