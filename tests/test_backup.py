@@ -403,7 +403,7 @@ def test_a_restore_on_a_terminal_says_what_it_replaces_and_asks(db, key, restore
     snapshot = reviewed_after(db)
     before = db.read_bytes()
     with Terminal(["backup", "restore", "--db", str(db)], {"QUIZ_LANG": "en"}, columns=200) as screen:
-        screen.expect(f"Restore {snapshot.name} (taken {clock.when(NOW)}, 0 reviews) over the database {db} "
+        screen.expect(f"Restore {snapshot.name} (taken {clock.when(NOW)} · 0 reviews) over the database {db} "
                       "(1 review)? It is backed up first. [y/N]")
         screen.send(key)
         assert screen.wait() == 0, screen.text

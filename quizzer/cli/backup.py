@@ -10,7 +10,7 @@ import typer
 
 from quizzer.cli.base import DbOption, JsonOption, app, counted_reviews, group, learner, opened_store, say, where
 from quizzer.errors import BackupError, SchemaMismatch, UsageError, printable
-from quizzer.i18n import _, join, ngettext
+from quizzer.i18n import _, ngettext
 
 backup_app = group(_("Back up the database now, and list and restore the backups."))
 app.add_typer(backup_app, name="backup")
@@ -102,8 +102,8 @@ def backup_restore(
         from quizzer.clock import when
 
         held = backup.reviews_in(chosen)
-        about = join([*([_("taken {when}").format(when=when(taken))] if taken else []),
-                      *([counted_reviews(held)] if held is not None else [])])
+        about = " · ".join([*([_("taken {when}").format(when=when(taken))] if taken else []),  # not a list: "、"
+                            *([counted_reviews(held)] if held is not None else [])])
         typer.echo(_("Restore {backup} ({about}) over the database {path} ({before})? It is backed up first. "
                      "[y/N] ").format(backup=printable(chosen.name if taken else chosen), about=about, path=printable(path),
                                       before=counted_reviews(before) if before is not None else _("reviews unknown")),
