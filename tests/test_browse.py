@@ -473,6 +473,19 @@ def test_an_unknown_card_names_the_ids_closest_to_it(deck_dir):
     assert "(did you mean num-loss" in start, start
 
 
+def test_unbury_puts_a_buried_card_back_into_todays_drill(studied):
+    """A card buried by mistake stayed out until tomorrow: only --unsuspend was there."""
+    def new_today() -> int:
+        return json.loads(quiz(studied, "--json").stdout)["total"]["new"]
+
+    before = new_today()
+    unburied = quiz(studied, "show", "qa-ffn", "--unbury").stdout
+    assert unburied.rstrip().endswith("Unburied qa-ffn: it is back in today's drill.")
+    assert as_json(studied, "show", "qa-ffn")["buried_until"] is None and new_today() == before + 1
+    again = quiz(studied, "show", "qa-ffn", "--unbury").stdout
+    assert again.rstrip().endswith("qa-ffn was not buried: nothing changed.")
+
+
 def test_card_is_a_hidden_alias_of_show_with_unsuspend(studied):
     assert quiz(studied, "card", "qa-bert").stdout == quiz(studied, "show", "qa-bert").stdout
     assert as_json(studied, "card", "num-loss", "--seed", "1") == as_json(studied, "show", "num-loss", "--seed", "1")
@@ -655,7 +668,7 @@ def test_every_listing_has_json_with_its_documented_fields(studied):
                          "unfinished", "resumable", "filters"}
     assert exam["questions"] == exam["answered"] == 1 and exam["score"] == 0 and exam["filters"]["kinds"] == ["choice"]
     backups = json.loads(runner.invoke(app, ["backup", "list", "--json"]).stdout)
-    assert backups and set(backups[0]) == {"path", "taken_at"}
+    assert backups and set(backups[0]) == {"path", "taken_at", "before_restore"}
     checkers = json.loads(runner.invoke(app, ["checkers", "--json"]).stdout)
     assert {"name", "description"} == set(checkers[0]) and "mlm_loss" in {c["name"] for c in checkers}
 

@@ -25,6 +25,7 @@ def show(
         "--seed", metavar="N", show_default=False, min=0, callback=seed_in_range,
         help=_("A generated (numeric) card: ask the question drawn from seed N (default: a fresh one)."))] = None,
     unsuspend: Annotated[bool, typer.Option("--unsuspend", help=_("Put a suspended card back into the drill."))] = False,
+    unbury: Annotated[bool, typer.Option("--unbury", help=_("Put a buried card back into today's drill."))] = False,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
@@ -40,9 +41,12 @@ def show(
     if seed is not None and shown.seed is None and shown.front is not None:  # it was passed over in silence
         raise UsageError(_("--seed picks a numeric card's question: {card} is a {kind} card").format(
             card=card_id, kind=kinds.title(shown.info.kind)), _("without --seed: `quiz show {card}`").format(card=card_id))
-    was_suspended = shown.info.suspended
-    if unsuspend and was_suspended:
-        answering.unsuspend(opened.store, card_id)
+    was_suspended, was_buried = shown.info.suspended, shown.buried
+    if (unsuspend and was_suspended) or (unbury and was_buried):
+        if unsuspend and was_suspended:
+            answering.unsuspend(opened.store, card_id)
+        if unbury and was_buried:
+            answering.unbury(opened.store, card_id)
         shown = browse.show(opened, card_id, clock.now(), None if shown.wrong_at else shown.seed, settings())
     if as_json:
         emit_json(_json(shown))
@@ -51,6 +55,9 @@ def show(
     if unsuspend:  # said last, under the card: the drawing is long
         console().print(_("Unsuspended {card}: it is back in the drill.").format(card=card_id) if was_suspended else
                         _("{card} was not suspended: nothing changed.").format(card=card_id), markup=False, highlight=False)
+    if unbury:
+        console().print(_("Unburied {card}: it is back in today's drill.").format(card=card_id) if was_buried else
+                        _("{card} was not buried: nothing changed.").format(card=card_id), markup=False, highlight=False)
 
 
 app.command("show", help=_("One card: its question and answer as study asks them, its memory state and review history."))(show)

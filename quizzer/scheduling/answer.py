@@ -136,5 +136,9 @@ def unsuspend(store: Store, card_id: str) -> None:
     cards.set_flags(store, card_id, suspended=False)
 
 
+def unbury(store: Store, card_id: str) -> None:
+    cards.unbury(store, card_id)
+
+
 def restore(store: Store, card_id: str, suspended: bool, buried_until: datetime | None) -> None:
     cards.restore_flags(store, card_id, suspended=suspended, buried_until=buried_until)

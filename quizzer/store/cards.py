@@ -233,6 +233,13 @@ def set_flags(store: Store, card_id: str, *, suspended: bool | None = None,
             _set(conn, card_id, **flags)
 
 
+def unbury(store: Store, card_id: str) -> None:
+    """Back in the drill today (``set_flags`` cannot clear a burial: None there is "unchanged")."""
+    with store.write() as conn:
+        _row(conn, card_id)
+        _set(conn, card_id, buried_until=None)
+
+
 def restore_flags(store: Store, card_id: str, *, suspended: bool, buried_until: datetime | None) -> None:
     """Both flags exactly as given, a cleared burial included: the undo of a bury or suspend."""
     with store.write() as conn:
