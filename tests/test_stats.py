@@ -250,7 +250,7 @@ def test_deck_and_tag_filters(history, db):
 
 def test_an_unknown_deck_or_tag_is_an_error(history, db):
     deck = stats(history, "--deck", "nope")
-    assert deck.exit_code == 2 and "Error: no deck 'nope' (known: alpha, beta)" in deck.stderr
+    assert deck.exit_code == 2 and "Error: no deck 'nope' (known: alpha, archived, beta)" in deck.stderr
     tag = stats(history, "--tag", "nope")
     assert tag.exit_code == 2 and "Error: no tag 'nope'" in tag.stderr
 
