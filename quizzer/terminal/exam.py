@@ -135,7 +135,7 @@ class ExamScreen:
                 text=text.strip(), hand_in=HAND_IN, leave=LEAVE))
 
     def status(self, view: QuestionView) -> str:
-        """The status line under the answer prompt: the live clock first, so a narrow terminal cuts the rest."""
+        """The status line under the answer prompt, the live clock first (a narrow terminal puts the rest below)."""
         return " " + _("{clock} left · {number}/{total} · empty: skip · {hand_in}: hand in · {leave}: leave").format(
             clock=clock_text(self.session.seconds_left()), number=view.number, total=view.total,
             hand_in=HAND_IN, leave=LEAVE)
