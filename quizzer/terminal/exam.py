@@ -175,8 +175,9 @@ class ExamScreen:
                     + _("{label}: {value}").format(label=f"**{label}**", value=view.answer_text) + "\n\n" + model
                     + "**" + _("Key points") + "**\n\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(view.points, 1)))
             out.print()
-            out.print(Panel(markdown(body), title=_("Mark question {number} · {card}").format(
-                number=view.position + 1, card=safe(view.card_id)), title_align="left", border_style="cyan"))
+            title = Text(_("Mark question {number} · {card}").format(number=view.position + 1, card=view.card_id))
+            title.truncate(max(out.width - 6, 1), overflow="ellipsis")  # as render.card: rich cut it unmarked
+            out.print(Panel(markdown(body), title=title, title_align="left", border_style="cyan"))
         elif isinstance(view, LeftUnfinished):
             out.print(left_message(view), highlight=False)
         elif isinstance(view, Report):
