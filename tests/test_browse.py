@@ -800,3 +800,50 @@ def test_undo_asks_a_numeric_card_the_same_question_again(deck_dir):
     card = deck_card(deck_dir, "num-loss")
     answer = kinds.of(card).ask(card, reviews[0]["seed"]).drawn.answer_text
     assert re.findall(r"The answer is (\S+)", out) == [answer, answer]  # before the undo and after it
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("columns", [100, 105])
+def test_the_bundled_decks_longest_id_is_whole_from_100_columns_beside_a_due_time(language, columns):
+    """`d12-bert-bidirectional-not-two-unidirectional` (45 characters) folded below 106 columns
+    once a card was due at a time of day (`2026-01-05 10:05` kept 16 columns): the time now goes
+    under the date there, as README says (whole from 100 columns)."""
+    from quizzer import i18n
+
+    card_id = "d12-bert-bidirectional-not-two-unidirectional"
+    assert runner.invoke(app, [], env={"QUIZ_NOW": T0.isoformat()}).exit_code == 0  # the bundled decks' cards
+    store = open_store()
+    answer(store, card_id, 3, now=T0 - timedelta(minutes=5), duration_ms=5000)  # learning: due in minutes
+    store.close()
+    i18n.use(language)
+    try:
+        out = runner.invoke(app, ["cards", "--search", "bidirectional"],
+                            env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)}).stdout
+    finally:
+        i18n.use("en")
+    assert f"{card_id} " in out and max(map(len, out.splitlines())) <= columns, out
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("columns", [60, 80, 100, 120, 160])
+def test_the_tables_name_each_kind_as_study_and_exam_do(language, columns):
+    """`quiz decks` headed its columns `qa choice mistake numeric cloze`, and `quiz cards` (from
+    150 columns) said `numeric` under 题型, where study and exam say 计算题: the kind ids in a
+    Chinese interface. --json keeps the ids."""
+    from rich.cells import cell_len
+
+    from quizzer import i18n
+
+    i18n.use(language)
+    try:
+        decks = runner.invoke(app, ["decks"], env={"COLUMNS": str(columns)}).stdout
+        cards = runner.invoke(app, ["cards", "--kind", "numeric", "-n", "3"], env={"COLUMNS": str(columns)}).stdout
+        titles = [kinds.title(kind) for kind in kinds.KINDS]
+    finally:
+        i18n.use("en")
+    header = decks.split("────")[0].split()  # "common mistake" may take two lines
+    assert titles[0] in header and titles[3] in header and not {"qa", "mistake"} & set(header) - set(titles[2].split()), decks
+    assert "day12-bert-gpt " in decks and max(map(cell_len, decks.splitlines())) <= columns, decks  # ids whole as before
+    if columns >= 150:
+        assert f" {titles[3]} " in cards and (language == "en") == (" numeric " in cards), cards
+    assert set(json.loads(runner.invoke(app, ["decks", "--json"]).stdout)[0]["kinds"]) == set(kinds.KINDS)

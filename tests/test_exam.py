@@ -816,3 +816,29 @@ def test_a_section_with_brackets_is_shown_as_written_in_every_title(deck_folder)
     for result in (studied, examined, shown):
         title = next(line for line in result.stdout.splitlines() if line.startswith("╭") and "§" in line)
         assert "§1.1[a]" in title and "\\" not in title, title
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_at_60_columns_the_answer_gives_way_to_a_long_id_and_a_title_keeps_its_score(deck_folder, language):
+    """At 60 columns the question table folded a 39-character id over three lines while the answer
+    kept 23 columns, and the wrong answer's panel title lost its score (`… · 0.─╮` for 0.25)."""
+    from rich.cells import cell_len
+
+    from quizzer import i18n
+
+    card_id = "d12-arch-pretraining-objectives-and-more"
+    folder = deck_folder(DECK.replace("id: q-qa,", f"id: {card_id},"))
+    i18n.use(language)
+    try:
+        result = runner.invoke(app, ["exam", "--count", "1", "--kind", "qa", "--decks", str(folder)],
+                               input="BERT is an encoder-only transformer trained with masked language modelling\n1\n",
+                               env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": "60"})
+    finally:
+        i18n.use("en")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith("│ 1 │ d12-"))
+    assert lines[row + 1].startswith("│   │ objectives-and-more "), result.stdout  # two lines, not three
+    marking, title = [line for line in lines if line.startswith("╭─ ") and "d12-" in line]  # the report's after the marking's
+    assert f"{card_id} ─" in marking or re.search(r"d12-arch-\S*… ─", marking), marking  # a cut marked (it read `…-and-m─╮`)
+    assert " · 0.33 ─" in title and cell_len(title) == 60, title

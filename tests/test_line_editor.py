@@ -282,3 +282,13 @@ def test_the_countdown_redraws_in_place_and_never_repeats_the_prompt(deck_folder
     clocks = {clock for shot in typing for clock in re.findall(r"(\d\d:\d\d) left", shot)}
     assert len(clocks) >= 3  # it counted down
     assert all(re.search(r"Question 1 of 1 · (Mini · )?Q&A", shot) and not re.search(r"Question.*left", shot) for shot in typing)
+
+
+@pytest.mark.parametrize("language, hint", [("en", "Enter: show the answer"), ("zh", "回车看答案")])
+def test_a_status_line_wider_than_the_terminal_goes_on_a_second_line(deck_dir, language, hint):
+    """At 60 columns study's status line was cut at the edge: `… · !q quit · Enter:`, its last hint lost."""
+    with Terminal(["study", "--decks", str(deck_dir), "--kind", "cloze"], {"QUIZ_NOW": T0.isoformat(), "QUIZ_LANG": language},
+                  columns=60) as term:
+        term.expect(hint, timeout=20)
+        term.send("!q\r")
+        assert term.wait() == 0

@@ -505,3 +505,20 @@ def test_a_command_line_option_is_never_broken_after_a_hyphen(width):
         for start in [i for i in range(len(text)) if text.startswith(option + " ", i) or text.startswith(option + "，", i)]:
             assert not any(start < cut < start + len(option) for cut in offsets), (width, option, offsets)
     assert break_units("Encoder-only 模型")[:2] == ["Encoder-", "only "]
+
+
+@pytest.mark.parametrize("columns, words", [(80, "每个头一个 S_q"), (100, "reshape 或")])
+def test_a_markdown_table_cell_wraps_and_drops_no_word(tmp_path, monkeypatch, columns, words):
+    """A worked solution's table cell lost the last word of a wrapped line to "…": `每个头一个 S_…`
+    at 80 columns, `reshape  …` (for `reshape 或`) at 100. The space before the next word was
+    counted as a character, not as the cell it is beside two-cell Chinese, so the line seemed too long."""
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    monkeypatch.setenv("QUIZ_DB", str(tmp_path / "q.db"))
+    shown = CliRunner().invoke(app, ["generate", "--card", "num-attention-shapes-split-merge", "--seed", "1"],
+                               env={"COLUMNS": str(columns)})
+    assert shown.exit_code == 0, shown.output
+    table = shown.stdout.split("步骤")[1].split("答案")[0]
+    assert words in table and "…" not in table, table

@@ -5,11 +5,13 @@ scheduler they build, and the rating buttons' intervals. Every test has its own 
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import fsrs
 import pytest
+from rich.cells import cell_len
 from typer.testing import CliRunner
 
 from quizzer import settings as config_file
@@ -65,7 +67,7 @@ def rows(output: str) -> dict[str, tuple[str, str]]:
     """`quiz config`'s table as {key: (value, source)}."""
     found = {}
     for line in output.splitlines():
-        cells = [cell.strip() for cell in line.strip("│┃ ").split("│")]
+        cells = re.split(r" {2,}", line.strip())
         if len(cells) in (4, 5) and (cells[0] in config_file.KEYS or cells[0].startswith("deck.")):  # 5: with what it does
             found[cells[0]] = (cells[1], cells[2])
     return found
@@ -745,14 +747,25 @@ def test_no_due_counts_without_a_database(config, tmp_path):
     assert result.exit_code == 0 and "due today" not in result.stdout and not (tmp_path / "none.db").exists()
 
 
-def test_a_deck_s_key_folds_at_60_columns_and_leaves_room_for_its_value(decks, config):
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_deck_s_key_stays_whole_at_60_columns_and_leaves_room_for_its_value(decks, config, language):
     """`quiz config` at 60 columns kept deck.ID.reviews_per_day whole, and the value and allowed
-    columns of every row shrank to nothing."""
+    columns of every row shrank to nothing; then it folded `deck.ch08-` / `bert.new_per_day`, the
+    key a learner types back to `config unset`: the table's borders took the room."""
+    from quizzer import i18n
+
     assert quiz("--decks", str(decks), "config", "set", "deck.mini.reviews_per_day", "30").exit_code == 0
-    shown = quiz("config", COLUMNS="60").stdout
+    assert quiz("config", "set", "deck.ch08-bert.new_per_day", "30").exit_code == 0  # a bundled deck's
+    i18n.use(language)
+    try:
+        shown = quiz("config", COLUMNS="60", QUIZ_NEW_PER_DAY="7").stdout  # "environment": the widest source
+        file, allowed = i18n._("file"), i18n._("0-9999")
+    finally:
+        i18n.use("en")
     lines = shown.splitlines()
-    assert all(len(line) <= 60 for line in lines), shown
-    [deck_row] = [line for line in lines if "deck.mini" in line]
-    assert "│ 30 " in deck_row and "0-9999" in deck_row and "file" in deck_row, shown
+    assert all(cell_len(line) <= 60 for line in lines), shown
+    for key in ("deck.mini.reviews_per_day", "deck.ch08-bert.new_per_day"):
+        [deck_row] = [line for line in lines if "deck." in line and key in line]
+        assert re.search(rf"^{re.escape(key)} +30 +{file} +{allowed}", deck_row), shown
     retention = next(line for line in lines if "desired_retention" in line)  # the other keys stay whole
     assert "0.9 " in retention and "0.70-0.99" in retention, shown

@@ -102,8 +102,9 @@ def cards_command(
     stabilities = [_("{days} d").format(days=f"{row.stability:.1f}") if row.stability is not None else "-"
                    for row in rows]
     lapses = sort.value == "lapses"  # the order's reason shown: sorted by lapses, none were on screen
-    room, wide = _layout(rows, states, dues, stabilities, out.width, lapses)
-    table = _listing(rows, states, dues, stabilities, room, wide, lapses)
+    room, wide, split = _layout(rows, states, dues, stabilities, out.width, lapses)
+    table = _listing(rows, states, [due.replace(" ", "\n") if split else due for due in dues], stabilities, room, wide,
+                     lapses)
     out.print(table)
     counted = counted_cards(found.total)
     if len(rows) < found.total:
@@ -112,14 +113,16 @@ def cards_command(
 
 
 def _layout(rows: list[Row], states: list[list[str]], dues: list[str], stabilities: list[str], width: int,
-            lapses: bool) -> tuple[int, bool]:
-    """The id column's width, and whether kind, deck, section and stability go beside the
-    question. Every column but the question is kept whole and the question keeps
+            lapses: bool) -> tuple[int, bool, bool]:
+    """The id column's width, whether kind, deck, section and stability go beside the question,
+    and whether a due time goes under its date. Every column but the question is kept whole and the question keeps
     PREVIEW_AT_LEAST columns (rich would otherwise squeeze the state to a character a line, or
     push the recall past the edge); within that, whole ids come first (an id is what `quiz show`
-    takes), then the wide layout. Ids fold only where even the narrow layout leaves them less."""
+    takes), then the wide layout, then a due's time on its own line (it kept the bundled decks'
+    longest id from being whole below 106 columns). Ids fold only where even then they have less."""
     from rich.cells import cell_len
 
+    from quizzer.kinds import title
     from quizzer.terminal.tables import room_beside
 
     def widest(header: str, cells: list[str]) -> int:
@@ -129,17 +132,21 @@ def _layout(rows: list[Row], states: list[list[str]], dues: list[str], stabiliti
               widest(_("recall"), ["100%"])]  # narrow, a card's states go one a line
     narrow += [widest(_("lapses"), [str(row.lapses) for row in rows])] if lapses else []
     wide = [widest(_("state"), [join(names) for names in states]), *narrow[1:],
-            widest(_("kind"), [row.kind for row in rows]), widest(_("deck"), [row.deck for row in rows]),
+            widest(_("kind"), [word for row in rows for word in title(row.kind).split()]), widest(_("deck"), [row.deck for row in rows]),
             widest("§", [row.section for row in rows]), widest(_("stability"), stabilities)]  # wide, on one line
     longest = max(cell_len(row.id) for row in rows)
     if room_beside(width, wide) >= longest:
-        return longest, True
-    return min(longest, max(12, room_beside(width, narrow))), False
+        return longest, True, False
+    if room_beside(width, narrow) >= longest:
+        return longest, False, False
+    narrow[1] = widest(_("due"), [part for due in dues for part in due.split()])
+    return min(longest, max(12, room_beside(width, narrow))), False, True
 
 
 def _listing(rows: list[Row], states: list[list[str]], dues: list[str], stabilities: list[str], room: int,
              wide: bool, lapses: bool) -> Table:
     """The browser's table; ``wide`` adds kind, deck, section and stability beside the question."""
+    from quizzer.kinds import title
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number, preview, text
 
@@ -152,7 +159,7 @@ def _listing(rows: list[Row], states: list[list[str]], dues: list[str], stabilit
     table = listing(*columns, number(_("recall")))  # an id is what `quiz show` takes: folded, never cut
     for row, state, due, stability in zip(rows, states, dues, stabilities):
         cells: list[str | Text] = [safe(row.id)]
-        cells += [row.kind, safe(row.deck), safe(row.section)] if wide else []
+        cells += ["\n".join(title(row.kind).split()), safe(row.deck), safe(row.section)] if wide else []  # as study: 计算题
         cells += [preview(row.front), join(state) if wide else "\n".join(state), due]  # never 到 / 期
         cells += [stability] if wide else []
         cells += [str(row.lapses)] if lapses else []

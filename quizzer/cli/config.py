@@ -45,20 +45,20 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
                    "settings": {key.name: {"value": key.toml(value), "source": source, "allowed": key.allowed}
                                 for key, value, source in rows}})
         return
-    from rich.table import Table
+    from rich.cells import cell_len
     from rich.text import Text
+
+    from quizzer.terminal.tables import ident, listing, room_beside, text
 
     out = console()
     explained = out.width >= EXPLAINED_FROM  # what each key does, where it fits beside the rest
-    table = Table(_("key"), _("value"), _("source"), _("allowed"), *([_("what it does")] if explained else []),
-                  title=_("Settings"))
-    # a deck's key (deck.ID.reviews_per_day) folds where the terminal is narrow: kept whole, at 60
-    # columns it left the value and what is allowed no room at all; the other keys stay whole
+    table = listing(text(_("key")), text(_("value")), ident(_("source")), _("allowed"),
+                    *([_("what it does")] if explained else []), title=_("Settings"))
+    # the keys whole (a learner types one back to `config unset`) beside the source, a value and 10
+    # columns of what is allowed; only a deck's key (deck.ID.reviews_per_day) longer than that folds
+    sources = max(cell_len(_(source)) for _key, _value, source in rows)
     longest = max(len(key.name) for key, _value, _source in rows)
-    whole = max(map(len, KEYS))  # the longest key that is no deck's: desired_retention
-    table.columns[0].overflow = "fold"  # the rest's narrowest take 43 columns
-    table.columns[0].width = min(longest, max(whole, out.width - 43))
-    table.columns[2].no_wrap = True  # one word: "environment" was cut to "environme…" at 60 columns
+    table.columns[0].width = min(longest, max(max(map(len, KEYS)), room_beside(out.width, [6, sources, 10], 0)))
     for key, value, source in rows:
         table.add_row(Text(key.name), Text(key.show(value)), Text(_(source)), Text(_(key.allowed)),
                       *([Text(_(key.help))] if explained else []))

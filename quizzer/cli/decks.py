@@ -8,7 +8,7 @@ import typer
 
 from quizzer.cli.base import NO_DECKS, DecksOption, JsonOption, app, console, load
 from quizzer.i18n import _
-from quizzer.kinds import KINDS
+from quizzer.kinds import KINDS, title
 
 
 @app.command("decks", help=_("List the decks with how many cards of each kind they hold."))
@@ -29,17 +29,20 @@ def decks_command(ctx: typer.Context, as_json: JsonOption = False, decks_dir: De
         console().print(_(NO_DECKS), markup=False)
         return
     from quizzer.terminal.render import safe
-    from quizzer.terminal.tables import ident, listing, number, room_beside, text
+    from quizzer.terminal.tables import ident, listing, number, room_beside, text, two_lines
 
     from rich.cells import cell_len
 
     out = console()
-    headers = [*KINDS, _("total")]
-    counts = [number(header) for header in headers]
+    headers = [*map(title, KINDS), _("total")]  # as study and exam name them (--json keeps the ids)
     narrow = out.width < 80  # no room for a title column: the title goes under the id
+    counts = [number(header, header_wraps=narrow) for header in headers]  # narrow: "common" / "mistake"
     cells = [[str(row["kinds"][kind]) for kind in KINDS] + [str(row["total"])] for row in rows]
+    widths = [max(two_lines(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
+    for column, width in zip(counts, widths):
+        column.max_width = width if narrow else None
     # the ids whole where the counts leave room (each count column and the gap before it), else folded
-    room = room_beside(out.width, [max(cell_len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)], 0)
+    room = room_beside(out.width, widths if narrow else [max(cell_len(h), w) for h, w in zip(headers, widths)], 0)
     widest = min(max(len(row["deck"]) for row in rows), max(room, 1))
     table = (listing(text(_("deck"), min_width=widest), *counts) if narrow
              else listing(ident(_("deck")), _("title"), *counts))

@@ -92,29 +92,11 @@ def _columns(wide: bool, answer: bool, width: int, longest: int, dates: list[str
     and its previews."""
     from rich.cells import cell_len
 
-    from quizzer.terminal.tables import room_beside
+    from quizzer.terminal.tables import room_beside, two_lines
 
     wrong, right = (_("times wrong"), _("right on later days")) if wide else (_("wrong"), _("right days"))
     date = [max(map(cell_len, [_("last wrong"), *dates]))] if wide else []
     previews = 2 if answer else 1
     whole = room_beside(width, [cell_len(wrong), cell_len(right), *date], previews) >= max(12, longest)
-    return wrong, right, [cell_len(header) if whole else _two_lines(header) for header in (wrong, right)] + date, previews
+    return wrong, right, [cell_len(header) if whole else two_lines(header) for header in (wrong, right)] + date, previews
 
-
-def _two_lines(header: str) -> int:
-    """The narrowest width at which ``header`` wraps onto two lines at most without tearing a word:
-    an English word stays whole (``wr…``), a Chinese one of four characters or more may break in
-    its middle (``答对`` / ``天数``; ``答`` / ``错`` would not read)."""
-    import re
-
-    from rich.cells import cell_len
-
-    from quizzer.i18n import IDEOGRAPHS
-    from quizzer.terminal.linebreak import divide_line
-
-    def narrowest(word: str) -> int:
-        chinese = len(word) >= 4 and re.fullmatch(f"[{IDEOGRAPHS}]+", word) is not None
-        return cell_len(word[:(len(word) + 1) // 2]) if chinese else cell_len(word)
-
-    return next(width for width in range(max(map(narrowest, header.split())), cell_len(header) + 1)
-                if len(divide_line(header, width)) <= 1)

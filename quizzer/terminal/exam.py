@@ -136,7 +136,7 @@ class ExamScreen:
                 text=text.strip(), hand_in=HAND_IN, leave=LEAVE))
 
     def status(self, view: QuestionView) -> str:
-        """The status line under the answer prompt: the live clock first, so a narrow terminal cuts the rest."""
+        """The status line under the answer prompt, the live clock first (a narrow terminal puts the rest below)."""
         return " " + _("{clock} left · {number}/{total} · empty: skip · {hand_in}: hand in · {leave}: leave").format(
             clock=clock_text(self.session.seconds_left()), number=view.number, total=view.total,
             hand_in=HAND_IN, leave=LEAVE)
@@ -176,8 +176,9 @@ class ExamScreen:
                     + labelled(label, view.answer_text or "") + "\n\n" + model
                     + "**" + _("Key points") + "**\n\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(view.points, 1)))
             out.print()
-            out.print(Panel(markdown(body), title=_("Mark question {number} · {card}").format(
-                number=view.position + 1, card=safe(view.card_id)), title_align="left", border_style="cyan"))
+            title = Text(_("Mark question {number} · {card}").format(number=view.position + 1, card=view.card_id))
+            title.truncate(max(out.width - 6, 1), overflow="ellipsis")  # as render.card: rich cut it unmarked
+            out.print(Panel(markdown(body), title=title, title_align="left", border_style="cyan"))
         elif isinstance(view, LeftUnfinished):
             out.print(left_message(view), highlight=False)
         elif isinstance(view, Report):
@@ -259,7 +260,11 @@ def show_report(console: Console, report: Report) -> None:
     # narrow terminal; folded only where even then the answer would keep no words beside it
     longest = max((cell_len(row.card_id) for row in report.rows), default=0)
     wide = console.width >= longest + room_beside_ids(report.rows, all_columns=True)
-    card = ident(_("card")) if console.width >= longest + room_beside_ids(report.rows, all_columns=False) else text(_("card"))
+    room = console.width - room_beside_ids(report.rows, all_columns=False)
+    card = ident(_("card"))
+    if room < longest:  # the answer gives way first: the ids fold over as few lines as its ANSWER_ROOM leaves
+        card = text(_("card"), width=max(line.cell_len for row in report.rows
+                                         for line in Text(row.card_id).wrap(console, max(room, 1), overflow="fold")))
     table = Table(number("#"), card, *([ident(_("kind"))] if wide else []), text(_("your answer")), number(_("score")),
                   *([number(_("seconds"))] if wide else []), title=_("Questions"))
     for row in report.rows:
@@ -287,9 +292,18 @@ def show_report(console: Console, report: Report) -> None:
             body += "\n\n**" + _("Key points not covered") + f"**\n\n{missed}"
         if row.solution:
             body += f"\n\n{row.solution}"
-        title = _("Question {number} · {card} · {score}").format(
-            number=row.position + 1, card=safe(row.card_id), score=f"{row.score:.2f}")
-        console.print(Panel(markdown(body), title=title, title_align="left", border_style="red"))
+        console.print(Panel(markdown(body), title=_question_title(console, row), title_align="left", border_style="red"))
+
+
+def _question_title(console: Console, row: ReportRow) -> Text:
+    """A wrong answer's panel title: its number, card id and score; where the border is too short
+    the id is cut with "…" (it is whole in the table above), never the score."""
+    def title(card: str) -> str:
+        return _("Question {number} · {card} · {score}").format(number=row.position + 1, card=card, score=f"{row.score:.2f}")
+
+    card = Text(row.card_id)
+    card.truncate(max(1, console.width - 6 - cell_len(title(""))), overflow="ellipsis")  # as render.card's room
+    return Text(title(card.plain))
 
 
 def show_history(console: Console, rows: list[tuple[ExamRecord, int, int]], now: datetime) -> None:

@@ -309,6 +309,17 @@ def install() -> None:
     so a table would not let a Chinese column give way)."""
     rich.text.divide_line = divide_line
     rich.text.Text.__rich_measure__ = _measure  # type: ignore[method-assign]
+    rich.text.Text.rstrip_end = _rstrip_end  # type: ignore[method-assign]
+
+
+def _rstrip_end(self: rich.text.Text, size: int) -> None:
+    """rich's, counting cells, not characters: a wrapped line of Chinese ending in the space before
+    the next word kept the space, and a column's "…" then took the word's last character in its
+    place (`每个头一个 S_…` for `S_q`)."""
+    trailing = len(self.plain) - len(self.plain.rstrip())
+    excess = cell_len(self.plain) - size
+    if trailing and excess > 0:
+        self.right_crop(min(trailing, excess))
 
 
 _RICH_MEASURE = rich.text.Text.__rich_measure__

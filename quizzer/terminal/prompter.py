@@ -239,7 +239,8 @@ class TerminalPrompter:
             if self.redraw is not None and hasattr(signal, "SIGWINCH"):
                 session.app.create_background_task(resized())
 
-        session.bottom_toolbar = status  # set, not passed: a None argument would keep the last prompt's
+        # set, not passed: a None argument would keep the last prompt's
+        session.bottom_toolbar = None if status is None else lambda: fold_status(status(), session.app.output.get_size().columns)
         typed = ""
         while True:
             try:
@@ -253,6 +254,21 @@ class TerminalPrompter:
                 self.redraw()
                 continue
             return clean(text)  # a paste can hold escapes
+
+
+def fold_status(status: str, width: int) -> str:
+    """A status line on as many lines as ``width`` needs, broken after a `` · ``: the terminal cut
+    it at its edge (at 60 columns study's lost "Enter: show the answer")."""
+    from rich.cells import cell_len
+
+    lines = [""]
+    for part in status.split(" · "):
+        joined = f"{lines[-1]} · {part}" if lines[-1] else part
+        if lines[-1] and cell_len(joined) > width:
+            lines.append(part)
+        else:
+            lines[-1] = joined
+    return "\n".join(lines)
 
 
 class _Resizes:

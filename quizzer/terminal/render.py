@@ -95,6 +95,8 @@ def _markdown() -> type[Markdown]:
             for table in super().__rich_console__(console, options):
                 if isinstance(table, Table):
                     table.show_edge = False
+                    for column in table.columns:  # a cell wraps and folds a long word, never cut with "…"
+                        column.overflow = "fold"
                 yield table
 
     class Shown(Markdown):

@@ -7,6 +7,7 @@ wraps, with Chinese line breaking (``quizzer.terminal.linebreak``), and is what 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,7 +19,8 @@ from rich.segment import Segment
 from rich.table import Column, Table
 from rich.text import Text
 
-from quizzer.terminal.linebreak import first_line
+from quizzer.i18n import IDEOGRAPHS
+from quizzer.terminal.linebreak import divide_line, first_line
 from quizzer.terminal.render import clean
 
 PREVIEW_AT_LEAST = 20  # columns a question or answer column keeps: its first words, whatever the terminal
@@ -37,6 +39,19 @@ def number(header: str, header_wraps: bool = False) -> Column:
 
 def text(header: str, **options: Any) -> Column:
     return Column(header, overflow="fold", **options)
+
+
+def two_lines(header: str) -> int:
+    """The narrowest width at which ``header`` wraps onto two lines at most without tearing a word:
+    an English word stays whole (``wr…``), a Chinese one of four characters or more may break in
+    its middle (``答对`` / ``天数``; ``答`` / ``错`` would not read)."""
+
+    def narrowest(word: str) -> int:
+        chinese = len(word) >= 4 and re.fullmatch(f"[{IDEOGRAPHS}]+", word) is not None
+        return cell_len(word[:(len(word) + 1) // 2]) if chinese else cell_len(word)
+
+    return next(width for width in range(max(map(narrowest, header.split())), cell_len(header) + 1)
+                if len(divide_line(header, width)) <= 1)
 
 
 def room_beside(width: int, others: list[int], previews: int = 1) -> int:
