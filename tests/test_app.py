@@ -145,6 +145,36 @@ def test_a_failed_card_coming_back_counts_as_left_at_once(collection):
     assert isinstance(last, study.QueueEnd)
 
 
+def test_the_cards_left_are_counted_as_new_learning_and_due(collection, monkeypatch):
+    """The header's three counts, as Anki's: a card failed earlier is learning, a card in review
+    due today is due, an unseen one new; a card answered Easy leaves the counts, and one failed
+    now moves from its count to learning at once."""
+    first = session(collection, ("qa", "mistake"))
+    [opening] = first.start()  # q-one, then m-one: both new
+    assert isinstance(opening, study.CardView) and opening.remaining == study.Remaining(new=2)
+    first.handle(study.Reveal())
+    first.handle(study.Rate(4))  # q-one: Easy, in review, due in days
+    first.handle(study.Reveal())
+    first.handle(study.Rate(1))  # m-one: Again, learning
+    first.handle(study.Quit())
+    later = T0 + timedelta(days=60)
+    monkeypatch.setenv("QUIZ_NOW", later.isoformat())
+    chosen = collection.card_filter(kinds=["qa", "mistake", "choice"])
+    machine = study.StudySession(collection, build_queue(collection.store, later, chosen=chosen), chosen=chosen,
+                                 tick=Clock())
+    [front] = machine.start()
+    assert isinstance(front, study.CardView) and front.card_id == "m-one"  # learning first
+    assert front.remaining == study.Remaining(new=1, learning=1, review=1) and front.left == 3
+    machine.handle(study.Reveal())
+    *_, after = machine.handle(study.Rate(4))  # m-one: Easy, out of learning, not coming back
+    assert isinstance(after, study.CardView) and after.card_id == "q-one"
+    assert after.remaining == study.Remaining(new=1, review=1)
+    machine.handle(study.Reveal())
+    *_, last = machine.handle(study.Rate(1))  # q-one failed: relearning, coming back
+    assert isinstance(last, study.CardView) and last.card_id == "c-one"
+    assert last.remaining == study.Remaining(new=1, learning=1)
+
+
 def test_a_card_failed_in_an_earlier_session_counts_as_left_too(collection):
     """Failed, then q: the next session's header counted down to "1 left", then showed that card."""
     first = session(collection, ("qa", "mistake"))

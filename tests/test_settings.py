@@ -183,14 +183,14 @@ def test_the_library_reads_the_same_file(config):
 def test_an_option_overrides_the_file_for_one_run(decks, config):
     quiz("config", "set", "new_per_day", "1")
     first = quiz("study", "--decks", str(decks), "--new-per-day", "2", input="\n4\n\n4\nq\n")
-    assert first.exit_code == 0 and "0 done · 2 left" in first.stdout and len(saved_lines(first.stdout)) == 2
+    assert first.exit_code == 0 and "0 done · 2 new · 0 learning · 0 due" in first.stdout and len(saved_lines(first.stdout)) == 2
     # the same study day, without the option: the file's 1 is used up (2 done), nothing new
     later = quiz("study", "--decks", str(decks), input="q\n", now=T0 + timedelta(hours=1))
     assert later.exit_code == 0 and later.stdout.startswith("Today's new cards are done (1 a day), and 1 more wait.")
     assert "new_per_day = 1" in config.read_text()
     # the next day: the file's one new card
     tomorrow = quiz("study", "--decks", str(decks), input="q\n", now=T0 + timedelta(days=1))
-    assert "0 done · 1 left" in tomorrow.stdout
+    assert "0 done · 1 new · 0 learning · 0 due" in tomorrow.stdout
 
 
 def test_new_cards_held_by_a_decks_own_limit_are_said_to_be(deck_folder, config):
@@ -204,7 +204,7 @@ def test_new_cards_held_by_a_decks_own_limit_are_said_to_be(deck_folder, config)
         "Today's new cards are done, mini by its own limit (0 a day), and 2 more wait."), held.stdout
     assert "`quiz config unset deck.ID.new_per_day` gives it the global one" in " ".join(held.stdout.split())
     other = quiz("study", "--decks", str(folder), input="q\n")  # the other deck's card is still there to study
-    assert "0 done · 1 left" in other.stdout
+    assert "0 done · 1 new · 0 learning · 0 due" in other.stdout
 
 
 def test_a_hand_written_limit_for_a_deck_no_file_has_is_warned_of(decks, config):
@@ -483,7 +483,7 @@ def test_day_start_hour_moves_the_study_day(decks, config):
     assert still.startswith("Today's new cards are done (1 a day)")
     quiz("config", "set", "day_start_hour", "2")
     moved = quiz("study", "--decks", str(decks), input="q\n", now=night)
-    assert "0 done · 1 left" in moved.stdout  # a new study day began at 02:00: one more new card
+    assert "0 done · 1 new · 0 learning · 0 due" in moved.stdout  # a new study day began at 02:00: one more new card
 
 
 def test_day_start_hour_sets_bury_until(decks, config):
@@ -502,7 +502,7 @@ def test_per_deck_new_per_day(deck_folder, config):
     overview = json.loads(quiz("--json", "--decks", str(folder)).stdout)  # it said 3 for alpha, against its own 1
     assert {d["deck"]: d["new"] for d in overview["decks"]} == {"alpha": 1, "beta": 3} and overview["total"]["new"] == 3
     shown = quiz("study", "--decks", str(folder), input="\n4\n" * 3 + "q\n")
-    assert "0 done · 3 left" in shown.stdout
+    assert "0 done · 3 new · 0 learning · 0 due" in shown.stdout
     done = quiz("study", "--decks", str(folder))  # it said only "Nothing is due now"
     assert done.stdout.startswith("Today's new cards are done (3 a day), and 3 more wait.")
     fresh = quiz("study", "--decks", str(folder), "--new", "0", now=T0 + timedelta(days=1))  # said "done (3 a day)"

@@ -103,13 +103,13 @@ def test_a_failed_card_comes_back_before_the_session_ends(deck_dir):
 
 
 def test_limit_holds_against_cards_in_learning_from_earlier(deck_dir):
-    """`--limit 1` with two cards in learning from an earlier session said "2 left" and showed
+    """`--limit 1` with two cards in learning from an earlier session said "2 left" (two learning) and showed
     both: the session brought every learning card due, not only those its limit took."""
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
     study(deck_dir, ["", "1", "", "1", "q"], when, "--kind", "qa")  # both in learning, due again in a minute
     result = study(deck_dir, ["", "3", "", "3", "", "3", "q"], when + timedelta(minutes=5), "--limit", "1")
     saved = {line.split()[1] for line in result.stdout.splitlines() if line.startswith("saved ")}
-    assert len(saved) == 1 and "0 done · 1 left" in result.stdout, result.stdout
+    assert len(saved) == 1 and "0 done · 0 new · 1 learning · 0 due" in result.stdout, result.stdout
 
 
 def test_choice_is_graded_and_rated_automatically(deck_dir):
@@ -458,7 +458,7 @@ def test_the_card_header_keeps_the_progress_beside_a_long_deck_title(columns):
                            env={"QUIZ_NOW": "2026-01-05T10:00", "COLUMNS": str(columns)})
     assert result.exit_code == 0, result.output
     header = next(line for line in result.stdout.splitlines() if line.startswith("╭"))
-    assert "0 done · 1 left" in header and "§Vaswani" not in result.stdout
+    assert "0 done · 1 new · 0 learning · 0 due" in header and "§Vaswani" not in result.stdout
 
 
 def test_on_a_terminal_space_rates_good_as_in_anki(deck_dir):

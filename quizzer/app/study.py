@@ -16,6 +16,7 @@ not saved); feedback and the "saved" notice carry when it is due after the ratin
 from __future__ import annotations
 
 import threading
+from collections import Counter
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import cards as card_store
 from quizzer.store.cards import ReviewedSince
 from quizzer.store.filter import EVERYTHING, CardFilter
-from quizzer.store.records import NEW, Answered
+from quizzer.store.records import NEW, REVIEW, Answered
 
 
 
@@ -98,6 +99,20 @@ Event = Union[Reveal, Rate, Answer, Next, Undo, Bury, Suspend, Edited, Quit]
 
 
 @dataclass(frozen=True)
+class Remaining:
+    """The cards still to show, the one on screen included, by what they are now, as Anki's three
+    counts (new, learning, to review): a failed card is learning at once, since it comes back."""
+
+    new: int = 0
+    learning: int = 0
+    review: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.new + self.learning + self.review
+
+
+@dataclass(frozen=True)
 class CardView:
     """A card's front, waiting for Reveal (self-rated) or an Answer (graded)."""
 
@@ -106,10 +121,14 @@ class CardView:
     kind: str
     source: str
     done: int
-    left: int
+    remaining: Remaining
     front: str
     graded: bool
     hint: str  # graded: what to type
+
+    @property
+    def left(self) -> int:
+        return self.remaining.total
 
 
 @dataclass(frozen=True)
@@ -340,17 +359,23 @@ class StudySession:
         kind = kinds.of(card)
         asked = self._asked()
         return CardView(card.id, self.collection.deck_of(card.id).title, card.kind, card.source,
-                        self.position, len(self.queue) - self.position + self._coming_back(), kind.front(asked),
+                        self.position, self._remaining(), kind.front(asked),
                         kind.graded, kind.hint(asked) if kind.graded else "")
 
-    def _coming_back(self) -> int:
-        """Cards in learning the session will still show (those ``_requeue_learning`` brings back,
-        failed now or in an earlier session) and not yet queued: Anki counts them as left at once,
-        so "0 left" does not precede a card."""
-        ahead = set(self.queue[self.position:])
-        return sum(1 for card_id in queues.learning_due(self.collection.store, clock.now() + queues.LEARN_AHEAD, self.chosen)
-                   if card_id not in ahead and card_id in self.collection.cards
-                   and (self.scope is None or card_id in self.scope))
+    def _remaining(self) -> Remaining:
+        """The queue from the card on screen on, and the cards in learning the session will still
+        show (those ``_requeue_learning`` brings back, failed now or in an earlier session) though
+        not yet queued: Anki counts them as left at once, so "0 left" does not precede a card."""
+        ahead = self.queue[self.position:]
+        queued = set(ahead)
+        coming_back = [card_id for card_id in queues.learning_due(self.collection.store, clock.now() + queues.LEARN_AHEAD,
+                                                                  self.chosen)
+                       if card_id not in queued and card_id in self.collection.cards
+                       and (self.scope is None or card_id in self.scope)]
+        states = card_store.states(self.collection.store, ahead)
+        by_state = Counter(states.get(card_id, NEW) for card_id in ahead)
+        return Remaining(new=by_state[NEW], review=by_state[REVIEW],
+                         learning=len(ahead) - by_state[NEW] - by_state[REVIEW] + len(coming_back))
 
     def _show_next(self) -> View:
         while self.position < len(self.queue) or self._requeue_learning():

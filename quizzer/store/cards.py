@@ -299,6 +299,13 @@ def studiable(store: Store, card_ids: list[str], now: datetime) -> list[str]:
     return [card_id for card_id in card_ids if card_id in ok]
 
 
+def states(store: Store, card_ids: list[str]) -> dict[str, int]:
+    """The state (``NEW``, or an fsrs.State value) of each of ``card_ids`` that is stored."""
+    with store.read() as conn:
+        return {card_id: state for card_id, state in conn.execute(
+            select(cards.c.id, cards.c.state).where(cards.c.id.in_(card_ids)))}
+
+
 def learning_due(store: Store, chosen: CardFilter, now: datetime, until: datetime) -> list[str]:
     """Learning/relearning cards due by ``until``, soonest first."""
     with store.read() as conn:

@@ -114,6 +114,17 @@ def rate_prompt(intervals: Sequence[timedelta] = ()) -> str:
     return " · ".join(f"{r.value} {r.shown} {interval(span)}" for r, span in zip(Rating, intervals))
 
 
+def progress(view: CardView) -> Text:
+    """``3 done · 12 new · 1 learning · 4 due``: the overview's three counts, in Anki's colours
+    (blue, red, green), of the cards still to show, the one on screen included."""
+    left = view.remaining
+    counts = [(_("{count} new").format(count=left.new), left.new, "blue"),
+              (_("{count} learning").format(count=left.learning), left.learning, "red"),
+              (_("{count} due").format(count=left.review), left.review, "green")]
+    return Text(" · ", style="dim").join([Text(_("{count} done").format(count=view.done), style="dim"),
+                                          *(Text(words, style=colour if count else "dim") for words, count, colour in counts)])
+
+
 class StudyScreen:
     """Runs a StudySession against a prompter and a console."""
 
@@ -213,9 +224,8 @@ class StudyScreen:
     def draw(self, view: View) -> None:
         out = self.console
         if isinstance(view, CardView):
-            progress = _("{done} done · {left} left").format(done=view.done, left=view.left)
             # progress first; the deck title goes where the line is too narrow for it
-            render.card(out, [Text(progress, style="dim"), Text(clean(view.deck_title)), Text(kinds.title(view.kind)),
+            render.card(out, [progress(view), Text(clean(view.deck_title)), Text(kinds.title(view.kind)),
                               Text(clean(render.section_text(view.source)))], view.front, optional=1)
         elif isinstance(view, BackView):
             out.print(Panel(markdown(view.back), border_style="green"))
