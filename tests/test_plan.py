@@ -184,8 +184,8 @@ def test_buried_new_cards_leave_the_days_pace_and_the_plan_names_it_as_the_overv
     assert overview["new_per_day"] == plan["new_per_day"] == pace
     assert plan["cards"] == unseen  # the buried cards still count in the plan
     session = runner.invoke(app, ["study"], input="b\n", env={"QUIZ_NOW": NOW})
-    left = [int(n) for n in re.findall(r"(\d+) left", session.stdout)]
-    assert len(left) >= 2 and left[0] == left[1], session.stdout  # the bury made room: as many left
+    left = [int(n) for n in re.findall(r"(\d+) new", session.stdout)]
+    assert len(left) >= 2 and left[0] == left[1], session.stdout  # the bury made room: as many new left
 
 
 def test_one_review_a_day_is_said_in_the_singular():
@@ -466,6 +466,7 @@ def test_in_the_last_days_the_overview_counts_the_practice_study_adds(deck_folde
     at = {"QUIZ_NOW": first.isoformat()}
     overview = json.loads(runner.invoke(app, ["--json", *where], env=at).output)
     study = runner.invoke(app, ["study", *where], input="", env=at).stdout
-    assert overview["practice"] == int(re.findall(r"(\d+) left", study)[0]) > 0, study
+    counts = re.search(r"0 done · (\d+) new · (\d+) learning · (\d+) due", study)
+    assert counts is not None and overview["practice"] == sum(map(int, counts.groups())) > 0, study
     shown = runner.invoke(app, where, env=at).output
     assert f"in its last days the plan adds {overview['practice']} review" in shown
