@@ -44,8 +44,10 @@ def padding_mask(attention_mask: Tensor) -> Tensor:
 
 
 def attention_scores(q: Tensor, k: Tensor) -> Tensor:
-    """QK^T / sqrt(d_k)."""
-    return q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    """QK^T / sqrt(d_k). The product is a new tensor, so it is divided in place: the same division,
+    but on the meta device (multi_head_shapes) an out-of-place one runs torch._refs' Python kernel,
+    whose first call imports torch._dynamo (about 0.6 s)."""
+    return (q @ k.transpose(-2, -1)).div_(math.sqrt(q.size(-1)))
 
 
 def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None) -> Tensor:
@@ -303,10 +305,13 @@ DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 @lru_cache(maxsize=256)
 def multi_head_shapes(batch: int, q_len: int, kv_len: int, d_model: int, heads: int) -> dict[str, list[int]]:
     """Every tensor's shape through projection, head split, attention and merge, recorded as it runs.
-    The first matmul on the meta device loads torch's meta kernels once per process (about 1 s)."""
+
+    The projection has no bias: a bias leaves every shape as it is, and on the meta device its add
+    runs torch._refs' Python kernel, whose first call imports torch._dynamo (about 0.6 s). The
+    matmuls' meta kernels still import sympy once per process (about 0.3 s)."""
     d_k = d_model // heads
     with torch.device("meta"):
-        proj = nn.Linear(d_model, d_model)
+        proj = nn.Linear(d_model, d_model, bias=False)
         x_q, x_kv = torch.empty(batch, q_len, d_model), torch.empty(batch, kv_len, d_model)
         q, k, v = proj(x_q), proj(x_kv), proj(x_kv)
         q_split = q.view(batch, q_len, heads, d_k)
