@@ -180,3 +180,26 @@ def test_gpt_forward_is_causal_and_tied(name):
     assert a.shape == (1, 5, 40)
     torch.testing.assert_close(a[:, :3], b[:, :3])
     assert not torch.allclose(a[:, 3:], b[:, 3:])
+
+
+# --- FLOPs on the meta device ------------------------------------------------------------------
+
+
+def test_flop_count_counts_what_flop_counter_mode_counts():
+    """FlopCount sums FlopCounterMode's formulas: same totals on the ops of a Transformer block."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    def block() -> None:
+        with torch.device("meta"):
+            x = torch.empty(3, 5, 64)
+            q = torch.nn.Linear(64, 64)(x).view(3, 5, 8, 8).transpose(1, 2)  # bias: addmm
+            context = reference.scaled_dot_product_attention(q, q, q)  # bmm, twice
+            hidden = torch.nn.Linear(64, 256, bias=False)(context.transpose(1, 2).reshape(3, 5, 64))  # mm
+            torch.baddbmm(torch.empty(3, 5, 5), hidden, hidden.transpose(1, 2))
+            torch.nn.Linear(256, 10)(hidden[:, 0])  # 2-D input with bias: addmm
+
+    with reference.FlopCount() as ours:
+        block()
+    with FlopCounterMode(display=False) as torchs:
+        block()
+    assert ours.total == torchs.get_total_flops() > 0
