@@ -417,7 +417,7 @@ def training_memory_bytes(parameters: int, precision: str) -> dict[str, int]:
     low = torch.float32 if precision == "fp32" else torch.float16
     with torch.device("meta"):
         weights = torch.empty(parameters, dtype=low)
-        gradients = torch.empty_like(weights)
+        gradients = weights.new_empty(weights.shape)  # not empty_like: on meta it imports sympy (0.3 s)
         master = [torch.empty(parameters, dtype=torch.float32)] if precision == "mixed" else []
         states = master + [torch.zeros(parameters, dtype=torch.float32) for _ in ("exp_avg", "exp_avg_sq")]
     size = lambda t: t.numel() * t.element_size()  # noqa: E731
