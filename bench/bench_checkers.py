@@ -1,18 +1,29 @@
-"""How long a checker takes to produce a question: warm (torch loaded) and cold (fresh process).
+"""How long a checker takes to produce a question: warm (torch loaded) and cold (fresh process);
+then the commands that compute every numeric card's answers (``quiz lint``, ``quiz export anki``,
+``quiz export markdown``), each in a fresh process, against ``import torch`` timed in the same run.
 
-Run: python bench/bench_checkers.py   (prints a Markdown report)
+``--against REV`` times only those commands, on this checkout and on git revision REV (a
+worktree), run after run in turn, and prints each median's ratio to REV's: this machine's speed
+drifts by half within an hour, so only a comparison made in one run holds.
+
+Run: python bench/bench_checkers.py [--runs N] [--against REV]   (prints a Markdown report)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+from installed import with_bytecode
 
 ROOT = Path(__file__).resolve().parent.parent
 WARM_RUNS = 200
@@ -34,6 +45,11 @@ print(json.dumps({"registry": t1 - t0, "first": t2 - t1, "second": t3 - t2}))
 
 TORCH_ONLY = "import time; t = time.perf_counter(); import torch; print(time.perf_counter() - t)"
 
+# Every numeric card's answers computed with torch: lint draws 100 questions of each and checks the
+# numbers the deck states; the exports write 3 variants of each with their worked solutions.
+COMMANDS = [("`quiz lint`", ["lint"]), ("`quiz export anki`", ["export", "anki", "{folder}/decks.apkg"]),
+            ("`quiz export markdown`", ["export", "markdown", "--out", "{folder}/decks.md"])]
+
 
 def fresh(code: str, *args: str) -> str:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -44,7 +60,61 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f}"
 
 
+def timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(args, env=env, stdout=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def commands(runs: int, torch_import: float, against: str | None) -> None:
+    """Each command in a fresh process, on this checkout (and on ``against``), run after run in turn.
+    ``-P`` keeps the working directory off the path, so PYTHONPATH alone picks the code; each tree
+    has its own deck cache and bytecode, and the database and config are the run's own."""
+    with tempfile.TemporaryDirectory(prefix="quizzer-bench-checkers-") as scratch:
+        folder = Path(scratch)
+        base = {**os.environ, "QUIZ_DB": str(folder / "quiz.db"), "QUIZ_CONFIG": str(folder / "config.toml")}
+        trees = {"this checkout": ROOT}
+        if against:
+            trees = {against: folder / "against", **trees}
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(trees[against]), against],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        envs = {label: with_bytecode({**base, "PYTHONPATH": str(tree), "QUIZ_CACHE_DIR": str(folder / f"cache-{i}")},
+                                     folder / f"bytecode-{i}") for i, (label, tree) in enumerate(trees.items())}
+        try:
+            print(f"\nCommands, each in a fresh process, median of {runs} (the trees in turn, run after run); "
+                  "÷ import torch: against `import torch` alone, measured above.\n")
+            heads = [f"{label} wall ms | {label} CPU ms" for label in trees]
+            ratio = " | wall ratio | CPU ratio" if against else ""
+            print(f"| command | {' | '.join(heads)}{ratio} | ÷ import torch (wall) |")
+            print("| --- |" + " ---: |" * (2 * len(trees) + (2 if against else 0) + 1))
+            for name, args in COMMANDS:
+                argv = [sys.executable, "-P", "-m", "quizzer", *(a.format(folder=folder) for a in args)]
+                for env in envs.values():  # deck caches and bytecode first, untimed
+                    timed(argv, env)
+                samples: dict[str, list[tuple[float, float]]] = {label: [] for label in trees}
+                for _ in range(runs):
+                    for label, env in envs.items():
+                        samples[label].append(timed(argv, env))
+                wall = {label: statistics.median(w for w, _ in runs_) for label, runs_ in samples.items()}
+                cpu = {label: statistics.median(c for _, c in runs_) for label, runs_ in samples.items()}
+                cells = [f"{ms(wall[label])} | {ms(cpu[label])}" for label in trees]
+                if against:
+                    cells += [f"{wall['this checkout'] / wall[against]:.2f}×", f"{cpu['this checkout'] / cpu[against]:.2f}×"]
+                print(f"| {name} | {' | '.join(cells)} | {wall['this checkout'] / torch_import:.2f} |")
+        finally:  # git keeps a record of every worktree: not left behind
+            if against:
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(trees[against])], check=True)
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=7, help="fresh processes per command and tree")
+    parser.add_argument("--against", metavar="REV", help="time only the commands, on this checkout and on REV, in turn")
+    options = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from checkers import registry
     from checkers.grading import grade
@@ -55,6 +125,9 @@ def main() -> None:
     print(f"Python {platform.python_version()}, torch {torch.__version__}, {platform.machine()}, {os.cpu_count()} CPUs.\n")
     torch_import = statistics.median(float(fresh(TORCH_ONLY)) for _ in range(COLD_RUNS))
     print(f"`import torch` alone in a fresh process: **{ms(torch_import)} ms** (median of {COLD_RUNS}).\n")
+    if options.against:
+        commands(options.runs, torch_import, options.against)
+        return
 
     print(f"Warm: torch loaded, median / p95 over {WARM_RUNS} seeds after 20 warm-up questions; grade = grading the displayed answer (µs).")
     print("Cold: fresh process, median of", COLD_RUNS, "runs; first question includes importing torch and the reference;")
@@ -81,6 +154,7 @@ def main() -> None:
             f"{ms(cold_median['registry'])} | {ms(cold_median['first'])} | {cold_median['first'] / torch_import:.2f} | "
             f"{ms(cold_median['second'])} |"
         )
+    commands(options.runs, torch_import, None)
 
 
 if __name__ == "__main__":

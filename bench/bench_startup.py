@@ -54,8 +54,9 @@ class Sample:
 
 
 def card_drawn(screen: str) -> bool:
-    """The first card's panel is complete: its title (``0 done · N left``) then its bottom border."""
-    title = screen.find(" left")
+    """The first card's panel is complete: its title (``0 done · N new · N learning · N due``) then its
+    bottom border."""
+    title = screen.find(" due")
     return title >= 0 and "╰" in screen[title:]
 
 

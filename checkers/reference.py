@@ -11,12 +11,17 @@ checkers never generate (and their inputs reject) such a row.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
+from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
+from torch._ops import OpOverload
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import flop_registry
 
 from checkers.configs import ModelConfig
 
@@ -44,8 +49,10 @@ def padding_mask(attention_mask: Tensor) -> Tensor:
 
 
 def attention_scores(q: Tensor, k: Tensor) -> Tensor:
-    """QK^T / sqrt(d_k)."""
-    return q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    """QK^T / sqrt(d_k). The product is a new tensor, so it is divided in place: the same division,
+    but on the meta device (multi_head_shapes) an out-of-place one runs torch._refs' Python kernel,
+    whose first call imports torch._dynamo (about 0.6 s)."""
+    return (q @ k.transpose(-2, -1)).div_(math.sqrt(q.size(-1)))
 
 
 def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None) -> Tensor:
@@ -303,10 +310,13 @@ DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 @lru_cache(maxsize=256)
 def multi_head_shapes(batch: int, q_len: int, kv_len: int, d_model: int, heads: int) -> dict[str, list[int]]:
     """Every tensor's shape through projection, head split, attention and merge, recorded as it runs.
-    The first matmul on the meta device loads torch's meta kernels once per process (about 1 s)."""
+
+    The projection has no bias: a bias leaves every shape as it is, and on the meta device its add
+    runs torch._refs' Python kernel, whose first call imports torch._dynamo (about 0.6 s). The
+    matmuls' meta kernels still import sympy once per process (about 0.3 s)."""
     d_k = d_model // heads
     with torch.device("meta"):
-        proj = nn.Linear(d_model, d_model)
+        proj = nn.Linear(d_model, d_model, bias=False)
         x_q, x_kv = torch.empty(batch, q_len, d_model), torch.empty(batch, kv_len, d_model)
         q, k, v = proj(x_q), proj(x_kv), proj(x_kv)
         q_split = q.view(batch, q_len, heads, d_k)
@@ -335,23 +345,46 @@ def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, batch: int, length
     return sum(t.numel() * t.element_size() for t in cache)
 
 
+class FlopCount(TorchDispatchMode):
+    """Sums the FLOPs of the aten ops run inside it with torch.utils.flop_counter's formulas, the
+    ones FlopCounterMode uses. FlopCounterMode's own dispatch mode is wrapped in torch._dynamo's
+    disable, so its first op imports torch._dynamo (about 0.6 s) though nothing here is compiled;
+    this mode opts out of that wrapping."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.total = 0
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False
+
+    def __torch_dispatch__(
+        self, func: OpOverload, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        formula = flop_registry.get(func.overloadpacket)
+        if formula is not None:
+            self.total += formula(*args, **kwargs, out_val=out)
+        return out
+
+
 def kaplan_forward_flops(layers: int, d_model: int, d_attn: int, d_ff: int, n_ctx: int) -> int:
     """Forward FLOPs of one token as Kaplan et al. (2020, Table 1) count them: every weight matmul
     (QKV, attention output, FFN up and down) plus the QK^T logits against n_ctx keys; embeddings,
-    softmax, norms and the attention-weighted sum of V are left out. FlopCounterMode counts one
-    block as it runs; the layers are identical, so the total is layers times that."""
-    from torch.utils.flop_counter import FlopCounterMode
-
+    softmax, norms, residual adds and the attention-weighted sum of V are left out, so they are not
+    run. FlopCount counts one block as it runs; the layers are identical, so the total is layers
+    times that."""
     with torch.device("meta"):
         qkv, out = nn.Linear(d_model, 3 * d_attn, bias=False), nn.Linear(d_attn, d_model, bias=False)
         up, down = nn.Linear(d_model, d_ff, bias=False), nn.Linear(d_ff, d_model, bias=False)
         x, keys = torch.empty(1, d_model), torch.empty(n_ctx, d_attn)
-        with FlopCounterMode(display=False) as counter:
+        with FlopCount() as counter:
             q = qkv(x)[:, :d_attn]
             _ = q @ keys.T  # the context-dependent term (logits are not used further)
-            h = x + out(q)  # the attention output has q's shape
-            down(up(h))
-    return layers * int(counter.get_total_flops())
+            down(up(out(q)))  # the attention output has q's shape; the FFN reads the block's d_model
+    return layers * counter.total
 
 
 class LoRALinear(nn.Module):
@@ -384,7 +417,7 @@ def training_memory_bytes(parameters: int, precision: str) -> dict[str, int]:
     low = torch.float32 if precision == "fp32" else torch.float16
     with torch.device("meta"):
         weights = torch.empty(parameters, dtype=low)
-        gradients = torch.empty_like(weights)
+        gradients = weights.new_empty(weights.shape)  # not empty_like: on meta it imports sympy (0.3 s)
         master = [torch.empty(parameters, dtype=torch.float32)] if precision == "mixed" else []
         states = master + [torch.zeros(parameters, dtype=torch.float32) for _ in ("exp_avg", "exp_avg_sq")]
     size = lambda t: t.numel() * t.element_size()  # noqa: E731

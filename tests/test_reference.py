@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +16,8 @@ from hypothesis import strategies as st
 
 from checkers import reference
 from checkers.configs import CONFIGS, ModelConfig
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def bert_exact(V: int, P: int, T: int, L: int, d: int, f: int, pooler: bool = True) -> int:
@@ -180,3 +185,58 @@ def test_gpt_forward_is_causal_and_tied(name):
     assert a.shape == (1, 5, 40)
     torch.testing.assert_close(a[:, :3], b[:, :3])
     assert not torch.allclose(a[:, 3:], b[:, 3:])
+
+
+# --- the meta device: numbers from shapes, without torch._dynamo ---------------------------------
+
+ALLOCATING = (
+    "reference.kv_cache_bytes(32, 8, 128, 1, 4096, 'fp16')\n"
+    "reference.lora_trainable_parameters(96, [(12288, 12288), (12288, 49152)], 8)\n"
+    "reference.training_memory_bytes(1_500_000_000, 'mixed')\n"
+)
+RUNNING = (
+    "reference.multi_head_shapes(2, 5, 7, 64, 8)\n"
+    "reference.kaplan_forward_flops(96, 12288, 12288, 49152, 2048)\n"
+    "reference.parameter_breakdown(CONFIGS['bert-base-uncased'])\n"
+)
+
+
+def imported_after(code: str, modules: tuple[str, ...]) -> set[str]:
+    """Which of ``modules`` are imported once ``code`` has run in a fresh interpreter."""
+    probe = f"from checkers import reference\nfrom checkers.configs import CONFIGS\n{code}import sys\n"
+    probe += f"print('LOADED:', *sorted(m for m in {modules!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    [line] = [row for row in out.stdout.splitlines() if row.startswith("LOADED:")]
+    return set(line.split()[1:])
+
+
+def test_meta_device_answers_never_import_dynamo():
+    """Shapes, FLOPs, bytes and counts on the meta device run no out-of-place elementwise op and no
+    FlopCounterMode: either's first call imports torch._dynamo, about 0.6 s of every lint and export."""
+    assert imported_after(ALLOCATING + RUNNING, ("torch._dynamo",)) == set()
+
+
+def test_meta_allocations_run_no_python_meta_kernel():
+    """kv_cache, lora_params and training_memory only make meta tensors: no Python meta kernel runs,
+    so sympy (imported by their torch._check, about 0.3 s) stays out of a study session's first card."""
+    assert imported_after(ALLOCATING, ("sympy", "torch._dynamo")) == set()
+
+
+def test_flop_count_counts_what_flop_counter_mode_counts():
+    """FlopCount sums FlopCounterMode's formulas: same totals on the ops of a Transformer block."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    def block() -> None:
+        with torch.device("meta"):
+            x = torch.empty(3, 5, 64)
+            q = torch.nn.Linear(64, 64)(x).view(3, 5, 8, 8).transpose(1, 2)  # bias: addmm
+            context = reference.scaled_dot_product_attention(q, q, q)  # bmm, twice
+            hidden = torch.nn.Linear(64, 256, bias=False)(context.transpose(1, 2).reshape(3, 5, 64))  # mm
+            torch.baddbmm(torch.empty(3, 5, 5), hidden, hidden.transpose(1, 2))
+            torch.nn.Linear(256, 10)(hidden[:, 0])  # 2-D input with bias: addmm
+
+    with reference.FlopCount() as ours:
+        block()
+    with FlopCounterMode(display=False) as torchs:
+        block()
+    assert ours.total == torchs.get_total_flops() > 0
