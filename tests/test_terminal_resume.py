@@ -16,6 +16,7 @@ import pytest
 from conftest import Terminal
 
 from quizzer.scheduling.summary import card_info
+from quizzer.store import exams as exam_store
 from quizzer.store import open_store
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGCONT"), reason="job control is POSIX")
@@ -74,3 +75,47 @@ def test_fg_draws_the_card_and_its_prompt_again_and_the_keys_still_rate(deck_fol
     assert reviews("q-qa") == [(3, None)]
     assert "Traceback" not in term.text
 
+
+def test_fg_draws_a_typed_answer_card_again_with_what_was_typed(deck_folder):
+    """In the line editor, `fg` drew only the prompt line again, the card pushed up by the shell's
+    lines. Now the card is drawn again with the half-typed answer; at the verdict too."""
+    with Terminal(["study", "--decks", str(deck_folder(DECK)), "--kind", "cloze"], {"QUIZ_NOW": T0.isoformat()}) as term:
+        after = term.expect("answer (the blank)")
+        term.send("编码")
+        term.expect("编码", after=after)
+        mark = stop_and_fg(term)
+        after = term.expect("answer (the blank) 编码", after=term.expect("BERT 的 ", after=mark, timeout=15))
+        term.send("器\r")
+        after = term.expect("[space/Enter] next", after=after)
+        mark = stop_and_fg(term)
+        after = term.expect("[space/Enter] next", after=term.expect("编码器", after=term.expect("BERT 的 ", after=mark,
+                                                                                              timeout=15)))
+        term.send(" ")
+        assert term.wait() == 0
+    assert reviews("z-one") == [(4, "编码器")]  # right and fast: Easy, saved once
+    assert "Reviewed 1, correct 1" in term.text
+
+
+def test_fg_draws_the_exam_question_and_the_marking_again(deck_folder):
+    """An exam's question after `fg`: drawn again with the answer being typed and the clock under it;
+    the marking too."""
+    with Terminal(["exam", "--decks", str(deck_folder(DECK)), "--kind", "qa", "--count", "1"],
+                  {"QUIZ_NOW": T0.isoformat()}) as term:
+        after = term.expect("answer (in your own words)")
+        term.send("双向")
+        term.expect("双向", after=after)
+        mark = stop_and_fg(term)
+        after = term.expect("answer (in your own words) 双向", after=term.expect("BERT 是什么？", after=mark, timeout=15))
+        term.expect("left · 1/1", after=after)
+        term.send("编码器\r")
+        after = term.expect("points covered", after=after)
+        mark = stop_and_fg(term)
+        after = term.expect("points covered", after=term.expect("Mark question 1", after=mark, timeout=15))
+        term.send("a\r")
+        after = term.expect("Every answer is marked.", after=after)
+        term.send("\r")
+        term.expect("100.0 / 100", after=after)
+        assert term.wait() == 0
+    [question] = exam_store.questions(open_store(), 1)
+    assert (question.answer_text, question.covered) == ("双向编码器", [1, 2, 3])
+    assert reviews("q-qa") == [(3, "双向编码器")]

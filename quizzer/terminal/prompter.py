@@ -36,12 +36,20 @@ class TimeUp(Exception):
         self.typed = typed
 
 
-class _Resized(Exception):
-    """The terminal changed size while a prompt waited; ``typed`` is the text typed so far."""
+class _Redraw(Exception):
+    """The screen is to be drawn anew while a typed-answer prompt waited; ``typed`` is the text typed so far."""
 
     def __init__(self, typed: str = "") -> None:
         super().__init__(typed)
         self.typed = typed
+
+
+class _Resized(_Redraw):
+    """The terminal changed size."""
+
+
+class _Continued(_Redraw):
+    """The program was stopped (Ctrl-Z) and continued (``fg``): the shell wrote over the screen meanwhile."""
 
 
 class Prompter(Protocol):
@@ -225,25 +233,33 @@ class TerminalPrompter:
         def watch() -> None:
             """Ends the prompt when the time is up, keeping what was typed; and, where the screen
             can be drawn anew, when the terminal changes size (the card above was drawn for the
-            old width: the terminal's own reflow breaks its box into pieces)."""
+            old width: the terminal's own reflow breaks its box into pieces) or the program is
+            continued after Ctrl-Z (the shell's lines stood where the card was; the editor drew
+            only its own line again)."""
             import asyncio
 
             async def ring() -> None:
                 await asyncio.sleep(max(0.0, (ends or 0.0) - time.monotonic()))
                 session.app.exit(exception=TimeUp(clean(session.app.current_buffer.text)))
 
-            def leave() -> None:
+            def leave(why: type[_Redraw]) -> None:
                 app = session.app
                 if app.future is not None and not app.future.done():  # a drag sends many resizes
-                    app.exit(exception=_Resized(app.current_buffer.text))
+                    app.erase_when_done = True  # the prompt is drawn again under the screen, not left above it
+                    app.exit(exception=why(app.current_buffer.text))
 
-            async def resized() -> None:  # runs once the prompt has taken SIGWINCH for itself
-                asyncio.get_running_loop().add_signal_handler(signal.SIGWINCH, leave)
+            async def redraws() -> None:  # runs once the prompt has taken SIGWINCH for itself
+                loop = asyncio.get_running_loop()
+                if self.redraw is not None and hasattr(signal, "SIGWINCH"):
+                    loop.add_signal_handler(signal.SIGWINCH, leave, _Resized)
+                if self.resumed is not None and hasattr(signal, "SIGCONT"):
+                    loop.add_signal_handler(signal.SIGCONT, leave, _Continued)
 
+            session.app.erase_when_done = False  # an answer given stays on screen above its verdict
             if ends is not None:
                 session.app.create_background_task(ring())
-            if self.redraw is not None and hasattr(signal, "SIGWINCH"):
-                session.app.create_background_task(resized())
+            if self.redraw is not None or self.resumed is not None:
+                session.app.create_background_task(redraws())
 
         # set, not passed: a None argument would keep the last prompt's
         session.bottom_toolbar = None if status is None else lambda: fold_status(status(), session.app.output.get_size().columns)
@@ -254,10 +270,11 @@ class TerminalPrompter:
                                       refresh_interval=0.5 if status else 0, pre_run=watch)
             except EOFError:
                 return END
-            except _Resized as resized:
-                typed = resized.typed
-                assert self.redraw is not None
-                self.redraw()
+            except _Redraw as cut:
+                typed = cut.typed
+                draw = self.resumed if isinstance(cut, _Continued) else self.redraw
+                assert draw is not None
+                draw()
                 continue
             return clean(text)  # a paste can hold escapes
 
