@@ -158,6 +158,13 @@ class Terminal:
             size = len(self.raw)
             self._read(quiet)
 
+    def watch(self, seconds: float) -> None:
+        """Read what the program prints for ``seconds`` (where :meth:`settle` never ends: a status
+        line is drawn again every half second)."""
+        until = time.monotonic() + seconds
+        while time.monotonic() < until:
+            self._read(min(0.1, max(0.0, until - time.monotonic())))
+
     def send(self, keys: str) -> None:
         os.write(self.fd, keys.encode())
 

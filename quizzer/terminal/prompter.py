@@ -36,17 +36,26 @@ class TimeUp(Exception):
         self.typed = typed
 
 
-class _Resized(Exception):
-    """The terminal changed size while a prompt waited; ``typed`` is the text typed so far."""
+class _Redraw(Exception):
+    """The screen is to be drawn anew while a typed-answer prompt waited; ``typed`` is the text typed so far."""
 
     def __init__(self, typed: str = "") -> None:
         super().__init__(typed)
         self.typed = typed
 
 
+class _Resized(_Redraw):
+    """The terminal changed size."""
+
+
+class _Continued(_Redraw):
+    """The program was stopped (Ctrl-Z) and continued (``fg``): the shell wrote over the screen meanwhile."""
+
+
 class Prompter(Protocol):
     interactive: bool  # a person at a terminal (the editor can run), not a pipe
     redraw: Callable[[], None] | None  # draws the screen anew at the terminal's new size (its owner sets it)
+    resumed: Callable[[], None] | None  # draws the screen again after Ctrl-Z and `fg` (its owner sets it)
 
     def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
         """One keypress (terminal) or one line (pipe), lower-cased; '' for Enter/space; 'q' at end of
@@ -94,6 +103,7 @@ class LinePrompter:
         self.stream = stream
         self.echo = echo
         self.redraw: Callable[[], None] | None = None  # never called: a pipe has no size to change
+        self.resumed: Callable[[], None] | None = None  # nor a screen to draw again
         self.fd = _fileno(stream)
         self.pending = b""
 
@@ -169,6 +179,7 @@ class TerminalPrompter:
         self.console = console
         self._session: Any = None  # the PromptSession, made at the first typed answer
         self.redraw: Callable[[], None] | None = None
+        self.resumed: Callable[[], None] | None = None
 
     def discard_typed_ahead(self) -> None:
         """Keys pressed while the program started or drew the last screen answered and rated what
@@ -180,19 +191,22 @@ class TerminalPrompter:
         termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
 
     def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
-        with _cbreak() as fd, _Resizes(self.redraw is not None) as resizes:  # a resize seen from the prompt on
+        # a resize or an `fg` seen from the prompt on
+        with _cbreak() as terminal, _Resizes(self.redraw is not None) as resizes:
             self.console.print(prompt, end=" ", style="dim", markup=False, highlight=False)
             while True:
-                if resizes.happened():  # the card drawn again at the new width, then the prompt under it
-                    assert self.redraw is not None
-                    self.redraw()
+                resized, continued = resizes.happened(), terminal.continued()
+                if resized or continued:  # the card drawn again (at the new width), then the prompt under it
+                    draw = self.resumed if continued else self.redraw
+                    if draw is not None:
+                        draw()
                     self.console.print(prompt, end=" ", style="dim", markup=False, highlight=False)
-                if resizes.watched and not select.select([fd], [], [], 0.1)[0]:
-                    continue  # a key is read only once it is there, so a resize is seen while waiting
-                char = _read_char(fd, codecs.getincrementaldecoder("utf-8")(errors="replace"))  # GBK: no key
+                if not select.select([terminal.fd], [], [], 0.1)[0]:
+                    continue  # a key is read only once it is there, so a resize or an `fg` is seen while waiting
+                char = _read_char(terminal.fd, codecs.getincrementaldecoder("utf-8")(errors="replace"))  # GBK: no key
                 if char == "\x1b":  # an arrow or function key: its sequence is one key, not several
-                    while select.select([fd], [], [], 0.05)[0]:
-                        os.read(fd, 64)
+                    while select.select([terminal.fd], [], [], 0.05)[0]:
+                        os.read(terminal.fd, 64)
                 char = unicodedata.normalize("NFKC", char)  # full-width ３ ｕ　as a Chinese input method types them
                 key = "q" if char in ("", "\x04") else "" if char in " \r\n" else char.lower()
                 if allowed is None or key in allowed or key == "q":
@@ -219,25 +233,33 @@ class TerminalPrompter:
         def watch() -> None:
             """Ends the prompt when the time is up, keeping what was typed; and, where the screen
             can be drawn anew, when the terminal changes size (the card above was drawn for the
-            old width: the terminal's own reflow breaks its box into pieces)."""
+            old width: the terminal's own reflow breaks its box into pieces) or the program is
+            continued after Ctrl-Z (the shell's lines stood where the card was; the editor drew
+            only its own line again)."""
             import asyncio
 
             async def ring() -> None:
                 await asyncio.sleep(max(0.0, (ends or 0.0) - time.monotonic()))
                 session.app.exit(exception=TimeUp(clean(session.app.current_buffer.text)))
 
-            def leave() -> None:
+            def leave(why: type[_Redraw]) -> None:
                 app = session.app
                 if app.future is not None and not app.future.done():  # a drag sends many resizes
-                    app.exit(exception=_Resized(app.current_buffer.text))
+                    app.erase_when_done = True  # the prompt is drawn again under the screen, not left above it
+                    app.exit(exception=why(app.current_buffer.text))
 
-            async def resized() -> None:  # runs once the prompt has taken SIGWINCH for itself
-                asyncio.get_running_loop().add_signal_handler(signal.SIGWINCH, leave)
+            async def redraws() -> None:  # runs once the prompt has taken SIGWINCH for itself
+                loop = asyncio.get_running_loop()
+                if self.redraw is not None and hasattr(signal, "SIGWINCH"):
+                    loop.add_signal_handler(signal.SIGWINCH, leave, _Resized)
+                if self.resumed is not None and hasattr(signal, "SIGCONT"):
+                    loop.add_signal_handler(signal.SIGCONT, leave, _Continued)
 
+            session.app.erase_when_done = False  # an answer given stays on screen above its verdict
             if ends is not None:
                 session.app.create_background_task(ring())
-            if self.redraw is not None and hasattr(signal, "SIGWINCH"):
-                session.app.create_background_task(resized())
+            if self.redraw is not None or self.resumed is not None:
+                session.app.create_background_task(redraws())
 
         # set, not passed: a None argument would keep the last prompt's
         session.bottom_toolbar = None if status is None else lambda: fold_status(status(), session.app.output.get_size().columns)
@@ -248,10 +270,11 @@ class TerminalPrompter:
                                       refresh_interval=0.5 if status else 0, pre_run=watch)
             except EOFError:
                 return END
-            except _Resized as resized:
-                typed = resized.typed
-                assert self.redraw is not None
-                self.redraw()
+            except _Redraw as cut:
+                typed = cut.typed
+                draw = self.resumed if isinstance(cut, _Continued) else self.redraw
+                assert draw is not None
+                draw()
                 continue
             return clean(text)  # a paste can hold escapes
 
@@ -300,24 +323,37 @@ class _cbreak:
     """The terminal in cbreak mode for the duration of a ``with`` block; across Ctrl-Z too: the
     shell gets its own mode back while the program is stopped, and ``fg`` brings cbreak back (it
     came back in line mode: keys echoed, and a Space and an Enter typed to get going revealed an
-    answer never drawn and rated it Good)."""
+    answer never drawn and rated it Good). :meth:`continued` says when ``fg`` came, for the screen
+    the shell wrote over to be drawn again."""
 
-    def __enter__(self) -> int:
+    def __enter__(self) -> _cbreak:
         import termios
 
         self.fd = sys.stdin.fileno()
         self.saved = termios.tcgetattr(self.fd)
+        self._continued = False
         self._on()
         self.before = {number: signal.signal(number, handler) for number, handler in
-                       ((getattr(signal, "SIGTSTP", None), self._stop), (getattr(signal, "SIGCONT", None), self._on))
+                       ((getattr(signal, "SIGTSTP", None), self._stop), (getattr(signal, "SIGCONT", None), self._resume))
                        if number is not None}
-        return self.fd
+        return self
 
-    def _on(self, *_: object) -> None:
+    def _on(self) -> None:
         import termios
         import tty
 
         tty.setcbreak(self.fd, termios.TCSANOW)  # not the default TCSAFLUSH: a key typed ahead is kept
+
+    def _resume(self, *_: object) -> None:
+        """Single keys again, and the screen marked to be drawn again (as a resize marks it: the
+        signal never cuts a drawing half-way)."""
+        self._on()
+        self._continued = True
+
+    def continued(self) -> bool:
+        """Whether the program was continued since last asked."""
+        continued, self._continued = self._continued, False
+        return continued
 
     def _stop(self, *_: object) -> None:
         import termios
