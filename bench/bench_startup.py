@@ -146,7 +146,7 @@ def main() -> None:
         minimal = Path(tmp) / "minimal.py"
         minimal.write_text(MINIMAL)
         env = {**os.environ, "QUIZ_DB": str(Path(tmp) / "q.db"), "QUIZ_CACHE_DIR": str(Path(tmp) / "cache"),
-               "QUIZ_LANG": "en", "TERM": "xterm-256color"}
+               "QUIZ_CONFIG": str(Path(tmp) / "config.toml"), "QUIZ_LANG": "en", "TERM": "xterm-256color"}
         env = with_bytecode(env, Path(tmp))
         for name in ("COLUMNS", "LINES"):
             env.pop(name, None)

@@ -264,7 +264,7 @@ def run(args: argparse.Namespace, folder: Path) -> None:
         print(f"generated {CARDS:,} cards / {REVIEWS:,} reviews in {time.perf_counter() - start:.0f} s "
               f"({db.stat().st_size / 2**20:.0f} MiB) at {db}")
     env = with_bytecode({**os.environ, "QUIZ_DB": str(db), "QUIZ_DECKS": str(decks), "QUIZ_CACHE_DIR": str(cache),
-                         "QUIZ_NOW": NOW.isoformat()}, folder)
+                         "QUIZ_CONFIG": str(folder / "config.toml"), "QUIZ_NOW": NOW.isoformat()}, folder)
     quiz = [sys.executable, "-m", "quizzer"]
     subprocess.run([*quiz, "stats", "--json"], env=env, stdout=subprocess.DEVNULL, check=True)  # cache + first sync
     if args.against:

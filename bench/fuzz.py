@@ -80,7 +80,7 @@ def fuzz_sessions(count: int, rng: random.Random) -> dict[str, int]:
     tracebacks = hangs = 0
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "QUIZ_DB": str(Path(tmp) / "fuzz.db"), "QUIZ_CACHE_DIR": str(Path(tmp) / "cache"),
-               "EDITOR": "true", "COLUMNS": "80"}
+               "QUIZ_CONFIG": str(Path(tmp) / "config.toml"), "EDITOR": "true", "COLUMNS": "80"}
         for i in range(count):
             command = ["study", "--limit", "6"] if i % 2 == 0 else ["exam", "--count", "4", "--minutes", "1"]
             lines = [rng.choice(LINES) for _ in range(rng.randint(1, 25))]
