@@ -24,6 +24,9 @@ from quizzer import i18n  # noqa: E402
 from pg import backend, pg_server  # noqa: F401  (fixtures: a throw-away PostgreSQL server)
 
 
+# the head of the small test decks: their cards follow it
+MINI_DECK = 'id: mini\ntitle: Mini\nlanguage: zh\nsource: {file: course.txt, sections: "1"}\ncards:\n'
+
 @pytest.fixture(autouse=True)
 def isolated(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("home")

@@ -7,6 +7,8 @@ from datetime import datetime, timedelta, timezone
 import fsrs
 import pytest
 
+from conftest import MINI_DECK
+
 from quizzer import kinds
 from quizzer.app import exam as exams
 from quizzer.app import study
@@ -19,12 +21,7 @@ from quizzer.store.records import PaperSpec
 
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
 
-DECK = """\
-id: mini
-title: Mini
-language: zh
-source: {file: course.txt, sections: "1"}
-cards:
+DECK = MINI_DECK + """\
   - {id: q-one, kind: qa, source: "1.1", question: 问题一, answer: 答案一, points: [要点一, 要点二]}
   - {id: m-one, kind: mistake, source: "1.2", claim: 错误说法, correction: 正确说法, why: 原因}
   - id: c-one

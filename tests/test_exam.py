@@ -31,17 +31,12 @@ from quizzer.errors import DatabaseError
 from quizzer.decks import load_decks
 from quizzer.store import open_store
 
-from conftest import run_in_terminal
+from conftest import MINI_DECK, run_in_terminal
 
 runner = CliRunner()
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
 
-DECK = """\
-id: mini
-title: Mini
-language: zh
-source: {file: course.txt, sections: "1"}
-cards:
+DECK = MINI_DECK + """\
   - {id: q-qa, kind: qa, source: "1.1", question: BERT 是什么？, answer: 双向编码器。, points: [Encoder-only, 双向注意力, MLM 预训练]}
   - {id: q-right, kind: choice, source: "1.2", question: 选乙, options: [甲, 乙, 丙], answer: B, explanation: 乙对。}
   - {id: q-wrong, kind: choice, source: "1.3", question: 选丙, options: [甲, 乙, 丙], answer: C, explanation: 丙对。}
@@ -586,12 +581,7 @@ def test_on_a_terminal_the_last_mark_can_be_taken_back_before_the_report(deck_di
     assert review.rating == 3 and exam_store.mistakes(open_store()) == ([], [])
 
 
-LIST_ANSWER = """\
-id: mini
-title: Mini
-language: zh
-source: {file: course.txt, sections: "1"}
-cards:
+LIST_ANSWER = MINI_DECK + """\
   - id: q-list
     kind: qa
     source: "1.1"

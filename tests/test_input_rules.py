@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from conftest import Terminal
+from conftest import MINI_DECK, Terminal
 from typer.testing import CliRunner
 
 from quizzer.cli import app
@@ -19,12 +19,7 @@ from quizzer.store import open_store
 runner = CliRunner()
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
 
-DECK = """\
-id: mini
-title: Mini
-language: zh
-source: {file: course.txt, sections: "1"}
-cards:
+DECK = MINI_DECK + """\
   - {id: c-one, kind: choice, source: "1.1", question: 选乙, options: [甲, 乙, 丙], answer: B, explanation: 乙对。}
   - {id: c-many, kind: choice, source: "1.2", question: 选甲丙, options: [甲, 乙, 丙, 丁], answer: [A, C], explanation: 甲丙对。}
   - {id: z-one, kind: cloze, source: "1.3", text: "遮住 {{c1::15%}} 的词元"}

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from conftest import Terminal
+from conftest import MINI_DECK, Terminal
 
 from quizzer.scheduling.summary import card_info
 from quizzer.store import exams as exam_store
@@ -26,12 +26,7 @@ T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
 LEFT, UP = "\x1b[D", "\x1b[A"  # what a terminal sends for the arrow keys
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"  # bracketed paste
 
-DECK = """\
-id: mini
-title: Mini
-language: zh
-source: {file: course.txt, sections: "1"}
-cards:
+DECK = MINI_DECK + """\
   - {id: z-one, kind: cloze, source: "1.1", text: "BERT 的 {{c1::编码器}} 是双向的"}
   - {id: z-two, kind: cloze, source: "1.2", text: "GPT 不用双向的 {{c1::编码器}}"}
 """
@@ -212,12 +207,7 @@ def test_the_screen_is_cleared_between_cards_unless_the_setting_is_off(deck_dir,
     assert (clear in term.raw) == (setting == "on")
 
 
-QA_DECK = """\
-id: mini
-title: Mini
-language: zh
-source: {file: course.txt, sections: "1"}
-cards:
+QA_DECK = MINI_DECK + """\
   - {id: q-qa, kind: qa, source: "1.1", question: BERT 是什么？, answer: 双向编码器。, points: [Encoder-only, 双向注意力, MLM 预训练]}
 """
 # 30 wide characters and some Latin: longer than a 60-column line, so the answer wraps

@@ -19,17 +19,12 @@ from typer.testing import CliRunner
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER
 from quizzer.scheduling.summary import card_info
 from quizzer.cli import app
-from conftest import run_in_terminal
+from conftest import MINI_DECK, run_in_terminal
 from quizzer.store import open_store
 
 runner = CliRunner()
 
-DECK = """\
-id: mini
-title: Mini
-language: zh
-source: {file: course.txt, sections: "1"}
-cards:
+DECK = MINI_DECK + """\
   - {id: q-one, kind: qa, source: "1.1", question: 问题一, answer: 答案一, points: [要点一]}
   - {id: q-two, kind: qa, source: "1.2", question: 问题二, answer: 答案二, points: [要点二]}
   - {id: m-one, kind: mistake, source: "1.3", claim: 错误说法, correction: 正确说法, why: 原因}

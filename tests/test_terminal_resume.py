@@ -13,7 +13,7 @@ import signal
 from datetime import datetime, timezone
 
 import pytest
-from conftest import Terminal
+from conftest import MINI_DECK, Terminal
 
 from quizzer.scheduling.summary import card_info
 from quizzer.store import exams as exam_store
@@ -24,12 +24,7 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGCONT"), reason="job cont
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
 CTRL_Z = "\x1a"
 
-DECK = """\
-id: mini
-title: Mini
-language: zh
-source: {file: course.txt, sections: "1"}
-cards:
+DECK = MINI_DECK + """\
   - {id: q-qa, kind: qa, source: "1.1", question: BERT 是什么？, answer: 双向编码器。, points: [Encoder-only, 双向注意力, MLM 预训练]}
   - {id: z-one, kind: cloze, source: "1.2", text: "BERT 的 {{c1::编码器}} 是双向的"}
 """
