@@ -16,8 +16,8 @@ not saved); feedback and the "saved" notice carry when it is due after the ratin
 from __future__ import annotations
 
 import threading
-from collections import Counter
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -368,10 +368,7 @@ class StudySession:
         not yet queued: Anki counts them as left at once, so "0 left" does not precede a card."""
         ahead = self.queue[self.position:]
         queued = set(ahead)
-        coming_back = [card_id for card_id in queues.learning_due(self.collection.store, clock.now() + queues.LEARN_AHEAD,
-                                                                  self.chosen)
-                       if card_id not in queued and card_id in self.collection.cards
-                       and (self.scope is None or card_id in self.scope)]
+        coming_back = [card_id for card_id in self._learning_due(clock.now() + queues.LEARN_AHEAD) if card_id not in queued]
         states = card_store.states(self.collection.store, ahead)
         by_state = Counter(states.get(card_id, NEW) for card_id in ahead)
         return Remaining(new=by_state[NEW], review=by_state[REVIEW],
@@ -392,18 +389,20 @@ class StudySession:
             return QueueEnd()
         return self._finish()
 
+    def _learning_due(self, until: datetime) -> list[str]:
+        """This session's cards in learning due by ``until``, soonest first: a drill's own only."""
+        return [c for c in queues.learning_due(self.collection.store, until, self.chosen)
+                if c in self.collection.cards and (self.scope is None or c in self.scope)]
+
     def _learning_first(self) -> None:
         """Cards in learning whose step is due now go next, before the rest of the queue (Anki)."""
-        due = [c for c in queues.learning_due(self.collection.store, clock.now(), self.chosen)
-               if c in self.collection.cards and (self.scope is None or c in self.scope)]
+        due = self._learning_due(clock.now())
         if due:
             self.queue[self.position:] = due + [c for c in self.queue[self.position:] if c not in due]
 
     def _requeue_learning(self) -> bool:
         """At the end of the queue, bring back cards in learning due within LEARN_AHEAD."""
-        due = queues.learning_due(self.collection.store, clock.now() + queues.LEARN_AHEAD, self.chosen)
-        self.queue[self.position:] = [c for c in due if c in self.collection.cards
-                                      and (self.scope is None or c in self.scope)]
+        self.queue[self.position:] = self._learning_due(clock.now() + queues.LEARN_AHEAD)
         return self.position < len(self.queue)
 
     def _answer(self, text: str) -> list[View]:
