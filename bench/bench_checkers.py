@@ -12,10 +12,10 @@ Run: python bench/bench_checkers.py [--runs N] [--against REV]   (prints a Markd
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -23,9 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from installed import with_bytecode
+from installed import ROOT, timed, with_bytecode, worktree
 
-ROOT = Path(__file__).resolve().parent.parent
 WARM_RUNS = 200
 COLD_RUNS = 3
 
@@ -60,16 +59,6 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f}"
 
 
-def timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall, CPU) seconds of one fresh process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(args, env=env, stdout=subprocess.DEVNULL, check=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-
-
 def commands(runs: int, torch_import: float, against: str | None) -> None:
     """Each command in a fresh process, on this checkout (and on ``against``), run after run in turn.
     ``-P`` keeps the working directory off the path, so PYTHONPATH alone picks the code; each tree
@@ -77,14 +66,12 @@ def commands(runs: int, torch_import: float, against: str | None) -> None:
     with tempfile.TemporaryDirectory(prefix="quizzer-bench-checkers-") as scratch:
         folder = Path(scratch)
         base = {**os.environ, "QUIZ_DB": str(folder / "quiz.db"), "QUIZ_CONFIG": str(folder / "config.toml")}
-        trees = {"this checkout": ROOT}
-        if against:
-            trees = {against: folder / "against", **trees}
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(trees[against]), against],
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        envs = {label: with_bytecode({**base, "PYTHONPATH": str(tree), "QUIZ_CACHE_DIR": str(folder / f"cache-{i}")},
-                                     folder / f"bytecode-{i}") for i, (label, tree) in enumerate(trees.items())}
-        try:
+        with contextlib.ExitStack() as checked_out:
+            trees = {"this checkout": ROOT}
+            if against:
+                trees = {against: checked_out.enter_context(worktree(against, folder / "against")), **trees}
+            envs = {label: with_bytecode({**base, "PYTHONPATH": str(tree), "QUIZ_CACHE_DIR": str(folder / f"cache-{i}")},
+                                         folder / f"bytecode-{i}") for i, (label, tree) in enumerate(trees.items())}
             print(f"\nCommands, each in a fresh process, median of {runs} (the trees in turn, run after run); "
                   "÷ import torch: against `import torch` alone, measured above.\n")
             heads = [f"{label} wall ms | {label} CPU ms" for label in trees]
@@ -105,9 +92,6 @@ def commands(runs: int, torch_import: float, against: str | None) -> None:
                 if against:
                     cells += [f"{wall['this checkout'] / wall[against]:.2f}×", f"{cpu['this checkout'] / cpu[against]:.2f}×"]
                 print(f"| {name} | {' | '.join(cells)} | {wall['this checkout'] / torch_import:.2f} |")
-        finally:  # git keeps a record of every worktree: not left behind
-            if against:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(trees[against])], check=True)
 
 
 def main() -> None:

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import resource
 import shutil
 import sqlite3
 import statistics
@@ -46,7 +45,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from installed import with_bytecode
+from installed import ROOT, timed, with_bytecode, worktree
 from sqlalchemy import delete, func, insert, select, update
 
 from quizzer.store import LEARNING, NEW, RELEARNING, REVIEW, Store, open_store
@@ -135,16 +134,7 @@ def write_decks(folder: Path) -> None:
 
 def timed_runs(args: list[str], env: dict[str, str], runs: int) -> list[tuple[float, float]]:
     """(wall, CPU) milliseconds of each run of a fresh process."""
-    samples = []
-    for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(args, env=env, stdout=subprocess.DEVNULL, check=True)
-        wall = (time.perf_counter() - start) * 1000
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
-        samples.append((wall, cpu))
-    return samples
+    return [(wall * 1000, cpu * 1000) for wall, cpu in (timed(args, env) for _ in range(runs))]
 
 
 def compared(commands: list[tuple[str, list[str]]], env: dict[str, str], quiz: list[str], revision: str,
@@ -154,31 +144,27 @@ def compared(commands: list[tuple[str, list[str]]], env: dict[str, str], quiz: l
     keeps the working directory off the path, so PYTHONPATH alone picks the code. The revision
     gets its own copy of the database and deck cache: each may store the log's aggregate in a form
     the other does not read, and would then rebuild it on every run."""
-    root = Path(__file__).resolve().parents[1]
     quiz = [quiz[0], "-P", *quiz[1:]]
-    tree = folder / f"against-{revision}"
-    subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), revision], check=True,
-                   stdout=subprocess.DEVNULL)
     copy = folder / f"against-{revision}.db"
     with sqlite3.connect(env["QUIZ_DB"]) as source, sqlite3.connect(copy) as target:
         source.backup(target)
-    theirs = {**env, "PYTHONPATH": str(tree), "QUIZ_DB": str(copy), "QUIZ_CACHE_DIR": str(folder / f"cache-{revision}")}
-    trees = {"this checkout": with_bytecode({**env, "PYTHONPATH": str(root)}, folder / "pycache-this"),
-             revision: with_bytecode(theirs, folder / "pycache-against")}
-    try:
-        print(f"\n| operation | {revision}, median | this checkout, median | ratio |\n| --- | ---: | ---: | ---: |")
-        for name, args in commands:
-            for tree_env in trees.values():  # caches and bytecode of both first
-                timed_runs([*quiz, *args], tree_env, 1)
-            samples: dict[str, list[float]] = {label: [] for label in trees}
-            for _ in range(runs):
-                for label, tree_env in trees.items():
-                    samples[label] += [wall for wall, _ in timed_runs([*quiz, *args], tree_env, 1)]
-            old, new = (statistics.median(samples[label]) for label in (revision, "this checkout"))
-            print(f"| {name} | {old:.0f} ms | {new:.0f} ms | {new / old:.2f}× |")
-    finally:  # git keeps a record of every worktree: not left behind
-        subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(tree)], check=True)
-        copy.unlink()
+    with worktree(revision, folder / f"against-{revision}") as tree:
+        try:
+            theirs = {**env, "PYTHONPATH": str(tree), "QUIZ_DB": str(copy), "QUIZ_CACHE_DIR": str(folder / f"cache-{revision}")}
+            trees = {"this checkout": with_bytecode({**env, "PYTHONPATH": str(ROOT)}, folder / "pycache-this"),
+                     revision: with_bytecode(theirs, folder / "pycache-against")}
+            print(f"\n| operation | {revision}, median | this checkout, median | ratio |\n| --- | ---: | ---: | ---: |")
+            for name, args in commands:
+                for tree_env in trees.values():  # caches and bytecode of both first
+                    timed_runs([*quiz, *args], tree_env, 1)
+                samples: dict[str, list[float]] = {label: [] for label in trees}
+                for _ in range(runs):
+                    for label, tree_env in trees.items():
+                        samples[label] += [wall for wall, _ in timed_runs([*quiz, *args], tree_env, 1)]
+                old, new = (statistics.median(samples[label]) for label in (revision, "this checkout"))
+                print(f"| {name} | {old:.0f} ms | {new:.0f} ms | {new / old:.2f}× |")
+        finally:
+            copy.unlink()
 
 
 def aggregate_costs(db: Path, env: dict[str, str], quiz: list[str], runs: int) -> list[tuple[str, list[tuple[float, float]]]]:
