@@ -211,9 +211,9 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path):
     assert decks.load_decks([tmp_path])[0].deck.cards[0].answer == "A"
 
 
-def test_contributing_examples_are_valid_cards(tmp_path):
-    """Each card kind's example in CONTRIBUTING.md passes `quiz lint`, worked example included."""
-    guide = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
+def test_deck_format_examples_are_valid_cards(tmp_path):
+    """Each card kind's example in docs/decks.md passes `quiz lint`, worked example included."""
+    guide = (ROOT / "docs" / "decks.md").read_text("utf-8")
     blocks = [b for b in re.findall(r"```yaml\n(.*?)```", guide, re.S) if b.startswith("  - id:")]
     assert len(blocks) == len(KINDS)
     deck = tmp_path / "examples.yaml"
@@ -221,9 +221,9 @@ def test_contributing_examples_are_valid_cards(tmp_path):
     assert decks.lint([deck]) == []
 
 
-def test_readme_deck_table_matches_the_decks():
-    readme = (ROOT / "README.md").read_text("utf-8")
+def test_the_deck_table_of_the_docs_matches_the_decks():
+    page = (ROOT / "docs" / "decks.md").read_text("utf-8")
     for loaded in decks.load_decks([ROOT / "decks"]):
         counts = [sum(c.kind == k for c in loaded.deck.cards) for k in KINDS] + [len(loaded.deck.cards)]
         row = f"| {loaded.deck.id} | {loaded.deck.title} | " + " | ".join(map(str, counts)) + " |"
-        assert row in readme
+        assert row in page

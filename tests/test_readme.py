@@ -1,4 +1,5 @@
-"""The README's scripted examples do what the text next to them says."""
+"""The README's set-up commands are what CI runs, its list of commands is complete, and the
+scripted examples of docs/studying.md do what the text next to them says."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text("utf-8")
+STUDYING = (ROOT / "docs" / "studying.md").read_text("utf-8")
 
 
 def example(marker: str) -> str:
-    """The shell line following the comment ``marker`` in a README code block."""
-    block = re.search(rf"# {re.escape(marker)}[^\n]*\n([^\n]+)\n", README)
+    """The shell line following the comment ``marker`` in a code block of docs/studying.md."""
+    block = re.search(rf"# {re.escape(marker)}[^\n]*\n([^\n]+)\n", STUDYING)
     assert block, marker
     return block.group(1).replace("| QUIZ_NOW", "| env QUIZ_NOW").replace(" quiz ", f" {sys.executable} -m quizzer ")
 
