@@ -1,7 +1,7 @@
 """Deck loading and linting at scale: a YAML file of 10,000 random cards, and a collection of
 five such files (50,000 cards) read from the cache as every command starts.
 
-Run: python bench/bench_decks.py   (prints a Markdown table for the README)
+Run: python bench/bench_decks.py   (prints a Markdown table for bench/RESULTS.md)
 
 cold  = parse + validate + write the cache (first start after a deck changed)
 warm  = read the cache (every other start): ids, tags and digests, no card built

@@ -10,7 +10,7 @@ the line breaks of its Chinese questions not yet remembered (as the first time t
 The operations take turns, run after run, so a load change on the machine hits them all alike;
 each figure is the median.
 
-Run: python bench/bench_startup.py [--runs N]   (prints a Markdown table for the README)
+Run: python bench/bench_startup.py [--runs N]   (prints a Markdown table for bench/RESULTS.md)
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
    must end by itself without a traceback.
 
 Run: python bench/fuzz.py [--decks N] [--sessions N] [--seed S] [--json]
-(prints the counts for the README; exits 1 if any traceback or hang was seen)
+(prints the counts for bench/RESULTS.md; exits 1 if any traceback or hang was seen)
 """
 
 from __future__ import annotations
