@@ -11,14 +11,15 @@ from typing import TYPE_CHECKING
 
 from quizzer import backup, clock
 from quizzer.backup import Backup, reviews_in
-from quizzer.errors import BackupError, SchemaMismatch, UsageError
+from quizzer.errors import BackupError, QuizError, SchemaMismatch, UsageError
 from quizzer.i18n import _
+from quizzer.settings import Settings
 
 if TYPE_CHECKING:
     from quizzer.store import Store
 
-__all__ = ["Backup", "Checked", "Found", "Restored", "check", "database_file", "find_backup", "list_backups",
-           "restore", "reviews_in", "take_backup"]
+__all__ = ["Backup", "Checked", "Copied", "Found", "Restored", "check", "copy_into", "database_file", "file_of",
+           "find_backup", "list_backups", "restore", "reviews_in", "take_backup"]
 NAME_SHOWN_UP_TO = 80  # characters of a backup name said back in an error
 
 
@@ -104,9 +105,7 @@ def check(location: str | Path | None, learner: str | None, opened: Callable[[st
     ``opened(location, learner)`` opens. A damaged file is not opened, nor a missing one created."""
     from quizzer.store import review_days
     from quizzer.store.check import problems as broken_rules
-    from quizzer.store.engine import resolve
-
-    path = resolve(location)[1]
+    path = file_of(location)
     problems: list[str] = []
     keys: list[str] = []  # rows of a missing card: reported with the rules, which they do not stop
     if path is not None:
@@ -121,3 +120,58 @@ def check(location: str | Path | None, learner: str | None, opened: Callable[[st
         return Checked(keys + broken_rules(store), not review_days.agrees(store))
     finally:
         store.close()
+
+
+def file_of(location: str | Path | None) -> Path | None:
+    """The SQLite file a ``--db``/``--to`` value names (None: a database server); no value: the default database."""
+    from quizzer.store.engine import resolve
+
+    return resolve(location)[1]
+
+
+@dataclass(frozen=True)
+class Copied:
+    """Where the collection went, the rows copied per table, and the reviewed cards whose memory
+    replays the same from the copy."""
+
+    destination: str
+    rows: dict[str, int]
+    replayed: int
+
+
+def copy_into(source: Store, to: str, settings: Settings) -> Copied:
+    """The whole collection of ``source`` into the empty database ``to`` (a file or a server URL),
+    all or nothing, checked row by row. A new file is written under another name and renamed once
+    the copy is checked, so a copy killed half-way leaves no half-made database under ``to``."""
+    from quizzer.scheduling.answer import replaying
+    from quizzer.scheduling.learner import schedule_of
+    from quizzer.store import open_store
+    from quizzer.store.copy import copy_collection
+
+    path = file_of(to)
+    partial = path.with_name(path.name + ".partial") if path is not None and not path.exists() else None
+    if partial is not None:
+        backup.remove_database(partial)  # a copy killed before
+    try:
+        try:
+            target = open_store(str(partial) if partial is not None else to, settings.learner)
+        except QuizError as err:  # the store's words name the source's option, and the file it opened
+            if err.hint:
+                err.hint = err.shown_hint.replace("--db / QUIZ_DB", "--to")
+            if partial is not None:
+                err.args = (err.message.replace(str(partial), str(path)),)
+            raise
+        try:
+            schedule = schedule_of(source, settings)
+            decide = replaying(source, schedule.scheduler, settings.day_start_hour, schedule.interview)
+            result = copy_collection(source, target, decide)
+            destination = str(path) if partial is not None else target.where
+        finally:
+            target.close()
+        if partial is not None and path is not None:
+            partial.replace(path)
+    except BaseException:
+        if partial is not None:
+            backup.remove_database(partial)
+        raise
+    return Copied(destination, result.rows, result.replayed)

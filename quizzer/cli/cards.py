@@ -122,7 +122,7 @@ def _layout(rows: list[Row], states: list[list[str]], dues: list[str], stabiliti
     longest id from being whole below 106 columns). Ids fold only where even then they have less."""
     from rich.cells import cell_len
 
-    from quizzer.kinds import title
+    from quizzer.app.kind_names import title
     from quizzer.terminal.tables import room_beside
 
     def widest(header: str, cells: list[str]) -> int:
@@ -146,7 +146,7 @@ def _layout(rows: list[Row], states: list[list[str]], dues: list[str], stabiliti
 def _listing(rows: list[Row], states: list[list[str]], dues: list[str], stabilities: list[str], room: int,
              wide: bool, lapses: bool) -> Table:
     """The browser's table; ``wide`` adds kind, deck, section and stability beside the question."""
-    from quizzer.kinds import title
+    from quizzer.app.kind_names import title
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number, preview, text
 

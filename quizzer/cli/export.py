@@ -27,7 +27,7 @@ from quizzer.errors import NoDecks, QuizError, UnknownName, UsageError, os_reaso
 from quizzer.i18n import _, ngettext
 
 if TYPE_CHECKING:
-    from quizzer.decks import LoadedDeck
+    from quizzer.app.deck_files import LoadedDeck
 
 export_app = group(_("The decks as an Anki package or a printable review sheet."))
 app.add_typer(export_app, name="export")
