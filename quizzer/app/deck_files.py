@@ -10,14 +10,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from quizzer.decks import LoadedDeck, Problem
-from quizzer.errors import CardNotFound, DeckProblems, UsageError
+from quizzer.errors import CardNotFound, DeckProblems, NoDecks, UnknownName, UsageError
 from quizzer.i18n import _
 from quizzer.kinds import KINDS
 
 if TYPE_CHECKING:
     from checkers.base import Question
 
-__all__ = ["Checked", "DeckKinds", "LoadedDeck", "Problem", "card_question", "json_schema", "kinds_held", "lint"]
+__all__ = ["Checked", "DeckKinds", "LoadedDeck", "Problem", "card_question", "chosen_decks", "json_schema", "kinds_held",
+           "lint"]
 
 
 @dataclass(frozen=True)
@@ -84,3 +85,15 @@ def card_question(decks: list[LoadedDeck], card_id: str, seed: int) -> Question:
                          _("`quiz show {card}` shows it").format(card=card_id))
     question: Question = kinds.of(card).ask(card, seed).drawn.question()
     return question
+
+
+def chosen_decks(decks: list[LoadedDeck], names: list[str] | None) -> list[LoadedDeck]:
+    """The decks ``names`` names (all, without names); an unknown name is an error listing the
+    known ones, and no decks at all is NoDecks, as in an exam: nothing is made of no cards."""
+    if not decks:
+        raise NoDecks()
+    known = [loaded.deck.id for loaded in decks]
+    for name in names or []:
+        if name not in known:
+            raise UnknownName("deck", name, known)
+    return [loaded for loaded in decks if not names or loaded.deck.id in names]
