@@ -12,6 +12,7 @@ import pytest
 from rich.console import Console
 
 from conftest import MINI_DECK
+from test_study import DECK  # two qa cards, a mistake and a choice
 
 from quizzer.app import database, deck_files, exam_open, fitting, review_history
 from quizzer.app import plan as plans
@@ -30,19 +31,7 @@ from quizzer.terminal.messages import pace_message, show_status, unfinished_line
 from quizzer.transfer.fsrs_csv import LoggedReview
 
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
-CARDS = ("q-one", "q-two", "m-one", "c-one")  # the deck's cards: two qa, a mistake, a choice
-DECK = MINI_DECK + """\
-  - {id: q-one, kind: qa, source: "1.1", question: 问题一, answer: 答案一, points: [要点一]}
-  - {id: q-two, kind: qa, source: "1.1", question: 问题二, answer: 答案二, points: [要点二]}
-  - {id: m-one, kind: mistake, source: "1.2", claim: 错误说法, correction: 正确说法, why: 原因}
-  - id: c-one
-    kind: choice
-    source: "1.3"
-    question: 选哪个？
-    options: [甲, 乙, 丙]
-    answer: B
-    explanation: 乙对。
-"""
+CARDS = ("q-one", "q-two", "m-one", "c-one")  # DECK's cards
 
 
 @pytest.fixture
