@@ -53,14 +53,14 @@ def export_anki(
 ) -> None:
     from quizzer import clock
     from quizzer.app.deck_files import chosen_decks
-    from quizzer.transfer.anki import package
+    from quizzer.app.exchange import anki_package
 
     target = output_file(ctx, file, decks=decks_dir)  # before the package is made: that takes seconds
     if target.suffix.lower() != ".apkg":  # Anki's import offers .apkg files only
         raise UsageError(_("{file}: Anki imports a package named .apkg").format(file=file),
                          _("e.g. {name}").format(name=target.with_suffix(".apkg").name))
     chosen = chosen_decks(load(ctx, decks_dir), deck)
-    exported = package(chosen, clock.now().timestamp())
+    exported = anki_package(chosen, clock.now())
     _write(target, exported.data)
     say(ngettext("exported {cards} as {notes} Anki note to {file}",  # a numeric card is several notes
                  "exported {cards} as {notes} Anki notes to {file}", exported.notes)
@@ -81,7 +81,7 @@ def export_markdown(
     db: DbOption = None,
 ) -> None:
     from quizzer.app.deck_files import chosen_decks
-    from quizzer.transfer.sheet import review_sheet
+    from quizzer.app.exchange import review_sheet
 
     target = None if out is None or out is STANDARD else output_file(ctx, out, db, decks_dir)
     cards: list[Any]

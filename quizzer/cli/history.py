@@ -54,8 +54,8 @@ def history_import(
     db: DbOption = None,
 ) -> None:
     from quizzer import clock
+    from quizzer.app.exchange import read_review_log
     from quizzer.app.review_history import import_reviews
-    from quizzer.transfer.fsrs_csv import read_review_log
 
     learner = settings()
     stream = standard_input(file, _("review log"), "cat log.csv | quiz history import -")
