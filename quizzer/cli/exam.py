@@ -52,10 +52,10 @@ def exam(
     _check(ctx, minutes, resume, show_history, as_json)
     learner = settings()
     opened = collection(ctx, decks_dir, db)
-    out = console()
     if show_history:
         _history(opened, as_json)
         return
+    out = console()
     prompter = for_stdin(out)
     wanted = exam_open.NewPaper(count, minutes, seed, deck, tag, kind_values(kind))
     paper = exam_open.open_paper(opened, wanted, resume, settings=learner, pauses=prompter.interactive)
