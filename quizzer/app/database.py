@@ -1,5 +1,6 @@
-"""The database as a whole: which file it is, its backups (taken, listed, restored) and its check.
-The automatic backups are ``open_collection``'s; these are the ones asked for."""
+"""The database as a whole: which file it is, its backups (taken, listed, restored), its check and
+its copy into another database. The automatic backups are ``open_collection``'s; these are the
+ones asked for."""
 
 from __future__ import annotations
 
