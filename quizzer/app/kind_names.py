@@ -12,11 +12,4 @@ def solution_title(kind: str) -> str:
     return get(kind).solution_title
 
 
-def generated(kind: str) -> bool:
-    """Whether the kind draws a fresh question from a seed (numeric)."""
-    from quizzer.kinds import get
-
-    return get(kind).generated
-
-
-__all__ = ["KINDS", "MATH", "generated", "solution_title", "title"]
+__all__ = ["KINDS", "MATH", "solution_title", "title"]
