@@ -2,6 +2,6 @@
 here, and imports nothing below ``quizzer.app`` (an import-linter contract holds it)."""
 
 from quizzer.store.filter import EVERYTHING, CardFilter
-from quizzer.store.records import NEW, STATE_NAMES, ExamRecord, MemoryState
+from quizzer.store.records import NEW, STATE_NAMES, ExamRecord
 
-__all__ = ["EVERYTHING", "NEW", "STATE_NAMES", "CardFilter", "ExamRecord", "MemoryState"]
+__all__ = ["EVERYTHING", "NEW", "STATE_NAMES", "CardFilter", "ExamRecord"]
