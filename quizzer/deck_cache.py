@@ -13,15 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from quizzer.clock import DAY_SECONDS
-
-
-def cache_dir() -> Path:
-    env = os.environ.get("QUIZ_CACHE_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("quizzer")) / "decks"
+from quizzer.locations import cache_dir
 
 
 def fingerprint(package: Path) -> str:

@@ -1,4 +1,4 @@
-"""Where the decks are: the folders every command reads, found without loading anything."""
+"""Where the decks are (the folders every command reads) and where the caches go, found without loading anything."""
 
 from __future__ import annotations
 
@@ -22,3 +22,13 @@ def deck_dirs(option: Path | None = None, environ: Mapping[str, str] = os.enviro
     if env:  # a folder named twice is read once (its every card was a duplicate of itself)
         return list(dict.fromkeys(Path(os.path.abspath(p)) for p in env.split(os.pathsep) if p))
     return [bundled_decks()]
+
+
+def cache_dir() -> Path:
+    """The folder of the caches (decks validated, line breaks): ``QUIZ_CACHE_DIR``, else the user cache directory."""
+    env = os.environ.get("QUIZ_CACHE_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("quizzer")) / "decks"

@@ -23,6 +23,7 @@ from quizzer.clock import next_day_start, to_utc
 from quizzer.errors import CardNotFound
 from quizzer.i18n import IDEOGRAPHS
 from quizzer.kinds.base import Asked
+from quizzer.scheduling import answer as answering
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.memory import retrievability
 from quizzer.scheduling.summary import CardInfo, card_info
@@ -290,6 +291,20 @@ def show(collection: Collection, card_id: str, now: datetime, seed: int | None =
     asked = kind.ask(card, seed)
     return Shown(info, collection.deck_of(card_id).title, card.source, asked.seed, kind.front(asked),
                  kind.back(asked), kind.solution(asked), buried, noted is not None, wrong_at)
+
+
+def put_back(collection: Collection, shown: Shown, now: datetime, *, unsuspend: bool = False, unbury: bool = False,
+             settings: Settings = DEFAULTS) -> Shown:
+    """The card ``show`` gave, put back into the drill: unsuspended (``unsuspend``, if it was
+    suspended) and unburied (``unbury``, if it was buried); shown again with the same question."""
+    card_id = shown.info.id
+    if not ((unsuspend and shown.info.suspended) or (unbury and shown.buried)):
+        return shown
+    if unsuspend and shown.info.suspended:
+        answering.unsuspend(collection.store, card_id)
+    if unbury and shown.buried:
+        answering.unbury(collection.store, card_id)
+    return show(collection, card_id, now, None if shown.wrong_at else shown.seed, settings)
 
 
 # ------------------------------------------------------------------ the mistakes notebook

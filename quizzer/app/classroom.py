@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from pathlib import Path
 
 from quizzer.app.stats import Retention, exam_trend, summed, true_retention
 from quizzer.clock import day_start, next_day_start, study_day, to_utc
@@ -99,6 +100,17 @@ def _ranked(failed: dict[str, Counter[str]], learners: int) -> list[Failed]:
     rows = [Failed(name, sum(by.values()), len(by), len(by) / learners) for name, by in failed.items()]
     rows.sort(key=lambda f: (-f.learners, -f.failures, f.name))
     return rows[:HARDEST]
+
+
+def class_report(location: str | Path | None, learner: str | None, now: datetime, rollover_hour: int,
+                 days: int = DAYS) -> ClassReport:
+    """The class report of the database at ``location`` (``learner``'s own on a SQLite file), read
+    without creating or upgrading anybody's collection."""
+    store = classroom.open_class(location, learner)
+    try:
+        return report(store, now, rollover_hour, days)
+    finally:
+        store.close()
 
 
 def report(store: Store, now: datetime, rollover_hour: int, days: int = DAYS) -> ClassReport:

@@ -277,6 +277,10 @@ class ExamSession:
     def seconds_left(self) -> float:
         return (self.exam.deadline - clock.now()).total_seconds()
 
+    def interrupted(self) -> LeftUnfinished:
+        """Where the exam stands when the learner breaks off (every answer and mark given is saved)."""
+        return LeftUnfinished(self.exam.id, self.exam.deadline, self.seconds_left() <= 0, marking=self.phase == "marking")
+
     # -- answering -----------------------------------------------------------
 
     def begin(self) -> list[View]:

@@ -4,17 +4,21 @@ following its plan gives from today's memory states (``scheduling.forecast``).""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from typing import TYPE_CHECKING
+from datetime import date, datetime
 
 from quizzer.scheduling.forecast import Forecast, forecast
 from quizzer.scheduling.learner import schedule_of
-from quizzer.scheduling.plan import Interview, Seen
+from quizzer.scheduling.plan import DEFAULT_RETENTION, Interview, Seen
 from quizzer.scheduling.queue import held_by_own_limits, new_per_day_today
 from quizzer.settings import Settings
-from quizzer.store import cards
+from quizzer.store import cards, learner
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
 from quizzer.store.records import NEW
+
+if TYPE_CHECKING:
+    from quizzer.app.collection import Collection
 
 
 @dataclass(frozen=True)
@@ -46,3 +50,31 @@ def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None
     below = held_by_own_limits(store, now, CardFilter(decks=interview.decks), settings.deck_new_per_day,
                                replayed.new_per_day)
     return PlanStatus(interview, replayed, settings.new_per_day, settings.reviews_per_day, below)
+
+
+def clear_interview(collection: Collection) -> learner.InterviewRecord | None:
+    """Remove the interview: normal scheduling. The interview removed (None: none was set)."""
+    had = learner.load(collection.store).interview
+    learner.save_interview(collection.store, None)
+    return had
+
+
+def set_interview(collection: Collection, day: date, retention: float | None, decks: list[str] | None) -> None:
+    """Aim the cards of ``decks`` (None: every deck) at ``retention`` (None: the default) on ``day``;
+    an unknown deck is an error naming the known ones."""
+    collection.card_filter(decks)
+    learner.save_interview(collection.store, learner.InterviewRecord(
+        day, DEFAULT_RETENTION if retention is None else retention, tuple(dict.fromkeys(decks)) if decks else None))
+
+
+def plan_dict(shown: PlanStatus) -> dict[str, object]:
+    """The plan's status as ``--json`` gives it (``quiz plan``, ``quiz stats``)."""
+    interview, forecast = shown.interview, shown.forecast
+    if forecast is None:
+        return dict(interview=interview.day, passed=True)
+    return dict(passed=False, interview=interview.day, retention=interview.retention,
+                decks=list(interview.decks) if interview.decks else None, days_left=forecast.days_left,
+                cards=forecast.cards, seen=forecast.seen, predicted_recall=round(forecast.recalled, 4),
+                share_at_target=round(forecast.at_target, 4), reviews_per_day=round(forecast.reviews_per_day, 1),
+                new_per_day=forecast.new_per_day, new_per_day_raised=forecast.new_per_day > shown.new_per_day_setting,
+                decks_below_pace=shown.below_pace)

@@ -30,6 +30,7 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from quizzer.app import notebook
 from quizzer.clock import study_day, to_utc
@@ -42,6 +43,9 @@ from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
 from quizzer.store.records import LEARNING, NEW, RELEARNING, REVIEW
 from quizzer.store.review_days import COUNTS, review_days_of, seconds
+
+if TYPE_CHECKING:
+    from quizzer.app.collection import Collection
 
 PERIOD_DAYS = 30  # retention, ratings and time per day look back this many study days
 FORECAST_DAYS = 30
@@ -284,3 +288,10 @@ def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[st
         average_recall=recall.mean, recall_cards=recall.cards, exams=exams, exam_trend=trend,
         weakest_cards=weakest_cards, weakest_tags=weakest_tags,
     )
+
+
+def weakest_cards(collection: Collection, decks: list[str] | None, now: datetime,
+                  settings: Settings = DEFAULTS) -> list[Any]:
+    """The deck cards of ``decks`` (None: all) that ``quiz stats`` ranks weakest, weakest first."""
+    figures = compute(collection.store, collection.card_filter(decks=decks), now, settings=settings)
+    return [collection.cards[weak.card_id] for weak in figures.weakest_cards if weak.card_id in collection.cards]

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from quizzer.cli.base import DbOption, JsonOption, app, counted_reviews, group, learner, opened_store, say, where
-from quizzer.errors import BackupError, SchemaMismatch, UsageError, printable
+from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, ngettext
 
 backup_app = group(_("Back up the database now, and list and restore the backups."))
@@ -17,33 +17,25 @@ app.add_typer(backup_app, name="backup")
 
 
 def _db_path(ctx: typer.Context, db: Path | None) -> Path:
-    from quizzer.store import learner_name
-    from quizzer.store.engine import learner_schema, resolve, shown_url
+    from quizzer.app.database import database_file
 
-    url, path = resolve(where(ctx, None, db).db)
-    if path is None:
-        schema = learner_schema(learner_name(learner(), url))
-        raise UsageError(_("{where} is a database server: its own backups apply (pg_dump); "
-                           "`quiz backup` is for SQLite database files").format(where=shown_url(url)),
-                         _("one learner's collection is the schema {schema}: `pg_dump --schema='\"{schema}\"'` saves it and "
-                           "pg_restore brings it back; `quiz db copy --to FILE` keeps it in a file").format(schema=schema))
-    return path
+    return database_file(where(ctx, None, db).db, learner())
 
 
 @backup_app.command("create", help=_("Back up the database now (the automatic backups come at most every 30 "
                                      "minutes of use)."))
 def backup_create(ctx: typer.Context, db: DbOption = None) -> None:
-    from quizzer import backup, clock
+    from quizzer.app.database import take_backup
 
-    say(_("backed up to {file}").format(file=printable(backup.backup_now(_db_path(ctx, db), clock.wall()))))
+    say(_("backed up to {file}").format(file=printable(take_backup(_db_path(ctx, db)))))
 
 
 @backup_app.command("list", help=_("The backups, newest first."))
 def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = None) -> None:
-    from quizzer import backup
+    from quizzer.app.database import list_backups
     from quizzer.clock import when
 
-    items = backup.list_backups(_db_path(ctx, db))
+    items = list_backups(_db_path(ctx, db))
     if as_json:
         from quizzer.cli.output import emit_json
 
@@ -77,38 +69,28 @@ def backup_restore(
         "Restore without asking first (needed where standard input is not a terminal)."))] = False,
     db: DbOption = None,
 ) -> None:
-    from quizzer import backup, clock
+    from quizzer.app import database
 
     # a restore replaces the reviews made since the backup: asked on a terminal, and a script says --yes
     if not yes and (sys.stdin is None or not sys.stdin.isatty()):
         raise UsageError(_("a restore replaces the database, and there is no terminal to ask on"),
                          _("add --yes to restore without asking"))
     path = _db_path(ctx, db)
-    backups = backup.list_backups(path)
-    listed = {item.path.name: item.path for item in backups}
-    newest = backup.latest(backups)
-    chosen = newest.path if which == "latest" and newest else listed.get(which, Path(which))
-    try:
-        found = chosen.is_file()
-    except OSError:  # a name too long for a file name, a folder it cannot enter: no such backup either
-        found = False
-    if not found:
-        raise BackupError(_("no backup '{name}'").format(name=which if len(which) <= 80 else which[:79] + "…"),
-                          _("`quiz backup list` shows them"))
-    before = backup.reviews_in(path)
-    taken = next((item.taken_at for item in backups if item.path == chosen), None)
+    found = database.find_backup(path, which)
+    chosen, taken = found.path, found.taken_at
+    before = database.reviews_in(path)
 
     def ask() -> None:
         from quizzer.clock import when
 
-        held = backup.reviews_in(chosen)
+        held = database.reviews_in(chosen)
         about = " · ".join([*([_("taken {when}").format(when=when(taken))] if taken else []),  # not a list: "、"
                             *([counted_reviews(held)] if held is not None else [])])
         typer.echo(_("Restore {backup} ({about}) over the database {path} ({before})? It is backed up first. "
                      "[y/N] ").format(backup=printable(chosen.name if taken else chosen), about=about, path=printable(path),
                                       before=counted_reviews(before) if before is not None else _("reviews unknown")),
                    nl=False)
-        try:  # Ctrl-C is an interruption as anywhere (typer.confirm made it "Aborted!", exit 1)
+        try:  # Ctrl-C is an interruption as anywhere else
             answer = input()
         except EOFError:  # Ctrl-D: no
             typer.echo()
@@ -117,49 +99,30 @@ def backup_restore(
             say(_("Not restored: the database is unchanged."))
             raise typer.Exit(0)
 
-    saved = backup.restore(chosen, path, clock.wall(), None if yes else ask)
+    restored = database.restore(found, path, None if yes else ask)
     said = _("restored {file}").format(file=printable(chosen))
-    after = backup.reviews_in(path)  # an empty collection put in place of a year's reviews is said, not silent
+    after = restored.reviews  # what the restored database holds is said, an empty one too
     if after is not None:
         said += (_(": it holds {reviews}, where the database held {before}").format(
             reviews=counted_reviews(after), before=counted_reviews(before)) if before is not None
             else _(": it holds {reviews}").format(reviews=counted_reviews(after)))
-    if saved:
-        said += _("; the database before it is saved as {file}").format(file=printable(saved))
-        said += _(" (`quiz backup restore {name}` undoes this)").format(name=printable(saved.name))
+    if restored.saved:
+        said += _("; the database before it is saved as {file}").format(file=printable(restored.saved))
+        said += _(" (`quiz backup restore {name}` undoes this)").format(name=printable(restored.saved.name))
     say(said)
 
 
 @app.command(help=_("Check the database: SQLite's integrity and foreign keys, and on any database the "
                     "collection's rules (memory states, rows of missing cards or exams)."))
 def check(ctx: typer.Context, db: DbOption = None) -> None:
-    from quizzer.store import review_days
-    from quizzer.store.check import problems as broken_rules
-    from quizzer.store.engine import resolve
+    from quizzer.app.database import check as checked
 
-    location = where(ctx, None, db).db
-    path = resolve(location)[1]
-    problems: list[str] = []
-    keys: list[str] = []  # rows of a missing card: reported with the rules, which they do not stop
-    if path is not None:
-        from quizzer import backup
-
-        problems, keys = backup.examine(path)
-    if not problems:  # a damaged file is not opened (nor a missing one created)
-        try:
-            store = opened_store(location, learner())
-        except SchemaMismatch as err:  # a table gone: the problem to report, where any other command stops
-            problems = keys + err.problems
-        else:
-            try:
-                problems = keys + broken_rules(store)
-                if not review_days.agrees(store):  # derived data: put right, not a problem to fix
-                    say(_("the statistics' summary of the review log no longer matched it (changed outside "
-                          "quizzer): the next `quiz stats` rebuilds it"))
-            finally:
-                store.close()
-    for problem in problems:
+    found = checked(where(ctx, None, db).db, learner(), opened_store)
+    if found.summary_rebuilt:
+        say(_("the statistics' summary of the review log no longer matched it (changed outside "
+              "quizzer): the next `quiz stats` rebuilds it"))
+    for problem in found.problems:
         typer.echo(problem)
-    if problems:
+    if found.problems:
         raise typer.Exit(1)
     typer.echo(_("ok"))

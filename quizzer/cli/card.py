@@ -30,24 +30,19 @@ def show(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock, kinds
+    from quizzer import clock
     from quizzer.app import browse
+    from quizzer.app.kind_names import title
     from quizzer.cli.output import emit_json
     from quizzer.errors import UsageError
-    from quizzer.scheduling import answer as answering
 
     opened = collection(ctx, decks_dir, db)
     shown = browse.show(opened, card_id, clock.now(), seed, settings())  # CardNotFound (exit 1) before any change
-    if seed is not None and shown.seed is None and shown.front is not None:  # it was passed over in silence
+    if seed is not None and shown.seed is None and shown.front is not None:  # --seed is for a generated question
         raise UsageError(_("--seed picks a numeric card's question: {card} is a {kind} card").format(
-            card=card_id, kind=kinds.title(shown.info.kind)), _("without --seed: `quiz show {card}`").format(card=card_id))
+            card=card_id, kind=title(shown.info.kind)), _("without --seed: `quiz show {card}`").format(card=card_id))
     was_suspended, was_buried = shown.info.suspended, shown.buried
-    if (unsuspend and was_suspended) or (unbury and was_buried):
-        if unsuspend and was_suspended:
-            answering.unsuspend(opened.store, card_id)
-        if unbury and was_buried:
-            answering.unbury(opened.store, card_id)
-        shown = browse.show(opened, card_id, clock.now(), None if shown.wrong_at else shown.seed, settings())
+    shown = browse.put_back(opened, shown, clock.now(), unsuspend=unsuspend, unbury=unbury, settings=settings())
     if as_json:
         emit_json(_json(shown))
         return
@@ -65,7 +60,7 @@ app.command("card", hidden=True, help=_("The same as `quiz show` (kept for scrip
 
 
 def _json(shown: Shown) -> dict[str, Any]:
-    from quizzer.store.records import NEW, STATE_NAMES
+    from quizzer.app.records import NEW, STATE_NAMES
 
     info, memory = shown.info, shown.info.memory
 
@@ -89,9 +84,9 @@ def _draw(shown: Shown, left_out: bool) -> None:
     from rich.panel import Panel
     from rich.table import Table
 
-    from quizzer import kinds
+    from quizzer.app import kind_names
+    from quizzer.app.records import NEW
     from quizzer.defaults import Rating
-    from quizzer.store.records import NEW
     from quizzer.terminal import render
     from quizzer.clock import when
     from rich.text import Text
@@ -102,23 +97,23 @@ def _draw(shown: Shown, left_out: bool) -> None:
     out = console()
     info, memory = shown.info, shown.info.memory
     status = _(shown.status)
-    if not info.active and left_out:  # "in no deck now" stood under the warning that its file was left out
+    if not info.active and left_out:  # under the warning that a file is left out, "in no deck now" would mislead
         status = _("not in the decks in use: a deck file is left out")
     if shown.buried and info.buried_until is not None:
         status = _("buried until {when}").format(when=when(info.buried_until))
     extra = [flag for flag, on in ((_("leech"), memory.leech), (_("in the mistakes notebook"), shown.mistake)) if on]
-    out.print(f"[bold]{safe(info.id)}[/bold]  {safe(info.deck)} · {safe(kinds.title(info.kind))} · {join([status, *extra])}")
+    out.print(f"[bold]{safe(info.id)}[/bold]  {safe(info.deck)} · {safe(kind_names.title(info.kind))} · {join([status, *extra])}")
     out.print(_("tags: {tags}").format(tags=safe(join(info.tags) or "-")))  # a line of its own: `标` / `签` split
     if shown.wrong_at is not None:
         out.print(_("The question you got wrong {when}, worked out below (`--seed N` draws another).").format(
             when=when(shown.wrong_at)), markup=False, highlight=False)
     if shown.front is not None:
         seed = " · " + _("seed {seed}").format(seed=shown.seed) if shown.seed is not None else ""
-        render.card(out, [Text(clean(shown.deck_title or "")), Text(kinds.title(info.kind)),
+        render.card(out, [Text(clean(shown.deck_title or "")), Text(kind_names.title(info.kind)),
                           Text(clean(render.section_text(shown.source or "")) + seed)], shown.front, optional=0)
         out.print(Panel(markdown(shown.back or ""), border_style="green"))
         if shown.solution:
-            title = _(kinds.get(info.kind).solution_title)  # a worked solution, or a choice's explanation
+            title = _(kind_names.solution_title(info.kind))  # a worked solution, or a choice's explanation
             out.print(Panel(markdown(shown.solution), title=safe(title), border_style="dim"))
     recall = f"{info.retrievability:.0%}" if info.retrievability is not None else "-"
     stability = _("{days} days").format(days=f"{memory.stability:.2f}") if memory.stability is not None else "-"
@@ -129,7 +124,7 @@ def _draw(shown: Shown, left_out: bool) -> None:
     if not info.reviews:
         out.print(_("No reviews yet."))
         return
-    # the answer folds where it must: rich's default cut a word with "…" mid-text, and went on below
+    # the answer folds where it must, whole words kept
     table = Table(_("when"), _("mode"), _("rating"), _("correct"), text(_("answer")), _("seconds"), title=_("Reviews"))
     for review in info.reviews:
         correct = "" if review.correct is None else _("yes") if review.correct else _("no")

@@ -101,7 +101,7 @@ def cards_command(
     dues = [when(row.due) if row.due else "-" for row in rows]
     stabilities = [_("{days} d").format(days=f"{row.stability:.1f}") if row.stability is not None else "-"
                    for row in rows]
-    lapses = sort.value == "lapses"  # the order's reason shown: sorted by lapses, none were on screen
+    lapses = sort.value == "lapses"  # the order's reason shown: sorted by lapses, the lapses are a column
     room, wide, split = _layout(rows, states, dues, stabilities, out.width, lapses)
     table = _listing(rows, states, [due.replace(" ", "\n") if split else due for due in dues], stabilities, room, wide,
                      lapses)
@@ -118,11 +118,11 @@ def _layout(rows: list[Row], states: list[list[str]], dues: list[str], stabiliti
     and whether a due time goes under its date. Every column but the question is kept whole and the question keeps
     PREVIEW_AT_LEAST columns (rich would otherwise squeeze the state to a character a line, or
     push the recall past the edge); within that, whole ids come first (an id is what `quiz show`
-    takes), then the wide layout, then a due's time on its own line (it kept the bundled decks'
-    longest id from being whole below 106 columns). Ids fold only where even then they have less."""
+    takes), then the wide layout, then a due's time on its own line (a date and time side by side
+    leave an id fewer columns). Ids fold only where even then they have less."""
     from rich.cells import cell_len
 
-    from quizzer.kinds import title
+    from quizzer.app.kind_names import title
     from quizzer.terminal.tables import room_beside
 
     def widest(header: str, cells: list[str]) -> int:
@@ -146,7 +146,7 @@ def _layout(rows: list[Row], states: list[list[str]], dues: list[str], stabiliti
 def _listing(rows: list[Row], states: list[list[str]], dues: list[str], stabilities: list[str], room: int,
              wide: bool, lapses: bool) -> Table:
     """The browser's table; ``wide`` adds kind, deck, section and stability beside the question."""
-    from quizzer.kinds import title
+    from quizzer.app.kind_names import title
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number, preview, text
 

@@ -69,17 +69,7 @@ def generate(
 
 
 def _card_question(ctx: typer.Context, card_id: str, seed: int, decks_dir: Path | None) -> Question:
-    """The question study draws for this card from ``seed`` (its kind's ask, waited for)."""
-    from quizzer import kinds
-    from quizzer.errors import CardNotFound
+    """The question study draws for this card from ``seed``."""
+    from quizzer.app.deck_files import card_question
 
-    decks = load(ctx, decks_dir)
-    owner = next((d for d in decks if any(e.id == card_id for e in d.entries)), None)
-    if owner is None:
-        raise CardNotFound(card_id, [e.id for d in decks for e in d.entries])
-    card = owner.card(card_id)
-    if not kinds.of(card).generated:
-        raise UsageError(_("card '{card}' is not a generated (numeric) card").format(card=card_id),
-                         _("`quiz show {card}` shows it").format(card=card_id))
-    question: Question = kinds.of(card).ask(card, seed).drawn.question()
-    return question
+    return card_question(load(ctx, decks_dir), card_id, seed)

@@ -25,14 +25,9 @@ def class_report(
     db: DbOption = None,
 ) -> None:
     from quizzer import clock
-    from quizzer.app.classroom import report
-    from quizzer.store.classroom import open_class
+    from quizzer.app.classroom import class_report
 
-    store = open_class(where(ctx, None, db).db, learner())
-    try:
-        figures = report(store, clock.now(), settings().day_start_hour, days)
-    finally:
-        store.close()
+    figures = class_report(where(ctx, None, db).db, learner(), clock.now(), settings().day_start_hour, days)
     if as_json:
         from quizzer.cli.output import emit_json
 

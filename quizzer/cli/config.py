@@ -72,10 +72,9 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
 def _default_learner(ctx: typer.Context) -> tuple[str, str]:
     """The learner when the ``user`` setting is empty, and where the name comes from (the user name
     in the server's URL, PGUSER, or the login name): said as it is, not as "(your login name)"."""
-    from quizzer.store import default_learner
-    from quizzer.store.engine import resolve
+    from quizzer.app.config import default_learner
 
-    return default_learner(resolve(where(ctx, None, None).db)[0])
+    return default_learner(where(ctx, None, None).db)
 
 
 @config_app.command("set", context_settings={"ignore_unknown_options": True},  # -1 is a value to refuse, not an option
@@ -119,8 +118,8 @@ def config_unset(ctx: typer.Context, key: KeyArgument, db: DbOption = None) -> N
 
 
 def _speak_as_set(key: str) -> None:
-    """After the language changed, say so in the language now in use: `set language en` was
-    confirmed in Chinese, the language it had just left."""
+    """After the language changed, say so in the language now in use (`set language en` is
+    confirmed in English)."""
     from quizzer import i18n
 
     if key == "language":
@@ -196,15 +195,12 @@ def _shown(chosen: Settings, key: str) -> str:
 def _due_change(ctx: typer.Context, after: Settings, db: Path | None) -> str | None:
     """``due today: 12 → 19; next 7 days: 80 → 95``: the learner's reviews due as they are, and as
     the new retention would schedule them; None when there is no database yet."""
-    from quizzer import clock
+    from quizzer.app.config import due_change
+    from quizzer.app.database import file_of
     from quizzer.errors import QuizError
-    from quizzer.scheduling.memory import scheduler_for
-    from quizzer.scheduling.queue import due_change
-    from quizzer.store import learner
-    from quizzer.store.engine import resolve
 
     target = where(ctx, None, db).db
-    path = resolve(target)[1]
+    path = file_of(target)
     if path is not None and not path.exists():
         return None
     try:
@@ -212,9 +208,7 @@ def _due_change(ctx: typer.Context, after: Settings, db: Path | None) -> str | N
     except QuizError as err:
         return _("(the due counts cannot be shown: {reason})").format(reason=err.message)
     try:
-        now = clock.now()
-        parameters = learner.load(store).parameters  # fitted by `quiz optimize`, if at all
-        old, new = due_change(store, now, scheduler_for(after, parameters), after.day_start_hour)
+        old, new = due_change(store, after)
     finally:
         store.close()
     return _("due today: {old_today} → {new_today}; next 7 days: {old_week} → {new_week} (cards in review: due now → due "

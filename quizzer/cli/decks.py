@@ -8,18 +8,15 @@ import typer
 
 from quizzer.cli.base import NO_DECKS, DecksOption, JsonOption, app, console, load
 from quizzer.i18n import _
-from quizzer.kinds import KINDS, title
 
 
 @app.command("decks", help=_("List the decks with how many cards of each kind they hold."))
 def decks_command(ctx: typer.Context, as_json: JsonOption = False, decks_dir: DecksOption = None) -> None:
-    loaded_decks = load(ctx, decks_dir)
-    rows: list[dict[str, Any]] = [
-        {"deck": loaded.id, "title": loaded.title, "path": str(loaded.path),
-         "kinds": {kind: sum(entry.kind == kind for entry in loaded.entries) for kind in KINDS},
-         "total": len(loaded.entries)}
-        for loaded in loaded_decks
-    ]
+    from quizzer.app.deck_files import kinds_held
+    from quizzer.app.kind_names import KINDS, title
+
+    rows: list[dict[str, Any]] = [{"deck": held.deck, "title": held.title, "path": str(held.path), "kinds": held.kinds,
+                                   "total": held.total} for held in kinds_held(load(ctx, decks_dir))]
     if as_json:
         from quizzer.cli.output import emit_json
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -21,13 +21,11 @@ from quizzer.cli.base import (
     settings,
 )
 from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXAM_MINUTES
-from quizzer.errors import NoDecks, UsageError
+from quizzer.errors import UsageError
 from quizzer.i18n import _, ngettext
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
-    from quizzer.store.records import ExamRecord
+    from quizzer.app.collection import Collection
 
 
 @app.command(help=_("A timed mock interview: no hints until the end, then a score and what to work on."))
@@ -47,18 +45,33 @@ def exam(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock
-    from quizzer.app import exam as exams
-    from quizzer.cli.overview import unfinished_line
-    from quizzer.terminal.exam import HAND_IN, ExamScreen, left_message
-    from quizzer.terminal.exam import show_history as draw_history
+    from quizzer.app import exam_open
+    from quizzer.terminal.exam import begin_paper, sit
     from quizzer.terminal.prompter import for_stdin
 
+    _check(ctx, minutes, resume, show_history, as_json)
+    learner = settings()
+    opened = collection(ctx, decks_dir, db)
+    if show_history:
+        _history(opened, as_json)
+        return
+    out = console()
+    prompter = for_stdin(out)
+    wanted = exam_open.NewPaper(count, minutes, seed, deck, tag, kind_values(kind))
+    paper = exam_open.open_paper(opened, wanted, resume, settings=learner, pauses=prompter.interactive)
+    session = begin_paper(out, prompter, paper, wanted, resume)
+    if session is not None:
+        sit(out, prompter, session, learner.clear_screen)
+
+
+def _check(ctx: typer.Context, minutes: float, resume: bool, show_history: bool, as_json: bool) -> None:
+    """The options that go together; a UsageError for those that do not."""
     if as_json and not show_history:
         raise UsageError(_("--json goes with --history"), "quiz exam --history --json")
-    if not EXAM_MIN_MINUTES <= minutes <= EXAM_MAX_MINUTES:  # also NaN, which no bound refuses
+    if not EXAM_MIN_MINUTES <= minutes <= EXAM_MAX_MINUTES:  # NaN too, which no bound refuses
+        # the value as typed: {:g} would round 1440.0000001 to 1440
         raise UsageError(_("--minutes must be from {low:g} to {high:g} (a day), not {value}").format(
-            low=EXAM_MIN_MINUTES, high=EXAM_MAX_MINUTES, value=f"{minutes:.15g}"))  # 1440.0000001 was "not 1440"
+            low=EXAM_MIN_MINUTES, high=EXAM_MAX_MINUTES, value=f"{minutes:.15g}"))
     if show_history and resume:
         raise UsageError(_("--history lists the exams; --resume continues one: not both"))
     drawing = given(ctx, "count", "minutes", "deck", "tag", "kind", "seed")
@@ -66,77 +79,22 @@ def exam(
         raise UsageError(ngettext("{options} chooses a new paper: not with {mode}",
                                   "{options} choose a new paper: not with {mode}", len(drawing)).format(
             options=" ".join(drawing), mode="--history" if show_history else "--resume"))
-    learner = settings()
-    opened = collection(ctx, decks_dir, db)
-    out = console()
-    if show_history:
-        past = exams.history(opened)
-        if as_json:
-            _history_json(past, clock.now())
-        elif past:
-            draw_history(out, past, clock.now())
-        else:
-            out.print(_("No exams yet: `quiz exam` starts one."), markup=False)
-        return
-    prompter = for_stdin(out)
-    if not resume and not opened.decks:
-        raise NoDecks()
-    if not resume and (waiting := exams.ExamSession.unfinished(opened)) is not None:
-        # a new paper left the last one behind without a word, reachable only once this one was done;
-        # on a terminal it is taken up first (one unfinished paper at a time), a pipe's script goes on
-        prompter.discard_typed_ahead()  # a second Enter after `quiz exam` is not the answer to the offer
-        out.print(unfinished_line(waiting, clock.now()), markup=False)
-        if prompter.interactive:
-            to_do = waiting.left_to_do(clock.now())
-            if to_do == "marking":
-                offer = _("[Enter] mark it · q quit (a new paper once it is done)")
-            elif to_do == "scoring":
-                offer = _("[Enter] score it · q quit (a new paper once it is done)")
-            else:
-                offer = _("[Enter] continue it · q quit (a new paper once it is handed in: {hand_in})").format(
-                    hand_in=HAND_IN)
-            if prompter.key(offer, {""}) == "q":
-                return
-            resume = True
-    if resume:
-        session = exams.ExamSession.resume(opened, settings=learner, pauses=prompter.interactive)
+
+
+def _history(opened: Collection, as_json: bool) -> None:
+    """The past exams: a table and the score's trend, or JSON."""
+    from quizzer import clock
+    from quizzer.app.exam import history
+    from quizzer.app.exam_open import history_dicts
+
+    past = history(opened)
+    if as_json:
+        from quizzer.cli.output import emit_json
+
+        emit_json(history_dicts(past, clock.now()))
+    elif past:
+        from quizzer.terminal.exam import show_history as draw_history
+
+        draw_history(console(), past, clock.now())
     else:
-        chosen = opened.card_filter(deck, tag, kind_values(kind))
-        session = exams.ExamSession.start(opened, chosen.paper(count), seed, minutes, settings=learner,
-                                          pauses=prompter.interactive)
-        out.print(_("Exam {id}: {questions}, {minutes} (seed {seed}).").format(
-            id=session.exam.id, questions=ngettext("{count} question", "{count} questions", session.total).format(
-                count=session.total), minutes=ngettext("{count} minute", "{count} minutes", 1 if minutes == 1 else 2).format(
-                count=f"{minutes:g}"), seed=session.exam.seed), markup=False)
-        if session.total < count:  # --count 100000 gave every card there is, without a word
-            out.print(ngettext("Only {count} card can be asked with these options.",
-                               "Only {count} cards can be asked with these options.", session.total).format(
-                count=session.total), markup=False)
-    try:
-        ExamScreen(session, prompter, out, clear_screen=learner.clear_screen).run()
-    except KeyboardInterrupt:
-        expired = session.seconds_left() <= 0
-        left = exams.LeftUnfinished(session.exam.id, session.exam.deadline, expired, marking=session.phase == "marking")
-        out.print("\n" + left_message(left), markup=False)
-        raise
-
-
-def _history_json(past: list[tuple[ExamRecord, int, int]], now: datetime) -> None:
-    import json
-
-    from quizzer.cli.output import emit_json
-
-    def filters(text: str) -> Any:
-        try:
-            return json.loads(text)
-        except ValueError:
-            return text
-
-    emit_json([
-        {"id": exam.id, "seed": exam.seed, "started_at": exam.started_at, "finished_at": exam.finished_at,
-         "minutes": exam.minutes, "questions": total, "answered": answered,
-         "score": exam.score if exam.finished_at is not None else None,
-         "unfinished": exam.finished_at is None, "resumable": exam.finished_at is None and exam.deadline > now,
-         "filters": filters(exam.filters)}
-        for exam, total, answered in past
-    ])
+        console().print(_("No exams yet: `quiz exam` starts one."), markup=False)

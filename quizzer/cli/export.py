@@ -4,7 +4,7 @@ printable review sheet (all cards, or the learner's weakest ones)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -23,26 +23,11 @@ from quizzer.cli.base import (
     say,
     settings,
 )
-from quizzer.errors import NoDecks, QuizError, UnknownName, UsageError, os_reason, printable
+from quizzer.errors import QuizError, UsageError, os_reason, printable
 from quizzer.i18n import _, ngettext
-
-if TYPE_CHECKING:
-    from quizzer.decks import LoadedDeck
 
 export_app = group(_("The decks as an Anki package or a printable review sheet."))
 app.add_typer(export_app, name="export")
-
-
-def _chosen(decks: list[LoadedDeck], names: list[str] | None) -> list[LoadedDeck]:
-    """The decks --deck names (all without it); an unknown name is a usage error listing the known ones,
-    and no decks at all is NoDecks, as in an exam: an empty package or sheet was written."""
-    if not decks:
-        raise NoDecks()
-    known = [loaded.deck.id for loaded in decks]
-    for name in names or []:
-        if name not in known:
-            raise UnknownName("deck", name, known)
-    return [loaded for loaded in decks if not names or loaded.deck.id in names]
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -67,14 +52,15 @@ def export_anki(
     decks_dir: DecksOption = None,
 ) -> None:
     from quizzer import clock
-    from quizzer.transfer.anki import package
+    from quizzer.app.deck_files import chosen_decks
+    from quizzer.app.exchange import anki_package
 
     target = output_file(ctx, file, decks=decks_dir)  # before the package is made: that takes seconds
     if target.suffix.lower() != ".apkg":  # Anki's import offers .apkg files only
         raise UsageError(_("{file}: Anki imports a package named .apkg").format(file=file),
                          _("e.g. {name}").format(name=target.with_suffix(".apkg").name))
-    chosen = _chosen(load(ctx, decks_dir), deck)
-    exported = package(chosen, clock.now().timestamp())
+    chosen = chosen_decks(load(ctx, decks_dir), deck)
+    exported = anki_package(chosen, clock.now())
     _write(target, exported.data)
     say(ngettext("exported {cards} as {notes} Anki note to {file}",  # a numeric card is several notes
                  "exported {cards} as {notes} Anki notes to {file}", exported.notes)
@@ -94,24 +80,24 @@ def export_markdown(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer.transfer.sheet import review_sheet
+    from quizzer.app.deck_files import chosen_decks
+    from quizzer.app.exchange import review_sheet
 
     target = None if out is None or out is STANDARD else output_file(ctx, out, db, decks_dir)
     cards: list[Any]
     if weak:
         from quizzer import clock
-        from quizzer.app import stats
+        from quizzer.app.stats import weakest_cards
 
         opened = collection(ctx, decks_dir, db)
-        chosen = _chosen(opened.decks, deck)
-        figures = stats.compute(opened.store, opened.card_filter(decks=deck), clock.now(), settings=settings())
-        cards = [opened.cards[weakest.card_id] for weakest in figures.weakest_cards if weakest.card_id in opened.cards]
+        chosen = chosen_decks(opened.decks, deck)
+        cards = weakest_cards(opened, deck, clock.now(), settings())
         if not cards:
             typer.echo(_("No weak cards: no reviewed card of these decks has a lapse, a mistake or recall under your "
                          "desired retention."), err=True)
             return
     else:
-        chosen = _chosen(load(ctx, decks_dir), deck)
+        chosen = chosen_decks(load(ctx, decks_dir), deck)
         cards = [card for loaded in chosen for card in loaded.deck.cards]
     title = " · ".join(loaded.deck.title for loaded in chosen)
     text = review_sheet(_("{decks}: the weakest cards").format(decks=title) if weak else title, cards)

@@ -53,23 +53,17 @@ def history_import(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import backup, clock
-    from quizzer.scheduling.learner import schedule_of
-    from quizzer.transfer.fsrs_csv import import_history, read_review_log
+    from quizzer import clock
+    from quizzer.app.exchange import read_review_log
+    from quizzer.app.review_history import import_reviews
 
     learner = settings()
     stream = standard_input(file, _("review log"), "cat log.csv | quiz history import -")
     reviews = read_review_log(file, now=clock.now(), stream=stream)  # every row checked before the database is opened
-    store = collection(ctx, decks_dir, db).store
-    schedule = schedule_of(store, learner)  # the learner's FSRS settings, parameters and interview, as study's
-    # an import cannot be taken back (its archived cards stay): the database as it was, first
-    saved = backup.backup_now(store.path, clock.wall()) if store.path is not None and reviews else None
+    opened = collection(ctx, decks_dir, db)
     with progress_of(len(reviews)) as replayed:
-        result = import_history(store, reviews, scheduler=schedule.scheduler, rollover_hour=learner.day_start_hour,
-                                interview=schedule.interview, replayed=replayed)
-    if saved is not None and not result.imported:  # every review was there: nothing to take back
-        backup.remove_database(saved)
-        saved = None
+        imported = import_reviews(opened, reviews, learner, replayed)
+    result, saved = imported.result, imported.saved
     if as_json:
         from quizzer.cli.output import emit_json
 
@@ -115,9 +109,7 @@ def history_export(
     db: DbOption = None,
 ) -> None:
     from quizzer import clock
-    from quizzer.store import history
-    from quizzer.store.filter import CardFilter
-    from quizzer.transfer.fsrs_csv import export_history
+    from quizzer.app.review_history import export_reviews
 
     to_stdout = file is STANDARD
     if to_stdout and as_json:
@@ -128,15 +120,13 @@ def history_export(
             day = calendar_day(since)
         except ValueError:
             raise UsageError(_("--since {value} is not a date").format(value=repr(since)), _("e.g. --since 2025-01-31")) from None
-        # no review is older than quizzer's first year, nor newer than its last: 0001-01-01 was
-        # "year 0 is out of range" in UTC
+        # no review is older than quizzer's first year, nor newer than its last: a day outside them
+        # is no bound (0001-01-01's start in UTC would be in year 0)
         if day > date(clock.FIRST_YEAR, 1, 2):
             start = clock.day_start(min(day, date(clock.LAST_YEAR, 1, 1)), settings().day_start_hour)
     target = sys.stdout if to_stdout else output_file(ctx, file, db, decks_dir)
     opened = collection(ctx, decks_dir, db)
-    if deck:  # the decks of the history too: an archived card's deck is no deck file
-        CardFilter.of(deck).validate({*history.decks(opened.store), *(loaded.id for loaded in opened.decks)}, (), ())
-    result = export_history(opened.store, target, deck or None, start)
+    result = export_reviews(opened, target, deck, start)
     if as_json:
         from quizzer.cli.output import emit_json
 

@@ -30,7 +30,7 @@ def import_chapter(
     as_json: JsonOption = False,
 ) -> None:
     """The chapter's cards as YAML, or added to the deck in --out (the help text is the command's)."""
-    from quizzer.transfer.chapter import import_chapter as run
+    from quizzer.app.exchange import import_chapter as run
 
     if as_json and out is None:
         raise UsageError(_("--json needs --out: without it the YAML itself goes to standard output"))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -28,36 +27,29 @@ def lint(
         "--format", help=_("text: path:line:column: message; github: Actions annotations."))] = LintFormat.text,
     decks_dir: DecksOption = None,
 ) -> None:
-    from quizzer import decks
+    from quizzer.app.deck_files import lint as checked
     from quizzer.errors import problems_counted
+    from quizzer.locations import deck_dirs
 
-    chosen = paths or decks.deck_dirs(where(ctx, decks_dir).decks)
-    problems = decks.lint(chosen)
-    for problem in problems:
+    found = checked(paths or deck_dirs(where(ctx, decks_dir).decks))
+    for problem in found.problems:
         typer.echo(problem.github() if output is LintFormat.github else str(problem))
-    if problems:
-        typer.echo(problems_counted(problems), err=True)
+    if found.problems:
+        typer.echo(problems_counted(found.problems), err=True)
         raise typer.Exit(1)
-    typer.echo(_checked(chosen))
+    typer.echo(_clean(found.files, found.cards))
 
 
-def _checked(paths: list[Path]) -> str:
-    """What a clean lint checked: ``2 decks, 214 cards: no problems``."""
-    from quizzer import decks
-    from quizzer.errors import DeckProblems
-
-    files = list({Path(os.path.realpath(path)): path for path in decks.deck_files(paths)}.values())  # each file once
-    try:
-        cards = sum(len(loaded.entries) for loaded in decks.load_decks(files))  # cached for the next command
-    except DeckProblems:  # changed while being checked: count the files only
-        return ngettext("{count} deck: no problems", "{count} decks: no problems", len(files)).format(count=len(files))
+def _clean(files: int, cards: int | None) -> str:
+    """What a clean lint checked: ``2 decks, 214 cards: no problems`` (the files only: ``cards`` None)."""
+    if cards is None:
+        return ngettext("{count} deck: no problems", "{count} decks: no problems", files).format(count=files)
     return _("{decks}, {cards}: no problems").format(
-        decks=ngettext("{count} deck", "{count} decks", len(files)).format(count=len(files)),
-        cards=counted_cards(cards))
+        decks=ngettext("{count} deck", "{count} decks", files).format(count=files), cards=counted_cards(cards))
 
 
 @app.command(help=_("Print the JSON Schema of the deck format (decks/schema.json is this output)."))
 def schema() -> None:
-    from quizzer.model import json_schema
+    from quizzer.app.deck_files import json_schema
 
     sys.stdout.write(json_schema())

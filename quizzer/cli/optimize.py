@@ -22,7 +22,7 @@ from quizzer.cli.base import (
 from quizzer.i18n import _
 
 if TYPE_CHECKING:
-    from quizzer.scheduling.fit import Fit
+    from quizzer.app.fitting import Fit
 
 
 @app.command(help=_("Fit the FSRS parameters to your review history (your own and imported) and use them "
@@ -34,32 +34,28 @@ def optimize(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer.scheduling import fit
-    from quizzer.store import history, learner
+    from quizzer.app import fitting
 
-    store = collection(ctx, decks_dir, db).store
+    opened = collection(ctx, decks_dir, db)
     if reset:
-        fitted = learner.load(store).parameters is not None
-        learner.save_parameters(store, None, None)
+        fitted = fitting.reset(opened)
         if as_json:
             from quizzer.cli.output import emit_json
 
-            emit_json(dict(parameters=list(fit.default_parameters()), kept=False, reset=True))
+            emit_json(dict(parameters=list(fitting.default_parameters()), kept=False, reset=True))
         else:
             say(_("Back to FSRS's default parameters.") if fitted
                 else _("The scheduler already uses FSRS's default parameters."))
         return
-    earlier = learner.load(store)
-    result = fit.optimize(history.review_log(store), settings().day_start_hour, earlier.parameters)
-    if result.kept:
-        learner.save_parameters(store, result.parameters, clock.now())
+    done = fitting.fit(opened, settings())
+    result = done.fit
     if as_json:
         from quizzer.cli.output import emit_json
 
         emit_json(dict(reviews=result.reviews, default=result.default, in_use=result.in_use, fitted=result.fitted,
                        parameters=list(result.parameters), kept=result.kept))
         return
-    _show(result, earlier.fitted_at)
+    _show(result, done.earlier_fitted_at)
 
 
 def _show(result: Fit, fitted_at: datetime | None) -> None:
@@ -76,7 +72,7 @@ def _show(result: Fit, fitted_at: datetime | None) -> None:
     shown.add_row(_("fitted"), f"{result.fitted.log_loss:.4f}", f"{result.fitted.rmse_bins:.4f}")
     out = console()
     out.print(shown)
-    # a line of its own: as the table's caption it wrapped to the table's 28 columns
+    # a line of its own, as wide as the screen (a caption would wrap to the table's width)
     out.print(_("Both are scored on your latest reviews (the last quarter, counting only a review made on a later day "
                 "than the card's one before): the lower, the better."), markup=False)
     if result.kept:

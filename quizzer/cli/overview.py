@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -18,12 +17,8 @@ from quizzer.cli.base import (
     collection,
     console,
 )
-from quizzer.clock import later_when
 from quizzer.errors import UsageError
 from quizzer.i18n import _, join, ngettext
-
-if TYPE_CHECKING:
-    from quizzer.store.records import ExamRecord
 
 
 def _version(value: bool) -> None:
@@ -53,16 +48,13 @@ def overview(
                              _("before a command, --json is plain quiz's, for today's numbers"))
         return
     from quizzer import clock
-    from quizzer.app.today import today
+    from quizzer.app.today import learner_today
     from quizzer.cli.base import settings
-    from quizzer.scheduling.learner import schedule_of
 
     learner = settings()
     opened = collection(ctx, None, None)
     now = clock.now()
-    schedule = schedule_of(opened.store, learner)
-    day = today(opened, now, learner.new_per_day, learner.day_start_hour, learner.deck_new_per_day,
-                schedule.interview, learner.reviews_per_day, learner.deck_reviews_per_day, schedule.scheduler)
+    day = learner_today(opened, learner, now)
     rows, total = day.decks, day.total
     if as_json:
         from quizzer.cli.output import emit_json
@@ -110,31 +102,16 @@ def overview(
                            "Interview on {day}, {days} days left: the day's cards follow its plan (`quiz plan`).",
                            days).format(day=day.interview.day, days=days), markup=False)
     if day.unfinished_exam is not None:
+        from quizzer.terminal.messages import unfinished_line
+
         out.print(unfinished_line(day.unfinished_exam, now), markup=False)
     out.print(_("`quiz study` for the daily drill, `quiz exam` for a mock interview, `quiz --help` for everything."),
               markup=False)
 
 
-def unfinished_line(exam: ExamRecord, now: datetime) -> str:
-    left = exam.left_to_do(now)
-    if left == "marking":
-        return _("Exam {id} was handed in and is not all marked: `quiz exam --resume` goes on with the marking.").format(
-            id=exam.id)
-    if left == "scoring":
-        return _("Exam {id} is unfinished and its time is up: `quiz exam --resume` scores it.").format(id=exam.id)
-    seconds = (exam.deadline - now).total_seconds()
-    if seconds < 3600:  # a paper resumed with seconds to go read as one with its time to come
-        from quizzer.terminal.exam import clock_text
-
-        return _("Exam {id} is unfinished: `quiz exam --resume` continues it until {time}, {left} left.").format(
-            id=exam.id, time=later_when(exam.deadline, now), left=clock_text(seconds))
-    return _("Exam {id} is unfinished: `quiz exam --resume` continues it until {time}.").format(
-        id=exam.id, time=later_when(exam.deadline, now))
-
-
 def _own_limits(capped: list[str], own: Mapping[str, int], everywhere: int) -> str:
     """``, alpha and beta by their own limits``: the capped decks whose own limit, lower than the
-    global one, holds them (the footer named only the global limit, when a deck's own capped it)."""
+    global one, holds them (the footer names the limit that holds each deck)."""
     decks = [deck for deck in capped if own.get(deck, everywhere) < everywhere]
     return ngettext(", {decks} by its own limit", ", {decks} by their own limits", len(decks)).format(
         decks=join(decks)) if decks else ""

@@ -31,9 +31,8 @@ def stats(
     from dataclasses import asdict
 
     from quizzer import clock
+    from quizzer.app.plan import plan_dict, status
     from quizzer.app.stats import compute
-    from quizzer.app.plan import status
-    from quizzer.cli.plan import as_dict, show_status
 
     learner = settings()
     opened = collection(ctx, decks_dir, db)
@@ -43,10 +42,13 @@ def stats(
     if json_output:
         from quizzer.cli.output import emit_json
 
-        emit_json({**asdict(figures), "plan": as_dict(planned) if planned else None})
+        emit_json({**asdict(figures), "plan": plan_dict(planned) if planned else None})
         return
     from quizzer.terminal.stats import show
 
-    show(console(), figures)
+    from quizzer.terminal.messages import show_status
+
+    out = console()
+    show(out, figures)
     if planned:
-        show_status(planned)
+        show_status(out, planned)

@@ -46,7 +46,7 @@ def study(
     db: DbOption = None,
 ) -> None:
     from quizzer import clock
-    from quizzer.cli.plan import raised
+    from quizzer.terminal.messages import pace_message as raised
     from quizzer.scheduling.learner import schedule_of
     from quizzer.scheduling.queue import build_queue, new_per_day_today, new_waiting
     from quizzer.scheduling.summary import next_due

@@ -17,7 +17,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from quizzer import kinds
+from quizzer.app import kind_names
 from quizzer.app.exam import (
     AllMarked,
     Answer,
@@ -44,7 +44,8 @@ from quizzer.app.views import Retry
 from quizzer import clock
 from quizzer.clock import later_when, when
 from quizzer.i18n import _, ngettext, said
-from quizzer.store.records import ExamRecord
+from quizzer.app.exam_open import NewPaper, Offer
+from quizzer.app.records import ExamRecord
 from quizzer.terminal import render
 from quizzer.terminal.prompter import Prompter, command
 from quizzer.terminal.prompter import TimeUp as TimedOut
@@ -148,7 +149,7 @@ class ExamScreen:
             if not self.prompter.interactive:  # else the clock is live in the status line
                 progress = _("{progress} · {clock} left").format(progress=progress, clock=clock_text(view.seconds_left))
             # as study's title: the deck's goes where the line is too narrow for it
-            render.card(out, [Text(progress), Text(render.clean(view.deck_title)), Text(kinds.title(view.kind)),
+            render.card(out, [Text(progress), Text(render.clean(view.deck_title)), Text(kind_names.title(view.kind)),
                               Text(render.clean(render.section_text(view.source)))], view.front, optional=1)
             if view.earlier_answer:
                 out.print("[dim]" + _("Your earlier answer: {answer}").format(answer=safe(view.earlier_answer)) + "[/dim]",
@@ -224,7 +225,7 @@ def room_beside_ids(rows: Sequence[ReportRow], all_columns: bool) -> int:
     needs = [len(str(len(rows))), cell_len(_("score")), ANSWER_ROOM]
     if all_columns:
         needs += [max(cell_len(_("seconds")), 4),
-                  max([cell_len(_("kind")), *(cell_len(kinds.title(row.kind)) for row in rows)])]
+                  max([cell_len(_("kind")), *(cell_len(kind_names.title(row.kind)) for row in rows)])]
     return sum(needs) + 3 * (len(needs) + 1) + 1  # and the id's own column
 
 
@@ -247,7 +248,7 @@ def show_report(console: Console, report: Report) -> None:
                        1 if exam.minutes == 1 else 2).format(answered=answered, minutes=f"{exam.minutes:g}")
     console.print(f"\n[bold]{score}[/bold]  {details}", highlight=False)
     groups: list[tuple[str, str, Callable[[ReportRow], str | list[str]]]] = [
-        (_("kind"), _("By kind"), lambda r: kinds.title(r.kind)),
+        (_("kind"), _("By kind"), lambda r: kind_names.title(r.kind)),
         (_("section"), _("By section"), chapter),
         (_("tag"), _("By tag"), lambda r: r.tags or ["-"]),
     ]
@@ -272,7 +273,7 @@ def show_report(console: Console, report: Report) -> None:
                                else Text(_("({text})").format(text=status_text(row))))
         if row.cut_off:  # on a line of its own: the answer's two lines may be cut
             given = Group(given, Text(_("({text})").format(text=_("cut off")), style="yellow"))
-        table.add_row(str(row.position + 1), row.card_id, *([kinds.title(row.kind)] if wide else []), given, f"{row.score:.2f}",
+        table.add_row(str(row.position + 1), row.card_id, *([kind_names.title(row.kind)] if wide else []), given, f"{row.score:.2f}",
                       *([f"{row.duration_ms / 1000:.0f}"] if wide else []))
     console.print(table)
     for row in report.rows:
@@ -322,3 +323,49 @@ def show_history(console: Console, rows: list[tuple[ExamRecord, int, int]], now:
         trend = sparkline(scores)
         console.print(_("Trend: {trend}  (first {first} → last {last})").format(
             trend=trend, first=f"{scores[0]:.1f}", last=f"{scores[-1]:.1f}"), highlight=False)
+
+
+def begin_paper(out: Console, prompter: Prompter, opened: Offer | ExamSession, wanted: NewPaper,
+                resumed: bool) -> ExamSession | None:
+    """The exam to sit, said: an unfinished one offered first (None: the learner quit instead), a new
+    paper announced with what it holds."""
+    from quizzer.terminal.messages import unfinished_line
+
+    if isinstance(opened, Offer):
+        prompter.discard_typed_ahead()  # a second Enter after `quiz exam` is not the answer to the offer
+        out.print(unfinished_line(opened.waiting, clock.now()), markup=False)
+        if not prompter.interactive:  # a script's new paper goes ahead
+            return announced(out, opened.start_new(), wanted)
+        to_do = opened.to_do(clock.now())
+        if to_do == "marking":
+            offer = _("[Enter] mark it · q quit (a new paper once it is done)")
+        elif to_do == "scoring":
+            offer = _("[Enter] score it · q quit (a new paper once it is done)")
+        else:
+            offer = _("[Enter] continue it · q quit (a new paper once it is handed in: {hand_in})").format(
+                hand_in=HAND_IN)
+        return None if prompter.key(offer, {""}) == "q" else opened.take_up()
+    return opened if resumed else announced(out, opened, wanted)
+
+
+def announced(out: Console, session: ExamSession, wanted: NewPaper) -> ExamSession:
+    """A new paper said: its id, questions, time and seed, and how many fewer cards than asked it holds."""
+    minutes = wanted.minutes
+    out.print(_("Exam {id}: {questions}, {minutes} (seed {seed}).").format(
+        id=session.exam.id, questions=ngettext("{count} question", "{count} questions", session.total).format(
+            count=session.total), minutes=ngettext("{count} minute", "{count} minutes", 1 if minutes == 1 else 2).format(
+            count=f"{minutes:g}"), seed=session.exam.seed), markup=False)
+    if session.total < wanted.count:  # --count larger than the pool: say how many were drawn
+        out.print(ngettext("Only {count} card can be asked with these options.",
+                           "Only {count} cards can be asked with these options.", session.total).format(
+            count=session.total), markup=False)
+    return session
+
+
+def sit(out: Console, prompter: Prompter, session: ExamSession, clear_screen: bool) -> None:
+    """The exam from its question to its report; broken off (Ctrl-C), what is left is said."""
+    try:
+        ExamScreen(session, prompter, out, clear_screen=clear_screen).run()
+    except KeyboardInterrupt:
+        out.print("\n" + left_message(session.interrupted()), markup=False)
+        raise

@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from quizzer.kinds.fields import MATH
+from quizzer.app.kind_names import MATH
 
 _SUPER = dict(zip("0123456789+-−=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿ"))
 _SUB = dict(zip("0123456789+-−=()", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎"))

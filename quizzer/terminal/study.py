@@ -20,7 +20,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from quizzer import kinds
+from quizzer.app import kind_names
 from quizzer.app.collection import Collection
 from quizzer.app.study import Answer as AnswerEvent
 from quizzer.app.study import (
@@ -47,7 +47,7 @@ from quizzer.app.views import Retry
 from quizzer.defaults import LEECH_LAPSES, Rating
 from quizzer.errors import os_reason
 from quizzer.settings import Settings
-from quizzer.store.filter import EVERYTHING, CardFilter
+from quizzer.app.records import EVERYTHING, CardFilter
 from quizzer.terminal import render
 from quizzer.terminal.prompter import Prompter, TerminalPrompter, command, for_stdin
 from quizzer.i18n import N_, _, join, said
@@ -225,7 +225,7 @@ class StudyScreen:
         out = self.console
         if isinstance(view, CardView):
             # progress first; the deck title goes where the line is too narrow for it
-            render.card(out, [progress(view), Text(clean(view.deck_title)), Text(kinds.title(view.kind)),
+            render.card(out, [progress(view), Text(clean(view.deck_title)), Text(kind_names.title(view.kind)),
                               Text(clean(render.section_text(view.source)))], view.front, optional=1)
         elif isinstance(view, BackView):
             out.print(Panel(markdown(view.back), border_style="green"))

@@ -1,0 +1,99 @@
+"""The decks as files, without the database: checking them (``quiz lint``), the format they are
+checked against (``quiz schema``), what each holds (``quiz decks``) and a numeric card's question
+(``quiz generate --card``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from quizzer.decks import LoadedDeck, Problem
+from quizzer.errors import CardNotFound, DeckProblems, NoDecks, UnknownName, UsageError
+from quizzer.i18n import _
+from quizzer.kinds import KINDS
+
+if TYPE_CHECKING:
+    from checkers.base import Question
+
+__all__ = ["Checked", "DeckKinds", "LoadedDeck", "Problem", "card_question", "chosen_decks", "json_schema", "kinds_held",
+           "lint"]
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What ``lint`` looked at and found: the problems, the deck files (each once) and, when they
+    are clean, the cards they hold (None: a file changed while being checked)."""
+
+    problems: list[Problem]
+    files: int
+    cards: int | None
+
+
+def lint(paths: list[Path]) -> Checked:
+    """Every problem in the deck files and folders ``paths``; clean, the files and cards checked
+    (the decks are loaded, so the next command finds them cached)."""
+    from quizzer import decks
+
+    problems = decks.lint(paths)
+    if problems:
+        return Checked(problems, 0, None)
+    files = list({Path(os.path.realpath(path)): path for path in decks.deck_files(paths)}.values())
+    try:
+        cards: int | None = sum(len(loaded.entries) for loaded in decks.load_decks(files))
+    except DeckProblems:  # changed while being checked: the files only
+        cards = None
+    return Checked([], len(files), cards)
+
+
+def json_schema() -> str:
+    """The JSON Schema of the deck format (decks/schema.json is this text)."""
+    from quizzer.model import json_schema as schema
+
+    return schema()
+
+
+@dataclass(frozen=True)
+class DeckKinds:
+    """A deck and how many cards of each kind (all of ``KINDS``, in their order) it holds."""
+
+    deck: str
+    title: str
+    path: Path
+    kinds: dict[str, int]
+    total: int
+
+
+def kinds_held(decks: list[LoadedDeck]) -> list[DeckKinds]:
+    return [DeckKinds(loaded.id, loaded.title, loaded.path,
+                      {kind: sum(entry.kind == kind for entry in loaded.entries) for kind in KINDS}, len(loaded.entries))
+            for loaded in decks]
+
+
+def card_question(decks: list[LoadedDeck], card_id: str, seed: int) -> Question:
+    """The question study draws for the numeric card ``card_id`` from ``seed`` (its kind's ask,
+    with the card's params); CardNotFound, or a UsageError for a card of another kind."""
+    from quizzer import kinds
+
+    owner = next((d for d in decks if any(e.id == card_id for e in d.entries)), None)
+    if owner is None:
+        raise CardNotFound(card_id, [e.id for d in decks for e in d.entries])
+    card = owner.card(card_id)
+    if not kinds.of(card).generated:
+        raise UsageError(_("card '{card}' is not a generated (numeric) card").format(card=card_id),
+                         _("`quiz show {card}` shows it").format(card=card_id))
+    question: Question = kinds.of(card).ask(card, seed).drawn.question()
+    return question
+
+
+def chosen_decks(decks: list[LoadedDeck], names: list[str] | None) -> list[LoadedDeck]:
+    """The decks ``names`` names (all, without names); an unknown name is an error listing the
+    known ones, and no decks at all is NoDecks, as in an exam: nothing is made of no cards."""
+    if not decks:
+        raise NoDecks()
+    known = [loaded.deck.id for loaded in decks]
+    for name in names or []:
+        if name not in known:
+            raise UnknownName("deck", name, known)
+    return [loaded for loaded in decks if not names or loaded.deck.id in names]

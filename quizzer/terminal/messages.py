@@ -1,0 +1,83 @@
+"""Messages several commands say: the plan's pace, an unfinished exam, the interview plan's status.
+A command draws them here rather than taking them from another command's module."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from quizzer.clock import later_when
+from quizzer.i18n import _, join, ngettext
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from quizzer.app.plan import PlanStatus
+    from quizzer.app.records import ExamRecord
+
+FEW_AT_TARGET = 0.5  # of the cards at the target on the day, following the plan: below it, the target is out of reach
+CLOCK_SHOWN_UNDER = 3600  # seconds left: an unfinished exam's line says them beside the deadline
+
+
+def pace_message(setting: int, pace: int) -> str | None:
+    """What ``quiz plan`` and ``quiz study`` say when the plan's pace needs more new cards a day
+    than the setting gives (None: it does not)."""
+    if pace <= setting:
+        return None
+    return _("New cards a day raised from {setting} to {pace}, so every card is seen early enough to become "
+             "stable before the interview.").format(setting=f"{setting:,}", pace=f"{pace:,}")
+
+
+def unfinished_line(exam: ExamRecord, now: datetime) -> str:
+    """What is left of an unfinished exam and the command that goes on with it."""
+    left = exam.left_to_do(now)
+    if left == "marking":
+        return _("Exam {id} was handed in and is not all marked: `quiz exam --resume` goes on with the marking.").format(
+            id=exam.id)
+    if left == "scoring":
+        return _("Exam {id} is unfinished and its time is up: `quiz exam --resume` scores it.").format(id=exam.id)
+    seconds = (exam.deadline - now).total_seconds()
+    if seconds < CLOCK_SHOWN_UNDER:  # the deadline alone reads as time to come: the seconds left are said too
+        from quizzer.terminal.exam import clock_text
+
+        return _("Exam {id} is unfinished: `quiz exam --resume` continues it until {time}, {left} left.").format(
+            id=exam.id, time=later_when(exam.deadline, now), left=clock_text(seconds))
+    return _("Exam {id} is unfinished: `quiz exam --resume` continues it until {time}.").format(
+        id=exam.id, time=later_when(exam.deadline, now))
+
+
+def show_status(out: Console, shown: PlanStatus) -> None:
+    """The interview plan: the day, what following it gives, and what holds it back."""
+    interview, forecast = shown.interview, shown.forecast
+    if forecast is None:
+        out.print(_("The interview on {day} has come: scheduling is normal again. `quiz plan --date YYYY-MM-DD` "
+                    "aims at the next one, `quiz plan --clear` removes this one.").format(day=interview.day))
+        return
+    decks = join(interview.decks) if interview.decks else _("every deck")
+    out.print(ngettext("Interview on {day} ({days} day left), {decks}: every card at {target:.0%} recall or more on "
+                       "the day.", "Interview on {day} ({days} days left), {decks}: every card at {target:.0%} recall "
+                       "or more on the day.", forecast.days_left).format(
+        day=interview.day, days=forecast.days_left, decks=decks, target=interview.retention))
+    reviews = round(forecast.reviews_per_day)
+    out.print(ngettext("Following the plan (every review answered Good): {recalled:.1%} of the {cards} cards recalled "
+                       "on the day, {share:.0%} of them at the target; {reviews} review a day.",
+                       "Following the plan (every review answered Good): {recalled:.1%} of the {cards} cards recalled "
+                       "on the day, {share:.0%} of them at the target; {reviews} reviews a day.", reviews).format(
+        recalled=forecast.recalled, cards=f"{forecast.cards:,}", share=forecast.at_target, reviews=f"{reviews:,}"))
+    line = pace_message(shown.new_per_day_setting, forecast.new_per_day)
+    if line:
+        out.print(line)
+    if shown.below_pace:  # the forecast paced their new cards as if nothing held them
+        out.print(_("{decks}: a deck's own limit on new cards, below the plan's {pace} a day, holds its cards back, so "
+                    "the figures above are too hopeful for it. `quiz config unset deck.ID.new_per_day` lets the plan "
+                    "pace it.").format(decks=join([_("{deck} ({limit} a day)").format(deck=deck, limit=limit)
+                                                   for deck, limit in shown.below_pace.items()]),
+                                       pace=f"{forecast.new_per_day:,}"))
+    if forecast.reviews_per_day > shown.reviews_per_day_setting:  # the forecast assumes every review is done
+        out.print(_("That is more than your {limit} reviews a day: on a full day the reviews that gain most by the "
+                    "interview come first, and the rest wait. `quiz config set reviews_per_day N` raises the limit.")
+                  .format(limit=shown.reviews_per_day_setting))
+    if forecast.at_target < FEW_AT_TARGET:  # the raised pace promises stable cards only where the days allow it
+        out.print(_("Most cards cannot reach {target:.0%} by then, however many reviews are done: the days left are too "
+                    "few to make them that stable. A lower target (`quiz plan --retention 0.9`) or a later date is one "
+                    "the plan can meet.").format(target=interview.retention))
