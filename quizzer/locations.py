@@ -1,4 +1,4 @@
-"""Where the decks are: the folders every command reads, found without loading anything."""
+"""Where the decks are, the folders every command reads, and the cache folder, found without loading anything."""
 
 from __future__ import annotations
 
@@ -22,3 +22,14 @@ def deck_dirs(option: Path | None = None, environ: Mapping[str, str] = os.enviro
     if env:  # a folder named twice is read once (its every card was a duplicate of itself)
         return list(dict.fromkeys(Path(os.path.abspath(p)) for p in env.split(os.pathsep) if p))
     return [bundled_decks()]
+
+
+def cache_dir() -> Path:
+    """The deck cache's folder (``QUIZ_CACHE_DIR``, else the user's cache folder): validated decks,
+    and the terminal's line-break memo."""
+    env = os.environ.get("QUIZ_CACHE_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("quizzer")) / "decks"

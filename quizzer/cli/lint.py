@@ -58,6 +58,6 @@ def _checked(paths: list[Path]) -> str:
 
 @app.command(help=_("Print the JSON Schema of the deck format (decks/schema.json is this output)."))
 def schema() -> None:
-    from quizzer.model import json_schema
+    from quizzer.decks.model import json_schema
 
     sys.stdout.write(json_schema())

@@ -191,7 +191,7 @@ MEMO_LARGEST = 4 << 20  # bytes: a larger file is not this memo's (it is started
 def memo_path() -> Path:
     import uniseg
 
-    from quizzer.deck_cache import cache_dir
+    from quizzer.locations import cache_dir
 
     return cache_dir() / f"linebreaks-uniseg-{uniseg.__version__}.json"
 

@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from quizzer import decks, yamlsource
+from quizzer import decks
+from quizzer.decks import yamlsource
+from quizzer.decks.files import read_file
 from quizzer.defaults import ARCHIVE_DECK, ARCHIVE_TAKEN
 from quizzer.errors import DeckProblems, QuizError, UsageError, os_reason
 from quizzer.files import replacing
@@ -438,7 +440,7 @@ def read_chapter(path: Path, stream: BinaryIO | None = None) -> Chapter:
         # the decks' reader (regular files only, its size limit, UTF-8), on the file a link names: a
         # chapter is named by the learner, not found in a folder a pull request can fill
         real = Path(os.path.realpath(path))
-        text, _raw, problems = decks._read(real if real.is_file() else path)
+        text, _raw, problems = read_file(real if real.is_file() else path)
     if text is None:
         raise QuizError(str(problems[0]), None if stream is not None else _("check the file name"))
     bad = yamlsource.FORBIDDEN_IN_FILE.search(text)
@@ -651,7 +653,7 @@ class _Existing:
 
 
 def _existing(out: Path) -> _Existing:
-    text, _raw, problems = decks._read(out)
+    text, _raw, problems = read_file(out)
     if text is None:
         raise DeckProblems(problems)
     checked = _validated(text, out)
