@@ -390,7 +390,7 @@ def test_sqlites_without_math_functions_get_the_same_curve():
     import math
     import sqlite3
 
-    from quizzer.store.engine import add_math_functions
+    from quizzer.store.sqlite import add_math_functions
 
     rows = [(0.3, 12.0), (45.5, 0.0), (200.0, 399.7), (1.5, None)]
     query = ("SELECT pow(1 + 0.98 * floor(?) / ?, -0.1542), floor(-2.5), pow(NULL, 2) FROM (SELECT 1)")

@@ -18,7 +18,8 @@ app.add_typer(backup_app, name="backup")
 
 def _db_path(ctx: typer.Context, db: Path | None) -> Path:
     from quizzer.store import learner_name
-    from quizzer.store.engine import learner_schema, resolve, shown_url
+    from quizzer.store.postgres import learner_schema
+    from quizzer.store.urls import resolve, shown_url
 
     url, path = resolve(where(ctx, None, db).db)
     if path is None:
@@ -135,7 +136,7 @@ def backup_restore(
 def check(ctx: typer.Context, db: DbOption = None) -> None:
     from quizzer.store import review_days
     from quizzer.store.check import problems as broken_rules
-    from quizzer.store.engine import resolve
+    from quizzer.store.urls import resolve
 
     location = where(ctx, None, db).db
     path = resolve(location)[1]

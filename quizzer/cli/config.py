@@ -73,7 +73,7 @@ def _default_learner(ctx: typer.Context) -> tuple[str, str]:
     """The learner when the ``user`` setting is empty, and where the name comes from (the user name
     in the server's URL, PGUSER, or the login name): said as it is, not as "(your login name)"."""
     from quizzer.store import default_learner
-    from quizzer.store.engine import resolve
+    from quizzer.store.urls import resolve
 
     return default_learner(resolve(where(ctx, None, None).db)[0])
 
@@ -201,7 +201,7 @@ def _due_change(ctx: typer.Context, after: Settings, db: Path | None) -> str | N
     from quizzer.scheduling.memory import scheduler_for
     from quizzer.scheduling.queue import due_change
     from quizzer.store import learner
-    from quizzer.store.engine import resolve
+    from quizzer.store.urls import resolve
 
     target = where(ctx, None, db).db
     path = resolve(target)[1]

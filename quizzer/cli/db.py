@@ -30,7 +30,7 @@ def db_copy(
     from quizzer.backup import remove_database
     from quizzer.store import open_store
     from quizzer.store.copy import copy_collection
-    from quizzer.store.engine import resolve
+    from quizzer.store.urls import resolve
 
     if not to.strip():  # an empty --to would name the default database, as no --db does
         raise UsageError(_("--to is empty"), _("name a file or a postgresql:// URL"))
@@ -57,7 +57,7 @@ def db_copy(
             schedule = schedule_of(source, chosen)
             decide = replaying(source, schedule.scheduler, chosen.day_start_hour, schedule.interview)
             result = copy_collection(source, target, decide)
-            destination = str(path) if partial is not None else target.where
+            destination = str(path) if partial is not None else target.display_name
         finally:
             target.close()
         if partial is not None and path is not None:

@@ -98,7 +98,7 @@ def record_answer(store: Store, card_id: str, review: NewReview, decide: Decide,
                 review_log.c.card_id == card_id, review_log.c.reviewed_at == review.reviewed_at,
                 review_log.c.rating == review.rating)).first() is not None:
             raise DatabaseError(_("{where}: the connection was lost just as the answer to {card} was saved; it is "
-                                  "saved once").format(where=store.where, card=card_id),
+                                  "saved once").format(where=store.display_name, card=card_id),
                                 _("run the command again to go on"))
         return apply(conn)
 
