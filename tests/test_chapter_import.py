@@ -359,7 +359,7 @@ def test_a_chapter_too_large_for_a_deck_is_refused_before_its_yaml_is_written(tm
     """At the size where the cards alone pass the limit (counted here on the written deck), the
     import stops before writing any YAML; one value less and the YAML is written."""
     from quizzer.decks import yamlsource
-    from quizzer.transfer import chapter
+    from quizzer.transfer.chapter import importer as chapter
 
     written = yaml.safe_load(quiz("import", "chapter", str(SMALL)).stdout)
     values = sum(_values(card) for card in written["cards"])

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from quizzer import kinds
 from quizzer.decks import cache
-from quizzer.decks.files import decode, deck_files, display, read_bytes
+from quizzer.decks.files import deck_files, decode, display, read_bytes
 from quizzer.decks.problems import Problem, in_order
 from quizzer.decks.validate import Checked, duplicate_ids, validate_text
 from quizzer.errors import DeckProblems

@@ -17,7 +17,6 @@ from quizzer.errors import ConnectionLost, DatabaseError, system_words
 from quizzer.i18n import N_, _
 from quizzer.locks import locked
 
-
 # SQLite's primary result codes (sqlite3.h) that a user can cause, and the messages
 # SQLite gives for them (matched when the driver does not expose the code: Python < 3.11).
 SQLITE_BUSY, SQLITE_READONLY, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB = 5, 8, 10, 11, 13, 14, 26
