@@ -46,6 +46,7 @@ from quizzer.clock import later_when, when
 from quizzer.i18n import _, ngettext, said
 from quizzer.store.records import ExamRecord
 from quizzer.terminal import render
+from quizzer.terminal.page import Page
 from quizzer.terminal.prompter import Prompter, command
 from quizzer.terminal.prompter import TimeUp as TimedOut
 from quizzer.terminal.render import markdown, safe
@@ -83,7 +84,7 @@ class ExamScreen:
 
             clear_screen = settings.load().clear_screen
         # a transcript on a pipe keeps every question
-        self.page = render.Page(console, self.draw, bool(clear_screen) and prompter.interactive, prompter)
+        self.page = Page(console, self.draw, bool(clear_screen) and prompter.interactive, prompter)
         session.waiting = render.waiting(console)  # an answer waits out another process's long write
 
     def run(self) -> Report | LeftUnfinished:

@@ -49,6 +49,7 @@ from quizzer.errors import os_reason
 from quizzer.settings import Settings
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.terminal import render
+from quizzer.terminal.page import Page
 from quizzer.terminal.prompter import Prompter, TerminalPrompter, command, for_stdin
 from quizzer.i18n import N_, _, join, said
 from quizzer.terminal.render import clean, console, markdown, safe
@@ -133,7 +134,7 @@ class StudyScreen:
         self.prompter = prompter
         self.console = console
         # a transcript on a pipe keeps every card
-        self.page = render.Page(console, self.draw, clear_screen and prompter.interactive, prompter)
+        self.page = Page(console, self.draw, clear_screen and prompter.interactive, prompter)
         self.verdict_shown: str | None = None  # the card whose verdict line already said its rating and due
         session.waiting = render.waiting(console)  # an answer waits out another process's long write
 
