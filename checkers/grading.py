@@ -12,29 +12,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Literal
+from typing import Literal
 
 from checkers.base import Question, Tolerance, float_slack
+from checkers.said import Said
 
 Outcome = Literal["correct", "wrong", "imprecise", "format"]
-
-
-
-class Said(str):
-    """A message as an English template and its values. checkers know no interface language, so
-    the text itself is the English; the interface translates ``template`` (a catalogue id) and
-    formats it with ``values`` (a nested Said translated too, a list joined as the language joins
-    lists)."""
-
-    template: str
-    values: dict[str, Any]
-
-    def __new__(cls, template: str, **values: Any) -> Said:
-        shown = {name: ", ".join(map(str, v)) if isinstance(v, list) else v for name, v in values.items()}
-        said = super().__new__(cls, template.format(**shown))
-        said.template, said.values = template, values
-        return said
-
 
 # what a Chinese sentence puts around a number: "约 0.8", "大约是 0.5", and the full stop an input
 # method adds ("0.5。")

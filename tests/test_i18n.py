@@ -221,7 +221,7 @@ def test_numeric_verdicts_follow_the_interface_language():
 def test_our_pydantic_templates_are_pydantics_own_wording():
     from pydantic_core import PydanticKnownError
 
-    from quizzer.kinds.validation import PYDANTIC_MESSAGES
+    from quizzer.kinds.messages import PYDANTIC_MESSAGES
 
     context = {"ge": 1, "le": 1, "gt": 1, "lt": 1}
     for kind, template in PYDANTIC_MESSAGES.items():

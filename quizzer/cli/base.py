@@ -269,7 +269,7 @@ def _notes_joined(text: str) -> str:
 def _click_patterns() -> list[tuple[str, re.Pattern[str]]]:
     """Each message template as a pattern whose groups are its fields; pydantic's messages for
     a bad option value (``Input should be a valid integer``) come last."""
-    from quizzer.kinds.validation import PYDANTIC_MESSAGES
+    from quizzer.kinds.messages import PYDANTIC_MESSAGES
 
     patterns = []
     for template in (*CLICK_MESSAGES, *PYDANTIC_MESSAGES.values()):

@@ -125,7 +125,7 @@ def _validate(text: str, path: Path, verify_examples: bool) -> Checked:
     from pydantic import ValidationError
 
     from quizzer.decks import model
-    from quizzer.kinds.validation import issues_from
+    from quizzer.kinds.messages import issues_from
 
     try:
         checked.deck = model.validate(doc.data)
@@ -142,7 +142,7 @@ def _valid_cards(data: Any) -> Iterator[tuple[int, Any]]:
     """(index, card) of the cards that are valid on their own in a deck that is not."""
     from pydantic import ValidationError
 
-    from quizzer.kinds.validating import validate
+    from quizzer.kinds.pydantic_models import validate
 
     cards = data.get("cards") if isinstance(data, dict) else None
     for index, raw in enumerate(cards if isinstance(cards, list) else []):
