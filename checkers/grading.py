@@ -294,8 +294,8 @@ def grade(text: str, question: Question) -> Grade:
     except AnswerFormatError as err:
         return Grade("format", err.hint)
     # each number against its truth, a careful learner's rounding of it in two steps, or any other
-    # value the question accepts (question.also, for a single answer), whichever grades best
-    others = () if isinstance(truth, list) else question.also
+    # value the question accepts (question.other_accepted, for a single answer), whichever grades best
+    others = () if isinstance(truth, list) else question.other_accepted
     outcomes = [_best({judge(n, value, question.tolerance) for value in (t, *stepped(t, question.tolerance), *others)})
                 for n, t in zip(numbers, truths)]
     answer = question.answer_text

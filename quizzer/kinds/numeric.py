@@ -13,7 +13,7 @@ from quizzer.i18n import N_, _, join, said
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Number, OneOrMany, Shape, Text
 
-if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.validating)
+if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.pydantic_models)
     from pydantic import AfterValidator, Field
 
     from checkers.base import Draft, Question
@@ -161,7 +161,7 @@ class Numeric(Kind[NumericCard]):
         from pydantic import ValidationError
 
         from checkers import registry
-        from quizzer.kinds.validation import issues_from
+        from quizzer.kinds.messages import issues_from
 
         checker = registry.get(card.checker)
         issues: list[Issue] = []
@@ -198,7 +198,7 @@ class Numeric(Kind[NumericCard]):
 
         checker = registry.get(card.checker)
         for seed in range(POINT_SEEDS):
-            why = checker.outside(params, checker.inputs(seed, params))
+            why = checker.why_out_of_range(params, checker.inputs(seed, params))
             if why:
                 return [Issue(("params",), _("params let the generator leave the card's point (seed {seed}): {why}").format(
                     seed=seed, why=said(why)))]
