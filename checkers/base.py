@@ -258,7 +258,7 @@ class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
 
     def inputs(self, seed: int, params: ParamsT) -> InputsT:
         """The inputs ``draw`` makes for this seed, without typesetting the prompt: lint draws a
-        hundred per card, and typesetting their prompts was half of that check's time."""
+        hundred per card and needs no prompt."""
         return self.compose(self._rng(seed), params)[0]
 
     def _rng(self, seed: int) -> random.Random:

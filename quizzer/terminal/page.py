@@ -31,8 +31,7 @@ class Page(Generic[ViewT]):
 
     def show(self, views: Sequence[ViewT], new_card: bool) -> None:
         """Draws ``views``, on a cleared screen if they bring a new card; why an answer is asked
-        again goes under the question drawn again, next to the prompt (above it, on a cleared
-        screen, it was a screen away)."""
+        again goes under the question drawn again, next to the prompt."""
         from quizzer.app.views import Retry
 
         self.prompter.discard_typed_ahead()  # what is typed next answers what is drawn now

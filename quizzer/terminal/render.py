@@ -244,8 +244,8 @@ class _Console(Console):
         raise BrokenPipeError
 
 
-WIDEST = 1000  # columns: COLUMNS=99999999 made a card 2 MB of padding and took minutes to draw
-NARROWEST = 20  # and at least: COLUMNS=0 drew nothing at all, not even study's `saved` line on a pipe
+WIDEST = 1000  # columns at most, whatever COLUMNS says: a card's padding stays small and quick to draw
+NARROWEST = 20  # and at least: every line, study's `saved` line on a pipe too, has room to be drawn
 
 
 def console() -> Console:
@@ -265,7 +265,7 @@ def section_text(source: str) -> str:
 def card(console: Console, parts: Sequence[Text], front: str, optional: int | None = None) -> None:
     """A card's (or question's) front in a panel under its title: ``parts`` joined by `` · ``. A
     title wider than the border leaves out ``parts[optional]`` (a long deck title), then is cut
-    with ``…``: rich cut it mid-word, and at 60 columns the kind and section were gone."""
+    with ``…`` where the border ends."""
     from rich.panel import Panel
 
     room = console.width - 6  # the corners, the rule before the title and the spaces around it
