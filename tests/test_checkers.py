@@ -235,8 +235,8 @@ def test_check_example_fails_values_off_by_5_percent():
                         CORRECT_SOFTMAX[:3] + ["0.0900", "0.2155", "0.6169"])
     i18n.use("zh")  # lint shows the reasons in the interface language, each one translated
     try:
-        assert i18n.said(message) == "写的是 0.2155，参考实现给出 0.226931（下标 4）"
-        assert i18n.said(two).count("写的是") == 2 and "、" in i18n.said(two)
+        assert i18n.translate_checker_message(message) == "写的是 0.2155，参考实现给出 0.226931（下标 4）"
+        assert i18n.translate_checker_message(two).count("写的是") == 2 and "、" in i18n.translate_checker_message(two)
     finally:
         i18n.use("en")
     assert check_example("param_count", {"model": "bert-base-uncased"}, "104008128")
