@@ -22,10 +22,11 @@ def _identity(path: Path) -> str:
 
 
 def _siblings(files: list[Path]) -> list[Path]:
-    """The other deck files in the folders of ``files``: the decks they will be loaded with."""
+    """The other deck files in the folders of ``files``: the decks they will be loaded with. A
+    folder among ``files`` (one refused as it leads out of the repository) has no siblings."""
     known = {_identity(f) for f in files}
     found: list[Path] = []
-    for folder in dict.fromkeys(f.parent for f in files):
+    for folder in dict.fromkeys(f.parent for f in files if not f.is_dir()):
         if folder.is_dir():
             for path in deck_files([folder]):
                 if _identity(path) not in known:
