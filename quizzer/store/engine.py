@@ -37,7 +37,7 @@ WRITE_OPTION = "quizzer_write"  # the execution option that makes a transaction 
 class Store:
     """A database handle.  ``path`` is the SQLite file (None for other backends),
     used for backups. ``learner`` is whose collection it is: on a server, the schema
-    ``learner_<name>`` (``learner_schema``) every statement works in; a SQLite file holds one
+    ``learner_<name>`` (``postgres.learner_schema``) every statement works in; a SQLite file holds one
     learner's collection whatever the name."""
 
     engine: Engine
@@ -50,7 +50,7 @@ class Store:
     def __post_init__(self) -> None:
         # Closed when the store goes, or at exit: closing SQLite's last connection folds the -wal
         # file back into the database, so a copy of the .db file alone holds every answer
-        # (``quiz`` ends without tearing the interpreter down, which closed it before).
+        # (``quiz`` ends without tearing the interpreter down, so nothing else closes it).
         weakref.finalize(self, self.engine.dispose)
 
     @property
@@ -122,8 +122,8 @@ class Store:
 
 
 def make_engine(url: URL, learner: str, *, create: bool = True, created: Callable[[str], None] | None = None) -> Engine:
-    """The engine; opening the file (or connecting) is left to the first transaction (see
-    ``check_location``). On a server every connection works in ``learner``'s schema, created
+    """The engine; opening the file (or connecting) is left to the first transaction (a file is
+    checked before: ``sqlite.check_location``). On a server every connection works in ``learner``'s schema, created
     if missing unless ``create`` is off (a reader of other learners' collections); ``created`` is
     called when it is, with the database it is in."""
     if url.get_backend_name() == "postgresql" and url.drivername == "postgresql+psycopg":
