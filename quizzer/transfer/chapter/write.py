@@ -31,7 +31,7 @@ def drafted(text: str, target: Path, chapter: str) -> None:
 
 def write_deck(out: Path, text: str) -> None:
     """Replace ``out`` only once the new text is complete on disk, and only if no other deck of its
-    folder has its deck id or one of its card ids: written, every command on that folder failed."""
+    folder has its deck id or one of its card ids (every command on that folder would refuse the pair)."""
     shared = decks.shared_id(text, out)
     if shared is not None:
         what, shared_id, other = shared
