@@ -60,7 +60,8 @@ def main() -> None:
         deck = folder / "bench.yaml"
         deck.write_text(random_deck(10_000), "utf-8")
         os.environ["QUIZ_CACHE_DIR"] = str(Path(tmp) / "cache")
-        from quizzer import deck_cache, decks
+        from quizzer import decks
+        from quizzer.decks import cache as deck_cache
 
         def cold() -> None:
             for entry in deck_cache.cache_dir().glob("*.json"):

@@ -113,8 +113,8 @@ def forget_line_breaks(cache: Path) -> None:
 # What an import adds on top of what is already imported: (name, imported before, measured).
 COMPONENTS = [
     ("the card models, as study reads them (quizzer.kinds: dataclasses)", "import typer", "import quizzer.kinds"),
-    ("pydantic, as deck parsing and lint validate cards (quizzer.kinds.validating)", "import typer, quizzer.kinds",
-     "import quizzer.kinds.validating"),
+    ("pydantic, as deck parsing and lint validate cards (quizzer.kinds.pydantic_models)", "import typer, quizzer.kinds",
+     "import quizzer.kinds.pydantic_models"),
     ("a numeric card's checker (checkers.attention: its Params and Inputs dataclasses)", "import typer",
      "import checkers.attention"),
     ("pydantic, as lint validates a checker's params and inputs (checkers.validating)", "import typer, checkers.base",

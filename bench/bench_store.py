@@ -81,7 +81,7 @@ def bench(db: str | Path) -> list[tuple[str, tuple[float, float]]]:
     store = open_store(db)
     generate(store, random.Random(1))
     print(f"generated {CARDS:,} cards / {REVIEWS:,} reviews in {time.perf_counter() - start:.1f} s "
-          f"({size_mib(store):.0f} MiB) at {store.where}")
+          f"({size_mib(store):.0f} MiB) at {store.display_name}")
     store.close()
 
     store = open_store(db)

@@ -97,7 +97,7 @@ class MaskedSoftmax(BaseChecker[MaskedSoftmaxParams, MaskedSoftmaxInputs, list[f
         )
         return inputs, prompt
 
-    def outside(self, params: MaskedSoftmaxParams, inputs: MaskedSoftmaxInputs) -> str | None:
+    def why_out_of_range(self, params: MaskedSoftmaxParams, inputs: MaskedSoftmaxInputs) -> str | None:
         n, mask = len(inputs.mask), inputs.mask
         kept = sum(mask)
         if not params.min_len <= n <= params.max_len:
@@ -181,7 +181,7 @@ class ScaledScores(BaseChecker[ScaledScoresParams, ScaledScoresInputs, list[floa
         )
         return inputs, prompt
 
-    def outside(self, params: ScaledScoresParams, inputs: ScaledScoresInputs) -> str | None:
+    def why_out_of_range(self, params: ScaledScoresParams, inputs: ScaledScoresInputs) -> str | None:
         if params.d_k is not None and len(inputs.q) != params.d_k:
             return Said("d_k is {got}, the card asks for {wanted}", got=len(inputs.q), wanted=params.d_k)
         if not params.min_len <= len(inputs.k) <= params.max_len:

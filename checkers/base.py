@@ -134,7 +134,7 @@ class Question:
     tolerance: Tolerance
     solution: str  # worked solution (Markdown)
     answer_text: str  # the answer at the display precision
-    also: tuple[float, ...] = ()  # other values graded like the answer (a careful learner's roundings)
+    other_accepted: tuple[float, ...] = ()  # other values graded like the answer (a careful learner's roundings)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON for `quiz generate --json`."""
@@ -145,7 +145,7 @@ class Question:
             "inputs": self.inputs,
             "answer": self.answer,
             "answer_text": self.answer_text,
-            "also": list(self.also),
+            "also": list(self.other_accepted),  # the JSON of `quiz generate --json`
             "tolerance": self.tolerance.to_dict(),
             "solution": self.solution,
         }
@@ -258,7 +258,7 @@ class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
 
     def inputs(self, seed: int, params: ParamsT) -> InputsT:
         """The inputs ``draw`` makes for this seed, without typesetting the prompt: lint draws a
-        hundred per card, and typesetting their prompts was half of that check's time."""
+        hundred per card and needs no prompt."""
         return self.compose(self._rng(seed), params)[0]
 
     def _rng(self, seed: int) -> random.Random:
@@ -276,19 +276,19 @@ class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
             tolerance=draft.tolerance,
             solution=self.explain(draft.inputs, answer, draft.tolerance),
             answer_text=draft.tolerance.format(answer),
-            also=self.also(draft.inputs, answer, draft.tolerance),
+            other_accepted=self.other_accepted(draft.inputs, answer, draft.tolerance),
         )
 
     def generate(self, seed: int, params: Strict | dict[str, Any] | None = None) -> Question:
         return self.finish(self.draw(seed, params))
 
-    def outside(self, params: ParamsT, inputs: InputsT) -> str | None:
+    def why_out_of_range(self, params: ParamsT, inputs: InputsT) -> str | None:
         """Why drawn inputs leave the point `params` state (None: inside), as a
         ``grading.Said`` the interface translates. Checked on the inputs, not trusted from
         compose, so lint can reject a card whose params let the draw wander."""
         return None
 
-    def also(self, inputs: InputsT, answer: AnswerT, tolerance: Tolerance) -> tuple[float, ...]:
+    def other_accepted(self, inputs: InputsT, answer: AnswerT, tolerance: Tolerance) -> tuple[float, ...]:
         """Other values graded like the answer (see MlmLoss: terms rounded before averaging)."""
         return ()
 

@@ -98,7 +98,7 @@ class KvCache(BaseChecker[KvCacheParams, KvCacheInputs, int | float]):
             )
         return inputs, f"自回归推理时每层缓存 K 和 V，形状各为 [B, h_kv, S, d_head]。{setting}\n\n{ask}"
 
-    def outside(self, params: KvCacheParams, inputs: KvCacheInputs) -> str | None:
+    def why_out_of_range(self, params: KvCacheParams, inputs: KvCacheInputs) -> str | None:
         if params.target != "any" and inputs.target != params.target:
             return Said("asks {got}, the card wants {wanted}", got=inputs.target, wanted=params.target)
         if params.attention != "any" and (inputs.kv_heads == inputs.heads) != (params.attention == "mha"):
@@ -189,7 +189,7 @@ class TrainingMemory(BaseChecker[TrainingMemoryParams, TrainingMemoryInputs, flo
         )
         return inputs, prompt
 
-    def outside(self, params: TrainingMemoryParams, inputs: TrainingMemoryInputs) -> str | None:
+    def why_out_of_range(self, params: TrainingMemoryParams, inputs: TrainingMemoryInputs) -> str | None:
         if params.precision != "any" and inputs.precision != params.precision:
             return Said("{got} training, the card wants {wanted}", got=inputs.precision, wanted=params.precision)
         return None if inputs.part in params.parts else Said("part {part} is not one of {parts}", part=inputs.part, parts=str(params.parts))
@@ -269,7 +269,7 @@ class Flops(BaseChecker[FlopsParams, FlopsInputs, int]):
         )
         return inputs, prompt
 
-    def outside(self, params: FlopsParams, inputs: FlopsInputs) -> str | None:
+    def why_out_of_range(self, params: FlopsParams, inputs: FlopsInputs) -> str | None:
         return None if params.mode in ("any", inputs.mode) else Said("asks {got}, the card wants {wanted}", got=inputs.mode, wanted=params.mode)
 
     def solve(self, inputs: FlopsInputs) -> int:
@@ -354,7 +354,7 @@ class LoraParams(BaseChecker[LoraParamsParams, LoraParamsInputs, int]):
         )
         return inputs, prompt
 
-    def outside(self, params: LoraParamsParams, inputs: LoraParamsInputs) -> str | None:
+    def why_out_of_range(self, params: LoraParamsParams, inputs: LoraParamsInputs) -> str | None:
         if inputs.rank not in params.ranks:
             return Said("rank {rank} is not one of {ranks}", rank=inputs.rank, ranks=str(params.ranks))
         if params.targets != "any" and inputs.targets != TARGETS[params.targets]:

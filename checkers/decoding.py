@@ -61,7 +61,7 @@ class Perplexity(BaseChecker[PerplexityParams, PerplexityInputs, float]):
             )
         return inputs, setting
 
-    def outside(self, params: PerplexityParams, inputs: PerplexityInputs) -> str | None:
+    def why_out_of_range(self, params: PerplexityParams, inputs: PerplexityInputs) -> str | None:
         form = "probs" if inputs.probs is not None else "loss"
         if params.form != "any" and form != params.form:
             return Said("given as {got}, the card wants {wanted}", got=form, wanted=params.form)
@@ -191,7 +191,7 @@ class Sampling(BaseChecker[SamplingParams, SamplingInputs, list[float]]):
         sums = [sum(probs[: i + 1]) for i in range(len(probs))]
         return all(abs(s - inputs.top_p) > MARGIN for s in sums)
 
-    def outside(self, params: SamplingParams, inputs: SamplingInputs) -> str | None:
+    def why_out_of_range(self, params: SamplingParams, inputs: SamplingInputs) -> str | None:
         used = {"temperature": inputs.temperature != 1.0, "top_k": inputs.top_k > 0, "top_p": inputs.top_p < 1}
         if params.variant in used and [k for k, v in used.items() if v] != [params.variant]:
             return Said("the card drills {variant} alone", variant=params.variant)

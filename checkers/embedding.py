@@ -55,7 +55,7 @@ class EmbeddingSum(BaseChecker[EmbeddingSumParams, EmbeddingSumInputs, list[floa
         )
         return inputs, prompt
 
-    def outside(self, params: EmbeddingSumParams, inputs: EmbeddingSumInputs) -> str | None:
+    def why_out_of_range(self, params: EmbeddingSumParams, inputs: EmbeddingSumInputs) -> str | None:
         if not params.min_len <= len(inputs.token) <= params.max_len:
             return Said("dimension {n} is outside [{low}, {high}]", n=len(inputs.token), low=params.min_len, high=params.max_len)
         return None

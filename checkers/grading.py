@@ -12,29 +12,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Literal
+from typing import Literal
 
 from checkers.base import Question, Tolerance, float_slack
+from checkers.said import Said
 
 Outcome = Literal["correct", "wrong", "imprecise", "format"]
-
-
-
-class Said(str):
-    """A message as an English template and its values. checkers know no interface language, so
-    the text itself is the English; the interface translates ``template`` (a catalogue id) and
-    formats it with ``values`` (a nested Said translated too, a list joined as the language joins
-    lists)."""
-
-    template: str
-    values: dict[str, Any]
-
-    def __new__(cls, template: str, **values: Any) -> Said:
-        shown = {name: ", ".join(map(str, v)) if isinstance(v, list) else v for name, v in values.items()}
-        said = super().__new__(cls, template.format(**shown))
-        said.template, said.values = template, values
-        return said
-
 
 # what a Chinese sentence puts around a number: "约 0.8", "大约是 0.5", and the full stop an input
 # method adds ("0.5。")
@@ -311,8 +294,8 @@ def grade(text: str, question: Question) -> Grade:
     except AnswerFormatError as err:
         return Grade("format", err.hint)
     # each number against its truth, a careful learner's rounding of it in two steps, or any other
-    # value the question accepts (question.also, for a single answer), whichever grades best
-    others = () if isinstance(truth, list) else question.also
+    # value the question accepts (question.other_accepted, for a single answer), whichever grades best
+    others = () if isinstance(truth, list) else question.other_accepted
     outcomes = [_best({judge(n, value, question.tolerance) for value in (t, *stepped(t, question.tolerance), *others)})
                 for n, t in zip(numbers, truths)]
     answer = question.answer_text

@@ -69,7 +69,7 @@ class PositionalEncoding(BaseChecker[PositionalEncodingParams, PositionalEncodin
         )
         return inputs, prompt
 
-    def outside(self, params: PositionalEncodingParams, inputs: PositionalEncodingInputs) -> str | None:
+    def why_out_of_range(self, params: PositionalEncodingParams, inputs: PositionalEncodingInputs) -> str | None:
         if params.target != "any" and (inputs.index is None) != (params.target == "vector"):
             return Said("the card wants a {target} answer", target=params.target)
         if inputs.d_model not in params.d_models or inputs.position > params.max_position:
@@ -148,7 +148,7 @@ class LayerNorm(BaseChecker[LayerNormParams, LayerNormInputs, list[float]]):
         )
         return inputs, prompt
 
-    def outside(self, params: LayerNormParams, inputs: LayerNormInputs) -> str | None:
+    def why_out_of_range(self, params: LayerNormParams, inputs: LayerNormInputs) -> str | None:
         if not params.min_len <= len(inputs.x) <= params.max_len:
             return Said("length {n} is outside [{low}, {high}]", n=len(inputs.x), low=params.min_len, high=params.max_len)
         if params.affine != "any" and (inputs.gamma is None) != (params.affine == "identity"):

@@ -77,7 +77,7 @@ class AttentionShapes(BaseChecker[AttentionShapesParams, AttentionShapesInputs, 
         )
         return inputs, prompt
 
-    def outside(self, params: AttentionShapesParams, inputs: AttentionShapesInputs) -> str | None:
+    def why_out_of_range(self, params: AttentionShapesParams, inputs: AttentionShapesInputs) -> str | None:
         if inputs.stage not in params.stages:
             return Said("stage {stage} is not one of {stages}", stage=inputs.stage, stages=str(params.stages))
         if params.attention == "self" and inputs.q_len != inputs.kv_len:
@@ -169,7 +169,7 @@ class MaskMatrix(BaseChecker[MaskMatrixParams, MaskMatrixInputs, list[float]]):
         )
         return inputs, prompt
 
-    def outside(self, params: MaskMatrixParams, inputs: MaskMatrixInputs) -> str | None:
+    def why_out_of_range(self, params: MaskMatrixParams, inputs: MaskMatrixInputs) -> str | None:
         n, kept = len(inputs.scores), sum(inputs.attention_mask)
         if not params.min_len <= n <= params.max_len:
             return Said("length {n} is outside [{low}, {high}]", n=n, low=params.min_len, high=params.max_len)

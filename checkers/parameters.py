@@ -223,7 +223,7 @@ class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
         )
         return inputs, prompt
 
-    def outside(self, params: ParamCountParams, inputs: ParamCountInputs) -> str | None:
+    def why_out_of_range(self, params: ParamCountParams, inputs: ParamCountInputs) -> str | None:
         cfg = inputs.config()
         if params.models and inputs.model not in params.models:
             return Said("drew {got}; the card is about {wanted}", got=cfg.name, wanted=list(params.models))

@@ -127,7 +127,7 @@ class MlmLoss(BaseChecker[MlmLossParams, MlmLossInputs, float]):
             ask = "求这个位置的 loss（自然对数）。" if form == "probs" else f"求唯一被选中的位置 {selected[0]} 的 loss（自然对数）。"
         return inputs, f"{setting}\n\n{ask}"
 
-    def outside(self, params: MlmLossParams, inputs: MlmLossInputs) -> str | None:
+    def why_out_of_range(self, params: MlmLossParams, inputs: MlmLossInputs) -> str | None:
         rows = inputs.probs if inputs.probs is not None else inputs.logits or []
         if not params.min_len <= len(rows) <= params.max_len:
             return Said("{n} positions, outside [{low}, {high}]", n=len(rows), low=params.min_len, high=params.max_len)
@@ -139,7 +139,7 @@ class MlmLoss(BaseChecker[MlmLossParams, MlmLossInputs, float]):
             return Said("the card asks for the mean, not one position")
         return None
 
-    def also(self, inputs: MlmLossInputs, answer: float, tolerance: Tolerance) -> tuple[float, ...]:
+    def other_accepted(self, inputs: MlmLossInputs, answer: float, tolerance: Tolerance) -> tuple[float, ...]:
         """A mean is also right when each term was rounded to the asked digits before averaging."""
         losses = _per_position(inputs)[0].tolist()
         selected = [i for i, loss in enumerate(losses) if inputs.labels is None or inputs.labels[i] != IGNORE]

@@ -23,6 +23,8 @@ from dataclasses import MISSING, asdict, dataclass, fields, replace
 from types import UnionType
 from typing import Any, Literal, Self
 
+from checkers.said import Said
+
 INTEGER = re.compile(r"-?[0-9]{1,18}")  # text that int() and pydantic read to the same number
 DECIMAL = re.compile(r"-?[0-9]{1,18}(\.[0-9]{1,18})?")  # likewise for float()
 BOOLEAN = {"true": True, "false": False}  # YAML's words as the deck text keeps them
@@ -92,8 +94,6 @@ def _sized(name: str, value: Any) -> None:
     cannot hold or float() cannot convert."""
     for number in value if isinstance(value, list) else [value]:
         if type(number) is int and abs(number) > LARGEST:
-            from checkers.grading import Said  # here: grading imports base, which imports this module
-
             raise ValueError(Said("{name}: larger than {limit}", name=name, limit=format(LARGEST, ",")))
 
 
@@ -173,6 +173,4 @@ class LengthBounds(Strict):
 
     def check(self) -> None:
         if not 1 <= self.min_len <= self.max_len <= 12:
-            from checkers.grading import Said  # here: grading imports base, which imports this module
-
             raise ValueError(Said("need 1 <= min_len <= max_len <= 12"))

@@ -271,7 +271,7 @@ def examine(db_path: Path) -> tuple[list[str], list[str]]:
             keys = [_("foreign key: {table} rows referring to a missing {parent} row: {rows}").format(
                 table=table, parent=parent, rows=join_some(rows)) for (table, parent), rows in dangling.items()]
     except sqlite3.DatabaseError as exc:  # not a database, or damaged: said as the store says it, translated
-        from quizzer.store.engine import database_error
+        from quizzer.store.errors import database_error
 
         known = database_error(exc, str(db_path))
         return [known.message if known is not None else f"{db_path}: {exc}"], []

@@ -183,14 +183,15 @@ def join_some(items: Sequence[str], shown: int = 20) -> str:
     return join(items[:shown]) + more
 
 
-def said(message: str) -> str:
+def translate_checker_message(message: str) -> str:
     """A message from ``checkers`` (which know no interface language) in the interface language:
-    a ``checkers.grading.Said`` is translated from its template, any other text is shown as is."""
+    a ``checkers.said.Said`` is translated from its template, any other text is shown as is."""
     template = getattr(message, "template", None)
     if template is None:
         return message
-    values = {name: said(value) if isinstance(value, str) else
-              join(said(v) if isinstance(v, str) else str(v) for v in value) if isinstance(value, list) else value
+    translated = translate_checker_message
+    values = {name: translated(value) if isinstance(value, str) else
+              join(translated(v) if isinstance(v, str) else str(v) for v in value) if isinstance(value, list) else value
               for name, value in getattr(message, "values").items()}
     return _(template).format(**values)
 

@@ -358,8 +358,8 @@ def _values(data) -> int:
 def test_a_chapter_too_large_for_a_deck_is_refused_before_its_yaml_is_written(tmp_path, monkeypatch):
     """At the size where the cards alone pass the limit (counted here on the written deck), the
     import stops before writing any YAML; one value less and the YAML is written."""
-    from quizzer import yamlsource
-    from quizzer.transfer import chapter
+    from quizzer.decks import yamlsource
+    from quizzer.transfer.chapter import importer as chapter
 
     written = yaml.safe_load(quiz("import", "chapter", str(SMALL)).stdout)
     values = sum(_values(card) for card in written["cards"])

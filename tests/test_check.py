@@ -194,7 +194,7 @@ def test_a_table_gone_is_a_problem_check_names_and_every_command_a_clear_error(h
     result = check(backend)
     assert (result.exit_code, result.output.splitlines()) == (1, ["missing table mistakes"]), result.output
     result = runner.invoke(app, ["stats", "--db", backend])
-    where = store.where
+    where = store.display_name
     restore = ("restore a backup from before, as `quiz backup list` shows them" if store.path is not None  # on a server
                else "pg_restore the learner's schema from a pg_dump taken before")  # `quiz backup` refuses to run
     assert result.exit_code == 1 and result.stderr.splitlines() == [

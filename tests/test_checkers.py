@@ -61,7 +61,7 @@ def test_own_answer_grades_correct_and_just_outside_does_not(name):
         assert grade(q.answer_text, q).outcome == "correct", (seed, q.answer_text)
         truths = q.answer if isinstance(q.answer, list) else [q.answer]
         texts = q.answer_text.strip("[]").split(", ") if isinstance(q.answer, list) else [q.answer_text]
-        highest = max([truths[0], *q.also, *stepped(truths[0], q.tolerance)])  # past every value the question accepts
+        highest = max([truths[0], *q.other_accepted, *stepped(truths[0], q.tolerance)])  # past every value the question accepts
         outside = highest + max(q.tolerance.allowed(highest) * 1.01, 1e-9)
         if q.tolerance.kind == "exact":
             outside = truths[0] + 1
@@ -109,7 +109,7 @@ def test_fewer_digits_than_asked_is_imprecise_exactly_when_outside_the_bound(nam
         truths = q.answer if isinstance(q.answer, list) else [q.answer]
         coarse = [round(t, q.tolerance.decimals - 1) for t in truths]
         typed = ", ".join(f"{c:.{q.tolerance.decimals - 1}f}" for c in coarse)
-        accepted = [truths] + [[a] for a in q.also]  # the answer, or a value the question also accepts
+        accepted = [truths] + [[a] for a in q.other_accepted]  # the answer, or a value the question also accepts
         inside = any(all(any(abs(c - v) <= q.tolerance.allowed(v) for v in (t, *stepped(t, q.tolerance)))
                          for c, t in zip(coarse, ts)) for ts in accepted)
         assert grade(typed, q).outcome == ("correct" if inside else "imprecise"), (seed, typed, q.answer)
@@ -235,8 +235,8 @@ def test_check_example_fails_values_off_by_5_percent():
                         CORRECT_SOFTMAX[:3] + ["0.0900", "0.2155", "0.6169"])
     i18n.use("zh")  # lint shows the reasons in the interface language, each one translated
     try:
-        assert i18n.said(message) == "写的是 0.2155，参考实现给出 0.226931（下标 4）"
-        assert i18n.said(two).count("写的是") == 2 and "、" in i18n.said(two)
+        assert i18n.translate_checker_message(message) == "写的是 0.2155，参考实现给出 0.226931（下标 4）"
+        assert i18n.translate_checker_message(two).count("写的是") == 2 and "、" in i18n.translate_checker_message(two)
     finally:
         i18n.use("en")
     assert check_example("param_count", {"model": "bert-base-uncased"}, "104008128")

@@ -59,7 +59,7 @@ def test_prompts_compose_without_torch():
         "    c = registry.get(name)\n"
         "    for seed in range(30):\n"
         "        inputs, prompt = c.compose(random.Random(seed), c.Params())\n"
-        "        assert prompt and c.outside(c.Params(), inputs) is None, (name, seed)\n"
+        "        assert prompt and c.why_out_of_range(c.Params(), inputs) is None, (name, seed)\n"
         "bad = {'torch', 'numpy'} & set(sys.modules)\nassert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
@@ -239,8 +239,8 @@ def test_sampling_variant_params_stay_on_their_point(variant):
     params = checker.Params(variant=variant)
     for seed in SEEDS:
         inputs, _ = checker.compose(random.Random(seed), params)
-        assert checker.outside(params, inputs) is None, seed
-    assert checker.outside(checker.Params(variant="top_k"), checker.Inputs(logits=[1, 2, 3], temperature=2.0, top_k=2))
+        assert checker.why_out_of_range(params, inputs) is None, seed
+    assert checker.why_out_of_range(checker.Params(variant="top_k"), checker.Inputs(logits=[1, 2, 3], temperature=2.0, top_k=2))
 
 
 def test_bad_inputs_are_refused():
@@ -352,7 +352,7 @@ def test_every_new_checker_has_a_card_and_each_card_stays_on_its_point():
         params = checker.Params.model_validate(card.params)
         for seed in SEEDS:
             inputs, _ = checker.compose(random.Random(f"{checker.name}:{seed}"), params)
-            assert checker.outside(params, inputs) is None, (card.id, seed)
+            assert checker.why_out_of_range(params, inputs) is None, (card.id, seed)
 
 
 def test_interview_deck_cards_cite_a_paper_section():

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from checkers import registry
 from quizzer.cli import app
-from quizzer.yamlsource import parse
+from quizzer.decks.yamlsource import parse
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]

@@ -155,7 +155,8 @@ def test_processes_opening_a_new_database_at_once_create_its_schema_once(backend
     """Each process finds no schema and upgrades; the write lock makes the later ones wait and
     then find the schema there (a second CREATE TABLE would fail)."""
     from quizzer.store import SCHEMA_HEAD
-    from quizzer.store.engine import make_engine, resolve
+    from quizzer.store.engine import make_engine
+    from quizzer.store.urls import resolve
     from sqlalchemy import text
 
     code = "import sys; from quizzer.store import open_store; open_store(sys.argv[1]).close()"

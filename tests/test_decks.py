@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from quizzer import deck_cache, decks
+from quizzer import decks
+from quizzer.decks import cache as deck_cache
 from quizzer.cli import app
 from quizzer.kinds import KINDS
-from quizzer.model import json_schema
+from quizzer.decks.model import json_schema
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,18 +119,21 @@ def test_loading_uses_the_cache_and_notices_edits(tmp_path):
 def test_the_cache_key_changes_with_the_code_that_validates_a_deck_checkers_included(tmp_path):
     """A checker's ``Params`` decide whether a numeric card is valid: a deck cached before a bound
     changed was trusted after it, and the card failed at study time with a ValidationError."""
-    installed = Path(decks.__file__).parent
+    installed = Path(decks.__file__).parents[1]
     package, checkers = tmp_path / "quizzer", tmp_path / "checkers"
     (package / "kinds").mkdir(parents=True)
+    (package / "decks").mkdir()
     checkers.mkdir()
-    for name in ("model.py", "yamlsource.py", "decks.py", "deck_cache.py", "kinds/base.py"):
+    for name in ("decks/model.py", "decks/yamlsource.py", "decks/validate.py", "decks/cache.py", "kinds/base.py"):
         (package / name).write_bytes((installed / name).read_bytes())
     (checkers / "embedding.py").write_text("min_len: int = Field(ge=1)\n")
     before = deck_cache.fingerprint(package)
     (checkers / "embedding.py").write_text("min_len: int = Field(ge=1, le=3)\n")
     bounded = deck_cache.fingerprint(package)
     (package / "kinds" / "base.py").write_text("changed\n")
-    assert len({before, bounded, deck_cache.fingerprint(package)}) == 3
+    kind_changed = deck_cache.fingerprint(package)
+    (package / "decks" / "validate.py").write_text("changed\n")
+    assert len({before, bounded, kind_changed, deck_cache.fingerprint(package)}) == 4
 
 
 def test_a_deck_cached_again_removes_cache_files_unused_for_a_month_and_nothing_else(tmp_path):

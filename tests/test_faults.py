@@ -35,7 +35,7 @@ def stored_reviews(db: str) -> int:
     import psycopg
 
     from quizzer.store import default_learner
-    from quizzer.store.engine import resolve
+    from quizzer.store.urls import resolve
 
     with psycopg.connect(db) as conn:  # the collection of the URL's user: its learner schema
         row = conn.execute(f'SELECT count(*) FROM "learner_{default_learner(resolve(db)[0])[0]}".review_log').fetchone()

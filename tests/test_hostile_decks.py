@@ -188,6 +188,91 @@ def test_symlink_out_of_its_folder_is_refused_unread(tmp_path):
     assert_load_refuses(cli("study", "--decks", str(folder)), "leak.yaml:1:1" + expected)
 
 
+def repository_beside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A git work tree (a ``.git`` entry is all it takes) as the working directory, and a folder
+    ``out`` beside it holding a secret in a deck's name: what a pull request's symlink reaches for."""
+    repo, out = tmp_path / "repo", tmp_path / "out"
+    (repo / ".git").mkdir(parents=True)
+    out.mkdir()
+    (out / "secret-name.yaml").write_text("id: SECRET VALUE\n", "utf-8")
+    monkeypatch.chdir(repo)
+    return repo, out
+
+
+LEAVES = "leads outside the git work tree {tree} (a symlink); decks are read only inside it"
+
+
+def assert_nothing_from_out(result: tuple[int, list[str], list[str]]) -> None:
+    shown = "\n".join(result[1] + result[2])
+    assert "SECRET" not in shown and "secret-name" not in shown, shown
+
+
+def test_a_deck_folder_that_links_out_of_the_repository_is_refused_unopened(tmp_path, monkeypatch):
+    """``decks -> ../out``: lint quoted the YAML it found outside the repository in its
+    annotations. The folder is refused by name; nothing in it is listed, read or quoted."""
+    repo, _out = repository_beside(tmp_path, monkeypatch)
+    (repo / "decks").symlink_to("../out")
+    result = cli("lint", "--format", "github", "decks")
+    assert result[0] == 1
+    message = LEAVES.format(tree=repo).replace(",", "%2C")
+    assert result[1] == [f"::error file=decks,line=1,col=1::{message}"], result
+    assert_nothing_from_out(result)
+    plain = cli("lint", "decks")
+    assert plain[1] == [f"decks:1:1: {LEAVES.format(tree=repo)}"]
+    loading = cli("decks", "--decks", "decks")
+    assert_load_refuses(loading, f"decks:1:1: {LEAVES.format(tree=repo)}")
+    assert_nothing_from_out(loading)
+
+
+def test_a_deck_reached_through_a_folder_that_links_out_is_refused_unread(tmp_path, monkeypatch):
+    repo, out = repository_beside(tmp_path, monkeypatch)
+    (repo / "decks").mkdir()
+    (repo / "decks" / "shelf").symlink_to(out)
+    result = cli("lint", "decks/shelf/secret-name.yaml")
+    assert result[0] == 1 and result[1] == [f"decks/shelf/secret-name.yaml:1:1: {LEAVES.format(tree=repo)}"], result
+    assert "SECRET" not in "\n".join(result[1] + result[2])
+
+
+def test_a_deck_file_that_links_out_of_the_repository_is_refused_unread(tmp_path, monkeypatch):
+    repo, out = repository_beside(tmp_path, monkeypatch)
+    folder = folder_with(repo)
+    (folder / "leak.yaml").symlink_to(out / "secret-name.yaml")
+    result = cli("lint", "decks")
+    assert_lint_reports(result, f"decks/leak.yaml:1:1: {LEAVES.format(tree=repo)}")
+    assert_nothing_from_out(result)
+    assert_left_out(cli("decks", "--decks", "decks"), f"leak.yaml:1:1: {LEAVES.format(tree=repo)}")
+
+
+def test_links_that_stay_inside_the_repository_are_followed(tmp_path, monkeypatch):
+    """The boundary is the work tree, found from a ``.git`` file too (a git worktree or submodule)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    folder_with(repo)
+    (repo / ".git").write_text("gitdir: /elsewhere/.git/worktrees/repo\n", "utf-8")
+    (repo / "current").symlink_to("decks")
+    monkeypatch.chdir(repo / "decks")
+    assert cli("lint", "../current")[0] == 0
+    code, out, _ = cli("decks", "--decks", "../current")
+    assert code == 0 and any("hostile" in line for line in out), out
+
+
+def test_outside_a_repository_the_folder_given_is_the_boundary(tmp_path, monkeypatch):
+    """No ``.git`` above: a deck folder named through a symlink is read (the learner chose it),
+    while a deck file in it still may not link out of it."""
+    (tmp_path / "elsewhere").mkdir()
+    real = folder_with(tmp_path / "elsewhere")
+    (tmp_path / "linked").symlink_to(real)
+    (tmp_path / "secret.yaml").write_text("id: SECRET VALUE\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = cli("decks", "--decks", "linked")
+    assert code == 0 and any("hostile" in line for line in out), out
+    (real / "leak.yaml").symlink_to(tmp_path / "secret.yaml")
+    result = cli("lint", "linked")
+    assert_lint_reports(result, "leak.yaml:1:1: a symlink to a file outside its folder; a deck file stays in the deck "
+                        "folder (copy it in)")
+    assert "SECRET" not in "\n".join(result[1] + result[2])
+
+
 # ---------------------------------------------------------------- 3. sizes
 
 

@@ -208,12 +208,12 @@ def test_numeric_verdicts_follow_the_interface_language():
     assert wrong == "Wrong at position(s) 2, 3. The answer is [0.500, 0.250, 0.125]"  # checkers write English
     try:
         i18n.use("zh")
-        assert i18n.said(wrong) == "不对。第 2、3 个数不对。答案 [0.500, 0.250, 0.125]"
-        assert i18n.said(unreadable).startswith("无法识别 'x'。数字可写 0.478")  # the nested hint translated too
-        assert i18n.said(imprecise) == "精度不够：题目要求保留 3 位小数，再算精确些。"
-        assert i18n.said("卡片内容") == "卡片内容"  # any other text is shown as it is
+        assert i18n.translate_checker_message(wrong) == "不对。第 2、3 个数不对。答案 [0.500, 0.250, 0.125]"
+        assert i18n.translate_checker_message(unreadable).startswith("无法识别 'x'。数字可写 0.478")  # the nested hint translated too
+        assert i18n.translate_checker_message(imprecise) == "精度不够：题目要求保留 3 位小数，再算精确些。"
+        assert i18n.translate_checker_message("卡片内容") == "卡片内容"  # any other text is shown as it is
         i18n.use("en")
-        assert i18n.said(wrong) == wrong and i18n.said(imprecise) == str(imprecise)
+        assert i18n.translate_checker_message(wrong) == wrong and i18n.translate_checker_message(imprecise) == str(imprecise)
     finally:
         i18n.use("en")
 
@@ -221,7 +221,7 @@ def test_numeric_verdicts_follow_the_interface_language():
 def test_our_pydantic_templates_are_pydantics_own_wording():
     from pydantic_core import PydanticKnownError
 
-    from quizzer.kinds.validation import PYDANTIC_MESSAGES
+    from quizzer.kinds.messages import PYDANTIC_MESSAGES
 
     context = {"ge": 1, "le": 1, "gt": 1, "lt": 1}
     for kind, template in PYDANTIC_MESSAGES.items():
@@ -251,7 +251,7 @@ def test_every_format_error_of_a_numeric_answer_is_chinese_in_the_chinese_interf
     assert message and not CJK.search(message)  # English from checkers
     try:
         i18n.use("zh")
-        shown = i18n.said(message)
+        shown = i18n.translate_checker_message(message)
     finally:
         i18n.use("en")
     assert CJK.search(shown) and not re.search(r"[A-Za-z]{3,}", shown.replace(typed, "")), shown

@@ -360,7 +360,7 @@ def test_yaml_slips_are_described_in_the_interface_language(text):
     """`quiz lint` on a deck indented with a tab said `YAML 语法错误：found a tab character that
     violates indentation`: PyYAML's English, where the usual slips are translated."""
     from quizzer import i18n
-    from quizzer.yamlsource import parse
+    from quizzer.decks.yamlsource import parse
 
     i18n.use("zh")
     try:

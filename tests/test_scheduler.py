@@ -88,12 +88,14 @@ FITTED = (0.1726, 0.8326, 2.4851, 6.3079, 6.5383, 0.5241, 3.1816, 0.0269, 1.6629
 
 @pytest.mark.parametrize("parameters", [fsrs.scheduler.DEFAULT_PARAMETERS, FITTED], ids=["default", "fitted"])
 def test_forgetting_curve_is_fsrs_retrievability(parameters):
-    """One forgetting curve for the fit and the plan, equal to py-fsrs's own retrievability for
-    cards it scheduled (py-fsrs counts whole days elapsed), on floats and on numpy arrays."""
+    """One forgetting curve for the fit and the plan, with the scheduler's decay (FSRS-6's last
+    parameter), equal to py-fsrs's own retrievability for cards it scheduled (py-fsrs counts whole
+    days elapsed), on floats and on numpy arrays."""
     np = pytest.importorskip("numpy")
-    from quizzer.scheduling.curve import forgetting_curve
+    from quizzer.scheduling.curve import decay, forgetting_curve
 
     scheduler = fsrs.Scheduler(parameters=parameters, learning_steps=(), enable_fuzzing=False)
+    assert decay(scheduler) == parameters[-1]
     cards = []
     for ratings in ([1], [3], [4], [3, 3, 3], [3, 1, 3], [2, 4, 3, 3]):
         card = fsrs.Card(card_id=len(cards) + 1)
@@ -106,12 +108,12 @@ def test_forgetting_curve_is_fsrs_retrievability(parameters):
     for card in cards:
         expected = [scheduler.get_card_retrievability(card, card.last_review + timedelta(days=d, hours=5))
                     for d in days]
-        got = [forgetting_curve(float(d), card.stability, parameters[20]) for d in days]
+        got = [forgetting_curve(float(d), card.stability, decay(scheduler)) for d in days]
         assert got == pytest.approx(expected, rel=1e-12)
-        many = forgetting_curve(np.array(days, dtype=float), np.full(len(days), card.stability), parameters[20])
+        many = forgetting_curve(np.array(days, dtype=float), np.full(len(days), card.stability), decay(scheduler))
         assert many.tolist() == pytest.approx(expected, rel=1e-12)
         # by FSRS's definition of stability, recall is 0.9 one stability after the review
-        assert forgetting_curve(card.stability, card.stability, parameters[20]) == pytest.approx(0.9, rel=1e-12)
+        assert forgetting_curve(card.stability, card.stability, decay(scheduler)) == pytest.approx(0.9, rel=1e-12)
 
 
 

@@ -354,6 +354,7 @@ def test_recall_in_sql_is_fsrs_retrievability(backend, parameters):
     a fitted one; a last review in the future counts as no time elapsed."""
     from sqlalchemy import insert
 
+    from quizzer.scheduling.curve import decay
     from quizzer.store import open_store
     from quizzer.store.filter import CardFilter
     from quizzer.store.models import cards
@@ -371,7 +372,7 @@ def test_recall_in_sql_is_fsrs_retrievability(backend, parameters):
                 {"id": f"c{c.card_id:03d}", "deck": "d", "kind": "qa", "position": c.card_id, "content_hash": "",
                  "first_seen": now - timedelta(days=500), "state": 2, "stability": c.stability,
                  "last_review": c.last_review, "lapses": c.card_id % 3} for c in made])
-        curve = Curve(now.timestamp(), scheduler.parameters[20])
+        curve = Curve(now.timestamp(), decay(scheduler))
         expected = {f"c{c.card_id:03d}": recall_now(scheduler, c, now) for c in made}
         mean, _ = seen_cards(store, CardFilter(), curve)
         assert mean.cards == 200
@@ -390,7 +391,7 @@ def test_sqlites_without_math_functions_get_the_same_curve():
     import math
     import sqlite3
 
-    from quizzer.store.engine import add_math_functions
+    from quizzer.store.sqlite import add_math_functions
 
     rows = [(0.3, 12.0), (45.5, 0.0), (200.0, 399.7), (1.5, None)]
     query = ("SELECT pow(1 + 0.98 * floor(?) / ?, -0.1542), floor(-2.5), pow(NULL, 2) FROM (SELECT 1)")

@@ -29,7 +29,8 @@ from quizzer.scheduling.memory import DEFAULT_SCHEDULER, replay_decider
 from quizzer.store import SCHEMA_HEAD, CardRef, open_store, sync_cards
 from quizzer.errors import DatabaseBusy, DatabaseTooNew
 from quizzer.store.models import cards, metadata
-from quizzer.store.engine import make_engine, resolve
+from quizzer.store.engine import make_engine
+from quizzer.store.urls import resolve
 from quizzer.store.schema import MIGRATIONS_DIR
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from quizzer import decks
 from quizzer.errors import MAX_PROBLEMS, DeckProblems
-from quizzer.yamlsource import FORBIDDEN_IN_FILE, Position, parse
+from quizzer.decks.yamlsource import FORBIDDEN_IN_FILE, Position, parse
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "decks" / "ch08-bert.yaml"

@@ -17,7 +17,7 @@ def default_learner(location: str | Path | None) -> tuple[str, str]:
     """The learner when the ``user`` setting is empty, and where the name comes from: ``url`` (the
     user name in the server's URL), ``PGUSER`` or ``login``."""
     from quizzer.store import default_learner as named
-    from quizzer.store.engine import resolve
+    from quizzer.store.urls import resolve
 
     return named(resolve(location)[0])
 

@@ -28,7 +28,8 @@ def database_file(location: str | Path | None, learner: str | None) -> Path:
     """The SQLite file of the database at ``location`` (None: the default one); a UsageError for a
     database server, whose own backups apply."""
     from quizzer.store import learner_name
-    from quizzer.store.engine import learner_schema, resolve, shown_url
+    from quizzer.store.postgres import learner_schema
+    from quizzer.store.urls import resolve, shown_url
 
     url, path = resolve(location)
     if path is None:
@@ -125,7 +126,7 @@ def check(location: str | Path | None, learner: str | None, opened: Callable[[st
 
 def file_of(location: str | Path | None) -> Path | None:
     """The SQLite file a ``--db``/``--to`` value names (None: a database server); no value: the default database."""
-    from quizzer.store.engine import resolve
+    from quizzer.store.urls import resolve
 
     return resolve(location)[1]
 
@@ -166,7 +167,7 @@ def copy_into(source: Store, to: str, settings: Settings) -> Copied:
             schedule = schedule_of(source, settings)
             decide = replaying(source, schedule.scheduler, settings.day_start_hour, schedule.interview)
             result = copy_collection(source, target, decide)
-            destination = str(path) if partial is not None else target.where
+            destination = str(path) if partial is not None else target.display_name
         finally:
             target.close()
         if partial is not None and path is not None:

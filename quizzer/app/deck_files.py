@@ -49,7 +49,7 @@ def lint(paths: list[Path]) -> Checked:
 
 def json_schema() -> str:
     """The JSON Schema of the deck format (decks/schema.json is this text)."""
-    from quizzer.model import json_schema as schema
+    from quizzer.decks.model import json_schema as schema
 
     return schema()
 

@@ -533,7 +533,7 @@ def report(collection: Collection, exam_id: int) -> Report:
     """Everything the end-of-exam report shows, from what is stored."""
     exam = exam_store.get(collection.store, exam_id)
     if exam is None:  # the session asks for its own exam: gone means the database was replaced under it
-        raise DatabaseError(_("exam {id} is not in {where}").format(id=exam_id, where=collection.store.where),
+        raise DatabaseError(_("exam {id} is not in {where}").format(id=exam_id, where=collection.store.display_name),
                             _("`quiz exam --history` lists the exams there"))
     result = Report(exam)
     for question in exam_store.questions(collection.store, exam_id):

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from quizzer.app import notebook
 from quizzer.clock import study_day, to_utc
 from quizzer.defaults import Rating
+from quizzer.scheduling.curve import decay
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.summary import due_per_day
 from quizzer.settings import DEFAULTS, Settings
@@ -266,7 +267,7 @@ def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[st
     learner's day start and forgetting curve."""
     now = to_utc(now)
     rollover_hour = settings.day_start_hour
-    curve = queries.Curve(seconds(now), schedule_of(store, settings).scheduler.parameters[20])
+    curve = queries.Curve(seconds(now), decay(schedule_of(store, settings).scheduler))
     today = study_day(now, rollover_hour)
     cards, total = _cards(store, chosen, now, deck_order or [])
     forecast = _forecast(store, chosen, today, rollover_hour)

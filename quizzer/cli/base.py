@@ -269,7 +269,7 @@ def _notes_joined(text: str) -> str:
 def _click_patterns() -> list[tuple[str, re.Pattern[str]]]:
     """Each message template as a pattern whose groups are its fields; pydantic's messages for
     a bad option value (``Input should be a valid integer``) come last."""
-    from quizzer.kinds.validation import PYDANTIC_MESSAGES
+    from quizzer.kinds.messages import PYDANTIC_MESSAGES
 
     patterns = []
     for template in (*CLICK_MESSAGES, *PYDANTIC_MESSAGES.values()):
@@ -554,7 +554,7 @@ def output_file(ctx: typer.Context, path: Path, db: Path | None = None, decks: P
     from quizzer.decks import DECK_SUFFIXES
     from quizzer.locations import deck_dirs
     from quizzer.settings import config_path
-    from quizzer.store.engine import resolve
+    from quizzer.store.urls import resolve
 
     if not path.name or path.is_dir():
         raise UsageError(_("{file} is not a file name").format(file=repr(str(path))), _("name the file to write"))
@@ -660,7 +660,7 @@ def _say_if_new(store: Store) -> None:
     """A collection this opening started on a server, said on stderr: a mistyped name starts one,
     and is seen."""
     if store.created:
-        _error_line(_("New collection for learner {learner} on {where}").format(learner=store.learner, where=store.where),
+        _error_line(_("New collection for learner {learner} on {where}").format(learner=store.learner, where=store.display_name),
                     _("another name: QUIZ_USER=NAME, or `quiz config set user NAME`"))
 
 

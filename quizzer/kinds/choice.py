@@ -10,7 +10,7 @@ from quizzer.i18n import N_, _, join
 from quizzer.kinds.base import Asked, Kind, Reading, Verdict
 from quizzer.kinds.fields import LETTERS, CardBase, Letter, OneOrMany, Text
 
-if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.validating)
+if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.pydantic_models)
     from pydantic import AfterValidator, Field, ValidationInfo
 
 SEPARATORS = " ,，、"

@@ -19,7 +19,7 @@ from quizzer.i18n import N_, _, join
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Text
 
-if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.validating)
+if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.pydantic_models)
     from pydantic import Field
 
 CLOZE = re.compile(r"\{\{c(\d{1,4})::(.*?)(?:::(.*?))?\}\}", re.DOTALL)  # c1 to c9999: no number int() refuses

@@ -5,7 +5,7 @@ A shape is a frozen dataclass, what study, exam and the renderer read; the deck 
 it from already-validated JSON without validating again, so showing a card never imports
 pydantic. Its annotations are at the same time the deck format's one declaration: each
 module says ``from __future__ import annotations``, so they stay text at run time, and
-``quizzer.kinds.validating`` reads that text with pydantic's meaning of the names below (and
+``quizzer.kinds.pydantic_models`` reads that text with pydantic's meaning of the names below (and
 of ``Field`` and ``AfterValidator``) to validate deck files and to write the JSON Schema. Here
 the names only tell a type checker what a field holds.
 """

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 from quizzer.defaults import SEEDS
-from quizzer.i18n import N_, _, join, said
+from quizzer.i18n import N_, _, join, translate_checker_message
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Number, OneOrMany, Shape, Text
 
-if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.validating)
+if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.pydantic_models)
     from pydantic import AfterValidator, Field
 
     from checkers.base import Draft, Question
@@ -161,7 +161,7 @@ class Numeric(Kind[NumericCard]):
         from pydantic import ValidationError
 
         from checkers import registry
-        from quizzer.kinds.validation import issues_from
+        from quizzer.kinds.messages import issues_from
 
         checker = registry.get(card.checker)
         issues: list[Issue] = []
@@ -186,7 +186,8 @@ class Numeric(Kind[NumericCard]):
             stated: str | list[str] = written if isinstance(written, (str, list)) else list(card.example.answer)
             message = check_example(card.checker, card.example.inputs, stated)
             if message:
-                issues.append(Issue(("example", "answer"), _("example answer: {message}").format(message=said(message))))
+                issues.append(Issue(("example", "answer"),
+                                    _("example answer: {message}").format(message=translate_checker_message(message))))
         return issues
 
 
@@ -198,10 +199,10 @@ class Numeric(Kind[NumericCard]):
 
         checker = registry.get(card.checker)
         for seed in range(POINT_SEEDS):
-            why = checker.outside(params, checker.inputs(seed, params))
+            why = checker.why_out_of_range(params, checker.inputs(seed, params))
             if why:
                 return [Issue(("params",), _("params let the generator leave the card's point (seed {seed}): {why}").format(
-                    seed=seed, why=said(why)))]
+                    seed=seed, why=translate_checker_message(why)))]
         return []
 
 

@@ -9,7 +9,7 @@ from quizzer.i18n import N_, _
 from quizzer.kinds.base import Asked, Kind
 from quizzer.kinds.fields import CardBase, Text
 
-if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.validating)
+if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.pydantic_models)
     from pydantic import Field
 
 

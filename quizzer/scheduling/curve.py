@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    import fsrs
     import numpy as np
 
+DECAY_INDEX = 20  # the forgetting curve's decay among the 21 FSRS-6 parameters (w20)
 Days = TypeVar("Days", float, "np.ndarray")  # the forgetting curve's time and stability: one card, or many
 
 
@@ -23,3 +25,8 @@ def forgetting_curve(elapsed_days: Days, stability: Days, decay: float) -> Days:
 def curve_factor(decay: float) -> float:
     """The forgetting curve's f, chosen so that recall is 0.9 after one stability."""
     return float(0.9 ** (-1 / decay) - 1)
+
+
+def decay(scheduler: fsrs.Scheduler) -> float:
+    """The scheduler's forgetting-curve decay (FSRS-6's w20), as :func:`forgetting_curve` takes it."""
+    return float(scheduler.parameters[DECAY_INDEX])

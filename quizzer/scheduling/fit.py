@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 MIN_REVIEWS = 512  # long-term reviews to fit on: below one mini-batch the fitters return the defaults
 TRAIN_SHARE = 0.75  # the earlier 3/4 of the long-term reviews fit, the later 1/4 score
-DECAY = 20  # index of the forgetting curve's decay among the 21 FSRS-6 parameters
 
 
 class Answered(Protocol):
@@ -138,13 +137,13 @@ def predict(items: Sequence[Item], parameters: Sequence[float]) -> np.ndarray:
     import numpy as np
     from fsrs_rs_python import FSRS, FSRSItem, FSRSReview
 
-    from quizzer.scheduling.curve import forgetting_curve
+    from quizzer.scheduling.curve import DECAY_INDEX, forgetting_curve
 
     model = FSRS(list(parameters))
     states = model.memory_state_batch([FSRSItem([FSRSReview(r, d) for r, d in item.history]) for item in items])
     stability = np.array([state.stability for state in states])
     days = np.array([item.days for item in items], dtype=float)
-    return forgetting_curve(days, stability, parameters[DECAY])
+    return forgetting_curve(days, stability, parameters[DECAY_INDEX])
 
 
 def log_loss(recalled: np.ndarray, predicted: np.ndarray) -> float:

@@ -41,7 +41,7 @@ import fsrs
 
 from quizzer.clock import DAY_SECONDS, ROLLOVER_HOUR, day_start, study_day, to_utc
 from quizzer.defaults import LEECH_LAPSES, Rating
-from quizzer.scheduling.curve import curve_factor, forgetting_curve
+from quizzer.scheduling.curve import curve_factor, decay, forgetting_curve
 from quizzer.scheduling.plan import Interview, capped_due
 from quizzer.settings import Settings
 from quizzer.store.records import NEW, REVIEW, Decision, MemoryState, NewReview
@@ -111,7 +111,7 @@ def recall_of_review(stability: float, last_review: datetime, now: datetime,
     counts whole days, so a card failed an hour ago was recalled "100%" until the next day, last
     among the weakest. No fsrs.Card is built for it (the browser asks it of thousands of cards)."""
     elapsed = max(0.0, (to_utc(now) - last_review).total_seconds() / DAY_SECONDS)
-    return float(forgetting_curve(elapsed, stability, scheduler.parameters[20]))
+    return float(forgetting_curve(elapsed, stability, decay(scheduler)))
 
 
 def replay_decider(scheduler: fsrs.Scheduler, rollover_hour: int = ROLLOVER_HOUR, interview: Interview | None = None,
@@ -264,8 +264,8 @@ def _round(days: float) -> int:
 def raw_interval(stability: float, scheduler: fsrs.Scheduler) -> float:
     """Days until recall falls to the desired retention (FSRS's interval before rounding): the
     forgetting curve solved for t."""
-    decay = scheduler.parameters[20]
-    return stability / curve_factor(decay) * (scheduler.desired_retention ** (-1 / decay) - 1)
+    w20 = decay(scheduler)
+    return stability / curve_factor(w20) * (scheduler.desired_retention ** (-1 / w20) - 1)
 
 
 def review_interval(stability: float, scheduler: fsrs.Scheduler) -> timedelta:

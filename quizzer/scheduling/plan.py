@@ -33,7 +33,7 @@ import fsrs
 
 from quizzer.clock import ROLLOVER_HOUR, day_start, study_day
 from quizzer.defaults import Rating
-from quizzer.scheduling.curve import forgetting_curve
+from quizzer.scheduling.curve import decay, forgetting_curve
 from quizzer.store.records import REVIEW, MemoryState
 
 DEFAULT_RETENTION = 0.95
@@ -71,7 +71,7 @@ def interview_on(day: date, retention: float = DEFAULT_RETENTION, decks: tuple[s
 def recall(stability: float, elapsed: timedelta, scheduler: fsrs.Scheduler) -> float:
     """Predicted recall ``elapsed`` after the last review, with the scheduler's decay; in
     fractional days, since the interview begins at an hour and reviews happen at others."""
-    return float(forgetting_curve(max(elapsed / DAY, 0.0), stability, scheduler.parameters[20]))
+    return float(forgetting_curve(max(elapsed / DAY, 0.0), stability, decay(scheduler)))
 
 
 def _reviewed(stability: float, difficulty: float, last_review: datetime, at: datetime, rating: int,

@@ -8,10 +8,11 @@ from pathlib import Path
 from sqlalchemy.engine import URL
 
 from quizzer.i18n import _
-from quizzer.store.engine import Store, default_db_path, make_engine, resolve
+from quizzer.store.engine import Store, make_engine
 from quizzer.store.records import LEARNING, LEECH_TAG, NEW, RELEARNING, REVIEW
 from quizzer.store.schema import SCHEMA_HEAD, ensure_schema
 from quizzer.store.sync import CardRef, SyncResult, sync_cards, sync_if_changed
+from quizzer.store.urls import default_db_path, resolve
 
 
 def open_store(url_or_path: str | Path | None = None, learner: str | None = None) -> Store:
@@ -20,7 +21,8 @@ def open_store(url_or_path: str | Path | None = None, learner: str | None = None
     None means ``$QUIZ_DB`` or else ``quizzer.db`` in the platform user data dir;
     a string containing ``://`` is a SQLAlchemy URL, anything else a file path.
     """
-    from quizzer.store.engine import check_location, uses_default
+    from quizzer.store.sqlite import check_location
+    from quizzer.store.urls import uses_default
 
     url, path = resolve(url_or_path)
     if path is not None:  # refused before SQLite touches it; only the default folder is created

@@ -36,7 +36,7 @@ def matching(store: Store, chosen: CardFilter = EVERYTHING,
              narrowed: list[ColumnElement[bool]] | None = None) -> list[CardRecord]:
     """The active cards ``chosen`` matches (suspended and buried ones included), in deck order;
     ``narrowed``: further conditions (``in_state``)."""
-    where = [*chosen.where(), *(narrowed or [])]
+    where = [*chosen.clauses(), *(narrowed or [])]
     with store.read() as conn:
         rows = list(conn.execute(select(cards).where(*where)
                                  .order_by(cards.c.position, cards.c.deck, cards.c.id)))

@@ -98,7 +98,7 @@ def record_answer(store: Store, card_id: str, review: NewReview, decide: Decide,
                 review_log.c.card_id == card_id, review_log.c.reviewed_at == review.reviewed_at,
                 review_log.c.rating == review.rating)).first() is not None:
             raise DatabaseError(_("{where}: the connection was lost just as the answer to {card} was saved; it is "
-                                  "saved once").format(where=store.where, card=card_id),
+                                  "saved once").format(where=store.display_name, card=card_id),
                                 _("run the command again to go on"))
         return apply(conn)
 
@@ -271,7 +271,7 @@ def memories(store: Store, chosen: CardFilter, now: datetime, *,
              buried_too: bool = False) -> dict[str, tuple[str, MemoryState]]:
     """(kind, memory) of the studiable cards ``chosen`` matches, by id (exam papers weigh these);
     ``buried_too``: with the cards buried for now (the interview plan counts them: they come back)."""
-    conditions = [*chosen.where(), cards.c.suspended.is_(False)] if buried_too else chosen.where(now)
+    conditions = [*chosen.clauses(), cards.c.suspended.is_(False)] if buried_too else chosen.clauses(now)
     with store.read() as conn:
         leeches = set(conn.scalars(select(card_tags.c.card_id).where(card_tags.c.tag == LEECH_TAG)))
         return {c.id: (c.kind, _memory(c, c.id in leeches))
@@ -286,7 +286,7 @@ def practice_since_last_review(store: Store, chosen: CardFilter, now: datetime) 
         for card_id, at, rating in conn.execute(
                 select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating)
                 .join(cards, cards.c.id == review_log.c.card_id)
-                .where(*chosen.where(now), review_log.c.scheduled.is_(False), review_log.c.reviewed_at > cards.c.last_review)
+                .where(*chosen.clauses(now), review_log.c.scheduled.is_(False), review_log.c.reviewed_at > cards.c.last_review)
                 .order_by(review_log.c.reviewed_at, review_log.c.id)):
             found.setdefault(card_id, []).append((at, rating))
     return found
@@ -295,7 +295,7 @@ def practice_since_last_review(store: Store, chosen: CardFilter, now: datetime) 
 def studiable(store: Store, card_ids: list[str], now: datetime) -> list[str]:
     """Those of ``card_ids`` a session may show now (active, not suspended, not buried), in order."""
     with store.read() as conn:
-        ok = set(conn.scalars(select(cards.c.id).where(*EVERYTHING.where(now), cards.c.id.in_(card_ids))))
+        ok = set(conn.scalars(select(cards.c.id).where(*EVERYTHING.clauses(now), cards.c.id.in_(card_ids))))
     return [card_id for card_id in card_ids if card_id in ok]
 
 
@@ -310,7 +310,7 @@ def learning_due(store: Store, chosen: CardFilter, now: datetime, until: datetim
     """Learning/relearning cards due by ``until``, soonest first."""
     with store.read() as conn:
         return list(conn.scalars(
-            select(cards.c.id).where(*chosen.where(now), cards.c.state.not_in((NEW, REVIEW)), cards.c.due <= until)
+            select(cards.c.id).where(*chosen.clauses(now), cards.c.state.not_in((NEW, REVIEW)), cards.c.due <= until)
             .order_by(cards.c.due, cards.c.id)))
 
 
@@ -318,7 +318,7 @@ def due_reviews(store: Store, chosen: CardFilter, now: datetime, before: datetim
     """Review cards due before ``before``."""
     with store.read() as conn:
         rows = conn.execute(select(cards.c.id, cards.c.stability, cards.c.last_review, cards.c.due)
-                               .where(*chosen.where(now), cards.c.state == REVIEW, cards.c.due < before))
+                               .where(*chosen.clauses(now), cards.c.state == REVIEW, cards.c.due < before))
         # a card in review always has all three; the check only tells the type checker so
         return [DueRow(cid, stability, last, due) for cid, stability, last, due in rows
                 if stability is not None and last is not None and due is not None]
@@ -330,14 +330,14 @@ def new_cards(store: Store, chosen: CardFilter, now: datetime, limit: int) -> li
         return []
     with store.read() as conn:
         return list(conn.scalars(
-            select(cards.c.id).where(*chosen.where(now), cards.c.state == NEW)
+            select(cards.c.id).where(*chosen.clauses(now), cards.c.state == NEW)
             .order_by(cards.c.position, cards.c.deck, cards.c.id).limit(limit)))
 
 
 def ids(store: Store, chosen: CardFilter) -> set[str]:
     """The ids of the cards ``chosen`` matches, those no longer in the decks too."""
     with store.read() as conn:
-        return set(conn.scalars(select(cards.c.id).where(*chosen.where(only_active=False))))
+        return set(conn.scalars(select(cards.c.id).where(*chosen.clauses(only_active=False))))
 
 
 def unseen(store: Store, chosen: CardFilter) -> int:
@@ -345,20 +345,20 @@ def unseen(store: Store, chosen: CardFilter) -> int:
     not (a buried one is back tomorrow, and still to learn)."""
     with store.read() as conn:
         return conn.scalar(select(func.count(cards.c.id)).where(
-            *chosen.where(), cards.c.suspended.is_(False), cards.c.state == NEW)) or 0
+            *chosen.clauses(), cards.c.suspended.is_(False), cards.c.state == NEW)) or 0
 
 
 def seen_by_due(store: Store, chosen: CardFilter, now: datetime, limit: int) -> list[str]:
     """Already-seen cards, soonest due first (practising ahead)."""
     with store.read() as conn:
         return list(conn.scalars(
-            select(cards.c.id).where(*chosen.where(now), cards.c.state != NEW).order_by(cards.c.due, cards.c.id).limit(limit)))
+            select(cards.c.id).where(*chosen.clauses(now), cards.c.state != NEW).order_by(cards.c.due, cards.c.id).limit(limit)))
 
 
 def done_since(store: Store, start: datetime, chosen: CardFilter = EVERYTHING) -> tuple[int, int]:
     """(new cards introduced, reviews done) in study mode since ``start`` (scheduled answers
     only), on the cards ``chosen`` matches (archived ones too)."""
-    conditions = chosen.where(only_active=False)
+    conditions = chosen.clauses(only_active=False)
     query = (select(review_log.c.state_before, func.count(review_log.c.id))
              .where(review_log.c.reviewed_at >= start, review_log.c.mode == "study", review_log.c.scheduled.is_(True)))
     if conditions:
@@ -373,7 +373,7 @@ def counts_by_deck(store: Store, now: datetime, end: datetime) -> list[tuple[str
     with store.read() as conn:
         return [(deck, state, count) for deck, state, count in conn.execute(
             select(cards.c.deck, cards.c.state, func.count(cards.c.id))
-            .where(*EVERYTHING.where(now), or_(cards.c.state == NEW, cards.c.due < end))
+            .where(*EVERYTHING.clauses(now), or_(cards.c.state == NEW, cards.c.due < end))
             .group_by(cards.c.deck, cards.c.state))]
 
 
@@ -387,7 +387,7 @@ def next_available(store: Store, after: datetime, chosen: CardFilter = EVERYTHIN
     available = _available()
     with store.read() as conn:
         return conn.scalar(select(func.min(available)).where(
-            *chosen.where(), cards.c.suspended.is_(False), cards.c.state != NEW, available > after))
+            *chosen.clauses(), cards.c.suspended.is_(False), cards.c.state != NEW, available > after))
 
 
 def available_times(store: Store, end: datetime, chosen: CardFilter = EVERYTHING) -> list[float]:
@@ -396,4 +396,4 @@ def available_times(store: Store, end: datetime, chosen: CardFilter = EVERYTHING
     available = _available()
     with store.read() as conn:
         return list(conn.scalars(select(epoch(available)).where(
-            *chosen.where(), cards.c.suspended.is_(False), cards.c.state != NEW, available < end)))
+            *chosen.clauses(), cards.c.suspended.is_(False), cards.c.state != NEW, available < end)))

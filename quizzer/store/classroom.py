@@ -1,7 +1,7 @@
 """What the class report reads: the learners who have a collection here, each one's store,
 and each one's failed reviews.
 
-On a server a learner's collection is the schema ``learner_<name>`` (``engine.learner_schema``);
+On a server a learner's collection is the schema ``learner_<name>`` (``postgres.learner_schema``);
 reading another learner's needs the rights to that schema, which is how a server decides who may
 see the whole class. A SQLite file is one learner's collection.
 """
@@ -19,7 +19,10 @@ from sqlalchemy.exc import DBAPIError
 from quizzer.defaults import Rating
 from quizzer.errors import OtherSchemaVersion, UnreadCollection
 from quizzer.i18n import _
-from quizzer.store.engine import LEARNER_SCHEMA_PREFIX, Store, first_line, learner_schema, make_engine, resolve
+from quizzer.store.engine import Store, make_engine
+from quizzer.store.errors import first_line
+from quizzer.store.postgres import LEARNER_SCHEMA_PREFIX, learner_schema
+from quizzer.store.urls import resolve
 from quizzer.store.models import review_log
 from quizzer.store.schema import SCHEMA_HEAD, VERSION_TABLE, schema_version
 
@@ -75,7 +78,7 @@ def opened(store: Store, learner: str) -> Iterator[Store]:
         if version is None:  # listed by names(), so it is there: without rights to it, its tables are not seen
             raise UnreadCollection(
                 _("{where}: this login may not read {learner}'s collection (schema {schema})").format(
-                    where=store.where, learner=learner, schema=learner_schema(learner)),
+                    where=store.display_name, learner=learner, schema=learner_schema(learner)),
                 _("the class report needs USAGE and SELECT on every learner's schema"))
         if version != SCHEMA_HEAD:
             raise OtherSchemaVersion(

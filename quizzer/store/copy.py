@@ -21,7 +21,8 @@ from sqlalchemy import Connection, Table, delete, func, insert, select
 
 from quizzer.errors import DatabaseError, UsageError
 from quizzer.i18n import _, join
-from quizzer.store.engine import Store, continue_ids, learner_schema
+from quizzer.store.engine import Store
+from quizzer.store.postgres import continue_ids, learner_schema
 from quizzer.store.history import ReplayDecide, replayed_memories
 from quizzer.store.models import card_tags, cards, meta, metadata
 from quizzer.store.records import NEW, MemoryState
@@ -46,20 +47,20 @@ def copy_collection(source: Store, target: Store, decide: ReplayDecide) -> CopyR
     """Copy every row of ``source`` into the empty ``target`` (both at the current schema).
     Before it commits, every table is compared row by row, and each card's memory is replayed
     through ``decide`` from the copied history and from the source's: the two must agree."""
-    if source.where == target.where:
-        raise UsageError(_("{where} cannot be copied into itself").format(where=source.where),
+    if source.display_name == target.display_name:
+        raise UsageError(_("{where} cannot be copied into itself").format(where=source.display_name),
                          _("name another file or server with --to"))
     tables = _tables()
     with source.read() as src, target.write() as dst:
         learners = _learners_own(dst)
         if learners and target.path is not None:
             raise UsageError(_("{where} is not empty (it has rows in {tables}): a copy only goes into an empty "
-                               "database").format(where=target.where, tables=join(learners)),
+                               "database").format(where=target.display_name, tables=join(learners)),
                              _("name a new file with --to"))
         if learners:  # on a server only this learner's schema counts: the others' are theirs
             raise UsageError(_("{where}: learner {learner}'s collection there is not empty (it has rows in {tables}): "
                                "a copy only goes into an empty one").format(
-                where=target.where, learner=target.learner, tables=join(learners)),
+                where=target.display_name, learner=target.learner, tables=join(learners)),
                 _("its schema must go first: pg_dump --schema='\"{schema}\"' keeps it, then DROP SCHEMA \"{schema}\" "
                   "CASCADE").format(schema=learner_schema(target.learner)))
         for table in reversed(tables):  # what opening it synced from the decks: the source's replaces it
@@ -67,8 +68,8 @@ def copy_collection(source: Store, target: Store, decide: ReplayDecide) -> CopyR
         rows = {table.name: _copy_table(src, dst, table) for table in tables}
         continue_ids(dst, tables)
         for table in tables:
-            _check_table(src, dst, table, target.where)
-        replayed = _check_replay(src, dst, decide, target.where)
+            _check_table(src, dst, table, target.display_name)
+        replayed = _check_replay(src, dst, decide, target.display_name)
     return CopyResult(rows, replayed)
 
 

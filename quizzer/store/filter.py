@@ -55,7 +55,7 @@ class CardFilter:
                     raise UnknownName(what, name, names)
         return self
 
-    def where(self, now: datetime | None = None, *, only_active: bool = True) -> list[ColumnElement[bool]]:
+    def clauses(self, now: datetime | None = None, *, only_active: bool = True) -> list[ColumnElement[bool]]:
         """The SQL conditions: matching cards, active ones unless ``only_active`` is off (history
         counts every card's reviews); with ``now``, also studiable then (not suspended, not buried)."""
         conditions: list[ColumnElement[bool]] = [cards.c.active.is_(True)] if only_active else []

@@ -200,7 +200,7 @@ mistakes = Table(
 
 # Learner-level state: FSRS parameters fitted by ``quiz optimize`` (JSON list, None for the
 # defaults) and the interview ``quiz plan`` aims at. One row (id 1): on a server each learner
-# has a schema of their own (``engine.learner_schema``), and so a table of their own.
+# has a schema of their own (``postgres.learner_schema``), and so a table of their own.
 learner = Table(
     "learner", metadata,
     Column("id", Integer, primary_key=True, autoincrement=False),

@@ -168,7 +168,7 @@ def review_days_of(store: Store, chosen: CardFilter, rollover_hour: int, keep: b
     if chosen.tags is not None or chosen.kinds is not None:
         with store.read() as conn:
             rows = _in_order(conn.execute(select(*_ROW).where(review_log.c.card_id.in_(
-                select(cards.c.id).where(*chosen.where(only_active=False))))).all())
+                select(cards.c.id).where(*chosen.clauses(only_active=False))))).all())
         tally: Tally = {}
         if rows:
             _classify(rows, _AnyDeck(), {}, _Days.around(rows[0][2], rows[-1][2], rollover_hour), tally, {})

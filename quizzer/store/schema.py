@@ -21,7 +21,8 @@ from sqlalchemy.exc import DBAPIError
 
 from quizzer.errors import DatabaseError, DatabaseTooNew, SchemaMismatch, printable
 from quizzer.i18n import N_, _, join
-from quizzer.store.engine import Store, database_error
+from quizzer.store.engine import Store
+from quizzer.store.errors import database_error
 
 SCHEMA_HEAD = "0005"  # keep equal to the newest revision in quizzer/migrations/versions
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
@@ -71,14 +72,14 @@ def _check_usable(store: Store, version: str | None, tables: set[str]) -> None:
         listed = join(sorted(tables)[:5]) + (" ..." if len(tables) > 5 else "")
         raise DatabaseError(
             _("{where} has tables ({tables}) but no {version_table} table, so its schema version is unknown").format(
-                where=store.where, tables=listed, version_table=VERSION_TABLE),
+                where=store.display_name, tables=listed, version_table=VERSION_TABLE),
             _("it is not a quizzer database, or its version table was lost: point --db / QUIZ_DB at another "
               "file, or restore a backup with `quiz backup restore`"),
         )
     if version is not None and version not in _known_revisions():
         if not REVISION.fullmatch(version):  # '' or markup: no quizzer wrote it, newer or older
             raise DatabaseError(_("{where}: its schema stamp {version} is no quizzer revision").format(
-                where=store.where, version=printable(repr(version))),
+                where=store.display_name, version=printable(repr(version))),
                 _restore_hint(store))
         raise _too_new(store, version)
 
@@ -90,7 +91,7 @@ def _check_tables(store: Store, tables: set[str]) -> None:
 
     missing = missing_tables(metadata.tables, tables)
     if missing:
-        raise SchemaMismatch(_("{where}: {mismatch}").format(where=store.where, mismatch=_mismatch(SCHEMA_HEAD, missing)),
+        raise SchemaMismatch(_("{where}: {mismatch}").format(where=store.display_name, mismatch=_mismatch(SCHEMA_HEAD, missing)),
                              _restore_hint(store), missing)
 
 
@@ -108,7 +109,7 @@ def _mismatch(version: str, differences: list[str]) -> str:
 
 def _too_new(store: Store, version: str) -> DatabaseTooNew:
     return DatabaseTooNew(_("{where} has schema {version}, newer than this quizzer knows (up to {head})").format(
-        where=store.where, version=version, head=SCHEMA_HEAD))
+        where=store.display_name, version=version, head=SCHEMA_HEAD))
 
 
 def _alembic_config(conn: Connection | None = None):
@@ -152,12 +153,12 @@ def _upgrade(store: Store) -> None:
         except DBAPIError as exc:  # the transaction rolls the migration back: the file is as it was
             if kept is not None:  # so its copy goes: each failed command added one, and `latest` named it
                 kept.unlink(missing_ok=True)
-            if database_error(exc, store.where) is not None:  # locked, full, read-only: said as such
+            if database_error(exc, store.display_name) is not None:  # locked, full, read-only: said as such
                 raise
             reason = str(exc.orig).splitlines()[0] if exc.orig is not None else type(exc).__name__
             raise DatabaseError(
                 _("{where}: its tables do not match the schema it names ({version}): upgrading failed "
-                  "with \"{reason}\"").format(where=store.where, version=version, reason=reason),
+                  "with \"{reason}\"").format(where=store.display_name, version=version, reason=reason),
                 _restore_hint(store)) from None
 
 

@@ -134,17 +134,17 @@ def state_counts(store: Store, chosen: CardFilter, now: datetime) -> tuple[list[
     with store.read() as conn:
         rows = conn.execute(
             select(cards.c.deck, cards.c.state, cards.c.suspended, buried, func.count())
-            .where(*chosen.where()).group_by(cards.c.deck, cards.c.state, cards.c.suspended, buried))
+            .where(*chosen.clauses()).group_by(cards.c.deck, cards.c.state, cards.c.suspended, buried))
         counts = [StateCount(deck, state, bool(suspended), bool(is_buried), count)
                   for deck, state, suspended, is_buried, count in rows]
         leeches = conn.execute(select(cards.c.deck, func.count()).select_from(card_tags)
                                .join(cards, cards.c.id == card_tags.c.card_id)
-                               .where(card_tags.c.tag == LEECH_TAG, *chosen.where()).group_by(cards.c.deck))
+                               .where(card_tags.c.tag == LEECH_TAG, *chosen.clauses()).group_by(cards.c.deck))
         return counts, {deck: count for deck, count in leeches}
 
 
 def _seen(chosen: CardFilter) -> list[ColumnElement[bool]]:
-    return [*chosen.where(), cards.c.state != NEW]
+    return [*chosen.clauses(), cards.c.state != NEW]
 
 
 def weakest_cards(store: Store, chosen: CardFilter, curve: Curve, limit: int) -> list[CardWeakness]:
@@ -206,7 +206,7 @@ def tags_of(store: Store, card_ids: list[str], exclude: tuple[str, ...] = (LEECH
 def exam_scores(store: Store, chosen: CardFilter) -> list[ExamScore]:
     """Finished exams, oldest first, with their score in percent. With a filter, an exam's
     score is that of its questions on matching cards (exams with none are left out)."""
-    conditions = chosen.where(only_active=False)
+    conditions = chosen.clauses(only_active=False)
     with store.read() as conn:
         if not conditions:
             rows = conn.execute(select(exams.c.id, exams.c.finished_at, exams.c.score)

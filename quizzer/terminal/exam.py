@@ -43,10 +43,11 @@ from quizzer.app.exam import (
 from quizzer.app.views import Retry
 from quizzer import clock
 from quizzer.clock import later_when, when
-from quizzer.i18n import _, ngettext, said
+from quizzer.i18n import _, ngettext, translate_checker_message
 from quizzer.app.exam_open import NewPaper, Offer
 from quizzer.app.records import ExamRecord
 from quizzer.terminal import render
+from quizzer.terminal.page import Page
 from quizzer.terminal.prompter import Prompter, command
 from quizzer.terminal.prompter import TimeUp as TimedOut
 from quizzer.terminal.render import markdown, safe
@@ -84,7 +85,7 @@ class ExamScreen:
 
             clear_screen = settings.load().clear_screen
         # a transcript on a pipe keeps every question
-        self.page = render.Page(console, self.draw, bool(clear_screen) and prompter.interactive, prompter)
+        self.page = Page(console, self.draw, bool(clear_screen) and prompter.interactive, prompter)
         session.waiting = render.waiting(console)  # an answer waits out another process's long write
 
     def run(self) -> Report | LeftUnfinished:
@@ -155,7 +156,7 @@ class ExamScreen:
                 out.print("[dim]" + _("Your earlier answer: {answer}").format(answer=safe(view.earlier_answer)) + "[/dim]",
                           highlight=False)
         elif isinstance(view, Retry):
-            render.retry(out, said(view.message))
+            render.retry(out, translate_checker_message(view.message))
         elif isinstance(view, GoingRound):
             out.print("[yellow]" + _("{count} skipped: going round them again (empty line skips, {hand_in} hands in).")
                       .format(count=view.skipped, hand_in=HAND_IN) + "[/yellow]", highlight=False)
@@ -283,7 +284,7 @@ def show_report(console: Console, report: Report) -> None:
         none, right = _("({text})").format(text=status_text(row)), _("Right answer")  # as the table says
         answered = labelled(label, row.answer_text or none)
         if row.verdict:  # which blank, how far off: what study would have said
-            answered += "\n\n" + said(row.verdict)
+            answered += "\n\n" + translate_checker_message(row.verdict)
         parts = [row.text, answered]
         if row.right_answer is not None:  # else the worked solution below ends with it
             parts.append(labelled(right, row.right_answer))

@@ -280,8 +280,8 @@ class TerminalPrompter:
 
 
 def fold_status(status: str, width: int) -> str:
-    """A status line on as many lines as ``width`` needs, broken after a `` · ``: the terminal cut
-    it at its edge (at 60 columns study's lost "Enter: show the answer")."""
+    """A status line on as many lines as ``width`` needs, broken after a `` · `` so that the
+    terminal never cuts one at its edge."""
     from rich.cells import cell_len
 
     lines = [""]

@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.markup import escape
@@ -25,7 +25,6 @@ from quizzer.widetext import join_wide_lines
 if TYPE_CHECKING:
     from rich.markdown import Markdown  # loaded only where a card needs it (markdown-it, pygments)
     from markdown_it.token import Token
-    from quizzer.terminal.prompter import Prompter
 
 # What only rich.markdown draws: a table, an inline link (or, with a line starting with `[`, a
 # reference one), a line that can start a block (heading, quote, list, rule, setext underline,
@@ -40,7 +39,7 @@ Chunk = tuple[str, tuple[str, ...]]  # text and the Markdown styles it is drawn 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidi overrides that reorder a line
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # the bytes of a terminal not set to UTF-8 (GBK), as the line editor hands them over: no text can
-# hold them, so saving an answer with one failed, and took the session down
+# hold them (a database refuses them), so each is shown and kept as U+FFFD
 _UNDECODED = re.compile("[\ud800-\udfff]")
 
 
@@ -245,8 +244,8 @@ class _Console(Console):
         raise BrokenPipeError
 
 
-WIDEST = 1000  # columns: COLUMNS=99999999 made a card 2 MB of padding and took minutes to draw
-NARROWEST = 20  # and at least: COLUMNS=0 drew nothing at all, not even study's `saved` line on a pipe
+WIDEST = 1000  # columns at most, whatever COLUMNS says: a card's padding stays small and quick to draw
+NARROWEST = 20  # and at least: every line, study's `saved` line on a pipe too, has room to be drawn
 
 
 def console() -> Console:
@@ -266,7 +265,7 @@ def section_text(source: str) -> str:
 def card(console: Console, parts: Sequence[Text], front: str, optional: int | None = None) -> None:
     """A card's (or question's) front in a panel under its title: ``parts`` joined by `` · ``. A
     title wider than the border leaves out ``parts[optional]`` (a long deck title), then is cut
-    with ``…``: rich cut it mid-word, and at 60 columns the kind and section were gone."""
+    with ``…`` where the border ends."""
     from rich.panel import Panel
 
     room = console.width - 6  # the corners, the rule before the title and the spaces around it
@@ -307,47 +306,3 @@ def progress(what: str, total: int) -> Iterator[Callable[[int], None]]:
 def retry(console: Console, message: str) -> None:
     """Why an answer is asked again."""
     console.print(f"[yellow]{safe(message)}[/yellow]", highlight=False)
-
-
-ViewT = TypeVar("ViewT")
-
-
-class Page(Generic[ViewT]):
-    """What a session's screen shows of its views: cleared for each new card or question where
-    ``clear`` is on (not for the first, which keeps what the command printed above it), and drawn
-    anew when the terminal changes size there (the prompter calls :meth:`redraw`, and keeps the
-    text being typed). After Ctrl-Z and ``fg`` the card and what followed it are drawn again
-    (cleared first where ``clear`` is on, else below the shell's lines, as a log goes on): the
-    shell's ``Stopped`` and whatever was typed to it stood where the card was."""
-
-    def __init__(self, console: Console, draw: Callable[[ViewT], None], clear: bool, prompter: Prompter) -> None:
-        self.console, self.draw, self.clear, self.prompter = console, draw, clear, prompter
-        self.shown: list[ViewT] = []  # drawn since the current card or question came
-        self.started = False
-        if clear:
-            prompter.redraw = self.redraw
-        prompter.resumed = self.redraw  # only a terminal's prompter calls it
-
-    def show(self, views: Sequence[ViewT], new_card: bool) -> None:
-        """Draws ``views``, on a cleared screen if they bring a new card; why an answer is asked
-        again goes under the question drawn again, next to the prompt (above it, on a cleared
-        screen, it was a screen away)."""
-        from quizzer.app.views import Retry
-
-        self.prompter.discard_typed_ahead()  # what is typed next answers what is drawn now
-        if new_card:
-            if self.clear and self.started:
-                self.console.clear()
-            self.shown = []
-            self.started = True
-        for view in [v for v in views if not isinstance(v, Retry)] + [v for v in views if isinstance(v, Retry)]:
-            self.draw(view)
-            self.shown.append(view)
-
-    def redraw(self) -> None:
-        """The current card and what followed it drawn again: on a cleared screen where ``clear``
-        is on (at a new size, or after ``fg``), else under what is there."""
-        if self.clear:
-            self.console.clear()
-        for view in self.shown:
-            self.draw(view)

@@ -49,8 +49,9 @@ from quizzer.errors import os_reason
 from quizzer.settings import Settings
 from quizzer.app.records import EVERYTHING, CardFilter
 from quizzer.terminal import render
+from quizzer.terminal.page import Page
 from quizzer.terminal.prompter import Prompter, TerminalPrompter, command, for_stdin
-from quizzer.i18n import N_, _, join, said
+from quizzer.i18n import N_, _, join, translate_checker_message
 from quizzer.terminal.render import clean, console, markdown, safe
 
 COMMANDS: dict[str, Event] = {"u": Undo(), "b": Bury(), "s": Suspend(), "q": Quit()}  # and "e", which the terminal handles
@@ -133,7 +134,7 @@ class StudyScreen:
         self.prompter = prompter
         self.console = console
         # a transcript on a pipe keeps every card
-        self.page = render.Page(console, self.draw, clear_screen and prompter.interactive, prompter)
+        self.page = Page(console, self.draw, clear_screen and prompter.interactive, prompter)
         self.verdict_shown: str | None = None  # the card whose verdict line already said its rating and due
         session.waiting = render.waiting(console)  # an answer waits out another process's long write
 
@@ -233,14 +234,14 @@ class StudyScreen:
             self.verdict_shown = view.card_id
             colour = "green" if view.correct else "red"
             due = due_in(view.interval)
-            out.print(f"[{colour}]{safe(said(view.message))}[/{colour}]", f"[dim]→ {label(view.rating)}{due}[/dim]",
-                      highlight=False)
+            verdict = safe(translate_checker_message(view.message))
+            out.print(f"[{colour}]{verdict}[/{colour}]", f"[dim]→ {label(view.rating)}{due}[/dim]", highlight=False)
             if view.explanation:
                 out.print(markdown(view.explanation))
             if view.solution:
                 out.print(Panel(markdown(view.solution), title=safe(view.solution_title), border_style="red"))
         elif isinstance(view, Retry):
-            render.retry(out, said(view.message))
+            render.retry(out, translate_checker_message(view.message))
         elif isinstance(view, Notice):
             self.notice(view)
         elif isinstance(view, Summary):

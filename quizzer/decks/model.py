@@ -1,5 +1,5 @@
 """The deck file format: one set of shapes (frozen dataclasses) that study reads, that
-validates deck files through pydantic (``quizzer.kinds.validating``, loaded only then) and
+validates deck files through pydantic (``quizzer.kinds.pydantic_models``, loaded only then) and
 that generates ``decks/schema.json`` for editors, so the three can never disagree.
 
 A deck's cards are the kinds' own shapes (``quizzer.kinds``), told apart by ``kind``.
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Self
 from quizzer import kinds
 from quizzer.kinds.fields import CardBase, Id, Shape, Text
 
-if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.validating)
+if TYPE_CHECKING:  # the annotations are read with pydantic's meaning only to validate (kinds.pydantic_models)
     from pydantic import Field
 
 
@@ -43,14 +43,14 @@ class Deck(Shape):
 
 def validate(data: Any) -> Deck:
     """A deck as YAML gave it, validated; raises pydantic's ValidationError."""
-    from quizzer.kinds.validating import validate
+    from quizzer.kinds.pydantic_models import validate
 
     return validate(Deck, data)
 
 
 def json_schema() -> str:
     """``decks/schema.json``: the schema the YAML language server checks decks with."""
-    from quizzer.kinds.validating import model
+    from quizzer.kinds.pydantic_models import model
 
     schema: dict[str, Any] = model(Deck).model_json_schema()
     _checkers_in(schema)

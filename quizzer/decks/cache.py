@@ -20,15 +20,15 @@ def fingerprint(package: Path) -> str:
     """The code that decides what a valid deck is: a cached deck is only trusted by the same code.
     ``package``: quizzer's folder, beside which the checkers package lies (a numeric card's
     ``params`` are valid as its checker's ``Params`` say)."""
-    sources = [package / "model.py", package / "yamlsource.py", package / "decks.py", package / "deck_cache.py",
-               *sorted((package / "kinds").glob("*.py")), *sorted((package.parent / "checkers").glob("*.py"))]
+    sources = [*sorted((package / "decks").glob("*.py")), *sorted((package / "kinds").glob("*.py")),
+               *sorted((package.parent / "checkers").glob("*.py"))]
     digest = hashlib.sha256()
     for source in sources:
         digest.update(source.relative_to(package.parent).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
-FINGERPRINT = fingerprint(Path(__file__).parent)
+FINGERPRINT = fingerprint(Path(__file__).parents[1])
 
 
 def paths(raw: bytes) -> tuple[Path, Path]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from quizzer.i18n import N_, _, join, ngettext, said
+from quizzer.i18n import N_, _, join, ngettext, translate_checker_message
 from quizzer.kinds import KINDS
 from quizzer.kinds.base import CardPath, Issue
 from quizzer.kinds.fields import LETTER_PATTERN
@@ -46,7 +46,7 @@ def pydantic_message(error: Any) -> str:
         raised = error.get("ctx", {}).get("error")
         message = raised.args[0] if isinstance(raised, ValueError) and raised.args else \
             str(error["msg"]).removeprefix("Value error, ")
-        return said(message) if hasattr(message, "template") else _(str(message))
+        return translate_checker_message(message) if hasattr(message, "template") else _(str(message))
     if error["type"] == "string_too_long":  # pydantic's plural ending is not in its context: our own words
         return _longer_than(error["ctx"]["max_length"])
     if error["type"] == "literal_error":  # "'q', 'q_split' or 'output'": the values, joined as the language joins

@@ -6,7 +6,8 @@ stay text at run time and are read here with :data:`VOCABULARY`, pydantic's mean
 field types. A shape named in an annotation (``example: Example | None``) reads as its model,
 ``CardBase`` as a card of any kind. Only lint and deck parsing import this module, so study
 and the deck cache never load pydantic. Scalars reach these models as the exact text the author
-wrote (see ``yamlsource``).
+wrote (see ``quizzer.decks.yamlsource``). The models are built as the checkers' are
+(``checkers.validating.pydantic_model``).
 """
 
 from __future__ import annotations
@@ -14,14 +15,12 @@ from __future__ import annotations
 import inspect
 import re
 import sys
-import typing
-from dataclasses import MISSING, fields
-from dataclasses import Field as DataclassField
 from functools import cache
 from typing import Annotated, Any, TypeVar, Union
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, WithJsonSchema
 
+from checkers.validating import Exact, pydantic_model
 from quizzer import kinds
 from quizzer.kinds.fields import (
     ID_MAX,
@@ -47,7 +46,7 @@ def _text(text: str) -> str:
     if not any(char.isprintable() and not char.isspace() and char not in _FILLERS for char in text):
         raise ValueError("text is empty")
     if "$" in text and math_depth(text) > MATH_DEPTH:
-        raise ValueError("a formula nests braces more than 10 deep")  # validation.VALUE_ERRORS
+        raise ValueError("a formula nests braces more than 10 deep")  # messages.VALUE_ERRORS
     return text
 
 
@@ -81,7 +80,6 @@ VOCABULARY: dict[str, Any] = {
     "Text": Text, "Id": Id, "Tag": Tag, "Section": Section, "Number": Number, "Letter": Letter,
     "OneOrMany": OneOrMany, "Field": Field, "AfterValidator": AfterValidator,
 }
-_CONFIG = ConfigDict(extra="forbid", frozen=True)
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _MODELS: dict[type[Shape], type[BaseModel]] = {}
 
@@ -89,9 +87,7 @@ _MODELS: dict[type[Shape], type[BaseModel]] = {}
 def model(shape: type[Shape]) -> type[BaseModel]:
     """The pydantic model of ``shape`` (built once): its fields in order, their defaults, its docstring."""
     if shape not in _MODELS:
-        hints = typing.get_type_hints(shape, localns=_names(shape), include_extras=True)
-        declared: dict[str, Any] = {f.name: (hints[f.name], _default(f)) for f in fields(shape)}
-        _MODELS[shape] = create_model(shape.__name__, __config__=_CONFIG, __doc__=_doc(shape), **declared)
+        _MODELS[shape] = pydantic_model(shape, _names(shape), Exact, _doc(shape))
     return _MODELS[shape]
 
 
@@ -119,14 +115,6 @@ def _names(shape: type[Shape]) -> dict[str, Any]:
                 elif isinstance(value, type) and issubclass(value, Shape) and name not in VOCABULARY:
                     names[name] = model(value)
     return names
-
-
-def _default(declared: DataclassField[Any]) -> Any:
-    if declared.default is not MISSING:
-        return declared.default
-    if declared.default_factory is not MISSING:
-        return declared.default_factory()  # pydantic copies a mutable default for each card
-    return ...
 
 
 def _doc(shape: type[Shape]) -> str | None:

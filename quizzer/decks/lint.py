@@ -1,0 +1,94 @@
+"""Linting deck files: every problem in the given files and folders, duplicate ids across
+files included, and the ids a deck about to be written would share with its folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable
+
+from quizzer.decks.files import DECK_SUFFIXES, deck_files, display, read_file
+from quizzer.decks.problems import Problem, in_order
+from quizzer.decks.validate import card_lines, deck_id, duplicate_ids, validate_text
+from quizzer.i18n import _, join
+
+
+def _identity(path: Path) -> str:
+    """One name for a path however it is written (``decks/../decks/a.yaml`` is ``decks/a.yaml``).
+
+    Not its inode: a symlink next to its target is a second deck file, loaded twice.
+    """
+    return os.path.normcase(os.path.abspath(path))
+
+
+def _siblings(files: list[Path]) -> list[Path]:
+    """The other deck files in the folders of ``files``: the decks they will be loaded with. A
+    folder among ``files`` (one refused as it leads out of the repository) has no siblings."""
+    known = {_identity(f) for f in files}
+    found: list[Path] = []
+    for folder in dict.fromkeys(f.parent for f in files if not f.is_dir()):
+        if folder.is_dir():
+            for path in deck_files([folder]):
+                if _identity(path) not in known:
+                    known.add(_identity(path))
+                    found.append(path)
+    return found
+
+
+def shared_id(text: str, path: Path) -> tuple[str, str, Path] | None:
+    """The first id the deck ``text``, to be written at ``path``, would share with another deck
+    file in its folder: ("deck", its id, that file), else ("card", ...). Written, it would stop
+    every command on that folder ("duplicate deck id"), as ``load_usable`` refuses it."""
+    from quizzer.decks.yamlsource import parse
+
+    doc = parse(text)
+    others = [(other, parse(other_text)) for other in _siblings([path]) if (other_text := read_file(other)[0]) is not None]
+    mine = deck_id(doc)
+    for other, theirs in others:
+        if mine is not None and (found := deck_id(theirs)) is not None and found[0] == mine[0]:
+            return "deck", mine[0], other
+    cards = {card_id for card_id, _line in card_lines(doc)}
+    for other, theirs in others:
+        for card_id, _line in card_lines(theirs):
+            if card_id in cards:
+                return "card", card_id, other
+    return None
+
+
+def lint(paths: Iterable[Path]) -> list[Problem]:
+    """Every problem in the given deck files and folders, duplicate ids across files included.
+
+    The ids are also checked against the other deck files in the same folders (the decks a
+    given file will be loaded with), though only the given files' problems are reported.
+    """
+    from quizzer.decks.yamlsource import parse
+
+    problems: list[Problem] = []
+    card_ids: list[tuple[Path, list[tuple[str, int]]]] = []
+    deck_ids: list[tuple[Path, list[tuple[str, int]]]] = []
+    paths = list(paths)
+    unique: dict[str, Path] = {}
+    for path in deck_files(paths):
+        unique.setdefault(_identity(path), path)  # each file once, however often it is named
+    files = list(unique.values())
+    if not files:
+        shown = ", ".join(display(p) for p in paths) or "."  # the file field of FILE:LINE:COL: a list of paths, not prose
+        return [Problem(shown, 1, 1, _("no deck files ({patterns}) found").format(patterns=join("*" + s for s in DECK_SUFFIXES)))]
+    for path in files:
+        text, _raw, found = read_file(path)
+        problems += found
+        if text is not None:
+            checked = validate_text(text, path)
+            problems += checked.problems
+            first_lines = {card_id: line for card_id, line in reversed(checked.lines)}
+            card_ids.append((path, list(first_lines.items())))  # repeats inside a file are reported already
+            deck_ids.append((path, [checked.deck_id] if checked.deck_id else []))
+    for path in _siblings(files):  # read for their ids only; their own problems are not asked for
+        text = read_file(path)[0]
+        if text is not None:
+            doc = parse(text)
+            card_ids.append((path, list({card_id: line for card_id, line in reversed(card_lines(doc))}.items())))
+            deck_ids.append((path, [their_id] if (their_id := deck_id(doc)) else []))
+    named = set(files)
+    problems += duplicate_ids(card_ids, "card", named) + duplicate_ids(deck_ids, "deck", named)
+    return in_order(problems)
