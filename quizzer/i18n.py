@@ -87,11 +87,11 @@ def requested(environ: Mapping[str, str]) -> str | None:
     return None
 
 
-def unasked(environ: Mapping[str, str], decks_language: str | None = None) -> str:
+def unasked(environ: Mapping[str, str], deck_folders: Sequence[Path] | None = None) -> str:
     """The language when neither the environment nor the setting asks for one: the locale's, else
-    ``decks_language`` (the decks in use; None: those of ``QUIZ_DECKS`` or the bundled ones),
+    that of the decks in ``deck_folders`` (None: those of ``QUIZ_DECKS`` or the bundled ones),
     English on an output that cannot write Chinese."""
-    chosen = from_locale(environ) or decks_language or from_decks(_default_decks(environ))
+    chosen = from_locale(environ) or from_decks(_default_decks(environ) if deck_folders is None else deck_folders)
     return "en" if chosen == "zh" and not _writes_chinese(sys.stdout) else chosen
 
 
@@ -102,10 +102,10 @@ def _default_decks(environ: Mapping[str, str]) -> list[Path]:
 
 
 def choose(environ: Mapping[str, str] | None = None, configured: str | None = None,
-           decks_language: str | None = None) -> str:
+           deck_folders: Sequence[Path] | None = None) -> str:
     """``QUIZ_LANG``, else ``configured`` (the config file's ``language``), else ``unasked``."""
     environ = os.environ if environ is None else environ
-    chosen = requested(environ) or configured or unasked(environ, decks_language)
+    chosen = requested(environ) or configured or unasked(environ, deck_folders)
     if chosen == "zh" and not requested(environ) and not _writes_chinese(sys.stdout):
         return "en"  # a Latin-1 or ASCII output would show escapes: only QUIZ_LANG=zh insists
     return chosen

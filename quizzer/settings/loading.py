@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,13 +192,14 @@ def read_config(environ: Mapping[str, str] | None = None) -> ConfigFile:
 
 
 def load(environ: Mapping[str, str] | None = None, file: ConfigFile | None = None,
-         decks_language: str | None = None) -> Settings:
+         deck_folders: Sequence[Path] | None = None) -> Settings:
     """Defaults, then the config file (``file`` when read already), then the environment
-    (``QUIZ_<KEY>``). The language unset anywhere is the locale's, else ``decks_language`` (the
-    language the decks in use are written in; None: those of ``QUIZ_DECKS`` or the bundled ones)."""
+    (``QUIZ_<KEY>``). The language unset anywhere is the locale's, else that of the decks in
+    ``deck_folders`` (None: those of ``QUIZ_DECKS`` or the bundled ones)."""
     environ = os.environ if environ is None else environ
     file = read_config(environ) if file is None else file
-    if file.problem is not None:
+    if file.problem is not None:  # read again, to word it in the language chosen since (it was read before)
+        read_raw(file.path)
         raise file.problem
     from_file = check(file.raw, file.path)
     from_env = from_environment(environ)
@@ -206,5 +207,5 @@ def load(environ: Mapping[str, str] | None = None, file: ConfigFile | None = Non
         from_env["language"] = requested(environ)
     sources = {**dict.fromkeys(from_file, "file"), **dict.fromkeys(from_env, "environment")}
     values = {**from_file, **from_env}
-    values.setdefault("language", unasked(environ, decks_language))
+    values.setdefault("language", unasked(environ, deck_folders))
     return build(values, sources, file.path)
