@@ -14,9 +14,10 @@ import typer
 from typer.core import TyperGroup
 
 from quizzer.cli.boundary import error_line, guarded
-from quizzer.cli.context import Locations, RunContext
+from quizzer.cli.context import Locations, RunContext, interface_language
 from quizzer.cli.typer_compat import ClickCommand, ClickContext, adapt_typer
-from quizzer.i18n import N_, _
+from quizzer import i18n
+from quizzer.i18n import N_
 
 COMMANDS = {  # each command's module, in the order --help lists them: the daily ones first
     "study": "quizzer.cli.study",
@@ -79,12 +80,10 @@ class RootGroup(QuizGroup):
             ctx.obj = RunContext.build(Locations(ctx.params.get("decks_dir"), ctx.params.get("db")))
         return super().invoke(ctx)
 
-    def format_help_text(self, ctx: ClickContext, formatter: Any) -> None:
-        plain, self.help = self.help, _(self.help or "")  # an id: translated as it is drawn
-        try:
-            super().format_help_text(ctx, formatter)
-        finally:
-            self.help = plain
+    def get_help(self, ctx: ClickContext) -> str:
+        if not isinstance(ctx.obj, RunContext):  # `quiz --help`, answered as it is parsed, before any context
+            i18n.use(interface_language())
+        return super().get_help(ctx)
 
 
 def _converted(name: str) -> ClickCommand:

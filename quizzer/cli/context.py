@@ -82,7 +82,13 @@ class RunContext:
         return self._settings
 
     def locations(self, decks: Path | None = None, db: Path | None = None) -> Locations:
-        """A command's own --decks / --db, else the ones given before the command."""
+        """A command's own --decks / --db, else the ones given before the command. A command's own
+        --decks chooses the language as the root's does (where neither the environment, the
+        setting nor the locale chose it)."""
+        if decks is not None and decks != self.root.decks:
+            from quizzer.locations import deck_dirs
+
+            self.language = i18n.use(i18n.choose(self.environ, self.config.language, deck_dirs(decks, self.environ)))
         return Locations(decks if decks is not None else self.root.decks, db if db is not None else self.root.db)
 
 

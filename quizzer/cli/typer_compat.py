@@ -52,7 +52,7 @@ CLICK_MESSAGES = (
 def _localize_typer() -> None:
     """typer writes its help headings (Options, Commands, default:, required) through gettext's
     global domain, and the usage line's prefix and the headings' colon as literals; all are routed
-    to our catalogue."""
+    to our catalogue, and help texts given as ids (``N_``) are translated as they are drawn."""
     import typer.core
     from typer._click.formatting import HelpFormatter
 
@@ -74,6 +74,12 @@ def _localize_typer() -> None:
         self.write(f"{'':>{self.current_indent}}" + _("{heading}:").format(heading=heading) + "\n")
 
     HelpFormatter.write_heading = write_heading  # type: ignore[method-assign]
+    plain_text = HelpFormatter.write_text
+
+    def write_text(self: HelpFormatter, text: str) -> None:  # a command's help: an id is translated as drawn
+        plain_text(self, _(text))
+
+    HelpFormatter.write_text = write_text  # type: ignore[method-assign]
     typer.core.describe_number_range = _number_range  # type: ignore[assignment]  # typer passes (min, max) by position
     _plain_arguments(typer.core.TyperArgument)
     _wrap_wide_help()
