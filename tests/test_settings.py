@@ -768,3 +768,23 @@ def test_a_deck_s_key_stays_whole_at_60_columns_and_leaves_room_for_its_value(de
         assert re.search(rf"^{re.escape(key)} +30 +{file} +{allowed}", deck_row), shown
     retention = next(line for line in lines if "desired_retention" in line)  # the other keys stay whole
     assert "0.9 " in retention and "0.70-0.99" in retention, shown
+
+
+@pytest.mark.parametrize("args", [["study"], ["stats"], ["exam", "--history"], []])
+def test_a_command_opens_the_config_file_once(config, decks, monkeypatch, args):
+    """The language, the settings and the collection's learner all come from one reading."""
+    import builtins
+
+    config.write_text('language = "en"\nnew_per_day = 3\n', "utf-8")
+    opened: list[str] = []
+    plain_open = builtins.open
+
+    def counting_open(file, *rest, **options):
+        if isinstance(file, (str, Path)) and Path(file) == config:
+            opened.append(str(file))
+        return plain_open(file, *rest, **options)
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    result = quiz("--decks", str(decks), *args, QUIZ_LANG="")
+    assert result.exit_code == 0, result.output
+    assert len(opened) == 1
