@@ -15,7 +15,7 @@ from typer.core import TyperGroup
 
 from quizzer.cli.boundary import error_line, guarded
 from quizzer.cli.context import Locations, RunContext, interface_language
-from quizzer.cli.typer_compat import ClickCommand, ClickContext, adapt_typer
+from quizzer.cli.typer_compat import ClickCommand, ClickContext, QuizClickContext, adapt_typer
 from quizzer import i18n
 from quizzer.i18n import N_
 
@@ -49,7 +49,10 @@ adapt_typer(error_line)
 
 
 class QuizGroup(TyperGroup):
-    """A group of commands whose errors go through the one error boundary."""
+    """A group of commands whose errors go through the one error boundary, its help drawn in the
+    interface language (``QuizClickContext``)."""
+
+    context_class = QuizClickContext
 
     def invoke(self, ctx: ClickContext) -> Any:
         return guarded(ctx, super().invoke)
@@ -67,7 +70,8 @@ class RootGroup(QuizGroup):
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             importlib.import_module(COMMANDS[cmd_name])
             self.add_command(_converted(cmd_name), cmd_name)
-        return self.commands.get(cmd_name)
+        found = self.commands.get(cmd_name)  # converted here, or by typer with the app (its module loaded before)
+        return None if found is None else _drawn_in_language(found)
 
     def resolve_command(self, ctx: ClickContext, args: list[str]) -> tuple[str | None, ClickCommand | None, list[str]]:
         if args and args[0] not in COMMANDS:  # no such command: typer suggests the nearest of those loaded
@@ -96,6 +100,14 @@ def _converted(name: str) -> ClickCommand:
     one.registered_groups = [g for g in app.registered_groups if g.name == name]
     converted = get_command(one)  # one command is itself; a group under one is within a group
     return converted.commands[name] if isinstance(converted, TyperGroup) else converted
+
+
+def _drawn_in_language(command: ClickCommand) -> ClickCommand:
+    """``command`` and the commands under it, their help drawn as a QuizGroup's is."""
+    command.context_class = QuizClickContext
+    for sub in getattr(command, "commands", {}).values():
+        _drawn_in_language(sub)
+    return command
 
 
 def group(help: str, **options: Any) -> typer.Typer:

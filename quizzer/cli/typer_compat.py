@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from typer._click import core as _click_core
+from typer._click import formatting as _click_formatting
 
 from quizzer import i18n
 from quizzer.i18n import N_, _
@@ -50,39 +51,40 @@ CLICK_MESSAGES = (
 
 
 def _localize_typer() -> None:
-    """typer writes its help headings (Options, Commands, default:, required) through gettext's
-    global domain, and the usage line's prefix and the headings' colon as literals; all are routed
-    to our catalogue, and help texts given as ids (``N_``) are translated as they are drawn."""
+    """typer writes its help headings (Options, Commands, default:, required) through the name
+    ``_`` it imports from gettext into ``typer.core``: routed to our catalogue. Ranges in words
+    (``describe_number_range``), arguments named as click names them, wide text wrapped by cells."""
     import typer.core
-    from typer._click.formatting import HelpFormatter
 
     typer.core._ = _
-    plain = HelpFormatter.write_usage
-
-    def write_usage(self: HelpFormatter, prog: str, args: str = "", prefix: str | None = None) -> None:
-        plain(self, prog, args, _("Usage: ") if prefix is None else prefix)
-
-    HelpFormatter.write_usage = write_usage  # type: ignore[method-assign]
-    plain_rows = HelpFormatter.write_dl
-
-    def write_dl(self: HelpFormatter, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
-        plain_rows(self, [(term, _notes_joined(_(text))) for term, text in rows], col_max, col_spacing)  # typer's own option help
-
-    HelpFormatter.write_dl = write_dl  # type: ignore[method-assign]
-
-    def write_heading(self: HelpFormatter, heading: str) -> None:  # the colon too: 选项：, not 选项:
-        self.write(f"{'':>{self.current_indent}}" + _("{heading}:").format(heading=heading) + "\n")
-
-    HelpFormatter.write_heading = write_heading  # type: ignore[method-assign]
-    plain_text = HelpFormatter.write_text
-
-    def write_text(self: HelpFormatter, text: str) -> None:  # a command's help: an id is translated as drawn
-        plain_text(self, _(text))
-
-    HelpFormatter.write_text = write_text  # type: ignore[method-assign]
     typer.core.describe_number_range = _number_range  # type: ignore[assignment]  # typer passes (min, max) by position
     _plain_arguments(typer.core.TyperArgument)
     _wrap_wide_help()
+
+
+class QuizHelpFormatter(_click_formatting.HelpFormatter):
+    """click's help formatter (set through ``Context.formatter_class``) drawing in the interface
+    language: the usage line's prefix and the headings' colon, which click writes as literals;
+    help texts given as ids (``N_``), translated as they are drawn; typer's notes after an
+    option's help joined as the language joins them."""
+
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        super().write_usage(prog, args, _("Usage: ") if prefix is None else prefix)
+
+    def write_heading(self, heading: str) -> None:  # the colon too: 选项：, not 选项:
+        self.write(f"{'':>{self.current_indent}}" + _("{heading}:").format(heading=heading) + "\n")
+
+    def write_text(self, text: str) -> None:
+        super().write_text(_(text))
+
+    def write_dl(self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
+        super().write_dl([(term, _notes_joined(_(text))) for term, text in rows], col_max, col_spacing)
+
+
+class QuizClickContext(_click_core.Context):
+    """click's context with quizzer's help formatter (``Command.context_class`` makes it)."""
+
+    formatter_class = QuizHelpFormatter
 
 
 def _plain_arguments(argument: Any) -> None:
