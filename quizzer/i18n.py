@@ -32,6 +32,7 @@ IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 
 _translation: gettext.NullTranslations | None = None
 _language: str | None = None
+_pinned = False  # the language was set by ``use(language)``, not chosen
 _chooser: Callable[[], str] | None = None  # None: ``choose``; set by a front end that knows the config file (chosen_by)
 
 
@@ -130,13 +131,26 @@ def chosen_by(chooser: Callable[[], str]) -> None:
 
 
 def use(language: str | None = None) -> str:
-    """Switch the process to ``language`` (None: choose as the module docstring says)."""
-    global _translation, _language
+    """Switch the process to ``language``, which then holds over the language a run chooses
+    (``follow``): a program or a test that set it keeps it. None: choose as the module docstring
+    says, and let each run choose its own."""
+    global _pinned, _translation
     if _translation is None:  # while choosing (reading the config file), messages stay English
         _translation = gettext.NullTranslations()
-    _language = language if language in LANGUAGES else (_chooser or choose)()
-    _translation = gettext.translation(DOMAIN, LOCALE_DIR, [_language], fallback=True)
-    return _language
+    _pinned = language in LANGUAGES
+    return _switch(language if language in LANGUAGES else (_chooser or choose)())
+
+
+def follow(language: str) -> str:
+    """Switch to the language a run chose, unless the process set one itself (``use``)."""
+    return _language if _pinned and _language is not None else _switch(language)
+
+
+def _switch(language: str) -> str:
+    global _translation, _language
+    _language = language
+    _translation = gettext.translation(DOMAIN, LOCALE_DIR, [language], fallback=True)
+    return language
 
 
 def current() -> str:

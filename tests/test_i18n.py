@@ -68,7 +68,7 @@ def quiz(*args: str, input: str | None = None, **env: str) -> Ran:
     try:
         result = CliRunner().invoke(app, list(args), input=input, env={**unset, "COLUMNS": "100", **env})
     finally:
-        i18n.use("en")
+        i18n.use()  # chosen again, by the next run too
     return Ran(result.exit_code, result.stdout, result.stderr)
 
 
@@ -84,7 +84,7 @@ def language_of(environ: dict[str, str], decks: Path | None = None) -> str:
     try:
         return RunContext.build(Locations(decks), environ).language
     finally:
-        i18n.use("en")
+        i18n.use()
 
 
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -24,7 +24,7 @@ def drawn(*args: str, language: str = "zh", columns: int = 100) -> str:
     try:
         result = CliRunner().invoke(app, list(args), env={"QUIZ_LANG": language, "COLUMNS": str(columns)})
     finally:
-        i18n.use("en")
+        i18n.use()  # chosen again, by the next run too
     return result.stdout + result.stderr
 
 

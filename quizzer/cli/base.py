@@ -86,7 +86,7 @@ class RootGroup(QuizGroup):
 
     def get_help(self, ctx: ClickContext) -> str:
         if not isinstance(ctx.obj, RunContext):  # `quiz --help`, answered as it is parsed, before any context
-            i18n.use(interface_language())
+            i18n.follow(interface_language())
         return super().get_help(ctx)
 
 

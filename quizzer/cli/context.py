@@ -68,7 +68,7 @@ class RunContext:
 
         environ = os.environ if environ is None else environ
         config = read_config(environ)
-        language = i18n.use(i18n.choose(environ, config.language, deck_dirs(root.decks, environ)))
+        language = i18n.follow(i18n.choose(environ, config.language, deck_dirs(root.decks, environ)))
         return cls(environ, root, config, language)
 
     def settings(self) -> Settings:
@@ -88,7 +88,7 @@ class RunContext:
         if decks is not None and decks != self.root.decks:
             from quizzer.locations import deck_dirs
 
-            self.language = i18n.use(i18n.choose(self.environ, self.config.language, deck_dirs(decks, self.environ)))
+            self.language = i18n.follow(i18n.choose(self.environ, self.config.language, deck_dirs(decks, self.environ)))
         return Locations(decks if decks is not None else self.root.decks, db if db is not None else self.root.db)
 
 
