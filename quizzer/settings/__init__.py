@@ -1,17 +1,17 @@
 """The learner's settings: defaults, then the config file, then the environment, then options.
 
 The file is TOML, ``platformdirs.user_config_dir("quizzer")/config.toml`` unless ``QUIZ_CONFIG``
-names another; ``quiz config set KEY VALUE`` / ``unset KEY`` write it (flat ``key = value`` lines,
-rewritten whole: comments in a hand-edited file are not kept). Each key has an environment
+names another; ``quiz config set KEY VALUE`` / ``unset KEY`` change that key and keep the rest of
+the file, its comments too. Each key has an environment
 variable, ``QUIZ_`` and the key in capitals (``QUIZ_DESIRED_RETENTION=0.85``), and a command's
 options (``quiz study --new-per-day 5``) win over everything for one run.
 
 Every value is checked where it is read: a bad one is a UsageError naming the key and what it
 may be (``config.toml: desired_retention: must be a number from 0.70 to 0.99, not 1.5``).
 
-Kept light (stdlib only at import): the CLI imports this at start-up. No layer below the CLI
-reads the file on its own: the CLI (or the terminal front end) loads the settings and hands
-them down.
+Kept light (stdlib only at import). The front end reads the file once per run
+(``read_config``) and loads the settings from what it read (``load``); no layer below reads it on
+its own: the settings are handed down.
 
 The package by job: ``values`` (each value's parser), ``keys`` (the key table, ``Settings``),
 ``loading`` (the file read once, the environment), ``edit`` (``quiz config set`` / ``unset``).
