@@ -3,9 +3,10 @@
 Message ids are the English text; ``quizzer/locale/zh/LC_MESSAGES/quizzer.po`` translates them
 and is compiled to the ``.mo`` beside it (``pybabel compile``; a test keeps the two equal), so
 the running program needs only the standard library's ``gettext``. The language is chosen once
-per process: ``QUIZ_LANG`` (or ``QUIZ_LANGUAGE``, the setting's own variable), the ``language``
-setting in the config file, the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``), and with none of
-these the language the decks are written in.
+per process, by the front end once it has read the config file: ``QUIZ_LANG`` (or
+``QUIZ_LANGUAGE``, the setting's own variable), the ``language`` setting in the config file, the
+locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``), and with none of these the language the decks in
+use are written in. This module reads no settings itself (``choose`` is handed the setting).
 
 Write ``_("Reviewed {count}").format(count=n)``, never an f-string inside ``_()``: the id must
 be a literal for extraction. The line protocol's machine lines are not translated.
@@ -18,7 +19,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 DOMAIN = "quizzer"
@@ -31,6 +32,8 @@ IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 
 _translation: gettext.NullTranslations | None = None
 _language: str | None = None
+_pinned = False  # the language was set by ``use(language)``, not chosen
+_chooser: Callable[[], str] | None = None  # None: ``choose``; set by a front end that knows the config file (chosen_by)
 
 
 def language_code(value: str | None) -> str | None:
@@ -49,28 +52,12 @@ def from_locale(environ: Mapping[str, str]) -> str | None:
     return None
 
 
-def decks_option(argv: Sequence[str]) -> Path | None:
-    """The ``--decks DIR`` of a command line, read before click parses it: the language is chosen
-    as the commands' help texts are defined, and ``--decks`` must choose it as ``QUIZ_DECKS`` does."""
-    for i, arg in enumerate(argv):
-        if arg == "--":
-            break
-        if arg == "--decks" and i + 1 < len(argv):
-            return Path(argv[i + 1])
-        if arg.startswith("--decks="):
-            return Path(arg.removeprefix("--decks="))
-    return None
-
-
-def from_decks(environ: Mapping[str, str], argv: Sequence[str] = ()) -> str:
-    """The language most decks declare (those of ``--decks`` in ``argv``, else ``QUIZ_DECKS``'s,
-    else the bundled ones), read from their first lines (no YAML parse: this runs before
-    ``--help`` is drawn)."""
-    from quizzer.locations import deck_dirs
-
+def from_decks(folders: Iterable[Path]) -> str:
+    """The language most decks in ``folders`` declare, read from their first lines (no YAML
+    parse: the language is chosen before anything is drawn)."""
     seen: dict[str, int] = {}
     try:
-        for folder in deck_dirs(decks_option(argv), environ):
+        for folder in folders:
             for path in sorted(folder.glob("*.y*ml"))[:200]:
                 head = _head(path)
                 found = re.search(r"^language:\s*['\"]?([A-Za-z-]+)", head, re.MULTILINE)
@@ -92,17 +79,6 @@ def _head(path: Path) -> str:
         os.close(fd)
 
 
-def from_config(environ: Mapping[str, str]) -> str | None:
-    """The ``language`` key of the config file, without building the full settings (a bad file
-    is reported by the command that reads it, not here)."""
-    try:
-        from quizzer.settings import config_path, read_raw
-
-        return language_code(str(read_raw(config_path(environ)).get("language", "")))
-    except Exception:  # noqa: BLE001 — the settings' own check reports a broken file
-        return None
-
-
 def requested(environ: Mapping[str, str]) -> str | None:
     """The language the environment asks for: ``QUIZ_LANG``, else ``QUIZ_LANGUAGE``."""
     for variable in ("QUIZ_LANG", "QUIZ_LANGUAGE"):
@@ -112,16 +88,25 @@ def requested(environ: Mapping[str, str]) -> str | None:
     return None
 
 
-def unasked(environ: Mapping[str, str], argv: Sequence[str] | None = None) -> str:
+def unasked(environ: Mapping[str, str], deck_folders: Sequence[Path] | None = None) -> str:
     """The language when neither the environment nor the setting asks for one: the locale's, else
-    the decks' (English on an output that cannot write Chinese)."""
-    chosen = from_locale(environ) or from_decks(environ, sys.argv[1:] if argv is None else argv)
+    that of the decks in ``deck_folders`` (None: those of ``QUIZ_DECKS`` or the bundled ones),
+    English on an output that cannot write Chinese."""
+    chosen = from_locale(environ) or from_decks(_default_decks(environ) if deck_folders is None else deck_folders)
     return "en" if chosen == "zh" and not _writes_chinese(sys.stdout) else chosen
 
 
-def choose(environ: Mapping[str, str] | None = None, argv: Sequence[str] | None = None) -> str:
+def _default_decks(environ: Mapping[str, str]) -> list[Path]:
+    from quizzer.locations import deck_dirs
+
+    return deck_dirs(None, environ)
+
+
+def choose(environ: Mapping[str, str] | None = None, configured: str | None = None,
+           deck_folders: Sequence[Path] | None = None) -> str:
+    """``QUIZ_LANG``, else ``configured`` (the config file's ``language``), else ``unasked``."""
     environ = os.environ if environ is None else environ
-    chosen = requested(environ) or from_config(environ) or unasked(environ, argv)
+    chosen = requested(environ) or configured or unasked(environ, deck_folders)
     if chosen == "zh" and not requested(environ) and not _writes_chinese(sys.stdout):
         return "en"  # a Latin-1 or ASCII output would show escapes: only QUIZ_LANG=zh insists
     return chosen
@@ -139,14 +124,33 @@ def _writes_chinese(stream: object) -> bool:
     return True
 
 
+def chosen_by(chooser: Callable[[], str]) -> None:
+    """How ``use()`` chooses from here on: a front end that reads the config file chooses with it."""
+    global _chooser
+    _chooser = chooser
+
+
 def use(language: str | None = None) -> str:
-    """Switch the process to ``language`` (None: choose as the module docstring says)."""
-    global _translation, _language
+    """Switch the process to ``language``, which then holds over the language a run chooses
+    (``follow``): a program or a test that set it keeps it. None: choose as the module docstring
+    says, and let each run choose its own."""
+    global _pinned, _translation
     if _translation is None:  # while choosing (reading the config file), messages stay English
         _translation = gettext.NullTranslations()
-    _language = language if language in LANGUAGES else choose()
-    _translation = gettext.translation(DOMAIN, LOCALE_DIR, [_language], fallback=True)
-    return _language
+    _pinned = language in LANGUAGES
+    return _switch(language if language in LANGUAGES else (_chooser or choose)())
+
+
+def follow(language: str) -> str:
+    """Switch to the language a run chose, unless the process set one itself (``use``)."""
+    return _language if _pinned and _language is not None else _switch(language)
+
+
+def _switch(language: str) -> str:
+    global _translation, _language
+    _language = language
+    _translation = gettext.translation(DOMAIN, LOCALE_DIR, [language], fallback=True)
+    return language
 
 
 def current() -> str:

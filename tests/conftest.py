@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import pty
 import re
@@ -20,6 +21,10 @@ settings.load_profile("shared-machine")
 
 os.environ["QUIZ_LANG"] = "en"  # before any quizzer import: help texts are translated when a command module loads
 from quizzer import i18n  # noqa: E402
+from quizzer.cli.base import COMMANDS  # noqa: E402
+
+for _module in sorted(set(COMMANDS.values())):  # loaded in English now, not by whichever run comes first
+    importlib.import_module(_module)
 
 from pg import backend, pg_server  # noqa: F401  (fixtures: a throw-away PostgreSQL server)
 

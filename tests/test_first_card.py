@@ -92,32 +92,6 @@ def test_the_first_numeric_card_imports_neither_pydantic_nor_rich_markdown(deck_
     assert "checkers.base" in warm and [name for name in HEAVY if name in warm] == []
 
 
-@pytest.mark.parametrize("annotation, given", [
-    (str, "abc"), (str, "中文"), (int, "12"), (int, "-3"), (int, "+7"), (int, "007"), (int, "1_000"), (int, "12.0"),
-    (int, "٣"), (int, "9" * 40), (list[str], ("a", "b")), (list[int], ("1", "2")), ("Kind", "cloze"),
-    ("list[Kind]", ("qa", "numeric")), ("Kind", "nope"), (float, "0.5"), (Path, "x.db"), (int, 5), (bool, True),
-    (int, True)])
-def test_options_read_without_pydantic_become_what_typer_makes_of_them(annotation, given):
-    """quizzer.cli.base.plain_value against typer's own (pydantic) coercion of the same value:
-    equal in value and type where it answers; anything else is left to typer (NOT_PLAIN)."""
-    from typer._coercion import build_runtime_param, resolve_type_descriptor
-    from typer.models import OptionInfo
-
-    from quizzer.cli.base import NOT_PLAIN, Kind, plain_value
-
-    annotation = {"Kind": Kind, "list[Kind]": list[Kind]}.get(annotation, annotation)  # type: ignore[call-overload]
-    described = resolve_type_descriptor(annotation, OptionInfo(default=None))
-    try:
-        typers = build_runtime_param(described)._coerce_value(given, param=None, ctx=None)
-    except Exception as error:  # noqa: BLE001 - an error is typer's to word
-        typers = error
-    ours = plain_value(described.annotation, given)
-    if ours is not NOT_PLAIN:
-        assert ours == typers and type(ours) is type(typers)
-    if isinstance(typers, Exception):
-        assert ours is NOT_PLAIN
-
-
 def test_cards_read_from_the_cache_equal_the_validated_cards_without_pydantic():
     """Every bundled card, every kind (a numeric card's worked example included): the cache's
     trusted path builds the same shapes as validation, in a process that never loads pydantic."""

@@ -1,5 +1,6 @@
 """One UI language at a time: the catalogue covers every marked string, the compiled file is
-current, translations keep their placeholders, and the language is chosen as documented."""
+current, translations keep their placeholders, and the language is chosen as documented. Each
+run chooses its language (``quizzer.cli.context``), so runs in one process switch it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from typer.testing import CliRunner
+
 from quizzer import i18n
+from quizzer.cli import app
+from quizzer.cli.context import Locations, RunContext
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,27 +55,56 @@ def test_translations_keep_every_placeholder():
             assert fields(translated) == wanted, (message.id, translated)
 
 
-def quiz(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+class Ran:
+    """A run's outcome, as a process's reads: exit code, standard output and error."""
+
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def quiz(*args: str, input: str | None = None, **env: str) -> Ran:
+    """``quiz ARGS`` run in this process with no language but the one ``env`` gives."""
+    unset = {k: None for k in os.environ if k.startswith(("QUIZ_LANG", "LC_", "LANG"))}
+    try:
+        result = CliRunner().invoke(app, list(args), input=input, env={**unset, "COLUMNS": "100", **env})
+    finally:
+        i18n.use()  # chosen again, by the next run too
+    return Ran(result.exit_code, result.stdout, result.stderr)
+
+
+def quiz_process(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``quiz ARGS`` in a process of its own, for what a process decides once (its first language)."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("QUIZ_LANG", "LC_", "LANG"))}
     return subprocess.run([sys.executable, "-m", "quizzer", *args], capture_output=True, text=True,
                           env={**environment, "COLUMNS": "100", **env}, timeout=120)
+
+
+def language_of(environ: dict[str, str], decks: Path | None = None) -> str:
+    """The language a run given ``environ`` (and ``--decks``) chooses."""
+    try:
+        return RunContext.build(Locations(decks), environ).language
+    finally:
+        i18n.use()
 
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def test_help_is_in_the_chosen_language():
-    chinese = quiz("--help", QUIZ_LANG="zh").stdout
+    chinese = quiz_process("--help", QUIZ_LANG="zh").stdout  # help texts are made as their module loads
     assert chinese.startswith("用法：") and "\n选项：\n" in chinese and "\n命令：\n" in chinese
     assert "Usage:" not in chinese and "Flashcards" not in chinese
-    english = quiz("--help", QUIZ_LANG="en").stdout
+    english = quiz_process("--help", QUIZ_LANG="en").stdout
     assert english.startswith("Usage:") and not CJK.search(english)
 
 
 def test_every_command_has_a_marked_help_text_not_its_docstring():
     """`quiz import chapter --help` was English in the Chinese interface: typer took the docstring,
     which the catalogue never sees."""
-    from quizzer.cli import app
+    from quizzer.cli.base import COMMANDS
+
+    for module in set(COMMANDS.values()):  # each is loaded when its command runs
+        importlib.import_module(module)
 
     def commands(group, path):
         for command in group.registered_commands:
@@ -89,28 +123,31 @@ def test_every_command_has_a_marked_help_text_not_its_docstring():
     ({"LANG": "C.UTF-8"}, "zh"),  # no locale: the language the (bundled, Chinese) decks are written in
 ])
 def test_the_language_comes_from_the_variable_then_the_locale_then_the_decks(env, expected):
-    assert i18n.choose({"QUIZ_CONFIG": "/nonexistent/config.toml", **env}) == expected
+    assert language_of({"QUIZ_CONFIG": "/nonexistent/config.toml", **env}) == expected
 
 
 def test_the_setting_chooses_before_the_locale(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text('language = "en"\n', "utf-8")
-    assert i18n.choose({"QUIZ_CONFIG": str(config), "LANG": "zh_CN.UTF-8"}) == "en"
+    assert language_of({"QUIZ_CONFIG": str(config), "LANG": "zh_CN.UTF-8"}) == "en"
+    assert language_of({"QUIZ_CONFIG": str(config), "QUIZ_LANG": "zh"}) == "zh"  # the variable over the setting
 
 
 def test_english_decks_give_an_english_interface_without_a_locale(tmp_path, monkeypatch):
     (tmp_path / "d.yaml").write_text("id: d\ntitle: D\nlanguage: en\n", "utf-8")
     no_locale = {"QUIZ_CONFIG": str(tmp_path / "none.toml"), "LANG": "C"}
     monkeypatch.delenv("QUIZ_DECKS", raising=False)
-    assert i18n.choose(no_locale, []) == "zh"  # the bundled decks
-    # --decks chooses as QUIZ_DECKS does: it was read only from the variable
-    for argv in (["--decks", str(tmp_path), "decks"], ["study", f"--decks={tmp_path}"]):
-        assert i18n.choose(no_locale, argv) == "en"
-    assert i18n.choose(no_locale, ["import", "chapter", "--", "--decks", str(tmp_path)]) == "zh"
+    assert language_of(no_locale) == "zh"  # the bundled decks
+    assert language_of(no_locale, tmp_path) == "en"  # --decks chooses as QUIZ_DECKS does
     with_decks = {**no_locale, "QUIZ_DECKS": str(tmp_path)}  # the environment given, not the process's
-    assert i18n.choose(with_decks, []) == "en"
+    assert language_of(with_decks) == "en"
     bundled = Path(i18n.__file__).parents[1] / "decks"
-    assert i18n.choose(with_decks, ["--decks", str(bundled)]) == "zh"  # the option over the variable
+    assert language_of(with_decks, bundled) == "zh"  # the option over the variable
+    (tmp_path / "d.yaml").write_text("id: d\ntitle: D\nlanguage: en\nsource: {file: c.txt, sections: '1'}\ncards:\n"
+                                     "  - {id: q-one, kind: qa, source: '1.1', question: Q, answer: A, points: [p]}\n")
+    for args in (["--decks", str(tmp_path), "decks"], ["decks", f"--decks={tmp_path}"]):  # a command's own too
+        shown = quiz(*args, QUIZ_CONFIG=str(tmp_path / "none.toml"), LANG="C")
+        assert shown.returncode == 0 and shown.stdout.startswith("deck "), shown.stdout
 
 
 def test_errors_and_ratings_follow_the_language():
@@ -194,7 +231,7 @@ def test_lists_are_joined_as_the_language_writes_them():
         assert i18n.join(["A", "B", "C"]) == "A, B, C"
     finally:
         i18n.use("en")
-    chinese = quiz("study", "--help", QUIZ_LANG="zh").stdout
+    chinese = quiz_process("study", "--help", QUIZ_LANG="zh").stdout  # help texts are made as their module loads
     assert "qa、choice、mistake" in chinese and "qa, choice" not in chinese
 
 
@@ -233,12 +270,10 @@ def test_the_session_summary_reads_as_one_language(tmp_path):
         "id: d\ntitle: 牌组\nlanguage: zh\nsource: {file: c.txt, sections: '1'}\ncards:\n"
         "  - {id: q-one, kind: qa, source: '1.1', question: 问题, answer: 答案, points: [要点]}\n", "utf-8")
     env = {"QUIZ_DECKS": str(tmp_path), "QUIZ_DB": str(tmp_path / "q.db"), "QUIZ_NOW": "2026-01-05T10:00"}
-    chinese = subprocess.run([sys.executable, "-m", "quizzer", "study"], input="\n3\n", capture_output=True, text=True,
-                             env={**os.environ, **env, "QUIZ_LANG": "zh"}, timeout=120).stdout
+    chinese = quiz("study", input="\n3\n", **env, QUIZ_LANG="zh").stdout
     assert re.search(r"已复习 1 次，答对 \d+ 次，用时 \d+分\d\d秒（良好 1）", chinese), chinese
     (tmp_path / "q.db").unlink()
-    english = subprocess.run([sys.executable, "-m", "quizzer", "study"], input="\n3\n", capture_output=True, text=True,
-                             env={**os.environ, **env, "QUIZ_LANG": "en"}, timeout=120).stdout
+    english = quiz("study", input="\n3\n", **env, QUIZ_LANG="en").stdout
     assert re.search(r"Reviewed 1, correct \d+ in \d+m\d\ds \(Good 1\)", english), english
 
 
@@ -261,9 +296,7 @@ def test_a_cards_kind_is_named_in_the_interface_language_where_it_is_shown():
     """The Chinese headers said `· choice ·` and `· qa ·`; `--kind` and the listings keep the ids
     (what is typed back)."""
     env = {"QUIZ_NOW": "2026-01-05T10:00", "QUIZ_DB": os.environ["QUIZ_DB"]}
-    chinese = subprocess.run([sys.executable, "-m", "quizzer", "study", "--kind", "choice", "--limit", "1"],
-                             input="!q\n", capture_output=True, text=True, timeout=120,
-                             env={**os.environ, **env, "QUIZ_LANG": "zh", "COLUMNS": "120"}).stdout
+    chinese = quiz("study", "--kind", "choice", "--limit", "1", input="!q\n", **env, QUIZ_LANG="zh", COLUMNS="120").stdout
     header = next(line for line in chinese.splitlines() if line.startswith("╭"))
     assert " · 选择题 · " in header and "choice" not in header, header
     english = quiz("study", "--kind", "qa", "--limit", "1", QUIZ_LANG="en", **env)

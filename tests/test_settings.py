@@ -132,14 +132,14 @@ def test_the_language_shown_is_the_one_in_use_and_where_it_comes_from(config):
     def language(**env: str) -> tuple[str, str]:
         return rows(quiz("config", **env).stdout)["language"]
 
-    assert language(QUIZ_LANG="zh") == ("zh", "environment")
+    assert language(QUIZ_LANG="zh") == ("zh", "环境变量")  # the run speaks the language it chose
     assert language(QUIZ_LANG="", LC_ALL="", LC_MESSAGES="", LANG="en_US.UTF-8") == ("en", "default")
-    assert language(QUIZ_LANG="", LC_ALL="", LC_MESSAGES="", LANG="zh_CN.UTF-8") == ("zh", "default")
+    assert language(QUIZ_LANG="", LC_ALL="", LC_MESSAGES="", LANG="zh_CN.UTF-8") == ("zh", "默认")
     quiz("config", "set", "language", "zh")
-    assert language(QUIZ_LANG="") == ("zh", "file") and language(QUIZ_LANG="en") == ("en", "environment")
-    assert language(QUIZ_LANG="zh_CN.UTF-8") == ("zh", "environment")  # a locale's name reads as its language
+    assert language(QUIZ_LANG="") == ("zh", "文件") and language(QUIZ_LANG="en") == ("en", "environment")
+    assert language(QUIZ_LANG="zh_CN.UTF-8") == ("zh", "环境变量")  # a locale's name reads as its language
     wrong = quiz("config", QUIZ_LANG="fr")  # passed over in silence, where QUIZ_LANGUAGE=fr was an error
-    assert wrong.exit_code == 2 and wrong.stderr.startswith("Error: QUIZ_LANG: must be zh / en, not 'fr'")
+    assert wrong.exit_code == 2 and wrong.stderr.startswith("错误：QUIZ_LANG：应为 zh / en，而不是 'fr'")  # the file's zh
 
 
 def test_setting_the_language_under_quiz_lang_says_what_the_file_now_holds_and_that_the_variable_wins(config):
@@ -306,9 +306,8 @@ def test_a_toml_error_is_in_the_interface_language_at_its_line_and_column(config
     from quizzer import i18n
 
     config.write_text('new_per_day = = 3\nlanguage = "zh"\n', "utf-8")
-    i18n.use("zh")
     try:
-        result = quiz("config")
+        result = quiz("config", QUIZ_LANG="")  # the file's language, though the file is not TOML
     finally:
         i18n.use("en")
     assert result.exit_code == 2 and result.stderr.startswith("错误：config.toml:1:15：不是有效的 TOML：值无效（"), result.stderr
@@ -769,3 +768,23 @@ def test_a_deck_s_key_stays_whole_at_60_columns_and_leaves_room_for_its_value(de
         assert re.search(rf"^{re.escape(key)} +30 +{file} +{allowed}", deck_row), shown
     retention = next(line for line in lines if "desired_retention" in line)  # the other keys stay whole
     assert "0.9 " in retention and "0.70-0.99" in retention, shown
+
+
+@pytest.mark.parametrize("args", [["study"], ["stats"], ["exam", "--history"], []])
+def test_a_command_opens_the_config_file_once(config, decks, monkeypatch, args):
+    """The language, the settings and the collection's learner all come from one reading."""
+    import builtins
+
+    config.write_text('language = "en"\nnew_per_day = 3\n', "utf-8")
+    opened: list[str] = []
+    plain_open = builtins.open
+
+    def counting_open(file, *rest, **options):
+        if isinstance(file, (str, Path)) and Path(file) == config:
+            opened.append(str(file))
+        return plain_open(file, *rest, **options)
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    result = quiz("--decks", str(decks), *args, QUIZ_LANG="")
+    assert result.exit_code == 0, result.output
+    assert len(opened) == 1

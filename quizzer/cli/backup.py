@@ -8,7 +8,10 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, counted_reviews, group, learner, opened_store, say, where
+from quizzer.cli.base import app, group
+from quizzer.cli.boundary import counted_reviews, say
+from quizzer.cli.context import DbOption, learner, opened_store, locations as where
+from quizzer.cli.options import JsonOption
 from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, ngettext
 

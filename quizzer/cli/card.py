@@ -7,7 +7,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from quizzer.cli.base import DbOption, DecksOption, JsonOption, app, collection, console, seed_in_range, settings
+from quizzer.cli.base import app
+from quizzer.cli.boundary import console
+from quizzer.cli.context import DbOption, DecksOption, collection, settings
+from quizzer.cli.options import JsonOption, seed_in_range
 from quizzer.i18n import N_, _, join
 
 if TYPE_CHECKING:

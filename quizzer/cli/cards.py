@@ -7,21 +7,10 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from quizzer.cli.base import (
-    NO_DECKS,
-    DbOption,
-    DeckFilter,
-    DecksOption,
-    JsonOption,
-    KindFilter,
-    TagFilter,
-    app,
-    collection,
-    console,
-    counted_cards,
-    kind_values,
-    settings,
-)
+from quizzer.cli.base import app
+from quizzer.cli.boundary import console, counted_cards
+from quizzer.cli.context import NO_DECKS, DbOption, DecksOption, collection, settings
+from quizzer.cli.options import DeckFilter, JsonOption, KindFilter, TagFilter, kind_values
 from quizzer.i18n import N_, _, join
 
 if TYPE_CHECKING:

@@ -7,7 +7,10 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from quizzer.cli.base import DecksOption, JsonOption, app, console, load, seed_in_range
+from quizzer.cli.base import app
+from quizzer.cli.boundary import console
+from quizzer.cli.context import DecksOption, load
+from quizzer.cli.options import JsonOption, seed_in_range
 from quizzer.errors import UnknownName, UsageError
 from quizzer.i18n import _
 

@@ -6,7 +6,10 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, group, console, learner, settings, where
+from quizzer.cli.base import app, group
+from quizzer.cli.boundary import console
+from quizzer.cli.context import DbOption, learner, settings, locations as where
+from quizzer.cli.options import JsonOption
 from quizzer.i18n import _
 
 class_app = group(_("A class sharing one database server."))

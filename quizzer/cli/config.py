@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, console, group, load, opened_store, say, settings, where
+from quizzer.cli.base import app, group
+from quizzer.cli.boundary import console, say
+from quizzer.cli.context import DbOption, load, opened_store, settings, locations as where
+from quizzer.cli.options import JsonOption
 from quizzer.errors import UnknownName, printable
 from quizzer.i18n import N_, _, join
 from quizzer.settings import KEYS

@@ -7,7 +7,11 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, JsonOption, app, group, opened_store, output_file, say, settings, where
+from quizzer.cli.base import app, group
+from quizzer.cli.boundary import say
+from quizzer.cli.context import DbOption, opened_store, settings, locations as where
+from quizzer.cli.files import output_file
+from quizzer.cli.options import JsonOption
 from quizzer.errors import UsageError, printable
 from quizzer.i18n import _
 

@@ -6,7 +6,10 @@ from typing import Any
 
 import typer
 
-from quizzer.cli.base import NO_DECKS, DecksOption, JsonOption, app, console, load
+from quizzer.cli.base import app
+from quizzer.cli.boundary import console
+from quizzer.cli.context import NO_DECKS, DecksOption, load
+from quizzer.cli.options import JsonOption
 from quizzer.i18n import _
 
 

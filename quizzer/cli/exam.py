@@ -6,20 +6,10 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from quizzer.cli.base import (
-    DbOption,
-    DeckFilter,
-    DecksOption,
-    KindFilter,
-    TagFilter,
-    app,
-    collection,
-    console,
-    given,
-    kind_values,
-    seed_in_range,
-    settings,
-)
+from quizzer.cli.base import app
+from quizzer.cli.boundary import console
+from quizzer.cli.context import DbOption, DecksOption, collection, settings
+from quizzer.cli.options import DeckFilter, KindFilter, TagFilter, given, kind_values, seed_in_range
 from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXAM_MINUTES
 from quizzer.errors import UsageError
 from quizzer.i18n import _, ngettext

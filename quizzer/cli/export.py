@@ -8,21 +8,11 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from quizzer.cli.base import (
-    DbOption,
-    DeckFilter,
-    DecksOption,
-    STANDARD,
-    app,
-    collection,
-    counted_cards,
-    group,
-    load,
-    output_file,
-    path_or_standard,
-    say,
-    settings,
-)
+from quizzer.cli.base import app, group
+from quizzer.cli.boundary import counted_cards, say
+from quizzer.cli.context import DbOption, DecksOption, collection, load, settings
+from quizzer.cli.files import output_file
+from quizzer.cli.options import DeckFilter, STANDARD, path_or_standard
 from quizzer.errors import QuizError, UsageError, os_reason, printable
 from quizzer.i18n import _, ngettext
 

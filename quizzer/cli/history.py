@@ -12,24 +12,11 @@ from typing import Annotated, ContextManager, Optional
 
 import typer
 
-from quizzer.cli.base import (
-    DbOption,
-    DeckFilter,
-    DecksOption,
-    JsonOption,
-    STANDARD,
-    app,
-    calendar_day,
-    collection,
-    counted_cards,
-    counted_reviews,
-    group,
-    output_file,
-    path_or_standard,
-    say,
-    settings,
-    standard_input,
-)
+from quizzer.cli.base import app, group
+from quizzer.cli.boundary import counted_cards, counted_reviews, say
+from quizzer.cli.context import DbOption, DecksOption, collection, settings
+from quizzer.cli.files import output_file
+from quizzer.cli.options import DeckFilter, JsonOption, STANDARD, calendar_day, path_or_standard, standard_input
 from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, ngettext
 

@@ -8,7 +8,9 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import JsonOption, app, group, output_file, path_or_standard, standard_input
+from quizzer.cli.base import app, group
+from quizzer.cli.files import output_file
+from quizzer.cli.options import JsonOption, path_or_standard, standard_input
 from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, join, ngettext
 

@@ -9,7 +9,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from quizzer.cli.base import DecksOption, app, counted_cards, where
+from quizzer.cli.base import app
+from quizzer.cli.boundary import counted_cards
+from quizzer.cli.context import DecksOption, locations as where
 from quizzer.i18n import _, ngettext
 
 

@@ -6,7 +6,10 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, DecksOption, JsonOption, app, collection, console, settings
+from quizzer.cli.base import app
+from quizzer.cli.boundary import console
+from quizzer.cli.context import DbOption, DecksOption, collection, settings
+from quizzer.cli.options import JsonOption
 from quizzer.errors import UsageError
 from quizzer.i18n import _, ngettext
 

@@ -9,16 +9,10 @@ from typing import TYPE_CHECKING
 import typer
 
 from quizzer import clock
-from quizzer.cli.base import (
-    DbOption,
-    DecksOption,
-    JsonOption,
-    app,
-    collection,
-    console,
-    say,
-    settings,
-)
+from quizzer.cli.base import app
+from quizzer.cli.boundary import console, say
+from quizzer.cli.context import DbOption, DecksOption, collection, settings
+from quizzer.cli.options import JsonOption
 from quizzer.i18n import _
 
 if TYPE_CHECKING:

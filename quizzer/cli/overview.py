@@ -7,18 +7,11 @@ from typing import Annotated
 
 import typer
 
-from quizzer.cli.base import (
-    NO_DECKS,
-    DbOption,
-    DecksOption,
-    Where,
-    app,
-    check_clock,
-    collection,
-    console,
-)
+from quizzer.cli.base import app
+from quizzer.cli.boundary import console
+from quizzer.cli.context import NO_DECKS, DbOption, DecksOption, check_clock, collection
 from quizzer.errors import UsageError
-from quizzer.i18n import _, join, ngettext
+from quizzer.i18n import N_, _, join, ngettext
 
 
 def _version(value: bool) -> None:
@@ -35,13 +28,12 @@ def overview(
     decks_dir: DecksOption = None,
     db: DbOption = None,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help=_("Print the version and exit."))] = False,
-    as_json: Annotated[bool, typer.Option("--json", help=_(
+                                          help=N_("Print the version and exit."))] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=N_(
         "Print today's numbers as JSON (a command's own --json goes after it: quiz cards --json)."))] = False,
 ) -> None:
     """Today's numbers per deck (the help text is the app's)."""
     check_clock()
-    ctx.obj = Where(decks_dir, db)
     if ctx.invoked_subcommand is not None:
         if as_json:
             raise UsageError(_("--json goes after the command: quiz {command} --json").format(command=ctx.invoked_subcommand),
@@ -49,7 +41,7 @@ def overview(
         return
     from quizzer import clock
     from quizzer.app.today import learner_today
-    from quizzer.cli.base import settings
+    from quizzer.cli.context import settings
 
     learner = settings()
     opened = collection(ctx, None, None)

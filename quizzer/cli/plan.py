@@ -10,18 +10,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from quizzer.cli.base import (
-    DbOption,
-    DeckFilter,
-    DecksOption,
-    JsonOption,
-    app,
-    calendar_day,
-    collection,
-    console,
-    say,
-    settings,
-)
+from quizzer.cli.base import app
+from quizzer.cli.boundary import console, say
+from quizzer.cli.context import DbOption, DecksOption, collection, settings
+from quizzer.cli.options import DeckFilter, JsonOption, calendar_day
 from quizzer.errors import UsageError
 from quizzer.i18n import _
 

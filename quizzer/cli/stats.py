@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import typer
 
-from quizzer.cli.base import (
-    DbOption,
-    DeckFilter,
-    DecksOption,
-    JsonOption,
-    TagFilter,
-    app,
-    collection,
-    console,
-    settings,
-)
+from quizzer.cli.base import app
+from quizzer.cli.boundary import console
+from quizzer.cli.context import DbOption, DecksOption, collection, settings
+from quizzer.cli.options import DeckFilter, JsonOption, TagFilter
 from quizzer.i18n import _
 
 

@@ -7,19 +7,10 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from quizzer.cli.base import (
-    NO_DECKS,
-    DbOption,
-    DeckFilter,
-    DecksOption,
-    KindFilter,
-    TagFilter,
-    app,
-    collection,
-    console,
-    kind_values,
-    settings,
-)
+from quizzer.cli.base import app
+from quizzer.cli.boundary import console
+from quizzer.cli.context import NO_DECKS, DbOption, DecksOption, collection, settings
+from quizzer.cli.options import DeckFilter, KindFilter, TagFilter, kind_values
 from quizzer.i18n import _, join
 
 if TYPE_CHECKING:

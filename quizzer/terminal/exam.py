@@ -73,17 +73,12 @@ def clock_text(seconds: float) -> str:
 
 class ExamScreen:
     """Runs an ExamSession against a prompter and a console. ``clear_screen``: clear the
-    terminal between questions (None: the learner's ``clear_screen`` setting)."""
+    terminal between questions (the learner's ``clear_screen`` setting, which the caller has)."""
 
-    def __init__(self, session: ExamSession, prompter: Prompter, console: Console, *,
-                 clear_screen: bool | None = None) -> None:
+    def __init__(self, session: ExamSession, prompter: Prompter, console: Console, *, clear_screen: bool) -> None:
         self.session = session
         self.prompter = prompter
         self.console = console
-        if clear_screen is None and prompter.interactive:
-            from quizzer import settings
-
-            clear_screen = settings.load().clear_screen
         # a transcript on a pipe keeps every question
         self.page = Page(console, self.draw, bool(clear_screen) and prompter.interactive, prompter)
         session.waiting = render.waiting(console)  # an answer waits out another process's long write
