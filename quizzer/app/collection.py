@@ -111,6 +111,28 @@ def sync(store: Store, decks: list[LoadedDeck]) -> None:
     sync_if_changed(store, digest, lambda: card_refs(decks), clock.now())
 
 
+def load_decks(decks_option: Path | None) -> tuple[list[LoadedDeck], list[Problem]]:
+    """The decks of ``--decks`` (else ``QUIZ_DECKS``, else the bundled ones) that can be used, and
+    the problems of the deck files left out; no database needed."""
+    return load_usable(deck_dirs(decks_option))
+
+
+def open_database(db: str | Path | None, learner: str | None) -> Store:
+    """The learner's database without the decks, for a command that needs no deck."""
+    return open_store(db, learner)
+
+
+def unknown_deck_limits(opened: Collection, deck_limits: Mapping[str, int]) -> list[str]:
+    """The ``deck.ID.*`` settings whose ID names no deck in use: they change nothing. Said only
+    where no deck file is left out (a deck left out still has its limits)."""
+    from quizzer.settings import DECK_KEY
+
+    if opened.left_out:
+        return []
+    ids = {loaded.id for loaded in opened.decks}
+    return [key for key in deck_limits if (found := DECK_KEY.match(key)) and found.group(1) not in ids]
+
+
 def open_collection(decks_option: Path | None, db: Path | None, learner: str | None = None,
                     day_start_hour: int = clock.ROLLOVER_HOUR) -> Collection:
     """The decks joined to ``learner``'s collection, backed up first if the last backup is half an

@@ -21,10 +21,8 @@ from quizzer.errors import UsageError, printable
 from quizzer.i18n import N_, _
 
 if TYPE_CHECKING:
-    from quizzer.app.collection import Collection
-    from quizzer.decks import LoadedDeck, Problem
+    from quizzer.app.collection import Collection, LoadedDeck, Problem, Store
     from quizzer.settings import ConfigFile, Settings
-    from quizzer.store import Store
 
 DecksOption = Annotated[
     Optional[Path],
@@ -139,16 +137,16 @@ NO_DECKS = N_("No decks: the deck folders hold no deck files (*.yaml, *.yml).") 
 def load(ctx: typer.Context, decks: Path | None) -> list[LoadedDeck]:
     """The decks to use (no database needed), those with problems left out with a warning, as
     ``collection`` leaves them out; DeckProblems if none can be used."""
-    from quizzer.decks import deck_dirs, load_usable
+    from quizzer.app.collection import load_decks
 
-    usable, left_out = load_usable(deck_dirs(locations(ctx, decks).decks))
+    usable, left_out = load_decks(locations(ctx, decks).decks)
     _warn_left_out(left_out)
     return usable
 
 
 def collection(ctx: typer.Context, decks: Path | None, db: Path | None) -> Collection:
     """The decks joined to the database."""
-    from quizzer.app.collection import open_collection
+    from quizzer.app.collection import open_collection, unknown_deck_limits
 
     run = current(ctx)
     chosen, mine = run.locations(decks, db), run.settings()
@@ -157,15 +155,9 @@ def collection(ctx: typer.Context, decks: Path | None, db: Path | None) -> Colle
     opened = open_collection(chosen.decks, chosen.db, mine.learner, mine.day_start_hour)
     _say_if_new(opened.store)
     _warn_left_out(opened.left_out)
-    if not opened.left_out:  # a deck's limit in the file for a deck no file has: set refuses it, a hand edit did nothing
-        from quizzer.settings import DECK_KEY
-
-        ids = {loaded.id for loaded in opened.decks}
-        for key in mine.deck_limits:
-            found = DECK_KEY.match(key)
-            if found and found.group(1) not in ids:
-                error_line(_("Warning: {file}: {key} names no deck in use, so it changes nothing").format(
-                    file=printable(run.config.path), key=key), _("`quiz decks` lists the deck ids"))
+    for key in unknown_deck_limits(opened, mine.deck_limits):  # `config set` refuses them; a hand edit did nothing
+        error_line(_("Warning: {file}: {key} names no deck in use, so it changes nothing").format(
+            file=printable(run.config.path), key=key), _("`quiz decks` lists the deck ids"))
     if opened.backup_failed is not None:  # said at every command until a backup is taken again
         error_line(_("Warning: {problem}; the work goes on without it").format(problem=opened.backup_failed.message),
                     opened.backup_failed.shown_hint)
@@ -174,11 +166,11 @@ def collection(ctx: typer.Context, decks: Path | None, db: Path | None) -> Colle
 
 
 def opened_store(db: str | Path | None, learner: str | None) -> Store:
-    """The database without the decks (``quizzer.store.open_store``), for a command that needs no
-    deck; a collection it starts is said as ``collection`` says it."""
-    from quizzer.store import open_store
+    """The database without the decks, for a command that needs no deck; a collection it starts
+    is said as ``collection`` says it."""
+    from quizzer.app.collection import open_database
 
-    opened = open_store(db, learner)
+    opened = open_database(db, learner)
     _say_if_new(opened)
     return opened
 

@@ -15,7 +15,7 @@ from quizzer.cli.typer_compat import typed_options
 from quizzer.defaults import SEED_MAX
 from quizzer.errors import QuizError, UsageError
 from quizzer.i18n import _, join
-from quizzer.kinds import KINDS
+from quizzer.app.kind_names import KINDS
 
 _DAY = re.compile(r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?")
 
@@ -57,11 +57,10 @@ def _deck_ids(ctx: typer.Context, incomplete: str) -> list[str]:
     """The deck ids Tab completes --deck with: those of the command's --decks, QUIZ_DECKS or the
     bundled decks (from the deck cache, as any command reads them), those with problems left out
     as every command leaves them out; none if no deck can be used."""
-    from quizzer.decks import load_usable
-    from quizzer.locations import deck_dirs
+    from quizzer.app.collection import load_decks
 
     try:
-        loaded, _left_out = load_usable(deck_dirs(ctx.params.get("decks_dir")))
+        loaded, _left_out = load_decks(ctx.params.get("decks_dir"))
     except QuizError:  # completion prints nothing into the shell's line
         return []
     return [deck.id for deck in loaded if deck.id.startswith(incomplete)]

@@ -128,10 +128,10 @@ def _notes_joined(text: str) -> str:
 def _click_patterns() -> list[tuple[str, re.Pattern[str]]]:
     """Each message template as a pattern whose groups are its fields; pydantic's messages for
     a bad option value (``Input should be a valid integer``) come last."""
-    from quizzer.kinds.messages import PYDANTIC_MESSAGES
+    from quizzer.app.kind_names import pydantic_messages
 
     patterns = []
-    for template in (*CLICK_MESSAGES, *PYDANTIC_MESSAGES.values()):
+    for template in (*CLICK_MESSAGES, *pydantic_messages().values()):
         parts = re.split(r"\{(\w+)\}", template)  # literal, field, literal, field, ..., literal
         regex = "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts))
         patterns.append((template, re.compile(regex, re.DOTALL)))
