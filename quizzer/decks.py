@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, cast
 from quizzer import deck_cache, kinds
 from quizzer.defaults import ARCHIVE_DECK, ARCHIVE_TAKEN
 from quizzer.errors import MAX_PROBLEMS, UNLISTED, DeckProblems, os_reason, printable
-from quizzer.i18n import N_, _, join
+from quizzer.files import special_kind
+from quizzer.i18n import _, join
 from quizzer.locations import bundled_decks, deck_dirs  # noqa: F401  # where commands and tests find them
 
 if TYPE_CHECKING:  # pydantic and the YAML parser load only when a deck is validated
@@ -359,8 +360,6 @@ def _valid_cards(data: Any) -> Iterator[tuple[int, Any]]:
                 pass  # its problems are reported with the deck's
 
 
-_FILE_TYPES = ((stat.S_ISDIR, N_("a folder")), (stat.S_ISFIFO, N_("a named pipe")), (stat.S_ISCHR, N_("a character device")),
-               (stat.S_ISBLK, N_("a block device")), (stat.S_ISSOCK, N_("a socket")))
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
@@ -381,7 +380,7 @@ def _is_symlink(path: Path) -> bool:
 
 
 def _not_regular(path: Path, mode: int) -> str:
-    what = _(next((name for test, name in _FILE_TYPES if test(mode)), N_("a special file")))
+    what = special_kind(mode)
     if _is_symlink(path):
         return _("not a regular file (a symlink to {what}); a deck is a plain file").format(what=what)
     return _("not a regular file ({what}); a deck is a plain file").format(what=what)

@@ -215,6 +215,13 @@ class BackupError(QuizError):
     """A backup that cannot be taken or restored (damaged, disk full, no permission)."""
 
 
+class UntrustedBackup(BackupError):
+    """A backup holding what quizzer does not put there: a table, column, index, trigger or view
+    its schema revision does not have, or rows ``quiz check`` flags. Bad input, as a bad option is."""
+
+    exit_code = ExitCode.USAGE
+
+
 class HistoryFileError(QuizError):
     """A review-history file that cannot be imported or written; the message names the file
     and, for a bad row, its line (``FILE:LINE: message``). An import is all or nothing."""

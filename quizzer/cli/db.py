@@ -27,9 +27,8 @@ def db_copy(
 ) -> None:
     from quizzer.scheduling.learner import schedule_of
     from quizzer.scheduling.answer import replaying
-    from quizzer.backup import remove_database
-    from quizzer.store import open_store
-    from quizzer.store.copy import copy_collection
+    from quizzer.store import Store, open_store
+    from quizzer.store.copy import copy_collection, copy_to_file
     from quizzer.store.engine import resolve
 
     if not to.strip():  # an empty --to would name the default database, as no --db does
@@ -38,34 +37,29 @@ def db_copy(
     path = resolve(to)[1]
     if path is not None:  # a file: as every command that writes one, never the learner's own (nor a folder)
         output_file(ctx, path if "://" in to else Path(to), db)
-    # a new file is written under another name and renamed once the copy is checked: a copy killed
-    # half-way leaves no half-made database under the name asked for
-    partial = path.with_name(path.name + ".partial") if path is not None and not path.exists() else None
-    if partial is not None:
-        remove_database(partial)  # a copy killed before
-    source = opened_store(where(ctx, None, db).db, chosen.learner)  # a mistyped name would copy a new, empty one
-    try:
+
+    def opened(target: str) -> Store:
         try:
-            target = open_store(str(partial) if partial is not None else to, chosen.learner)
-        except QuizError as err:  # the store's words name the source's option, and the file it opened
+            return open_store(target, chosen.learner)
+        except QuizError as err:  # the store's words name the source's option
             if err.hint:
                 err.hint = err.shown_hint.replace("--db / QUIZ_DB", "--to")
-            if partial is not None:
-                err.args = (err.message.replace(str(partial), str(path)),)
             raise
-        try:
-            schedule = schedule_of(source, chosen)
-            decide = replaying(source, schedule.scheduler, chosen.day_start_hour, schedule.interview)
-            result = copy_collection(source, target, decide)
-            destination = str(path) if partial is not None else target.where
-        finally:
-            target.close()
-        if partial is not None and path is not None:
-            partial.replace(path)
-    except BaseException:
-        if partial is not None:
-            remove_database(partial)
-        raise
+
+    source = opened_store(where(ctx, None, db).db, chosen.learner)  # a mistyped name would copy a new, empty one
+    try:
+        schedule = schedule_of(source, chosen)
+        decide = replaying(source, schedule.scheduler, chosen.day_start_hour, schedule.interview)
+        if path is not None:  # written whole under a temporary name, checked, then renamed
+            result = copy_to_file(source, path, opened, decide)
+            destination = str(path)
+        else:
+            target = opened(to)
+            try:
+                result = copy_collection(source, target, decide)
+                destination = target.where
+            finally:
+                target.close()
     finally:
         source.close()
     if as_json:

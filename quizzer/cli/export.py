@@ -23,7 +23,7 @@ from quizzer.cli.base import (
     say,
     settings,
 )
-from quizzer.errors import NoDecks, QuizError, UnknownName, UsageError, os_reason, printable
+from quizzer.errors import NoDecks, UnknownName, UsageError, printable
 from quizzer.i18n import _, ngettext
 
 if TYPE_CHECKING:
@@ -45,18 +45,6 @@ def _chosen(decks: list[LoadedDeck], names: list[str] | None) -> list[LoadedDeck
     return [loaded for loaded in decks if not names or loaded.deck.id in names]
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Replace ``path`` only once the whole file is written, so a failure leaves nothing half-written."""
-    from quizzer.files import replacing
-
-    try:
-        with replacing(path, "wb") as handle:
-            handle.write(data)
-    except OSError as exc:
-        raise QuizError(_("{file}: cannot be written: {reason}").format(file=path, reason=os_reason(exc)),
-                        _("check that its folder exists and is writable")) from None
-
-
 @export_app.command("anki", help=_("Write the decks (or --deck) to an Anki package: a note type per card kind, "
                                    "numeric cards as a few generated variants; importing a newer package into "
                                    "Anki updates the notes instead of adding copies."))
@@ -67,7 +55,8 @@ def export_anki(
     decks_dir: DecksOption = None,
 ) -> None:
     from quizzer import clock
-    from quizzer.transfer.anki import package
+    from quizzer.files import write_whole
+    from quizzer.transfer.anki import package, read_back
 
     target = output_file(ctx, file, decks=decks_dir)  # before the package is made: that takes seconds
     if target.suffix.lower() != ".apkg":  # Anki's import offers .apkg files only
@@ -75,7 +64,7 @@ def export_anki(
                          _("e.g. {name}").format(name=target.with_suffix(".apkg").name))
     chosen = _chosen(load(ctx, decks_dir), deck)
     exported = package(chosen, clock.now().timestamp())
-    _write(target, exported.data)
+    write_whole(target, exported.data, read_back)
     say(ngettext("exported {cards} as {notes} Anki note to {file}",  # a numeric card is several notes
                  "exported {cards} as {notes} Anki notes to {file}", exported.notes)
         .format(notes=exported.notes, file=printable(file),
@@ -118,6 +107,8 @@ def export_markdown(
     if target is None:
         typer.echo(text, nl=False)
         return
-    _write(target, text.encode("utf-8"))
+    from quizzer.files import write_whole
+
+    write_whole(target, text.encode("utf-8"))
     say(ngettext("wrote {count} card to {file}", "wrote {count} cards to {file}", len(cards))
         .format(count=len(cards), file=printable(target)))

@@ -27,8 +27,8 @@ from typing import Any, BinaryIO
 
 from quizzer import decks, yamlsource
 from quizzer.defaults import ARCHIVE_DECK, ARCHIVE_TAKEN
-from quizzer.errors import DeckProblems, QuizError, UsageError, os_reason
-from quizzer.files import replacing
+from quizzer.errors import DeckProblems, QuizError, UsageError
+from quizzer.files import write_whole
 from quizzer.i18n import _, join
 from quizzer.kinds.fields import ID_MAX, ID_PATTERN, LETTERS
 
@@ -721,9 +721,4 @@ def _write(out: Path, text: str) -> None:
             hint = _("the chapter is in that deck already: --out {other} adds its new cards there; nothing was written")
         raise UsageError(message.format(path=out, other=decks.display(other), id=shared_id),
                          hint.format(other=decks.display(other)))
-    try:
-        with replacing(out, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise QuizError(_("{path}: cannot be written: {reason}").format(path=out, reason=os_reason(exc)),
-                        _("check that its folder is writable and the free disk space")) from None
+    write_whole(out, text.encode("utf-8"))
