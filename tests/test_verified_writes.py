@@ -61,19 +61,31 @@ def no_space(*args: object) -> None:
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
+FAULTS = {  # where the system refuses, and what the learner is told
+    "disk full at fsync": ("fsync", errno.ENOSPC, "the disk is full", "free some disk space"),
+    "no permission at rename": ("replace", errno.EACCES, "no permission to write", "make the folder writable"),
+}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
 @pytest.mark.parametrize("writer", WRITERS)
-def test_a_write_the_disk_refuses_is_said_and_leaves_nothing(collection, tmp_path, monkeypatch, writer):
+def test_a_write_the_system_refuses_is_said_and_leaves_nothing(collection, tmp_path, monkeypatch, writer, fault):
     decks, db = collection
     out = tmp_path / "out"
     out.mkdir()
     before = sha256(db)
+    call, number, reason, hint = FAULTS[fault]
+
+    def refused(*args: object) -> None:
+        raise OSError(number, os.strerror(number))
+
     with monkeypatch.context() as patched:
-        patched.setattr(os, "fsync", no_space)  # the disk is full when the file is flushed to it
+        patched.setattr(os, call, refused)
         result = quiz(*writers(decks, out)[writer])
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     [line] = result.stderr.splitlines()
-    assert line.startswith("Error: ") and "the disk is full" in line and "free some disk space" in line, line
+    assert line.startswith("Error: ") and reason in line and hint in line, line
     assert ".partial" not in line  # the file asked for is named, not the temporary one
     assert list(out.iterdir()) == []  # neither the file nor a temporary one
     assert sha256(db) == before
