@@ -207,6 +207,11 @@ class ConnectionLost(DatabaseError):
     (or, if the connection went during its commit, may have been committed)."""
 
 
+class ServerUnavailable(DatabaseError):
+    """No connection to the server could be had (it is down, or has no free connection slot):
+    nothing was sent, so the write may be tried again as it was."""
+
+
 class DatabaseBusy(DatabaseError):
     hint = N_("another quiz is writing to it; finish that session and try again")
 
