@@ -18,7 +18,7 @@ T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
 
 
 class Clock:
-    """time.monotonic and time.sleep for ``app.busy``: a pause moves the clock, nothing waits."""
+    """monotonic and sleep for ``app.busy``: a pause moves the clock, nothing waits."""
 
     def __init__(self) -> None:
         self.now = 1000.0
@@ -35,8 +35,8 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch) -> Clock:
     fake = Clock()
-    monkeypatch.setattr(busy.time, "monotonic", fake.monotonic)
-    monkeypatch.setattr(busy.time, "sleep", fake.sleep)
+    monkeypatch.setattr(busy, "monotonic", fake.monotonic)
+    monkeypatch.setattr(busy, "sleep", fake.sleep)
     return fake
 
 

@@ -7,8 +7,8 @@ ends the command saying which answer is lost."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
+from time import monotonic, sleep
 from typing import TypeVar
 
 from quizzer.defaults import SERVER_RETRY_SECONDS
@@ -38,10 +38,10 @@ def patiently(write: Callable[[], T], waiting: Waiting | None, unsaved: str = ""
                 waiting(err)
                 continue
             if isinstance(err, ServerUnavailable) and waiting is not None:
-                deadline = deadline or time.monotonic() + retry_seconds
-                if time.monotonic() + pause <= deadline:
+                deadline = deadline or monotonic() + retry_seconds
+                if monotonic() + pause <= deadline:
                     waiting(err)
-                    time.sleep(pause)
+                    sleep(pause)
                     pause = min(pause * 2, LONGEST_PAUSE)
                     continue
             if unsaved:
