@@ -35,9 +35,10 @@ from pathlib import Path
 
 from quizzer import clock
 from quizzer.clock import ROLLOVER_HOUR, study_day
-from quizzer.errors import BackupError, os_reason
+from quizzer.errors import BackupError, UntrustedBackup
+from quizzer.files import JOURNALS, one_line, remove_database, replaced, write_failure
 from quizzer.locks import busy_timeout_ms, locked
-from quizzer.i18n import N_, _, join_some
+from quizzer.i18n import _, join_some
 
 BACKUP_EVERY = timedelta(minutes=30)
 _STAMP = "%Y%m%dT%H%M%S%fZ"
@@ -80,9 +81,9 @@ def latest(backups: list[Backup]) -> Backup | None:
 
 
 def backup_now(db_path: Path, now: datetime, before_restore: bool = False) -> Path:
-    """Copy the database now; written under a temporary name and renamed, so an
-    interrupted backup never looks like a finished one.  A failed copy removes
-    its ``.partial`` file and raises BackupError."""
+    """Copy the database now: written under a temporary name, read back and checked against the
+    database (``settle``), then renamed, so an interrupted or failed backup never looks like a
+    finished one. A failed copy leaves no file behind and raises BackupError naming the cause."""
     db_path = Path(db_path)
     if not db_path.is_file():
         raise BackupError(_("cannot back up {path}: no such database file").format(path=db_path))
@@ -90,22 +91,55 @@ def backup_now(db_path: Path, now: datetime, before_restore: bool = False) -> Pa
     stamp = now.astimezone(timezone.utc).strftime(_STAMP)
     mark = _BEFORE_RESTORE if before_restore else ""
     dest = folder / f"{db_path.stem}-{stamp}{mark}.db"
-    partial = dest.with_name(dest.name + ".partial")
     try:
         _writable(folder)
         n = 1
         while dest.exists():
             dest = folder / f"{db_path.stem}-{stamp}-{n}{mark}.db"
             n += 1
-        partial = dest.with_name(dest.name + ".partial")
-        _copy(db_path, partial)
-        partial.replace(dest)
+        with replaced(dest) as partial:
+            settle(partial, _copy(db_path, partial))
     except (OSError, sqlite3.Error) as exc:
-        remove_database(partial)
-        reason, hint = _reason(exc)
+        reason, hint = write_failure(exc)
         raise BackupError(_("backup of {path} into {folder} failed: {reason}").format(path=db_path, folder=folder, reason=reason),
                           _join(hint, _("the database itself is unchanged"))) from exc
     return dest
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a SQLite database holds, to compare a copy with: its schema objects and each table's rows."""
+
+    objects: frozenset[tuple[str, str]]  # (type, name), SQLite's own left out
+    rows: dict[str, int]  # by table
+
+
+def _snapshot(conn: sqlite3.Connection) -> Snapshot:
+    objects = frozenset(conn.execute("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").fetchall())
+    quoted = {name: '"' + name.replace('"', '""') + '"' for kind, name in objects if kind == "table"}
+    return Snapshot(objects, {name: int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+                              for name, table in quoted.items()})
+
+
+def settle(copy: Path, expected: Snapshot) -> None:
+    """Fold the SQLite file ``copy``'s write-ahead log into it (it is left in rollback-journal
+    mode: one file holds all), then read the closed file back: SQLite's integrity check, the
+    schema objects of ``expected`` and its tables' rows. OSError or sqlite3.Error names what failed."""
+    with closing(sqlite3.connect(copy)) as conn:
+        mode = conn.execute("PRAGMA journal_mode = DELETE").fetchone()[0]  # a full disk fails here, not at close
+    if mode != "delete" or any(copy.with_name(copy.name + suffix).exists() for suffix in JOURNALS):
+        raise OSError(errno.EIO, _("its write-ahead log could not be folded into it"))
+    with closing(sqlite3.connect(f"file:{copy}?mode=ro", uri=True)) as conn:
+        damage = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
+        if damage:
+            raise OSError(errno.EIO, _("the copy read back is damaged: {problem}").format(problem=one_line(damage[0])))
+        found = _snapshot(conn)
+    if found.objects != expected.objects:
+        raise OSError(errno.EIO, _("the copy read back does not hold the source's schema"))
+    for table, rows in expected.rows.items():
+        if found.rows.get(table) != rows:
+            raise OSError(errno.EIO, _("the copy read back holds {found} rows of {table}, the source {rows}").format(
+                found=found.rows.get(table, 0), table=table, rows=rows))
 
 
 def _writable(folder: Path) -> None:
@@ -169,27 +203,20 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None, ask: Calla
         try:
             _writable(backup_dir(db_path))
         except OSError as exc:
-            reason, hint = _reason(exc)
+            reason, hint = write_failure(exc)
             raise BackupError(_("not restoring {backup} over {path}: the database cannot be saved first, as the backups "
                                 "folder {folder} cannot be written: {reason}").format(
                 backup=backup, path=db_path, folder=backup_dir(db_path), reason=reason),
                 _join(hint, _("the database is unchanged"))) from exc
-    why = None
-    problems = check(backup)
-    if problems:
-        more = _("; and {count} more problems").format(count=len(problems) - 1) if len(problems) > 1 else ""
-        why = _("the backup is damaged ({problem}{more})").format(problem=_one_line(problems[0]), more=more)
-    elif not _has_version_table(backup):
-        why = _("the backup has no alembic_version table, so it is not a quizzer database")
-    elif not _known_schema(backup):
-        why = _("its schema is newer than this quizzer knows (upgrade quizzer to use it)")
-    else:
-        from quizzer.store.schema import stamp_mismatch
-
-        why = stamp_mismatch(backup)
+    why = _damage(backup)
     if why:
         raise BackupError(_("not restoring {backup} over {path}: {why}").format(backup=backup, path=db_path, why=why),
                           _("`quiz backup list` lists the other backups; the database is unchanged"))
+    why = _foreign(backup)
+    if why:
+        raise UntrustedBackup(_("not restoring {backup} over {path}: {why}").format(backup=backup, path=db_path, why=why),
+                              _("it holds what quizzer does not put there: `quiz backup list` lists the other backups; "
+                                "the database is unchanged"))
     if db_path.exists() and not db_path.is_file():
         raise BackupError(_("not restoring {backup} over {path}: that is not a database file").format(backup=backup, path=db_path),
                           _("correct --db / QUIZ_DB"))
@@ -208,10 +235,42 @@ def restore(backup: Path, db_path: Path, now: datetime | None = None, ask: Calla
         else:
             _copy(backup, db_path)  # through SQLite: safe while other processes have it open
     except (OSError, sqlite3.Error) as exc:
-        reason, hint = _reason(exc)
+        reason, hint = write_failure(exc)
         raise BackupError(_("restoring {backup} over {path} failed: {reason}").format(backup=backup, path=db_path, reason=reason),
                           _join(hint, safety and _("the database as it was is saved as {file}").format(file=safety))) from exc
     return safety
+
+
+def _damage(backup: Path) -> str | None:
+    """Why ``backup`` cannot be restored as it is: damaged, no quizzer database, or newer than this quizzer."""
+    problems = check(backup)
+    if problems:
+        return _("the backup is damaged ({problem}{more})").format(problem=one_line(problems[0]), more=_more(problems))
+    if not _has_version_table(backup):
+        return _("the backup has no alembic_version table, so it is not a quizzer database")
+    if not _known_schema(backup):
+        return _("its schema is newer than this quizzer knows (upgrade quizzer to use it)")
+    return None
+
+
+def _foreign(backup: Path) -> str | None:
+    """What ``backup`` holds that quizzer did not put there: a schema object its revision does not
+    have (a trigger runs on every write), or rows ``quiz check`` flags."""
+    from quizzer.store.check import file_problems
+    from quizzer.store.revisions import stamp_mismatch
+
+    why = stamp_mismatch(backup)
+    if why:
+        return why
+    flagged = file_problems(backup)
+    if flagged:
+        return _("`quiz check` would flag its rows ({problem}{more})").format(problem=flagged[0], more=_more(flagged))
+    return None
+
+
+def _more(problems: list[str]) -> str:
+    """How many problems follow the first one shown ("; and 2 more problems"), or nothing."""
+    return _("; and {count} more problems").format(count=len(problems) - 1) if len(problems) > 1 else ""
 
 
 def _set_aside(db_path: Path, now: datetime) -> Path:
@@ -227,7 +286,7 @@ def _set_aside(db_path: Path, now: datetime) -> Path:
             shutil.copyfile(wal, dest.with_name(dest.name + "-wal"))
     except OSError as exc:
         remove_database(dest)
-        reason, hint = _reason(exc)
+        reason, hint = write_failure(exc)
         raise BackupError(_("cannot set the damaged {path} aside in {folder}: {reason}").format(path=db_path, folder=folder, reason=reason),
                           _join(hint, _("the database is unchanged"))) from exc
     return dest
@@ -235,15 +294,10 @@ def _set_aside(db_path: Path, now: datetime) -> Path:
 
 def _replace(backup: Path, db_path: Path) -> None:
     """Put a copy of ``backup`` in place of a damaged ``db_path`` (which SQLite cannot write into)."""
-    fresh = db_path.with_name(db_path.name + ".restoring")
-    try:
+    with replaced(db_path) as fresh:
         _copy(backup, fresh)
         for suffix in ("-wal", "-shm"):  # the damaged file's, set aside already; stale for the new one
             db_path.with_name(db_path.name + suffix).unlink(missing_ok=True)
-        fresh.replace(db_path)
-    except BaseException:
-        remove_database(fresh)
-        raise
 
 
 def check(db_path: Path) -> list[str]:
@@ -290,10 +344,11 @@ def reviews_in(db_path: Path) -> int | None:
         return None
 
 
-def _copy(source: Path, dest: Path) -> None:
-    """``source`` copied into ``dest`` through SQLite. Another process's write lock on ``dest``
-    is waited for as the store waits for one (the busy timeout), then the copy gives up with
-    DatabaseBusy: sqlite3's ``backup`` alone retries a busy step for ever."""
+def _copy(source: Path, dest: Path) -> Snapshot:
+    """``source`` copied into ``dest`` through SQLite; what the copy must hold (read in the same
+    snapshot of ``source`` as the copy). Another process's write lock on ``dest`` is waited for as
+    the store waits for one (the busy timeout), then the copy gives up with DatabaseBusy:
+    sqlite3's ``backup`` alone retries a busy step for ever."""
     wait_ms = busy_timeout_ms()
     deadline = time.monotonic() + wait_ms / 1000
 
@@ -303,12 +358,16 @@ def _copy(source: Path, dest: Path) -> None:
 
     with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(dest)) as dst:
         dst.execute(f"PRAGMA busy_timeout = {wait_ms}")
+        src.execute("BEGIN")  # one snapshot for the counts and the copy, whoever writes meanwhile
+        taken = _snapshot(src)
         src.backup(dst, progress=given_up, sleep=0.05)
+        src.rollback()
+    return taken
 
 
 def _known_schema(db_path: Path) -> bool:
     """Whether this quizzer knows the file's schema version (one it can open or upgrade)."""
-    from quizzer.store.schema import known_revision
+    from quizzer.store.revisions import known_revision
 
     with closing(sqlite3.connect(db_path)) as conn:
         version = conn.execute("SELECT version_num FROM alembic_version").fetchone()
@@ -322,43 +381,6 @@ def _has_version_table(db_path: Path) -> bool:
     except sqlite3.Error:
         return False
     return row is not None
-
-
-def remove_database(path: Path) -> None:
-    """Delete a failed copy and any journal SQLite left beside it (what cannot be deleted stays)."""
-    for leftover in (path, *(path.with_name(path.name + suffix) for suffix in ("-journal", "-wal", "-shm"))):
-        try:
-            leftover.unlink(missing_ok=True)
-        except OSError:
-            pass
-
-
-_SQLITE_FULL, _SQLITE_READONLY = 13, 8  # SQLite's primary result codes
-_FULL_HINT = N_("free some disk space and try again")
-_PERMISSION_HINT = N_("make the folder writable and try again")
-
-
-def _reason(exc: BaseException) -> tuple[str, str | None]:
-    """Why a copy failed, in a few words (the disk is full, no permission, or the error's
-    own text), and what to do about it when that is clear."""
-    if isinstance(exc, OSError):
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            return _("the disk is full"), _(_FULL_HINT)
-        if isinstance(exc, PermissionError) or exc.errno == errno.EROFS:
-            return _("no permission to write: {reason}").format(reason=os_reason(exc)), _(_PERMISSION_HINT)
-        return _one_line(_("{reason}: {file}").format(reason=os_reason(exc), file=exc.filename) if exc.filename
-                         else os_reason(exc)), None
-    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+; else SQLite's message
-    primary = code & 0xFF if code is not None else None
-    if primary == _SQLITE_FULL or "database or disk is full" in str(exc):
-        return _("the disk is full"), _(_FULL_HINT)
-    if primary == _SQLITE_READONLY or "readonly database" in str(exc):  # SQLite's own English said nothing more
-        return _("no permission to write"), _(_PERMISSION_HINT)
-    return _one_line(str(exc)), None
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _join(*hints: object) -> str | None:

@@ -36,6 +36,7 @@ NEW_PER_DAY = 20  # Anki's default
 REVIEWS_PER_DAY = 200  # Anki's default
 LEECH_LAPSES = 8  # Anki's leech threshold
 EXAM_COUNT = 15
+SERVER_RETRY_SECONDS = 15  # how long an answer waits for a server that cannot be reached before it is given up
 EXAM_MINUTES = 30  # whole, so `-h` says 30, not 30.0
 EXAM_MIN_MINUTES = 0.01  # 0.6 s, the least a test needs; the paper simply times out
 EXAM_MAX_MINUTES = 1440.0  # a day: the deadline must be a date, and no interview lasts longer

@@ -207,12 +207,24 @@ class ConnectionLost(DatabaseError):
     (or, if the connection went during its commit, may have been committed)."""
 
 
+class ServerUnavailable(DatabaseError):
+    """No connection to the server could be had (it is down, or has no free connection slot):
+    nothing was sent, so the write may be tried again as it was."""
+
+
 class DatabaseBusy(DatabaseError):
     hint = N_("another quiz is writing to it; finish that session and try again")
 
 
 class BackupError(QuizError):
     """A backup that cannot be taken or restored (damaged, disk full, no permission)."""
+
+
+class UntrustedBackup(BackupError):
+    """A backup holding what quizzer does not put there: a table, column, index, trigger or view
+    its schema revision does not have, or rows ``quiz check`` flags. Bad input, as a bad option is."""
+
+    exit_code = ExitCode.USAGE
 
 
 class HistoryFileError(QuizError):

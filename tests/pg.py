@@ -81,7 +81,7 @@ class ServerMissing(Exception):
     """No PostgreSQL binaries or no psycopg here: the tests that need a server are skipped."""
 
 
-def start_server() -> Server:
+def start_server(max_connections: int = 100) -> Server:
     """Start a cluster (ServerMissing without binaries or driver; RuntimeError if it fails)."""
     initdb, pg_ctl = find_binary("initdb"), find_binary("pg_ctl")
     if not initdb or not pg_ctl:
@@ -97,9 +97,7 @@ def start_server() -> Server:
     data, port = folder / "data", free_port()
     steps = [
         [initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync", "--locale=C"],
-        [pg_ctl, "-D", str(data), "-l", str(folder / "server.log"), "-w", "-t", "60", "-o",
-         f"-h 127.0.0.1 -p {port} -k {folder} -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-         "-c max_connections=100", "start"],
+        _start_command(pg_ctl, folder, port, max_connections),
     ]
     for step in steps:
         done = subprocess.run(_as_owner(step), capture_output=True, text=True)
@@ -109,6 +107,27 @@ def start_server() -> Server:
             shutil.rmtree(folder, ignore_errors=True)
             raise RuntimeError(f"the PostgreSQL test server could not be started ({Path(step[0]).name}): {detail}")
     return Server(port, folder)
+
+
+def _start_command(pg_ctl: str, folder: Path, port: int, max_connections: int) -> list[str]:
+    return [pg_ctl, "-D", str(folder / "data"), "-l", str(folder / "server.log"), "-w", "-t", "60", "-o",
+            f"-h 127.0.0.1 -p {port} -k {folder} -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+            f"-c max_connections={max_connections}", "start"]
+
+
+def pause_server(server: Server) -> None:
+    """Stop the server, keeping its data: ``resume_server`` starts it again on the same port."""
+    pg_ctl = find_binary("pg_ctl")
+    assert pg_ctl
+    subprocess.run(_as_owner([pg_ctl, "-D", str(server.folder / "data"), "-m", "fast", "-w", "stop"]),
+                   capture_output=True, check=True)
+
+
+def resume_server(server: Server, max_connections: int = 100) -> None:
+    pg_ctl = find_binary("pg_ctl")
+    assert pg_ctl
+    subprocess.run(_as_owner(_start_command(pg_ctl, server.folder, server.port, max_connections)),
+                   capture_output=True, check=True)
 
 
 def stop_server(server: Server) -> None:

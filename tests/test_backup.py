@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from quizzer import clock
 from quizzer.backup import backup_now, check, list_backups, maybe_backup, restore, thin
-from quizzer.errors import BackupError, DatabaseBusy
+from quizzer.errors import BackupError, DatabaseBusy, UntrustedBackup
 from quizzer.scheduling.answer import answer
 from quizzer.scheduling.summary import card_info
 from quizzer.store import CardRef, open_store, sync_cards
@@ -311,25 +311,6 @@ def test_thinning_keeps_what_it_promises_for_any_backups(tmp_path_factory, ages,
     assert thin(database, now, hour) == []
 
 
-@pytest.mark.parametrize("change, said", [
-    ("UPDATE alembic_version SET version_num = '0001'", "extra table exam_questions; and 5 more"),
-    ("DROP TABLE review_days", "missing table review_days"),
-    ("ALTER TABLE cards ADD COLUMN colour TEXT", "extra column cards.colour"),
-])
-def test_a_backup_whose_tables_do_not_match_its_stamp_is_not_restored(db, tmp_path, change, said):
-    """A backup stamped 0001 with the head's tables was restored: every later command then refused
-    the database, each time after backing the broken file up again."""
-    edited = tmp_path / "edited.db"
-    shutil.copy(backup_now(db, NOW), edited)
-    with sqlite3.connect(edited) as conn:
-        conn.execute(change)
-    before = db.read_bytes()
-    with pytest.raises(BackupError) as refused:
-        restore(edited, db, NOW + timedelta(hours=1))
-    assert said in str(refused.value) and "do not match the schema it names" in str(refused.value)
-    assert db.read_bytes() == before
-
-
 def test_a_backup_at_an_older_schema_whose_tables_match_it_is_restored(db, tmp_path):
     """The check compares a stamp with that revision's tables, not with the newest ones."""
     from alembic import command
@@ -438,3 +419,63 @@ def test_latest_is_never_the_copy_a_restore_took(db):
     assert undo.endswith("-before-restore.db")
     assert CliRunner().invoke(app, ["backup", "restore", undo, "--yes", "--db", str(db)]).exit_code == 0
     assert reviews() == 1
+
+
+@pytest.mark.parametrize("plant, named", [
+    # 0002-0004 add 6 tables and 3 indexes
+    ("UPDATE alembic_version SET version_num = '0001'", "do not match the schema it names (0001): extra table exam_questions; and 8 more"),
+    ("DROP TABLE review_days", "missing table review_days"),
+    ("ALTER TABLE cards ADD COLUMN colour TEXT", "extra column cards.colour"),
+    ("CREATE TRIGGER t AFTER INSERT ON review_log BEGIN DELETE FROM review_log WHERE id != new.id; END",
+     "extra trigger t"),
+    ("CREATE VIEW v AS SELECT id FROM cards", "extra view v"),
+    ("CREATE INDEX ix_mine ON cards (deck)", "extra index ix_mine"),
+    ("UPDATE review_log SET duration_ms = -5", "a review with a negative duration: 1"),
+    ("UPDATE cards SET stability = 'much' WHERE id = 'c1'", "a card whose stability or difficulty is not a number: c1"),
+    ("UPDATE cards SET due = '9999-01-01 00:00:00.000000' WHERE id = 'c1'",
+     "a card whose due or last review is not a time from 1970 to 9000: c1"),
+], ids=["stamp-0001", "table-gone", "extra-column", "trigger", "view", "index", "negative-duration", "stability-text",
+        "due-9999"])
+def test_a_backup_holding_what_quizzer_does_not_put_there_is_refused(db, tmp_path, plant, named):
+    """A backup with a trigger that deletes the review log at the next answer was restored, and
+    `quiz check` said ok; so were rows `quiz check` flags right after. A backup stamped 0001 with
+    the head's tables was restored: every later command then refused the database."""
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    store = open_store(db)
+    answer(store, "c1", 3, now=NOW, duration_ms=100)
+    store.close()
+    planted = tmp_path / "planted.db"
+    shutil.copy(backup_now(db, NOW), planted)
+    with sqlite3.connect(planted) as conn:
+        conn.execute(plant)
+    before = db.read_bytes()
+    with pytest.raises(UntrustedBackup) as refused:
+        restore(planted, db, NOW + timedelta(hours=1))
+    assert named in str(refused.value) and refused.value.exit_code == 2
+    result = CliRunner().invoke(app, ["backup", "restore", str(planted), "--yes", "--db", str(db)])
+    assert result.exit_code == 2 and named in result.stderr and result.stderr.count("\n") == 1, result.output
+    assert db.read_bytes() == before
+
+
+def test_a_backup_at_an_older_schema_is_checked_for_flagged_rows_too(db, tmp_path):
+    """Its rows are checked as they would be once upgraded: a negative duration at 0002 is refused."""
+    from alembic import command
+    from sqlalchemy import create_engine
+
+    from quizzer.store.revisions import alembic_config
+
+    old = tmp_path / "old.db"
+    engine = create_engine(f"sqlite:///{old}")
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), "0002")
+    engine.dispose()
+    with sqlite3.connect(old) as conn:
+        conn.execute("INSERT INTO cards (id, deck, kind, position, content_hash, first_seen, state, lapses, suspended, active) "
+                     "VALUES ('c1', 'deck', 'qa', 0, '', '2025-06-01 00:00:00.000000', 0, 0, 0, 1)")
+        conn.execute("INSERT INTO review_log (card_id, reviewed_at, rating, state_before, duration_ms, mode, scheduled) "
+                     "VALUES ('c1', '2025-06-01 00:00:00.000000', 3, 0, -1, 'study', 1)")
+    with pytest.raises(UntrustedBackup, match="a review with a negative duration"):
+        restore(old, db, NOW + timedelta(hours=1))

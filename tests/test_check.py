@@ -251,3 +251,27 @@ def test_a_negative_duration_is_a_broken_rule_and_exported_as_unknown(healthy, t
     assert exported.read_text("utf-8").splitlines()[1].endswith(",0")  # 0: unknown
     result = runner.invoke(app, ["history", "import", str(exported), "--db", str(tmp_path / "other.db")])
     assert result.exit_code == 0, result.output
+
+
+PLANTED = {  # what another tool could leave in the collection: SQL that runs on every answer, or hides a table
+    ("trigger", "sqlite"): ["CREATE TRIGGER planted AFTER INSERT ON review_log BEGIN "
+                            "DELETE FROM review_log WHERE id != new.id; END"],
+    ("trigger", "postgresql"): ["CREATE FUNCTION wipe() RETURNS trigger LANGUAGE plpgsql AS "
+                                "$$ BEGIN DELETE FROM review_log WHERE id != NEW.id; RETURN NEW; END $$",
+                                "CREATE TRIGGER planted AFTER INSERT ON review_log FOR EACH ROW EXECUTE FUNCTION wipe()"],
+    ("view", "sqlite"): ["CREATE VIEW planted AS SELECT id FROM cards"],
+    ("view", "postgresql"): ["CREATE VIEW planted AS SELECT id FROM cards"],
+}
+
+
+@pytest.mark.parametrize("kind", ["trigger", "view"])
+def test_a_trigger_or_view_another_tool_left_is_named(healthy, kind):
+    """quizzer creates neither: a trigger deleting the review log on the next answer was "ok"."""
+    backend, store = healthy
+    with store.write() as conn:
+        for statement in PLANTED[kind, conn.dialect.name]:
+            conn.execute(text(statement))
+    result = check(backend)
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines() == [f"{kind} planted: not quizzer's (it runs SQL another tool put there); "
+                                          "drop it, or restore a backup from before"]

@@ -598,3 +598,27 @@ def test_stats_takes_the_archived_deck_as_history_export_does(tiny, tmp_path):
     assert (shown["decks"], shown["reviews_total"], shown["cards"]) == (["archived"], 2, [])  # old-1's two reviews
     unknown = quiz("stats", "--deck", "nope", "--decks", str(tiny))
     assert unknown.exit_code == 2 and "no deck 'nope' (known: archived, tiny)" in unknown.stderr, unknown.stderr
+
+
+def test_a_named_pipe_is_refused_unopened_and_standard_input_still_read(tmp_path):
+    """A FIFO with no writer hung `quiz history import` for ever (decks refuse one at once)."""
+    import signal
+
+    fifo = tmp_path / "p.csv"
+    os.mkfifo(fifo)
+
+    def hung(*_args: object) -> None:
+        raise TimeoutError("quiz history import waited on the named pipe")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        result = quiz("history", "import", str(fifo))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"Error: {fifo}: not a regular file (a named pipe)"), result.stderr
+    assert "quiz history import -" in result.stderr
+    piped = quiz("history", "import", "-", input="card_id,review_rating,review_time,review_duration\n")
+    assert piped.exit_code == 0, piped.output

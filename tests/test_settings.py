@@ -398,7 +398,7 @@ def test_a_config_that_is_no_regular_file_is_refused_not_read(config, monkeypatc
     monkeypatch.setenv("QUIZ_CONFIG", os.devnull)  # a script's "no settings": the defaults
     assert rows(quiz("config").stdout)["new_per_day"] == ("20", "default")
     refused = quiz("config", "set", "new_per_day", "7")
-    assert refused.exit_code == 1 and "/dev/null keeps nothing: the setting would be lost" in refused.stderr
+    assert refused.exit_code == 2 and "/dev/null keeps nothing: the setting would be lost" in refused.stderr
     huge = config.parent / "huge.toml"
     huge.write_text("# " + "x" * 1_000_000 + "\n", "utf-8")
     monkeypatch.setenv("QUIZ_CONFIG", str(huge))

@@ -464,21 +464,29 @@ def test_on_a_terminal_space_rates_good_as_in_anki(deck_dir):
     assert code == 0 and "Saved q-one → Good" in screen, screen
 
 
-def test_an_answer_the_database_refuses_is_named_as_not_saved(deck_dir, monkeypatch):
-    """The server went down with a card on screen: the answer was lost and the error said only
-    "cannot connect", not that this answer (and no earlier one) needs giving again."""
-    from quizzer.errors import DatabaseError
+def server_gone_after_one(monkeypatch, error: Exception) -> list[str]:
+    """Every answer after the first raises ``error``; the cards answered, in order (tries included)."""
     from quizzer.scheduling import answer as answering
 
     saved, calls = answering.answer, []
 
-    def server_gone_after_one(*args, **kwargs):
+    def gone(*args, **kwargs):
         calls.append(args[1])
         if len(calls) > 1:
-            raise DatabaseError("postgresql://db/quiz: cannot connect to the database server", "is the server running?")
+            raise error
         return saved(*args, **kwargs)
 
-    monkeypatch.setattr(answering, "answer", server_gone_after_one)
+    monkeypatch.setattr(answering, "answer", gone)
+    return calls
+
+
+def test_an_answer_the_database_refuses_is_named_as_not_saved(deck_dir, monkeypatch):
+    """The server went down with a card on screen: the answer was lost and the error said only
+    "cannot connect", not that this answer (and no earlier one) needs giving again."""
+    from quizzer.errors import DatabaseError
+
+    calls = server_gone_after_one(monkeypatch, DatabaseError("postgresql://db/quiz: cannot connect to the database server",
+                                                             "is the server running?"))
     result = runner.invoke(app, ["study", "--decks", str(deck_dir), "--kind", "qa"], input="\n3\n\n3\n",
                            env={"QUIZ_NOW": "2026-01-05T10:00"})
     assert result.exit_code == 1 and result.stderr.strip() == (
@@ -569,3 +577,26 @@ def test_the_saved_line_scripts_read_is_never_wrapped(deck_folder):
                            env={"QUIZ_NOW": "2026-01-05T10:00", "COLUMNS": "40"})
     saved = [line for line in result.stdout.splitlines() if line.startswith("saved ")]
     assert len(saved) == 1 and re.fullmatch(rf"saved {long_id} → Good · due in \S+", saved[0]), result.stdout
+
+
+def test_a_server_out_of_reach_past_the_retries_shows_the_summary_and_names_the_answer(deck_dir, monkeypatch):
+    """The session ended with one error line and no summary: what was done was not said."""
+    from quizzer.app import busy
+    from quizzer.errors import ServerUnavailable
+
+    calls = server_gone_after_one(monkeypatch, ServerUnavailable(
+        "postgresql://db/quiz: cannot connect to the database server", "is it running?"))
+    pauses, now = [], [0.0]
+    monkeypatch.setattr(busy, "monotonic", lambda: now[0])  # the retries' pauses pass at once
+    monkeypatch.setattr(busy, "sleep", lambda seconds: (pauses.append(seconds), now.__setitem__(0, now[0] + seconds)))
+    result = runner.invoke(app, ["study", "--decks", str(deck_dir), "--kind", "qa"], input="\n3\n\n3\n",
+                           env={"QUIZ_NOW": "2026-01-05T10:00"})
+    assert result.exit_code == 1, result.output
+    shown = " ".join(result.stdout.split())  # lines wrapped at the terminal's width
+    assert shown.count("cannot connect to the database server: trying again; this answer is saved once the server "
+                       "answers") == 5  # before each of the five pauses
+    assert "Reviewed 1, correct 1" in result.stdout  # the summary of what was saved
+    assert result.stderr.strip() == (
+        f"Error: postgresql://db/quiz: cannot connect to the database server (the answer to {calls[1]} was not "
+        "saved, every answer before it was; is it running?)"), result.stderr
+    assert pauses == [0.5, 1.0, 2.0, 4.0, 4.0] and len(calls) == 2 + len(pauses)  # 15 s: the first, then six tries

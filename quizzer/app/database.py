@@ -143,37 +143,32 @@ class Copied:
 
 def copy_into(source: Store, to: str, settings: Settings) -> Copied:
     """The whole collection of ``source`` into the empty database ``to`` (a file or a server URL),
-    all or nothing, checked row by row. A new file is written under another name and renamed once
-    the copy is checked, so a copy killed half-way leaves no half-made database under ``to``."""
+    all or nothing, checked row by row. A file is written whole under a temporary name, checked
+    once closed (integrity, schema, row counts) and only then renamed to ``to``
+    (``store.copy.copy_to_file``): a copy that failed or was killed leaves nothing under ``to``."""
     from quizzer.scheduling.answer import replaying
     from quizzer.scheduling.learner import schedule_of
     from quizzer.store import open_store
-    from quizzer.store.copy import copy_collection
+    from quizzer.store.copy import copy_collection, copy_to_file
 
-    path = file_of(to)
-    partial = path.with_name(path.name + ".partial") if path is not None and not path.exists() else None
-    if partial is not None:
-        backup.remove_database(partial)  # a copy killed before
-    try:
+    def opened(target: str) -> Store:
         try:
-            target = open_store(str(partial) if partial is not None else to, settings.learner)
-        except QuizError as err:  # the store's words name the source's option, and the file it opened
+            return open_store(target, settings.learner)
+        except QuizError as err:  # the store's words name the source's option
             if err.hint:
                 err.hint = err.shown_hint.replace("--db / QUIZ_DB", "--to")
-            if partial is not None:
-                err.args = (err.message.replace(str(partial), str(path)),)
             raise
-        try:
-            schedule = schedule_of(source, settings)
-            decide = replaying(source, schedule.scheduler, settings.day_start_hour, schedule.interview)
-            result = copy_collection(source, target, decide)
-            destination = str(path) if partial is not None else target.display_name
-        finally:
-            target.close()
-        if partial is not None and path is not None:
-            partial.replace(path)
-    except BaseException:
-        if partial is not None:
-            backup.remove_database(partial)
-        raise
+
+    schedule = schedule_of(source, settings)
+    decide = replaying(source, schedule.scheduler, settings.day_start_hour, schedule.interview)
+    path = file_of(to)
+    if path is not None:
+        result = copy_to_file(source, path, opened, decide)
+        return Copied(str(path), result.rows, result.replayed)
+    target = opened(to)
+    try:
+        result = copy_collection(source, target, decide)
+        destination = target.display_name
+    finally:
+        target.close()
     return Copied(destination, result.rows, result.replayed)

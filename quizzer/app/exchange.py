@@ -23,6 +23,15 @@ def anki_package(decks: Sequence[LoadedDeck], now: datetime) -> AnkiPackage:
     return package(decks, now.timestamp())
 
 
+def save_anki_package(target: Path, exported: AnkiPackage) -> None:
+    """``exported`` written as ``target`` only once it reads back whole as a package Anki opens
+    (``quizzer.files.write_whole``): a failure leaves no file there and says why."""
+    from quizzer.files import write_whole
+    from quizzer.transfer.anki import read_back
+
+    write_whole(target, exported.data, read_back)
+
+
 def review_sheet(title: str, cards: Sequence[Any]) -> str:
     """A printable sheet of ``cards`` in Markdown: the questions, then the answers."""
     from quizzer.transfer.sheet import review_sheet as sheet

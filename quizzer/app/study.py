@@ -442,15 +442,17 @@ class StudySession:
         asked = self._asked()
         now = clock.now() if again is None else again.reviewed_at
         duration_ms = int((self.tick() - self.shown_at) * 1000) if again is None else again.duration_ms
-        placement = again.placement if again is not None else answering.placement_for(
-            self.collection.store, card_id, now, self.scheduler, self.settings.day_start_hour, self.settings.load_balance)
+        unsaved = _("the answer to {card} was not saved, every answer before it was").format(card=card_id)
+        placement = again.placement if again is not None else patiently(lambda: answering.placement_for(
+            self.collection.store, card_id, now, self.scheduler, self.settings.day_start_hour, self.settings.load_balance),
+            self.waiting, unsaved)
         answered = patiently(lambda: answering.answer(
             self.collection.store, card_id, rating, now=now,
             duration_ms=duration_ms, answer_text=answer_text, correct=correct,
             seed=asked.seed, scheduler=self.scheduler, rollover_hour=self.settings.day_start_hour,
             load_balance=self.settings.load_balance, interview=self.interview,
             placement=placement, replacing=None if again is None else again.answered,
-        ), self.waiting, _("the answer to {card} was not saved, every answer before it was").format(card=card_id))
+        ), self.waiting, unsaved)
         if again is not None:  # taken back in the same transaction
             self._count(again, -1)
             self.history.remove(again)

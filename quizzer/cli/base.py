@@ -80,9 +80,13 @@ class RootGroup(QuizGroup):
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: ClickContext) -> Any:
-        if not isinstance(ctx.obj, RunContext):
-            ctx.obj = RunContext.build(Locations(ctx.params.get("decks_dir"), ctx.params.get("db")))
-        return super().invoke(ctx)
+        if isinstance(ctx.obj, RunContext):  # a context handed in (tests): its owner closes it
+            return super().invoke(ctx)
+        ctx.obj = run = RunContext.build(Locations(ctx.params.get("decks_dir"), ctx.params.get("db")))
+        try:
+            return super().invoke(ctx)
+        finally:
+            run.close()
 
     def get_help(self, ctx: ClickContext) -> str:
         if not isinstance(ctx.obj, RunContext):  # `quiz --help`, answered as it is parsed, before any context

@@ -69,6 +69,13 @@ class RunContext:
         language = i18n.follow(i18n.choose(environ, config.language, deck_dirs(root.decks, environ)))
         return cls(environ, root, config, language)
 
+    def close(self) -> None:
+        """Close the collections the run opened: their files are settled (SQLite folds its
+        write-ahead log in) when the command ends, not whenever their objects are collected."""
+        for opened in self.opened_collections.values():
+            opened.store.close()
+        self.opened_collections.clear()
+
     def settings(self) -> Settings:
         """The learner's settings (defaults, the config file, the environment), checked on first
         use: a bad value is a UsageError naming its key, for the commands that read them."""

@@ -13,23 +13,11 @@ from quizzer.cli.boundary import counted_cards, say
 from quizzer.cli.context import DbOption, DecksOption, collection, load, settings
 from quizzer.cli.files import output_file
 from quizzer.cli.options import DeckFilter, STANDARD, path_or_standard
-from quizzer.errors import QuizError, UsageError, os_reason, printable
+from quizzer.errors import UsageError, printable
 from quizzer.i18n import _, ngettext
 
 export_app = group(_("The decks as an Anki package or a printable review sheet."))
 app.add_typer(export_app, name="export")
-
-
-def _write(path: Path, data: bytes) -> None:
-    """Replace ``path`` only once the whole file is written, so a failure leaves nothing half-written."""
-    from quizzer.files import replacing
-
-    try:
-        with replacing(path, "wb") as handle:
-            handle.write(data)
-    except OSError as exc:
-        raise QuizError(_("{file}: cannot be written: {reason}").format(file=path, reason=os_reason(exc)),
-                        _("check that its folder exists and is writable")) from None
 
 
 @export_app.command("anki", help=_("Write the decks (or --deck) to an Anki package: a note type per card kind, "
@@ -43,7 +31,7 @@ def export_anki(
 ) -> None:
     from quizzer import clock
     from quizzer.app.deck_files import chosen_decks
-    from quizzer.app.exchange import anki_package
+    from quizzer.app.exchange import anki_package, save_anki_package
 
     target = output_file(ctx, file, decks=decks_dir)  # before the package is made: that takes seconds
     if target.suffix.lower() != ".apkg":  # Anki's import offers .apkg files only
@@ -51,7 +39,7 @@ def export_anki(
                          _("e.g. {name}").format(name=target.with_suffix(".apkg").name))
     chosen = chosen_decks(load(ctx, decks_dir), deck)
     exported = anki_package(chosen, clock.now())
-    _write(target, exported.data)
+    save_anki_package(target, exported)
     say(ngettext("exported {cards} as {notes} Anki note to {file}",  # a numeric card is several notes
                  "exported {cards} as {notes} Anki notes to {file}", exported.notes)
         .format(notes=exported.notes, file=printable(file),
@@ -94,6 +82,8 @@ def export_markdown(
     if target is None:
         typer.echo(text, nl=False)
         return
-    _write(target, text.encode("utf-8"))
+    from quizzer.files import write_whole
+
+    write_whole(target, text.encode("utf-8"))
     say(ngettext("wrote {count} card to {file}", "wrote {count} cards to {file}", len(cards))
         .format(count=len(cards), file=printable(target)))

@@ -18,7 +18,8 @@ from typing import BinaryIO, Iterable
 
 from quizzer.decks.problems import Problem
 from quizzer.errors import os_reason
-from quizzer.i18n import N_, _
+from quizzer.files import special_kind
+from quizzer.i18n import _
 
 DECK_SUFFIXES = (".yaml", ".yml")
 MAX_DECK_BYTES = 8_000_000  # the shipped decks are 60, 74 and 9 kB; bench/bench_decks.py's 10,000 cards are 5.5 MB
@@ -80,8 +81,6 @@ def leaves_repository(path: Path) -> str | None:
     return _("leads outside the git work tree {tree} (a symlink); decks are read only inside it").format(tree=tree)
 
 
-_FILE_TYPES = ((stat.S_ISDIR, N_("a folder")), (stat.S_ISFIFO, N_("a named pipe")), (stat.S_ISCHR, N_("a character device")),
-               (stat.S_ISBLK, N_("a block device")), (stat.S_ISSOCK, N_("a socket")))
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
@@ -93,7 +92,7 @@ def _is_symlink(path: Path) -> bool:
 
 
 def _not_regular(path: Path, mode: int) -> str:
-    what = _(next((name for test, name in _FILE_TYPES if test(mode)), N_("a special file")))
+    what = special_kind(mode)
     if _is_symlink(path):
         return _("not a regular file (a symlink to {what}); a deck is a plain file").format(what=what)
     return _("not a regular file ({what}); a deck is a plain file").format(what=what)

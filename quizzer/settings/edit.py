@@ -24,7 +24,7 @@ def _edit(path: Path, text: str | None, name: str, value: Any | None) -> None:
     import tomlkit  # only when a setting is written
 
     if _is_devnull(path):  # it said "saved in /dev/null"
-        raise QuizError(_("{path} keeps nothing: the setting would be lost").format(path=printable(path)), _elsewhere())
+        raise UsageError(_("{path} keeps nothing: the setting would be lost").format(path=printable(path)), _elsewhere())
     document = tomlkit.parse(text) if text is not None else tomlkit.document()
     if text is None:
         document.add(tomlkit.comment(HEADER))

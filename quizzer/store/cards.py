@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, case, delete, func, insert, or_, select, update
 
-from quizzer.errors import CardNotFound, ConnectionLost, DatabaseError
+from quizzer.errors import CardNotFound, ConnectionLost, DatabaseError, ServerUnavailable
 from quizzer.i18n import _
 from quizzer.store import review_days
 from quizzer.store.engine import Store
@@ -75,14 +75,12 @@ Decide = Callable[[MemoryState, NewReview], Decision]
 
 def record_answer(store: Store, card_id: str, review: NewReview, decide: Decide,
                   mark: ExamMark | None = None, replacing: Answered | None = None) -> Answered:
-    """One answer in one write transaction: ``decide`` turns the card's memory before the
-    answer into the memory after it; the review is logged; an exam's ``mark`` (score, the
-    mistakes notebook) is written with it. ``replacing``: the card's latest answer, taken back
-    (``undo``) in the same transaction, so another rating for it is never half done.
-
-    A server that drops the connection rolled the answer back: it is tried once more on a new
-    connection. Unless the connection went during the commit and the answer is already there:
-    then it is not applied twice, and the command ends saying it was saved."""
+    """One answer in one write transaction: ``decide`` turns the card's memory before the answer into the memory
+    after it; the review is logged, with an exam's ``mark``; ``replacing`` (the card's latest answer) is taken back
+    (``undo``) in it, so another rating is never half done. A server that drops the connection rolled the answer
+    back: it is tried once more on a new connection, unless it is there already (the connection went during the
+    commit): then the command ends saying it is saved once. A server out of reach for that try is ConnectionLost
+    too (saved or not is unknown), never ServerUnavailable, which a caller tries again as it was."""
     def apply(conn: Connection) -> Answered:
         if replacing is not None:
             _undo(conn, replacing)
@@ -93,14 +91,16 @@ def record_answer(store: Store, card_id: str, review: NewReview, decide: Decide,
             return apply(conn)
     except ConnectionLost:
         pass
-    with store.write() as conn:
-        if conn.execute(select(review_log.c.id).where(
-                review_log.c.card_id == card_id, review_log.c.reviewed_at == review.reviewed_at,
-                review_log.c.rating == review.rating)).first() is not None:
-            raise DatabaseError(_("{where}: the connection was lost just as the answer to {card} was saved; it is "
-                                  "saved once").format(where=store.display_name, card=card_id),
-                                _("run the command again to go on"))
-        return apply(conn)
+    try:
+        with store.write() as conn:
+            if conn.execute(select(review_log.c.id).where(review_log.c.card_id == card_id, review_log.c.rating == review.rating,
+                                                          review_log.c.reviewed_at == review.reviewed_at)).first() is not None:
+                raise DatabaseError(_("{where}: the connection was lost just as the answer to {card} was saved; it is "
+                                      "saved once").format(where=store.display_name, card=card_id),
+                                    _("run the command again to go on"))
+            return apply(conn)
+    except ServerUnavailable as err:
+        raise ConnectionLost(err.message, err.hint) from err
 
 
 def replay(store: Store, new_cards: list[dict[str, Any]], reviews: list[tuple[str, NewReview]], decide: Decide) -> int:

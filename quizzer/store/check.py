@@ -14,8 +14,9 @@ reported with the table and the row's key.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-from sqlalchemy import ColumnElement, Table, and_, func, or_, select
+from sqlalchemy import ColumnElement, Connection, Table, and_, func, or_, select
 
 from quizzer.clock import FIRST_YEAR, LAST_YEAR
 from quizzer.defaults import EXAM_MAX_MINUTES, EXAM_MIN_MINUTES
@@ -23,6 +24,7 @@ from quizzer.i18n import N_, _, join_some
 from quizzer.store.engine import Store
 from quizzer.store.models import card_tags, cards, exam_questions, exams, mistakes, review_log
 from quizzer.store.records import LEARNING, NEW, RELEARNING
+from quizzer.store.revisions import SCHEMA_HEAD, alembic_config, foreign_code, schema_version
 
 FINITE = 1e300  # above any stability FSRS gives: infinity (1e309 in SQLite, 'Infinity' on a server) is past it
 
@@ -105,16 +107,44 @@ SQLITE_RULES = (  # a server's typed columns refuse these values
 
 
 def problems(store: Store) -> list[str]:
-    """One line per broken rule: the rule, the table, the first rows' keys and how many. On SQLite
-    the rows of a missing card or exam are foreign_key_check's to name (``quizzer.backup.examine``)."""
-    found: list[str] = []
-    rules = RULES + (SQLITE_RULES if store.engine.dialect.name == "sqlite" else SERVER_RULES)
+    """One line per broken rule (see ``broken_rules``), then one per trigger or view, which
+    quizzer never creates. On SQLite the rows of a missing card or exam are foreign_key_check's
+    to name (``quizzer.backup.examine``)."""
     with store.read() as conn:
-        for rule in rules:
-            rows = conn.execute(select(*(rule.table.c[k] for k in rule.key)).where(rule.broken)
-                                .order_by(*(rule.table.c[k] for k in rule.key))).all()
-            if not rows:
-                continue
-            found.append(_("{table}: {rule}: {keys}").format(
-                table=rule.table.name, rule=_(rule.what), keys=join_some(["/".join(str(v) for v in row) for row in rows])))
+        return broken_rules(conn) + foreign_code(conn)
+
+
+def broken_rules(conn: Connection) -> list[str]:
+    """One line per broken rule: the rule, the table, the first rows' keys and how many."""
+    found: list[str] = []
+    rules = RULES + (SQLITE_RULES if conn.dialect.name == "sqlite" else SERVER_RULES)
+    for rule in rules:
+        rows = conn.execute(select(*(rule.table.c[k] for k in rule.key)).where(rule.broken)
+                            .order_by(*(rule.table.c[k] for k in rule.key))).all()
+        if not rows:
+            continue
+        found.append(_("{table}: {rule}: {keys}").format(
+            table=rule.table.name, rule=_(rule.what), keys=join_some(["/".join(str(v) for v in row) for row in rows])))
     return found
+
+
+def file_problems(db_path: Path) -> list[str]:
+    """``broken_rules`` of the SQLite file ``db_path`` (at any schema revision this quizzer
+    knows), which is only read: a copy in memory is brought to the current schema and checked."""
+    import sqlite3
+    from contextlib import closing
+
+    from alembic import command
+    from sqlalchemy import create_engine
+
+    with closing(sqlite3.connect(db_path)) as source:
+        memory = sqlite3.connect(":memory:")
+        source.backup(memory)
+    engine = create_engine("sqlite://", creator=lambda: memory)
+    try:
+        with engine.begin() as conn:
+            if schema_version(conn) != SCHEMA_HEAD:
+                command.upgrade(alembic_config(conn), SCHEMA_HEAD)
+            return broken_rules(conn)
+    finally:
+        engine.dispose()

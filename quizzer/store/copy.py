@@ -14,12 +14,15 @@ the learner ran there first made one.
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import zip_longest
+from pathlib import Path
 
 from sqlalchemy import Connection, Table, delete, func, insert, select
 
-from quizzer.errors import DatabaseError, UsageError
+from quizzer.errors import DatabaseError, QuizError, UsageError
 from quizzer.i18n import _, join
 from quizzer.store.engine import Store
 from quizzer.store.postgres import continue_ids, learner_schema
@@ -71,6 +74,39 @@ def copy_collection(source: Store, target: Store, decide: ReplayDecide) -> CopyR
             _check_table(src, dst, table, target.display_name)
         replayed = _check_replay(src, dst, decide, target.display_name)
     return CopyResult(rows, replayed)
+
+
+def copy_to_file(source: Store, path: Path, open_target: Callable[[str], Store], decide: ReplayDecide) -> CopyResult:
+    """``copy_collection`` into the SQLite file ``path``, opened by ``open_target``: a new file is
+    made under a temporary name and takes ``path`` only once checked; an empty one is filled in
+    place. Either way the file is then closed, its write-ahead log folded in, and read back
+    (``quizzer.backup.settle``): the current schema, each table's rows as many as the source's.
+    A failure names its cause (the disk is full, ...) and leaves no file at a new ``path``."""
+    from quizzer.backup import Snapshot, settle
+    from quizzer.files import not_written, replaced
+    from quizzer.store.revisions import SCHEMA_HEAD, layout_at
+
+    def copied(file: Path) -> CopyResult:
+        try:
+            target = open_target(str(file))
+            try:
+                result = copy_collection(source, target, decide)
+            finally:
+                target.close()
+        except QuizError as err:  # the store's words name the file it wrote: the one asked for is meant
+            err.args = (err.message.replace(str(file), str(path)),)
+            raise
+        schema = layout_at(SCHEMA_HEAD)
+        settle(file, Snapshot(frozenset({("table", name) for name in schema.columns} | schema.objects), result.rows))
+        return result
+
+    try:
+        if path.exists():
+            return copied(path)
+        with replaced(path) as partial:
+            return copied(partial)
+    except (OSError, sqlite3.Error) as exc:
+        raise not_written(path, exc) from None
 
 
 def _learners_own(conn: Connection) -> list[str]:

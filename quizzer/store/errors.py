@@ -13,7 +13,7 @@ import sys
 
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.errors import ConnectionLost, DatabaseError, system_words
+from quizzer.errors import ConnectionLost, DatabaseError, ServerUnavailable, system_words
 from quizzer.i18n import N_, _
 from quizzer.locks import locked
 
@@ -51,8 +51,12 @@ def database_error(exc: BaseException, where: str) -> DatabaseError | None:
     code: int | str | None = sqlite_code(exc)
     if code is None:
         code = _server_code(exc)
+    if code == SERVER_FULL:
+        return ServerUnavailable(_("{where}: the database server has no free connection (too many clients): {reason}").format(
+            where=where, reason=first_line(exc)),
+            _("wait for other sessions to end, or raise the server's max_connections"))
     if code == SERVER_DOWN:
-        return DatabaseError(_("{where}: cannot connect to the database server: {reason}").format(
+        return ServerUnavailable(_("{where}: cannot connect to the database server: {reason}").format(
             where=where, reason=first_line(exc)),
             _("check that the server is running and that host, port and database in --db / QUIZ_DB are right"))
     if code == SERVER_GONE:
@@ -98,6 +102,7 @@ def database_error(exc: BaseException, where: str) -> DatabaseError | None:
 
 # What a server error means to a user (``_server_code``), beside SQLite's codes above.
 SERVER_DOWN, SERVER_GONE, SERVER_LOGIN, SERVER_NO_DATABASE, SERVER_OPTION = "down", "gone", "login", "no database", "option"
+SERVER_FULL = "full"  # every connection slot is taken: "too many clients"
 _BAD_OPTION = re.compile(r'invalid connection option "(.*?)"')  # libpq's words for an unknown ?name= in the URL
 _NO_DATABASE = re.compile(r'database "(.*?)" does not exist')  # the server's words, naming the database libpq asked for
 _SQLSTATES: dict[str, int | str] = {
@@ -106,6 +111,7 @@ _SQLSTATES: dict[str, int | str] = {
     "28P01": SERVER_LOGIN,  # invalid_password
     "28000": SERVER_LOGIN,  # invalid_authorization_specification (no pg_hba.conf entry, no such role)
     "3D000": SERVER_NO_DATABASE,  # invalid_catalog_name
+    "53300": SERVER_FULL,  # too_many_connections
 }
 
 
@@ -126,6 +132,8 @@ def _server_code(exc: BaseException) -> int | str | None:
     if not state and ("connection failed" in text or _CONNECTING.search(text)):  # refused while connecting: libpq's words
         if any(words in text for words in _LOGIN_REFUSED):
             return SERVER_LOGIN
+        if any(words in text for words in _NO_SLOT):
+            return SERVER_FULL
         return SERVER_NO_DATABASE if _NO_DATABASE.search(text) else SERVER_DOWN
     if state.startswith(("08", "57P")) or (not state and isinstance(orig, psycopg.OperationalError)):
         # 08: connection exception; 57P: the server shut down or restarted (admin_shutdown, crash_shutdown, ...)
@@ -137,6 +145,8 @@ def _server_code(exc: BaseException) -> int | str | None:
 _LOGIN_REFUSED = ("authentication failed", "no pg_hba.conf entry", "password is required", "role \"",
                   "no password supplied")
 # libpq's "connection to server on socket "/tmp/.s.PGSQL.5432" failed" / "... at "host" (addr), port N failed";
+# What the server says when every connection slot is taken (no SQLSTATE reaches a failed connect).
+_NO_SLOT = ("too many clients", "remaining connection slots are reserved")
 # psycopg's own "failed to resolve host 'HOST'": a host that does not resolve is a server that cannot be reached
 _CONNECTING = re.compile(r"connection to server (on socket|at) .* failed|^failed to resolve host ")
 

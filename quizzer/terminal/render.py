@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.segment import Segment
 from rich.text import Text
 
-from quizzer.errors import DatabaseBusy
+from quizzer.errors import DatabaseBusy, DatabaseError
 from quizzer.i18n import _
 from quizzer.terminal.linebreak import install as install_line_breaking
 from quizzer.terminal.mathtext import math_to_unicode
@@ -277,12 +277,13 @@ def card(console: Console, parts: Sequence[Text], front: str, optional: int | No
     console.print(Panel(markdown(front), title=title, title_align="left"))
 
 
-def waiting(console: Console) -> Callable[[DatabaseBusy], None]:
-    """What an answer waiting for the write lock says, once each busy timeout (``app.busy``)."""
+def waiting(console: Console) -> Callable[[DatabaseError], None]:
+    """What an answer waiting for the write lock or the server says, once each try (``app.busy``)."""
 
-    def say(busy: DatabaseBusy) -> None:
-        console.print(Text(_("{why}: this answer waits and is saved once it is free (Ctrl-C gives it up)").format(
-            why=busy.message), style="yellow"))
+    def say(busy: DatabaseError) -> None:
+        said = (_("{why}: this answer waits and is saved once it is free (Ctrl-C gives it up)") if isinstance(busy, DatabaseBusy)
+                else _("{why}: trying again; this answer is saved once the server answers (Ctrl-C gives it up)"))
+        console.print(Text(said.format(why=busy.message), style="yellow"))
 
     return say
 

@@ -45,7 +45,7 @@ from quizzer.app.study import (
 )
 from quizzer.app.views import Retry
 from quizzer.defaults import LEECH_LAPSES, Rating
-from quizzer.errors import os_reason
+from quizzer.errors import ConnectionLost, ServerUnavailable, os_reason
 from quizzer.settings import Settings
 from quizzer.app.records import EVERYTHING, CardFilter
 from quizzer.terminal import render
@@ -311,6 +311,6 @@ def run(collection: Collection, queue: list[str], *, chosen: CardFilter = EVERYT
                            refills=refills)
     try:
         StudyScreen(session, prompter, out, clear_screen=chosen_settings.clear_screen).run()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, ServerUnavailable, ConnectionLost):  # the error that follows names the unsaved answer
         report(out, session.handle(Quit())[-1])  # type: ignore[arg-type]  # Quit always ends in the Summary
         raise

@@ -10,6 +10,7 @@ into plain HTML with ``$...$`` / ``$$...$$`` rewritten for Anki's MathJax.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import html
 import io
@@ -18,10 +19,12 @@ import tempfile
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from quizzer import kinds
 from quizzer.decks import LoadedDeck
+from quizzer.i18n import _
 from quizzer.kinds.base import Asked, Kind
 from quizzer.kinds.fields import MATH
 from quizzer.widetext import join_wide_lines
@@ -171,6 +174,17 @@ def package(decks: Sequence[LoadedDeck], timestamp: float) -> AnkiPackage:
         finally:
             tempfile.tempdir = previous
     return AnkiPackage(_deflated(buffer.getvalue()), notes, cards)
+
+
+def read_back(written: Path) -> None:
+    """Raise OSError unless the written package opens as Anki opens one: a zip whose every entry
+    reads back whole, the collection among them."""
+    try:
+        with zipfile.ZipFile(written) as archive:
+            if "collection.anki2" not in archive.namelist() or archive.testzip() is not None:
+                raise zipfile.BadZipFile
+    except zipfile.BadZipFile:
+        raise OSError(errno.EIO, _("the package read back is not a whole Anki package")) from None
 
 
 def _deflated(stored: bytes) -> bytes:

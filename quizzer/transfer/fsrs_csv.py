@@ -11,6 +11,7 @@ happened). Writing gives the same form: times in UTC ISO 8601, durations in ms (
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import os
 import stat
@@ -25,7 +26,7 @@ import fsrs
 from quizzer.clock import ROLLOVER_HOUR
 from quizzer.defaults import ARCHIVE_DECK
 from quizzer.errors import HistoryFileError, os_reason
-from quizzer.files import replacing
+from quizzer.files import special_kind, write_whole
 from quizzer.i18n import _, join
 from quizzer.scheduling.answer import replaying
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER
@@ -200,8 +201,8 @@ def read_review_log(csv_path: Path, now: datetime | None = None, stream: BinaryI
 
 
 def _log_bytes(csv_path: Path, stream: BinaryIO | None, shown: str) -> bytes:
-    """The log's bytes, at most MAX_LOG_BYTES; a folder or a device (``/dev/zero`` never ends) is
-    refused unread. A pipe is read (``<(zcat log.csv.gz)``)."""
+    """The log's bytes, at most MAX_LOG_BYTES; a folder, a named pipe (which may never have a
+    writer) or a device (``/dev/zero`` never ends) is refused unopened: a pipe goes to standard input."""
     try:
         if stream is not None:
             data = stream.read(MAX_LOG_BYTES + 1)
@@ -209,9 +210,11 @@ def _log_bytes(csv_path: Path, stream: BinaryIO | None, shown: str) -> bytes:
             mode = os.stat(csv_path).st_mode
             if stat.S_ISDIR(mode):
                 raise HistoryFileError(_("{file}: a folder, not a CSV file").format(file=shown), _("name the CSV file in it"))
-            if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
-                raise HistoryFileError(_("{path}: not a regular file").format(path=shown), _("check the file name"))
-            with open(csv_path, "rb") as handle:
+            if not stat.S_ISREG(mode):
+                raise HistoryFileError(_("{path}: not a regular file ({what})").format(path=shown, what=special_kind(mode)),
+                                       _("a log from a pipe is read from standard input: ... | quiz history import -"))
+            # not blocking: a file swapped for a pipe since reads as empty, never waits for a writer
+            with open(os.open(csv_path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
                 data = handle.read(MAX_LOG_BYTES + 1)
     except OSError as exc:
         raise HistoryFileError(_("{file}: cannot be read: {reason}").format(file=shown, reason=os_reason(exc)),
@@ -244,14 +247,19 @@ def format_review_log(handle: IO[str], reviews: Iterable[LoggedReview]) -> None:
                      for r in reviews)
 
 
-def write_review_log(csv_path: Path, reviews: Iterable[LoggedReview]) -> None:
-    """Write ``reviews`` to ``csv_path``; the file is replaced only once it is complete."""
-    try:
-        with replacing(csv_path, "w", newline="", encoding="utf-8") as handle:
-            format_review_log(handle, reviews)
-    except OSError as exc:
-        raise HistoryFileError(_("{file}: cannot be written: {reason}").format(file=csv_path, reason=os_reason(exc)),
-                               _("check that its folder exists and is writable, and the free disk space")) from None
+def write_review_log(csv_path: Path, reviews: Sequence[LoggedReview]) -> None:
+    """Write ``reviews`` to ``csv_path``; the file replaces it only once it is on the disk and
+    reads back as the header and one row per review."""
+    text = io.StringIO(newline="")
+    format_review_log(text, reviews)
+
+    def one_row_each(written: Path) -> None:
+        rows = sum(1 for _row in csv.reader(io.StringIO(written.read_text("utf-8"), newline="")))
+        if rows != len(reviews) + 1:
+            raise OSError(errno.EIO, _("the file read back has {rows} rows, not {expected}").format(
+                rows=rows, expected=len(reviews) + 1))
+
+    write_whole(csv_path, text.getvalue().encode("utf-8"), one_row_each)
 
 
 def export_history(store: Store, target: Path | TextIO, decks: Sequence[str] | None = None,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from quizzer import decks
-from quizzer.errors import DeckProblems, QuizError, UsageError, os_reason
-from quizzer.files import replacing
+from quizzer.errors import DeckProblems, QuizError, UsageError
+from quizzer.files import write_whole
 from quizzer.i18n import _
 
 
@@ -43,9 +43,4 @@ def write_deck(out: Path, text: str) -> None:
             hint = _("the chapter is in that deck already: --out {other} adds its new cards there; nothing was written")
         raise UsageError(message.format(path=out, other=decks.display(other), id=shared_id),
                          hint.format(other=decks.display(other)))
-    try:
-        with replacing(out, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise QuizError(_("{path}: cannot be written: {reason}").format(path=out, reason=os_reason(exc)),
-                        _("check that its folder is writable and the free disk space")) from None
+    write_whole(out, text.encode("utf-8"))

@@ -1,0 +1,172 @@
+"""A server that cannot be reached at an answer costs a pause, not the answer (issue 36, item 7):
+the answer is tried again, pausing longer each time, for up to SERVER_RETRY_SECONDS while the
+screen says so; a server with every connection slot taken is named as such and waited on the same
+way; only when the time runs out does the command end, naming the answer that was not saved."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import func, insert, select
+
+from quizzer.app import busy
+from quizzer.errors import DatabaseError, ServerUnavailable
+
+T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+
+
+class Clock:
+    """monotonic and sleep for ``app.busy``: a pause moves the clock, nothing waits."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.pauses: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.pauses.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    fake = Clock()
+    monkeypatch.setattr(busy, "monotonic", fake.monotonic)
+    monkeypatch.setattr(busy, "sleep", fake.sleep)
+    return fake
+
+
+def test_an_unreachable_server_is_tried_again_pausing_longer_each_time(clock):
+    tries, told = [], []
+
+    def write() -> str:
+        tries.append(clock.now)
+        if len(tries) <= 4:
+            raise ServerUnavailable("postgresql://db/quiz: cannot connect to the database server")
+        return "saved"
+
+    assert busy.patiently(write, told.append, "the answer to c1 was not saved") == "saved"
+    assert clock.pauses == [0.5, 1.0, 2.0, 4.0]  # doubling from half a second, at most four
+    assert len(told) == 4 and all("cannot connect" in err.message for err in told)
+
+
+def test_past_the_time_allowed_the_answer_is_named_as_not_saved(clock):
+    told: list[DatabaseError] = []
+
+    def write() -> None:
+        raise ServerUnavailable("postgresql://db/quiz: cannot connect to the database server", "is it running?")
+
+    with pytest.raises(ServerUnavailable) as given_up:
+        busy.patiently(write, told.append, "the answer to c1 was not saved", retry_seconds=15)
+    assert sum(clock.pauses) <= 15 and clock.pauses == [0.5, 1.0, 2.0, 4.0, 4.0]  # 11.5 s; a sixth would pass 15
+    assert given_up.value.shown_hint == "the answer to c1 was not saved; is it running?"
+
+
+def test_without_a_screen_to_say_so_nothing_waits(clock):
+    """A script's write (no one ``waiting``) fails at once, as before."""
+    def write() -> None:
+        raise ServerUnavailable("down")
+
+    with pytest.raises(ServerUnavailable):
+        busy.patiently(write, None)
+    assert clock.pauses == []
+
+
+def test_too_many_clients_is_named_as_such_not_as_a_server_that_is_down():
+    import psycopg
+
+    from quizzer.store.engine import database_error
+
+    refused = psycopg.OperationalError('connection failed: connection to server at "127.0.0.1", port 5432 failed: '
+                                       "FATAL:  sorry, too many clients already")
+    error = database_error(refused, "postgresql://db/quiz")
+    assert isinstance(error, ServerUnavailable)
+    assert "no free connection (too many clients)" in error.message
+    assert "max_connections" in error.shown_hint and "host, port" not in error.shown_hint
+
+
+@pytest.fixture
+def own_server():
+    """A server of this test's own (it is stopped and started, or filled to its last slot)."""
+    from pg import ServerMissing, start_server, stop_server
+
+    try:
+        server = start_server(max_connections=8)
+    except ServerMissing as why:
+        pytest.skip(str(why))
+    yield server
+    stop_server(server)
+
+
+def new_card_store(server):
+    from quizzer.store import open_store
+    from quizzer.store.models import cards
+
+    store = open_store(server.create())
+    with store.write() as conn:
+        conn.execute(insert(cards), [{"id": f"c{i}", "deck": "d", "kind": "qa", "position": i, "content_hash": "",
+                                      "first_seen": T0 - timedelta(days=1), "state": 0} for i in (1, 2)])
+    return store
+
+
+def reviews(store) -> int:
+    from quizzer.store.models import review_log
+
+    with store.read() as conn:
+        return conn.execute(select(func.count()).select_from(review_log)).scalar_one()
+
+
+@pytest.mark.slow
+def test_a_server_stopped_and_restarted_mid_session_loses_nothing(own_server):
+    from pg import pause_server, resume_server
+    from quizzer.scheduling.answer import answer
+
+    store = new_card_store(own_server)
+    told: list[DatabaseError] = []
+    busy.patiently(lambda: answer(store, "c1", 3, now=T0, duration_ms=1000), told.append)
+    pause_server(own_server)
+    restart = threading.Timer(2.0, resume_server, (own_server, 8))
+    restart.start()
+    try:
+        busy.patiently(lambda: answer(store, "c2", 3, now=T0 + timedelta(minutes=1), duration_ms=1000), told.append,
+                       "the answer to c2 was not saved")
+    finally:
+        restart.join()
+    assert told and all(isinstance(err, ServerUnavailable) for err in told)
+    assert reviews(store) == 2
+    store.close()
+
+
+@pytest.mark.slow
+def test_a_server_with_every_slot_taken_is_waited_on(own_server):
+    import psycopg
+
+    from quizzer.scheduling.answer import answer
+
+    store = new_card_store(own_server)
+    store.engine.dispose()  # the answer needs a new connection
+    held = []
+    try:
+        while True:
+            held.append(psycopg.connect(own_server.url("postgres")))
+    except psycopg.OperationalError as full:
+        assert "too many clients" in str(full) or "reserved" in str(full)
+
+    def free_the_slots() -> None:
+        for conn in held:
+            conn.close()
+
+    freed = threading.Timer(1.5, free_the_slots)
+    freed.start()
+    told: list[DatabaseError] = []
+    try:
+        busy.patiently(lambda: answer(store, "c1", 3, now=T0, duration_ms=1000), told.append)
+    finally:
+        freed.join()
+    assert told and all("no free connection (too many clients)" in err.message for err in told)
+    assert reviews(store) == 1
+    store.close()
