@@ -333,9 +333,13 @@ def multi_head_shapes(batch: int, q_len: int, kv_len: int, d_model: int, heads: 
 
 
 def causal_padding_weights(scores: Tensor, attention_mask: Tensor) -> Tensor:
-    """[S, S] attention weights of one sequence under its causal mask and its padding (key) mask."""
+    """[S, S] attention weights of one sequence under its causal mask and its padding (key) mask.
+
+    A PAD query's row is 0: its output is discarded, and a PAD left of every token sees only
+    masked keys (softmax of an all -inf row is NaN). A token's row always keeps its own key."""
     mask = padding_mask(attention_mask[None]) & causal_mask(scores.size(-1))  # [1, 1, S, S]
-    return masked_softmax(scores, mask)[0, 0]
+    weights = masked_softmax(scores, mask)[0, 0]
+    return torch.where(attention_mask.bool()[:, None], weights, torch.zeros((), dtype=weights.dtype))
 
 
 def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, batch: int, length: int, dtype: str) -> int:

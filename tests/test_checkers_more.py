@@ -80,14 +80,30 @@ def test_attention_shapes_follow_the_split_and_merge():
 
 
 def test_mask_matrix_is_numpy_softmax_under_causal_and_padding():
+    """Left padding as batched generation does it (and PAD on both sides): the padding mask hides
+    a PAD key from a real query that the causal mask alone lets through; a PAD query's row is 0."""
+    sides = set()
     for q in questions("mask_matrix"):
         scores, mask = np.array(q.inputs["scores"]), np.array(q.inputs["attention_mask"], dtype=bool)
         n = len(mask)
         assert 2 <= mask.sum() < n and 3 <= n <= 4
-        keep = np.tril(np.ones((n, n), dtype=bool)) & mask[None, :]
-        expected = np.stack([np_softmax(scores[r], keep[r]) for r in range(n)])
+        causal = np.tril(np.ones((n, n), dtype=bool))
+        keep = causal & mask[None, :]
+        expected = np.stack([np_softmax(scores[r], keep[r]) if mask[r] else np.zeros(n) for r in range(n)])
         np.testing.assert_allclose(q.answer, expected.flatten(), atol=1e-12)
         assert all(w == 0 for w, k in zip(q.answer, keep.flatten()) if not k)
+        assert any((causal[r] & ~keep[r]).any() for r in range(n) if mask[r])  # the padding mask changes a real row
+        sides.add((bool(not mask[0]), bool(not mask[-1])))
+    assert sides == {(True, False), (True, True)}
+    left = registry.get("mask_matrix").generate(0, {"padding": "left"})
+    assert left.inputs["attention_mask"][0] == 0 and left.inputs["attention_mask"][-1] == 1
+
+
+def test_mask_matrix_refuses_a_right_padded_sequence_as_off_its_point():
+    checker = registry.get("mask_matrix")
+    right = checker.Inputs(scores=[[0, 1, 2]] * 3, attention_mask=[1, 1, 0])
+    assert checker.outside(checker.Params(), right) is not None
+    assert checker.outside(checker.Params(), checker.Inputs(scores=[[0, 1, 2]] * 3, attention_mask=[0, 1, 1])) is None
 
 
 def test_kv_cache_is_2_layers_heads_dim_bytes():
@@ -246,7 +262,7 @@ def test_sampling_variant_params_stay_on_their_point(variant):
 def test_bad_inputs_are_refused():
     bad = {
         "attention_shapes": {"batch": 1, "q_len": 2, "kv_len": 2, "d_model": 10, "heads": 3, "stage": "q"},
-        "mask_matrix": {"scores": [[1, 2], [3, 4]], "attention_mask": [0, 1]},
+        "mask_matrix": {"scores": [[1, 2, 3]] * 3, "attention_mask": [1, 0, 1]},
         "kv_cache": {"layers": 2, "heads": 6, "kv_heads": 4, "head_dim": 8},
         "lora_params": {"layers": 1, "d_model": 8, "rank": 1, "targets": ["q", "q"]},
         "sinusoidal_pe": {"position": 1, "d_model": 5},
