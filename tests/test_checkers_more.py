@@ -123,6 +123,31 @@ def test_kv_cache_is_2_layers_heads_dim_bytes():
     assert checker.solve(checker.Inputs(**llama, length=4096, target="total")) == 2.0
 
 
+def test_a_kv_cache_total_in_gb_is_never_taken_for_gib():
+    """The same bytes over 10^9 instead of 2^30, rounded to the places asked, grade wrong; the
+    places asked are at least the card's."""
+    small = 0
+    for q in questions("kv_cache", seeds=range(400)):
+        i = q.inputs
+        if i.get("target") != "total":
+            continue
+        total = 2 * i["layers"] * i["kv_heads"] * i["head_dim"] * {"fp16": 2, "fp32": 4}[i["dtype"]] * i["batch"] * i["length"]
+        places = q.tolerance.decimals
+        assert places >= 2 and f"保留 {places} 位小数" in q.prompt
+        assert grade(f"{total / 10**9:.{places}f}", q).outcome == "wrong", (q.seed, total)
+        assert grade(f"{total / 2**30:.{places}f}", q).outcome == "correct"
+        small += total < 2**30
+    assert small  # small totals, where two places could not tell GB from GiB, are drawn too
+
+
+def test_scaled_scores_never_draw_a_zero_query_or_key():
+    for q in questions("scaled_scores", seeds=range(300)):
+        assert all(any(v) for v in (q.inputs["q"], *q.inputs["k"])), q.seed
+    checker = registry.get("scaled_scores")
+    zero = checker.Inputs(q=[0, 0], k=[[1, 2], [2, 1]])
+    assert checker.outside(checker.Params(), zero) is not None
+
+
 ZERO_BYTES = {"fp32": {"weights": 4, "gradients": 4, "optimizer": 8}, "mixed": {"weights": 2, "gradients": 2, "optimizer": 12}}
 
 
