@@ -19,6 +19,7 @@ from checkers import reference, registry
 from checkers.base import num, vec
 from checkers.configs import CONFIGS
 from checkers.grading import grade
+from quizzer.decks import load_decks
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = range(200)
@@ -328,6 +329,25 @@ def test_gpt2_family_totals(name, d, layers, heads, published, name_size, paper)
     shown = f"{math.floor(published / 1e8) / 10:g}B" if published > 1e9 else f"{round(published / 1e6)}M"
     assert shown == name_size
     assert 1.0 < published / (paper * 1e6) < 1.07
+
+
+@pytest.mark.parametrize(
+    ("model", "right", "wrong", "coarse"),
+    [
+        # Table 2 of Radford et al. 2019, the checkpoints' names, two significant digits of the exact count
+        ("gpt2-medium", ["345M", "355M", "350M", "354,823,168", "3.5亿"], ["406M", "330M", "0.2B"], "0.4B"),
+        ("gpt2-large", ["762M", "774M", "770M", "7.7亿"], ["838M", "740M", "0.6B"], "0.8B"),
+        ("gpt2-xl", ["1.5B", "1542M", "1.6B", "1,557,611,200", "15亿"], ["1.4B", "1.7B", "3B"], "2B"),
+    ],
+)
+def test_about_how_many_takes_the_papers_figures_and_two_digits(model, right, wrong, coarse):
+    """num-gpt2-family-params asks "约多少": the paper's rounded figures and two significant digits
+    are right; counting the LM head again (V x d more: 406M, 838M) or a coarser guess is not."""
+    card = next(c for d in load_decks([ROOT / "decks"]) for c in d.deck.cards if c.id == "num-gpt2-family-params")
+    question = registry.get("param_count").generate(0, {**card.params, "models": [model]})
+    assert {text: grade(text, question).outcome for text in right} == dict.fromkeys(right, "correct")
+    assert {text: grade(text, question).outcome for text in wrong} == dict.fromkeys(wrong, "wrong")
+    assert grade(coarse, question).outcome == "imprecise"  # one digit: asked again
 
 
 def test_bert_large_total_with_pooler():
