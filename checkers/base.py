@@ -134,7 +134,7 @@ class Question:
     tolerance: Tolerance
     solution: str  # worked solution (Markdown)
     answer_text: str  # the answer at the display precision
-    also: tuple[float, ...] = ()  # other values graded like the answer (a careful learner's roundings)
+    also: tuple[float, ...] = ()  # other values graded like the answer (a careful learner's roundings); for a vector answer, whole vectors one after another
 
     def to_dict(self) -> dict[str, Any]:
         """JSON for `quiz generate --json`."""
@@ -289,7 +289,8 @@ class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
         return None
 
     def also(self, inputs: InputsT, answer: AnswerT, tolerance: Tolerance) -> tuple[float, ...]:
-        """Other values graded like the answer (see MlmLoss: terms rounded before averaging)."""
+        """Other values graded like the answer (see MlmLoss: terms rounded before averaging); for a
+        vector answer, whole vectors one after another (see LayerNorm: the shown 4-place σ)."""
         return ()
 
     @abstractmethod

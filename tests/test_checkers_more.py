@@ -239,6 +239,53 @@ def test_layer_norm_is_numpy_with_biased_variance():
         np.testing.assert_allclose(q.answer, expected, atol=1e-12)
 
 
+def half_up(value: float, places: int) -> float:
+    """A worked solution's shown value: rounded half up in decimal, as it is printed."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return float(Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP))
+
+
+def typed(values, q) -> str:
+    return ", ".join(f"{v:.{q.tolerance.decimals}f}" for v in values)
+
+
+def test_layer_norm_from_the_shown_intermediates_is_right_and_the_unbiased_variance_is_not():
+    """The prompt says μ and √(σ² + eps) need 4 places; an output computed from those (seed 3:
+    −0.301 from σ = 0.8292, where the exact σ gives −0.302) is right. Dividing by n − 1, or taking
+    the sum for the mean, stays wrong."""
+    for q in questions("layer_norm"):
+        i = q.inputs
+        x = np.array(i["x"])
+        gamma, beta = np.array(i.get("gamma", [1.0] * len(x))), np.array(i.get("beta", [0.0] * len(x)))
+        eps = i.get("eps", 1e-5)
+        assert "μ 和 √(σ² + eps) 保留 4 位小数即可" in q.prompt
+        mean, std = half_up(x.mean(), 4), half_up(math.sqrt(x.var() + eps), 4)
+        assert grade(typed((x - mean) / std * gamma + beta, q), q).outcome == "correct", q.seed
+        unbiased = (x - x.mean()) / np.sqrt(x.var(ddof=1) + eps) * gamma + beta
+        assert grade(typed(unbiased, q), q).outcome == "wrong", q.seed
+        summed = (x - x.sum()) / np.sqrt(x.var() + eps) * gamma + beta
+        assert x.mean() == 0 or grade(typed(summed, q), q).outcome == "wrong", q.seed  # a zero mean is its own sum
+    three = registry.get("layer_norm").generate(3)
+    assert three.answer_text.startswith("[-0.302") and grade("-0.301, 1.508, 0.905, 0.905", three).outcome != "correct"
+    assert grade("-0.301, -1.508, 0.905, 0.905", three).outcome == "correct"
+
+
+def test_perplexity_from_the_mean_loss_at_three_places_is_right_and_the_summed_loss_is_not():
+    rounded = 0
+    for q in questions("perplexity"):
+        probs = q.inputs.get("probs")
+        if probs is None:
+            continue
+        nll = -np.log(probs)
+        assert "平均负对数似然保留 3 位小数即可" in q.prompt
+        assert grade(typed([math.exp(half_up(nll.mean(), 3))], q), q).outcome == "correct", q.seed
+        rounded += typed([math.exp(half_up(nll.mean(), 3))], q) != q.answer_text
+        assert grade(typed([math.exp(nll.sum())], q), q).outcome == "wrong", q.seed
+        assert grade(typed([math.exp(np.log2(1 / np.array(probs)).mean())], q), q).outcome == "wrong", q.seed
+    assert rounded  # seeds where the rounded mean gives another answer are among those drawn
+
+
 def test_perplexity_is_exp_of_mean_nll():
     forms = set()
     for q in questions("perplexity"):
