@@ -322,6 +322,21 @@ def test_sampling_is_temperature_top_k_top_p():
     assert {(True, False, False), (False, True, False), (False, False, True), (True, True, True)} <= variants
 
 
+def test_sampling_without_renormalising_is_wrong():
+    """Top-k / top-p keep some tokens; leaving their softmax probabilities as they were (not
+    dividing by the kept mass) is a systematic mistake, never accepted."""
+    cut = 0
+    for q in questions("sampling", seeds=range(250)):
+        z = np.array(q.inputs["logits"]) / q.inputs.get("temperature", 1.0)
+        whole = np_softmax(z, np.ones(len(z), dtype=bool))
+        kept = np.where(np.array(q.answer) > 0, whole, 0.0)
+        if np.allclose(kept, q.answer):
+            continue  # nothing was cut
+        cut += 1
+        assert grade(typed(kept, q), q).outcome == "wrong", q.seed
+    assert cut > 100
+
+
 @pytest.mark.parametrize("variant", ["temperature", "top_k", "top_p", "combined"])
 def test_sampling_variant_params_stay_on_their_point(variant):
     checker = registry.get("sampling")
