@@ -110,6 +110,8 @@ class Tolerance:
             return fixed(value / 10.0 ** UNITS[self.unit], self.decimals) + self.unit
         if self.kind == "significant":
             rounded = round(value, self.decimals - 1 - _magnitude(value))
+            if abs(rounded) >= 1e15:  # past a thousand B, as an interviewer writes FLOPs: 8.4×10^22
+                return f"{rounded / 10.0 ** _magnitude(rounded):g}×10^{_magnitude(rounded)}"
             shift, suffix = next(((UNITS[u], u) for u in ("B", "M", "K") if abs(rounded) >= 10.0 ** UNITS[u]), (0, ""))
             return f"{rounded / 10.0**shift:g}{suffix}"
         decimals = self.decimals if self.kind == "decimals" else 0

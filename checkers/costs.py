@@ -65,6 +65,14 @@ class KvCacheInputs(Strict):
             raise ValueError(Said("a per-token question has batch = length = 1"))
 
 
+def places_telling_gb_from_gib(amount: float, decimals: int) -> int:
+    """At least ``decimals`` places, and enough that ``amount`` in the other unit (GB and GiB differ
+    by 7.4%) lies two units of the last place away: GB for GiB is never within the bound."""
+    while amount * (GIB / GB - 1) < 2 * 10.0**-decimals:
+        decimals += 1
+    return decimals
+
+
 def _per_token(inputs: KvCacheInputs) -> int:
     """Bytes of one token's K and V over all layers: 2 × L × h_kv × d_head × bytes per number."""
     return 2 * inputs.layers * inputs.kv_heads * inputs.head_dim * BYTES[inputs.dtype]
@@ -126,10 +134,7 @@ class KvCache(BaseChecker[KvCacheParams, KvCacheInputs, int | float]):
         if inputs.target == "per_token":
             return Tolerance("exact", measure="字节")
         gib = _per_token(inputs) * inputs.batch * inputs.length / GIB
-        decimals = params.decimals
-        while gib * (GIB / GB - 1) < 2 * 10.0**-decimals:
-            decimals += 1
-        return Tolerance("decimals", decimals, measure="GiB")
+        return Tolerance("decimals", places_telling_gb_from_gib(gib, params.decimals), measure="GiB")
 
     def explain(self, inputs: KvCacheInputs, answer: int | float, tolerance: Tolerance) -> str:
         per_token = _per_token(inputs)

@@ -465,3 +465,42 @@ def sampling_distribution(logits: Tensor, temperature: float = 1.0, top_k: int =
         drop = torch.cumsum(probs, dim=-1) - probs >= top_p
         z = z.masked_fill(torch.zeros_like(drop).scatter(-1, order, drop), float("-inf"))
     return torch.softmax(z, dim=-1)
+
+
+# --- budgets: weights at low precision, training compute, ALBERT's factorised embedding -------
+
+
+WEIGHT_DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16, "int8": torch.int8}
+
+
+def weight_bytes(parameters: int, dtype: str) -> int:
+    """Bytes of the weights alone as stored tensors; int4 packs two weights into each uint8 (as
+    GPTQ and bitsandbytes store them), scales and zero points left out."""
+    with torch.device("meta"):
+        if dtype == "int4":
+            weights = torch.empty((parameters + 1) // 2, dtype=torch.uint8)
+        else:
+            weights = torch.empty(parameters, dtype=WEIGHT_DTYPES[dtype])
+    return weights.numel() * weights.element_size()
+
+
+def training_flops_per_parameter_token() -> int:
+    """FLOPs of one training step per weight per token, counted on a Linear whose input needs a
+    gradient as inside a network: forward 2, backward 4 (the input's and the weight's gradients),
+    the 6 of C = 6ND (Kaplan et al. 2020, §2.1)."""
+    d_in, d_out, tokens = 8, 4, 3
+    with torch.device("meta"):
+        layer = nn.Linear(d_in, d_out, bias=False)
+        x = torch.empty(tokens, d_in, requires_grad=True)
+        with FlopCount() as counter:
+            layer(x).sum().backward()
+    return counter.total // (d_in * d_out * tokens)
+
+
+def factorised_embedding_parameters(vocab: int, embedding: int, hidden: int) -> dict[str, int]:
+    """ALBERT's V x E table plus its E x H projection, against BERT's V x H table (weights only)."""
+    with torch.device("meta"):
+        factorised = nn.Sequential(nn.Embedding(vocab, embedding), nn.Linear(embedding, hidden, bias=False))
+        full = nn.Embedding(vocab, hidden)
+    counts = {"factorised": count_parameters(factorised), "full": count_parameters(full)}
+    return {**counts, "saving": counts["full"] - counts["factorised"]}

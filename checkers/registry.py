@@ -1,7 +1,7 @@
 """Checker names -> checker instances. Importing this (or any checker module) never imports torch.
 
 A checker's module is imported when the checker is first asked for, so a numeric card pays for
-its own family's classes only, not for all seventeen; the table below is checked against each
+its own family's classes only, not for all of them; the table below is checked against each
 class's ``name`` in the tests.
 """
 
@@ -14,7 +14,9 @@ if TYPE_CHECKING:
     from checkers.base import BaseChecker
 
 WHERE: dict[str, tuple[str, str]] = {  # name -> (module, class)
+    "albert_embedding": ("checkers.budgets", "AlbertEmbedding"),
     "attention_shapes": ("checkers.multihead", "AttentionShapes"),
+    "compute_budget": ("checkers.budgets", "ComputeBudget"),
     "embedding_sum": ("checkers.embedding", "EmbeddingSum"),
     "flops_per_token": ("checkers.costs", "Flops"),
     "kv_cache": ("checkers.costs", "KvCache"),
@@ -31,6 +33,7 @@ WHERE: dict[str, tuple[str, str]] = {  # name -> (module, class)
     "scaled_scores": ("checkers.attention", "ScaledScores"),
     "sinusoidal_pe": ("checkers.layers", "PositionalEncoding"),
     "training_memory": ("checkers.costs", "TrainingMemory"),
+    "weight_memory": ("checkers.budgets", "WeightMemory"),
 }
 _made: dict[str, BaseChecker[Any, Any, Any]] = {}
 

@@ -24,7 +24,8 @@ from quizzer.decks import load_decks
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = range(200)
 NEW = ["attention_shapes", "mask_matrix", "kv_cache", "training_memory", "flops_per_token", "lora_params",
-       "sinusoidal_pe", "layer_norm", "perplexity", "sampling"]  # fmt: skip
+       "sinusoidal_pe", "layer_norm", "perplexity", "sampling", "weight_memory", "compute_budget",
+       "albert_embedding"]  # fmt: skip
 
 
 def questions(name: str, params: dict | None = None, seeds=SEEDS):
@@ -150,6 +151,63 @@ def test_scaled_scores_never_draw_a_zero_query_or_key():
 
 
 ZERO_BYTES = {"fp32": {"weights": 4, "gradients": 4, "optimizer": 8}, "mixed": {"weights": 2, "gradients": 2, "optimizer": 12}}
+
+
+@pytest.mark.parametrize(
+    ("parameters", "dtype", "unit", "expected"),
+    [
+        (6_738_415_616, "fp16", "GB", 13.476831232),  # Llama-2-7B: 2 bytes a weight
+        (6_738_415_616, "int4", "GB", 3.369207808),  # half a byte a weight
+        (68_976_648_192, "int8", "GiB", 68_976_648_192 / 2**30),
+        (1_557_611_201, "int4", "GB", 778_805_601 / 1e9),  # an odd count: the last byte holds one weight
+        (7_241_732_096, "fp32", "GiB", 4 * 7_241_732_096 / 2**30),
+    ],
+)
+def test_weight_memory_is_bits_over_eight_per_parameter(parameters, dtype, unit, expected):
+    checker = registry.get("weight_memory")
+    assert checker.solve(checker.Inputs(parameters=parameters, dtype=dtype, unit=unit)) == pytest.approx(expected, rel=1e-15)
+
+
+def test_weight_memory_in_the_other_unit_is_wrong():
+    for q in questions("weight_memory"):
+        i = q.inputs
+        size = i["parameters"] * {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1, "int4": 0.5}[i["dtype"]]
+        right, other = (10**9, 2**30) if i["unit"] == "GB" else (2**30, 10**9)
+        assert q.answer == pytest.approx(math.ceil(size) / right, rel=1e-12)
+        assert grade(typed([math.ceil(size) / other], q), q).outcome == "wrong", q.seed
+        assert grade(typed([math.ceil(size) * 2 / right], q), q).outcome == "wrong", q.seed  # a byte per 8 bits counted twice
+
+
+def test_compute_budget_is_6nd_and_twenty_tokens_a_parameter():
+    """Kaplan et al. 2020, §2.1 (C = 6ND); Hoffmann et al. 2022, Table 3 (Chinchilla: D ≈ 20N),
+    whose 70B model saw 1.4T tokens on Gopher's 5.76e23 FLOPs."""
+    targets = set()
+    for q in questions("compute_budget"):
+        i = q.inputs
+        expected = {
+            "flops": lambda: 6 * i.get("parameters", 0) * i.get("tokens", 0),
+            "tokens": lambda: 20 * i.get("parameters", 0),
+            "optimal_params": lambda: math.sqrt(i.get("flops", 0) / 120),
+        }[i["target"]]()
+        assert q.answer == pytest.approx(expected, rel=1e-12)
+        targets.add(i["target"])
+    assert targets == {"flops", "tokens", "optimal_params"}
+    checker = registry.get("compute_budget")
+    assert checker.solve(checker.Inputs(target="flops", parameters=175 * 10**9, tokens=300e9)) == pytest.approx(3.15e23)
+    assert 69e9 < checker.solve(checker.Inputs(target="optimal_params", flops=5.76e23)) < 70e9
+    assert checker.solve(checker.Inputs(target="tokens", parameters=70 * 10**9)) == 1.4e12
+    assert reference.training_flops_per_parameter_token() == 6
+
+
+def test_albert_embedding_is_v_e_plus_e_h():
+    """Lan et al. 2020, §3.1: O(V × H) becomes O(V × E + E × H)."""
+    for q in questions("albert_embedding"):
+        i = q.inputs
+        factorised = i["vocab"] * i["embedding"] + i["embedding"] * i["hidden"]
+        assert q.answer == (factorised if i["target"] == "factorised" else i["vocab"] * i["hidden"] - factorised)
+        assert grade(f"{i['vocab'] * i['hidden']:,}", q).outcome == "wrong"  # the unfactorised table is not the answer
+    checker = registry.get("albert_embedding")
+    assert checker.solve(checker.Inputs(vocab=30000, embedding=128, hidden=4096)) == 4_364_288
 
 
 def test_training_memory_is_zero_paper_accounting():
@@ -443,6 +501,12 @@ def intermediate(q) -> list[str]:
         return [f"= {num(v)}" for v in a]
     if name == "perplexity":
         return [f"= {num(a)}"]
+    if name == "weight_memory":
+        return [f"= {q.answer_text} {i['unit']}"]
+    if name == "compute_budget":
+        return [f"{a / 10 ** math.floor(math.log10(a)):g} × 10^{math.floor(math.log10(a))}\n"]
+    if name == "albert_embedding":
+        return [f"= {a:,}"]
     return [f"| {num(v, 5)} |" for v in a if v] + ["→ −∞ | 0 | 0 |" for v in a if not v]  # sampling: weights to 5 places
 
 
