@@ -504,3 +504,29 @@ def factorised_embedding_parameters(vocab: int, embedding: int, hidden: int) -> 
         full = nn.Embedding(vocab, hidden)
     counts = {"factorised": count_parameters(factorised), "full": count_parameters(full)}
     return {**counts, "saving": counts["full"] - counts["factorised"]}
+
+
+# --- training recipes: warmup + cosine learning rate, distillation at a temperature -------------
+
+
+def warmup_cosine_lr(peak: float, warmup: int, total: int, step: int, final_ratio: float) -> float:
+    """The rate at ``step`` (from 0) as transformers' get_cosine_schedule_with_warmup has its
+    LambdaLR compute it: peak × t / warmup, then a half cosine from the peak down to
+    final_ratio × peak at ``total``. Computed on tensors, not through torch.optim, whose first
+    optimizer imports torch._dynamo (about 2 s)."""
+    t = torch.tensor(float(step), dtype=DTYPE)
+    if step < warmup:
+        return float(peak * t / warmup)
+    progress = (t - warmup) / (total - warmup)
+    return float(peak * (final_ratio + (1 - final_ratio) * (1 + torch.cos(math.pi * progress)) / 2))
+
+
+def soft_targets(logits: Tensor, temperature: float) -> Tensor:
+    """softmax(z / T): Hinton et al. (2015), §2."""
+    return F.softmax(logits / temperature, dim=-1)
+
+
+def distillation_loss(student: Tensor, teacher: Tensor, temperature: float) -> Tensor:
+    """T² · KL(teacher ‖ student) at temperature T, as F.kl_div computes it from the student's log
+    probabilities (Hinton et al. 2015, §2: T² keeps the soft targets' gradients at their scale)."""
+    return F.kl_div(F.log_softmax(student / temperature, dim=-1), soft_targets(teacher, temperature), reduction="sum") * temperature**2

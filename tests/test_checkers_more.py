@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SEEDS = range(200)
 NEW = ["attention_shapes", "mask_matrix", "kv_cache", "training_memory", "flops_per_token", "lora_params",
        "sinusoidal_pe", "layer_norm", "perplexity", "sampling", "weight_memory", "compute_budget",
-       "albert_embedding"]  # fmt: skip
+       "albert_embedding", "lr_schedule", "distillation"]  # fmt: skip
 
 
 def questions(name: str, params: dict | None = None, seeds=SEEDS):
@@ -208,6 +208,52 @@ def test_albert_embedding_is_v_e_plus_e_h():
         assert grade(f"{i['vocab'] * i['hidden']:,}", q).outcome == "wrong"  # the unfactorised table is not the answer
     checker = registry.get("albert_embedding")
     assert checker.solve(checker.Inputs(vocab=30000, embedding=128, hidden=4096)) == 4_364_288
+
+
+def test_lr_schedule_is_linear_warmup_then_half_cosine():
+    """Goyal et al. 2017, §2.2 (linear warmup); Loshchilov & Hutter 2017 (cosine); LLaMA §2.2 (down
+    to 10% of the peak). The rate is asked in units of 1e-4."""
+    phases = set()
+    for q in questions("lr_schedule"):
+        i = q.inputs
+        t, w, total, peak, low = i["step"], i["warmup"], i["total"], i["peak"], i["peak"] * i.get("final_ratio", 0.0)
+        if t < w:
+            expected = peak * t / w
+        else:
+            expected = low + (peak - low) * (1 + np.cos(np.pi * (t - w) / (total - w))) / 2
+        assert q.answer == pytest.approx(expected / 1e-4, rel=1e-12)
+        phases.add(t < w)
+        to_zero = peak * (1 + np.cos(np.pi * (t - w) / (total - w))) / 2 / 1e-4
+        if t >= w and abs(to_zero - q.answer) > 2 * 10.0**-q.tolerance.decimals:  # forgetting the floor shows
+            assert grade(typed([to_zero], q), q).outcome == "wrong", q.seed
+    assert phases == {True, False}
+    checker = registry.get("lr_schedule")
+    assert checker.solve(checker.Inputs(peak=3e-4, warmup=2000, total=100_000, step=51_000, final_ratio=0.1)) == pytest.approx(1.65)
+    assert checker.solve(checker.Inputs(peak=3e-4, warmup=2000, total=100_000, step=100_000, final_ratio=0.1)) == pytest.approx(0.3)
+
+
+def test_distillation_is_hintons_soft_targets_and_t_squared_kl():
+    """Hinton et al. 2015, §2: p = softmax(z / T); the soft loss is scaled by T². A loss from the
+    probabilities at the 4 places the prompt asks for is right; one without T², or KL the other way
+    round, is not."""
+    seen = set()
+    for q in questions("distillation"):
+        i = q.inputs
+        temperature = i["temperature"]
+        p = np_softmax(np.array(i["teacher"]) / temperature, np.ones(len(i["teacher"]), dtype=bool))
+        if i["target"] == "soft":
+            np.testing.assert_allclose(q.answer, p, atol=1e-12)
+        else:
+            s = np_softmax(np.array(i["student"]) / temperature, np.ones(len(i["student"]), dtype=bool))
+            kl = float(np.sum(p * np.log(p / s)))
+            assert q.answer == pytest.approx(temperature**2 * kl, rel=1e-10)
+            p4, s4 = np.array([half_up(v, 4) for v in p]), np.array([half_up(v, 4) for v in s])
+            assert grade(typed([temperature**2 * float(np.sum(p4 * np.log(p4 / s4)))], q), q).outcome == "correct", q.seed
+            assert grade(typed([kl], q), q).outcome == "wrong", q.seed
+            reverse = temperature**2 * float(np.sum(s * np.log(s / p)))
+            assert abs(reverse - q.answer) < 2e-3 or grade(typed([reverse], q), q).outcome == "wrong", q.seed
+        seen.add(i["target"])
+    assert seen == {"soft", "loss"}
 
 
 def test_training_memory_is_zero_paper_accounting():
@@ -507,6 +553,10 @@ def intermediate(q) -> list[str]:
         return [f"{a / 10 ** math.floor(math.log10(a)):g} × 10^{math.floor(math.log10(a))}\n"]
     if name == "albert_embedding":
         return [f"= {a:,}"]
+    if name == "lr_schedule":
+        return [f"= {num(a)}"]
+    if name == "distillation":
+        return [f"p = `{vec(a, 4)}`"] if isinstance(a, list) else [f"= {num(a)}"]
     return [f"| {num(v, 5)} |" for v in a if v] + ["→ −∞ | 0 | 0 |" for v in a if not v]  # sampling: weights to 5 places
 
 
