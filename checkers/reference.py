@@ -530,3 +530,12 @@ def distillation_loss(student: Tensor, teacher: Tensor, temperature: float) -> T
     """T² · KL(teacher ‖ student) at temperature T, as F.kl_div computes it from the student's log
     probabilities (Hinton et al. 2015, §2: T² keeps the soft targets' gradients at their scale)."""
     return F.kl_div(F.log_softmax(student / temperature, dim=-1), soft_targets(teacher, temperature), reduction="sum") * temperature**2
+
+
+def rotary(x: Tensor, position: int, base: float = 10000.0) -> Tensor:
+    """RoPE as LLaMA's apply_rotary_emb computes it: consecutive pairs read as complex numbers,
+    multiplied by e^(i · position · θ_j) with θ_j = base^(−2j/d) (Su et al. 2021, §3.4.2)."""
+    d = x.size(-1)
+    theta = base ** (-torch.arange(0, d, 2, dtype=DTYPE) / d)
+    turn = torch.polar(torch.ones_like(theta), position * theta)
+    return torch.view_as_real(torch.view_as_complex(x.reshape(-1, 2).contiguous()) * turn).flatten()

@@ -31,6 +31,7 @@ WHERE: dict[str, tuple[str, str]] = {  # name -> (module, class)
     "nsp_loss": ("checkers.pretraining", "NspLoss"),
     "param_count": ("checkers.parameters", "ParamCount"),
     "perplexity": ("checkers.decoding", "Perplexity"),
+    "rope": ("checkers.rotary", "Rope"),
     "sampling": ("checkers.decoding", "Sampling"),
     "scaled_scores": ("checkers.attention", "ScaledScores"),
     "sinusoidal_pe": ("checkers.layers", "PositionalEncoding"),

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SEEDS = range(200)
 NEW = ["attention_shapes", "mask_matrix", "kv_cache", "training_memory", "flops_per_token", "lora_params",
        "sinusoidal_pe", "layer_norm", "perplexity", "sampling", "weight_memory", "compute_budget",
-       "albert_embedding", "lr_schedule", "distillation"]  # fmt: skip
+       "albert_embedding", "lr_schedule", "distillation", "rope"]  # fmt: skip
 
 
 def questions(name: str, params: dict | None = None, seeds=SEEDS):
@@ -254,6 +254,34 @@ def test_distillation_is_hintons_soft_targets_and_t_squared_kl():
             assert abs(reverse - q.answer) < 2e-3 or grade(typed([reverse], q), q).outcome == "wrong", q.seed
         seen.add(i["target"])
     assert seen == {"soft", "loss"}
+
+
+def rope_numpy(x: list[float], position: int) -> np.ndarray:
+    """Su et al. 2021, eq. 13-15: the block-diagonal rotation R_m applied to x."""
+    d = len(x)
+    rotation = np.zeros((d, d))
+    for i in range(d // 2):
+        angle = position * 10000 ** (-2 * i / d)
+        rotation[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]]
+    return rotation @ np.array(x, dtype=float)
+
+
+def test_rope_is_the_block_rotation_and_the_score_depends_on_the_distance_only():
+    checker, seen = registry.get("rope"), set()
+    for q in questions("rope"):
+        i = q.inputs
+        rotated = rope_numpy(i["q"], i["position"])
+        if i["target"] == "rotate":
+            np.testing.assert_allclose(q.answer, rotated, atol=1e-12)
+            assert grade(typed(i["q"], q), q).outcome == "wrong" or not any(rotated - i["q"]), q.seed  # unrotated
+        else:
+            score = float(rotated @ rope_numpy(i["k"], i["key_position"]))
+            assert q.answer == pytest.approx(score, abs=1e-12)
+            shifted = checker.Inputs(q=i["q"], position=i["position"] + 100, k=i["k"], key_position=i["key_position"] + 100,
+                                     target="score")
+            assert checker.solve(shifted) == pytest.approx(score, abs=1e-9)  # the relative-position property
+        seen.add(i["target"])
+    assert seen == {"rotate", "score"}
 
 
 def test_training_memory_is_zero_paper_accounting():
@@ -555,6 +583,8 @@ def intermediate(q) -> list[str]:
         return [f"= {a:,}"]
     if name == "lr_schedule":
         return [f"= {num(a)}"]
+    if name == "rope":
+        return [f"旋转后 q = `{vec(a, 4)}`"] if isinstance(a, list) else [f"= {num(a)}\n"]
     if name == "distillation":
         return [f"p = `{vec(a, 4)}`"] if isinstance(a, list) else [f"= {num(a)}"]
     return [f"| {num(v, 5)} |" for v in a if v] + ["→ −∞ | 0 | 0 |" for v in a if not v]  # sampling: weights to 5 places
