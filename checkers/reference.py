@@ -539,3 +539,29 @@ def rotary(x: Tensor, position: int, base: float = 10000.0) -> Tensor:
     theta = base ** (-torch.arange(0, d, 2, dtype=DTYPE) / d)
     turn = torch.polar(torch.ones_like(theta), position * theta)
     return torch.view_as_real(torch.view_as_complex(x.reshape(-1, 2).contiguous()) * turn).flatten()
+
+
+class LlamaBlock(nn.Module):
+    """A LLaMA block's parameters: bias-free Q/O (d x d) and K/V (d x h_kv·d_head) for grouped-query
+    attention, SwiGLU's gate, up and down projections, and two RMSNorms (Touvron et al. 2023)."""
+
+    def __init__(self, d_model: int, heads: int, kv_heads: int, d_ff: int):
+        super().__init__()
+        kv = kv_heads * (d_model // heads)
+        self.q, self.k = nn.Linear(d_model, d_model, bias=False), nn.Linear(d_model, kv, bias=False)
+        self.v, self.o = nn.Linear(d_model, kv, bias=False), nn.Linear(d_model, d_model, bias=False)
+        self.gate, self.up = nn.Linear(d_model, d_ff, bias=False), nn.Linear(d_model, d_ff, bias=False)
+        self.down = nn.Linear(d_ff, d_model, bias=False)
+        self.norms = nn.ModuleList([nn.RMSNorm(d_model), nn.RMSNorm(d_model)])
+
+
+def llama_parameters(layers: int, d_model: int, heads: int, kv_heads: int, d_ff: int, vocab: int) -> dict[str, int]:
+    """Parameters by part, counted on meta-device modules: one block (the layers are identical),
+    the embedding, the final RMSNorm and the untied output head."""
+    with torch.device("meta"):
+        block = LlamaBlock(d_model, heads, kv_heads, d_ff)
+        rest = nn.ModuleList([nn.Embedding(vocab, d_model), nn.RMSNorm(d_model), nn.Linear(d_model, vocab, bias=False)])
+    attention = sum(count_parameters(m) for m in (block.q, block.k, block.v, block.o))
+    ffn = sum(count_parameters(m) for m in (block.gate, block.up, block.down))
+    layer = count_parameters(block)
+    return {"attention": attention, "ffn": ffn, "layer": layer, "total": layers * layer + count_parameters(rest)}

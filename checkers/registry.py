@@ -22,6 +22,7 @@ WHERE: dict[str, tuple[str, str]] = {  # name -> (module, class)
     "flops_per_token": ("checkers.costs", "Flops"),
     "kv_cache": ("checkers.costs", "KvCache"),
     "layer_norm": ("checkers.layers", "LayerNorm"),
+    "llama_params": ("checkers.llama", "LlamaParams"),
     "lora_params": ("checkers.costs", "LoraParams"),
     "lr_schedule": ("checkers.recipes", "LrSchedule"),
     "mask_matrix": ("checkers.multihead", "MaskMatrix"),

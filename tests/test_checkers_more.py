@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SEEDS = range(200)
 NEW = ["attention_shapes", "mask_matrix", "kv_cache", "training_memory", "flops_per_token", "lora_params",
        "sinusoidal_pe", "layer_norm", "perplexity", "sampling", "weight_memory", "compute_budget",
-       "albert_embedding", "lr_schedule", "distillation", "rope"]  # fmt: skip
+       "albert_embedding", "lr_schedule", "distillation", "rope", "llama_params"]  # fmt: skip
 
 
 def questions(name: str, params: dict | None = None, seeds=SEEDS):
@@ -254,6 +254,30 @@ def test_distillation_is_hintons_soft_targets_and_t_squared_kl():
             assert abs(reverse - q.answer) < 2e-3 or grade(typed([reverse], q), q).outcome == "wrong", q.seed
         seen.add(i["target"])
     assert seen == {"soft", "loss"}
+
+
+@pytest.mark.parametrize(
+    ("model", "published"),
+    [  # num_parameters() of the released checkpoints
+        ("Llama-2-7B", 6_738_415_616),
+        ("Llama-2-13B", 13_015_864_320),
+        ("Llama-2-70B", 68_976_648_192),
+        ("Mistral-7B", 7_241_732_096),
+    ],
+)
+def test_llama_totals_are_the_released_checkpoints(model, published):
+    checker = registry.get("llama_params")
+    layers, d, heads, kv_heads, d_ff, vocab = {
+        "Llama-2-7B": (32, 4096, 32, 32, 11008, 32000), "Llama-2-13B": (40, 5120, 40, 40, 13824, 32000),
+        "Llama-2-70B": (80, 8192, 64, 8, 28672, 32000), "Mistral-7B": (32, 4096, 32, 8, 14336, 32000),
+    }[model]  # Touvron et al. 2023, Table 1 and the configs; Jiang et al. 2023, Table 1
+    inputs = checker.Inputs(layers=layers, d_model=d, heads=heads, kv_heads=kv_heads, d_ff=d_ff, vocab=vocab)
+    assert checker.solve(inputs) == published
+    per_layer = 2 * d * d + 2 * d * kv_heads * (d // heads) + 3 * d * d_ff + 2 * d
+    assert checker.solve(checker.Inputs(**{**inputs.model_dump(), "part": "layer"})) == per_layer
+    tied = published - vocab * d  # a GPT-2-style tied head is a systematic mistake here
+    question = next(q for q in questions("llama_params", {"parts": ["total"]}, range(60)) if q.inputs["model"] == model)
+    assert grade(f"{tied:,}", question).outcome == "wrong" and grade(f"{published:,}", question).outcome == "correct"
 
 
 def rope_numpy(x: list[float], position: int) -> np.ndarray:
@@ -583,6 +607,8 @@ def intermediate(q) -> list[str]:
         return [f"= {a:,}"]
     if name == "lr_schedule":
         return [f"= {num(a)}"]
+    if name == "llama_params":
+        return [f"= {a:,}"]
     if name == "rope":
         return [f"旋转后 q = `{vec(a, 4)}`"] if isinstance(a, list) else [f"= {num(a)}\n"]
     if name == "distillation":
