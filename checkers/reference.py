@@ -565,3 +565,12 @@ def llama_parameters(layers: int, d_model: int, heads: int, kv_heads: int, d_ff:
     ffn = sum(count_parameters(m) for m in (block.gate, block.up, block.down))
     layer = count_parameters(block)
     return {"attention": attention, "ffn": ffn, "layer": layer, "total": layers * layer + count_parameters(rest)}
+
+
+def beam_search_probability(first: Tensor, second: Tensor, width: int) -> Tensor:
+    """Two steps of beam search on log probabilities, as a decoder runs it: keep the top ``width``
+    first tokens (topk), extend each by every token, and return the probability of the best
+    extension (width 1 is greedy decoding)."""
+    kept = torch.topk(first.log(), width)
+    scores = kept.values[:, None] + second[kept.indices].log()  # [width, V]
+    return scores.flatten().max().exp()

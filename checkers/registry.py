@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 WHERE: dict[str, tuple[str, str]] = {  # name -> (module, class)
     "albert_embedding": ("checkers.budgets", "AlbertEmbedding"),
     "attention_shapes": ("checkers.multihead", "AttentionShapes"),
+    "beam_search": ("checkers.search", "BeamSearch"),
     "compute_budget": ("checkers.budgets", "ComputeBudget"),
     "distillation": ("checkers.recipes", "Distillation"),
     "embedding_sum": ("checkers.embedding", "EmbeddingSum"),

@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SEEDS = range(200)
 NEW = ["attention_shapes", "mask_matrix", "kv_cache", "training_memory", "flops_per_token", "lora_params",
        "sinusoidal_pe", "layer_norm", "perplexity", "sampling", "weight_memory", "compute_budget",
-       "albert_embedding", "lr_schedule", "distillation", "rope", "llama_params"]  # fmt: skip
+       "albert_embedding", "lr_schedule", "distillation", "rope", "llama_params",
+       "beam_search"]  # fmt: skip
 
 
 def questions(name: str, params: dict | None = None, seeds=SEEDS):
@@ -278,6 +279,21 @@ def test_llama_totals_are_the_released_checkpoints(model, published):
     tied = published - vocab * d  # a GPT-2-style tied head is a systematic mistake here
     question = next(q for q in questions("llama_params", {"parts": ["total"]}, range(60)) if q.inputs["model"] == model)
     assert grade(f"{tied:,}", question).outcome == "wrong" and grade(f"{published:,}", question).outcome == "correct"
+
+
+def test_beam_search_keeps_the_top_k_prefixes_and_greedy_can_miss_the_best():
+    """Width k: the best of the k most likely first tokens' extensions; width 1 is greedy. Computed
+    here by enumerating all nine sequences."""
+    missed = 0
+    for q in questions("beam_search", seeds=range(300)):
+        first, second, width = np.array(q.inputs["first"]), np.array(q.inputs["second"]), q.inputs["width"]
+        joint = first[:, None] * second
+        kept = np.argsort(-first)[:width]
+        assert q.answer == pytest.approx(joint[kept].max(), abs=1e-12)
+        if width == 1 and joint.max() > q.answer + 1e-9:
+            missed += 1
+            assert grade(f"{joint.max():.4f}", q).outcome == "wrong"  # the best sequence is not what greedy finds
+    assert missed > 10
 
 
 def rope_numpy(x: list[float], position: int) -> np.ndarray:
@@ -609,6 +625,8 @@ def intermediate(q) -> list[str]:
         return [f"= {num(a)}"]
     if name == "llama_params":
         return [f"= {a:,}"]
+    if name == "beam_search":
+        return [f"概率 {num(a)}。"]
     if name == "rope":
         return [f"旋转后 q = `{vec(a, 4)}`"] if isinstance(a, list) else [f"= {num(a)}\n"]
     if name == "distillation":
