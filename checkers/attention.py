@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from checkers.base import BaseChecker, Tolerance, draw_values, num, softmax_steps, vec
-from checkers.grading import Said
+from checkers.said import Said
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -19,15 +19,19 @@ if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to val
 @dataclass(frozen=True, kw_only=True)
 class MaskedSoftmaxParams(LengthBounds):
     """variant: which mask story; min_kept: real (unmasked, non-PAD) positions a row keeps at least,
-    so the answer is never the trivial [1, 0, ...] unless a card sets 1 on purpose."""
+    so the answer is never the trivial [1, 0, ...] unless a card sets 1 on purpose; min_masked:
+    future positions a causal row hides at least (1: never the last row, which masks nothing)."""
 
     variant: Literal["padding", "causal", "unmasked", "zero_score"] = "padding"
     min_kept: Annotated[int, Field(ge=1, le=11)] = 2
+    min_masked: Annotated[int, Field(ge=0, le=11)] = 0
     decimals: Annotated[int, Field(ge=1, le=6)] = 3
 
     def check(self) -> None:
         super().check()
-        need = self.min_kept if self.variant == "causal" else self.min_kept + 1  # + a PAD / zeroed position
+        if self.min_masked and self.variant != "causal":
+            raise ValueError(Said("min_masked is for variant causal only"))
+        need = self.min_kept + self.min_masked if self.variant == "causal" else self.min_kept + 1  # + a PAD / zeroed position
         if self.min_len < need:
             raise ValueError(Said("variant {variant} with min_kept {min_kept} needs min_len >= {need}", variant=self.variant, min_kept=self.min_kept, need=need))
 
@@ -66,7 +70,7 @@ class MaskedSoftmax(BaseChecker[MaskedSoftmaxParams, MaskedSoftmaxInputs, list[f
         pads = n - kept
         shown_mask = True
         if params.variant == "causal":
-            row = rng.randint(params.min_kept - 1, n - 1)
+            row = rng.randint(params.min_kept - 1, n - 1 - params.min_masked)
             mask = [int(j <= row) for j in range(n)]
             setting = f"GPT 的因果自注意力，长度 {n} 的序列中第 {row} 行（位置从 0 数）：位置 j ≤ {row} 可见，其余遮住。"
             inputs = MaskedSoftmaxInputs(scores=scores, mask=mask)
@@ -106,6 +110,9 @@ class MaskedSoftmax(BaseChecker[MaskedSoftmaxParams, MaskedSoftmaxInputs, list[f
             return Said("a {variant} mask keeps a prefix, not {mask}", variant=params.variant, mask=str(mask))
         if params.variant == "padding" and kept == n:
             return Said("a padding row needs at least one PAD")
+        if params.variant == "causal" and n - kept < params.min_masked:
+            return Said("the card asks a causal row to hide at least {least} future position(s); this one hides {hidden}",
+                        least=params.min_masked, hidden=n - kept)
         if params.variant in ("unmasked", "zero_score") and kept != n:
             return Said("variant {variant} masks nothing, but the mask is {mask}", variant=params.variant, mask=str(mask))
         real = kept
@@ -162,6 +169,13 @@ class ScaledScoresInputs(Strict):
             raise ValueError(Said("every key needs d_k = {d_k} entries, like q", d_k=len(self.q)))
 
 
+def _nonzero(rng: random.Random, d_k: int) -> list[float]:
+    """A query or key of small integers, never all zero (its scores would be 0 whatever it meets)."""
+    while not any(vector := draw_values(rng, d_k, -2, 3, 0)):
+        pass
+    return vector
+
+
 class ScaledScores(BaseChecker[ScaledScoresParams, ScaledScoresInputs, list[float]]):
     name = "scaled_scores"
     description = "缩放点积分数：一个 query 对各个 key 的 q·k / √d_k"
@@ -171,9 +185,7 @@ class ScaledScores(BaseChecker[ScaledScoresParams, ScaledScoresInputs, list[floa
     def compose(self, rng: random.Random, params: ScaledScoresParams) -> tuple[ScaledScoresInputs, str]:
         d_k = params.d_k or rng.randint(2, 4)
         keys = rng.randint(params.min_len, params.max_len)
-        inputs = ScaledScoresInputs(
-            q=draw_values(rng, d_k, -2, 3, 0), k=[draw_values(rng, d_k, -2, 3, 0) for _ in range(keys)]
-        )
+        inputs = ScaledScoresInputs(q=_nonzero(rng, d_k), k=[_nonzero(rng, d_k) for _ in range(keys)])
         key_lines = "\n".join(f"- k{j} = `{vec(key)}`" for j, key in enumerate(inputs.k))
         prompt = (
             f"d_k = {d_k}。query q = `{vec(inputs.q)}`，{keys} 个 key：\n\n{key_lines}\n\n"
@@ -186,6 +198,8 @@ class ScaledScores(BaseChecker[ScaledScoresParams, ScaledScoresInputs, list[floa
             return Said("d_k is {got}, the card asks for {wanted}", got=len(inputs.q), wanted=params.d_k)
         if not params.min_len <= len(inputs.k) <= params.max_len:
             return Said("{n} keys, outside [{low}, {high}]", n=len(inputs.k), low=params.min_len, high=params.max_len)
+        if not all(any(vector) for vector in (inputs.q, *inputs.k)):
+            return Said("a zero query or key scores 0 against everything: nothing to compute")
         return None
 
     def solve(self, inputs: ScaledScoresInputs) -> list[float]:

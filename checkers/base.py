@@ -110,6 +110,8 @@ class Tolerance:
             return fixed(value / 10.0 ** UNITS[self.unit], self.decimals) + self.unit
         if self.kind == "significant":
             rounded = round(value, self.decimals - 1 - _magnitude(value))
+            if abs(rounded) >= 1e15:  # past a thousand B, as an interviewer writes FLOPs: 8.4×10^22
+                return f"{rounded / 10.0 ** _magnitude(rounded):g}×10^{_magnitude(rounded)}"
             shift, suffix = next(((UNITS[u], u) for u in ("B", "M", "K") if abs(rounded) >= 10.0 ** UNITS[u]), (0, ""))
             return f"{rounded / 10.0**shift:g}{suffix}"
         decimals = self.decimals if self.kind == "decimals" else 0
@@ -134,7 +136,7 @@ class Question:
     tolerance: Tolerance
     solution: str  # worked solution (Markdown)
     answer_text: str  # the answer at the display precision
-    other_accepted: tuple[float, ...] = ()  # other values graded like the answer (a careful learner's roundings)
+    other_accepted: tuple[float, ...] = ()  # other values graded like the answer (a careful learner's roundings); for a vector answer, whole vectors one after another
 
     def to_dict(self) -> dict[str, Any]:
         """JSON for `quiz generate --json`."""
@@ -289,7 +291,8 @@ class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
         return None
 
     def other_accepted(self, inputs: InputsT, answer: AnswerT, tolerance: Tolerance) -> tuple[float, ...]:
-        """Other values graded like the answer (see MlmLoss: terms rounded before averaging)."""
+        """Other values graded like the answer (see MlmLoss: terms rounded before averaging); for a
+        vector answer, whole vectors one after another (see LayerNorm: the shown 4-place σ)."""
         return ()
 
     @abstractmethod

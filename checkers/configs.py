@@ -34,6 +34,7 @@ class ModelConfig:
     pooler: bool = True  # BERT's [CLS] dense + tanh; only meaningful for the bert family
     bias: bool = True
     layer_norm: bool = True
+    published: tuple[int, ...] = ()  # the total as the paper and the model's name give it (GPT-2 XL: 1542M, 1.5B)
 
     @property
     def causal(self) -> bool:
@@ -65,15 +66,21 @@ def _bert(name: str, layers: int, hidden: int, heads: int, vocab: int = 30522, *
 CONFIGS: dict[str, ModelConfig] = {
     c.name: c
     for c in (
-        _bert("bert-base-uncased", 12, 768, 12),
-        _bert("bert-large-uncased", 24, 1024, 16),
+        _bert("bert-base-uncased", 12, 768, 12, published=(110_000_000,)),  # BERT §3
+        _bert("bert-large-uncased", 24, 1024, 16, published=(340_000_000,)),
         _bert("bert-base-chinese", 12, 768, 12, vocab=21128),
-        _bert("distilbert-base-uncased", 6, 768, 12, segments=0, pooler=False),
-        ModelConfig("openai-gpt", "gpt", 40478, 512, 0, 12, 768, 12, 3072, pre_norm=False, pooler=False),
-        ModelConfig("gpt2", "gpt", 50257, 1024, 0, 12, 768, 12, 3072, pre_norm=True, pooler=False),
-        # GPT-2 medium / large / XL (Radford et al. 2019, Table 2; sizes of the Hugging Face configs)
-        ModelConfig("gpt2-medium", "gpt", 50257, 1024, 0, 24, 1024, 16, 4096, pre_norm=True, pooler=False),
-        ModelConfig("gpt2-large", "gpt", 50257, 1024, 0, 36, 1280, 20, 5120, pre_norm=True, pooler=False),
-        ModelConfig("gpt2-xl", "gpt", 50257, 1024, 0, 48, 1600, 25, 6400, pre_norm=True, pooler=False),
+        _bert("distilbert-base-uncased", 6, 768, 12, segments=0, pooler=False, published=(66_000_000,)),  # Sanh 2019 Table 3
+        # GPT-2 Table 2: "the smallest model is equivalent to the original GPT" (117M)
+        ModelConfig("openai-gpt", "gpt", 40478, 512, 0, 12, 768, 12, 3072, pre_norm=False, pooler=False, published=(117_000_000,)),
+        ModelConfig("gpt2", "gpt", 50257, 1024, 0, 12, 768, 12, 3072, pre_norm=True, pooler=False,
+                    published=(117_000_000, 124_000_000)),
+        # GPT-2 medium / large / XL (Radford et al. 2019, Table 2; sizes of the Hugging Face configs);
+        # published: Table 2's figure, then the name the checkpoints go by
+        ModelConfig("gpt2-medium", "gpt", 50257, 1024, 0, 24, 1024, 16, 4096, pre_norm=True, pooler=False,
+                    published=(345_000_000, 355_000_000)),
+        ModelConfig("gpt2-large", "gpt", 50257, 1024, 0, 36, 1280, 20, 5120, pre_norm=True, pooler=False,
+                    published=(762_000_000, 774_000_000)),
+        ModelConfig("gpt2-xl", "gpt", 50257, 1024, 0, 48, 1600, 25, 6400, pre_norm=True, pooler=False,
+                    published=(1_542_000_000, 1_500_000_000)),
     )
 }

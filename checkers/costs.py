@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 from checkers.base import BaseChecker, Tolerance, num
 from checkers.configs import CONFIGS
-from checkers.grading import Said
+from checkers.said import Said
 from checkers.shapes import LAYERS_MAX, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -44,7 +44,7 @@ class KvCacheParams(Strict):
     target: Literal["per_token", "total", "any"] = "any"
     attention: Literal["mha", "gqa", "any"] = "any"
     dtype: Literal["fp16", "fp32", "any"] = "any"
-    decimals: Annotated[int, Field(ge=1, le=4)] = 2  # GiB places for a total
+    decimals: Annotated[int, Field(ge=1, le=4)] = 2  # GiB places for a total, at least (see KvCache.tolerance)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,6 +63,19 @@ class KvCacheInputs(Strict):
             raise ValueError(Said("heads {heads} must be a multiple of kv_heads {kv_heads}", heads=self.heads, kv_heads=self.kv_heads))
         if self.target == "per_token" and (self.batch, self.length) != (1, 1):
             raise ValueError(Said("a per-token question has batch = length = 1"))
+
+
+def places_telling_gb_from_gib(amount: float, decimals: int) -> int:
+    """At least ``decimals`` places, and enough that ``amount`` in the other unit (GB and GiB differ
+    by 7.4%) lies two units of the last place away: GB for GiB is never within the bound."""
+    while amount * (GIB / GB - 1) < 2 * 10.0**-decimals:
+        decimals += 1
+    return decimals
+
+
+def _per_token(inputs: KvCacheInputs) -> int:
+    """Bytes of one token's K and V over all layers: 2 × L × h_kv × d_head × bytes per number."""
+    return 2 * inputs.layers * inputs.kv_heads * inputs.head_dim * BYTES[inputs.dtype]
 
 
 class KvCache(BaseChecker[KvCacheParams, KvCacheInputs, int | float]):
@@ -116,12 +129,15 @@ class KvCache(BaseChecker[KvCacheParams, KvCacheInputs, int | float]):
         return size if inputs.target == "per_token" else size / GIB
 
     def tolerance(self, params: KvCacheParams, inputs: KvCacheInputs) -> Tolerance:
+        """A total is asked in GiB to enough places that the same bytes in GB (7.4% more) lie at
+        least two units of the last place away, so GB for GiB is never within the bound."""
         if inputs.target == "per_token":
             return Tolerance("exact", measure="字节")
-        return Tolerance("decimals", params.decimals, measure="GiB")
+        gib = _per_token(inputs) * inputs.batch * inputs.length / GIB
+        return Tolerance("decimals", places_telling_gb_from_gib(gib, params.decimals), measure="GiB")
 
     def explain(self, inputs: KvCacheInputs, answer: int | float, tolerance: Tolerance) -> str:
-        per_token = 2 * inputs.layers * inputs.kv_heads * inputs.head_dim * BYTES[inputs.dtype]
+        per_token = _per_token(inputs)
         lines = [
             f"每个 token 每层存一个 K 和一个 V，各 h_kv × d_head = {inputs.kv_heads} × {inputs.head_dim} 个数：",
             "",

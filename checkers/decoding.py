@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from checkers.base import BaseChecker, Tolerance, draw_values, num, softmax_steps, vec
-from checkers.grading import Said
+from checkers.said import Said
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -38,6 +38,9 @@ class PerplexityInputs(Strict):
             raise ValueError(Said("probabilities must lie in (0, 1]"))
 
 
+MEAN_PLACES = 3  # places of the mean NLL the prompt says are enough (the worked solution shows 4)
+
+
 class Perplexity(BaseChecker[PerplexityParams, PerplexityInputs, float]):
     name = "perplexity"
     description = "困惑度 PPL = exp(平均负对数似然)：由各 token 的概率或由交叉熵 loss 求"
@@ -51,7 +54,8 @@ class Perplexity(BaseChecker[PerplexityParams, PerplexityInputs, float]):
             inputs = PerplexityInputs(probs=draw_values(rng, n, 0.05, 0.9, 2))
             setting = (
                 f"语言模型在一段 {n} 个 token 的文本上，给每个实际出现的下一个 token 的概率依次为 "
-                f"`{vec(inputs.probs or [])}`。\n\n求这段文本的困惑度（perplexity，按 token 平均）。"
+                f"`{vec(inputs.probs or [])}`。\n\n求这段文本的困惑度（perplexity，按 token 平均；"
+                f"中间的平均负对数似然保留 {MEAN_PLACES} 位小数即可）。"
             )
         else:
             inputs = PerplexityInputs(loss=draw_values(rng, 1, 1.5, 4.5, 2)[0])
@@ -79,6 +83,14 @@ class Perplexity(BaseChecker[PerplexityParams, PerplexityInputs, float]):
         else:
             nll = torch.tensor([inputs.loss], dtype=reference.DTYPE)
         return float(reference.perplexity(nll))
+
+    def other_accepted(self, inputs: PerplexityInputs, answer: float, tolerance: Tolerance) -> tuple[float, ...]:
+        """exp of the mean NLL at the places the prompt asks and at the places the worked solution
+        shows: a learner who rounds the mean as told is right."""
+        if inputs.probs is None:
+            return ()
+        mean = sum(-math.log(p) for p in inputs.probs) / len(inputs.probs)
+        return tuple(math.exp(float(num(mean, places))) for places in (MEAN_PLACES, 4))
 
     def explain(self, inputs: PerplexityInputs, answer: float, tolerance: Tolerance) -> str:
         if inputs.probs is None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
 from checkers.base import BaseChecker, Tolerance, draw_values, vec
-from checkers.grading import Said
+from checkers.said import Said
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)

@@ -294,10 +294,12 @@ def grade(text: str, question: Question) -> Grade:
     except AnswerFormatError as err:
         return Grade("format", err.hint)
     # each number against its truth, a careful learner's rounding of it in two steps, or any other
-    # value the question accepts (question.other_accepted, for a single answer), whichever grades best
-    others = () if isinstance(truth, list) else question.other_accepted
-    outcomes = [_best({judge(n, value, question.tolerance) for value in (t, *stepped(t, question.tolerance), *others)})
-                for n, t in zip(numbers, truths)]
+    # value the question accepts (question.other_accepted; for a vector, whole vectors one after another, so
+    # entry i has also[i::len]), whichever grades best
+    size = len(truths)
+    outcomes = [_best({judge(n, value, question.tolerance)
+                       for value in (t, *stepped(t, question.tolerance), *question.other_accepted[i::size])})
+                for i, (n, t) in enumerate(zip(numbers, truths))]
     answer = question.answer_text
     if "wrong" in outcomes:
         wrong = [i for i, o in enumerate(outcomes) if o == "wrong"]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from checkers.base import BaseChecker, Tolerance, draw_values, num, vec
-from checkers.grading import Said
+from checkers.said import Said
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -124,6 +124,16 @@ class LayerNormInputs(Strict):
         return self.gamma or [1.0] * len(self.x), self.beta or [0.0] * len(self.x)
 
 
+SHOWN = 4  # places of the intermediates the prompt asks for and the worked solution shows
+
+
+def _moments(inputs: LayerNormInputs) -> tuple[float, float, float]:
+    """(μ, σ², √(σ² + eps)) with the biased variance (divided by n), as nn.LayerNorm computes them."""
+    mean = sum(inputs.x) / len(inputs.x)
+    var = sum((v - mean) ** 2 for v in inputs.x) / len(inputs.x)
+    return mean, var, math.sqrt(var + inputs.eps)
+
+
 class LayerNorm(BaseChecker[LayerNormParams, LayerNormInputs, list[float]]):
     name = "layer_norm"
     description = "LayerNorm：一个短向量减均值、除以标准差（有偏方差 + eps），再乘 γ 加 β"
@@ -144,7 +154,7 @@ class LayerNorm(BaseChecker[LayerNormParams, LayerNormInputs, list[float]]):
             weights = "γ = 1，β = 0（初始化时的值）"
         prompt = (
             f"对 {n} 维向量 x = `{vec(x)}` 做 LayerNorm（对最后一维归一化，如 `nn.LayerNorm({n})`，eps = 1e-5），{weights}。\n\n"
-            f"求输出向量（{n} 个数）。"
+            f"求输出向量（{n} 个数；中间的均值 μ 和 √(σ² + eps) 保留 {SHOWN} 位小数即可）。"
         )
         return inputs, prompt
 
@@ -164,12 +174,17 @@ class LayerNorm(BaseChecker[LayerNormParams, LayerNormInputs, list[float]]):
         tensor = lambda v: torch.tensor(v, dtype=reference.DTYPE)  # noqa: E731
         return reference.layer_norm(tensor(inputs.x), tensor(gamma), tensor(beta), inputs.eps).tolist()
 
+    def other_accepted(self, inputs: LayerNormInputs, answer: list[float], tolerance: Tolerance) -> tuple[float, ...]:
+        """The output computed from μ and √(σ² + eps) at the places the prompt asks and the worked
+        solution shows: a learner who divides by the shown σ is right."""
+        mean, _, std = (float(num(value, SHOWN)) for value in _moments(inputs))
+        gamma, beta = inputs.affine()
+        return tuple((v - mean) / std * g + b for v, g, b in zip(inputs.x, gamma, beta))
+
     def explain(self, inputs: LayerNormInputs, answer: list[float], tolerance: Tolerance) -> str:
         x, n = inputs.x, len(inputs.x)
         gamma, beta = inputs.affine()
-        mean = sum(x) / n
-        var = sum((v - mean) ** 2 for v in x) / n
-        std = math.sqrt(var + inputs.eps)
+        mean, var, std = _moments(inputs)
         rows = [f"- 第 {i} 维：({v:g} − {num(mean)}) / {num(std)} × {g:g} + ({b:g}) = {num((v - mean) / std * g + b)}"
                 for i, (v, g, b) in enumerate(zip(x, gamma, beta))]  # fmt: skip
         return (

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 from checkers.base import BaseChecker, Tolerance, draw_values, softmax_steps, vec
-from checkers.grading import Said
+from checkers.said import Said
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -119,22 +119,28 @@ class AttentionShapes(BaseChecker[AttentionShapesParams, AttentionShapesInputs, 
         )
 
 
+Padding = Literal["left", "both"]
+
+
 @dataclass(frozen=True, kw_only=True)
 class MaskMatrixParams(LengthBounds):
     min_len: int = 3
     max_len: int = 4
+    padding: Literal["left", "both", "any"] = "any"  # both: a left-padded prompt that finished early
     decimals: Annotated[int, Field(ge=1, le=4)] = 2
 
     def check(self) -> None:
         super().check()
         if not 3 <= self.min_len <= self.max_len <= 5:
             raise ValueError(Said("need 3 <= min_len <= max_len <= 5 (a matrix the learner can compute by hand)"))
+        if self.padding == "both" and self.max_len < 4:
+            raise ValueError(Said("padding on both sides needs max_len >= 4 (two real tokens and a PAD on each side)"))
 
 
 @dataclass(frozen=True, kw_only=True)
 class MaskMatrixInputs(Strict):
     scores: Annotated[list[list[float]], Field(min_length=1)]  # [S, S], already scaled by 1/sqrt(d_k)
-    attention_mask: list[int]  # [S], 1 = token, 0 = PAD
+    attention_mask: list[int]  # [S], 1 = token, 0 = PAD; the tokens are one run, PAD on either side
 
     def check(self) -> None:
         size = len(self.scores)
@@ -142,39 +148,62 @@ class MaskMatrixInputs(Strict):
             raise ValueError(Said("scores must be {size} x {size} and attention_mask must have {size} entries", size=size))
         if set(self.attention_mask) - {0, 1}:
             raise ValueError(Said("attention_mask entries must be 0 or 1"))
-        if self.attention_mask[0] != 1:
-            raise ValueError(Said("position 0 must be a token: under a causal mask row 0 sees only position 0"))
+        if "".join(map(str, self.attention_mask)).strip("0").count("0"):
+            raise ValueError(Said("the tokens of attention_mask must be one run: PAD only at the start or the end"))
+
+    def sides(self) -> tuple[int, int]:
+        """(PAD on the left, PAD on the right)."""
+        text = "".join(map(str, self.attention_mask))
+        return len(text) - len(text.lstrip("0")), len(text) - len(text.rstrip("0"))
 
 
 class MaskMatrix(BaseChecker[MaskMatrixParams, MaskMatrixInputs, list[float]]):
+    """Batched generation pads on the left, so the PAD keys sit before real queries and only the
+    padding mask hides them; right padding alone changes no real row (the causal mask already
+    hides every later key), so a drawn sequence always has PAD on its left."""
+
     name = "mask_matrix"
-    description = "causal mask + padding mask 同时作用：一条序列的整个注意力权重矩阵"
+    description = "causal mask + padding mask 同时作用：一条左补齐序列的整个注意力权重矩阵"
     Params = MaskMatrixParams
     Inputs = MaskMatrixInputs
 
     def compose(self, rng: random.Random, params: MaskMatrixParams) -> tuple[MaskMatrixInputs, str]:
-        n = rng.randint(params.min_len, params.max_len)
-        pads = rng.randint(1, n - 2)  # at least two real tokens, at least one PAD
+        padding: Padding = params.padding if params.padding != "any" else rng.choice(["left", "both"])
+        n = rng.randint(4 if padding == "both" else params.min_len, params.max_len)
+        pads = rng.randint(2 if padding == "both" else 1, n - 2)  # at least two real tokens
+        left = pads if padding == "left" else rng.randint(1, pads - 1)
         inputs = MaskMatrixInputs(
-            scores=[draw_values(rng, n, -1, 3, 0) for _ in range(n)], attention_mask=[1] * (n - pads) + [0] * pads
+            scores=[draw_values(rng, n, -1, 3, 0) for _ in range(n)],
+            attention_mask=[0] * left + [1] * (n - pads) + [0] * (pads - left),
         )
         rows = "\n".join(f"| q{i} | " + " | ".join(f"{s:g}" for s in row) + " |" for i, row in enumerate(inputs.scores))
         header = "| | " + " | ".join(f"k{j}" for j in range(n)) + " |\n|" + " --- |" * (n + 1)
+        where = (
+            f"左侧补了 {left} 个 PAD（批量生成时左补齐，新 token 接在最右边）"
+            if padding == "left"
+            else f"prompt 左侧补了 {left} 个 PAD，它先生成完毕，右侧又补了 {pads - left} 个 PAD 等其他序列"
+        )
         prompt = (
-            f"GPT 做 batch 推理：一条长度 {n} 的序列右侧补了 {pads} 个 PAD，attention_mask = `{vec(inputs.attention_mask)}`。"
+            f"GPT 批量生成：一条长度 {n} 的序列，{where}，attention_mask = `{vec(inputs.attention_mask)}`。"
             f"自注意力同时用 causal mask（位置 i 只看 j ≤ i）和 padding mask（PAD 作为 key 被遮住）。"
             f"某个头的缩放后分数矩阵 $QK^\\top/\\sqrt{{d_k}}$（行 = query，列 = key）：\n\n{header}\n{rows}\n\n"
             f"被遮位置在 softmax 之前置为 −∞。求 softmax 后的整个 {n}×{n} 注意力权重矩阵，"
-            f"按行展开写成 {n * n} 个数（先第 0 行，再第 1 行……；被遮位置写 0；PAD 行照常计算）。"
+            f"按行展开写成 {n * n} 个数（先第 0 行，再第 1 行……；被遮位置写 0；query 是 PAD 的行输出会被丢弃，整行写 0）。"
         )
         return inputs, prompt
 
     def why_out_of_range(self, params: MaskMatrixParams, inputs: MaskMatrixInputs) -> str | None:
         n, kept = len(inputs.scores), sum(inputs.attention_mask)
+        left, right = inputs.sides()
         if not params.min_len <= n <= params.max_len:
             return Said("length {n} is outside [{low}, {high}]", n=n, low=params.min_len, high=params.max_len)
-        if kept < 2 or kept == n:
+        if kept < 2:
             return Said("the question needs at least two real tokens and at least one PAD")
+        if not left:
+            return Said("no PAD before a token: the causal mask already hides every later PAD, so the padding mask "
+                        "would change no real row")
+        if params.padding != "any" and (right > 0) != (params.padding == "both"):
+            return Said("the card wants padding = {padding}", padding=params.padding)
         return None
 
     def solve(self, inputs: MaskMatrixInputs) -> list[float]:
@@ -187,14 +216,20 @@ class MaskMatrix(BaseChecker[MaskMatrixParams, MaskMatrixInputs, list[float]]):
         return weights.flatten().tolist()
 
     def explain(self, inputs: MaskMatrixInputs, answer: list[float], tolerance: Tolerance) -> str:
-        n = len(inputs.scores)
+        n, mask = len(inputs.scores), inputs.attention_mask
+        first = mask.index(1)
         parts = [
-            "可见位置 = causal（j ≤ i）且 padding（key j 不是 PAD），两个 mask 取**与**；"
-            "位置 0 总是真实 token，所以每行至少有一个可见位置，不会出现全 −∞ 的 NaN 行。"
+            "可见位置 = causal（j ≤ i）且 padding（key j 不是 PAD），两个 mask 取**与**。"
+            f"PAD 在真实 token 的左边，causal mask 遮不住它们：第 {first} 行起的每个真实 query 都靠 padding mask "
+            "才看不到左边的 PAD。query 是 PAD 的行输出会被丢弃，整行写 0（左侧的 PAD 行只能看到 PAD，全是 −∞，"
+            "softmax 会得到 NaN）。"
         ]
         for i, row in enumerate(inputs.scores):
-            keep = [int(j <= i and inputs.attention_mask[j] == 1) for j in range(n)]
             weights = answer[i * n : (i + 1) * n]
+            if not mask[i]:
+                parts.append(f"**第 {i} 行**（query 是 PAD，整行写 0）\n\n第 {i} 行 = `{tolerance.format(weights)}`")
+                continue
+            keep = [int(j <= i and mask[j] == 1) for j in range(n)]
             parts.append(
                 f"**第 {i} 行**（可见 key：{', '.join(f'k{j}' for j in range(n) if keep[j])}）\n\n"
                 f"{softmax_steps(row, keep, 'key', asked=tolerance)}\n\n第 {i} 行 = `{tolerance.format(weights)}`"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 from checkers.base import BaseChecker, Tolerance, num
 from checkers.configs import CONFIGS, Component, Convention, Family, ModelConfig
-from checkers.grading import Said
+from checkers.said import Said
 from checkers.shapes import LAYERS_MAX, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -245,6 +245,14 @@ class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
             return counts["embeddings"] / counts["total"]
         return counts[inputs.component]
 
+    def other_accepted(self, inputs: ParamCountInputs, answer: int | float, tolerance: Tolerance) -> tuple[float, ...]:
+        """An estimate ("约多少": significant digits) of a named model's total also takes the figures
+        its paper and its name give (GPT-2 XL: 1542M, 1.5B), graded at the same digits."""
+        if tolerance.kind != "significant" or inputs.component != "total" or inputs.model is None:
+            return ()
+        cfg = inputs.config()
+        return cfg.published if cfg == CONFIGS[inputs.model] else ()
+
     def tolerance(self, params: ParamCountParams, inputs: ParamCountInputs) -> Tolerance:
         if inputs.component == "embedding_share":
             return Tolerance("decimals", 3)
@@ -270,4 +278,11 @@ class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
             f"{convention_text(inputs.convention, cfg)}\n\n" + "\n".join(rows) + share
             + f"\n\n答案：`{tolerance.format(answer)}`"
             + (f"（精确值 {answer:,}）" if tolerance.kind in ("unit", "significant", "relative") else "")
+            + self._published(inputs, answer, tolerance)
         )
+
+    def _published(self, inputs: ParamCountInputs, answer: int | float, tolerance: Tolerance) -> str:
+        figures = self.other_accepted(inputs, answer, tolerance)
+        if not figures:
+            return ""
+        return f"；论文与通称的 {'、'.join(Tolerance('significant', 4).format(f) for f in figures)} 也算对"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from checkers.base import BaseChecker, Tolerance, draw_values, num, softmax_steps, vec
-from checkers.grading import Said
+from checkers.said import Said
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:

@@ -333,9 +333,13 @@ def multi_head_shapes(batch: int, q_len: int, kv_len: int, d_model: int, heads: 
 
 
 def causal_padding_weights(scores: Tensor, attention_mask: Tensor) -> Tensor:
-    """[S, S] attention weights of one sequence under its causal mask and its padding (key) mask."""
+    """[S, S] attention weights of one sequence under its causal mask and its padding (key) mask.
+
+    A PAD query's row is 0: its output is discarded, and a PAD left of every token sees only
+    masked keys (softmax of an all -inf row is NaN). A token's row always keeps its own key."""
     mask = padding_mask(attention_mask[None]) & causal_mask(scores.size(-1))  # [1, 1, S, S]
-    return masked_softmax(scores, mask)[0, 0]
+    weights = masked_softmax(scores, mask)[0, 0]
+    return torch.where(attention_mask.bool()[:, None], weights, torch.zeros((), dtype=weights.dtype))
 
 
 def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, batch: int, length: int, dtype: str) -> int:
@@ -461,3 +465,112 @@ def sampling_distribution(logits: Tensor, temperature: float = 1.0, top_k: int =
         drop = torch.cumsum(probs, dim=-1) - probs >= top_p
         z = z.masked_fill(torch.zeros_like(drop).scatter(-1, order, drop), float("-inf"))
     return torch.softmax(z, dim=-1)
+
+
+# --- budgets: weights at low precision, training compute, ALBERT's factorised embedding -------
+
+
+WEIGHT_DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16, "int8": torch.int8}
+
+
+def weight_bytes(parameters: int, dtype: str) -> int:
+    """Bytes of the weights alone as stored tensors; int4 packs two weights into each uint8 (as
+    GPTQ and bitsandbytes store them), scales and zero points left out."""
+    with torch.device("meta"):
+        if dtype == "int4":
+            weights = torch.empty((parameters + 1) // 2, dtype=torch.uint8)
+        else:
+            weights = torch.empty(parameters, dtype=WEIGHT_DTYPES[dtype])
+    return weights.numel() * weights.element_size()
+
+
+def training_flops_per_parameter_token() -> int:
+    """FLOPs of one training step per weight per token, counted on a Linear whose input needs a
+    gradient as inside a network: forward 2, backward 4 (the input's and the weight's gradients),
+    the 6 of C = 6ND (Kaplan et al. 2020, §2.1)."""
+    d_in, d_out, tokens = 8, 4, 3
+    with torch.device("meta"):
+        layer = nn.Linear(d_in, d_out, bias=False)
+        x = torch.empty(tokens, d_in, requires_grad=True)
+        with FlopCount() as counter:
+            layer(x).sum().backward()
+    return counter.total // (d_in * d_out * tokens)
+
+
+def factorised_embedding_parameters(vocab: int, embedding: int, hidden: int) -> dict[str, int]:
+    """ALBERT's V x E table plus its E x H projection, against BERT's V x H table (weights only)."""
+    with torch.device("meta"):
+        factorised = nn.Sequential(nn.Embedding(vocab, embedding), nn.Linear(embedding, hidden, bias=False))
+        full = nn.Embedding(vocab, hidden)
+    counts = {"factorised": count_parameters(factorised), "full": count_parameters(full)}
+    return {**counts, "saving": counts["full"] - counts["factorised"]}
+
+
+# --- training recipes: warmup + cosine learning rate, distillation at a temperature -------------
+
+
+def warmup_cosine_lr(peak: float, warmup: int, total: int, step: int, final_ratio: float) -> float:
+    """The rate at ``step`` (from 0) as transformers' get_cosine_schedule_with_warmup has its
+    LambdaLR compute it: peak × t / warmup, then a half cosine from the peak down to
+    final_ratio × peak at ``total``. Computed on tensors, not through torch.optim, whose first
+    optimizer imports torch._dynamo (about 2 s)."""
+    t = torch.tensor(float(step), dtype=DTYPE)
+    if step < warmup:
+        return float(peak * t / warmup)
+    progress = (t - warmup) / (total - warmup)
+    return float(peak * (final_ratio + (1 - final_ratio) * (1 + torch.cos(math.pi * progress)) / 2))
+
+
+def soft_targets(logits: Tensor, temperature: float) -> Tensor:
+    """softmax(z / T): Hinton et al. (2015), §2."""
+    return F.softmax(logits / temperature, dim=-1)
+
+
+def distillation_loss(student: Tensor, teacher: Tensor, temperature: float) -> Tensor:
+    """T² · KL(teacher ‖ student) at temperature T, as F.kl_div computes it from the student's log
+    probabilities (Hinton et al. 2015, §2: T² keeps the soft targets' gradients at their scale)."""
+    return F.kl_div(F.log_softmax(student / temperature, dim=-1), soft_targets(teacher, temperature), reduction="sum") * temperature**2
+
+
+def rotary(x: Tensor, position: int, base: float = 10000.0) -> Tensor:
+    """RoPE as LLaMA's apply_rotary_emb computes it: consecutive pairs read as complex numbers,
+    multiplied by e^(i · position · θ_j) with θ_j = base^(−2j/d) (Su et al. 2021, §3.4.2)."""
+    d = x.size(-1)
+    theta = base ** (-torch.arange(0, d, 2, dtype=DTYPE) / d)
+    turn = torch.polar(torch.ones_like(theta), position * theta)
+    return torch.view_as_real(torch.view_as_complex(x.reshape(-1, 2).contiguous()) * turn).flatten()
+
+
+class LlamaBlock(nn.Module):
+    """A LLaMA block's parameters: bias-free Q/O (d x d) and K/V (d x h_kv·d_head) for grouped-query
+    attention, SwiGLU's gate, up and down projections, and two RMSNorms (Touvron et al. 2023)."""
+
+    def __init__(self, d_model: int, heads: int, kv_heads: int, d_ff: int):
+        super().__init__()
+        kv = kv_heads * (d_model // heads)
+        self.q, self.k = nn.Linear(d_model, d_model, bias=False), nn.Linear(d_model, kv, bias=False)
+        self.v, self.o = nn.Linear(d_model, kv, bias=False), nn.Linear(d_model, d_model, bias=False)
+        self.gate, self.up = nn.Linear(d_model, d_ff, bias=False), nn.Linear(d_model, d_ff, bias=False)
+        self.down = nn.Linear(d_ff, d_model, bias=False)
+        self.norms = nn.ModuleList([nn.RMSNorm(d_model), nn.RMSNorm(d_model)])
+
+
+def llama_parameters(layers: int, d_model: int, heads: int, kv_heads: int, d_ff: int, vocab: int) -> dict[str, int]:
+    """Parameters by part, counted on meta-device modules: one block (the layers are identical),
+    the embedding, the final RMSNorm and the untied output head."""
+    with torch.device("meta"):
+        block = LlamaBlock(d_model, heads, kv_heads, d_ff)
+        rest = nn.ModuleList([nn.Embedding(vocab, d_model), nn.RMSNorm(d_model), nn.Linear(d_model, vocab, bias=False)])
+    attention = sum(count_parameters(m) for m in (block.q, block.k, block.v, block.o))
+    ffn = sum(count_parameters(m) for m in (block.gate, block.up, block.down))
+    layer = count_parameters(block)
+    return {"attention": attention, "ffn": ffn, "layer": layer, "total": layers * layer + count_parameters(rest)}
+
+
+def beam_search_probability(first: Tensor, second: Tensor, width: int) -> Tensor:
+    """Two steps of beam search on log probabilities, as a decoder runs it: keep the top ``width``
+    first tokens (topk), extend each by every token, and return the probability of the best
+    extension (width 1 is greedy decoding)."""
+    kept = torch.topk(first.log(), width)
+    scores = kept.values[:, None] + second[kept.indices].log()  # [width, V]
+    return scores.flatten().max().exp()

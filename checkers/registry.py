@@ -1,7 +1,7 @@
 """Checker names -> checker instances. Importing this (or any checker module) never imports torch.
 
 A checker's module is imported when the checker is first asked for, so a numeric card pays for
-its own family's classes only, not for all seventeen; the table below is checked against each
+its own family's classes only, not for all of them; the table below is checked against each
 class's ``name`` in the tests.
 """
 
@@ -14,12 +14,18 @@ if TYPE_CHECKING:
     from checkers.base import BaseChecker
 
 WHERE: dict[str, tuple[str, str]] = {  # name -> (module, class)
+    "albert_embedding": ("checkers.budgets", "AlbertEmbedding"),
     "attention_shapes": ("checkers.multihead", "AttentionShapes"),
+    "beam_search": ("checkers.search", "BeamSearch"),
+    "compute_budget": ("checkers.budgets", "ComputeBudget"),
+    "distillation": ("checkers.recipes", "Distillation"),
     "embedding_sum": ("checkers.embedding", "EmbeddingSum"),
     "flops_per_token": ("checkers.costs", "Flops"),
     "kv_cache": ("checkers.costs", "KvCache"),
     "layer_norm": ("checkers.layers", "LayerNorm"),
+    "llama_params": ("checkers.llama", "LlamaParams"),
     "lora_params": ("checkers.costs", "LoraParams"),
+    "lr_schedule": ("checkers.recipes", "LrSchedule"),
     "mask_matrix": ("checkers.multihead", "MaskMatrix"),
     "masked_softmax": ("checkers.attention", "MaskedSoftmax"),
     "masking_budget": ("checkers.pretraining", "MaskingBudget"),
@@ -27,10 +33,12 @@ WHERE: dict[str, tuple[str, str]] = {  # name -> (module, class)
     "nsp_loss": ("checkers.pretraining", "NspLoss"),
     "param_count": ("checkers.parameters", "ParamCount"),
     "perplexity": ("checkers.decoding", "Perplexity"),
+    "rope": ("checkers.rotary", "Rope"),
     "sampling": ("checkers.decoding", "Sampling"),
     "scaled_scores": ("checkers.attention", "ScaledScores"),
     "sinusoidal_pe": ("checkers.layers", "PositionalEncoding"),
     "training_memory": ("checkers.costs", "TrainingMemory"),
+    "weight_memory": ("checkers.budgets", "WeightMemory"),
 }
 _made: dict[str, BaseChecker[Any, Any, Any]] = {}
 

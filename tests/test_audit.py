@@ -110,3 +110,54 @@ def test_bert_cannot_generate_is_not_blamed_on_its_output_layer(cards):
 
 def test_no_card_uses_course_production_jargon(cards):
     assert [c.id for d in cards.values() for c in d.values() if "抽取稿" in texts(c)] == []
+
+
+def test_a_number_the_audit_quotes_is_one_the_decks_state():
+    """A numeric card's figure quoted here (240.59, not 240.60) is the one its card states."""
+    text = re.sub(r"(?:PyTorch|torch) \d+(?:\.\d+)+", "", AUDIT.read_text("utf-8"))  # versions are not figures
+    decks = "\n".join(path.read_text("utf-8") for path in sorted((ROOT / "decks").glob("*.yaml")))
+    quoted = set(re.findall(r"(?<![\d.])\d+\.\d{2,}(?![\d.])", text))
+    assert quoted and sorted(n for n in quoted if n not in decks) == []
+
+
+def graded(card: object) -> str:
+    """What a card teaches as its own: every text but the wrong claim of a mistake card and the
+    options of a choice card (distractors by design), each cut at its note on what the course says."""
+    fields = [getattr(card, name, None) for name in ("question", "answer", "correction", "why", "explanation", "text")]
+    fields += list(getattr(card, "points", None) or [])
+    return "\n".join(f.split("（注")[0].split("（补充")[0] for f in fields if isinstance(f, str))
+
+
+REMOVED = [  # what the audit corrected: in a card whose own text matches the first pattern, the second must not come back
+    ("", r"生成时[^。；]{0,6}看到未来", "bidirectional attention 'sees the future' at generation: there is none then (BERT §3.1)"),
+    ("", r"RoBERTa[^。]*(?:过于简单|太简单)", "'NSP is too easy' is ALBERT's conjecture (§3.1), not RoBERTa's finding"),
+    ("ALBERT", r"推理快", "ALBERT's sharing cuts parameters, not computation (ALBERT §5)"),
+    ("", r"更省算力", "same-size BERT and GPT cost the same per token (BERT §4.1)"),
+    ("", r"除自己", "an MLM position attends to itself; only a replaced one misses its original word"),
+    ("", r"图里|图中|红框|灰色块|这张图|结构图", "a figure the learner cannot see"),
+    ("", r"材料明确点出", "authority instead of a reason"),
+    ("", r"而是不是", "reads as 'whether'; 而是并非"),
+    ("SpanBERT", r"实体识别更强", "SpanBERT's paper reports no NER"),
+]
+
+
+def test_what_the_audit_corrected_stays_corrected(cards):
+    found = [
+        f"{card.id}: {why}"
+        for deck_cards in cards.values()
+        for card in deck_cards.values()
+        if not kinds.of(card).generated
+        for scope, pattern, why in REMOVED
+        if re.search(scope, graded(card)) and re.search(pattern, graded(card))
+    ]
+    assert found == []
+
+
+def test_the_qa_head_is_taught_as_the_linear_layer_gives_it(cards):
+    """Linear(768, 2) gives [B, S, 2]; the course's [B, 2, S] appears only beside it."""
+    for deck_cards in cards.values():
+        for card in deck_cards.values():
+            text = texts(card)
+            if "[B, 2, S]" in text:
+                assert "[B, S, 2]" in text, card.id
+    assert "[B, S, 2]" in texts(cards["ch08-bert"]["bert-qa-head-shape"])

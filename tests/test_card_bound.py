@@ -65,6 +65,8 @@ def violation(card: Any, inputs: dict[str, Any], prompt: str) -> str | None:
             real = kept
             if variant == "padding" and kept == n:
                 return "no PAD in a padding row"
+            if variant == "causal" and n - kept < int(p.get("min_masked", 0)):
+                return f"a causal row hiding {n - kept} future positions"
         elif variant == "unmasked":
             if kept != n or not inputs.get("pads") or f"最后 {inputs['pads']} 个位置是 PAD" not in prompt:
                 return "a forgotten mask hides nothing, and the story names its PADs"
@@ -99,6 +101,12 @@ def violation(card: Any, inputs: dict[str, Any], prompt: str) -> str | None:
             return f"convention {inputs['convention']}"
         if inputs.get("component", "total") not in p.get("components", [inputs.get("component", "total")]):
             return f"component {inputs.get('component')}"
+    elif card.checker == "mask_matrix":
+        mask = inputs["attention_mask"]
+        if mask[0] != 0 or sum(mask) < 2:
+            return f"attention_mask {mask}: no PAD left of the tokens, or fewer than two tokens"
+        if p.get("padding", "any") != "any" and (mask[-1] == 0) != (p["padding"] == "both"):
+            return f"attention_mask {mask} is not padding {p['padding']}"
     elif card.checker == "scaled_scores":
         if "d_k" in p and len(inputs["q"]) != int(p["d_k"]):
             return f"d_k {len(inputs['q'])}"
@@ -157,6 +165,41 @@ def test_cards_that_name_a_model_draw_only_that_model():
                 found += 1
                 assert card.params.get("models") == [model], card.id
     assert found >= 2
+
+
+BERT_BASE_TEXTBOOK = {  # the course's 8.2 table, weights only: V = 30522, d = 768, d_ff = 3072, L = 12
+    "bert-params-token-embedding": 30522 * 768,
+    "bert-params-position-embedding": 512 * 768,
+    "bert-params-segment-embedding": 2 * 768,
+    "bert-params-embeddings-total": (30522 + 512 + 2) * 768,
+    "bert-params-attention-layer": 4 * 768 * 768,
+    "bert-params-ffn-layer": 2 * 768 * 3072,
+    "bert-params-per-layer": 4 * 768 * 768 + 2 * 768 * 3072,
+    "bert-params-total-textbook": (30522 + 512 + 2) * 768 + 12 * (4 * 768 * 768 + 2 * 768 * 3072),
+    "bert-params-embedding-share": (30522 + 512 + 2) * 768 / ((30522 + 512 + 2) * 768 + 12 * (4 * 768 * 768 + 2 * 768 * 3072)),
+    "bert-params-total-exact": 109_482_240,  # bert-base-uncased's checkpoint without the MLM/NSP heads
+}
+
+
+@pytest.mark.parametrize("card_id", sorted(BERT_BASE_TEXTBOOK))
+def test_the_bert_base_fact_cards_ask_bert_base_every_time(card_id):
+    """Their notes teach bert-base's figures; other sizes are the drill card's job."""
+    card = next(c for c in CARDS if c.id == card_id)
+    for seed in range(30):
+        question = kinds.of(card).ask(card, seed).drawn.question()
+        assert question.inputs["model"] == "bert-base-uncased", seed
+        assert question.answer == pytest.approx(BERT_BASE_TEXTBOOK[card_id], rel=1e-12)
+    drill = next(c for c in CARDS if c.id == "bert-params-drill-any-size")
+    drawn = {kinds.of(drill).ask(drill, seed).drawn.draft.inputs.model for seed in range(30)}
+    assert None in drawn  # the drill draws sizes of its own
+
+
+@pytest.mark.parametrize("card_id", ["bert-causal-vs-padding-softmax", "d12-gpt-causal-softmax-row-b"])
+def test_the_causal_row_cards_always_hide_a_future_position(card_id):
+    card = next(c for c in CARDS if c.id == card_id)
+    for seed in SEEDS:
+        mask = kinds.of(card).ask(card, seed).drawn.draft.inputs.mask
+        assert 0 in mask and mask[0] == 1, (seed, mask)
 
 
 def test_lint_rejects_a_card_whose_generator_leaves_its_point(monkeypatch):

@@ -12,6 +12,7 @@ import pytest
 from checkers import registry
 from checkers.base import grouped
 from checkers.configs import CONFIGS
+from checkers.grading import grade
 
 SEEDS = range(150)
 
@@ -81,6 +82,8 @@ def test_mlm_loss_against_closed_form(params):
             assert f"{loss:.4f}" in q.solution
         if len(losses) > 1 and "position" not in q.inputs:
             assert f"= {expected:.4f}" in q.solution  # the averaging line ends on the answer
+            summed = f"{sum(losses):.{q.tolerance.decimals}f}"  # the sum for the mean: never accepted
+            assert grade(summed, q).outcome == "wrong", (seed, summed)
 
 
 def test_nsp_loss_against_closed_form():

@@ -61,7 +61,7 @@ def test_own_answer_grades_correct_and_just_outside_does_not(name):
         assert grade(q.answer_text, q).outcome == "correct", (seed, q.answer_text)
         truths = q.answer if isinstance(q.answer, list) else [q.answer]
         texts = q.answer_text.strip("[]").split(", ") if isinstance(q.answer, list) else [q.answer_text]
-        highest = max([truths[0], *q.other_accepted, *stepped(truths[0], q.tolerance)])  # past every value the question accepts
+        highest = max([truths[0], *q.other_accepted[::len(truths)], *stepped(truths[0], q.tolerance)])  # past every value accepted
         outside = highest + max(q.tolerance.allowed(highest) * 1.01, 1e-9)
         if q.tolerance.kind == "exact":
             outside = truths[0] + 1
@@ -109,9 +109,9 @@ def test_fewer_digits_than_asked_is_imprecise_exactly_when_outside_the_bound(nam
         truths = q.answer if isinstance(q.answer, list) else [q.answer]
         coarse = [round(t, q.tolerance.decimals - 1) for t in truths]
         typed = ", ".join(f"{c:.{q.tolerance.decimals - 1}f}" for c in coarse)
-        accepted = [truths] + [[a] for a in q.other_accepted]  # the answer, or a value the question also accepts
-        inside = any(all(any(abs(c - v) <= q.tolerance.allowed(v) for v in (t, *stepped(t, q.tolerance)))
-                         for c, t in zip(coarse, ts)) for ts in accepted)
+        # each entry against its truth or a value the question also accepts there (q.other_accepted: whole vectors in a row)
+        inside = all(any(abs(c - v) <= q.tolerance.allowed(v) for v in (t, *stepped(t, q.tolerance), *q.other_accepted[i::len(truths)]))
+                     for i, (c, t) in enumerate(zip(coarse, truths)))
         assert grade(typed, q).outcome == ("correct" if inside else "imprecise"), (seed, typed, q.answer)
 
 
