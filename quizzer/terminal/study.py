@@ -20,8 +20,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from quizzer import kinds
+from quizzer import clock, kinds
 from quizzer.app.collection import Collection
+from quizzer.app.queue import NothingDue
 from quizzer.app.study import Answer as AnswerEvent
 from quizzer.app.study import (
     BackView,
@@ -293,6 +294,28 @@ def report(console: Console, summary: Summary) -> None:
         for day, count in summary.forecast:
             table.add_row(day.isoformat(), str(count))
         console.print(table)
+
+
+def nothing_due(why: NothingDue) -> str:
+    """What ``quiz study`` says when no card is due, and what to do about it."""
+    when = _(" The next card is due {when}.").format(when=clock.when(why.next_due)) if why.next_due else ""
+    if why.reason == "no_new_taken":
+        return _("Nothing is due now, and --new 0 takes no new card ({count} wait).{when}").format(
+            count=why.waiting, when=when)
+    if why.reason == "held_by_deck":
+        held = join([_("{deck} by its own limit ({limit} a day)").format(deck=deck, limit=limit)
+                     for deck, limit in why.held_by_deck.items()])
+        return _("Today's new cards are done, {decks}, and {count} more wait.{when} "
+                 "`quiz config set deck.ID.new_per_day N` raises a deck's own limit, "
+                 "`quiz config unset deck.ID.new_per_day` gives it the global one.").format(
+            decks=held, count=why.waiting, when=when)
+    if why.reason == "new_limit":  # as Anki says the limit is reached: "nothing is due" would hide the new cards
+        return _("Today's new cards are done ({limit} a day), and {count} more wait.{when} "
+                 "`quiz study --new-per-day N` raises the limit for this run, "
+                 "`quiz config set new_per_day N` for every day.").format(
+            limit=why.pace.today, count=why.waiting, when=when)
+    return _("Nothing is due now.{when} `quiz study --ahead` practises cards early; "
+             "reviews of cards not yet due leave their schedule alone.").format(when=when)
 
 
 def run(collection: Collection, queue: list[str], *, chosen: CardFilter = EVERYTHING, only_queued: bool = False,
