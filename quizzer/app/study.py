@@ -326,6 +326,10 @@ class StudySession:
             return self._answer(event.text)
         return [self._current()]
 
+    def current(self) -> View:
+        """What waits for the next event now (a page drawn again shows it)."""
+        return self.summary if self.phase == "done" else self._current()
+
     def location(self) -> tuple[Any, int]:
         """The deck file and line of the card on screen (for the editor)."""
         return self.collection.location(self._card_id())

@@ -11,10 +11,12 @@ import fsrs
 from quizzer.app.collection import Collection
 from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, to_utc
 from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
+from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER
 from quizzer.scheduling.plan import Interview, final_days
 from quizzer.scheduling.queue import new_offered, new_per_day_today, reviews_left_today, reviews_today
 from quizzer.scheduling.summary import DeckToday, today_by_deck
+from quizzer.settings import Settings
 from quizzer.store.exams import latest_unfinished
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.store.records import ExamRecord
@@ -92,3 +94,10 @@ def today(collection: Collection, now: datetime, new_per_day: int = NEW_PER_DAY,
             collection.store, now, reviews_per_day=reviews_per_day, rollover_hour=rollover_hour, scheduler=scheduler,
             deck_reviews_per_day=deck_reviews, interview=steering))
     return Today(rows, total, pace, steering, latest_unfinished(collection.store), practice)
+
+
+def learner_today(collection: Collection, settings: Settings, now: datetime) -> Today:
+    """``today`` within the learner's limits and schedule (``settings`` and the interview set)."""
+    schedule = schedule_of(collection.store, settings)
+    return today(collection, now, settings.new_per_day, settings.day_start_hour, settings.deck_new_per_day,
+                 schedule.interview, settings.reviews_per_day, settings.deck_reviews_per_day, schedule.scheduler)

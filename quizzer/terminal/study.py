@@ -44,14 +44,14 @@ from quizzer.app.study import (
     Undo,
     View,
 )
-from quizzer.app.views import Retry
+from quizzer.app.views import Retry, interval
 from quizzer.defaults import LEECH_LAPSES, Rating
 from quizzer.errors import os_reason
 from quizzer.settings import Settings
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.terminal import render
 from quizzer.terminal.prompter import Prompter, TerminalPrompter, command, for_stdin
-from quizzer.i18n import N_, _, join, said
+from quizzer.i18n import _, join, said
 from quizzer.terminal.render import clean, console, markdown, safe
 
 COMMANDS: dict[str, Event] = {"u": Undo(), "b": Bury(), "s": Suspend(), "q": Quit()}  # and "e", which the terminal handles
@@ -74,28 +74,6 @@ def answer_commands(editing: bool) -> str:
 def label(rating: int) -> str:
     """The rating's name in the UI language."""
     return Rating(rating).shown
-
-
-UNITS = {"s": N_("{amount}s"), "m": N_("{amount}m"), "h": N_("{amount}h"), "d": N_("{amount}d"),
-         "mo": N_("{amount}mo"), "y": N_("{amount}y")}  # Anki's button units; Chinese: 10分钟, 3天
-
-
-def interval(span: timedelta, translated: bool = True) -> str:
-    """An interval as Anki's answer buttons show it: seconds under a minute, minutes under an
-    hour, hours under a day, days under 30 days, then months (30 days) and years (365 days)
-    to one decimal: ``45s``, ``10m``, ``3h``, ``8d``, ``1.5mo``, ``2y`` (in the UI language
-    unless ``translated`` is off, as the line protocol's machine lines are)."""
-    seconds = max(0.0, span.total_seconds())
-    unit, amount = "", ""
-    for unit, size, limit in (("s", 1, 60), ("m", 60, 3600), ("h", 3600, 86400), ("d", 86400, 30 * 86400)):
-        if seconds < limit:
-            amount = str(round(seconds / size))
-            break
-    else:
-        days = seconds / 86400
-        value, unit = (days / 30, "mo") if days < 365 else (days / 365, "y")
-        amount = f"{value:.1f}".removesuffix(".0")
-    return (_(UNITS[unit]) if translated else UNITS[unit]).format(amount=amount)
 
 
 def due_in(span: timedelta | None) -> str:

@@ -1,0 +1,75 @@
+"""``quiz serve``: the drill in a browser (``quizzer.web``), and ``quiz serve user add NAME``,
+the accounts it needs on any address but the loopback one."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from quizzer.cli.base import DbOption, DecksOption, app, collection, group, say, settings
+from quizzer.errors import UsageError
+from quizzer.i18n import _
+
+serve_app = group(_("The drill in a browser: today's decks and study, over the same collection."),
+                  invoke_without_command=True, no_args_is_help=False)
+user_app = group(_("The accounts `quiz serve` asks for on an address other than the loopback one."))
+serve_app.add_typer(user_app, name="user")
+app.add_typer(serve_app, name="serve")
+
+
+def loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only."""
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@serve_app.callback(help=_("Serve the drill at http://HOST:PORT/ (on the loopback address, no login; on any other, "
+                           "`quiz serve user add NAME` first)."))
+def serve(
+    ctx: typer.Context,
+    host: Annotated[str, typer.Option("--host", metavar="HOST", help=_("The address to listen on."))] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, metavar="PORT", help=_("The port."))] = 8000,
+    decks_dir: DecksOption = None,
+    db: DbOption = None,
+) -> None:
+    if ctx.invoked_subcommand is not None:
+        return
+    from quizzer.app import accounts
+
+    login = not loopback(host)
+    if login and not accounts.names():
+        raise UsageError(_("--host {host} is reachable from other machines, and no account is set").format(host=host),
+                         _("`quiz serve user add NAME` sets one (or leave --host out for this machine only)"))
+    import uvicorn
+
+    from quizzer.web.server import create_app
+
+    chosen = settings()
+    served = create_app(collection(ctx, decks_dir, db), chosen, login=login)
+    shown = f"[{host}]" if ":" in host else host
+    say(_("quizzer is served at http://{host}:{port}/ (Ctrl-C stops it)").format(host=shown, port=port))
+    uvicorn.run(served, host=host, port=port, log_level="warning", server_header=False)
+
+
+@user_app.command("add", help=_("Add an account, or set its password anew (asked twice, not echoed)."))
+def user_add(name: Annotated[str, typer.Argument(metavar="NAME", help=_("The account's name."))]) -> None:
+    from getpass import getpass
+
+    from quizzer.app import accounts
+
+    if sys.stdin.isatty():
+        password = getpass(_("Password: "))
+        if getpass(_("Again: ")) != password:
+            raise UsageError(_("The two passwords differ"), _("run it again"))
+    else:
+        password = sys.stdin.readline().rstrip("\n")
+    accounts.add(name, password)
+    say(_("Account {name} is set ({file}).").format(name=name, file=accounts.accounts_path()))

@@ -1,0 +1,156 @@
+"""The web drill's application (``create_app``) and its routes: today, study, login."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from quizzer import clock, i18n
+from quizzer.app.collection import Collection
+from quizzer.app.queue import NothingDue
+from quizzer.app.study import CardView, Continue, Feedback, Notice, QueueEnd, Summary
+from quizzer.app.today import learner_today
+from quizzer.app.views import Retry
+from quizzer.errors import QuizError
+from quizzer.settings import Settings
+from quizzer.web import guard
+from quizzer.web.drill import Drills, event_of
+from quizzer.web.pages import draw, language
+
+STATIC = Path(__file__).parent / "static"
+
+
+@dataclass
+class Served:
+    """What the routes share: the collection, the study sessions, whether pages need a login."""
+
+    drills: Drills
+    login: bool
+    throttle: guard.LoginThrottle = field(default_factory=guard.LoginThrottle)
+
+
+def create_app(collection: Collection, settings: Settings, *, login: bool = False, secret: str | None = None) -> Any:
+    """The ASGI application over ``collection``; ``login``: every page but the login page needs
+    an account signed in (``quizzer.app.accounts``)."""
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.sessions import SessionMiddleware
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
+    served = Served(Drills(collection, settings), login)
+
+    def route(path: str, handler: Any, methods: list[str]) -> Route:
+        async def endpoint(request: Any) -> Any:
+            return await _guarded(served, request, handler)
+        return Route(path, endpoint, methods=methods)
+
+    routes = [
+        route("/", _today, ["GET"]),
+        route("/study", _study, ["GET", "POST"]),
+        route("/login", _login, ["GET", "POST"]),
+        route("/logout", _logout, ["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    middleware = [Middleware(guard.BodyLimit),
+                  Middleware(SessionMiddleware, secret_key=secret or secrets.token_urlsafe(32),
+                             session_cookie="quiz_session", same_site="strict", max_age=14 * 86400)]
+    return Starlette(routes=routes, middleware=middleware)
+
+
+async def _guarded(served: Served, request: Any, handler: Any) -> Any:
+    """``handler``'s response, after the checks every page shares: the language, the login
+    (where one is needed) and, for a POST, its CSRF token."""
+    from starlette.responses import PlainTextResponse, RedirectResponse
+
+    i18n.use(language(request.headers.get("accept-language", "")))
+    form = await request.form() if request.method == "POST" else {}
+    if request.method == "POST" and not guard.csrf_valid(request.session, form.get("csrf")):
+        return PlainTextResponse(i18n._("The form has expired: go back and reload the page."), status_code=403)
+    if served.login and "account" not in request.session and handler is not _login:
+        if request.method == "POST":
+            return PlainTextResponse(i18n._("Sign in first."), status_code=403)
+        return RedirectResponse("/login", status_code=303)
+    try:
+        return await handler(served, request, form)
+    except QuizError as err:
+        return _page(request, "problem.html", status=400, message=err.message)
+
+
+def _page(request: Any, template: str, status: int = 200, **context: Any) -> Any:
+    from starlette.responses import HTMLResponse
+
+    html = draw(template, csrf=guard.csrf_token(request.session), lang=i18n.current(),
+                account=request.session.get("account"), **context)
+    return HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
+
+
+async def _today(served: Served, request: Any, form: Any) -> Any:
+    now = clock.now()
+    day = learner_today(served.drills.collection, served.drills.settings, now)
+    days_left = None
+    if day.interview is not None:
+        days_left = (day.interview.day - clock.study_day(now, served.drills.settings.day_start_hour)).days
+    drill = served.drills.get(guard.session_id(request.session))
+    unfinished = day.unfinished_exam
+    return _page(request, "today.html", day=day, days_left=days_left,
+                 going=drill is not None and not isinstance(drill.shown, Summary),
+                 exam=unfinished.id if unfinished is not None else None)
+
+
+async def _study(served: Served, request: Any, form: Any) -> Any:
+    """GET: the session's page (``?deck=ID`` starts one of that deck, an empty one of all);
+    POST: an event (``drill.event_of``), then back to GET, so a reload sends nothing again."""
+    from starlette.responses import RedirectResponse
+
+    session = guard.session_id(request.session)
+    drill = served.drills.get(session)
+    if request.method == "POST":
+        event = event_of(form)
+        if drill is not None and event is not None:
+            served.drills.handle(drill, event)
+        return RedirectResponse("/study", status_code=303)
+    deck = request.query_params.get("deck")
+    if deck is not None or drill is None:
+        planned = served.drills.start(session, deck or "", clock.now())
+        if isinstance(planned, NothingDue):
+            return _page(request, "nothing_due.html", why=planned,
+                         when=clock.when(planned.next_due) if planned.next_due else None)
+        return RedirectResponse("/study", status_code=303)
+    shown = drill.shown
+    notices = [view for view in drill.views if isinstance(view, Notice)]
+    retry = next((view.message for view in drill.views if isinstance(view, Retry)), None)
+    if isinstance(shown, Summary):
+        return _page(request, "summary.html", summary=shown, notices=notices)
+    return _page(request, "study.html", card=drill.card, back=drill.back, notices=notices, retry=retry,
+                 feedback=drill.feedback if isinstance(shown, (Continue, QueueEnd, Feedback)) else None,
+                 pause=shown if isinstance(shown, Continue) else None, end=isinstance(shown, QueueEnd),
+                 front=isinstance(shown, CardView))
+
+
+async def _login(served: Served, request: Any, form: Any) -> Any:
+    from starlette.responses import RedirectResponse
+
+    from quizzer.app import accounts
+
+    if request.method == "GET":
+        return _page(request, "login.html", failed=False)
+    client = request.client.host if request.client else ""
+    if not served.throttle.allowed(client):
+        return _page(request, "login.html", status=429, failed=False, throttled=True)
+    name, password = str(form.get("name", "")), str(form.get("password", ""))
+    if not accounts.verified(name, password):
+        served.throttle.failed(client)
+        return _page(request, "login.html", status=401, failed=True)
+    request.session.clear()  # a fresh session id and CSRF token for the account
+    request.session["account"] = name
+    return RedirectResponse("/", status_code=303)
+
+
+async def _logout(served: Served, request: Any, form: Any) -> Any:
+    from starlette.responses import RedirectResponse
+
+    request.session.clear()
+    return RedirectResponse("/login" if served.login else "/", status_code=303)

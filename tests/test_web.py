@@ -1,0 +1,228 @@
+"""``quiz serve``'s pages, in process through Starlette's TestClient: today, study of every card
+kind, a reload, the security rules (CSRF, escaping, body size, login and its throttle)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+import pytest
+
+from conftest import MINI_DECK
+
+from quizzer.app import accounts
+from quizzer.app.collection import open_collection
+from quizzer.app.queue import Planned, plan_session
+from quizzer.settings import DEFAULTS
+from quizzer.store.filter import EVERYTHING
+
+pytest.importorskip("starlette")
+from starlette.testclient import TestClient  # noqa: E402
+
+from quizzer.web.server import create_app  # noqa: E402
+
+T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+
+DECK = MINI_DECK + """\
+  - {id: q-one, kind: qa, source: "1.1", question: '问题一 $\\sqrt{d_k}$', answer: 答案一, points: [要点一]}
+  - {id: m-one, kind: mistake, source: "1.2", claim: 错误说法, correction: 正确说法, why: 原因}
+  - id: c-one
+    kind: choice
+    source: "1.3"
+    question: 选哪个？
+    options: [甲, 乙, 丙]
+    answer: B
+    explanation: 乙对。
+  - id: z-one
+    kind: cloze
+    source: "1.4"
+    text: BERT 随机选 {{c1::15%}} 的 token，其中 {{c2::80%}} 换成 MASK。
+  - {id: n-one, kind: numeric, source: "1.5", checker: mlm_loss, params: {}, prompt: 算一算 MLM loss。}
+"""
+HOSTILE = MINI_DECK + """\
+  - {id: evil, kind: qa, source: "1.1", question: "<script>alert(1)</script> <img src=x onerror=alert(2)>",
+     answer: "<b onmouseover=alert(3)>x</b>", points: [p]}
+"""
+
+
+@pytest.fixture
+def make_client(deck_folder, monkeypatch, tmp_path):
+    monkeypatch.setenv("QUIZ_NOW", T0.isoformat())
+
+    def make(deck: str = DECK, login: bool = False, kinds: tuple[str, ...] = ()) -> TestClient:
+        opened = open_collection(deck_folder(deck), tmp_path / "web.db")
+        client = TestClient(create_app(opened, DEFAULTS, login=login), follow_redirects=True)
+        client.opened = opened  # type: ignore[attr-defined]
+        return client
+
+    return make
+
+
+def csrf(html: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found, html
+    return found[1]
+
+
+def post(client: TestClient, page: str, **fields: str):
+    return client.post("/study", data={"csrf": csrf(page), **fields})
+
+
+def study_of(client: TestClient, kind: str) -> str:
+    """The study page of a session over the cards of ``kind`` only (a deck per test would do too)."""
+    page = client.get("/study?deck=mini").text
+    for _ in range(6):  # self-rated cards are rated Good and graded ones given up until ``kind`` is on screen
+        if f"· {kind}-" in page or f">{kind}-" in page:
+            return page
+        page = post(client, page, action="reveal").text if 'value="reveal"' in page else page
+        if 'value="rate"' in page:
+            page = post(client, page, action="rate", rating="3").text
+        elif 'name="answer"' in page:
+            page = post(client, page, action="answer", answer="").text
+            page = post(client, page, action="next").text
+    raise AssertionError(page)
+
+
+def test_today_lists_each_deck_with_new_learning_and_due(make_client):
+    client = make_client()
+    page = client.get("/", headers={"accept-language": "en"}).text
+    row = re.search(r'<a href="/study\?deck=mini">Mini</a></td>\s*<td class="n new">(\d+)</td>'
+                    r'<td class="n learning">(\d+)</td><td class="n due">(\d+)</td>', page)
+    assert row and row.groups() == ("5", "0", "0")  # five new cards, none seen
+
+
+def test_the_pages_speak_the_browsers_language_unless_the_learner_chose(make_client, monkeypatch):
+    client = make_client()
+    monkeypatch.delenv("QUIZ_LANG")
+    assert "<h1>今天</h1>" in client.get("/", headers={"accept-language": "zh-CN,zh;q=0.9,en;q=0.8"}).text
+    assert "<h1>Today</h1>" in client.get("/", headers={"accept-language": "fr, en;q=0.5, zh;q=0.1"}).text
+    monkeypatch.setenv("QUIZ_LANG", "zh")
+    assert "<h1>今天</h1>" in client.get("/", headers={"accept-language": "en"}).text
+
+
+def test_a_qa_card_reveals_its_back_with_four_ratings_and_their_waits(make_client):
+    client = make_client()
+    page = client.get("/study?deck=mini").text
+    assert "问题一" in page and "<msqrt>" in page  # the math as MathML
+    assert "答案一" not in page
+    page = post(client, page, action="reveal").text
+    assert "答案一" in page
+    buttons = re.findall(r'data-key="(\d)" class="rating r\d">\s*<span>\d (\w+)</span><small>([^<]+)</small>', page)
+    assert [(key, name) for key, name, _wait in buttons] == [("1", "Again"), ("2", "Hard"), ("3", "Good"), ("4", "Easy")]
+    assert buttons[0][2] == "1m"  # Again: the first learning step (the settings' default, one minute)
+    page = post(client, page, action="rate", rating="3").text
+    assert "Saved: q-one" in page and "问题一" not in page
+
+
+def test_an_answer_is_saved_before_the_next_card_and_a_reload_shows_the_same_card(make_client):
+    client = make_client()
+    page = client.get("/study?deck=mini").text
+    page = post(client, page, action="reveal").text
+    page = post(client, page, action="rate", rating="4").text
+    again = client.get("/study").text
+    assert again.count("m-one") and re.sub(r'value="[^"]{20,}"', "", again) == re.sub(r'value="[^"]{20,}"', "", page)
+    planned = plan_session(client.opened, EVERYTHING, DEFAULTS, T0)  # the store, read afresh
+    assert isinstance(planned, Planned) and "q-one" not in planned.queue
+
+
+def test_a_choice_card_is_graded_with_its_explanation_and_another_rating_offered(make_client):
+    client = make_client()
+    page = study_of(client, "c")
+    assert "选哪个" in page and 'placeholder="a letter"' in page
+    page = post(client, page, action="answer", answer="x").text  # not an option: asked again, with why
+    assert 'role="alert"' in page and "选哪个" in page
+    page = post(client, page, action="answer", answer="b").text
+    assert "<strong>Right</strong>" in page and "乙对。" in page
+    assert 'value="next"' in page and page.count('class="rating r') == 4
+
+
+def test_a_cloze_card_takes_its_blanks_typed(make_client):
+    client = make_client()
+    page = study_of(client, "z")
+    assert "［1］" in page and "15%" not in page
+    page = post(client, page, action="answer", answer="15%; 70%").text
+    assert "<strong>Wrong</strong>" in page
+
+
+def test_a_mistake_card_reveals_the_correction(make_client):
+    client = make_client()
+    page = study_of(client, "m")
+    assert "错误说法" in page and "正确说法" not in page
+    assert "正确说法" in post(client, page, action="reveal").text
+
+
+def test_a_numeric_card_is_drawn_fresh_and_graded_on_the_server_with_its_solution(make_client):
+    client = make_client()
+    page = study_of(client, "n")
+    assert "算一算 MLM loss。" in page and 'placeholder="number / vector"' in page
+    page = post(client, page, action="answer", answer="-12345").text
+    assert "<strong>Wrong</strong>" in page and '<div class="solution">' in page
+
+
+def test_bury_and_undo_through_the_buttons(make_client):
+    client = make_client()
+    page = client.get("/study?deck=mini").text
+    page = post(client, page, action="bury").text
+    assert "Buried until tomorrow: q-one" in page and "问题一" not in page
+    page = post(client, page, action="undo").text
+    assert "Undone: q-one" in page and "问题一" in page
+
+
+def test_a_post_without_the_csrf_token_is_refused_and_changes_nothing(make_client):
+    client = make_client()
+    client.get("/study?deck=mini")
+    refused = client.post("/study", data={"action": "bury"})
+    assert refused.status_code == 403
+    assert refused.text.count("go back") and "问题一" in client.get("/study").text
+
+
+def test_deck_text_shows_as_text_never_as_markup(make_client):
+    client = make_client(HOSTILE)
+    page = client.get("/study?deck=mini").text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert" not in page
+    assert "<img" not in page and "onerror=alert(2)" in page  # in the text, escaped, not an attribute
+    back = post(client, page, action="reveal").text
+    assert "<b onmouseover" not in back and "&lt;b onmouseover=alert(3)&gt;" in back
+    assert "script-src" in client.get("/").headers["content-security-policy"] or \
+        "default-src 'self'" in client.get("/").headers["content-security-policy"]
+
+
+def test_a_body_larger_than_the_limit_is_refused(make_client):
+    client = make_client()
+    page = client.get("/study?deck=mini").text
+    assert post(client, page, action="answer", answer="x" * 100_000).status_code == 413
+
+
+def test_the_session_cookie_is_httponly_and_samesite(make_client):
+    client = make_client()
+    cookie = client.get("/").headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie
+
+
+def test_with_a_login_every_page_asks_for_an_account_and_attempts_are_limited(make_client):
+    accounts.add("ann", "correct horse")
+    client = make_client(login=True)
+    page = client.get("/")
+    assert page.url.path == "/login"
+    assert client.post("/study", data={"csrf": csrf(page.text), "action": "bury"}).status_code == 403
+    for _ in range(5):
+        assert client.post("/login", data={"csrf": csrf(page.text), "name": "ann", "password": "wrong"}).status_code == 401
+    throttled = client.post("/login", data={"csrf": csrf(page.text), "name": "ann", "password": "correct horse"})
+    assert throttled.status_code == 429
+
+
+def test_the_right_password_signs_in(make_client):
+    accounts.add("ann", "correct horse")
+    client = make_client(login=True)
+    page = client.get("/login").text
+    signed = client.post("/login", data={"csrf": csrf(page), "name": "ann", "password": "correct horse"})
+    assert signed.url.path == "/" and "Mini" in signed.text
+
+
+def test_serving_beyond_the_loopback_address_needs_an_account(isolated):
+    done = subprocess.run([sys.executable, "-m", "quizzer", "serve", "--host", "0.0.0.0"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "quiz serve user add NAME" in done.stderr
+    assert "Traceback" not in done.stderr
