@@ -134,7 +134,7 @@ def test_a_choice_card_is_graded_with_its_explanation_and_another_rating_offered
     page = post(client, page, action="answer", answer="x").text  # not an option: asked again, with why
     assert 'role="alert"' in page and "选哪个" in page
     page = post(client, page, action="answer", answer="b").text
-    assert "<strong>Right</strong>" in page and "乙对。" in page
+    assert 'class="verdict right"' in page and "乙对。" in page
     assert 'value="next"' in page and page.count('class="rating r') == 4
 
 
@@ -143,7 +143,7 @@ def test_a_cloze_card_takes_its_blanks_typed(make_client):
     page = study_of(client, "z")
     assert "［1］" in page and "15%" not in page
     page = post(client, page, action="answer", answer="15%; 70%").text
-    assert "<strong>Wrong</strong>" in page
+    assert 'class="verdict wrong"' in page
 
 
 def test_a_mistake_card_reveals_the_correction(make_client):
@@ -158,7 +158,7 @@ def test_a_numeric_card_is_drawn_fresh_and_graded_on_the_server_with_its_solutio
     page = study_of(client, "n")
     assert "算一算 MLM loss。" in page and 'placeholder="number / vector"' in page
     page = post(client, page, action="answer", answer="-12345").text
-    assert "<strong>Wrong</strong>" in page and '<div class="solution">' in page
+    assert 'class="verdict wrong"' in page and '<div class="solution">' in page
 
 
 def test_bury_and_undo_through_the_buttons(make_client):

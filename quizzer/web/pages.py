@@ -55,7 +55,7 @@ def environment() -> Any:
 
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True),
                       trim_blocks=True, lstrip_blocks=True)
-    env.globals.update(_=lambda message: i18n._(message), ngettext=i18n.ngettext, card_html=card_html,
+    env.globals.update(_=lambda message: i18n._(message), ngettext=i18n.ngettext, said=i18n.said, card_html=card_html,
                        ratings=ratings, interval=interval)
     return env
 
