@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 import pytest
 
 from conftest import MINI_DECK
+from test_app import DECK as APP_DECK
 
 from quizzer.app import accounts
 from quizzer.app.collection import open_collection
@@ -25,21 +26,9 @@ from quizzer.web.server import create_app  # noqa: E402
 
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
 
-DECK = MINI_DECK + """\
-  - {id: q-one, kind: qa, source: "1.1", question: '问题一 $\\sqrt{d_k}$', answer: 答案一, points: [要点一]}
-  - {id: m-one, kind: mistake, source: "1.2", claim: 错误说法, correction: 正确说法, why: 原因}
-  - id: c-one
-    kind: choice
-    source: "1.3"
-    question: 选哪个？
-    options: [甲, 乙, 丙]
-    answer: B
-    explanation: 乙对。
-  - id: z-one
-    kind: cloze
-    source: "1.4"
-    text: BERT 随机选 {{c1::15%}} 的 token，其中 {{c2::80%}} 换成 MASK。
+DECK = APP_DECK + """\
   - {id: n-one, kind: numeric, source: "1.5", checker: mlm_loss, params: {}, prompt: 算一算 MLM loss。}
+  - {id: x-math, kind: qa, source: "1.6", question: '为什么除以 $\\sqrt{d_k}$', answer: 方差, points: [方差]}
 """
 HOSTILE = MINI_DECK + """\
   - {id: evil, kind: qa, source: "1.1", question: "<script>alert(1)</script> <img src=x onerror=alert(2)>",
@@ -90,7 +79,7 @@ def test_today_lists_each_deck_with_new_learning_and_due(make_client):
     page = client.get("/", headers={"accept-language": "en"}).text
     row = re.search(r'<a href="/study\?deck=mini">Mini</a></td>\s*<td class="n new">(\d+)</td>'
                     r'<td class="n learning">(\d+)</td><td class="n due">(\d+)</td>', page)
-    assert row and row.groups() == ("5", "0", "0")  # five new cards, none seen
+    assert row and row.groups() == ("6", "0", "0")  # six new cards, none seen
 
 
 def test_the_pages_speak_the_browsers_language_unless_the_learner_chose(make_client, monkeypatch):
@@ -105,7 +94,7 @@ def test_the_pages_speak_the_browsers_language_unless_the_learner_chose(make_cli
 def test_a_qa_card_reveals_its_back_with_four_ratings_and_their_waits(make_client):
     client = make_client()
     page = client.get("/study?deck=mini").text
-    assert "问题一" in page and "<msqrt>" in page  # the math as MathML
+    assert "问题一" in page
     assert "答案一" not in page
     page = post(client, page, action="reveal").text
     assert "答案一" in page
@@ -142,8 +131,13 @@ def test_a_cloze_card_takes_its_blanks_typed(make_client):
     client = make_client()
     page = study_of(client, "z")
     assert "［1］" in page and "15%" not in page
-    page = post(client, page, action="answer", answer="15%; 70%").text
+    page = post(client, page, action="answer", answer="15%; 70%; MASK").text
     assert 'class="verdict wrong"' in page
+
+
+def test_math_is_typeset_as_mathml(make_client):
+    page = study_of(make_client(), "x")
+    assert re.search(r"为什么除以 <math [^>]*><mrow><msqrt><mrow><msub><mi>d</mi><mi>k</mi></msub>", page)
 
 
 def test_a_mistake_card_reveals_the_correction(make_client):

@@ -4,13 +4,16 @@ the accounts it needs on any address but the loopback one."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from quizzer.cli.base import DbOption, DecksOption, app, collection, group, say, settings
-from quizzer.errors import UsageError
+from quizzer.errors import QuizError, UsageError, os_reason
 from quizzer.i18n import _
+
+if TYPE_CHECKING:
+    import socket
 
 serve_app = group(_("The drill in a browser: today's decks and study, over the same collection."),
                   invoke_without_command=True, no_args_is_help=False)
@@ -47,16 +50,34 @@ def serve(
     login = not loopback(host)
     if login and not accounts.names():
         raise UsageError(_("--host {host} is reachable from other machines, and no account is set").format(host=host),
-                         _("`quiz serve user add NAME` sets one (or leave --host out for this machine only)"))
+                         _("`quiz serve user add NAME` sets one; without --host, only this machine can reach the drill"))
     import uvicorn
 
     from quizzer.web.server import create_app
 
-    chosen = settings()
-    served = create_app(collection(ctx, decks_dir, db), chosen, login=login)
+    served = create_app(collection(ctx, decks_dir, db), settings(), login=login)
+    listening = _listening(host, port)
     shown = f"[{host}]" if ":" in host else host
     say(_("quizzer is served at http://{host}:{port}/ (Ctrl-C stops it)").format(host=shown, port=port))
-    uvicorn.run(served, host=host, port=port, log_level="warning", server_header=False)
+    server = uvicorn.Server(uvicorn.Config(served, log_level="warning", server_header=False))
+    server.run(sockets=[listening])
+
+
+def _listening(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host``:``port``, or an error saying why it cannot be (a port in use)."""
+    import socket
+
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        listening = socket.socket(family, socket.SOCK_STREAM)
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((host.strip("[]"), port))
+    except OSError as err:
+        raise QuizError(_("cannot listen on {host} port {port}: {reason}").format(host=host, port=port,
+                                                                                 reason=os_reason(err)),
+                        _("another --port, or stop what uses it")) from err
+    listening.listen(128)
+    return listening
 
 
 @user_app.command("add", help=_("Add an account, or set its password anew (asked twice, not echoed)."))
