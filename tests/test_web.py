@@ -220,3 +220,26 @@ def test_serving_beyond_the_loopback_address_needs_an_account(isolated):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "quiz serve user add NAME" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_with_nothing_due_the_page_says_why(make_client, deck_folder, tmp_path):
+    from quizzer.web.server import create_app
+
+    opened = open_collection(deck_folder(DECK), tmp_path / "none.db")
+    client = TestClient(create_app(opened, DEFAULTS.with_options(new_per_day=0)), follow_redirects=True)
+    page = client.get("/study?deck=mini").text
+    assert "Today&#39;s new cards are done (0 a day), and 6 more wait." in page
+
+
+def test_finishing_shows_the_sessions_summary(make_client):
+    client = make_client()
+    page = client.get("/study?deck=mini").text
+    page = post(client, page, action="reveal").text
+    page = post(client, page, action="rate", rating="1").text
+    page = post(client, page, action="quit").text
+    assert "Session done" in page and "Reviewed 1, correct 0" in page
+
+
+def test_an_unknown_deck_is_a_page_that_names_the_known_ones(make_client):
+    shown = make_client().get("/study?deck=nope")
+    assert shown.status_code == 400 and "nope" in shown.text and "mini" in shown.text

@@ -76,7 +76,7 @@ async def _guarded(served: Served, request: Any, handler: Any) -> Any:
     try:
         return await handler(served, request, form)
     except QuizError as err:
-        return _page(request, "problem.html", status=400, message=err.message)
+        return _page(request, "problem.html", status=400, message=err.message, hint=err.shown_hint)
 
 
 def _page(request: Any, template: str, status: int = 200, **context: Any) -> Any:
