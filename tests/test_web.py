@@ -243,3 +243,26 @@ def test_finishing_shows_the_sessions_summary(make_client):
 def test_an_unknown_deck_is_a_page_that_names_the_known_ones(make_client):
     shown = make_client().get("/study?deck=nope")
     assert shown.status_code == 400 and "nope" in shown.text and "mini" in shown.text
+
+
+def test_the_mistakes_notebook_lists_an_exams_wrong_answer_and_drills_it(make_client):
+    from test_app import Clock, answer_all, exam_of
+
+    from quizzer.app import exam as exams
+
+    client = make_client()
+    assert "The mistakes notebook is empty." in client.get("/mistakes").text
+    clock = Clock()
+    machine = exam_of(client.opened, clock)
+    views = answer_all(machine, {"q-one": "要点一", "m-one": "说反了", "c-one": "a", "z-one": "15%; 80%; [MASK]",
+                                 "n-one": "0", "x-math": "方差"}, clock)
+    while isinstance(views[-1], exams.MarkView):  # every point of a self-marked answer covered
+        views = machine.handle(exams.Mark(",".join(str(n) for n in range(1, len(views[-1].points) + 1))))
+    report = views[-1]
+    assert isinstance(report, exams.Report)
+    wrong = sorted(row.card_id for row in report.rows if row.score < 0.5)  # the report's own account
+    page = client.get("/mistakes").text
+    assert wrong and sorted(re.findall(r'<p class="meta"><code>([\w-]+)</code>', page)) == wrong
+    drill = client.post("/mistakes", data={"csrf": csrf(page)}).text
+    shown = re.search(r"<code>([\w-]+)</code></p>", drill)
+    assert shown and shown[1] in wrong and 'name="answer"' in drill  # a notebook card, to answer again

@@ -95,16 +95,25 @@ class Drills:
         due; the plan either way (its NothingDue says why none is)."""
         chosen = self.collection.card_filter([deck] if deck else None)
         planned = plan_session(self.collection, chosen, self.settings, now)
-        self.held.pop(session, None)
         if isinstance(planned, Planned):
-            machine = StudySession(self.collection, planned.queue, chosen=chosen, settings=self.settings, refills=True)
-            drill = Drill(machine, deck)
-            drill.take(machine.start())
-            machine.prepare()
-            self.held[session] = drill
-            while len(self.held) > KEPT:
-                self.held.popitem(last=False)
+            self._hold(session, StudySession(self.collection, planned.queue, chosen=chosen, settings=self.settings,
+                                             refills=True), deck)
+        else:
+            self.held.pop(session, None)
         return planned
+
+    def start_notebook(self, session: str, queue: list[str]) -> None:
+        """A drill of the mistakes notebook's cards ``queue`` (``quiz mistakes --drill``): only those."""
+        self._hold(session, StudySession(self.collection, queue, only_queued=True, settings=self.settings), "")
+
+    def _hold(self, session: str, machine: StudySession, deck: str) -> None:
+        drill = Drill(machine, deck)
+        drill.take(machine.start())
+        machine.prepare()
+        self.held.pop(session, None)
+        self.held[session] = drill
+        while len(self.held) > KEPT:
+            self.held.popitem(last=False)
 
     def handle(self, drill: Drill, event: Event) -> None:
         drill.take(drill.machine.handle(event))

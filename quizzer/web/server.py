@@ -50,6 +50,7 @@ def create_app(collection: Collection, settings: Settings, *, login: bool = Fals
     routes = [
         route("/", _today, ["GET"]),
         route("/study", _study, ["GET", "POST"]),
+        route("/mistakes", _mistakes, ["GET", "POST"]),
         route("/login", _login, ["GET", "POST"]),
         route("/logout", _logout, ["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -128,6 +129,24 @@ async def _study(served: Served, request: Any, form: Any) -> Any:
                  feedback=drill.feedback if isinstance(shown, (Continue, QueueEnd, Feedback)) else None,
                  pause=shown if isinstance(shown, Continue) else None, end=isinstance(shown, QueueEnd),
                  front=isinstance(shown, CardView))
+
+
+async def _mistakes(served: Served, request: Any, form: Any) -> Any:
+    """GET: the mistakes notebook; POST: a drill of its cards, on the study page."""
+    from starlette.responses import RedirectResponse
+
+    from quizzer.app.browse import mistakes, mistakes_drill
+
+    collection, now = served.drills.collection, clock.now()
+    rows = mistakes(collection, settings=served.drills.settings)
+    if request.method == "POST":
+        queue = mistakes_drill(collection, rows, now)
+        if queue:
+            served.drills.start_notebook(guard.session_id(request.session), queue)
+            return RedirectResponse("/study", status_code=303)
+        return _page(request, "mistakes.html", rows=rows, all_aside=True)
+    return _page(request, "mistakes.html", rows=rows, all_aside=False,
+                 wrong_at=[clock.when(row.last_wrong_at) for row in rows])
 
 
 async def _login(served: Served, request: Any, form: Any) -> Any:
