@@ -266,3 +266,51 @@ def test_the_mistakes_notebook_lists_an_exams_wrong_answer_and_drills_it(make_cl
     drill = client.post("/mistakes", data={"csrf": csrf(page)}).text
     shown = re.search(r"<code>([\w-]+)</code></p>", drill)
     assert shown and shown[1] in wrong and 'name="answer"' in drill  # a notebook card, to answer again
+
+
+def exam_post(client: TestClient, page: str, **fields) -> str:
+    return client.post("/exam", data={"csrf": csrf(page), **fields}).text
+
+
+def test_an_exam_is_answered_marked_and_reported(make_client):
+    client = make_client()
+    page = client.get("/exam").text
+    assert 'value="start"' in page and 'value="resume"' not in page
+    page = exam_post(client, page, action="start", count="6", minutes="30")
+    asked = []
+    while 'name="answer"' in page:
+        number = re.search(r"Question (\d+) of 6", page)
+        assert number and 'data-seconds="1800"' in page  # the clock stands still (QUIZ_NOW)
+        asked.append(number[1])
+        hint = re.search(r'placeholder="([^"]*)"', page)
+        typed = {"a letter": "a", "3 blanks, separated by ;": "a; b; c", "number / vector": "1"}.get(hint[1], "x")
+        page = exam_post(client, page, action="skip" if len(asked) == 1 else "answer", answer=typed)
+        if len(asked) > 12:
+            break
+    assert asked[:6] == ["1", "2", "3", "4", "5", "6"] and asked[6:] == ["1"]  # the skipped one came round again
+    while 'value="mark"' in page:  # the self-marked answers: no point ticked
+        assert "Tick the key points" in page
+        page = exam_post(client, page, action="mark")
+    if 'value="report"' in page:
+        page = exam_post(client, page, action="report")
+    assert re.search(r"<h1>Exam \d+: \d+%</h1>", page) and page.count('<section class="card">') == 6
+
+
+def test_an_exam_keeps_the_servers_time_across_a_lost_sitting(make_client, monkeypatch):
+    from datetime import timedelta
+
+    client = make_client()
+    page = exam_post(client, client.get("/exam").text, action="start", count="3", minutes="10")
+    assert "Question 1 of 3" in page
+    client.cookies.clear()  # a new browser session: the sitting is found in the store
+    page = client.get("/exam").text
+    assert re.search(r'value="resume">Resume exam \d+', page)
+    monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(minutes=11)).isoformat())  # the time ran out meanwhile
+    page = exam_post(client, page, action="resume")
+    assert "Time is up" in page and 'name="answer"' not in page
+
+
+def test_an_exam_of_an_impossible_size_is_refused_on_the_page(make_client):
+    client = make_client()
+    shown = client.post("/exam", data={"csrf": csrf(client.get("/exam").text), "action": "start", "minutes": "nan"})
+    assert shown.status_code == 400 and "minutes must be from" in shown.text

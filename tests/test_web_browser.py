@@ -171,3 +171,25 @@ def test_a_first_day_on_a_phone(served, browser):
     check(browser, "9-numeric-solution")
     press(browser, "u")  # undo: the same question again
     assert "算一算 MLM loss" in browser.page_source and browser.find_elements(By.NAME, "answer")
+
+
+def test_an_exam_and_the_notebook_on_a_phone(served, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(served + "/exam")
+    check(browser, "10-exam-start")
+    count = browser.find_element(By.NAME, "count")
+    count.clear()
+    count.send_keys("5")
+    click(browser, 'button[value="start"]')
+    assert "第 1/5 题" in browser.page_source and browser.find_element(By.CSS_SELECTOR, ".clock").text == "30:00"
+    check(browser, "11-exam-question")
+    answer(browser, "")  # skipped
+    assert "第 2/5 题" in browser.page_source
+    click(browser, 'button[value="handin"]')
+    if browser.find_elements(By.CSS_SELECTOR, 'button[value="report"]'):
+        click(browser, 'button[value="report"]')
+    assert browser.find_element(By.CSS_SELECTOR, "h1").text.endswith("0%")  # nothing answered
+    check(browser, "12-exam-report")
+    browser.get(served + "/mistakes")
+    check(browser, "13-mistakes")

@@ -9,14 +9,19 @@ from typing import Any
 
 from quizzer import clock, i18n
 from quizzer.app.collection import Collection
+from quizzer.app.exam import LeftUnfinished
+from quizzer.app.exam import Report as ExamReport
 from quizzer.app.queue import NothingDue
 from quizzer.app.study import CardView, Continue, Feedback, Notice, QueueEnd, Summary
 from quizzer.app.today import learner_today
 from quizzer.app.views import Retry
+from quizzer.defaults import EXAM_COUNT, EXAM_MINUTES
 from quizzer.errors import QuizError
 from quizzer.settings import Settings
 from quizzer.web import guard
+from quizzer.web import exam
 from quizzer.web.drill import Drills, event_of
+from quizzer.web.exam import Sittings
 from quizzer.web.pages import draw, language
 
 STATIC = Path(__file__).parent / "static"
@@ -27,6 +32,7 @@ class Served:
     """What the routes share: the collection, the study sessions, whether pages need a login."""
 
     drills: Drills
+    sittings: Sittings
     login: bool
     throttle: guard.LoginThrottle = field(default_factory=guard.LoginThrottle)
 
@@ -40,7 +46,7 @@ def create_app(collection: Collection, settings: Settings, *, login: bool = Fals
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    served = Served(Drills(collection, settings), login)
+    served = Served(Drills(collection, settings), Sittings(collection, settings), login)
 
     def route(path: str, handler: Any, methods: list[str]) -> Route:
         async def endpoint(request: Any) -> Any:
@@ -51,6 +57,7 @@ def create_app(collection: Collection, settings: Settings, *, login: bool = Fals
         route("/", _today, ["GET"]),
         route("/study", _study, ["GET", "POST"]),
         route("/mistakes", _mistakes, ["GET", "POST"]),
+        route("/exam", _exam, ["GET", "POST"]),
         route("/login", _login, ["GET", "POST"]),
         route("/logout", _logout, ["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -129,6 +136,29 @@ async def _study(served: Served, request: Any, form: Any) -> Any:
                  feedback=drill.feedback if isinstance(shown, (Continue, QueueEnd, Feedback)) else None,
                  pause=shown if isinstance(shown, Continue) else None, end=isinstance(shown, QueueEnd),
                  front=isinstance(shown, CardView))
+
+
+async def _exam(served: Served, request: Any, form: Any) -> Any:
+    """GET: the sitting's page, or the offer to start or resume one; POST: start, resume, or an
+    event of the sitting (``exam.event_of``), then back to GET."""
+    from starlette.responses import RedirectResponse
+
+    session = guard.session_id(request.session)
+    sitting = served.sittings.get(session)
+    if request.method == "POST":
+        action = form.get("action")
+        if action == "start":
+            served.sittings.start(session, form)
+        elif action == "resume":
+            served.sittings.resume(session)
+        elif sitting is not None and (event := exam.event_of(form)) is not None:
+            served.sittings.handle(sitting, event)
+        return RedirectResponse("/exam", status_code=303)
+    if sitting is None or (isinstance(sitting.shown, (ExamReport, LeftUnfinished))
+                           and request.query_params.get("new") is not None):
+        return _page(request, "exam_start.html", unfinished=served.sittings.unfinished(), count=EXAM_COUNT,
+                     minutes=EXAM_MINUTES, most=exam.MAX_COUNT)
+    return _page(request, "exam.html", **exam.page_of(sitting))
 
 
 async def _mistakes(served: Served, request: Any, form: Any) -> Any:

@@ -20,3 +20,21 @@ document.addEventListener("focusin", function (event) {
     setTimeout(function () { event.target.scrollIntoView({block: "center"}); }, 300);
   }
 });
+// The exam's clock: the time left, counted down; at 0 the answer as typed is sent (the server
+// keeps its own deadline whatever this shows).
+(function () {
+  var clock = document.querySelector("[data-seconds]");
+  if (!clock) return;
+  var end = Date.now() + 1000 * Number(clock.getAttribute("data-seconds"));
+  var tick = function () {
+    var left = Math.max(0, Math.round((end - Date.now()) / 1000));
+    clock.textContent = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+    if (left === 0) {
+      var form = document.getElementById("exam-answer");
+      if (form) form.submit();
+      return;
+    }
+    setTimeout(tick, 1000);
+  };
+  tick();
+})();
