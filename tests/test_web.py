@@ -314,3 +314,39 @@ def test_an_exam_of_an_impossible_size_is_refused_on_the_page(make_client):
     client = make_client()
     shown = client.post("/exam", data={"csrf": csrf(client.get("/exam").text), "action": "start", "minutes": "nan"})
     assert shown.status_code == 400 and "minutes must be from" in shown.text
+
+
+def test_bars_are_as_high_as_their_value_against_the_highest():
+    from datetime import date
+
+    from quizzer.web.charts import HEIGHT, bars
+
+    chart = bars([(date(2026, 1, 5), 0), (date(2026, 1, 6), 5), (date(2026, 1, 7), 10)], width=30)
+    assert [bar.height for bar in chart.bars] == [0, HEIGHT / 2, HEIGHT]
+    assert [bar.y + bar.height for bar in chart.bars] == [HEIGHT] * 3  # standing on the same line
+    assert [bar.x for bar in chart.bars] == [1, 11, 21] and chart.bars[1].label == "2026-01-06: 5"
+
+
+def test_the_calendar_puts_each_day_under_its_weekday_and_shades_it_by_its_reviews():
+    from datetime import date
+
+    from quizzer.web.charts import CELL, calendar
+
+    today = date(2026, 1, 7)  # a Wednesday
+    days = calendar({today: 8, date(2026, 1, 5): 1, date(2026, 1, 4): 3}, today, weeks=2)
+    assert len(days) == 7 + 3  # last week whole, this one to Wednesday
+    assert (days[0].label, days[0].x, days[0].y) == ("2025-12-29: 0", 0, 0)  # a Monday, top left
+    by_label = {day.label: day for day in days}
+    assert (by_label["2026-01-07: 8"].x, by_label["2026-01-07: 8"].y, by_label["2026-01-07: 8"].level) == (CELL, 2 * CELL, 4)
+    assert by_label["2026-01-05: 1"].level == 1 and by_label["2026-01-04: 3"].level == 2  # 3 of 8: above a quarter
+
+
+def test_the_stats_page_draws_todays_reviews_and_the_forecast(make_client):
+    client = make_client()
+    page = client.get("/study?deck=mini").text
+    for _ in range(2):
+        page = post(client, page, action="reveal").text
+        page = post(client, page, action="rate", rating="4").text
+    stats = client.get("/stats").text
+    assert re.search(r'<rect class="l4" [^>]*><title>2026-01-05: 2</title>', stats)
+    assert '<td class="n">2</td><td class="n">6</td>' in stats  # mini: 2 in review of 6

@@ -193,3 +193,6 @@ def test_an_exam_and_the_notebook_on_a_phone(served, browser):
     check(browser, "12-exam-report")
     browser.get(served + "/mistakes")
     check(browser, "13-mistakes")
+    browser.get(served + "/stats")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.chart")) == 2
+    check(browser, "14-stats")

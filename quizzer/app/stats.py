@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from quizzer.app import notebook
+from quizzer.app.collection import Collection
 from quizzer.clock import study_day, to_utc
 from quizzer.defaults import Rating
 from quizzer.scheduling.learner import schedule_of
@@ -284,3 +285,11 @@ def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[st
         average_recall=recall.mean, recall_cards=recall.cards, exams=exams, exam_trend=trend,
         weakest_cards=weakest_cards, weakest_tags=weakest_tags,
     )
+
+
+def of_collection(collection: Collection, now: datetime, settings: Settings = DEFAULTS,
+                  decks: list[str] | None = None) -> Stats:
+    """``compute`` for the collection's cards (``decks``: of those decks, removed ones too), its
+    decks in their order."""
+    chosen = collection.card_filter(decks, history=True)
+    return compute(collection.store, chosen, now, [loaded.id for loaded in collection.decks], settings)

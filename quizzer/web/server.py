@@ -58,6 +58,7 @@ def create_app(collection: Collection, settings: Settings, *, login: bool = Fals
         route("/study", _study, ["GET", "POST"]),
         route("/mistakes", _mistakes, ["GET", "POST"]),
         route("/exam", _exam, ["GET", "POST"]),
+        route("/stats", _stats, ["GET"]),
         route("/login", _login, ["GET", "POST"]),
         route("/logout", _logout, ["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -159,6 +160,17 @@ async def _exam(served: Served, request: Any, form: Any) -> Any:
         return _page(request, "exam_start.html", unfinished=served.sittings.unfinished(), count=EXAM_COUNT,
                      minutes=EXAM_MINUTES, most=exam.MAX_COUNT)
     return _page(request, "exam.html", **exam.page_of(sitting))
+
+
+async def _stats(served: Served, request: Any, form: Any) -> Any:
+    """The figures of ``quiz stats``, with the forecast and the reviews per day drawn."""
+    from quizzer.app.stats import of_collection
+    from quizzer.web.charts import bars, calendar
+
+    figures = of_collection(served.drills.collection, clock.now(), served.drills.settings)
+    return _page(request, "stats.html", stats=figures,
+                 forecast=bars([(day.day, day.due) for day in figures.forecast]),
+                 days=calendar({day.day: day.reviews for day in figures.reviews_per_day}, figures.today))
 
 
 async def _mistakes(served: Served, request: Any, form: Any) -> Any:
