@@ -276,6 +276,7 @@ class StudySession:
         self.intervals: tuple[timedelta, ...] = ()  # the back on screen: after each rating
         self.shown_at = tick()
         self.started = tick()
+        self.opened_at = clock.now()  # a card reviewed after this, not by this session, was studied elsewhere
         self.history: list[Done | SetAside] = []  # what undo takes back, the latest last
         self.set_aside: set[str] = set()  # buried or suspended in this session
         self.summary = Summary()
@@ -381,9 +382,9 @@ class StudySession:
     def _show_next(self) -> View:
         while self.position < len(self.queue) or self._requeue_learning():
             card = self.collection.cards.get(self._card_id())
-            if card is None:  # undone, then edited away
-                del self.queue[self.position]
-                continue
+            if card is None or self._answered_elsewhere(card.id):  # undone, then edited away; or studied
+                del self.queue[self.position]  # in another session meanwhile (a card due again comes back
+                continue  # through the learning requeue)
             self.asked = kinds.of(card).ask(card)
             self.phase = "front"
             self.shown_at = self.tick()
@@ -392,6 +393,13 @@ class StudySession:
             self.phase = "end"  # (after a verdict's pause, Next means the learner has seen it)
             return QueueEnd()
         return self._finish()
+
+    def _answered_elsewhere(self, card_id: str) -> bool:
+        """Whether ``card_id`` was reviewed after this session began, and not by it: another
+        session (a terminal, a browser) took it, and showing it again would review it twice."""
+        last = card_store.card(self.collection.store, card_id).memory.last_review
+        return (last is not None and last > self.opened_at
+                and not any(isinstance(done, Done) and done.answered.card_id == card_id for done in self.history))
 
     def _learning_due(self, until: datetime) -> list[str]:
         """This session's cards in learning due by ``until``, soonest first: a drill's own only."""
