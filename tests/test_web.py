@@ -374,3 +374,21 @@ def test_a_terminal_and_a_browser_at_once_never_show_a_card_the_other_answered(m
     assert "错误说法" not in page and "选哪个" in page  # m-one was answered in the terminal: c-one comes next
     assert len(card_info(terminal.store, "m-one", T0).reviews) == 1
 
+
+def test_the_card_browser_finds_cards_by_their_words_and_shows_one(make_client):
+    client = make_client()
+    found = client.get("/cards", params={"q": "选哪个"}).text
+    assert re.findall(r'<a href="/cards/([\w-]+)">', found) == ["c-one"] and "1 card" in found
+    every = client.get("/cards").text
+    assert len(re.findall(r'<a href="/cards/([\w-]+)">', every)) == 6  # test_app's four and the two added
+    card = client.get("/cards/c-one").text
+    assert "选哪个？" in card and "乙对。" in card and "<strong>B.</strong>" in card
+    missing = client.get("/cards/no-such-card")
+    assert missing.status_code == 400 and "no-such-card" in missing.text
+
+
+def test_the_card_pages_escape_deck_text_too(make_client):
+    client = make_client(HOSTILE)
+    for page in (client.get("/cards").text, client.get("/cards/evil").text):
+        assert "<script>alert" not in page and "<img" not in page and "<b onmouseover" not in page
+        assert "&lt;script&gt;" in page

@@ -196,3 +196,9 @@ def test_an_exam_and_the_notebook_on_a_phone(served, browser):
     browser.get(served + "/stats")
     assert len(browser.find_elements(By.CSS_SELECTOR, "svg.chart")) == 2
     check(browser, "14-stats")
+    browser.get(served + "/cards?q=BERT")
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".notebook li")) == 3  # m-one, c-one, z-one name BERT
+    check(browser, "15-cards")
+    browser.get(served + "/cards?q=注意力")
+    click(browser, 'a[href="/cards/q-one"]')
+    check(browser, "16-card")

@@ -25,6 +25,7 @@ from quizzer.web.exam import Sittings
 from quizzer.web.pages import draw, language
 
 STATIC = Path(__file__).parent / "static"
+CARDS_SHOWN = 100  # rows of the card browser; a search narrows them
 
 
 @dataclass
@@ -59,6 +60,8 @@ def create_app(collection: Collection, settings: Settings, *, login: bool = Fals
         route("/mistakes", _mistakes, ["GET", "POST"]),
         route("/exam", _exam, ["GET", "POST"]),
         route("/stats", _stats, ["GET"]),
+        route("/cards", _cards, ["GET"]),
+        route("/cards/{card_id}", _card, ["GET"]),
         route("/login", _login, ["GET", "POST"]),
         route("/logout", _logout, ["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -171,6 +174,25 @@ async def _stats(served: Served, request: Any, form: Any) -> Any:
     return _page(request, "stats.html", stats=figures,
                  forecast=bars([(day.day, day.due) for day in figures.forecast]),
                  days=calendar({day.day: day.reviews for day in figures.reviews_per_day}, figures.today))
+
+
+async def _cards(served: Served, request: Any, form: Any) -> Any:
+    """The card browser: the cards whose text has every word of ``?q=``, the first hundred."""
+    from quizzer.app.browse import browse
+
+    query = request.query_params.get("q", "")
+    found = browse(served.drills.collection, clock.now(), search=query or None, limit=CARDS_SHOWN,
+                   settings=served.drills.settings)
+    return _page(request, "cards.html", query=query, found=found)
+
+
+async def _card(served: Served, request: Any, form: Any) -> Any:
+    """One card as study asks it, with its schedule and its reviews."""
+    from quizzer.app.browse import show
+
+    shown = show(served.drills.collection, request.path_params["card_id"], clock.now(),
+                 settings=served.drills.settings)
+    return _page(request, "card.html", shown=shown, due=clock.when(shown.info.memory.due) if shown.info.memory.due else None)
 
 
 async def _mistakes(served: Served, request: Any, form: Any) -> Any:
