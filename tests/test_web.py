@@ -392,3 +392,16 @@ def test_the_card_pages_escape_deck_text_too(make_client):
     for page in (client.get("/cards").text, client.get("/cards/evil").text):
         assert "<script>alert" not in page and "<img" not in page and "<b onmouseover" not in page
         assert "&lt;script&gt;" in page
+
+
+def test_the_plan_page_shows_the_interview_and_what_following_the_plan_gives(make_client):
+    from datetime import date
+
+    from quizzer.store import learner
+
+    client = make_client()
+    assert "No interview set" in client.get("/plan").text
+    learner.save_interview(client.opened.store, learner.InterviewRecord(date(2026, 1, 15), 0.9, None))
+    page = client.get("/plan").text
+    assert "2026-01-15 · 10 days left" in page and "<td>90%</td>" in page
+    assert re.search(r"<th>Cards at the target</th><td>\d+% · 0/6</td>", page)  # none seen yet, of six

@@ -202,3 +202,5 @@ def test_an_exam_and_the_notebook_on_a_phone(served, browser):
     browser.get(served + "/cards?q=注意力")
     click(browser, 'a[href="/cards/q-one"]')
     check(browser, "16-card")
+    browser.get(served + "/plan")
+    check(browser, "17-plan")

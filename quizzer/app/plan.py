@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from quizzer.app.collection import Collection
 from quizzer.scheduling.forecast import Forecast, forecast
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.plan import Interview, Seen
@@ -15,6 +16,9 @@ from quizzer.store import cards
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
 from quizzer.store.records import NEW
+
+
+FEW_AT_TARGET = 0.5  # of the cards at the target on the day, following the plan: below it, the target is out of reach
 
 
 @dataclass(frozen=True)
@@ -46,3 +50,8 @@ def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None
     below = held_by_own_limits(store, now, CardFilter(decks=interview.decks), settings.deck_new_per_day,
                                replayed.new_per_day)
     return PlanStatus(interview, replayed, settings.new_per_day, settings.reviews_per_day, below)
+
+
+def status_of(collection: Collection, settings: Settings, now: datetime) -> PlanStatus | None:
+    """``status`` of the collection's learner."""
+    return status(collection.store, settings, now)

@@ -129,10 +129,9 @@ def as_dict(shown: PlanStatus) -> dict[str, object]:
                 decks_below_pace=shown.below_pace)
 
 
-FEW_AT_TARGET = 0.5  # of the cards at the target on the day, following the plan: below it, the target is out of reach
-
-
 def show_status(shown: PlanStatus) -> None:
+    from quizzer.app.plan import FEW_AT_TARGET
+
     interview, forecast = shown.interview, shown.forecast
     out = console()
     if forecast is None:

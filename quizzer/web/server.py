@@ -60,6 +60,7 @@ def create_app(collection: Collection, settings: Settings, *, login: bool = Fals
         route("/mistakes", _mistakes, ["GET", "POST"]),
         route("/exam", _exam, ["GET", "POST"]),
         route("/stats", _stats, ["GET"]),
+        route("/plan", _plan, ["GET"]),
         route("/cards", _cards, ["GET"]),
         route("/cards/{card_id}", _card, ["GET"]),
         route("/login", _login, ["GET", "POST"]),
@@ -174,6 +175,14 @@ async def _stats(served: Served, request: Any, form: Any) -> Any:
     return _page(request, "stats.html", stats=figures,
                  forecast=bars([(day.day, day.due) for day in figures.forecast]),
                  days=calendar({day.day: day.reviews for day in figures.reviews_per_day}, figures.today))
+
+
+async def _plan(served: Served, request: Any, form: Any) -> Any:
+    """The interview plan, as ``quiz plan`` shows it (set with ``quiz plan --date``)."""
+    from quizzer.app.plan import FEW_AT_TARGET, status_of
+
+    return _page(request, "plan.html", plan=status_of(served.drills.collection, served.drills.settings, clock.now()),
+                 few_at_target=FEW_AT_TARGET)
 
 
 async def _cards(served: Served, request: Any, form: Any) -> Any:
