@@ -5,7 +5,6 @@ restarted, the oldest dropped) loses nothing but the place in the queue."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -29,6 +28,7 @@ from quizzer.app.study import (
     View,
 )
 from quizzer.settings import Settings
+from quizzer.web.kept import Kept
 
 KEPT = 64  # study sessions held at most; the least recently used goes first
 EVENTS: dict[str, Event] = {"reveal": Reveal(), "next": Next(), "undo": Undo(), "bury": Bury(),
@@ -82,13 +82,10 @@ class Drills:
 
     collection: Collection
     settings: Settings
-    held: OrderedDict[str, Drill] = field(default_factory=OrderedDict)
+    held: Kept[Drill] = field(default_factory=lambda: Kept(KEPT))
 
     def get(self, session: str) -> Drill | None:
-        drill = self.held.get(session)
-        if drill is not None:
-            self.held.move_to_end(session)
-        return drill
+        return self.held.get(session)
 
     def start(self, session: str, deck: str, now: datetime) -> SessionPlan:
         """A new study session of ``deck`` ('' for every deck) for ``session``, when a card is
@@ -99,7 +96,7 @@ class Drills:
             self._hold(session, StudySession(self.collection, planned.queue, chosen=chosen, settings=self.settings,
                                              refills=True), deck)
         else:
-            self.held.pop(session, None)
+            self.held.drop(session)
         return planned
 
     def start_notebook(self, session: str, queue: list[str]) -> None:
@@ -110,10 +107,7 @@ class Drills:
         drill = Drill(machine, deck)
         drill.take(machine.start())
         machine.prepare()
-        self.held.pop(session, None)
-        self.held[session] = drill
-        while len(self.held) > KEPT:
-            self.held.popitem(last=False)
+        self.held.keep(session, drill)
 
     def handle(self, drill: Drill, event: Event) -> None:
         drill.take(drill.machine.handle(event))

@@ -7,7 +7,6 @@ store, as ``quiz exam --resume`` does."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +31,7 @@ from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXA
 from quizzer.errors import UsageError
 from quizzer.i18n import _
 from quizzer.settings import Settings
+from quizzer.web.kept import Kept
 
 KEPT = 16  # sittings held at most; the least recently used goes first
 MAX_COUNT = 200
@@ -69,12 +69,11 @@ def event_of(form: Any) -> Event | None:
 class Sittings:
     collection: Collection
     settings: Settings
-    held: OrderedDict[str, Sitting] = field(default_factory=OrderedDict)
+    held: Kept[Sitting] = field(default_factory=lambda: Kept(KEPT))
 
     def get(self, session: str) -> Sitting | None:
         sitting = self.held.get(session)
         if sitting is not None:
-            self.held.move_to_end(session)
             if isinstance(sitting.shown, QuestionView) and sitting.machine.seconds_left() <= 0:
                 sitting.take(sitting.machine.handle(TimeUp()))  # the page was left open past the deadline
         return sitting
@@ -99,10 +98,7 @@ class Sittings:
     def _hold(self, session: str, machine: ExamSession) -> None:
         sitting = Sitting(machine)
         sitting.take(machine.begin())
-        self.held.pop(session, None)
-        self.held[session] = sitting
-        while len(self.held) > KEPT:
-            self.held.popitem(last=False)
+        self.held.keep(session, sitting)
 
 
 def _number(sent: object, default: float, low: float, high: float, what: str) -> float:

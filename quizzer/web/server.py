@@ -1,4 +1,7 @@
-"""The web drill's application (``create_app``) and its routes: today, study, login."""
+"""The web drill's application (``create_app``) and its routes: today, study, the exam, the
+mistakes notebook, statistics, the plan, the card browser, and the login where one is needed.
+Every route runs in the event loop's thread, one at a time: the collection is one learner's, and
+its store is used from one thread."""
 
 from __future__ import annotations
 
@@ -18,8 +21,7 @@ from quizzer.app.views import Retry
 from quizzer.defaults import EXAM_COUNT, EXAM_MINUTES
 from quizzer.errors import QuizError
 from quizzer.settings import Settings
-from quizzer.web import guard
-from quizzer.web import exam
+from quizzer.web import exam, guard
 from quizzer.web.drill import Drills, event_of
 from quizzer.web.exam import Sittings
 from quizzer.web.pages import draw, language
