@@ -405,3 +405,33 @@ def test_the_plan_page_shows_the_interview_and_what_following_the_plan_gives(mak
     page = client.get("/plan").text
     assert "2026-01-15 · 10 days left" in page and "<td>90%</td>" in page
     assert re.search(r"<th>Cards at the target</th><td>\d+% · 0/6</td>", page)  # none seen yet, of six
+
+
+@pytest.mark.slow
+def test_on_a_shared_server_each_account_studies_its_own_collection(pg_server, deck_folder, monkeypatch):
+    """Ann's answers and exams are hers: Bob's pages, with every id Ann's pages showed, see none of them."""
+    from functools import partial
+
+    from quizzer.web.server import create_app
+
+    monkeypatch.setenv("QUIZ_NOW", T0.isoformat())
+    db, decks = pg_server.create("web"), deck_folder(DECK)
+    for name in ("ann", "bob"):
+        accounts.add(name, "correct horse")
+    learners = partial(open_collection, decks, db)
+    app = create_app(learners("server"), DEFAULTS, login=True, learners=learners)
+    ann, bob = TestClient(app, follow_redirects=True), TestClient(app, follow_redirects=True)
+    for client, name in ((ann, "ann"), (bob, "bob")):
+        page = client.get("/login").text
+        client.post("/login", data={"csrf": csrf(page), "name": name, "password": "correct horse"})
+    page = ann.get("/study?deck=mini").text
+    page = post(ann, page, action="reveal").text
+    post(ann, page, action="rate", rating="3")
+    ann_exam = exam_post(ann, ann.get("/exam").text, action="start", count="2", minutes="30")
+    assert "Question 1 of 2" in ann_exam
+    reviews = re.search(r"<th>reviews</th><td>(\d+)</td>", ann.get("/cards/q-one").text)
+    assert reviews and reviews[1] == "1"
+    assert re.search(r"<th>reviews</th><td>0</td>", bob.get("/cards/q-one").text)  # the same card id, Bob's own
+    assert 'value="resume"' not in bob.get("/exam").text  # Ann's unfinished exam is not Bob's to resume
+    today = bob.get("/").text
+    assert re.search(r'<td class="n new">6</td><td class="n learning">0</td>', today)  # nothing studied

@@ -1,19 +1,19 @@
 """The web drill's accounts (``quiz serve user add NAME``): a name and an argon2 hash of its
 password, kept in ``web-accounts.json`` beside the config file (readable by its owner only).
-Served on the loopback address, the drill needs none; on any other, at least one."""
+Served on the loopback address, the drill needs none; on any other, at least one. A name is a
+learner name (``quizzer.learners``): on a shared server each account studies its own collection."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 from quizzer.errors import UsageError
 from quizzer.i18n import _
+from quizzer.learners import BadName, check
 from quizzer.settings import config_path
 
-NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 MIN_PASSWORD = 8
 
 
@@ -29,8 +29,10 @@ def add(name: str, password: str) -> None:
     """Set ``name``'s password (a new account, or a new password for one)."""
     from argon2 import PasswordHasher
 
-    if not NAME.fullmatch(name):
-        raise UsageError(_("{name}: an account name is 1-64 letters, digits, _ . or -").format(name=name))
+    try:
+        name = check(name)
+    except BadName as problem:
+        raise UsageError(str(problem)) from None
     if len(password) < MIN_PASSWORD:
         raise UsageError(_("The password is too short: at least {count} characters").format(count=MIN_PASSWORD))
     hashes = {**_hashes(), name: PasswordHasher().hash(password)}
@@ -50,7 +52,10 @@ def verified(name: str, password: str) -> bool:
     from argon2 import PasswordHasher
     from argon2.exceptions import Argon2Error
 
-    stored = _hashes().get(name)
+    try:
+        stored = _hashes().get(check(name))
+    except BadName:
+        return False
     try:
         return stored is not None and PasswordHasher().verify(stored, password)
     except Argon2Error:

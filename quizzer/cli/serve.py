@@ -4,11 +4,12 @@ the accounts it needs on any address but the loopback one."""
 from __future__ import annotations
 
 import sys
+from functools import partial
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quizzer.cli.base import DbOption, DecksOption, app, collection, group, say, settings
+from quizzer.cli.base import DbOption, DecksOption, app, collection, group, say, settings, where
 from quizzer.errors import QuizError, UsageError, os_reason
 from quizzer.i18n import _
 
@@ -55,7 +56,14 @@ def serve(
 
     from quizzer.web.server import create_app
 
-    served = create_app(collection(ctx, decks_dir, db), settings(), login=login)
+    chosen, opened = settings(), collection(ctx, decks_dir, db)
+    learners = None
+    if login and opened.store.path is None:  # a shared server: each account is a learner of its own
+        from quizzer.app.collection import open_collection
+
+        place = where(ctx, decks_dir, db)
+        learners = partial(open_collection, place.decks, place.db, day_start_hour=chosen.day_start_hour)
+    served = create_app(opened, chosen, login=login, learners=learners)
     listening = _listening(host, port)
     shown = f"[{host}]" if ":" in host else host
     say(_("quizzer is served at http://{host}:{port}/ (Ctrl-C stops it)").format(host=shown, port=port))

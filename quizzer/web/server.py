@@ -6,6 +6,7 @@ its store is used from one thread."""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,25 +32,51 @@ CARDS_SHOWN = 100  # rows of the card browser; a search narrows them
 
 
 @dataclass
-class Served:
-    """What the routes share: the collection, the study sessions, whether pages need a login."""
+class Desk:
+    """One learner's: the collection, the study sessions and the exam sittings."""
 
+    collection: Collection
     drills: Drills
     sittings: Sittings
+
+    @classmethod
+    def of(cls, collection: Collection, settings: Settings) -> Desk:
+        return cls(collection, Drills(collection, settings), Sittings(collection, settings))
+
+
+@dataclass
+class Served:
+    """What the routes share: the learners' desks, the settings, whether pages need a login."""
+
+    desk: Desk  # the collection opened at start: every account's, unless each is a learner
+    settings: Settings
     login: bool
+    learners: Callable[[str], Collection] | None = None  # an account's own collection (a shared server)
+    desks: dict[str, Desk] = field(default_factory=dict)
     throttle: guard.LoginThrottle = field(default_factory=guard.LoginThrottle)
 
+    def desk_of(self, request: Any) -> Desk:
+        """The desk of the account signed in: its own learner's where each account is one, else the one."""
+        account = request.session.get("account")
+        if self.learners is None or account is None:
+            return self.desk
+        if account not in self.desks:
+            self.desks[account] = Desk.of(self.learners(account), self.settings)
+        return self.desks[account]
 
-def create_app(collection: Collection, settings: Settings, *, login: bool = False, secret: str | None = None) -> Any:
+
+def create_app(collection: Collection, settings: Settings, *, login: bool = False,
+               learners: Callable[[str], Collection] | None = None, secret: str | None = None) -> Any:
     """The ASGI application over ``collection``; ``login``: every page but the login page needs
-    an account signed in (``quizzer.app.accounts``)."""
+    an account signed in (``quizzer.app.accounts``); ``learners``: each account studies the
+    collection it gives for the account's name (a learner of a shared server), not ``collection``."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.sessions import SessionMiddleware
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    served = Served(Drills(collection, settings), Sittings(collection, settings), login)
+    served = Served(Desk.of(collection, settings), settings, login, learners)
 
     def route(path: str, handler: Any, methods: list[str]) -> Route:
         async def endpoint(request: Any) -> Any:
@@ -104,11 +131,12 @@ def _page(request: Any, template: str, status: int = 200, **context: Any) -> Any
 
 async def _today(served: Served, request: Any, form: Any) -> Any:
     now = clock.now()
-    day = learner_today(served.drills.collection, served.drills.settings, now)
+    desk = served.desk_of(request)
+    day = learner_today(desk.collection, served.settings, now)
     days_left = None
     if day.interview is not None:
-        days_left = (day.interview.day - clock.study_day(now, served.drills.settings.day_start_hour)).days
-    drill = served.drills.get(guard.session_id(request.session))
+        days_left = (day.interview.day - clock.study_day(now, served.settings.day_start_hour)).days
+    drill = desk.drills.get(guard.session_id(request.session))
     unfinished = day.unfinished_exam
     return _page(request, "today.html", day=day, days_left=days_left,
                  going=drill is not None and not isinstance(drill.shown, Summary),
@@ -120,16 +148,16 @@ async def _study(served: Served, request: Any, form: Any) -> Any:
     POST: an event (``drill.event_of``), then back to GET, so a reload sends nothing again."""
     from starlette.responses import RedirectResponse
 
-    session = guard.session_id(request.session)
-    drill = served.drills.get(session)
+    session, drills = guard.session_id(request.session), served.desk_of(request).drills
+    drill = drills.get(session)
     if request.method == "POST":
         event = event_of(form)
         if drill is not None and event is not None:
-            served.drills.handle(drill, event)
+            drills.handle(drill, event)
         return RedirectResponse("/study", status_code=303)
     deck = request.query_params.get("deck")
     if deck is not None or drill is None:
-        planned = served.drills.start(session, deck or "", clock.now())
+        planned = drills.start(session, deck or "", clock.now())
         if isinstance(planned, NothingDue):
             return _page(request, "nothing_due.html", why=planned,
                          when=clock.when(planned.next_due) if planned.next_due else None)
@@ -150,20 +178,20 @@ async def _exam(served: Served, request: Any, form: Any) -> Any:
     event of the sitting (``exam.event_of``), then back to GET."""
     from starlette.responses import RedirectResponse
 
-    session = guard.session_id(request.session)
-    sitting = served.sittings.get(session)
+    session, sittings = guard.session_id(request.session), served.desk_of(request).sittings
+    sitting = sittings.get(session)
     if request.method == "POST":
         action = form.get("action")
         if action == "start":
-            served.sittings.start(session, form)
+            sittings.start(session, form)
         elif action == "resume":
-            served.sittings.resume(session)
+            sittings.resume(session)
         elif sitting is not None and (event := exam.event_of(form)) is not None:
-            served.sittings.handle(sitting, event)
+            sittings.handle(sitting, event)
         return RedirectResponse("/exam", status_code=303)
     if sitting is None or (isinstance(sitting.shown, (ExamReport, LeftUnfinished))
                            and request.query_params.get("new") is not None):
-        return _page(request, "exam_start.html", unfinished=served.sittings.unfinished(), count=EXAM_COUNT,
+        return _page(request, "exam_start.html", unfinished=sittings.unfinished(), count=EXAM_COUNT,
                      minutes=EXAM_MINUTES, most=exam.MAX_COUNT)
     return _page(request, "exam.html", **exam.page_of(sitting))
 
@@ -173,7 +201,7 @@ async def _stats(served: Served, request: Any, form: Any) -> Any:
     from quizzer.app.stats import of_collection
     from quizzer.web.charts import bars, calendar
 
-    figures = of_collection(served.drills.collection, clock.now(), served.drills.settings)
+    figures = of_collection(served.desk_of(request).collection, clock.now(), served.settings)
     return _page(request, "stats.html", stats=figures,
                  forecast=bars([(day.day, day.due) for day in figures.forecast]),
                  days=calendar({day.day: day.reviews for day in figures.reviews_per_day}, figures.today))
@@ -183,8 +211,8 @@ async def _plan(served: Served, request: Any, form: Any) -> Any:
     """The interview plan, as ``quiz plan`` shows it (set with ``quiz plan --date``)."""
     from quizzer.app.plan import FEW_AT_TARGET, status_of
 
-    return _page(request, "plan.html", plan=status_of(served.drills.collection, served.drills.settings, clock.now()),
-                 few_at_target=FEW_AT_TARGET)
+    return _page(request, "plan.html", few_at_target=FEW_AT_TARGET,
+                 plan=status_of(served.desk_of(request).collection, served.settings, clock.now()))
 
 
 async def _cards(served: Served, request: Any, form: Any) -> Any:
@@ -192,8 +220,8 @@ async def _cards(served: Served, request: Any, form: Any) -> Any:
     from quizzer.app.browse import browse
 
     query = request.query_params.get("q", "")
-    found = browse(served.drills.collection, clock.now(), search=query or None, limit=CARDS_SHOWN,
-                   settings=served.drills.settings)
+    found = browse(served.desk_of(request).collection, clock.now(), search=query or None, limit=CARDS_SHOWN,
+                   settings=served.settings)
     return _page(request, "cards.html", query=query, found=found)
 
 
@@ -201,8 +229,8 @@ async def _card(served: Served, request: Any, form: Any) -> Any:
     """One card as study asks it, with its schedule and its reviews."""
     from quizzer.app.browse import show
 
-    shown = show(served.drills.collection, request.path_params["card_id"], clock.now(),
-                 settings=served.drills.settings)
+    shown = show(served.desk_of(request).collection, request.path_params["card_id"], clock.now(),
+                 settings=served.settings)
     return _page(request, "card.html", shown=shown, due=clock.when(shown.info.memory.due) if shown.info.memory.due else None)
 
 
@@ -212,12 +240,12 @@ async def _mistakes(served: Served, request: Any, form: Any) -> Any:
 
     from quizzer.app.browse import mistakes, mistakes_drill
 
-    collection, now = served.drills.collection, clock.now()
-    rows = mistakes(collection, settings=served.drills.settings)
+    desk, now = served.desk_of(request), clock.now()
+    rows = mistakes(desk.collection, settings=served.settings)
     if request.method == "POST":
-        queue = mistakes_drill(collection, rows, now)
+        queue = mistakes_drill(desk.collection, rows, now)
         if queue:
-            served.drills.start_notebook(guard.session_id(request.session), queue)
+            desk.drills.start_notebook(guard.session_id(request.session), queue)
             return RedirectResponse("/study", status_code=303)
         return _page(request, "mistakes.html", rows=rows, all_aside=True)
     return _page(request, "mistakes.html", rows=rows, all_aside=False,
