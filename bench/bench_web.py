@@ -44,7 +44,7 @@ def bench(folder: Path, answers: int) -> None:
     os.environ.setdefault("QUIZ_CACHE_DIR", str(folder / "cache"))
     db, decks = build(folder)
     collection = open_collection(decks, db)
-    client = TestClient(create_app(collection, DEFAULTS.with_options(reviews_per_day=9999)), follow_redirects=False)
+    client = TestClient(create_app(collection, DEFAULTS), follow_redirects=False)
     start = time.perf_counter()
     client.get("/")
     first_page = (time.perf_counter() - start) * 1000
