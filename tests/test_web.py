@@ -127,6 +127,14 @@ def test_a_choice_card_is_graded_with_its_explanation_and_another_rating_offered
     assert 'value="next"' in page and page.count('class="rating r') == 4
 
 
+def test_a_choice_card_takes_a_letter_picked_with_a_button(make_client):
+    client = make_client()
+    page = study_of(client, "c")
+    assert re.findall(r'<button type="submit" name="pick" value="(\w)"', page) == ["A", "B", "C"]
+    page = client.post("/study", data={"csrf": csrf(page), "action": "answer", "pick": "B"}).text
+    assert 'class="verdict right"' in page
+
+
 def test_a_cloze_card_takes_its_blanks_typed(make_client):
     client = make_client()
     page = study_of(client, "z")

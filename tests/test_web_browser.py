@@ -155,7 +155,7 @@ def test_a_first_day_on_a_phone(served, browser):
     press(browser, "3")
     assert "BERT 预训练的任务是" in browser.page_source
     check(browser, "5-choice-front")
-    answer(browser, "a")
+    click(browser, 'button[name="pick"][value="A"]')  # a thumb on the letter
     assert "遮盖 15% 的 token" in browser.page_source  # the explanation's table
     check(browser, "6-choice-verdict")
     press(browser, " ")  # Space goes on after a verdict

@@ -235,7 +235,7 @@ class StudySession:
         asked = self._asked()
         return CardView(card.id, self.collection.deck_of(card.id).title, card.kind, card.source,
                         self.position, self._remaining(), kind.front(asked),
-                        kind.graded, kind.hint(asked) if kind.graded else "")
+                        kind.graded, kind.hint(asked) if kind.graded else "", *kind.picks(asked))
 
     def _remaining(self) -> Remaining:
         """The queue from the card on screen on, and the cards in learning the session will still

@@ -92,6 +92,8 @@ class CardView:
     front: str
     graded: bool
     hint: str  # graded: what to type
+    picks: tuple[str, ...] = ()  # answers to pick instead of typing (a choice card's letters)
+    several: bool = False  # several picks go together
 
     @property
     def left(self) -> int:

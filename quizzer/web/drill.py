@@ -65,11 +65,14 @@ class Drill:
 
 
 def event_of(form: Any) -> Event | None:
-    """The event a study form sends (``action``, with ``rating`` or ``answer``); None: not one."""
+    """The event a study form sends (``action``, with ``rating``, or the ``answer`` typed or the
+    ``pick`` values picked); None: not one."""
     action = form.get("action")
     if action == "rate":
         rating = str(form.get("rating", ""))
         return Rate(int(rating)) if rating in ("1", "2", "3", "4") else None
+    if action == "answer" and form.getlist("pick"):  # the letters picked: the answer they type
+        return Answer("".join(str(pick) for pick in form.getlist("pick")))
     if action == "answer":
         answer = form.get("answer", "")
         return Answer(answer) if isinstance(answer, str) else None
