@@ -443,3 +443,19 @@ def test_on_a_shared_server_each_account_studies_its_own_collection(pg_server, d
     assert 'value="resume"' not in bob.get("/exam").text  # Ann's unfinished exam is not Bob's to resume
     today = bob.get("/").text
     assert re.search(r'<td class="n new">6</td><td class="n learning">0</td>', today)  # nothing studied
+
+
+def test_behind_a_proxy_every_link_and_redirect_keeps_the_root_path(make_client):
+    client = make_client()
+    proxied = TestClient(client.app, root_path="/quiz", follow_redirects=False)
+    page = proxied.get("/quiz/").text
+    links = re.findall(r'(?:href|action|src)="(/[^"]*)"', page)
+    assert links and all(link.startswith("/quiz/") for link in links)
+    started = proxied.get("/quiz/study?deck=mini")
+    assert started.status_code == 303 and started.headers["location"] == "/quiz/study"
+
+
+def test_serving_behind_a_proxy_needs_an_account_even_on_the_loopback_address(isolated):
+    done = subprocess.run([sys.executable, "-m", "quizzer", "serve", "--root-path", "/quiz"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--root-path" in done.stderr and "quiz serve user add NAME" in done.stderr

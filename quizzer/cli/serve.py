@@ -41,6 +41,8 @@ def serve(
     ctx: typer.Context,
     host: Annotated[str, typer.Option("--host", metavar="HOST", help=_("The address to listen on."))] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535, metavar="PORT", help=_("The port."))] = 8000,
+    root_path: Annotated[str, typer.Option("--root-path", metavar="PATH", help=_(
+        "The path a reverse proxy serves the drill under (e.g. /quiz), where not at the root."))] = "",
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
@@ -48,10 +50,12 @@ def serve(
         return
     from quizzer.app import accounts
 
-    login = not loopback(host)
+    login = not loopback(host) or bool(root_path)  # behind a proxy, whoever reaches the proxy reaches the drill
     if login and not accounts.names():
-        raise UsageError(_("--host {host} is reachable from other machines, and no account is set").format(host=host),
-                         _("`quiz serve user add NAME` sets one; without --host, only this machine can reach the drill"))
+        problem = (_("--root-path: a proxy serves the drill to other machines, and no account is set") if root_path
+                   else _("--host {host} is reachable from other machines, and no account is set").format(host=host))
+        raise UsageError(problem, _("`quiz serve user add NAME` sets one; without --host, only this machine can reach "
+                                    "the drill"))
     import uvicorn
 
     from quizzer.web.server import create_app
@@ -66,8 +70,10 @@ def serve(
     served = create_app(opened, chosen, login=login, learners=learners)
     listening = _listening(host, port)
     shown = f"[{host}]" if ":" in host else host
-    say(_("quizzer is served at http://{host}:{port}/ (Ctrl-C stops it)").format(host=shown, port=port))
-    server = uvicorn.Server(uvicorn.Config(served, log_level="warning", server_header=False))
+    say(_("quizzer is served at http://{host}:{port}{root}/ (Ctrl-C stops it)").format(
+        host=shown, port=port, root=root_path.rstrip("/")))
+    server = uvicorn.Server(uvicorn.Config(served, log_level="warning", server_header=False,
+                                           root_path=root_path.rstrip("/"), proxy_headers=True))
     server.run(sockets=[listening])
 
 

@@ -105,7 +105,7 @@ def create_app(collection: Collection, settings: Settings, *, login: bool = Fals
 async def _guarded(served: Served, request: Any, handler: Any) -> Any:
     """``handler``'s response, after the checks every page shares: the language, the login
     (where one is needed) and, for a POST, its CSRF token."""
-    from starlette.responses import PlainTextResponse, RedirectResponse
+    from starlette.responses import PlainTextResponse
 
     i18n.use(language(request.headers.get("accept-language", "")))
     form = await request.form() if request.method == "POST" else {}
@@ -114,17 +114,24 @@ async def _guarded(served: Served, request: Any, handler: Any) -> Any:
     if served.login and "account" not in request.session and handler is not _login:
         if request.method == "POST":
             return PlainTextResponse(i18n._("Sign in first."), status_code=403)
-        return RedirectResponse("/login", status_code=303)
+        return _to(request, "/login")
     try:
         return await handler(served, request, form)
     except QuizError as err:
         return _page(request, "problem.html", status=400, message=err.message, hint=err.shown_hint)
 
 
+def _to(request: Any, path: str) -> Any:
+    """See ``path`` (after a POST, or to sign in), under the root path the server is mounted at."""
+    from starlette.responses import RedirectResponse
+
+    return RedirectResponse(request.scope.get("root_path", "") + path, status_code=303)
+
+
 def _page(request: Any, template: str, status: int = 200, **context: Any) -> Any:
     from starlette.responses import HTMLResponse
 
-    html = draw(template, csrf=guard.csrf_token(request.session), lang=i18n.current(),
+    html = draw(template, csrf=guard.csrf_token(request.session), lang=i18n.current(), root=request.scope.get("root_path", ""),
                 account=request.session.get("account"), **context)
     return HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
 
@@ -146,22 +153,20 @@ async def _today(served: Served, request: Any, form: Any) -> Any:
 async def _study(served: Served, request: Any, form: Any) -> Any:
     """GET: the session's page (``?deck=ID`` starts one of that deck, an empty one of all);
     POST: an event (``drill.event_of``), then back to GET, so a reload sends nothing again."""
-    from starlette.responses import RedirectResponse
-
     session, drills = guard.session_id(request.session), served.desk_of(request).drills
     drill = drills.get(session)
     if request.method == "POST":
         event = event_of(form)
         if drill is not None and event is not None:
             drills.handle(drill, event)
-        return RedirectResponse("/study", status_code=303)
+        return _to(request, "/study")
     deck = request.query_params.get("deck")
     if deck is not None or drill is None:
         planned = drills.start(session, deck or "", clock.now())
         if isinstance(planned, NothingDue):
             return _page(request, "nothing_due.html", why=planned,
                          when=clock.when(planned.next_due) if planned.next_due else None)
-        return RedirectResponse("/study", status_code=303)
+        return _to(request, "/study")
     shown = drill.shown
     notices = [view for view in drill.views if isinstance(view, Notice)]
     retry = next((view.message for view in drill.views if isinstance(view, Retry)), None)
@@ -176,8 +181,6 @@ async def _study(served: Served, request: Any, form: Any) -> Any:
 async def _exam(served: Served, request: Any, form: Any) -> Any:
     """GET: the sitting's page, or the offer to start or resume one; POST: start, resume, or an
     event of the sitting (``exam.event_of``), then back to GET."""
-    from starlette.responses import RedirectResponse
-
     session, sittings = guard.session_id(request.session), served.desk_of(request).sittings
     sitting = sittings.get(session)
     if request.method == "POST":
@@ -188,7 +191,7 @@ async def _exam(served: Served, request: Any, form: Any) -> Any:
             sittings.resume(session)
         elif sitting is not None and (event := exam.event_of(form)) is not None:
             sittings.handle(sitting, event)
-        return RedirectResponse("/exam", status_code=303)
+        return _to(request, "/exam")
     if sitting is None or (isinstance(sitting.shown, (ExamReport, LeftUnfinished))
                            and request.query_params.get("new") is not None):
         return _page(request, "exam_start.html", unfinished=sittings.unfinished(), count=EXAM_COUNT,
@@ -236,8 +239,6 @@ async def _card(served: Served, request: Any, form: Any) -> Any:
 
 async def _mistakes(served: Served, request: Any, form: Any) -> Any:
     """GET: the mistakes notebook; POST: a drill of its cards, on the study page."""
-    from starlette.responses import RedirectResponse
-
     from quizzer.app.browse import mistakes, mistakes_drill
 
     desk, now = served.desk_of(request), clock.now()
@@ -246,15 +247,13 @@ async def _mistakes(served: Served, request: Any, form: Any) -> Any:
         queue = mistakes_drill(desk.collection, rows, now)
         if queue:
             desk.drills.start_notebook(guard.session_id(request.session), queue)
-            return RedirectResponse("/study", status_code=303)
+            return _to(request, "/study")
         return _page(request, "mistakes.html", rows=rows, all_aside=True)
     return _page(request, "mistakes.html", rows=rows, all_aside=False,
                  wrong_at=[clock.when(row.last_wrong_at) for row in rows])
 
 
 async def _login(served: Served, request: Any, form: Any) -> Any:
-    from starlette.responses import RedirectResponse
-
     from quizzer.app import accounts
 
     if request.method == "GET":
@@ -268,11 +267,9 @@ async def _login(served: Served, request: Any, form: Any) -> Any:
         return _page(request, "login.html", status=401, failed=True)
     request.session.clear()  # a fresh session id and CSRF token for the account
     request.session["account"] = name
-    return RedirectResponse("/", status_code=303)
+    return _to(request, "/")
 
 
 async def _logout(served: Served, request: Any, form: Any) -> Any:
-    from starlette.responses import RedirectResponse
-
     request.session.clear()
-    return RedirectResponse("/login" if served.login else "/", status_code=303)
+    return _to(request, "/login" if served.login else "/")
