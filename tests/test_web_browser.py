@@ -103,15 +103,16 @@ def check(driver, name: str) -> None:
 
 
 def next_page(driver, act) -> None:
-    """``act``, then wait until the page it sends the browser to has loaded."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
+    """``act``, then wait until the page it sends the browser to has loaded: the old page's
+    window carries a mark the new one has not (asking chromium whether the old page's element
+    went stale races with the navigation on a loaded machine)."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    old = driver.find_element(By.TAG_NAME, "html")
+    driver.execute_script("window.quizzerOldPage = true")
     act()
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(old))
-    WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
+    WebDriverWait(driver, 30, ignored_exceptions=(WebDriverException,)).until(lambda d: d.execute_script(
+        "return window.quizzerOldPage === undefined && document.readyState === 'complete'"))
 
 
 def press(driver, keys: str) -> None:
