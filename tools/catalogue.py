@@ -25,15 +25,16 @@ ROOT = Path(__file__).resolve().parents[1]
 PO = ROOT / "quizzer/locale/zh/LC_MESSAGES/quizzer.po"
 MO = PO.with_suffix(".mo")
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
-SOURCES = ((ROOT / "quizzer", "**.py", KEYWORDS), (ROOT / "checkers", "*.py", {"Said": None}))
+SOURCES = ((ROOT / "quizzer", "**.py", KEYWORDS, "python"), (ROOT / "checkers", "*.py", {"Said": None}, "python"),
+           (ROOT / "quizzer/web/templates", "**.html", KEYWORDS, "jinja2.ext:babel_extract"))  # the web pages' words
 
 
 def extract() -> Catalog:
     """Every message id the code marks, as a template catalogue."""
     template = Catalog(project="quizzer", fuzzy=False)
-    for folder, pattern, keywords in SOURCES:
+    for folder, pattern, keywords, method in SOURCES:
         for filename, line, message, _comments, _context in extract_from_dir(
-                folder, method_map=[(pattern, "python")], keywords=keywords, comment_tags=()):
+                folder, method_map=[(pattern, method)], keywords=keywords, comment_tags=()):
             template.add(message, locations=[(filename, line)])
     return template
 

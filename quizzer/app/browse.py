@@ -335,3 +335,9 @@ def mistakes(collection: Collection, plain: Plain = _same, settings: Settings = 
                                entry.times_wrong, entry.last_wrong_at, entry.last_wrong_answer, seed, entry.right_days,
                                notebook.RIGHT_DAYS_TO_LEAVE))
     return rows
+
+
+def mistakes_drill(collection: Collection, rows: list[MistakeRow], now: datetime) -> list[str]:
+    """``quiz mistakes --drill``'s queue: the notebook's cards (``rows``, as ``mistakes`` lists
+    them) that a session may show now (not suspended, not buried)."""
+    return notebook.drill(collection.store, [row.id for row in rows], now)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from datetime import date, datetime
 
+from quizzer.app.collection import Collection
 from quizzer.scheduling.forecast import Forecast, forecast
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.plan import DEFAULT_RETENTION, Interview, Seen
@@ -19,6 +20,9 @@ from quizzer.store.records import NEW
 
 if TYPE_CHECKING:
     from quizzer.app.collection import Collection
+
+
+FEW_AT_TARGET = 0.5  # of the cards at the target on the day, following the plan: below it, the target is out of reach
 
 
 @dataclass(frozen=True)
@@ -78,3 +82,8 @@ def plan_dict(shown: PlanStatus) -> dict[str, object]:
                 share_at_target=round(forecast.at_target, 4), reviews_per_day=round(forecast.reviews_per_day, 1),
                 new_per_day=forecast.new_per_day, new_per_day_raised=forecast.new_per_day > shown.new_per_day_setting,
                 decks_below_pace=shown.below_pace)
+
+
+def status_of(collection: Collection, settings: Settings, now: datetime) -> PlanStatus | None:
+    """``status`` of the collection's learner."""
+    return status(collection.store, settings, now)

@@ -33,6 +33,7 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from quizzer.app import notebook
+from quizzer.app.collection import Collection
 from quizzer.clock import study_day, to_utc
 from quizzer.defaults import Rating
 from quizzer.scheduling.curve import decay
@@ -296,3 +297,11 @@ def weakest_cards(collection: Collection, decks: list[str] | None, now: datetime
     """The deck cards of ``decks`` (None: all) that ``quiz stats`` ranks weakest, weakest first."""
     figures = compute(collection.store, collection.card_filter(decks=decks), now, settings=settings)
     return [collection.cards[weak.card_id] for weak in figures.weakest_cards if weak.card_id in collection.cards]
+
+
+def of_collection(collection: Collection, now: datetime, settings: Settings = DEFAULTS,
+                  decks: list[str] | None = None) -> Stats:
+    """``compute`` for the collection's cards (``decks``: of those decks, removed ones too), its
+    decks in their order."""
+    chosen = collection.card_filter(decks, history=True)
+    return compute(collection.store, chosen, now, [loaded.id for loaded in collection.decks], settings)

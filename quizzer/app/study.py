@@ -1,5 +1,6 @@
 """The daily drill as a state machine: events in (reveal, rate, answer, undo, bury, suspend,
-edited, next, quit), views out (the card to show, the back, feedback, notices, the summary).
+edited, next, quit), views out (the card to show, the back, feedback, notices, the summary),
+both defined in ``study_views``.
 
 Self-rated kinds show their front, then their back on ``Reveal``, then take a ``Rate``.
 Graded kinds take an ``Answer``: a format problem asks again, a verdict rates itself
@@ -19,13 +20,34 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
-from typing import Any, Literal, Union
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal
 
 from quizzer import clock, kinds
 from quizzer.app.busy import Waiting, patiently
 from quizzer.app.collection import Collection
+from quizzer.app.study_views import (
+    Answer,
+    BackView,
+    Bury,
+    CardView,
+    Continue,
+    Edited,
+    Event,
+    Feedback,
+    Next,
+    Notice,
+    QueueEnd,
+    Quit,
+    Rate,
+    Remaining,
+    Reveal,
+    Summary,
+    Suspend,
+    Undo,
+    View,
+)
 from quizzer.app.views import Retry
 from quizzer.defaults import Rating
 from quizzer.errors import DatabaseError, DeckProblems
@@ -44,158 +66,6 @@ from quizzer.store.records import NEW, REVIEW, Answered
 
 
 
-# -- events ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Reveal:
-    pass
-
-
-@dataclass(frozen=True)
-class Rate:
-    rating: int
-
-
-@dataclass(frozen=True)
-class Answer:
-    text: str
-
-
-@dataclass(frozen=True)
-class Next:
-    """Go on after reading the feedback."""
-
-
-@dataclass(frozen=True)
-class Undo:
-    pass
-
-
-@dataclass(frozen=True)
-class Bury:
-    pass
-
-
-@dataclass(frozen=True)
-class Suspend:
-    pass
-
-
-@dataclass(frozen=True)
-class Edited:
-    """The learner edited the current card's deck: reload the decks."""
-
-
-@dataclass(frozen=True)
-class Quit:
-    pass
-
-
-Event = Union[Reveal, Rate, Answer, Next, Undo, Bury, Suspend, Edited, Quit]
-
-
-# -- views -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Remaining:
-    """The cards still to show, the one on screen included, by what they are now, as Anki's three
-    counts (new, learning, to review): a failed card is learning at once, since it comes back."""
-
-    new: int = 0
-    learning: int = 0
-    review: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.new + self.learning + self.review
-
-
-@dataclass(frozen=True)
-class CardView:
-    """A card's front, waiting for Reveal (self-rated) or an Answer (graded)."""
-
-    card_id: str
-    deck_title: str
-    kind: str
-    source: str
-    done: int
-    remaining: Remaining
-    front: str
-    graded: bool
-    hint: str  # graded: what to type
-
-    @property
-    def left(self) -> int:
-        return self.remaining.total
-
-
-@dataclass(frozen=True)
-class BackView:
-    """A self-rated card's back, waiting for a Rate. ``intervals``: how long until the card is
-    due again after Again, Hard, Good and Easy (whole study days for a review, fuzz included;
-    a practice review ahead of its day keeps its due date whatever the rating)."""
-
-    card_id: str
-    back: str
-    intervals: tuple[timedelta, ...] = ()
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """The verdict on a graded answer (already saved), waiting for Next."""
-
-    card_id: str
-    correct: bool
-    message: str
-    rating: int
-    solution: str | None  # shown in full when the answer was wrong
-    explanation: str | None  # shown when right
-    interval: timedelta | None = None  # until the card is due again after ``rating``
-    solution_title: str = ""  # the solution's heading, translated: a worked solution or an explanation
-
-
-@dataclass(frozen=True)
-class Continue:
-    """Feedback was shown: waiting for Next (Undo and Quit work too), or another rating, with
-    when each would bring the card back (``intervals``, as the rating buttons show them)."""
-
-    intervals: tuple[timedelta, ...] = ()
-
-
-@dataclass(frozen=True)
-class QueueEnd:
-    """No card is left, and the last thing done (a self-rating, a bury, a suspend) had no pause
-    after it: waiting for Next or Quit (the summary) or Undo, so a slip on the last card can
-    still be taken back, as Anki's undo works on its "Congratulations" screen."""
-
-
-NoticeKind = Literal["saved", "undone", "nothing_to_undo", "buried", "suspended", "edit_failed", "skipped_gone",
-                     "reviewed_elsewhere"]
-
-
-@dataclass(frozen=True)
-class Notice:
-    kind: NoticeKind
-    card_id: str = ""
-    rating: int = 0
-    detail: str = ""
-    # "saved": until the card is due again. Not part of equality: it says when, the notice what.
-    due_in: timedelta | None = field(default=None, compare=False)
-
-
-@dataclass
-class Summary:
-    reviewed: int = 0
-    correct: int = 0
-    seconds: float = 0.0
-    leeches: list[str] = field(default_factory=list)
-    ratings: dict[int, int] = field(default_factory=dict)
-    forecast: list[tuple[date, int]] = field(default_factory=list)
-
-
-View = Union[CardView, BackView, Feedback, Continue, QueueEnd, Retry, Notice, Summary]
 
 
 def auto_rating(fast_slow: tuple[float, float], right: bool, seconds: float) -> int:
@@ -276,6 +146,7 @@ class StudySession:
         self.intervals: tuple[timedelta, ...] = ()  # the back on screen: after each rating
         self.shown_at = tick()
         self.started = tick()
+        self.opened_at = clock.now()  # a card reviewed after this, not by this session, was studied elsewhere
         self.history: list[Done | SetAside] = []  # what undo takes back, the latest last
         self.set_aside: set[str] = set()  # buried or suspended in this session
         self.summary = Summary()
@@ -326,6 +197,10 @@ class StudySession:
             return self._answer(event.text)
         return [self._current()]
 
+    def current(self) -> View:
+        """What waits for the next event now (a page drawn again shows it)."""
+        return self.summary if self.phase == "done" else self._current()
+
     def location(self) -> tuple[Any, int]:
         """The deck file and line of the card on screen (for the editor)."""
         return self.collection.location(self._card_id())
@@ -360,7 +235,7 @@ class StudySession:
         asked = self._asked()
         return CardView(card.id, self.collection.deck_of(card.id).title, card.kind, card.source,
                         self.position, self._remaining(), kind.front(asked),
-                        kind.graded, kind.hint(asked) if kind.graded else "")
+                        kind.graded, kind.hint(asked) if kind.graded else "", *kind.picks(asked))
 
     def _remaining(self) -> Remaining:
         """The queue from the card on screen on, and the cards in learning the session will still
@@ -377,9 +252,9 @@ class StudySession:
     def _show_next(self) -> View:
         while self.position < len(self.queue) or self._requeue_learning():
             card = self.collection.cards.get(self._card_id())
-            if card is None:  # undone, then edited away
-                del self.queue[self.position]
-                continue
+            if card is None or self._answered_elsewhere(card.id):  # undone, then edited away; or studied
+                del self.queue[self.position]  # in another session meanwhile (a card due again comes back
+                continue  # through the learning requeue)
             self.asked = kinds.of(card).ask(card)
             self.phase = "front"
             self.shown_at = self.tick()
@@ -388,6 +263,13 @@ class StudySession:
             self.phase = "end"  # (after a verdict's pause, Next means the learner has seen it)
             return QueueEnd()
         return self._finish()
+
+    def _answered_elsewhere(self, card_id: str) -> bool:
+        """Whether ``card_id`` was reviewed after this session began, and not by it: another
+        session (a terminal, a browser) took it, and showing it again would review it twice."""
+        last = card_store.card(self.collection.store, card_id).memory.last_review
+        return (last is not None and last > self.opened_at
+                and not any(isinstance(done, Done) and done.answered.card_id == card_id for done in self.history))
 
     def _learning_due(self, until: datetime) -> list[str]:
         """This session's cards in learning due by ``until``, soonest first: a drill's own only."""

@@ -27,6 +27,7 @@ COMMANDS = {  # each command's module, in the order --help lists them: the daily
     "cards": "quizzer.cli.cards",
     "show": "quizzer.cli.card",
     "plan": "quizzer.cli.plan",
+    "serve": "quizzer.cli.serve",
     "config": "quizzer.cli.config",
     "check": "quizzer.cli.backup",
     "card": "quizzer.cli.card",

@@ -113,6 +113,11 @@ class Kind(ABC, Generic[C]):
         mistake), free text (the prompt read "answer (your answer)")."""
         return _("in your own words")
 
+    def picks(self, asked: Asked) -> tuple[tuple[str, ...], bool]:
+        """The answers a learner can pick instead of typing (a choice card's letters), and whether
+        several go together; none for most kinds."""
+        return (), False
+
     def prepare(self, asked: Asked) -> None:
         """Start what the answer will need while the learner reads (called once the card is on
         screen); nothing for most kinds."""

@@ -71,6 +71,9 @@ class Choice(Kind[ChoiceCard]):
     def hint(self, asked: Asked) -> str:
         return _("letters, e.g. AC") if asked.card.several else _("a letter")
 
+    def picks(self, asked: Asked) -> tuple[tuple[str, ...], bool]:
+        return tuple(asked.card.letters), asked.card.several
+
     def read(self, asked: Asked, text: str) -> Reading:
         """The letters picked ("c, a" -> "AC", full-width "Ｂ" -> "B"); a letter that is not an
         option, or several on a one-answer card, is asked again with the reason."""

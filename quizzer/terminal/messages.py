@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from quizzer.app.plan import PlanStatus
     from quizzer.app.records import ExamRecord
 
-FEW_AT_TARGET = 0.5  # of the cards at the target on the day, following the plan: below it, the target is out of reach
 CLOCK_SHOWN_UNDER = 3600  # seconds left: an unfinished exam's line says them beside the deadline
 
 
@@ -48,6 +47,8 @@ def unfinished_line(exam: ExamRecord, now: datetime) -> str:
 
 def show_status(out: Console, shown: PlanStatus) -> None:
     """The interview plan: the day, what following it gives, and what holds it back."""
+    from quizzer.app.plan import FEW_AT_TARGET
+
     interview, forecast = shown.interview, shown.forecast
     if forecast is None:
         out.print(_("The interview on {day} has come: scheduling is normal again. `quiz plan --date YYYY-MM-DD` "

@@ -20,8 +20,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from quizzer import clock
 from quizzer.app import kind_names
 from quizzer.app.collection import Collection
+from quizzer.app.queue import NothingDue
 from quizzer.app.study import Answer as AnswerEvent
 from quizzer.app.study import (
     BackView,
@@ -43,7 +45,7 @@ from quizzer.app.study import (
     Undo,
     View,
 )
-from quizzer.app.views import Retry
+from quizzer.app.views import Retry, interval
 from quizzer.defaults import LEECH_LAPSES, Rating
 from quizzer.errors import ConnectionLost, ServerUnavailable, os_reason
 from quizzer.settings import Settings
@@ -51,7 +53,7 @@ from quizzer.app.records import EVERYTHING, CardFilter
 from quizzer.terminal import render
 from quizzer.terminal.page import Page
 from quizzer.terminal.prompter import Prompter, TerminalPrompter, command, for_stdin
-from quizzer.i18n import N_, _, join, translate_checker_message
+from quizzer.i18n import _, join, translate_checker_message
 from quizzer.terminal.render import clean, console, markdown, safe
 
 COMMANDS: dict[str, Event] = {"u": Undo(), "b": Bury(), "s": Suspend(), "q": Quit()}  # and "e", which the terminal handles
@@ -74,28 +76,6 @@ def answer_commands(editing: bool) -> str:
 def label(rating: int) -> str:
     """The rating's name in the UI language."""
     return Rating(rating).shown
-
-
-UNITS = {"s": N_("{amount}s"), "m": N_("{amount}m"), "h": N_("{amount}h"), "d": N_("{amount}d"),
-         "mo": N_("{amount}mo"), "y": N_("{amount}y")}  # Anki's button units; Chinese: 10分钟, 3天
-
-
-def interval(span: timedelta, translated: bool = True) -> str:
-    """An interval as Anki's answer buttons show it: seconds under a minute, minutes under an
-    hour, hours under a day, days under 30 days, then months (30 days) and years (365 days)
-    to one decimal: ``45s``, ``10m``, ``3h``, ``8d``, ``1.5mo``, ``2y`` (in the UI language
-    unless ``translated`` is off, as the line protocol's machine lines are)."""
-    seconds = max(0.0, span.total_seconds())
-    unit, amount = "", ""
-    for unit, size, limit in (("s", 1, 60), ("m", 60, 3600), ("h", 3600, 86400), ("d", 86400, 30 * 86400)):
-        if seconds < limit:
-            amount = str(round(seconds / size))
-            break
-    else:
-        days = seconds / 86400
-        value, unit = (days / 30, "mo") if days < 365 else (days / 365, "y")
-        amount = f"{value:.1f}".removesuffix(".0")
-    return (_(UNITS[unit]) if translated else UNITS[unit]).format(amount=amount)
 
 
 def due_in(span: timedelta | None) -> str:
@@ -294,6 +274,28 @@ def report(console: Console, summary: Summary) -> None:
         for day, count in summary.forecast:
             table.add_row(day.isoformat(), str(count))
         console.print(table)
+
+
+def nothing_due(why: NothingDue) -> str:
+    """What ``quiz study`` says when no card is due, and what to do about it."""
+    when = _(" The next card is due {when}.").format(when=clock.when(why.next_due)) if why.next_due else ""
+    if why.reason == "no_new_taken":
+        return _("Nothing is due now, and --new 0 takes no new card ({count} wait).{when}").format(
+            count=why.waiting, when=when)
+    if why.reason == "held_by_deck":
+        held = join([_("{deck} by its own limit ({limit} a day)").format(deck=deck, limit=limit)
+                     for deck, limit in why.held_by_deck.items()])
+        return _("Today's new cards are done, {decks}, and {count} more wait.{when} "
+                 "`quiz config set deck.ID.new_per_day N` raises a deck's own limit, "
+                 "`quiz config unset deck.ID.new_per_day` gives it the global one.").format(
+            decks=held, count=why.waiting, when=when)
+    if why.reason == "new_limit":  # as Anki says the limit is reached: "nothing is due" would hide the new cards
+        return _("Today's new cards are done ({limit} a day), and {count} more wait.{when} "
+                 "`quiz study --new-per-day N` raises the limit for this run, "
+                 "`quiz config set new_per_day N` for every day.").format(
+            limit=why.pace.today, count=why.waiting, when=when)
+    return _("Nothing is due now.{when} `quiz study --ahead` practises cards early; "
+             "reviews of cards not yet due leave their schedule alone.").format(when=when)
 
 
 def run(collection: Collection, queue: list[str], *, chosen: CardFilter = EVERYTHING, only_queued: bool = False,

@@ -22,12 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from quizzer import kinds
+from quizzer import kinds, markup
 from quizzer.decks import LoadedDeck
 from quizzer.i18n import _
 from quizzer.kinds.base import Asked, Kind
-from quizzer.kinds.fields import MATH
-from quizzer.widetext import join_wide_lines
 
 VARIANT_SEEDS = (1, 2, 3)  # the questions a generated card is exported as; fixed, so exports repeat
 
@@ -56,29 +54,16 @@ table { border-collapse: collapse; } td, th { border: 1px solid #aaa; padding: 2
 """
 META = '<div class="meta">{{Deck}} · {{Section}} · {{Card}}</div>'
 
-_HOLE = "\ue000{}\ue001"  # a private-use placeholder Markdown leaves alone
-_HOLES = re.compile("\ue000(\\d+)\ue001")
 _BLANK = re.compile(r"`［(\d+)(?:：(.*?))?］`")  # a cloze blank as the cloze kind's front shows it
 
 
 def to_html(text: str) -> str:
-    """Card Markdown as simple HTML (raw HTML in the text is escaped), math as MathJax, its lines
-    joined as the terminal joins them (a ``|`` block's line breaks are not the author's).
+    """Card Markdown as simple HTML (``quizzer.markup``), math as MathJax."""
+    return markup.to_html(text, _mathjax)
 
-    Math is cut out before the Markdown is read, so ``_`` and ``*`` inside it stay TeX."""
-    from markdown_it import MarkdownIt
 
-    maths: list[str] = []
-
-    def hole(match: re.Match[str]) -> str:
-        display = match[1] is not None
-        tex = match[1] if display else match[2]
-        maths.append(r"\[" + tex + r"\]" if display else r"\(" + tex + r"\)")
-        return _HOLE.format(len(maths) - 1)
-
-    parser = MarkdownIt("commonmark", {"html": False}).enable("table")  # a soft break is a space, as in the terminal
-    rendered = parser.render(join_wide_lines(MATH.sub(hole, text))).strip()
-    return _HOLES.sub(lambda m: html.escape(maths[int(m[1])], quote=False), rendered)
+def _mathjax(tex: str, display: bool) -> str:
+    return html.escape(r"\[" + tex + r"\]" if display else r"\(" + tex + r"\)", quote=False)
 
 
 def cloze_text(front: str, back: str) -> str:

@@ -1,0 +1,118 @@
+"""The study sessions the server holds, one per browser session: ``quizzer.app.study``'s state
+machine, its last views kept so that a page drawn again (a reload) shows the same thing. Every
+answer is saved by the machine before the next card is shown, so a session lost (the server
+restarted, the oldest dropped) loses nothing but the place in the queue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from quizzer.app.collection import Collection
+from quizzer.app.queue import Planned, SessionPlan, plan_session
+from quizzer.app.study import (
+    Answer,
+    BackView,
+    Bury,
+    CardView,
+    Event,
+    Feedback,
+    Next,
+    Quit,
+    Rate,
+    Reveal,
+    StudySession,
+    Suspend,
+    Undo,
+    View,
+)
+from quizzer.settings import Settings
+from quizzer.web.kept import Kept
+
+KEPT = 64  # study sessions held at most; the least recently used goes first
+EVENTS: dict[str, Event] = {"reveal": Reveal(), "next": Next(), "undo": Undo(), "bury": Bury(),
+                            "suspend": Suspend(), "quit": Quit()}
+
+
+@dataclass
+class Drill:
+    """A browser's study session: the machine, what its last event gave, the card on screen
+    (the back and the verdict are drawn under it) and the verdict on its answer."""
+
+    machine: StudySession
+    deck: str
+    views: list[View] = field(default_factory=list)
+    card: CardView | None = None
+    feedback: Feedback | None = None
+
+    def take(self, views: list[View]) -> None:
+        self.views = views
+        for view in views:
+            if isinstance(view, CardView):
+                self.card, self.feedback = view, None
+            elif isinstance(view, Feedback):
+                self.feedback = view
+
+    @property
+    def shown(self) -> View:
+        """What waits for the next event."""
+        return self.views[-1]
+
+    @property
+    def back(self) -> BackView | None:
+        return self.shown if isinstance(self.shown, BackView) else None
+
+
+def event_of(form: Any) -> Event | None:
+    """The event a study form sends (``action``, with ``rating``, or the ``answer`` typed or the
+    ``pick`` values picked); None: not one."""
+    action = form.get("action")
+    if action == "rate":
+        rating = str(form.get("rating", ""))
+        return Rate(int(rating)) if rating in ("1", "2", "3", "4") else None
+    if action == "answer" and form.getlist("pick"):  # the letters picked: the answer they type
+        return Answer("".join(str(pick) for pick in form.getlist("pick")))
+    if action == "answer":
+        answer = form.get("answer", "")
+        return Answer(answer) if isinstance(answer, str) else None
+    return EVENTS.get(str(action))
+
+
+@dataclass
+class Drills:
+    """The study sessions by browser session id."""
+
+    collection: Collection
+    settings: Settings
+    held: Kept[Drill] = field(default_factory=lambda: Kept(KEPT))
+
+    def get(self, session: str) -> Drill | None:
+        return self.held.get(session)
+
+    def start(self, session: str, deck: str, now: datetime) -> SessionPlan:
+        """A new study session of ``deck`` ('' for every deck) for ``session``, when a card is
+        due; the plan either way (its NothingDue says why none is)."""
+        chosen = self.collection.card_filter([deck] if deck else None)
+        planned = plan_session(self.collection, chosen, self.settings, now)
+        if isinstance(planned, Planned):
+            self._hold(session, StudySession(self.collection, planned.queue, chosen=chosen, settings=self.settings,
+                                             refills=True), deck)
+        else:
+            self.held.drop(session)
+        return planned
+
+    def start_notebook(self, session: str, queue: list[str]) -> None:
+        """A drill of the mistakes notebook's cards ``queue`` (``quiz mistakes --drill``): only those."""
+        self._hold(session, StudySession(self.collection, queue, only_queued=True, settings=self.settings), "")
+
+    def _hold(self, session: str, machine: StudySession, deck: str) -> None:
+        drill = Drill(machine, deck)
+        drill.take(machine.start())
+        machine.prepare()
+        self.held.keep(session, drill)
+
+    def handle(self, drill: Drill, event: Event) -> None:
+        drill.take(drill.machine.handle(event))
+        if isinstance(drill.shown, CardView):
+            drill.machine.prepare()
