@@ -11,6 +11,7 @@ from conftest import MINI_DECK
 
 from quizzer import kinds
 from quizzer.app import exam as exams
+from quizzer.app import exam_views
 from quizzer.app import study
 from quizzer.app.collection import open_collection
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER
@@ -314,9 +315,9 @@ def exam_of(collection, clock: Clock, minutes: float = 30.0) -> exams.ExamSessio
 
 def answer_all(machine: exams.ExamSession, answers: dict[str, str], clock: Clock) -> list:
     views = machine.begin()
-    while isinstance(views[-1], exams.QuestionView):
+    while isinstance(views[-1], exam_views.QuestionView):
         clock.t += 10
-        views = machine.handle(exams.Answer(answers[views[-1].card_id]))
+        views = machine.handle(exam_views.Answer(answers[views[-1].card_id]))
     return views
 
 
@@ -325,20 +326,20 @@ def test_exam_answers_mark_and_report_without_a_terminal(collection):
     machine = exam_of(collection, clock)
     assert machine.total == 4
     views = answer_all(machine, {"q-one": "讲了要点一", "m-one": "说反了", "c-one": "a", "z-one": "15%; 80%; [MASK]"}, clock)
-    marks = [v for v in views if isinstance(v, exams.MarkView)]
+    marks = [v for v in views if isinstance(v, exam_views.MarkView)]
     assert marks and marks[-1].card_id in ("q-one", "m-one")
-    while isinstance(views[-1], exams.MarkView):
+    while isinstance(views[-1], exam_views.MarkView):
         view = views[-1]
         if view.card_id == "q-one":
             assert view.model_answer == "答案一" and view.points == ["要点一", "要点二"] and view.question == "问题一"
-            retry, same = machine.handle(exams.Mark("１ ²"))  # only ASCII digits are point numbers
-            assert isinstance(retry, exams.Retry) and same == view
-            views = machine.handle(exams.Mark("1"))
+            retry, same = machine.handle(exam_views.Mark("１ ²"))  # only ASCII digits are point numbers
+            assert isinstance(retry, exam_views.Retry) and same == view
+            views = machine.handle(exam_views.Mark("1"))
         else:  # marked blind: a mistake card has no model answer, and its claim was not shown
             assert "错误说法" in view.question
-            views = machine.handle(exams.Mark("a"))
+            views = machine.handle(exam_views.Mark("a"))
     report = views[-1]
-    assert isinstance(report, exams.Report)
+    assert isinstance(report, exam_views.Report)
     scores = {row.card_id: row.score for row in report.rows}
     assert scores == {"q-one": 0.5, "m-one": 1.0, "c-one": 0.0, "z-one": 1.0}
     assert report.noted == 1  # only c-one is below one half: the notebook's line is said
@@ -354,8 +355,8 @@ def test_a_perfect_paper_puts_nothing_in_the_notebook_and_its_report_says_none(c
     clock = Clock()
     machine = exam_of(collection, clock)
     views = answer_all(machine, {"q-one": "要点一 要点二", "m-one": "正确说法", "c-one": "b", "z-one": "15%; 80%; [MASK]"}, clock)
-    while isinstance(views[-1], exams.MarkView):
-        views = machine.handle(exams.Mark("a"))
+    while isinstance(views[-1], exam_views.MarkView):
+        views = machine.handle(exam_views.Mark("a"))
     report = views[-1]
     assert report.exam.score == pytest.approx(100.0) and report.noted == 0
 
@@ -369,9 +370,9 @@ def test_every_exam_question_asks_for_the_answer_in_the_interface_language(colle
     try:
         machine = exam_of(collection, clock)
         views, hints = machine.begin(), {}
-        while isinstance(views[-1], exams.QuestionView):
+        while isinstance(views[-1], exam_views.QuestionView):
             hints[views[-1].kind] = views[-1].hint
-            views = machine.handle(exams.Answer({"choice": "A", "cloze": "1; 2; 3"}.get(views[-1].kind, "甲")))
+            views = machine.handle(exam_views.Answer({"choice": "A", "cloze": "1; 2; 3"}.get(views[-1].kind, "甲")))
     finally:
         i18n.use("en")
     assert hints["qa"] == hints["mistake"] == "用自己的话" and hints["cloze"] != hints["qa"]  # not 回答（你的答案）
@@ -385,8 +386,8 @@ def test_an_answered_question_whose_card_left_the_decks_stays_in_the_report(deck
     clock = Clock()
     machine = exam_of(open_collection(folder, tmp_path / "app.db"), clock)
     [first] = machine.begin()
-    machine.handle(exams.Answer("c" if first.kind == "choice" else "x; y; z" if first.kind == "cloze" else "答"))
-    machine.handle(exams.Leave())
+    machine.handle(exam_views.Answer("c" if first.kind == "choice" else "x; y; z" if first.kind == "cloze" else "答"))
+    machine.handle(exam_views.Leave())
     blocks = DECK.split("\n  - ")  # the header, then one block per card
     deck_folder("\n  - ".join(block for block in blocks if not block.startswith(f"{{id: {first.card_id},")
                                 and not block.startswith(f"id: {first.card_id}\n")))
@@ -394,8 +395,8 @@ def test_an_answered_question_whose_card_left_the_decks_stays_in_the_report(deck
     assert first.card_id not in collection.cards and len(collection.cards) == 3
     resumed = exams.ExamSession.resume(collection, tick=clock)
     views = resumed.begin()
-    while not isinstance(views[-1], exams.Report):
-        views = resumed.handle(exams.Mark("a") if isinstance(views[-1], exams.MarkView) else exams.HandIn())
+    while not isinstance(views[-1], exam_views.Report):
+        views = resumed.handle(exam_views.Mark("a") if isinstance(views[-1], exam_views.MarkView) else exam_views.HandIn())
     report = views[-1]
     rows = {row.card_id: row for row in report.rows}
     assert len(rows) == 4 and rows[first.card_id].text == "(not in the decks)"
@@ -406,11 +407,11 @@ def test_exam_skip_goes_round_and_time_up_scores_what_was_given(collection, monk
     clock = Clock()
     machine = exam_of(collection, clock, minutes=1)
     [first] = machine.begin()
-    views = machine.handle(exams.Answer(""))  # skip
-    assert isinstance(views[-1], exams.QuestionView) and views[-1].card_id != first.card_id
+    views = machine.handle(exam_views.Answer(""))  # skip
+    assert isinstance(views[-1], exam_views.QuestionView) and views[-1].card_id != first.card_id
     monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(minutes=2)).isoformat())
-    views = machine.handle(exams.Answer("late"))
-    assert views[0] == exams.TimeIsUp(at_start=False)
+    views = machine.handle(exam_views.Answer("late"))
+    assert views[0] == exam_views.TimeIsUp(at_start=False)
     assert all(q.status != "answered" for q in exam_store.questions(collection.store, machine.exam.id))
 
 
@@ -421,19 +422,19 @@ def test_a_mark_is_kept_when_given_not_lost_with_the_marks_after_it(collection):
     machine = exam_of(collection, clock)
     views = answer_all(machine, {"q-one": "讲了要点一", "m-one": "说反了", "c-one": "b", "z-one": "15%; 80%; [MASK]"}, clock)
     first = views[-1]
-    assert isinstance(first, exams.MarkView)
-    second = machine.handle(exams.Mark("1" if first.card_id == "q-one" else "a"))[-1]
-    assert isinstance(second, exams.MarkView) and second.card_id != first.card_id
+    assert isinstance(first, exam_views.MarkView)
+    second = machine.handle(exam_views.Mark("1" if first.card_id == "q-one" else "a"))[-1]
+    assert isinstance(second, exam_views.MarkView) and second.card_id != first.card_id
     # interrupted here: the session is gone, the exam unfinished
     stored = {q.card_id: q for q in exam_store.questions(collection.store, machine.exam.id)}
     assert stored[first.card_id].review_id is not None and stored[second.card_id].review_id is None
     assert card_info(collection.store, first.card_id, T0).reviews[-1].mode == "exam"
     again = exams.ExamSession.resume(collection, tick=clock)
     views = again.begin()
-    asked = [v.card_id for v in views if isinstance(v, exams.MarkView)]
+    asked = [v.card_id for v in views if isinstance(v, exam_views.MarkView)]
     assert asked == [second.card_id]  # only the mark not given yet
-    report = again.handle(exams.Mark("a"))[-1]
-    assert isinstance(report, exams.Report)
+    report = again.handle(exam_views.Mark("a"))[-1]
+    assert isinstance(report, exam_views.Report)
     scores = {row.card_id: row.score for row in report.rows}
     assert scores[first.card_id] == (0.5 if first.card_id == "q-one" else 1.0) and scores[second.card_id] == 1.0
     assert len([r for r in card_info(collection.store, first.card_id, T0).reviews if r.mode == "exam"]) == 1
@@ -446,18 +447,18 @@ def test_a_paper_left_during_its_marking_is_marked_on_resume_not_answered_again(
     machine = exam_of(collection, clock)
     views = machine.begin()
     while views[-1].card_id != "q-one":  # skip to the free-text question, answer it, hand in the rest unanswered
-        views = machine.handle(exams.Answer(""))
-    views = machine.handle(exams.Answer("讲了要点一"))
-    marking = machine.handle(exams.HandIn())[-1]
-    assert isinstance(marking, exams.MarkView) and marking.card_id == "q-one"
+        views = machine.handle(exam_views.Answer(""))
+    views = machine.handle(exam_views.Answer("讲了要点一"))
+    marking = machine.handle(exam_views.HandIn())[-1]
+    assert isinstance(marking, exam_views.MarkView) and marking.card_id == "q-one"
     # interrupted here, before the mark
     again = exams.ExamSession.resume(collection, tick=clock)
     assert again.exam.id == machine.exam.id and again.exam.handed_in_at is not None
     views = again.begin()
-    assert isinstance(views[0], exams.HandedIn) and not any(isinstance(v, exams.QuestionView) for v in views)
-    assert isinstance(views[-1], exams.MarkView) and views[-1].card_id == "q-one"
-    report = again.handle(exams.Mark("1"))[-1]
-    assert isinstance(report, exams.Report) and report.answered == 1
+    assert isinstance(views[0], exam_views.HandedIn) and not any(isinstance(v, exam_views.QuestionView) for v in views)
+    assert isinstance(views[-1], exam_views.MarkView) and views[-1].card_id == "q-one"
+    report = again.handle(exam_views.Mark("1"))[-1]
+    assert isinstance(report, exam_views.Report) and report.answered == 1
     assert exam_store.latest_unfinished(collection.store) is None
 
 
@@ -465,9 +466,9 @@ def test_leave_keeps_the_exam_for_resume(collection):
     clock = Clock()
     machine = exam_of(collection, clock)
     [first] = machine.begin()
-    machine.handle(exams.Answer("c" if first.kind == "choice" else "x; y; z" if first.kind == "cloze" else "答"))
-    [left] = machine.handle(exams.Leave())
-    assert isinstance(left, exams.LeftUnfinished) and not left.expired
+    machine.handle(exam_views.Answer("c" if first.kind == "choice" else "x; y; z" if first.kind == "cloze" else "答"))
+    [left] = machine.handle(exam_views.Leave())
+    assert isinstance(left, exam_views.LeftUnfinished) and not left.expired
     again = exams.ExamSession.resume(collection, tick=clock)
     assert again.exam.id == machine.exam.id and len(again.pending) == 3
 
@@ -482,18 +483,18 @@ def test_a_paper_handed_in_days_later_dates_its_reviews_by_its_deadline(collecti
     machine = exam_of(collection, Clock(), minutes=30)
     views = machine.begin()
     for _ in range(2):
-        views = machine.handle(exams.Answer(typed[views[-1].card_id]))
-    machine.handle(exams.Leave())
+        views = machine.handle(exam_views.Answer(typed[views[-1].card_id]))
+    machine.handle(exam_views.Leave())
     first, studied = [q.card_id for q in exam_store.questions(collection.store, machine.exam.id) if q.status == "answered"]
     answer(collection.store, studied, 3, now=T0 + timedelta(days=1), duration_ms=1000)
     handed_in = T0 + timedelta(days=2)
     monkeypatch.setenv("QUIZ_NOW", handed_in.isoformat())
     again = exams.ExamSession.resume(collection, tick=Clock())
     views = again.begin()
-    assert views[0] == exams.TimeIsUp(at_start=True)
-    while isinstance(views[-1], exams.MarkView):
-        views = again.handle(exams.Mark("a"))
-    assert isinstance(views[-1], exams.Report)
+    assert views[0] == exam_views.TimeIsUp(at_start=True)
+    while isinstance(views[-1], exam_views.MarkView):
+        views = again.handle(exam_views.Mark("a"))
+    assert isinstance(views[-1], exam_views.Report)
     dated = {card_id: [r.reviewed_at for r in card_info(collection.store, card_id, handed_in).reviews if r.mode == "exam"]
              for card_id in (first, studied)}
     assert dated == {first: [T0 + timedelta(minutes=30)], studied: [handed_in]}
@@ -517,19 +518,19 @@ def test_a_paper_handed_in_on_two_devices_at_once_is_reviewed_once(collection, m
     typed = {"q-one": "答", "m-one": "说反了", "c-one": "b", "z-one": "15%; 80%; [MASK]"}
     first = exam_of(collection, Clock())
     views = first.begin()
-    views = first.handle(exams.Answer(typed[views[-1].card_id]))
-    first.handle(exams.Leave())
+    views = first.handle(exam_views.Answer(typed[views[-1].card_id]))
+    first.handle(exam_views.Leave())
     a, b = (exams.ExamSession.resume(collection, tick=Clock()) for _ in range(2))
     stale = exam_store.questions(collection.store, a.exam.id)  # what B read before A's hand-in
     for device in (a, b):
         views = device.begin()
-        while isinstance(views[-1], exams.QuestionView):
-            views = device.handle(exams.Answer(typed[views[-1].card_id]))
+        while isinstance(views[-1], exam_views.QuestionView):
+            views = device.handle(exam_views.Answer(typed[views[-1].card_id]))
         with monkeypatch.context() as patched:
             if device is b:  # B's scoring sees no review recorded yet, as if it read just before A's
                 patched.setattr(exam_store, "questions", lambda store, exam_id: stale)
-            while isinstance(views[-1], exams.MarkView):
-                views = device.handle(exams.Mark("a"))
+            while isinstance(views[-1], exam_views.MarkView):
+                views = device.handle(exam_views.Mark("a"))
     reviews = [r for cid in typed for r in card_info(collection.store, cid, T0).reviews if r.mode == "exam"]
     stored = exam_store.questions(collection.store, a.exam.id)
     assert len(reviews) == len([q for q in stored if q.review_id is not None]) == 4
@@ -640,14 +641,14 @@ def test_marks_wait_for_a_write_lock_held_long_and_are_not_lost(deck_folder, mon
     machine = exam_of(open_collection(deck_folder(DECK), tmp_path / "app.db"), Clock())
     typed = {"q-one": "答", "m-one": "说反了", "c-one": "b", "z-one": "15%; 80%; [MASK]"}
     views = machine.begin()
-    while isinstance(views[-1], exams.QuestionView):
-        views = machine.handle(exams.Answer(typed[views[-1].card_id]))
+    while isinstance(views[-1], exam_views.QuestionView):
+        views = machine.handle(exam_views.Answer(typed[views[-1].card_id]))
     held = HeldLock(tmp_path / "app.db")
     machine.waiting = held.waiting
-    while isinstance(views[-1], exams.MarkView):
-        views = machine.handle(exams.Mark("a"))
+    while isinstance(views[-1], exam_views.MarkView):
+        views = machine.handle(exam_views.Mark("a"))
     held.close()
-    assert isinstance(views[-1], exams.Report) and len(held.waits) == 2
+    assert isinstance(views[-1], exam_views.Report) and len(held.waits) == 2
     [(exam, _, _)] = exam_store.history(machine.store)
     assert exam.finished_at is not None
     reviewed = [q for q in exam_store.questions(machine.store, exam.id) if q.review_id is not None]

@@ -19,7 +19,8 @@ from quizzer.app import plan as plans
 from quizzer.app.browse import put_back, show
 from quizzer.app.collection import open_collection
 from quizzer.app.config import due_change
-from quizzer.app.exam import ExamSession, history
+from quizzer.app.exam import ExamSession
+from quizzer.app.exam_report import history
 from quizzer.app.today import learner_today
 from quizzer.errors import BackupError, CardNotFound, NoDecks, NoUnfinishedExam, QuizError, UsageError
 from quizzer.scheduling import answer

@@ -725,7 +725,7 @@ def test_a_papers_stored_spec_gives_back_the_cards_it_was_drawn_from(chosen):
 
 def test_a_report_group_is_plain_text_the_table_escapes_once():
     """The section group was escaped for markup, then again by the table: a bracket showed a backslash."""
-    from quizzer.app.exam import ReportRow
+    from quizzer.app.exam_views import ReportRow
     from quizzer.terminal.exam import chapter
 
     row = ReportRow(0, "c", "qa", "d", "[a]1.2", [], "answered", "x", False, 1, 1.0, "q", "a", None)
@@ -787,7 +787,7 @@ def test_the_report_shows_kind_and_seconds_whenever_they_fit_beside_whole_ids(de
 def test_a_report_of_an_exam_no_longer_stored_says_so(deck_dir):
     """It raised "no unfinished exam to resume", which is about --resume, not a report."""
     from quizzer.app.collection import open_collection
-    from quizzer.app.exam import report
+    from quizzer.app.exam_report import report
     from quizzer.errors import DatabaseError
 
     collection = open_collection(deck_dir, None)

@@ -196,7 +196,7 @@ def test_an_unknown_deck_is_a_page_that_names_the_known_ones(make_client):
 def test_the_mistakes_notebook_lists_an_exams_wrong_answer_and_drills_it(make_client):
     from test_app import Clock, answer_all, exam_of
 
-    from quizzer.app import exam as exams
+    from quizzer.app import exam_views as exams
 
     client = make_client()
     assert "The mistakes notebook is empty." in client.get("/mistakes").text

@@ -1,5 +1,6 @@
 """Mock interviews as a state machine: the paper (drawn by ``paper``), answers saved as given,
-marking, scoring and the report.
+marking, scoring and the report. Its events and views are in ``exam_views``; the report is read
+from the store by ``exam_report``.
 
 Scores per question, from 0 to 1: a graded kind scores itself (choice 1 or 0; numeric 1, or 0.5
 when right only to fewer digits than asked; cloze the share of blanks right); qa and mistake
@@ -24,18 +25,38 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Union
-
+from typing import Any, Literal
 
 from quizzer import clock, kinds
 from quizzer.app.busy import Waiting, patiently
 from quizzer.app.collection import Collection
+from quizzer.app.exam_report import cut_off, given, report
+from quizzer.app.exam_views import (
+    WRONG_BELOW,
+    AllMarked,
+    Answer,
+    Event,
+    GoingRound,
+    HandedIn,
+    HandIn,
+    Leave,
+    LeftUnfinished,
+    Mark,
+    MarkView,
+    QuestionView,
+    Report,
+    SeeReport,
+    TimeIsUp,
+    TimeUp,
+    UndoMark,
+    View,
+    never_asked,
+)
 from quizzer.app.paper import draw_paper, new_seed
 from quizzer.app.views import Retry
 from quizzer.defaults import Rating
-from quizzer.errors import DatabaseError, NothingToExamine, NoUnfinishedExam
+from quizzer.errors import NothingToExamine, NoUnfinishedExam
 from quizzer.i18n import _
 from quizzer.kinds.base import Asked
 from quizzer.scheduling.answer import answer as record_answer
@@ -43,7 +64,6 @@ from quizzer.scheduling.learner import schedule_of
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import cards as card_store
 from quizzer.store import exams as exam_store
-from quizzer.store import records
 from quizzer.store.cards import ReviewedSince
 from quizzer.store.records import (
     Answered,
@@ -53,167 +73,9 @@ from quizzer.store.records import (
     QuestionRecord,
 )
 
-WRONG_BELOW = 0.5
-
 
 def rating_for(score: float) -> int:
     return Rating.GOOD if score >= 1.0 else Rating.HARD if score >= WRONG_BELOW else Rating.AGAIN
-
-
-# ------------------------------------------------------------------ events and views
-
-
-@dataclass(frozen=True)
-class Answer:
-    text: str  # empty: skip
-
-
-@dataclass(frozen=True)
-class HandIn:
-    pass
-
-
-@dataclass(frozen=True)
-class Leave:
-    pass
-
-
-@dataclass(frozen=True)
-class TimeUp:
-    """The clock ran out while the learner was typing ``text`` (perhaps nothing)."""
-
-    text: str = ""
-
-
-@dataclass(frozen=True)
-class Mark:
-    text: str  # the key points covered: "1 3", "a" for all, empty for none
-
-
-@dataclass(frozen=True)
-class UndoMark:
-    """Take back the last mark given (its review, its score, the mistake it noted) and mark again."""
-
-
-@dataclass(frozen=True)
-class SeeReport:
-    """Every answer is marked: on to the report (a pause ``pauses`` makes, for a last undo)."""
-
-
-Event = Union[Answer, HandIn, Leave, TimeUp, Mark, UndoMark, SeeReport]
-
-
-@dataclass(frozen=True)
-class QuestionView:
-    position: int
-    number: int  # 1-based, as shown
-    total: int
-    seconds_left: float
-    card_id: str
-    deck_title: str  # "§4.3" alone could be either chapter's
-    kind: str
-    source: str
-    front: str
-    hint: str
-    earlier_answer: str | None
-
-
-@dataclass(frozen=True)
-class GoingRound:
-    """Skipped questions come round again."""
-
-    skipped: int
-
-
-@dataclass(frozen=True)
-class TimeIsUp:
-    at_start: bool  # the exam's time had already run out when it was resumed
-
-
-@dataclass(frozen=True)
-class HandedIn:
-    """A resumed exam had been handed in (or its time was up) before it was left: the marking goes on."""
-
-    time_up: bool = False  # its answering ended with the clock, not a hand-in
-
-
-@dataclass(frozen=True)
-class LeftUnfinished:
-    exam_id: int
-    deadline: datetime
-    expired: bool
-    marking: bool = False  # left during the marking, after the hand-in
-
-
-@dataclass(frozen=True)
-class MarkView:
-    """A free-text answer to mark against its key points."""
-
-    position: int
-    card_id: str
-    question: str  # as it was asked: a paper of 15 is not marked from memory
-    answer_text: str | None
-    model_answer: str | None
-    points: list[str]
-    cut_off: bool = False  # the answer was being typed when time ran out
-    undoable: bool = False  # a mark given in this session can be taken back
-
-
-@dataclass(frozen=True)
-class AllMarked:
-    """The last answer is marked; the report follows once the learner has seen this (or taken a mark back)."""
-
-
-@dataclass(frozen=True)
-class ReportRow:
-    position: int
-    card_id: str
-    kind: str
-    deck: str
-    source: str
-    tags: list[str]
-    status: str
-    answer_text: str | None
-    cut_off: bool  # ``answer_text`` is what was typed when time ran out
-    duration_ms: int
-    score: float
-    text: str  # the question as it was asked
-    right_answer: str | None  # None: the solution ends with it
-    solution: str | None
-    missed: list[str] = field(default_factory=list)  # a marked answer's key points not covered
-    verdict: str | None = None  # a graded answer's verdict, as study gives it ("blank 2 wrong; ...")
-
-
-@dataclass
-class Report:
-    exam: ExamRecord
-    rows: list[ReportRow] = field(default_factory=list)
-
-    @property
-    def answered(self) -> int:
-        return sum(row.status == "answered" for row in self.rows)
-
-    @property
-    def cut_off(self) -> int:
-        return sum(row.cut_off for row in self.rows)
-
-    @property
-    def noted(self) -> int:
-        """Questions the mistakes notebook took: asked, and scored below WRONG_BELOW."""
-        return sum(row.score < WRONG_BELOW and not never_asked(row) for row in self.rows)
-
-    def by(self, key: Callable[[ReportRow], str | list[str]]) -> list[tuple[str, float, int]]:
-        """(group, mean score in percent, questions) grouped by ``key(row)`` (a str or list)."""
-        groups: dict[str, list[float]] = {}
-        for row in self.rows:
-            keys = key(row)
-            for k in [keys] if isinstance(keys, str) else keys:
-                groups.setdefault(k, []).append(row.score)
-        return [(k, 100.0 * sum(v) / len(v), len(v)) for k, v in sorted(groups.items())]
-
-
-View = Union[QuestionView, Retry, GoingRound, TimeIsUp, HandedIn, LeftUnfinished, MarkView, AllMarked, Report]
-
 
 # ------------------------------------------------------------------ the session
 
@@ -497,24 +359,6 @@ class ExamSession:
             return None
 
 
-def never_asked(question: QuestionRecord | ReportRow) -> bool:
-    """Never shown: no time was spent on it and nothing typed (a shown question's time is saved
-    whenever it is left: answered, skipped, left, handed in or cut off)."""
-    return question.status == "unanswered" and not question.answer_text and question.duration_ms == 0
-
-
-def cut_off(question: QuestionRecord) -> bool:
-    """Whether the question holds the text being typed when time ran out."""
-    return records.cut_off(question.status, question.answer_text)
-
-
-def given(question: QuestionRecord) -> str | None:
-    """The answer to score or mark: answered, or cut off by the clock; None for none."""
-    if question.status == "answered" or cut_off(question):
-        return question.answer_text or None
-    return None
-
-
 def read_covered(text: str, count: int) -> list[int] | None:
     """The key points a marking line names ("1 3", "a" for all, empty for none); None if
     unreadable. Only ASCII digits count (``²`` is a digit to Python but not a point number)."""
@@ -527,51 +371,3 @@ def read_covered(text: str, count: int) -> list[int] | None:
     if all(p.isascii() and p.isdigit() and 1 <= int(p) <= count for p in parts):
         return sorted({int(p) for p in parts})
     return None
-
-
-def report(collection: Collection, exam_id: int) -> Report:
-    """Everything the end-of-exam report shows, from what is stored."""
-    exam = exam_store.get(collection.store, exam_id)
-    if exam is None:  # the session asks for its own exam: gone means the database was replaced under it
-        raise DatabaseError(_("exam {id} is not in {where}").format(id=exam_id, where=collection.store.display_name),
-                            _("`quiz exam --history` lists the exams there"))
-    result = Report(exam)
-    for question in exam_store.questions(collection.store, exam_id):
-        card = collection.cards.get(question.card_id)
-        if card is None:  # removed from the decks since: its answer and score stand, its texts are gone
-            stored = card_store.card(collection.store, question.card_id)
-            result.rows.append(ReportRow(
-                question.position, question.card_id, stored.kind, stored.deck, "-", list(stored.tags), question.status,
-                question.answer_text, cut_off(question), question.duration_ms, question.score or 0.0,
-                _("(not in the decks)"), "-", None))
-            continue
-        kind = kinds.of(card)
-        asked = kind.ask(card, question.seed)
-        missed = [point for number, point in enumerate(kind.point_names(card), 1) if number not in question.covered] \
-            if question.covered is not None else []
-        result.rows.append(ReportRow(
-            question.position, card.id, card.kind, collection.deck_of(card.id).id, card.source, list(card.tags),
-            question.status,
-            question.answer_text, cut_off(question), question.duration_ms, question.score or 0.0, kind.front(asked),
-            None if kind.solution_states_answer else kind.back(asked), kind.solution(asked), missed,
-            _verdict(question, asked)))
-    return result
-
-
-def _verdict(question: QuestionRecord, asked: Asked) -> str | None:
-    """Why a graded answer scored what it did, as study says it (which blank was wrong, how far a
-    number was off); None for a marked or missing answer, or a cut-off one that cannot be read."""
-    kind = kinds.of(asked.card)
-    text = given(question)
-    if not kind.graded or text is None:
-        return None
-    if cut_off(question):
-        text = kind.read(asked, text).answer
-        if text is None:
-            return None
-    return kind.score(asked, text).message
-
-
-def history(collection: Collection) -> list[tuple[ExamRecord, int, int]]:
-    """Every exam, oldest first, with its question count and how many were answered."""
-    return exam_store.history(collection.store)

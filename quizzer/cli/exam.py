@@ -74,7 +74,7 @@ def _check(ctx: typer.Context, minutes: float, resume: bool, show_history: bool,
 def _history(opened: Collection, as_json: bool) -> None:
     """The past exams: a table and the score's trend, or JSON."""
     from quizzer import clock
-    from quizzer.app.exam import history
+    from quizzer.app.exam_report import history
     from quizzer.app.exam_open import history_dicts
 
     past = history(opened)

@@ -18,11 +18,11 @@ from rich.table import Table
 from rich.text import Text
 
 from quizzer.app import kind_names
-from quizzer.app.exam import (
+from quizzer.app.exam import ExamSession
+from quizzer.app.exam_views import (
     AllMarked,
     Answer,
     Event,
-    ExamSession,
     GoingRound,
     HandedIn,
     HandIn,

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quizzer.app.collection import Collection
-from quizzer.app.exam import (
+from quizzer.app.exam import ExamSession
+from quizzer.app.exam_views import (
     AllMarked,
     Answer,
     Event,
-    ExamSession,
     HandIn,
     Leave,
     Mark,

@@ -13,8 +13,8 @@ from typing import Any
 
 from quizzer import clock, i18n
 from quizzer.app.collection import Collection
-from quizzer.app.exam import LeftUnfinished
-from quizzer.app.exam import Report as ExamReport
+from quizzer.app.exam_views import LeftUnfinished
+from quizzer.app.exam_views import Report as ExamReport
 from quizzer.app.queue import NothingDue
 from quizzer.app.study import CardView, Continue, Feedback, Notice, QueueEnd, Summary
 from quizzer.app.today import learner_today
