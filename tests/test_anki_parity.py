@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from quizzer import clock
-from quizzer.app import study
+from quizzer.app import study, study_views
 from quizzer.app.collection import open_collection
 from quizzer.cli import app
 from quizzer.scheduling.answer import answer, undo
@@ -125,7 +125,7 @@ def test_a_failed_card_returns_mid_session_on_a_moving_clock(deck_folder, tmp_pa
     for i, rating in enumerate([1, 3, 3, 3, 3, 3, 3]):
         when = start + timedelta(minutes=3 * i)
         monkeypatch.setenv("QUIZ_NOW", when.isoformat())
-        assert isinstance(view, study.CardView)
+        assert isinstance(view, study_views.CardView)
         answered.append((when.strftime("%H:%M"), view.card_id))
         machine.handle(study.Reveal())
         view = machine.handle(study.Rate(rating))[-1]

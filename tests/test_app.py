@@ -12,7 +12,7 @@ from conftest import MINI_DECK
 from quizzer import kinds
 from quizzer.app import exam as exams
 from quizzer.app import exam_views
-from quizzer.app import study
+from quizzer.app import study, study_views
 from quizzer.app.collection import open_collection
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER
 from quizzer.scheduling.queue import build_queue
@@ -65,17 +65,17 @@ def session(collection, kinds: tuple[str, ...], clock: Clock | None = None, **op
 def test_self_rated_card_reveal_rate_and_summary(collection):
     machine = session(collection, ("qa",))
     [front] = machine.start()
-    assert isinstance(front, study.CardView) and front.front == "问题一" and not front.graded
+    assert isinstance(front, study_views.CardView) and front.front == "问题一" and not front.graded
     assert (front.done, front.left) == (0, 1)
     assert machine.handle(study.Rate(3)) == [front]  # rating before revealing is not taken
     [back] = machine.handle(study.Reveal())
-    assert isinstance(back, study.BackView) and "答案一" in back.back and "要点二" in back.back
+    assert isinstance(back, study_views.BackView) and "答案一" in back.back and "要点二" in back.back
     saved, after = machine.handle(study.Rate(3))
     assert saved == study.Notice("saved", "q-one", 3)
     # a Good on a new card is still learning: due within the learn-ahead window, so it comes back
-    assert isinstance(after, study.CardView) and after.card_id == "q-one"
+    assert isinstance(after, study_views.CardView) and after.card_id == "q-one"
     summary = machine.handle(study.Quit())[-1]
-    assert isinstance(summary, study.Summary) and (summary.reviewed, summary.correct) == (1, 1)
+    assert isinstance(summary, study_views.Summary) and (summary.reviewed, summary.correct) == (1, 1)
     assert [r.rating for r in card_info(collection.store, "q-one", T0).reviews] == [3]
 
 
@@ -119,12 +119,12 @@ def test_undoing_an_again_that_brought_the_card_back_shows_it_once(collection):
     machine.handle(study.Rate(4))  # Easy: out of learning, not brought back
     machine.handle(study.Reveal())
     *_, back = machine.handle(study.Rate(1))  # a new card failed: learning, due within the session
-    assert isinstance(back, study.CardView) and (back.card_id, back.done, back.left) == ("m-one", 2, 1)
+    assert isinstance(back, study_views.CardView) and (back.card_id, back.done, back.left) == ("m-one", 2, 1)
     undone, shown = machine.handle(study.Undo())
     assert undone == study.Notice("undone", "m-one") and (shown.card_id, shown.done, shown.left) == ("m-one", 1, 1)
     machine.handle(study.Reveal())
     *_, last = machine.handle(study.Rate(4))
-    assert isinstance(last, study.QueueEnd)  # shown once: nothing left after it
+    assert isinstance(last, study_views.QueueEnd)  # shown once: nothing left after it
 
 
 def test_a_failed_card_coming_back_counts_as_left_at_once(collection):
@@ -134,13 +134,13 @@ def test_a_failed_card_coming_back_counts_as_left_at_once(collection):
     machine.start()
     machine.handle(study.Reveal())
     *_, second = machine.handle(study.Rate(1))
-    assert isinstance(second, study.CardView) and (second.card_id, second.done, second.left) == ("m-one", 1, 2)
+    assert isinstance(second, study_views.CardView) and (second.card_id, second.done, second.left) == ("m-one", 1, 2)
     machine.handle(study.Reveal())
     *_, back = machine.handle(study.Rate(4))  # Easy: out of learning, not coming back
-    assert isinstance(back, study.CardView) and (back.card_id, back.left) == ("q-one", 1)
+    assert isinstance(back, study_views.CardView) and (back.card_id, back.left) == ("q-one", 1)
     machine.handle(study.Reveal())
     *_, last = machine.handle(study.Rate(4))
-    assert isinstance(last, study.QueueEnd)
+    assert isinstance(last, study_views.QueueEnd)
 
 
 def test_the_cards_left_are_counted_as_new_learning_and_due(collection, monkeypatch):
@@ -149,7 +149,7 @@ def test_the_cards_left_are_counted_as_new_learning_and_due(collection, monkeypa
     now moves from its count to learning at once."""
     first = session(collection, ("qa", "mistake"))
     [opening] = first.start()  # q-one, then m-one: both new
-    assert isinstance(opening, study.CardView) and opening.remaining == study.Remaining(new=2)
+    assert isinstance(opening, study_views.CardView) and opening.remaining == study_views.Remaining(new=2)
     first.handle(study.Reveal())
     first.handle(study.Rate(4))  # q-one: Easy, in review, due in days
     first.handle(study.Reveal())
@@ -161,16 +161,16 @@ def test_the_cards_left_are_counted_as_new_learning_and_due(collection, monkeypa
     machine = study.StudySession(collection, build_queue(collection.store, later, chosen=chosen), chosen=chosen,
                                  tick=Clock())
     [front] = machine.start()
-    assert isinstance(front, study.CardView) and front.card_id == "m-one"  # learning first
-    assert front.remaining == study.Remaining(new=1, learning=1, review=1) and front.left == 3
+    assert isinstance(front, study_views.CardView) and front.card_id == "m-one"  # learning first
+    assert front.remaining == study_views.Remaining(new=1, learning=1, review=1) and front.left == 3
     machine.handle(study.Reveal())
     *_, after = machine.handle(study.Rate(4))  # m-one: Easy, out of learning, not coming back
-    assert isinstance(after, study.CardView) and after.card_id == "q-one"
-    assert after.remaining == study.Remaining(new=1, review=1)
+    assert isinstance(after, study_views.CardView) and after.card_id == "q-one"
+    assert after.remaining == study_views.Remaining(new=1, review=1)
     machine.handle(study.Reveal())
     *_, last = machine.handle(study.Rate(1))  # q-one failed: relearning, coming back
-    assert isinstance(last, study.CardView) and last.card_id == "c-one"
-    assert last.remaining == study.Remaining(new=1, learning=1)
+    assert isinstance(last, study_views.CardView) and last.card_id == "c-one"
+    assert last.remaining == study_views.Remaining(new=1, learning=1)
 
 
 def test_a_card_failed_in_an_earlier_session_counts_as_left_too(collection):
@@ -182,7 +182,7 @@ def test_a_card_failed_in_an_earlier_session_counts_as_left_too(collection):
     first.handle(study.Quit())
     again = session(collection, ("qa", "mistake"))
     [front] = again.start()
-    assert isinstance(front, study.CardView) and (front.card_id, front.left) == ("m-one", 2)
+    assert isinstance(front, study_views.CardView) and (front.card_id, front.left) == ("m-one", 2)
 
 
 def test_undo_of_an_answer_another_device_answered_over_says_so_and_the_session_goes_on(collection):
@@ -206,7 +206,7 @@ def test_bury_and_suspend_take_the_card_out(collection):
     buried, nxt = machine.handle(study.Bury())
     assert buried == study.Notice("buried", "q-one") and nxt.card_id == "m-one"
     suspended, end = machine.handle(study.Suspend())
-    assert suspended.kind == "suspended" and isinstance(end, study.QueueEnd)
+    assert suspended.kind == "suspended" and isinstance(end, study_views.QueueEnd)
     assert card_info(collection.store, "m-one", T0).suspended
     assert card_info(collection.store, "q-one", T0).buried_until is not None
 
@@ -218,7 +218,7 @@ def test_the_last_answer_can_be_undone_at_the_queue_end_and_next_ends_the_sessio
     machine.start()
     machine.handle(study.Reveal())
     saved, end = machine.handle(study.Rate(4))
-    assert saved.kind == "saved" and end == study.QueueEnd()
+    assert saved.kind == "saved" and end == study_views.QueueEnd()
     assert machine.handle(study.Reveal()) == [machine.summary]  # any key but u: the summary
     machine = session(collection, ("mistake",))
     machine.start()
@@ -234,7 +234,7 @@ def test_the_last_answer_can_be_undone_at_the_queue_end_and_next_ends_the_sessio
     machine.handle(study.Reveal())
     *_, end = machine.handle(study.Rate(4))
     [summary] = machine.handle(study.Next())
-    assert end == study.QueueEnd() and isinstance(summary, study.Summary) and summary.reviewed == 1
+    assert end == study_views.QueueEnd() and isinstance(summary, study_views.Summary) and summary.reviewed == 1
     assert [r.rating for r in card_info(collection.store, "m-one", T0).reviews] == [4]  # the first one undone
 
 
@@ -244,11 +244,11 @@ def test_the_queue_end_does_not_pause_after_a_verdict_or_on_a_pipe(collection):
     machine = session(collection, ("choice",))
     machine.start()
     machine.handle(study.Answer("B"))  # right and quick: Easy, out of learning
-    assert isinstance(machine.handle(study.Next())[-1], study.Summary)
+    assert isinstance(machine.handle(study.Next())[-1], study_views.Summary)
     machine = session(collection, ("qa",), pauses=False)
     machine.start()
     machine.handle(study.Reveal())
-    assert isinstance(machine.handle(study.Rate(4))[-1], study.Summary)
+    assert isinstance(machine.handle(study.Rate(4))[-1], study_views.Summary)
 
 
 def test_undo_takes_back_a_bury_or_suspend_before_the_answer_before_it(collection):

@@ -495,13 +495,13 @@ def test_an_answer_the_database_refuses_is_named_as_not_saved(deck_dir, monkeypa
 
 
 def test_quitting_when_the_database_cannot_be_read_still_shows_what_was_done(deck_dir, monkeypatch):
-    from quizzer.app import study as study_app
+    from quizzer.app import study_order
     from quizzer.errors import DatabaseError
 
     def gone(*args, **kwargs):
         raise DatabaseError("postgresql://db/quiz: cannot connect to the database server")
 
-    monkeypatch.setattr(study_app, "due_forecast", gone)
+    monkeypatch.setattr(study_order, "due_forecast", gone)
     result = study(deck_dir, ["", "3", "q"], datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc), "--kind", "qa")
     assert "Reviewed 1, correct 1" in result.stdout and "Coming up" not in result.stdout
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from quizzer.app import study
+from quizzer.app import study, study_views
 from quizzer.app.collection import open_collection
 from quizzer.scheduling import queue as queues
 from quizzer.scheduling.queue import build_queue
@@ -68,16 +68,16 @@ class StudyStates(RuleBasedStateMachine):
         return self.views[-1]
 
     def running(self) -> bool:
-        return not isinstance(self.waiting, study.Summary)
+        return not isinstance(self.waiting, study_views.Summary)
 
     @precondition(running)
     @rule(rating=st.integers(1, 4), typed=st.sampled_from(["b", "a", "B", "Z", "AB", "15%", "0.15", "x", ""]))
     def go_on(self, rating: int, typed: str) -> None:
         """Whatever the screen waits for: reveal, rate, answer or next."""
         view = self.waiting
-        if isinstance(view, study.CardView):
+        if isinstance(view, study_views.CardView):
             event: study.Event = study.Answer(typed) if view.graded else study.Reveal()
-        elif isinstance(view, study.BackView):
+        elif isinstance(view, study_views.BackView):
             event = study.Rate(rating)
         else:
             event = study.Next()
@@ -108,7 +108,7 @@ class StudyStates(RuleBasedStateMachine):
     @rule()
     def quit(self) -> None:  # also after the end: the summary again
         self.views = self.session.handle(study.Quit())
-        assert isinstance(self.waiting, study.Summary)
+        assert isinstance(self.waiting, study_views.Summary)
 
     @invariant()
     def summary_matches_the_database(self) -> None:
@@ -127,7 +127,7 @@ class StudyStates(RuleBasedStateMachine):
     @invariant()
     def the_card_on_screen_may_be_studied(self) -> None:
         view = self.waiting
-        if isinstance(view, study.CardView):
+        if isinstance(view, study_views.CardView):
             assert view.card_id in self.deck_ids
             record = card_store.card(self.collection.store, view.card_id)
             assert not record.suspended and (record.buried_until is None or record.buried_until <= T0)

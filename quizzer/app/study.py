@@ -1,6 +1,6 @@
 """The daily drill as a state machine: events in (reveal, rate, answer, undo, bury, suspend,
 edited, next, quit), views out (the card to show, the back, feedback, notices, the summary),
-both defined in ``study_views``.
+both defined in ``study_views``. Which card is on screen and which come next is ``study_order``'s.
 
 Self-rated kinds show their front, then their back on ``Reveal``, then take a ``Rate``.
 Graded kinds take an ``Answer``: a format problem asks again, a verdict rates itself
@@ -17,52 +17,36 @@ not saved); feedback and the "saved" notice carry when it is due after the ratin
 from __future__ import annotations
 
 import threading
-import time
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any
 
 from quizzer import clock, kinds
-from quizzer.app.busy import Waiting, patiently
-from quizzer.app.collection import Collection
+from quizzer.app.busy import patiently
+from quizzer.app.study_order import Done, SetAside, StudyOrder
 from quizzer.app.study_views import (
     Answer,
-    BackView,
     Bury,
-    CardView,
     Continue,
     Edited,
     Event,
     Feedback,
     Next,
     Notice,
-    QueueEnd,
     Quit,
     Rate,
-    Remaining,
     Reveal,
-    Summary,
     Suspend,
     Undo,
     View,
 )
 from quizzer.app.views import Retry
 from quizzer.defaults import Rating
-from quizzer.errors import DatabaseError, DeckProblems
+from quizzer.errors import DeckProblems
 from quizzer.i18n import _, join
-from quizzer.kinds.base import Asked
 from quizzer.scheduling import answer as answering
-from quizzer.scheduling import queue as queues
-from quizzer.scheduling.learner import schedule_of
-from quizzer.scheduling.memory import Placement
-from quizzer.scheduling.summary import due_forecast
-from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import cards as card_store
 from quizzer.store.cards import ReviewedSince
-from quizzer.store.filter import EVERYTHING, CardFilter
-from quizzer.store.records import NEW, REVIEW, Answered
+from quizzer.store.records import NEW
 
 
 
@@ -89,72 +73,10 @@ def prewarm(cards: list[Any]) -> threading.Thread | None:
     return thread
 
 
-@dataclass(frozen=True)
-class Done:
-    """One answer of this session, for undo, another rating and the summary; a graded answer's
-    text and verdict, time and duration, to save it again under another rating."""
-
-    answered: Answered
-    rating: int
-    answer_text: str | None
-    correct: bool | None
-    reviewed_at: datetime
-    duration_ms: int
-    placement: Placement  # where its day was placed from: another rating lands as the buttons said
-    seed: int | None  # the question a generated card drew: undo asks the same one again
-
-
-@dataclass(frozen=True)
-class SetAside:
-    """A bury or suspend of this session, for undo: the card's flags before it."""
-
-    card_id: str
-    suspended: bool
-    buried_until: datetime | None
-    replacement: str | None = None  # the new card that took a new card's place (``refill``)
-
-
-class StudySession:
+class StudySession(StudyOrder):
     """Shows ``queue``'s cards one at a time and records each answer. ``pauses`` (a terminal; a
     script on a pipe goes straight on): after a graded answer's verdict, and once at the queue's
     end, so that the last answer can still be rated again or undone."""
-
-    def __init__(
-        self,
-        collection: Collection,
-        queue: list[str],
-        *,
-        chosen: CardFilter = EVERYTHING,
-        only_queued: bool = False,
-        pauses: bool = True,
-        tick: Callable[[], float] = time.monotonic,
-        settings: Settings = DEFAULTS,
-        refills: bool = False,
-    ) -> None:
-        self.collection = collection
-        self.chosen = chosen
-        self.settings = settings
-        schedule = schedule_of(collection.store, settings)
-        self.scheduler, self.interview = schedule.scheduler, schedule.interview
-        self.scope = set(queue) if only_queued else None  # a drill brings back only its own cards
-        self.pauses = pauses
-        self.tick = tick
-        self.queue = [card_id for card_id in queue if card_id in collection.cards]
-        self.position = 0  # the card on screen (or, in feedback, the one after the card answered)
-        self.phase: Literal["front", "back", "feedback", "end", "done"] = "front"
-        self.asked: Asked | None = None
-        self.intervals: tuple[timedelta, ...] = ()  # the back on screen: after each rating
-        self.shown_at = tick()
-        self.started = tick()
-        self.opened_at = clock.now()  # a card reviewed after this, not by this session, was studied elsewhere
-        self.history: list[Done | SetAside] = []  # what undo takes back, the latest last
-        self.set_aside: set[str] = set()  # buried or suspended in this session
-        self.summary = Summary()
-        self.warmed = False  # torch prewarmed (after the first card is on screen)
-        self.waiting: Waiting | None = None  # the screen's, while an answer waits for the write lock
-        # a new card set aside does not count as studied, so, as in Anki, the next one today's study
-        # offers comes in its place (not when the command set its own count: --new, --limit)
-        self.refills = refills
 
     # -- driving -------------------------------------------------------------
 
@@ -206,86 +128,6 @@ class StudySession:
         return self.collection.location(self._card_id())
 
     # -- steps ---------------------------------------------------------------
-
-    def _card_id(self) -> str:
-        return self.queue[self.position]
-
-    def _kind(self) -> Any:
-        return kinds.of(self.collection.cards[self._card_id()])
-
-    def _asked(self) -> Asked:
-        assert self.asked is not None, "a card is on screen"
-        return self.asked
-
-    def _back(self) -> BackView:
-        return BackView(self._card_id(), self._kind().back(self._asked()), self.intervals)
-
-    def _current(self) -> View:
-        if self.phase == "back":
-            return self._back()
-        if self.phase == "feedback":
-            return Continue(self.intervals)
-        if self.phase == "end":
-            return QueueEnd()
-        return self._view()
-
-    def _view(self) -> CardView:
-        card = self.collection.cards[self._card_id()]
-        kind = kinds.of(card)
-        asked = self._asked()
-        return CardView(card.id, self.collection.deck_of(card.id).title, card.kind, card.source,
-                        self.position, self._remaining(), kind.front(asked),
-                        kind.graded, kind.hint(asked) if kind.graded else "", *kind.picks(asked))
-
-    def _remaining(self) -> Remaining:
-        """The queue from the card on screen on, and the cards in learning the session will still
-        show (those ``_requeue_learning`` brings back, failed now or in an earlier session) though
-        not yet queued: Anki counts them as left at once, so "0 left" does not precede a card."""
-        ahead = self.queue[self.position:]
-        queued = set(ahead)
-        coming_back = [card_id for card_id in self._learning_due(clock.now() + queues.LEARN_AHEAD) if card_id not in queued]
-        states = card_store.states(self.collection.store, ahead)
-        by_state = Counter(states.get(card_id, NEW) for card_id in ahead)
-        return Remaining(new=by_state[NEW], review=by_state[REVIEW],
-                         learning=len(ahead) - by_state[NEW] - by_state[REVIEW] + len(coming_back))
-
-    def _show_next(self) -> View:
-        while self.position < len(self.queue) or self._requeue_learning():
-            card = self.collection.cards.get(self._card_id())
-            if card is None or self._answered_elsewhere(card.id):  # undone, then edited away; or studied
-                del self.queue[self.position]  # in another session meanwhile (a card due again comes back
-                continue  # through the learning requeue)
-            self.asked = kinds.of(card).ask(card)
-            self.phase = "front"
-            self.shown_at = self.tick()
-            return self._view()
-        if self.pauses and self.history and self.phase != "feedback":
-            self.phase = "end"  # (after a verdict's pause, Next means the learner has seen it)
-            return QueueEnd()
-        return self._finish()
-
-    def _answered_elsewhere(self, card_id: str) -> bool:
-        """Whether ``card_id`` was reviewed after this session began, and not by it: another
-        session (a terminal, a browser) took it, and showing it again would review it twice."""
-        last = card_store.card(self.collection.store, card_id).memory.last_review
-        return (last is not None and last > self.opened_at
-                and not any(isinstance(done, Done) and done.answered.card_id == card_id for done in self.history))
-
-    def _learning_due(self, until: datetime) -> list[str]:
-        """This session's cards in learning due by ``until``, soonest first: a drill's own only."""
-        return [c for c in queues.learning_due(self.collection.store, until, self.chosen)
-                if c in self.collection.cards and (self.scope is None or c in self.scope)]
-
-    def _learning_first(self) -> None:
-        """Cards in learning whose step is due now go next, before the rest of the queue (Anki)."""
-        due = self._learning_due(clock.now())
-        if due:
-            self.queue[self.position:] = due + [c for c in self.queue[self.position:] if c not in due]
-
-    def _requeue_learning(self) -> bool:
-        """At the end of the queue, bring back cards in learning due within LEARN_AHEAD."""
-        self.queue[self.position:] = self._learning_due(clock.now() + queues.LEARN_AHEAD)
-        return self.position < len(self.queue)
 
     def _answer(self, text: str) -> list[View]:
         kind, asked = self._kind(), self._asked()
@@ -374,12 +216,6 @@ class StudySession:
             self.position += 1
             return [Notice("reviewed_elsewhere", done.answered.card_id), Continue(self.intervals)]
 
-    def _shown_once(self) -> None:
-        """The card at ``position`` is not queued again after it: the answer taken back may have
-        queued it (a learning step due now, or brought back at the queue's end)."""
-        card_id = self.queue[self.position]
-        self.queue[self.position + 1:] = [c for c in self.queue[self.position + 1:] if c != card_id]
-
     def _count(self, done: Done, sign: int) -> None:
         """The summary with ``done`` added (+1) or taken back (-1). A graded answer is correct by
         its verdict, whatever rating the learner gave it; a self-rated one by passing (Hard or better)."""
@@ -449,16 +285,6 @@ class StudySession:
         self.history.append(SetAside(card_id, *flags, replacement))
         return [notice, self._show_next()]
 
-    def _replacement(self) -> str | None:
-        """The first new card today's study offers that the session has not queued."""
-        if not self.refills:
-            return None
-        offered = queues.new_offered(self.collection.store, clock.now(), new_per_day=self.settings.new_per_day,
-                                     chosen=self.chosen, rollover_hour=self.settings.day_start_hour,
-                                     deck_new_per_day=self.settings.deck_new_per_day, interview=self.interview)
-        ahead = set(self.queue[self.position:]) | self.set_aside
-        return next((c for c in offered if c not in ahead and c in self.collection.cards), None)
-
     def _edited(self) -> list[View]:
         try:
             patiently(self.collection.reload, self.waiting)
@@ -472,13 +298,3 @@ class StudySession:
         if self.phase == "feedback":
             return views + [Continue(self.intervals)]
         return views + [self._show_next()]  # the card on screen again, as edited
-
-    def _finish(self) -> Summary:
-        self.phase = "done"
-        self.summary.seconds = self.tick() - self.started
-        try:
-            self.summary.forecast = due_forecast(self.collection.store, clock.now(),
-                                                 rollover_hour=self.settings.day_start_hour)
-        except DatabaseError:  # the server went down: what was done is said all the same (every answer
-            pass  # shown as saved was), without what is coming
-        return self.summary

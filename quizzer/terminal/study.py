@@ -24,8 +24,9 @@ from quizzer import clock
 from quizzer.app import kind_names
 from quizzer.app.collection import Collection
 from quizzer.app.queue import NothingDue
-from quizzer.app.study import Answer as AnswerEvent
-from quizzer.app.study import (
+from quizzer.app.study import StudySession
+from quizzer.app.study_views import Answer as AnswerEvent
+from quizzer.app.study_views import (
     BackView,
     Bury,
     CardView,
@@ -39,7 +40,6 @@ from quizzer.app.study import (
     Quit,
     Rate,
     Reveal,
-    StudySession,
     Summary,
     Suspend,
     Undo,

@@ -11,7 +11,8 @@ from typing import Any
 
 from quizzer.app.collection import Collection
 from quizzer.app.queue import Planned, SessionPlan, plan_session
-from quizzer.app.study import (
+from quizzer.app.study import StudySession
+from quizzer.app.study_views import (
     Answer,
     BackView,
     Bury,
@@ -22,7 +23,6 @@ from quizzer.app.study import (
     Quit,
     Rate,
     Reveal,
-    StudySession,
     Suspend,
     Undo,
     View,

@@ -16,7 +16,7 @@ from quizzer.app.collection import Collection
 from quizzer.app.exam_views import LeftUnfinished
 from quizzer.app.exam_views import Report as ExamReport
 from quizzer.app.queue import NothingDue
-from quizzer.app.study import CardView, Continue, Feedback, Notice, QueueEnd, Summary
+from quizzer.app.study_views import CardView, Continue, Feedback, Notice, QueueEnd, Summary
 from quizzer.app.today import learner_today
 from quizzer.app.views import Retry
 from quizzer.defaults import EXAM_COUNT, EXAM_MINUTES
