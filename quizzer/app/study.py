@@ -49,9 +49,6 @@ from quizzer.store.cards import ReviewedSince
 from quizzer.store.records import NEW
 
 
-
-
-
 def auto_rating(fast_slow: tuple[float, float], right: bool, seconds: float) -> int:
     """The rating a graded card earns from being right and how long it took."""
     if not right:

@@ -52,10 +52,10 @@ class SetAside:
     buried_until: datetime | None
     replacement: str | None = None  # the new card that took a new card's place (``refill``)
 
+
 class StudyOrder:
     """A session's cards in the order it shows them, and the card on screen; ``StudySession``
     adds what the learner does to it."""
-
 
     def __init__(
         self,
@@ -93,6 +93,7 @@ class StudyOrder:
         # a new card set aside does not count as studied, so, as in Anki, the next one today's study
         # offers comes in its place (not when the command set its own count: --new, --limit)
         self.refills = refills
+
     # -- the card on screen and the ones to come ----------------------------
 
     def _card_id(self) -> str:
