@@ -44,7 +44,8 @@ from quizzer.store import stats as queries
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
 from quizzer.store.records import LEARNING, NEW, RELEARNING, REVIEW
-from quizzer.store.review_days import COUNTS, review_days_of, seconds
+from quizzer.store.review_days import review_days_of
+from quizzer.store.review_tally import COUNTS, seconds
 
 if TYPE_CHECKING:
     from quizzer.app.collection import Collection
@@ -200,7 +201,7 @@ def _retention(passed: int, failed: int) -> Retention:
 
 
 def summed(by_day: dict[date, list[int]], days: list[date]) -> dict[str, int]:
-    """The counts of ``days`` added up, by name (``review_days.COUNTS``)."""
+    """The counts of ``days`` added up, by name (``review_tally.COUNTS``)."""
     total = [0] * len(COUNTS)
     for day in days:
         for i, n in enumerate(by_day.get(day, ())):

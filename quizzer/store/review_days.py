@@ -1,6 +1,7 @@
 """Reviews per study day for ``quiz stats``: from a table derived from the review log
 (``models.review_days``: a row per study day and deck), so figures over the whole history read a
-few thousand rows instead of every review.
+few thousand rows instead of every review. This module keeps the table current with the log;
+``review_tally`` counts reviews into its rows.
 
 A day's row holds its reviews, their ratings and time spent, and true retention's reviews as Anki
 counts them: a card's first review of the study day, if the card was in the Review state before
@@ -24,12 +25,10 @@ no other process stored meanwhile; a database that cannot be written still gets 
 
 from __future__ import annotations
 
-import hashlib
 import json
-from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import date
 from typing import Any
 
 from sqlalchemy import (
@@ -44,8 +43,6 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.clock import DAY_SECONDS, day_start, study_day
-from quizzer.defaults import Rating
 from quizzer.errors import DatabaseError
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
@@ -57,85 +54,20 @@ from quizzer.store.models import (
     review_days_cards,
     review_log,
 )
-from quizzer.store.records import REVIEW
+from quizzer.store.review_tally import (
+    COUNTS,
+    AnyDeck,
+    CardTally,
+    Review,
+    StudyDays,
+    Tally,
+    classify,
+    per_day,
+)
 from quizzer.store.sync import FINGERPRINT_KEY
 
-MATURE_DAYS = 21  # Anki's threshold for a mature card
 WATERMARK_KEY = "review_days"
-COUNTS = tuple(column.name for column in review_days.columns if column.name not in ("day", "deck"))
-REVIEWS, DURATION, YOUNG_PASSED = (COUNTS.index(name) for name in ("reviews", "duration_ms", "young_passed"))
 CHUNK = 500  # card ids per IN list, under every database's bound-parameter limit
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-Tally = dict[tuple[date, str], list[int]]
-"""Counts (in ``COUNTS`` order) per (study day, deck)."""
-
-Review = Sequence[Any]
-"""A review as read here: id, card id, time (seconds since the epoch), rating, duration, state before."""
-
-
-def seconds(moment: datetime) -> float:
-    """An aware datetime as seconds since the epoch, as ``models.epoch`` computes them."""
-    return (moment - _EPOCH).total_seconds()
-
-
-class _Days:
-    """The study days from ``first`` through ``last`` and the instants they start."""
-
-    def __init__(self, first: date, last: date, rollover_hour: int) -> None:
-        self.dates = [first + timedelta(days=i) for i in range((last - first).days + 1)]
-        self.starts = [seconds(day_start(d, rollover_hour)) for d in [*self.dates, last + timedelta(days=1)]]
-
-    @classmethod
-    def around(cls, first: float, last: float, rollover_hour: int) -> _Days:
-        """The days from the one of ``first`` through the one of ``last`` (seconds since the epoch)."""
-        low, high = (datetime.fromtimestamp(t, timezone.utc) for t in (first, last))
-        return cls(study_day(low, rollover_hour), study_day(high, rollover_hour), rollover_hour)
-
-    def rule(self) -> str:
-        """The days' start times, hashed: equal exactly when this day start and time zone cut these
-        days where the ones the table was built with did."""
-        return hashlib.sha256(repr(self.starts).encode()).hexdigest()[:32]
-
-
-@dataclass
-class _Card:
-    """What the tally holds of one card (a ``review_days_cards`` row)."""
-
-    deck: str
-    reviews: int = 0
-    checksum: int = 0  # sum of id * (state_before + 1) over its reviews
-    last_at: float = float("-inf")
-
-
-def _classify(rows: Iterable[Review], deck_of: Mapping[str, str], known: Mapping[str, _Card],
-              days: _Days, tally: Tally, seen: dict[str, _Card]) -> None:
-    """Add ``rows`` (id, card id, time, rating, duration, state before), in (time, id) order, to
-    ``tally`` and ``seen``; ``known`` has what came before them of each card. (A million rows
-    on a rebuild: the lookups are kept in local names.)"""
-    starts, dates, mature_after = days.starts, days.dates, float(MATURE_DAYS * DAY_SECONDS)
-    find, counted = seen.get, tally.get
-    for review_id, card_id, at, rating, duration, state_before in rows:
-        entry = find(card_id)
-        if entry is None:
-            before = known.get(card_id)
-            entry = seen[card_id] = (_Card(deck_of[card_id]) if before is None else
-                                     _Card(before.deck, before.reviews, before.checksum, before.last_at))
-        previous = entry.last_at  # -inf for a card's first review: mature, first of its day
-        day = bisect_right(starts, at) - 1
-        key = (dates[day], entry.deck)
-        counts = counted(key)
-        if counts is None:
-            counts = tally[key] = [0] * len(COUNTS)
-        counts[REVIEWS] += 1
-        counts[rating] += 1  # again, hard, good, easy follow reviews
-        counts[DURATION] += duration or 0
-        if state_before == REVIEW and previous < starts[day]:
-            counts[YOUNG_PASSED + 2 * (at - previous >= mature_after) + (rating == Rating.AGAIN)] += 1
-        entry.reviews += 1
-        entry.checksum += review_id * (state_before + 1)
-        entry.last_at = at
-
 
 _ROW = (review_log.c.id, review_log.c.card_id, epoch(review_log.c.reviewed_at), review_log.c.rating,
         review_log.c.duration_ms, review_log.c.state_before)
@@ -155,7 +87,7 @@ def _stored(conn: Connection) -> str | None:
 
 def _logged(up_to_id: int) -> Select[Any]:
     """Each card's reviews in the log up to ``up_to_id``: how many, and their checksum (as
-    ``_Card.checksum`` sums them), to compare with ``review_days_cards``."""
+    ``CardTally.checksum`` sums them), to compare with ``review_days_cards``."""
     return (select(review_log.c.card_id, func.count(), func.sum(review_log.c.id * (review_log.c.state_before + 1)))
             .where(review_log.c.id <= up_to_id).group_by(review_log.c.card_id))
 
@@ -171,8 +103,8 @@ def review_days_of(store: Store, chosen: CardFilter, rollover_hour: int, keep: b
                 select(cards.c.id).where(*chosen.clauses(only_active=False))))).all())
         tally: Tally = {}
         if rows:
-            _classify(rows, _AnyDeck(), {}, _Days.around(rows[0][2], rows[-1][2], rollover_hour), tally, {})
-        return _per_day({}, tally, None)
+            classify(rows, AnyDeck(), {}, StudyDays.around(rows[0][2], rows[-1][2], rollover_hour), tally, {})
+        return per_day({}, tally, None)
     with store.read() as conn:
         stored = _stored(conn)
         change = _refresh(conn, _Watermark.parse(stored), rollover_hour)
@@ -186,24 +118,7 @@ def review_days_of(store: Store, chosen: CardFilter, rollover_hour: int, keep: b
         return summed
     if keep:
         _store(store, stored, change)
-    return _per_day(summed, change.tally, chosen.decks)
-
-
-def _per_day(summed: dict[date, list[int]], tally: Tally, decks: tuple[str, ...] | None) -> dict[date, list[int]]:
-    """``summed`` plus the counts of ``tally`` of ``decks`` (None: all), per day."""
-    for (day, deck), counts in tally.items():
-        if decks is None or deck in decks:
-            total = summed.setdefault(day, [0] * len(COUNTS))
-            for i, n in enumerate(counts):
-                total[i] += n
-    return summed
-
-
-class _AnyDeck(dict[str, str]):
-    """Every card in one group (the filter has chosen the cards)."""
-
-    def __missing__(self, key: str) -> str:
-        return ""
+    return per_day(summed, change.tally, chosen.decks)
 
 
 @dataclass(frozen=True)
@@ -213,7 +128,7 @@ class _Watermark:
     last_at: float
     first: str | None  # the days aggregated, ISO dates (None: no reviews)
     last: str | None
-    rule: str  # _Days.rule of first..last ("" without days)
+    rule: str  # StudyDays.rule of first..last ("" without days)
     sync: str | None  # the decks' sync fingerprint when no card had moved deck
 
     def text(self) -> str:
@@ -226,10 +141,10 @@ class _Watermark:
         except (TypeError, ValueError):
             return None  # unreadable: rebuilt
 
-    def days(self, rollover_hour: int) -> _Days | None:
+    def days(self, rollover_hour: int) -> StudyDays | None:
         if self.first is None or self.last is None:
             return None
-        return _Days(date.fromisoformat(self.first), date.fromisoformat(self.last), rollover_hour)
+        return StudyDays(date.fromisoformat(self.first), date.fromisoformat(self.last), rollover_hour)
 
     def rule_holds(self, rollover_hour: int) -> bool:
         days = self.days(rollover_hour)
@@ -244,7 +159,7 @@ class _Change:
     mark: _Watermark
     rebuild: bool
     tally: Tally = field(default_factory=dict)
-    cards: dict[str, _Card] = field(default_factory=dict)
+    cards: dict[str, CardTally] = field(default_factory=dict)
 
 
 def _refresh(conn: Connection, mark: _Watermark | None, rollover_hour: int) -> _Change | None:
@@ -279,25 +194,25 @@ def _extend(conn: Connection, mark: _Watermark, fresh: list[Review], rollover_ho
     """The counts of the reviews logged after the watermark, or None when they cannot simply be
     added: a card's stored history changed, or a new review comes before its card's last one."""
     ids = sorted({row[1] for row in fresh})
-    known: dict[str, _Card] = {}
+    known: dict[str, CardTally] = {}
     deck_of: dict[str, str] = {}
     for part in (ids[i:i + CHUNK] for i in range(0, len(ids), CHUNK)):
-        known.update((r.card_id, _Card(r.deck, r.reviews, r.checksum, r.last_at)) for r in conn.execute(
+        known.update((r.card_id, CardTally(r.deck, r.reviews, r.checksum, r.last_at)) for r in conn.execute(
             select(review_days_cards).where(review_days_cards.c.card_id.in_(part))))
         logged = {r[0]: (r[1], r[2]) for r in conn.execute(_logged(mark.last_id).where(review_log.c.card_id.in_(part)))}
         deck_of.update((card_id, deck) for card_id, deck in
                        conn.execute(select(cards.c.id, cards.c.deck).where(cards.c.id.in_(part))))
         for card_id in part:
-            held = known.get(card_id, _Card(deck_of[card_id]))
+            held = known.get(card_id, CardTally(deck_of[card_id]))
             if (held.reviews, held.checksum) != tuple(logged.get(card_id, (0, 0))) or held.deck != deck_of[card_id]:
                 return None  # its stored history changed (an import replayed it), or it moved deck
     if any(row[2] < known[row[1]].last_at for row in fresh if row[1] in known):
         return None
     old = mark.days(rollover_hour)
-    days = _Days.around(min(fresh[0][2], old.starts[0]) if old else fresh[0][2],
+    days = StudyDays.around(min(fresh[0][2], old.starts[0]) if old else fresh[0][2],
                         max(fresh[-1][2], old.starts[-2]) if old else fresh[-1][2], rollover_hour)
     change = _Change(mark, False)
-    _classify(fresh, deck_of, known, days, change.tally, change.cards)
+    classify(fresh, deck_of, known, days, change.tally, change.cards)
     last = _last_row(fresh)
     change.mark = _Watermark(last[0], last[1], last[2], days.dates[0].isoformat(),
                              days.dates[-1].isoformat(), days.rule(), mark.sync)
@@ -313,13 +228,13 @@ def _rebuild(conn: Connection, rollover_hour: int) -> _Change:
     """The tally of the whole log, from scratch."""
     rows = _driver_rows(conn, select(*_ROW).order_by(*_ORDER))
     tally: Tally = {}
-    seen: dict[str, _Card] = {}
+    seen: dict[str, CardTally] = {}
     sync = conn.scalar(select(meta.c.value).where(meta.c.key == FINGERPRINT_KEY))
     if not rows:
         return _Change(_Watermark(0, "", 0.0, None, None, "", sync), True, tally)
     deck_of: dict[str, str] = {card_id: deck for card_id, deck in conn.execute(select(cards.c.id, cards.c.deck))}
-    days = _Days.around(rows[0][2], rows[-1][2], rollover_hour)  # in time order
-    _classify(rows, deck_of, {}, days, tally, seen)
+    days = StudyDays.around(rows[0][2], rows[-1][2], rollover_hour)  # in time order
+    classify(rows, deck_of, {}, days, tally, seen)
     last = _last_row(rows)
     return _Change(_Watermark(last[0], last[1], last[2], days.dates[0].isoformat(),
                               days.dates[-1].isoformat(), days.rule(), sync), True, tally, seen)
@@ -406,4 +321,4 @@ def _write(conn: Connection, first: bool, change: _Change) -> None:
         conn.execute(update(meta).where(meta.c.key == WATERMARK_KEY).values(value=change.mark.text()))
 
 
-__all__ = ["COUNTS", "MATURE_DAYS", "agrees", "review_days_of", "seconds", "undone"]
+__all__ = ["agrees", "review_days_of", "undone"]
