@@ -51,3 +51,14 @@ def test_every_benchmark_and_tool_loads():
     result = subprocess.run([sys.executable, "-c", code, *scripts], cwd=ROOT, capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "bench")])})
     assert len(scripts) > 5 and result.returncode == 0, result.stderr
+
+
+MODULE_LINES_MAX = 400  # a module does one job; past this it holds two
+
+
+def test_no_module_passes_the_line_limit():
+    """Every module in quizzer/ and checkers/ (subpackages included) is at most MODULE_LINES_MAX lines."""
+    modules = [path for folder in ("quizzer", "checkers") for path in (ROOT / folder).rglob("*.py")]
+    too_long = {str(path.relative_to(ROOT)): lines for path in modules
+                if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LINES_MAX}
+    assert len(modules) > 100 and not too_long, too_long
