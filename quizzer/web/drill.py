@@ -113,6 +113,16 @@ class Drills:
         self.held.keep(session, drill)
 
     def handle(self, drill: Drill, event: Event) -> None:
-        drill.take(drill.machine.handle(event))
+        self._take(drill, drill.machine.handle(event))
+
+    def catch_up(self, drill: Drill) -> None:
+        """Before a page is drawn again: a card on screen that another session (a terminal, another
+        browser) answered meanwhile gives way to the next."""
+        views = drill.machine.catch_up()
+        if views is not None:
+            self._take(drill, views)
+
+    def _take(self, drill: Drill, views: list[View]) -> None:
+        drill.take(views)
         if isinstance(drill.shown, CardView):
             drill.machine.prepare()

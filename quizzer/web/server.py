@@ -171,6 +171,7 @@ async def _study(served: Served, request: Any, form: Any) -> Any:
             return _page(request, "nothing_due.html", why=planned,
                          when=clock.when(planned.next_due) if planned.next_due else None)
         return _to(request, "/study")
+    drills.catch_up(drill)
     shown = drill.shown
     notices = [view for view in drill.views if isinstance(view, Notice)]
     retry = next((view.message for view in drill.views if isinstance(view, Retry)), None)
