@@ -6,6 +6,7 @@ its store is used from one thread."""
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from quizzer.app.views import Retry
 from quizzer.defaults import EXAM_COUNT, EXAM_MINUTES
 from quizzer.errors import QuizError
 from quizzer.settings import Settings
-from quizzer.web import exam, guard
+from quizzer.web import exam, forms, guard
 from quizzer.web.drill import Drills, event_of
 from quizzer.web.exam import Sittings
 from quizzer.web.pages import draw, language
@@ -93,7 +94,7 @@ def create_app(collection: Collection, settings: Settings, *, login: bool = Fals
         route("/mistakes", _mistakes, ["GET", "POST"]),
         route("/exam", _exam, ["GET", "POST"]),
         route("/stats", _stats, ["GET"]),
-        route("/plan", _plan, ["GET"]),
+        route("/plan", _plan, ["GET", "POST"]),
         route("/cards", _cards, ["GET"]),
         route("/cards/{card_id}", _card, ["GET"]),
         route("/login", _login, ["GET", "POST"]),
@@ -149,14 +150,15 @@ async def _today(served: Served, request: Any, form: Any) -> Any:
         days_left = (day.interview.day - clock.study_day(now, served.settings.day_start_hour)).days
     drill = desk.drills.get(guard.session_id(request.session))
     unfinished = day.unfinished_exam
-    return _page(request, "today.html", day=day, days_left=days_left,
+    return _page(request, "today.html", day=day, days_left=days_left, choices=forms.choices(desk.collection),
                  going=drill is not None and not isinstance(drill.shown, Summary),
                  exam=unfinished.id if unfinished is not None else None)
 
 
 async def _study(served: Served, request: Any, form: Any) -> Any:
-    """GET: the session's page (``?deck=ID`` starts one of that deck, an empty one of all);
-    POST: an event (``drill.event_of``), then back to GET, so a reload sends nothing again."""
+    """GET: the session's page (``?deck=ID&tag=T&kind=K`` starts one of the cards chosen, an empty
+    ``?deck=`` one of every deck); POST: an event (``drill.event_of``), then back to GET, so a
+    reload sends nothing again."""
     session, drills = guard.session_id(request.session), served.desk_of(request).drills
     drill = drills.get(session)
     if request.method == "POST":
@@ -164,9 +166,8 @@ async def _study(served: Served, request: Any, form: Any) -> Any:
         if drill is not None and event is not None:
             drills.handle(drill, event)
         return _to(request, "/study")
-    deck = request.query_params.get("deck")
-    if deck is not None or drill is None:
-        planned = drills.start(session, deck or "", clock.now())
+    if forms.asked(request.query_params) or drill is None:
+        planned = drills.start(session, forms.Chosen.of(request.query_params), clock.now())
         if isinstance(planned, NothingDue):
             return _page(request, "nothing_due.html", why=planned,
                          when=clock.when(planned.next_due) if planned.next_due else None)
@@ -216,11 +217,22 @@ async def _stats(served: Served, request: Any, form: Any) -> Any:
 
 
 async def _plan(served: Served, request: Any, form: Any) -> Any:
-    """The interview plan, as ``quiz plan`` shows it (set with ``quiz plan --date``)."""
-    from quizzer.app.plan import FEW_AT_TARGET, status_of
+    """GET: the interview plan, as ``quiz plan`` shows it, with the form that sets it; POST: set it
+    (``quiz plan --date --retention --deck``) or, with ``action=clear``, clear it (``--clear``)."""
+    from quizzer.app import plan as plans
 
-    return _page(request, "plan.html", few_at_target=FEW_AT_TARGET,
-                 plan=status_of(served.desk_of(request).collection, served.settings, clock.now()))
+    desk, now = served.desk_of(request), clock.now()
+    today = clock.study_day(now, served.settings.day_start_hour)
+    if request.method == "POST":
+        if form.get("action") == "clear":
+            plans.clear_interview(desk.collection)
+        else:
+            chosen = forms.interview_of(form, today)
+            plans.set_interview(desk.collection, chosen.day, chosen.retention, chosen.decks)
+        return _to(request, "/plan")
+    shown = plans.status_of(desk.collection, served.settings, now)
+    return _page(request, "plan.html", few_at_target=plans.FEW_AT_TARGET, plan=shown, decks=desk.collection.decks,
+                 earliest=today + timedelta(days=1), default_retention=plans.DEFAULT_RETENTION)
 
 
 async def _cards(served: Served, request: Any, form: Any) -> Any:
