@@ -54,13 +54,15 @@ class Served:
     login: bool
     learners: Callable[[str], Collection] | None = None  # an account's own collection (a shared server)
     configured_language: str | None = None  # the config file's ``language``, if set
+    link: guard.OneTimeLink | None = None  # ``--link``: signs one browser in as the learner who started the server
     desks: dict[str, Desk] = field(default_factory=dict)
     throttle: guard.LoginThrottle = field(default_factory=guard.LoginThrottle)
 
     def desk_of(self, request: Any) -> Desk:
-        """The desk of the account signed in: its own learner's where each account is one, else the one."""
+        """The desk of the account signed in: its own learner's where each account is one, else the one
+        (a browser signed in by the one-time link has no account: the one)."""
         account = request.session.get("account")
-        if self.learners is None or account is None:
+        if self.learners is None or not account:
             return self.desk
         if account not in self.desks:
             self.desks[account] = Desk.of(self.learners(account), self.settings)
@@ -69,19 +71,23 @@ class Served:
 
 def create_app(collection: Collection, settings: Settings, *, login: bool = False,
                learners: Callable[[str], Collection] | None = None, secret: str | None = None,
-               configured_language: str | None = None) -> Any:
+               configured_language: str | None = None, link: guard.OneTimeLink | None = None,
+               https: bool = False) -> Any:
     """The ASGI application over ``collection``; ``login``: every page but the login page needs
     an account signed in (``quizzer.app.accounts``); ``learners``: each account studies the
     collection it gives for the account's name (a learner of a shared server), not ``collection``;
     ``configured_language``: the learner's ``language`` setting, which the pages speak over the
-    browser's."""
+    browser's; ``link``: the one-time sign-in link (``/link/TOKEN``); ``https``: a reverse proxy
+    with HTTPS is in front, so the session cookie is always Secure (else only on a request that
+    came over HTTPS)."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.sessions import SessionMiddleware
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    served = Served(Desk.of(collection, settings), settings, login, learners, configured_language=configured_language)
+    served = Served(Desk.of(collection, settings), settings, login, learners, configured_language=configured_language,
+                    link=link)
 
     def route(path: str, handler: Any, methods: list[str]) -> Route:
         async def endpoint(request: Any) -> Any:
@@ -99,9 +105,10 @@ def create_app(collection: Collection, settings: Settings, *, login: bool = Fals
         route("/cards/{card_id}", _card, ["GET"]),
         route("/login", _login, ["GET", "POST"]),
         route("/logout", _logout, ["POST"]),
+        route("/link/{token}", _link, ["GET", "POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(guard.BodyLimit),
+    middleware = [Middleware(guard.BodyLimit), Middleware(guard.SecureCookies, always=https),
                   Middleware(SessionMiddleware, secret_key=secret or secrets.token_urlsafe(32),
                              session_cookie="quiz_session", same_site="strict", max_age=14 * 86400)]
     return Starlette(routes=routes, middleware=middleware)
@@ -116,7 +123,7 @@ async def _guarded(served: Served, request: Any, handler: Any) -> Any:
     form = await request.form() if request.method == "POST" else {}
     if request.method == "POST" and not guard.csrf_valid(request.session, form.get("csrf")):
         return PlainTextResponse(i18n._("The form has expired: go back and reload the page."), status_code=403)
-    if served.login and "account" not in request.session and handler is not _login:
+    if served.login and "account" not in request.session and handler not in (_login, _link):
         if request.method == "POST":
             return PlainTextResponse(i18n._("Sign in first."), status_code=403)
         return _to(request, "/login")
@@ -137,7 +144,7 @@ def _page(request: Any, template: str, status: int = 200, **context: Any) -> Any
     from starlette.responses import HTMLResponse
 
     html = draw(template, csrf=guard.csrf_token(request.session), lang=i18n.current(), root=request.scope.get("root_path", ""),
-                account=request.session.get("account"), **context)
+                signed_in="account" in request.session, **context)
     return HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
 
 
@@ -284,6 +291,23 @@ async def _login(served: Served, request: Any, form: Any) -> Any:
         return _page(request, "login.html", status=401, failed=True)
     request.session.clear()  # a fresh session id and CSRF token for the account
     request.session["account"] = name
+    return _to(request, "/")
+
+
+async def _link(served: Served, request: Any, form: Any) -> Any:
+    """The one-time sign-in link: GET asks to sign in (a link previewer spends nothing), POST signs
+    this browser in and spends the link. A wrong token counts as a failed login."""
+    token, client = request.path_params["token"], request.client.host if request.client else ""
+    if not served.throttle.allowed(client):
+        return _page(request, "login.html", status=429, failed=False, throttled=True)
+    if served.link is None or not served.link.valid(token):
+        served.throttle.failed(client)
+        return _page(request, "link.html", status=403, spent=True)
+    if request.method == "GET":
+        return _page(request, "link.html", spent=False, token=token)
+    served.link.used = True
+    request.session.clear()  # a fresh session id and CSRF token, signed in
+    request.session["account"] = ""  # no account: the learner who started the server
     return _to(request, "/")
 
 
