@@ -41,7 +41,7 @@ def loopback(host: str) -> bool:
 
 
 @serve_app.callback(help=_("Serve the drill at http://HOST:PORT/ (on the loopback address, no login; on any other, "
-                           "`quiz serve user add NAME` first)."))
+                           "`quiz serve user add NAME` first, or --link)."))
 def serve(
     ctx: typer.Context,
     host: Annotated[str, typer.Option("--host", metavar="HOST", help=_("The address to listen on."))] = "127.0.0.1",
