@@ -63,7 +63,7 @@ class Chosen:
         return cls(values("deck"), values("tag"), values("kind"))
 
 
-def asked(query: Any) -> bool:
+def chooses_cards(query: Any) -> bool:
     """Whether a study URL chooses cards (and so starts a session), not just shows the one going."""
     return any(name in query for name in ("deck", "tag", "kind"))
 

@@ -173,7 +173,7 @@ async def _study(served: Served, request: Any, form: Any) -> Any:
         if drill is not None and event is not None:
             drills.handle(drill, event)
         return _to(request, "/study")
-    if forms.asked(request.query_params) or drill is None:
+    if forms.chooses_cards(request.query_params) or drill is None:
         planned = drills.start(session, forms.Chosen.of(request.query_params), clock.now())
         if isinstance(planned, NothingDue):
             return _page(request, "nothing_due.html", why=planned,
