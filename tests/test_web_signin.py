@@ -121,3 +121,28 @@ def test_quiz_serve_link_prints_a_link_that_signs_in_once(isolated, deck_folder)
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_on_a_shared_server_the_link_signs_in_as_the_learner_who_started_it(pg_server, deck_folder, monkeypatch):
+    """Not as an account: Ann's answers stay Ann's, the link's browser studies the server's learner."""
+    from functools import partial
+
+    from quizzer.app import accounts
+
+    monkeypatch.setenv("QUIZ_NOW", test_web.T0.isoformat())
+    db, decks = pg_server.create("weblink"), deck_folder(DECK)
+    accounts.add("ann", "correct horse")
+    learners = partial(open_collection, decks, db)
+    once = OneTimeLink.new(15)
+    app = create_app(learners("teacher"), DEFAULTS, login=True, learners=learners, link=once)
+    ann, linked_browser = TestClient(app, follow_redirects=True), TestClient(app, follow_redirects=True)
+    page = ann.get("/login").text
+    ann.post("/login", data={"csrf": csrf(page), "name": "ann", "password": "correct horse"})
+    page = ann.get("/study?deck=mini").text
+    page = test_web.post(ann, page, action="reveal").text
+    test_web.post(ann, page, action="rate", rating="3")
+    today = sign_in(linked_browser, once.token).text
+    assert re.search(r'<td class="n new">6</td><td class="n learning">0</td>', today)  # none of Ann's answers
+    assert re.search(r"<th>reviews</th><td>0</td>", linked_browser.get("/cards/q-one").text)
+    assert re.search(r"<th>reviews</th><td>1</td>", ann.get("/cards/q-one").text)
