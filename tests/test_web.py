@@ -300,29 +300,6 @@ def test_the_stats_page_draws_todays_reviews_and_the_forecast(make_client):
     assert '<td class="n">2</td><td class="n">6</td>' in stats  # mini: 2 in review of 6
 
 
-def test_a_terminal_and_a_browser_at_once_never_show_a_card_the_other_answered(make_client, monkeypatch, tmp_path):
-    from datetime import timedelta
-
-    from test_app import Clock
-
-    from quizzer.app import study
-    from quizzer.scheduling.summary import card_info
-
-    client = make_client()
-    page = client.get("/study?deck=mini").text  # queued: q-one, m-one, c-one, ...
-    assert "问题一" in page
-    monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(minutes=1)).isoformat())
-    terminal = open_collection(client.opened.deck_dirs[0], tmp_path / "web.db")  # the same database, opened again
-    other = study.StudySession(terminal, ["m-one"], tick=Clock())
-    other.start()
-    other.handle(study.Reveal())
-    other.handle(study.Rate(3))
-    page = post(client, page, action="reveal").text
-    page = post(client, page, action="rate", rating="3").text
-    assert "错误说法" not in page and "选哪个" in page  # m-one was answered in the terminal: c-one comes next
-    assert len(card_info(terminal.store, "m-one", T0).reviews) == 1
-
-
 def test_the_card_browser_finds_cards_by_their_words_and_shows_one(make_client):
     client = make_client()
     found = client.get("/cards", params={"q": "选哪个"}).text

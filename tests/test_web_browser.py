@@ -205,3 +205,24 @@ def test_an_exam_and_the_notebook_on_a_phone(served, browser):
     check(browser, "16-card")
     browser.get(served + "/plan")
     check(browser, "17-plan")
+
+
+def test_the_plan_form_and_the_study_filter_on_a_phone(served, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(served + "/plan")
+    browser.execute_script("document.querySelector('input[name=day]').value = '2026-01-15'")  # the picker's pick
+    click(browser, 'button[value="set"]')
+    assert "2026-01-15 · 还剩 10 天" in browser.find_element(By.TAG_NAME, "td").text
+    check(browser, "18-plan-set")
+    browser.get(served + "/")
+    Select(browser.find_element(By.NAME, "kind")).select_by_value("choice")
+    check(browser, "19-today-choose")
+    sizes = [s.size for s in browser.find_elements(By.CSS_SELECTOR, "select")]
+    assert sizes and all(s["height"] >= 44 for s in sizes)
+    click(browser, "form.choose button")
+    assert "BERT 预训练的任务是" in browser.page_source  # the one choice card
+    check(browser, "20-study-chosen")
+    browser.get(served + "/link/not-a-token")
+    check(browser, "21-link-spent")

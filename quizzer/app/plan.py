@@ -12,6 +12,7 @@ from quizzer.scheduling.forecast import Forecast, forecast
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.plan import DEFAULT_RETENTION, Interview, Seen
 from quizzer.scheduling.queue import held_by_own_limits, new_per_day_today
+from quizzer.i18n import _
 from quizzer.settings import Settings
 from quizzer.store import cards, learner
 from quizzer.store.engine import Store
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from quizzer.app.collection import Collection
 
 
+YEARS_AHEAD = 10  # an interview further away is a slip (and the scheduler's dates end at the year 9999)
 FEW_AT_TARGET = 0.5  # of the cards at the target on the day, following the plan: below it, the target is out of reach
 
 
@@ -61,6 +63,16 @@ def clear_interview(collection: Collection) -> learner.InterviewRecord | None:
     had = learner.load(collection.store).interview
     learner.save_interview(collection.store, None)
     return had
+
+
+def day_problem(day: date, today: date) -> str | None:
+    """Why ``day`` cannot be the interview's, seen on the study day ``today`` (None: it can): the
+    day has come or is more than ``YEARS_AHEAD`` years away."""
+    if day <= today:
+        return _("{day} is not after today ({today})").format(day=day, today=today)
+    if day.year - today.year > YEARS_AHEAD:
+        return _("{day} is more than {years} years away").format(day=day, years=YEARS_AHEAD)
+    return None
 
 
 def set_interview(collection: Collection, day: date, retention: float | None, decks: list[str] | None) -> None:

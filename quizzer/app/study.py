@@ -104,6 +104,8 @@ class StudySession(StudyOrder):
             return self._rerate(event.rating)
         if self.phase == "feedback":
             return [self._show_next()] if isinstance(event, Next) else [self._current()]
+        if isinstance(event, (Reveal, Rate, Answer)) and (moved := self.catch_up()) is not None:
+            return moved  # the other session's answer stands: this one would review the card twice
         if isinstance(event, (Bury, Suspend)):
             return self._set_aside(event)
         if self.phase == "front" and isinstance(event, Reveal) and not self._kind().graded:
@@ -119,6 +121,14 @@ class StudySession(StudyOrder):
     def current(self) -> View:
         """What waits for the next event now (a page drawn again shows it)."""
         return self.summary if self.phase == "done" else self._current()
+
+    def catch_up(self) -> list[View] | None:
+        """When the card on screen (front or back, not yet answered) was reviewed in another session
+        since this one began, the views that take its place: a page drawn again must not offer it
+        a second time. None when it was not."""
+        if self.phase not in ("front", "back") or not self._answered_elsewhere(self._card_id()):
+            return None
+        return [Notice("answered_elsewhere", self._card_id()), self._show_next()]
 
     def location(self) -> tuple[Any, int]:
         """The deck file and line of the card on screen (for the editor)."""

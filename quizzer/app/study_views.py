@@ -141,7 +141,7 @@ class QueueEnd:
 
 
 NoticeKind = Literal["saved", "undone", "nothing_to_undo", "buried", "suspended", "edit_failed", "skipped_gone",
-                     "reviewed_elsewhere"]
+                     "reviewed_elsewhere", "answered_elsewhere"]
 
 
 @dataclass(frozen=True)

@@ -66,20 +66,16 @@ def plan(
     show_status(console(), shown)
 
 
-PLAN_YEARS_AHEAD = 10
-
-
 def _day(text: str, today: date) -> date:
     try:
         day = calendar_day(text)
     except ValueError:
         raise UsageError(_("--date {value!r} is not a date").format(value=text), _("e.g. --date 2026-12-24")) from None
-    if day <= today:
-        raise UsageError(_("--date {day} is not after today ({today})").format(day=day, today=today),
-                         _("give the interview's day, later than today"))
-    if day.year - today.year > PLAN_YEARS_AHEAD:  # the scheduler's dates end at the year 9999
-        raise UsageError(_("--date {day} is more than {years} years away").format(day=day, years=PLAN_YEARS_AHEAD),
-                         _("give the interview's day"))
+    from quizzer.app.plan import day_problem
+
+    problem = day_problem(day, today)
+    if problem:
+        raise UsageError(_("--date {problem}").format(problem=problem), _("give the interview's day, later than today"))
     return day
 
 

@@ -18,6 +18,9 @@ from quizzer.i18n import _
 if TYPE_CHECKING:
     import socket
 
+LINK_MINUTES = 15  # the sign-in link's life, unless --link-minutes
+LINK_MOST_MINUTES = 24 * 60
+
 serve_app = group(_("The drill in a browser: today's decks and study, over the same collection."),
                   invoke_without_command=True, no_args_is_help=False)
 user_app = group(_("The accounts `quiz serve` asks for on an address other than the loopback one."))
@@ -38,13 +41,17 @@ def loopback(host: str) -> bool:
 
 
 @serve_app.callback(help=_("Serve the drill at http://HOST:PORT/ (on the loopback address, no login; on any other, "
-                           "`quiz serve user add NAME` first)."))
+                           "`quiz serve user add NAME` first, or --link)."))
 def serve(
     ctx: typer.Context,
     host: Annotated[str, typer.Option("--host", metavar="HOST", help=_("The address to listen on."))] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535, metavar="PORT", help=_("The port."))] = 8000,
     root_path: Annotated[str, typer.Option("--root-path", metavar="PATH", help=_(
         "The path a reverse proxy serves the drill under (e.g. /quiz), where not at the root."))] = "",
+    link: Annotated[bool, typer.Option("--link", help=_(
+        "Print a one-time sign-in link: it signs in the first browser that opens it, no account needed."))] = False,
+    link_minutes: Annotated[int, typer.Option("--link-minutes", min=1, max=LINK_MOST_MINUTES, metavar="M", help=_(
+        "The sign-in link expires after M minutes, if not used before."))] = LINK_MINUTES,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
@@ -53,13 +60,14 @@ def serve(
     from quizzer.app import accounts
 
     login = not loopback(host) or bool(root_path)  # behind a proxy, whoever reaches the proxy reaches the drill
-    if login and not accounts.names():
+    if login and not link and not accounts.names():
         problem = (_("--root-path: a proxy serves the drill to other machines, and no account is set") if root_path
                    else _("--host {host} is reachable from other machines, and no account is set").format(host=host))
-        raise UsageError(problem, _("`quiz serve user add NAME` sets one; without --host, only this machine can reach "
-                                    "the drill"))
+        raise UsageError(problem, _("`quiz serve user add NAME` sets one, or --link prints a one-time sign-in link; "
+                                    "without --host, only this machine can reach the drill"))
     import uvicorn
 
+    from quizzer.web.guard import OneTimeLink
     from quizzer.web.server import create_app
 
     chosen, opened = settings(), collection(ctx, decks_dir, db)
@@ -69,15 +77,36 @@ def serve(
 
         place = locations(ctx, decks_dir, db)
         learners = partial(open_collection, place.decks, place.db, day_start_hour=chosen.day_start_hour)
-    served = create_app(opened, chosen, login=login, learners=learners,
+    once = OneTimeLink.new(link_minutes) if link else None
+    served = create_app(opened, chosen, login=login, learners=learners, link=once, https=bool(root_path),
                         configured_language=current(ctx).config.language)
     listening = _listening(host, port)
     shown = f"[{host}]" if ":" in host else host
-    say(_("quizzer is served at http://{host}:{port}{root}/ (Ctrl-C stops it)").format(
-        host=shown, port=port, root=root_path.rstrip("/")))
+    root = root_path.rstrip("/")
+    say(_("quizzer is served at http://{host}:{port}{root}/ (Ctrl-C stops it)").format(host=shown, port=port, root=root))
+    if once is not None:
+        reached = _reachable(host)
+        say(_("Sign in once, within {minutes} minutes: {url}").format(minutes=link_minutes, url=(
+            f"http://{'[' + reached + ']' if ':' in reached else reached}:{port}{root}/link/{once.token}")))
     server = uvicorn.Server(uvicorn.Config(served, log_level="warning", server_header=False,
                                            root_path=root_path.rstrip("/"), proxy_headers=True))
     server.run(sockets=[listening])
+
+
+def _reachable(host: str) -> str:
+    """The address another machine opens for ``host``: for "any address" (0.0.0.0, ::) the one this
+    machine's default route goes out of (no packet is sent), else ``host``."""
+    import ipaddress
+    import socket
+
+    try:
+        if not ipaddress.ip_address(host.strip("[]")).is_unspecified:
+            return host.strip("[]")
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))  # a documentation address: routing only, nothing sent
+            return str(probe.getsockname()[0])
+    except (ValueError, OSError):
+        return host.strip("[]")
 
 
 def _listening(host: str, port: int) -> socket.socket:

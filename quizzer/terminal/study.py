@@ -247,6 +247,8 @@ class StudyScreen:
             "nothing_to_undo": "[yellow]" + _("Nothing to undo.") + "[/yellow]",
             "reviewed_elsewhere": "[yellow]" + _("Not undone: {card} was answered on another device since, and that "
                                                  "answer stands.").format(card=card) + "[/yellow]",
+            "answered_elsewhere": "[yellow]" + _("Skipped: {card} was answered on another device meanwhile, and that "
+                                                 "answer stands.").format(card=card) + "[/yellow]",
             "buried": "[yellow]" + _("Buried until tomorrow: {card}").format(card=card) + "[/yellow]",
             "suspended": "[yellow]" + _("Suspended: {card} (`quiz show {card} --unsuspend` brings it back)").format(
                 card=card) + "[/yellow]",

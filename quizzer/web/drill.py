@@ -28,6 +28,7 @@ from quizzer.app.study_views import (
     View,
 )
 from quizzer.settings import Settings
+from quizzer.web.forms import Chosen
 from quizzer.web.kept import Kept
 
 KEPT = 64  # study sessions held at most; the least recently used goes first
@@ -41,7 +42,6 @@ class Drill:
     (the back and the verdict are drawn under it) and the verdict on its answer."""
 
     machine: StudySession
-    deck: str
     views: list[View] = field(default_factory=list)
     card: CardView | None = None
     feedback: Feedback | None = None
@@ -90,29 +90,39 @@ class Drills:
     def get(self, session: str) -> Drill | None:
         return self.held.get(session)
 
-    def start(self, session: str, deck: str, now: datetime) -> SessionPlan:
-        """A new study session of ``deck`` ('' for every deck) for ``session``, when a card is
-        due; the plan either way (its NothingDue says why none is)."""
-        chosen = self.collection.card_filter([deck] if deck else None)
+    def start(self, session: str, cards: Chosen, now: datetime) -> SessionPlan:
+        """A new study session of the ``cards`` chosen (none chosen: every deck's) for ``session``,
+        when one is due; the plan either way (its NothingDue says why none is)."""
+        chosen = self.collection.card_filter(cards.decks or None, cards.tags or None, cards.kinds or None)
         planned = plan_session(self.collection, chosen, self.settings, now)
         if isinstance(planned, Planned):
             self._hold(session, StudySession(self.collection, planned.queue, chosen=chosen, settings=self.settings,
-                                             refills=True), deck)
+                                             refills=True))
         else:
             self.held.drop(session)
         return planned
 
     def start_notebook(self, session: str, queue: list[str]) -> None:
         """A drill of the mistakes notebook's cards ``queue`` (``quiz mistakes --drill``): only those."""
-        self._hold(session, StudySession(self.collection, queue, only_queued=True, settings=self.settings), "")
+        self._hold(session, StudySession(self.collection, queue, only_queued=True, settings=self.settings))
 
-    def _hold(self, session: str, machine: StudySession, deck: str) -> None:
-        drill = Drill(machine, deck)
+    def _hold(self, session: str, machine: StudySession) -> None:
+        drill = Drill(machine)
         drill.take(machine.start())
         machine.prepare()
         self.held.keep(session, drill)
 
     def handle(self, drill: Drill, event: Event) -> None:
-        drill.take(drill.machine.handle(event))
+        self._take(drill, drill.machine.handle(event))
+
+    def catch_up(self, drill: Drill) -> None:
+        """Before a page is drawn again: a card on screen that another session (a terminal, another
+        browser) answered meanwhile gives way to the next."""
+        views = drill.machine.catch_up()
+        if views is not None:
+            self._take(drill, views)
+
+    def _take(self, drill: Drill, views: list[View]) -> None:
+        drill.take(views)
         if isinstance(drill.shown, CardView):
             drill.machine.prepare()

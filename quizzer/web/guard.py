@@ -108,3 +108,45 @@ class LoginThrottle:
         while recent and recent[0] < now - LOGIN_WINDOW:
             recent.popleft()
         return recent
+
+
+@dataclass
+class OneTimeLink:
+    """A sign-in link's secret (``quiz serve --link``): it signs in the first browser that uses it
+    before ``deadline`` (``time.monotonic``), and no other."""
+
+    token: str
+    deadline: float
+    used: bool = False
+
+    @classmethod
+    def new(cls, minutes: float) -> OneTimeLink:
+        return cls(secrets.token_urlsafe(32), time.monotonic() + 60 * minutes)
+
+    def valid(self, sent: str, now: float | None = None) -> bool:
+        """Whether ``sent`` is the token, unused and in time (no use spent)."""
+        in_time = (time.monotonic() if now is None else now) < self.deadline
+        return not self.used and in_time and hmac.compare_digest(sent.encode(), self.token.encode())
+
+
+class SecureCookies:
+    """ASGI middleware: the cookies a response sets are ``Secure`` when the request came over HTTPS
+    (``scope["scheme"]``, which uvicorn takes from a trusted proxy's ``X-Forwarded-Proto``), or
+    always (``always``: a reverse proxy with HTTPS is in front, ``--root-path``)."""
+
+    def __init__(self, app: Any, always: bool = False) -> None:
+        self.app, self.always = app, always
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not (self.always or scope.get("scheme") == "https"):
+            await self.app(scope, receive, send)
+            return
+
+        async def secured(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [
+                    (name, value + b"; secure" if name.lower() == b"set-cookie" and b"secure" not in value.lower()
+                     else value) for name, value in message.get("headers", [])]}
+            await send(message)
+
+        await self.app(scope, receive, secured)

@@ -6,6 +6,7 @@ its store is used from one thread."""
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from quizzer.app.views import Retry
 from quizzer.defaults import EXAM_COUNT, EXAM_MINUTES
 from quizzer.errors import QuizError
 from quizzer.settings import Settings
-from quizzer.web import exam, guard
+from quizzer.web import exam, forms, guard
 from quizzer.web.drill import Drills, event_of
 from quizzer.web.exam import Sittings
 from quizzer.web.pages import draw, language
@@ -53,13 +54,15 @@ class Served:
     login: bool
     learners: Callable[[str], Collection] | None = None  # an account's own collection (a shared server)
     configured_language: str | None = None  # the config file's ``language``, if set
+    link: guard.OneTimeLink | None = None  # ``--link``: signs one browser in as the learner who started the server
     desks: dict[str, Desk] = field(default_factory=dict)
     throttle: guard.LoginThrottle = field(default_factory=guard.LoginThrottle)
 
     def desk_of(self, request: Any) -> Desk:
-        """The desk of the account signed in: its own learner's where each account is one, else the one."""
+        """The desk of the account signed in: its own learner's where each account is one, else the one
+        (a browser signed in by the one-time link has no account: the one)."""
         account = request.session.get("account")
-        if self.learners is None or account is None:
+        if self.learners is None or not account:
             return self.desk
         if account not in self.desks:
             self.desks[account] = Desk.of(self.learners(account), self.settings)
@@ -68,19 +71,23 @@ class Served:
 
 def create_app(collection: Collection, settings: Settings, *, login: bool = False,
                learners: Callable[[str], Collection] | None = None, secret: str | None = None,
-               configured_language: str | None = None) -> Any:
+               configured_language: str | None = None, link: guard.OneTimeLink | None = None,
+               https: bool = False) -> Any:
     """The ASGI application over ``collection``; ``login``: every page but the login page needs
     an account signed in (``quizzer.app.accounts``); ``learners``: each account studies the
     collection it gives for the account's name (a learner of a shared server), not ``collection``;
     ``configured_language``: the learner's ``language`` setting, which the pages speak over the
-    browser's."""
+    browser's; ``link``: the one-time sign-in link (``/link/TOKEN``); ``https``: a reverse proxy
+    with HTTPS is in front, so the session cookie is always Secure (else only on a request that
+    came over HTTPS)."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.sessions import SessionMiddleware
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    served = Served(Desk.of(collection, settings), settings, login, learners, configured_language=configured_language)
+    served = Served(Desk.of(collection, settings), settings, login, learners, configured_language=configured_language,
+                    link=link)
 
     def route(path: str, handler: Any, methods: list[str]) -> Route:
         async def endpoint(request: Any) -> Any:
@@ -93,14 +100,15 @@ def create_app(collection: Collection, settings: Settings, *, login: bool = Fals
         route("/mistakes", _mistakes, ["GET", "POST"]),
         route("/exam", _exam, ["GET", "POST"]),
         route("/stats", _stats, ["GET"]),
-        route("/plan", _plan, ["GET"]),
+        route("/plan", _plan, ["GET", "POST"]),
         route("/cards", _cards, ["GET"]),
         route("/cards/{card_id}", _card, ["GET"]),
         route("/login", _login, ["GET", "POST"]),
         route("/logout", _logout, ["POST"]),
+        route("/link/{token}", _link, ["GET", "POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(guard.BodyLimit),
+    middleware = [Middleware(guard.BodyLimit), Middleware(guard.SecureCookies, always=https),
                   Middleware(SessionMiddleware, secret_key=secret or secrets.token_urlsafe(32),
                              session_cookie="quiz_session", same_site="strict", max_age=14 * 86400)]
     return Starlette(routes=routes, middleware=middleware)
@@ -115,7 +123,7 @@ async def _guarded(served: Served, request: Any, handler: Any) -> Any:
     form = await request.form() if request.method == "POST" else {}
     if request.method == "POST" and not guard.csrf_valid(request.session, form.get("csrf")):
         return PlainTextResponse(i18n._("The form has expired: go back and reload the page."), status_code=403)
-    if served.login and "account" not in request.session and handler is not _login:
+    if served.login and "account" not in request.session and handler not in (_login, _link):
         if request.method == "POST":
             return PlainTextResponse(i18n._("Sign in first."), status_code=403)
         return _to(request, "/login")
@@ -136,7 +144,7 @@ def _page(request: Any, template: str, status: int = 200, **context: Any) -> Any
     from starlette.responses import HTMLResponse
 
     html = draw(template, csrf=guard.csrf_token(request.session), lang=i18n.current(), root=request.scope.get("root_path", ""),
-                account=request.session.get("account"), **context)
+                signed_in="account" in request.session, **context)
     return HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
 
 
@@ -149,14 +157,15 @@ async def _today(served: Served, request: Any, form: Any) -> Any:
         days_left = (day.interview.day - clock.study_day(now, served.settings.day_start_hour)).days
     drill = desk.drills.get(guard.session_id(request.session))
     unfinished = day.unfinished_exam
-    return _page(request, "today.html", day=day, days_left=days_left,
+    return _page(request, "today.html", day=day, days_left=days_left, choices=forms.choices(desk.collection),
                  going=drill is not None and not isinstance(drill.shown, Summary),
                  exam=unfinished.id if unfinished is not None else None)
 
 
 async def _study(served: Served, request: Any, form: Any) -> Any:
-    """GET: the session's page (``?deck=ID`` starts one of that deck, an empty one of all);
-    POST: an event (``drill.event_of``), then back to GET, so a reload sends nothing again."""
+    """GET: the session's page (``?deck=ID&tag=T&kind=K`` starts one of the cards chosen, an empty
+    ``?deck=`` one of every deck); POST: an event (``drill.event_of``), then back to GET, so a
+    reload sends nothing again."""
     session, drills = guard.session_id(request.session), served.desk_of(request).drills
     drill = drills.get(session)
     if request.method == "POST":
@@ -164,13 +173,13 @@ async def _study(served: Served, request: Any, form: Any) -> Any:
         if drill is not None and event is not None:
             drills.handle(drill, event)
         return _to(request, "/study")
-    deck = request.query_params.get("deck")
-    if deck is not None or drill is None:
-        planned = drills.start(session, deck or "", clock.now())
+    if forms.chooses_cards(request.query_params) or drill is None:
+        planned = drills.start(session, forms.Chosen.of(request.query_params), clock.now())
         if isinstance(planned, NothingDue):
             return _page(request, "nothing_due.html", why=planned,
                          when=clock.when(planned.next_due) if planned.next_due else None)
         return _to(request, "/study")
+    drills.catch_up(drill)
     shown = drill.shown
     notices = [view for view in drill.views if isinstance(view, Notice)]
     retry = next((view.message for view in drill.views if isinstance(view, Retry)), None)
@@ -215,11 +224,22 @@ async def _stats(served: Served, request: Any, form: Any) -> Any:
 
 
 async def _plan(served: Served, request: Any, form: Any) -> Any:
-    """The interview plan, as ``quiz plan`` shows it (set with ``quiz plan --date``)."""
-    from quizzer.app.plan import FEW_AT_TARGET, status_of
+    """GET: the interview plan, as ``quiz plan`` shows it, with the form that sets it; POST: set it
+    (``quiz plan --date --retention --deck``) or, with ``action=clear``, clear it (``--clear``)."""
+    from quizzer.app import plan as plans
 
-    return _page(request, "plan.html", few_at_target=FEW_AT_TARGET,
-                 plan=status_of(served.desk_of(request).collection, served.settings, clock.now()))
+    desk, now = served.desk_of(request), clock.now()
+    today = clock.study_day(now, served.settings.day_start_hour)
+    if request.method == "POST":
+        if form.get("action") == "clear":
+            plans.clear_interview(desk.collection)
+        else:
+            chosen = forms.interview_of(form, today)
+            plans.set_interview(desk.collection, chosen.day, chosen.retention, chosen.decks)
+        return _to(request, "/plan")
+    shown = plans.status_of(desk.collection, served.settings, now)
+    return _page(request, "plan.html", few_at_target=plans.FEW_AT_TARGET, plan=shown, decks=desk.collection.decks,
+                 earliest=today + timedelta(days=1), default_retention=plans.DEFAULT_RETENTION)
 
 
 async def _cards(served: Served, request: Any, form: Any) -> Any:
@@ -271,6 +291,23 @@ async def _login(served: Served, request: Any, form: Any) -> Any:
         return _page(request, "login.html", status=401, failed=True)
     request.session.clear()  # a fresh session id and CSRF token for the account
     request.session["account"] = name
+    return _to(request, "/")
+
+
+async def _link(served: Served, request: Any, form: Any) -> Any:
+    """The one-time sign-in link: GET asks to sign in (a link previewer spends nothing), POST signs
+    this browser in and spends the link. A wrong token counts as a failed login."""
+    token, client = request.path_params["token"], request.client.host if request.client else ""
+    if not served.throttle.allowed(client):
+        return _page(request, "login.html", status=429, failed=False, throttled=True)
+    if served.link is None or not served.link.valid(token):
+        served.throttle.failed(client)
+        return _page(request, "link.html", status=403, spent=True)
+    if request.method == "GET":
+        return _page(request, "link.html", spent=False, token=token)
+    served.link.used = True
+    request.session.clear()  # a fresh session id and CSRF token, signed in
+    request.session["account"] = ""  # no account: the learner who started the server
     return _to(request, "/")
 
 

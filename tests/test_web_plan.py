@@ -1,0 +1,90 @@
+"""``quiz serve``'s plan page sets and clears the interview (as ``quiz plan --date/--clear``), and
+the today page's form studies the cards of a deck, tag and kind (as ``quiz study --deck --tag
+--kind``)."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import test_web
+from test_web import T0, csrf, post
+
+from conftest import MINI_DECK
+from quizzer.app import plan as plans
+from quizzer.settings import DEFAULTS
+
+make_client = test_web.make_client  # the fixture: a client of the web drill over a fresh collection
+
+TAGGED = MINI_DECK + """\
+  - {id: a-qa, kind: qa, source: "1.1", question: 注意力问答, answer: a, points: [p], tags: [attention]}
+  - {id: b-qa, kind: qa, source: "1.1", question: 其他问答, answer: b, points: [p]}
+  - {id: a-choice, kind: choice, source: "1.1", question: 注意力选择, options: [甲, 乙], answer: A, explanation: 甲。,
+     tags: [attention]}
+  - {id: a-qa2, kind: qa, source: "1.1", question: 注意力问答二, answer: c, points: [p], tags: [attention]}
+"""
+
+
+def plan_post(client, **fields: str | list[str]):
+    return client.post("/plan", data={"csrf": csrf(client.get("/plan").text), **fields})
+
+
+def test_the_interview_is_set_from_the_plan_page(make_client):
+    client = make_client()
+    assert "No interview set." in client.get("/plan").text
+    page = plan_post(client, action="set", day="2026-01-15", retention="0.9", deck="mini").text
+    assert "2026-01-15 · 10 days left" in page and "<td>90%</td>" in page  # T0 is 2026-01-05
+    shown = plans.status_of(client.opened, DEFAULTS, T0)  # the store, as `quiz plan` reads it
+    assert shown is not None and shown.interview.day == date(2026, 1, 15)
+    assert shown.interview.retention == 0.9 and shown.interview.decks == ("mini",)
+    assert "Interview on 2026-01-15: 10 days left." in client.get("/").text
+
+
+def test_an_empty_target_and_no_deck_ticked_are_the_defaults(make_client):
+    client = make_client()
+    plan_post(client, action="set", day="2026-02-01", retention="")
+    shown = plans.status_of(client.opened, DEFAULTS, T0)
+    assert shown is not None and shown.interview.retention == 0.95 and shown.interview.decks is None
+
+
+def test_the_interview_is_cleared_from_the_plan_page(make_client):
+    client = make_client()
+    plan_post(client, action="set", day="2026-01-15")
+    page = plan_post(client, action="clear").text
+    assert "No interview set." in page and plans.status_of(client.opened, DEFAULTS, T0) is None
+
+
+def test_a_bad_plan_is_refused_with_the_field_named_and_nothing_set(make_client):
+    client = make_client()
+    for fields, said in [({"day": "2026-01-05"}, "The interview&#39;s day: 2026-01-05 is not after today (2026-01-05)"),
+                         ({"day": "15.1."}, "The interview&#39;s day &#39;15.1.&#39; is not a date"),
+                         ({"day": "2040-01-15"}, "2040-01-15 is more than 10 years away"),
+                         ({"day": "2026-01-15", "retention": "1.5"}, "The target recall must be a number from 0.70"),
+                         ({"day": "2026-01-15", "deck": "nope"}, "nope")]:
+        refused = plan_post(client, action="set", **fields)
+        assert refused.status_code == 400 and said in refused.text, refused.text
+    assert plans.status_of(client.opened, DEFAULTS, T0) is None
+
+
+def test_the_today_page_offers_each_deck_tag_and_kind_to_study(make_client):
+    page = make_client(TAGGED).get("/").text
+    form = page[page.index('action="/study"'):]
+    assert re.findall(r'<select name="(\w+)">', form) == ["deck", "tag", "kind"]
+    assert '<option value="attention">attention</option>' in form and '<option value="mini">Mini</option>' in form
+    assert '<option value="choice">' in form and '<option value="numeric">' in form
+
+
+def test_study_takes_only_the_cards_of_the_tag_and_kind_chosen(make_client):
+    client = make_client(TAGGED)
+    page = client.get("/study", params={"deck": "", "tag": "attention", "kind": "qa"}).text
+    shown = []
+    while 'value="reveal"' in page:
+        shown += re.findall(r"<code>([\w-]+)</code>", page)
+        page = post(client, page, action="reveal").text
+        page = post(client, page, action="rate", rating="4").text
+    assert shown == ["a-qa", "a-qa2"]  # tagged attention and qa: not b-qa (no tag), not a-choice (a choice)
+
+
+def test_an_unknown_tag_is_a_page_that_names_the_known_ones(make_client):
+    shown = make_client(TAGGED).get("/study", params={"tag": "nope"})
+    assert shown.status_code == 400 and "nope" in shown.text and "attention" in shown.text

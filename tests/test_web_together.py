@@ -1,0 +1,122 @@
+"""One collection, two front ends at once: a terminal's study session (``quizzer.app.study``'s
+machine, as ``quiz study`` drives it) and a browser (``quiz serve`` through TestClient) over the
+same database, taking turns. Nothing is lost and neither shows a card the other answered."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from itertools import count
+
+import pytest
+import test_web
+from test_app import Clock
+from test_web import T0, post
+
+from conftest import MINI_DECK
+from quizzer.app import study
+from quizzer.app.collection import open_collection
+from quizzer.app.queue import Planned, plan_session
+from quizzer.settings import DEFAULTS
+
+make_client = test_web.make_client  # the fixture: a client of the web drill over a fresh collection
+
+CARDS = [f"q{n}" for n in range(1, 9)]
+DECK = MINI_DECK + "".join(f'  - {{id: {card}, kind: qa, source: "1.1", question: 问题{card}, answer: 答案{card}, '
+                           f"points: [p]}}\n" for card in CARDS)
+
+
+class Browser:
+    """A learner at the browser: reveal, then Easy (a card that leaves today's study), or a reload."""
+
+    def __init__(self, client) -> None:
+        self.client, self.page = client, client.get("/study?deck=mini").text
+        self.answered: list[str] = []
+
+    def on_screen(self) -> str | None:
+        shown = re.search(r"<code>(q\d)</code>", self.page)
+        return shown[1] if shown and "No cards left" not in self.page else None
+
+    def step(self) -> None:
+        if 'value="rate"' in self.page:
+            self.page = post(self.client, self.page, action="rate", rating="4").text
+        elif 'value="reveal"' in self.page:
+            self.page = post(self.client, self.page, action="reveal").text
+        self.answered += re.findall(r"Saved: (q\d)", self.page)
+
+    def reload(self) -> None:
+        self.page = self.client.get("/study").text
+
+
+class Terminal:
+    """A learner at the terminal, on the same database opened again: reveal, then Easy."""
+
+    def __init__(self, collection) -> None:
+        planned = plan_session(collection, collection.card_filter(["mini"]), DEFAULTS, T0)
+        assert isinstance(planned, Planned)
+        self.machine = study.StudySession(collection, planned.queue, tick=Clock(), settings=DEFAULTS)
+        self.views = self.machine.start()
+        self.answered: list[str] = []
+
+    def on_screen(self) -> str | None:
+        shown = self.views[-1]
+        return shown.card_id if isinstance(shown, (study.CardView, study.BackView)) else None
+
+    def step(self) -> None:
+        event = study.Rate(4) if isinstance(self.views[-1], study.BackView) else study.Reveal()
+        self.views = self.machine.handle(event)
+        self.answered += [view.card_id for view in self.views if isinstance(view, study.Notice) and view.kind == "saved"]
+
+
+def test_a_terminal_and_a_browser_taking_turns_lose_nothing_and_never_show_what_the_other_answered(
+        make_client, monkeypatch, tmp_path):
+    from quizzer.app.browse import show
+
+    client = make_client(DECK)
+    browser = Browser(client)
+    terminal = Terminal(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
+    assert browser.on_screen() == terminal.on_screen() == "q1"  # the same queue, the same first card
+    moments = (T0 + timedelta(seconds=n) for n in count(1))
+    skipped_in_browser = skipped_in_terminal = 0
+    for turn in "TTBRBBTTBTBRBTTTBBBBTTTTBBBBRTTTTBBBBR" * 2:
+        monkeypatch.setenv("QUIZ_NOW", next(moments).isoformat())
+        if turn == "T":
+            terminal.step()
+            skipped_in_terminal += any(getattr(view, "kind", "") == "answered_elsewhere" for view in terminal.views)
+            assert terminal.on_screen() not in browser.answered  # the screen just drawn
+        else:
+            browser.step() if turn == "B" else browser.reload()
+            skipped_in_browser += "answered elsewhere meanwhile" in browser.page
+            assert browser.on_screen() not in terminal.answered
+    assert browser.on_screen() is None and terminal.on_screen() is None  # both came to the end
+    assert skipped_in_browser and skipped_in_terminal  # each met a card the other had answered since it was drawn
+    assert not set(browser.answered) & set(terminal.answered)
+    assert sorted(browser.answered + terminal.answered) == CARDS  # every card answered once, by one of them
+    for card in CARDS:  # each answer in the store, once: none lost, none twice
+        reviews = show(client.opened, card, T0 + timedelta(hours=1), settings=DEFAULTS).info.reviews
+        assert [review.rating for review in reviews] == [4]
+
+
+@pytest.mark.parametrize("answer_first", ["terminal", "browser"])
+def test_a_card_on_both_screens_is_answered_once(make_client, monkeypatch, tmp_path, answer_first):
+    client = make_client(DECK)
+    browser = Browser(client)
+    terminal = Terminal(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
+    monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(minutes=1)).isoformat())
+    first, second = (terminal, browser) if answer_first == "terminal" else (browser, terminal)
+    first.step(), first.step()  # q1 revealed and rated Easy
+    assert first.answered == ["q1"] and second.on_screen() == "q1"  # still drawn where it was shown before
+    second.step()  # a reveal: q1 was answered meanwhile, the next card takes its place
+    assert second.on_screen() == "q2" and second.answered == []
+
+
+def test_a_reload_does_not_show_the_card_the_terminal_answered_meanwhile(make_client, monkeypatch, tmp_path):
+    client = make_client(DECK)
+    browser = Browser(client)
+    browser.step()  # q1's back on the page
+    terminal = Terminal(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
+    monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(minutes=1)).isoformat())
+    terminal.step(), terminal.step()
+    assert terminal.answered == ["q1"]
+    browser.reload()
+    assert browser.on_screen() == "q2" and "q1 was answered elsewhere meanwhile" in browser.page
