@@ -14,7 +14,7 @@ from test_app import Clock
 from test_web import T0, post
 
 from conftest import MINI_DECK
-from quizzer.app import study
+from quizzer.app import study, study_views
 from quizzer.app.collection import open_collection
 from quizzer.app.queue import Planned, plan_session
 from quizzer.settings import DEFAULTS
@@ -60,10 +60,10 @@ class Terminal:
 
     def on_screen(self) -> str | None:
         shown = self.views[-1]
-        return shown.card_id if isinstance(shown, (study.CardView, study.BackView)) else None
+        return shown.card_id if isinstance(shown, (study_views.CardView, study_views.BackView)) else None
 
     def step(self) -> None:
-        event = study.Rate(4) if isinstance(self.views[-1], study.BackView) else study.Reveal()
+        event = study_views.Rate(4) if isinstance(self.views[-1], study_views.BackView) else study_views.Reveal()
         self.views = self.machine.handle(event)
         self.answered += [view.card_id for view in self.views if isinstance(view, study.Notice) and view.kind == "saved"]
 
