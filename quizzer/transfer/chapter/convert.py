@@ -24,6 +24,7 @@ from quizzer.errors import QuizError
 from quizzer.i18n import _, join
 from quizzer.kinds.fields import LETTERS
 from quizzer.transfer.chapter.markup import Block, ChapterError, Line, parse_blocks
+from quizzer.transfer.chapter.negation import claim_of
 
 BLOCK_TEXT = 60  # longer texts are written as '|' blocks, as the shipped decks do
 
@@ -218,7 +219,7 @@ class _Converter:
             text = _clean(lines)
             if re.search(r"\w", text.replace("*", "").replace("_", "")):  # not an empty `- **`: nothing to ask
                 start = next(line.number for line in lines if line.text.strip())
-                self.add("warning", start, text, _mistake(text, self.section))
+                self.add("warning", start, text, _mistake(text, self.section, self.heading))
 
     def key(self, block: Block) -> None:
         """Every row of the summary table: its first cell asked, the others the answer."""
@@ -264,38 +265,18 @@ def _points(answer: str) -> list[str]:
     return [point for point in points if point] or [" ".join(answer.split())]
 
 
-def _mistake(text: str, section: str) -> dict[str, Any]:
+def _mistake(text: str, section: str, heading: str) -> dict[str, Any]:
     """A warning item: its bold lead is what is right, the rest why; the claim is the lead's
-    opposite, written out where the lead is a plain negation (``A 不是 B``, ``A ≠ B``)."""
+    opposite (``negation.claim_of``), which never repeats the correction."""
     lead = _BOLD_LEAD.match(text)
     right, why = (lead.group(1).strip(), lead.group(2).strip()) if lead else (text, "")
+    claim = claim_of(right, heading)
     aside = _ASIDE.match(why)
     if aside:  # "**lead**（an aside），why": the aside belongs to the lead
         right, why = right + aside.group(1), aside.group(2).strip()
     if not why:
         why = f"见课程 {section} 节。"
-    return {"claim": _block_text(_opposite(right)), "correction": _block_text(right), "why": _block_text(why)}
-
-
-_IS_NOT = re.compile(r"^(.*?)是(.+?)([，,、]?)\s*不是(.+)$")  # "X 是 A 不是 B", "是相加不是拼接"
-
-
-def _opposite(right: str) -> str:
-    if right.startswith("不是") and "不是" not in right[2:]:
-        return right[2:]
-    swapped = _IS_NOT.match(right)
-    if swapped and "不是" not in swapped.group(1) + swapped.group(2):  # the two sides swapped
-        subject, first, comma, second = swapped.groups()
-        return f"{subject}是{second}{comma}不是{first}"
-    if right.count("≠") == 1:
-        return right.replace("≠", "=")
-    if right.count("不是") == 1 and right.count("是") == 1:
-        return right.replace("不是", "是")
-    if right.count("是") == 1 and "不是" not in right and "（" not in right.split("是")[0]:  # "X 是可学习的"
-        return right.replace("是", "不是")
-    if right.count("没有") == 1:  # "推理时没有 [MASK]"
-        return right.replace("没有", "有")
-    return f"与「{right}」相反的说法"
+    return {"claim": _block_text(claim), "correction": _block_text(right), "why": _block_text(why)}
 
 
 SLUG_MAX = 40  # characters of a section in a card id (an id may have 200; a heading of words can be longer)
