@@ -13,7 +13,7 @@ import hashlib
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -25,6 +25,8 @@ from quizzer.i18n import _, join
 from quizzer.kinds.fields import LETTERS
 from quizzer.transfer.chapter.markup import Block, ChapterError, Line, parse_blocks
 from quizzer.transfer.chapter.negation import claim_of
+from quizzer.transfer.chapter.tables import read_table, row_cards
+from quizzer.transfer.chapter.worked import from_prose, from_table, table_model
 
 BLOCK_TEXT = 60  # longer texts are written as '|' blocks, as the shipped decks do
 
@@ -50,6 +52,8 @@ class Item:
     heading: str
     stable: str  # the text its id's hash is taken from
     fields: dict[str, Any]
+    kind: str = ""  # a table row's or worked example's card kind (else the block's: ``KIND_OF``)
+    comment: str | None = None  # a line written above the card: what the course gets wrong
 
 
 @dataclass(frozen=True)
@@ -64,9 +68,11 @@ class Chapter:
     headings: dict[str, str]  # card id -> the heading its section starts with (a comment in the YAML)
     warnings: list[str]
     number: str | None = None  # the chapter's number, when all its numbered sections share one
+    comments: dict[str, str] = field(default_factory=dict)  # card id -> what the course gets wrong (a YAML comment)
 
 
-ID_PART = {"interview": "qa", "quiz": "quiz", "warning": "mistake", "key": "key"}
+ID_PART = {"interview": "qa", "quiz": "quiz", "warning": "mistake", "key": "key", "table": "table", "worked": "num"}
+KIND_OF = {"interview": "qa", "key": "qa", "quiz": "choice", "warning": "mistake"}
 
 
 def _clean(lines: list[Line]) -> str:
@@ -89,15 +95,71 @@ class _Converter:
         self.title = ""
         self.sections: list[str] = []
         self.outline: list[tuple[int, str]] = []  # (level, section) of the headings above
+        self.prose: dict[str, list[tuple[int, str]]] = {}  # section -> its text outside the card blocks
+        self.models: dict[str, str] = {}  # section -> the model its parameter table counts
+        self.caption = ""  # the bold line just above a table: its topic
+        self.headings: dict[str, str] = {}  # section -> the heading it starts with
 
     def walk(self, root: Block) -> None:
         handlers: dict[str, Callable[[Block], None]] = {
             "interview": self.interview, "quiz": self.quiz, "warning": self.warning, "key": self.key}
-        for item in root.body:
+        table: list[Line] = []
+        for item in [*root.body, Line(0, "")]:
+            if isinstance(item, Line) and item.text.lstrip().startswith("|") and not item.code:
+                table.append(item)
+                continue
+            if table:
+                self.table(table)
+                table = []
             if isinstance(item, Line):
                 self.maybe_heading(item)
+                self.remember(item)
             elif item.name in handlers:
                 handlers[item.name](item)
+            else:
+                self.explanation(item)
+        for section, lines in self.prose.items():
+            heading = self.headings.get(section, section)
+            for worked in from_prose(lines, self.models.get(section)):
+                self.items.append(Item("worked", section, heading, worked.stable, worked.fields, "numeric", worked.wrong))
+        order = {section: index for index, section in enumerate(dict.fromkeys(self.sections))}
+        self.items.sort(key=lambda item: order.get(item.section, -1))
+
+    def remember(self, line: Line) -> None:
+        """A line of the section's text: read for worked examples, and the caption of a table after it."""
+        if line.number:
+            self.prose.setdefault(self.section, []).append((line.number, line.text))
+        bold = _BOLD_LEAD.match(line.text.strip())
+        if line.text.strip() and not line.code:  # a caption is a bold line just above its table
+            self.caption = bold.group(1).rstrip("：:") if bold and not bold.group(2) else ""
+
+    def explanation(self, block: Block) -> None:
+        """An explanation, formula, demo or code block: its tables become cards, its text is read for worked examples."""
+        lines = [item for item in block.body if isinstance(item, Line)]
+        rows = [line for line in lines if line.text.lstrip().startswith("|") and not line.code]
+        for line in lines:
+            if line.number:
+                self.prose.setdefault(self.section, []).append((line.number, line.text))
+        if rows:
+            self.table(rows)
+
+    def table(self, lines: list[Line]) -> None:
+        """A table outside the card blocks: a worked example's numeric cards, else one card per row."""
+        table = read_table(lines)
+        if table is None:
+            return
+        model = table_model(table)
+        if model:
+            self.models[self.section] = model
+        worked = from_table(table)
+        if worked is not None:
+            for card in worked:
+                self.add("worked", card.line, card.stable, card.fields, "numeric", card.wrong)
+            return
+        words = self.heading.replace("★", "").split()
+        title = " ".join(words[1:] if words and _NUMBER.match(words[0]) else words)
+        for row in row_cards(table, f"{title} · {self.caption}" if self.caption else title):
+            self.add("table", row.line, row.stable, row.fields, row.kind)
 
     def maybe_heading(self, line: Line) -> None:
         """A heading starts a section: its number (``## 8.1 ...`` is ``8.1``), else the numbered
@@ -121,14 +183,16 @@ class _Converter:
         self.outline.append((level, section))
         if section != self.section:
             self.section, self.heading = section, text
+            self.headings.setdefault(section, text)
             self.sections.append(section)
 
-    def add(self, origin: str, line: int, stable: str, fields: dict[str, Any]) -> None:
+    def add(self, origin: str, line: int, stable: str, fields: dict[str, Any], kind: str = "",
+            comment: str | None = None) -> None:
         for name, value in fields.items():
             for text in value if isinstance(value, list) else [value]:
                 if isinstance(text, str):
                     self.check_text(line, name, text)
-        self.items.append(Item(origin, self.section, self.heading, " ".join(stable.split()), fields))
+        self.items.append(Item(origin, self.section, self.heading, " ".join(stable.split()), fields, kind, comment))
 
     def check_text(self, line: int, name: str, text: str) -> None:
         """A ChapterError at ``line`` for a text no deck may hold (the deck reader's rules: the
@@ -304,7 +368,7 @@ def _with_ids(items: list[Item]) -> list[tuple[str, Item]]:
 
 
 def _kind(item: Item) -> str:
-    return {"interview": "qa", "key": "qa", "quiz": "choice", "warning": "mistake"}[item.origin]
+    return item.kind or KIND_OF[item.origin]
 
 
 _STDIN_NAME = "stdin"
@@ -337,9 +401,12 @@ def read_chapter(path: Path, stream: BinaryIO | None = None) -> Chapter:
     converter.walk(root)
     cards: list[dict[str, Any]] = []
     headings: dict[str, str] = {}
+    comments: dict[str, str] = {}
     for card_id, item in _with_ids(converter.items):
         cards.append({"id": card_id, "kind": _kind(item), "source": item.section, **item.fields})
         headings[card_id] = item.heading or item.section
+        if item.comment:
+            comments[card_id] = item.comment
     numbered = [s for s in converter.sections if _NUMBER.match(s)]
     language = "zh" if _CJK.search(text) else "en"
     chapters = {s.split(".")[0] for s in numbered}
@@ -347,4 +414,4 @@ def read_chapter(path: Path, stream: BinaryIO | None = None) -> Chapter:
     name = _STDIN_NAME if stream is not None else path.name
     title = converter.title or (f"第 {number} 章" if number and language == "zh"
                                 else f"Chapter {number}" if number else Path(name).stem)
-    return Chapter(name, title, language, converter.sections, cards, headings, warnings, number)
+    return Chapter(name, title, language, converter.sections, cards, headings, warnings, number, comments)
