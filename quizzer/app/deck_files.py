@@ -29,6 +29,7 @@ class Checked:
     problems: list[Problem]
     files: int
     cards: int | None
+    warnings: list[Problem]  # what fails nothing: questions other decks ask, numbers flagged course-error
 
 
 def lint(paths: list[Path]) -> Checked:
@@ -38,13 +39,13 @@ def lint(paths: list[Path]) -> Checked:
 
     problems = decks.lint(paths)
     if problems:
-        return Checked(problems, 0, None)
+        return Checked(problems, 0, None, [])
     files = list({Path(os.path.realpath(path)): path for path in decks.deck_files(paths)}.values())
     try:
         cards: int | None = sum(len(loaded.entries) for loaded in decks.load_decks(files))
     except DeckProblems:  # changed while being checked: the files only
         cards = None
-    return Checked([], len(files), cards)
+    return Checked([], len(files), cards, decks.warnings(paths))
 
 
 def json_schema() -> str:
