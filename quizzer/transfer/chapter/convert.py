@@ -1,15 +1,11 @@
 """A chapter's block tree converted into cards: interview questions become ``qa`` cards, quizzes
-``choice`` cards, common-mistake items ``mistake`` cards, and the rows of a ``:::key`` table
-short ``qa`` cards.
-
-Card ids come from the section and a short hash of the question (``8-1-qa-3fa2c1``), so
-importing the chapter again finds the same cards: a card edited by hand keeps its id and its
-review history.
+``choice`` cards, common-mistake items ``mistake`` cards, the rows of a ``:::key`` table short
+``qa`` cards, the rows of the other tables ``cloze`` or ``qa`` cards (``tables``), and the worked
+examples ``numeric`` cards whose stated numbers a checker recomputes (``worked``). Ids: ``ids``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -23,6 +19,7 @@ from quizzer.decks.files import read_file
 from quizzer.errors import QuizError
 from quizzer.i18n import _, join
 from quizzer.kinds.fields import LETTERS
+from quizzer.transfer.chapter.ids import Item, kind_of, with_ids
 from quizzer.transfer.chapter.markup import Block, ChapterError, Line, parse_blocks
 from quizzer.transfer.chapter.negation import claim_of
 from quizzer.transfer.chapter.tables import read_table, row_cards
@@ -44,19 +41,6 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True)
-class Item:
-    """One card drawn from the chapter, before it has an id."""
-
-    origin: str  # interview, quiz, warning or key: the block it came from (and its id's middle part)
-    section: str
-    heading: str
-    stable: str  # the text its id's hash is taken from
-    fields: dict[str, Any]
-    kind: str = ""  # a table row's or worked example's card kind (else the block's: ``KIND_OF``)
-    comment: str | None = None  # a line written above the card: what the course gets wrong
-
-
-@dataclass(frozen=True)
 class Chapter:
     """What a chapter holds, ready to be written as a deck."""
 
@@ -71,8 +55,6 @@ class Chapter:
     comments: dict[str, str] = field(default_factory=dict)  # card id -> what the course gets wrong (a YAML comment)
 
 
-ID_PART = {"interview": "qa", "quiz": "quiz", "warning": "mistake", "key": "key", "table": "table", "worked": "num"}
-KIND_OF = {"interview": "qa", "key": "qa", "quiz": "choice", "warning": "mistake"}
 
 
 def _clean(lines: list[Line]) -> str:
@@ -343,34 +325,6 @@ def _mistake(text: str, section: str, heading: str) -> dict[str, Any]:
     return {"claim": _block_text(claim), "correction": _block_text(right), "why": _block_text(why)}
 
 
-SLUG_MAX = 40  # characters of a section in a card id (an id may have 200; a heading of words can be longer)
-
-
-def _slug(text: str) -> str:
-    """A section as id text: ``8.1`` is ``8-1``; a section without ASCII words is a short hash.
-    A long one is cut after a word, its hash added, so two long headings still differ."""
-    slug = "-".join(re.findall(r"[a-z0-9]+", text.lower()))
-    if len(slug) > SLUG_MAX:
-        slug = slug[:SLUG_MAX].rsplit("-", 1)[0] + "-" + hashlib.sha256(text.encode()).hexdigest()[:4]
-    return slug or "h" + hashlib.sha256(text.encode()).hexdigest()[:4]
-
-
-def _with_ids(items: list[Item]) -> list[tuple[str, Item]]:
-    """Ids from the section and the hash of the stable text; a repeat gets -2, -3, ... in file order."""
-    seen: dict[str, int] = {}
-    named: list[tuple[str, Item]] = []
-    for item in items:
-        digest = hashlib.sha256(item.stable.encode()).hexdigest()[:6]
-        card_id = f"{_slug(item.section)}-{ID_PART[item.origin]}-{digest}"
-        seen[card_id] = seen.get(card_id, 0) + 1
-        named.append((card_id if seen[card_id] == 1 else f"{card_id}-{seen[card_id]}", item))
-    return named
-
-
-def _kind(item: Item) -> str:
-    return item.kind or KIND_OF[item.origin]
-
-
 _STDIN_NAME = "stdin"
 
 
@@ -402,8 +356,8 @@ def read_chapter(path: Path, stream: BinaryIO | None = None) -> Chapter:
     cards: list[dict[str, Any]] = []
     headings: dict[str, str] = {}
     comments: dict[str, str] = {}
-    for card_id, item in _with_ids(converter.items):
-        cards.append({"id": card_id, "kind": _kind(item), "source": item.section, **item.fields})
+    for card_id, item in with_ids(converter.items):
+        cards.append({"id": card_id, "kind": kind_of(item), "source": item.section, **item.fields})
         headings[card_id] = item.heading or item.section
         if item.comment:
             comments[card_id] = item.comment
