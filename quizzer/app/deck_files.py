@@ -5,7 +5,7 @@ checked against (``quiz schema``), what each holds (``quiz decks``) and a numeri
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +29,7 @@ class Checked:
     problems: list[Problem]
     files: int
     cards: int | None
-    warnings: list[Problem]  # what fails nothing: questions other decks ask, numbers flagged course-error
+    warnings: list[Problem] = field(default_factory=list)  # what fails nothing: questions other decks ask, numbers flagged course-error
 
 
 def lint(paths: list[Path]) -> Checked:
@@ -39,7 +39,7 @@ def lint(paths: list[Path]) -> Checked:
 
     problems = decks.lint(paths)
     if problems:
-        return Checked(problems, 0, None, [])
+        return Checked(problems, 0, None)
     files = list({Path(os.path.realpath(path)): path for path in decks.deck_files(paths)}.values())
     try:
         cards: int | None = sum(len(loaded.entries) for loaded in decks.load_decks(files))
