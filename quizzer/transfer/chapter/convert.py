@@ -19,6 +19,7 @@ from quizzer.decks.files import read_file
 from quizzer.errors import QuizError
 from quizzer.i18n import _, join
 from quizzer.kinds.fields import LETTERS
+from quizzer.transfer.chapter import claims
 from quizzer.transfer.chapter.ids import Item, kind_of, with_ids
 from quizzer.transfer.chapter.markup import Block, ChapterError, Line, parse_blocks
 from quizzer.transfer.chapter.negation import claim_of
@@ -53,6 +54,7 @@ class Chapter:
     warnings: list[str]
     number: str | None = None  # the chapter's number, when all its numbered sections share one
     comments: dict[str, str] = field(default_factory=dict)  # card id -> what the course gets wrong (a YAML comment)
+    credited: dict[str, list[str]] = field(default_factory=dict)  # section -> its claims of what a paper found, to check
 
 
 
@@ -81,6 +83,7 @@ class _Converter:
         self.models: dict[str, str] = {}  # section -> the model its parameter table counts
         self.caption = ""  # the bold line just above a table: its topic
         self.headings: dict[str, str] = {}  # section -> the heading it starts with
+        self.starts: list[tuple[int, str]] = []  # (line, section) where each section starts
 
     def walk(self, root: Block) -> None:
         handlers: dict[str, Callable[[Block], None]] = {
@@ -166,6 +169,7 @@ class _Converter:
         if section != self.section:
             self.section, self.heading = section, text
             self.headings.setdefault(section, text)
+            self.starts.append((line.number, section))
             self.sections.append(section)
 
     def add(self, origin: str, line: int, stable: str, fields: dict[str, Any], kind: str = "",
@@ -368,4 +372,9 @@ def read_chapter(path: Path, stream: BinaryIO | None = None) -> Chapter:
     name = _STDIN_NAME if stream is not None else path.name
     title = converter.title or (f"第 {number} 章" if number and language == "zh"
                                 else f"Chapter {number}" if number else Path(name).stem)
-    return Chapter(name, title, language, converter.sections, cards, headings, warnings, number, comments)
+    credited: dict[str, list[str]] = {}
+    for claim in claims.credited(root):
+        credited.setdefault(claims.section_of(claim.line, converter.starts), []).append(f"第 {claim.line} 行：{claim.sentence}")
+        warnings.append(_("{file}:{line}: «{sentence}» credits a paper or later work with a finding; check it against the "
+                          "source").format(file=shown, line=claim.line, sentence=claim.sentence))
+    return Chapter(name, title, language, converter.sections, cards, headings, warnings, number, comments, credited)

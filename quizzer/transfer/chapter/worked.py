@@ -29,6 +29,7 @@ _MASK = re.compile(r"mask\s*=\s*\[([01,\s]+)\]")
 _UNMASKED = re.compile(r"不加 ?mask.*?[（(]([\d、,，\s]+)[)）].*?((?:\d+(?:\.\d+)?%[、,，\s]*)+)")
 _LOSS = re.compile(r"-\\ln\s*\(\s*(0?\.\d+)\s*\)\s*\\approx\s*(\d+(?:\.\d+)?)")
 _SHARE = re.compile(r"Embedding\s*占了?约?\s*(\d+(?:\.\d+)?%)")
+_REST = re.compile(r"(?:Transformer|层)\s*占了?约?\s*(\d+(?:\.\d+)?%)")  # the layers' share, the rest
 
 
 @dataclass(frozen=True)
@@ -154,11 +155,15 @@ def table_model(table: Table) -> str | None:
 
 
 def _embedding_share(found: re.Match[str], line: int, model: str) -> Worked:
-    """``Embedding 占了约 21%`` beside a parameter table: the share recomputed."""
+    """``Embedding 占了约 21%`` beside a parameter table (and the layers' ``占约 79%`` after it):
+    the share recomputed."""
     inputs = {"model": model, "component": "embedding_share", "convention": "textbook"}
     truth = float(_solve("param_count", inputs))
     said = _Stated()
     said.compare(found.group(1), truth, _percent(truth))
+    rest = _REST.search(found.string, found.end())
+    if rest:
+        said.compare(rest.group(1), 1 - truth, _percent(1 - truth))
     params = {"family": "bert", "convention": "textbook", "components": ["embedding_share"], "models": [model]}
     return _card(line, "param_count", params, inputs, f"{truth:.4f}", said, f"{model} 中 Embedding 占总参数量的比例")
 
