@@ -139,12 +139,12 @@ def _param_table(table: Table, model: str) -> list[Worked]:
         inputs = {"model": model, "component": component, "convention": "textbook"}
         truth = int(_solve("param_count", inputs))
         said = _Stated()
-        said.compare(stated.group(), truth, f"{truth / 1e6:.2f}M（{truth:,}）")
+        said.compare(stated.group(), truth, f"{truth / 1e6:.2f}M（{truth:,}）" if truth >= 1_000_000 else f"{truth / 1e6:.4g}M（{truth:,}）")
         params: dict[str, Any] = {"family": "bert", "convention": "textbook", "components": [component], "models": [model]}
         if truth >= 1_000_000:
             params |= {"precision": "millions", "decimals": 2}
         cards.append(_card(line, "param_count", params, inputs, str(truth), said,
-                           f"{model} 的 {cells[0]}（只算权重矩阵：{cells[1]}）"))
+                           f"{model} 的{cells[0]}（只算权重矩阵：{cells[1]}）"))
     return cards
 
 
