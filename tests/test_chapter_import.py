@@ -418,6 +418,36 @@ def test_a_deck_id_or_card_id_another_deck_of_the_folder_has_is_refused(tmp_path
     assert again.exit_code == 0 and "8 unchanged" in again.stdout, again.output
 
 
+def test_a_worked_example_of_any_chapter_is_recomputed_and_only_its_wrong_number_flagged(tmp_path):
+    """Not chapter 8's numbers: a softmax row stated wrong, a loss stated right, a table of short
+    cells (cloze) and one of long cells (qa). softmax([1, 1, 2]) = [e, e, e²] / (2e + e²): the
+    last weight is e / (2 + e) = 0.5761, so 50% is wrong; -ln(0.5) = 0.6931, so 0.69 is right."""
+    chapter = tmp_path / "c.md"
+    chapter.write_text(
+        "## 2.1 注意力\n\n某行原始分数 `[1, 1, 2]`：\n\n```\nmask = [1, 1, 0]\n```\n\n"
+        "- 不加 mask：softmax 后 PAD 位置（2）拿到约 50% 的注意力。\n\n"
+        "$$\n-\\ln(0.5) \\approx 0.69\n$$\n\n"
+        "| 模型 | 层数 | 宽度 |\n| --- | --- | --- |\n| 小 | 2 | 64 |\n\n"
+        "| 做法 | 为什么 |\n| --- | --- |\n| 缩放 | 点积的方差随维度增大，除以根号 d 让 softmax 不饱和 |\n", "utf-8")
+    result = quiz("import", "chapter", str(chapter))
+    assert result.exit_code == 0, result.output
+    made = cards(result.stdout)
+    softmax = next(c for c in made if c.get("checker") == "masked_softmax" and c["params"]["variant"] == "unmasked")
+    assert "course-error" in softmax["tags"] and "课程写 50%，实算 57.61%" in softmax["example"]["note"]
+    assert [round(float(v), 4) for v in softmax["example"]["answer"]] == [0.2119, 0.2119, 0.5761]
+    masked = next(c for c in made if c.get("checker") == "masked_softmax" and c["params"]["variant"] == "padding")
+    assert [float(v) for v in masked["example"]["answer"]] == [0.5, 0.5, 0.0] and "course-error" not in masked["tags"]
+    loss = next(c for c in made if c.get("checker") == "mlm_loss")
+    assert loss["example"]["answer"] == "0.6931" and "course-error" not in loss["tags"]
+    (cloze,) = of_kind(result.stdout, "cloze")
+    assert cloze["text"] == "【注意力】小：层数 {{c1::2}}，宽度 {{c2::64}}。"
+    (row,) = [c for c in of_kind(result.stdout, "qa") if "table" in c["tags"]]
+    assert row["question"] == "【注意力】「缩放」：为什么？" and row["answer"].startswith("点积的方差")
+    out = tmp_path / "c.yaml"
+    assert quiz("import", "chapter", str(chapter), "--out", str(out)).exit_code == 0
+    assert quiz("lint", str(out)).exit_code == 0
+
+
 # ---------------------------------------------------------------- malformed markup
 
 

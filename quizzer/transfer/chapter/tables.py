@@ -69,7 +69,8 @@ def row_cards(table: Table, topic: str) -> list[RowCard]:
             cards.append(RowCard(number, stable, "cloze", {"tags": ["table"], "text": f"【{topic}】{label}：" + "，".join(parts) + "。"}))
             continue
         names = "、".join(name for name, _cell in answers if name)
-        asked = f"：{names}分别是什么" if len(answers) > 1 else f"：{names}是什么" if names else "是什么"
+        asks = names.endswith(("什么", "为什么", "吗", "哪个", "多少", "怎么", "如何"))  # a column named by a question
+        asked = f"：{names}" if asks else f"：{names}分别是什么" if len(answers) > 1 else f"：{names}是什么" if names else "是什么"
         answer = answers[0][1] if len(answers) == 1 else "\n".join(f"{name}：{cell}" for name, cell in answers)
         cards.append(RowCard(number, stable, "qa", {
             "tags": ["table"], "question": f"【{topic}】「{label}」{asked}？", "answer": answer,
