@@ -259,17 +259,21 @@ def test_a_draft_beside_the_hand_made_deck_reports_the_questions_it_already_asks
     assert f"warning: card bert-vs-gpt-core asks the same question as card {core}" in linted.stderr
 
 
-def test_lint_warns_about_a_question_another_deck_asks_in_other_words_only(tmp_path):
+def test_lint_warns_about_a_question_another_deck_asks_in_other_words_or_nearly(tmp_path):
     folder = tmp_path / "decks"
     folder.mkdir()
     deck = ("id: {id}\ntitle: T\nlanguage: zh\nsource: {{file: c.md, sections: '1'}}\ncards:\n  - id: {card}\n    kind: qa\n"
             "    source: '1'\n    question: {q}\n    answer: 甲\n    points: [甲]\n")
     (folder / "a.yaml").write_text(deck.format(id="a", card="a-1", q="BERT 和 GPT 的核心区别？"), "utf-8")
     (folder / "b.yaml").write_text(deck.format(id="b", card="b-1", q="bert和GPT的核心区别?"), "utf-8")
-    (folder / "c.yaml").write_text(deck.format(id="c", card="c-1", q="BERT 和 GPT 的区别？"), "utf-8")
+    (folder / "c.yaml").write_text(deck.format(id="c", card="c-1", q="BERT 与 GPT 的核心区别是什么？"), "utf-8")
+    (folder / "d.yaml").write_text(deck.format(id="d", card="d-1", q="BERT 与 GPT 的核心区别？"), "utf-8")
     linted = quiz("lint", str(folder))
     assert linted.exit_code == 0, linted.output
     assert f"a.yaml:6:1: warning: card a-1 asks the same question as card b-1 in {folder / 'b.yaml'}" in linted.stderr
+    # one character of eleven changed: difflib's ratio 2·10/22 = 0.91, at least NEAR (0.9)
+    assert f"d.yaml:6:1: warning: card d-1 asks the same question as card a-1 in {folder / 'a.yaml'}" in linted.stderr
+    # three more characters: 2·10/25 = 0.8, another question
     assert "card c-1" not in linted.stderr and "no problems" in linted.stdout
 
 

@@ -1,6 +1,6 @@
 """Linting deck files: every problem in the given files and folders, duplicate ids across
 files included, and the ids a deck about to be written would share with its folder; besides the
-problems, warnings that fail nothing: a question another deck already asks, and a card flagged
+problems, warnings that fail nothing: a question another deck already asks or nearly asks, and a card flagged
 ``course-error`` (a number the course gets wrong, drafted by ``quiz import chapter``) until it is
 reviewed."""
 
@@ -126,19 +126,38 @@ def _cards(path: Path) -> list[tuple[dict[str, Any], int]]:
             if isinstance(card, dict) and isinstance(card.get("id"), str)]
 
 
+NEAR = 0.9  # questions this alike (difflib's ratio of their keys) count as the same question
+
+
+def _asked(key: str, asked: dict[str, tuple[str, Path]]) -> tuple[str, Path] | None:
+    """The card of ``asked`` whose question is ``key``'s, or one at least NEAR alike (``是如何组合的``
+    and ``是怎样组合的``)."""
+    if key in asked:
+        return asked[key]
+    from difflib import SequenceMatcher
+
+    matcher = SequenceMatcher(None, b=key, autojunk=False)  # b is the side difflib prepares once
+    for other, found in asked.items():
+        matcher.set_seq1(other)
+        if matcher.real_quick_ratio() >= NEAR and matcher.quick_ratio() >= NEAR and matcher.ratio() >= NEAR:
+            return found
+    return None
+
+
 def _twins(cards: list[dict[str, Any]], others: list[tuple[Path, list[dict[str, Any]]]]) -> dict[str, tuple[str, Path]]:
-    """card id -> (the other deck's card asking its question, that deck's file)."""
+    """card id -> (the other deck's card asking its question or one near it, that deck's file)."""
     asked: dict[str, tuple[str, Path]] = {}
     for other, theirs in others:
         for card in theirs:
             if (key := question_key(card)) is not None:
                 asked.setdefault(key, (card["id"], other))
-    return {card["id"]: asked[key] for card in cards if (key := question_key(card)) in asked}
+    return {card["id"]: found for card in cards if (key := question_key(card)) is not None and (found := _asked(key, asked))}
 
 
 def asked_elsewhere(cards: list[dict[str, Any]], target: Path) -> list[tuple[str, str, Path]]:
     """(card id, the other deck's card, its file) for each of ``cards``, to be written at
-    ``target``, whose question a deck file of its folder asks, spaces, width, case and punctuation aside."""
+    ``target``, whose question a deck file of its folder asks (spaces, width, case and punctuation
+    aside) or nearly asks (``NEAR``)."""
     others = [(other, [card for card, _line in _cards(other)]) for other in _siblings([target])]
     return [(card_id, twin, other) for card_id, (twin, other) in _twins(cards, others).items()]
 
