@@ -144,7 +144,8 @@ class _Converter:
         words = self.heading.replace("★", "").split()
         title = " ".join(words[1:] if words and _NUMBER.match(words[0]) else words)
         for row in row_cards(table, f"{title} · {self.caption}" if self.caption else title):
-            self.add("table", row.line, row.stable, row.fields, row.kind)
+            fields = {name: _block_text(value) if isinstance(value, str) else value for name, value in row.fields.items()}
+            self.add("table", row.line, row.stable, fields, row.kind)
 
     def maybe_heading(self, line: Line) -> None:
         """A heading starts a section: its number (``## 8.1 ...`` is ``8.1``), else the numbered
