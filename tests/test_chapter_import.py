@@ -452,6 +452,21 @@ def test_a_worked_example_of_any_chapter_is_recomputed_and_only_its_wrong_number
     assert quiz("lint", str(out)).exit_code == 0
 
 
+def test_a_worked_example_no_checker_takes_makes_no_numeric_card_and_no_traceback(tmp_path):
+    """-ln(0) is infinite, a row with every position masked has no softmax, vectors of unequal
+    length have no sum: the import goes on without those cards (the table's rows stay as qa cards)."""
+    chapter = tmp_path / "c.md"
+    chapter.write_text("## 1.1 一\n\n$$\n-\\ln(0.0) \\approx 9\n$$\n\n某行原始分数 `[1, 2]`\n\nmask = [0, 0]\n\n"
+                       "| 分量 | 向量 |\n| --- | --- |\n| Token | [1, 2] |\n| Position | [1] |\n| Segment | [1, 2] |\n", "utf-8")
+    out = tmp_path / "c.yaml"
+    result = quiz("import", "chapter", str(chapter), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    made = cards(out.read_text("utf-8"))
+    assert [c.get("checker") for c in made if c["kind"] == "numeric"] == ["masked_softmax"]  # the row unmasked only
+    assert len([c for c in made if "table" in c.get("tags", [])]) == 3
+    assert quiz("lint", str(out)).exit_code == 0
+
+
 # ---------------------------------------------------------------- malformed markup
 
 

@@ -67,11 +67,20 @@ def _floats(text: str) -> list[float]:
     return [float(part.strip().replace("−", "-")) for part in text.split(",") if part.strip()]
 
 
+class _Unsolvable(Exception):
+    """The checker refuses the example's numbers (a probability of 0, a row with every score masked)."""
+
+
 def _solve(checker: str, inputs: dict[str, Any]) -> Any:
+    from pydantic import ValidationError
+
     from checkers import registry
 
     found = registry.get(checker)
-    return found.solve(found.Inputs.model_validate(inputs))
+    try:
+        return found.solve(found.Inputs.model_validate(inputs))
+    except (ValidationError, ArithmeticError, ValueError, RuntimeError) as err:
+        raise _Unsolvable(str(err)) from err
 
 
 def _card(line: int, checker: str, params: dict[str, Any], inputs: dict[str, Any], answer: Any,
@@ -100,11 +109,14 @@ def _model(numbers: set[int]) -> str | None:
 def from_table(table: Table) -> list[Worked] | None:
     """The worked table's cards, or None when the table is no worked example."""
     labels = [cells[0].lower() for _line, cells in table.rows if cells]
-    if {"token", "position", "segment"} <= {label.split("（")[0].split("(")[0].strip() for label in labels}:
-        return _vector_sum(table)
     model = table_model(table)
-    if model is not None and len(table.header) >= 3:
-        return _param_table(table, model)
+    try:
+        if {"token", "position", "segment"} <= {label.split("（")[0].split("(")[0].strip() for label in labels}:
+            return _vector_sum(table) or None
+        if model is not None and len(table.header) >= 3:
+            return _param_table(table, model) or None
+    except _Unsolvable:
+        pass  # numbers no checker takes: the rows become cards as any table's
     return None
 
 
@@ -174,14 +186,20 @@ def from_prose(lines: list[tuple[int, str]], model: str | None) -> list[Worked]:
     cards: list[Worked] = []
     text = "\n".join(line for _number, line in lines)
     share = _SHARE.search(text) if model else None
-    if share and model:
-        cards.append(_embedding_share(share, _line_of(lines, share.group()), model))
     scores, mask = _SCORES.search(text), _MASK.search(text)
-    if scores and mask and len(_floats(scores.group(1))) == len(_floats(mask.group(1))):
-        cards += _softmax(lines, _floats(scores.group(1)), [int(v) for v in _floats(mask.group(1))], text)
+    try:
+        if share and model:
+            cards.append(_embedding_share(share, _line_of(lines, share.group()), model))
+        if scores and mask and len(_floats(scores.group(1))) == len(_floats(mask.group(1))):
+            cards += _softmax(lines, _floats(scores.group(1)), [int(v) for v in _floats(mask.group(1))], text)
+    except _Unsolvable:
+        pass  # numbers no checker takes: no card
     for found in _LOSS.finditer(text):
         p = float(found.group(1))
-        truth = float(_solve("mlm_loss", {"probs": [p]}))
+        try:
+            truth = float(_solve("mlm_loss", {"probs": [p]}))
+        except _Unsolvable:
+            continue
         said = _Stated()
         said.compare(found.group(2), truth, f"{truth:.4f}")
         params: dict[str, Any] = {"form": "probs", "min_len": 1, "max_len": 1}
@@ -209,7 +227,7 @@ def _softmax(lines: list[tuple[int, str]], scores: list[float], mask: list[int],
                 said.compare(percent, truth[position], _percent(truth[position]))
     cards.append(_card(line, "masked_softmax", {"variant": "unmasked", "min_kept": 2, "decimals": 4}, unmasked,
                        [f"{v:.4f}" for v in truth], said, "不加 mask 时整行分数做 softmax，PAD 位置也分到注意力"))
-    if 0 in mask:
+    if 0 in mask and 1 in mask:
         masked = {"scores": scores, "mask": mask}
         weights = _solve("masked_softmax", masked)
         cards.append(_card(line, "masked_softmax", {"variant": "padding", "min_kept": 2, "decimals": 4}, masked,
