@@ -40,6 +40,12 @@ CH8_QUIZ = {
     "关于 NSP，下列说法正确的是？": ["B"],
 }
 CH8_MISTAKES_PER_SECTION = {"8.1": 1, "8.3": 3, "8.5": 1, "8.6": 3, "8.7": 3, "8.8": 3}
+# The tables outside the card blocks, body rows counted by hand: 8.1 关键区别 5, 8.2 规格 2, 8.3
+# 逐项拆解 3, 8.5 逐项拆解 3, 8.6 逐项拆解 4, 8.7 处理方式 3 and 策略 3, 8.8 逐项拆解 3, 8.9 任务 3.
+CH8_TABLE_ROWS = 5 + 2 + 3 + 3 + 4 + 3 + 3 + 3 + 3
+# The worked examples: 8.2's parameter table (8 rows with a count) and the embedding share, 8.3's
+# vector sum, 8.5's score row without and with its mask, 8.6's two losses.
+CH8_WORKED = 8 + 1 + 1 + 2 + 2
 
 
 def quiz(*args: str):
@@ -129,7 +135,146 @@ def test_chapter8_ids_are_unique_and_sit_beside_the_shipped_decks(course8, tmp_p
     assert quiz("import", "chapter", str(course8), "--out", str(folder / "imported.yaml")).exit_code == 0
     assert quiz("lint", str(folder)).exit_code == 0
     ids = [c["id"] for c in cards((folder / "imported.yaml").read_text("utf-8"))]
-    assert len(ids) == len(set(ids)) == 10 + 4 + 14 + 8
+    assert len(ids) == len(set(ids)) == 10 + 4 + 14 + 8 + CH8_TABLE_ROWS + CH8_WORKED
+
+
+HAND_MADE = Path(__file__).resolve().parents[1] / "decks" / "ch08-bert.yaml"
+
+
+def _words(text) -> str:
+    """A text without its spaces, width or case (signs such as ≠ kept: they carry the meaning)."""
+    import unicodedata
+
+    return "".join(unicodedata.normalize("NFKC", str(text)).casefold().split())
+
+
+@pytest.fixture
+def draft8(course8) -> list[dict]:
+    result = quiz("import", "chapter", str(course8))
+    assert result.exit_code == 0, result.output
+    return cards(result.stdout)
+
+
+def test_chapter8_draft_covers_every_section_the_hand_made_deck_covers(draft8):
+    hand_made = {c["source"] for c in cards(HAND_MADE.read_text("utf-8"))}
+    assert len(draft8) >= 70
+    assert hand_made <= {c["source"] for c in draft8}
+    kinds = {c["kind"] for c in draft8}
+    assert {"qa", "choice", "mistake", "numeric", "cloze"} <= kinds
+
+
+def test_no_drafted_card_shows_its_answer_on_the_front(draft8):
+    for card in draft8:
+        if card["kind"] == "mistake":
+            assert _words(card["correction"]) not in _words(card["claim"]), card
+            assert "相反的说法" not in card["claim"], card
+        if card["kind"] == "qa":
+            assert _words(card["answer"]) not in _words(card["question"]), card
+
+
+def test_key_tables_become_cloze_or_qa_cards(draft8):
+    """8.2's table of sizes, a cloze per model; 8.9's table of task heads, one card per row."""
+    large = next(c for c in draft8 if c["kind"] == "cloze" and "BERT Large" in c["text"])
+    assert large["source"] == "8.2"
+    assert "{{c1::24}}" in large["text"] and "{{c2::1024}}" in large["text"] and "{{c3::16}}" in large["text"]
+    assert "约 {{c4::340M}}" in large["text"]
+    heads = [c for c in draft8 if c["source"] == "8.9" and "table" in c.get("tags", [])]
+    assert len(heads) == 3 and all(c["kind"] in ("qa", "cloze") for c in heads)
+    assert any("Linear(768, C) 逐位置" in (c.get("answer") or c.get("text")) for c in heads)
+
+
+# The course's numbers the hand-made deck corrects in its notes (ch08-bert.yaml: bert-no-mask-softmax,
+# bert-params-encoder-12-layers, bert-params-embedding-share): (checker, what tells the card, the
+# number the course states).
+COURSE_ERRORS = [("masked_softmax", "unmasked", "21%"), ("masked_softmax", "unmasked", "57%"),
+                 ("param_count", "encoder", "85.0M"), ("param_count", "embedding_share", "21%"),
+                 ("param_count", "embedding_share", "79%")]
+
+
+def _worked(card: dict) -> str:
+    params = card["params"]
+    return params.get("variant") or (params.get("components") or [""])[0]
+
+
+def test_worked_examples_are_numeric_cards_and_the_course_errors_are_flagged(course8, tmp_path):
+    out = tmp_path / "decks" / "ch08.yaml"
+    out.parent.mkdir()
+    assert quiz("import", "chapter", str(course8), "--out", str(out)).exit_code == 0
+    text = out.read_text("utf-8")
+    numeric = of_kind(text, "numeric")
+    assert len(numeric) == CH8_WORKED
+    for checker, which, stated in COURSE_ERRORS:
+        card = next(c for c in numeric if c["checker"] == checker and _worked(c) == which)
+        assert "course-error" in card["tags"] and f"课程写 {stated}" in card["example"]["note"], card
+        above = text[: text.index(f"- id: {card['id']}")].rstrip().splitlines()[-1]
+        assert above.strip().startswith("# course-error:") and f"课程写 {stated}" in above
+    flagged = {c["id"] for c in numeric if "course-error" in c["tags"]}
+    assert len(flagged) == 3  # no other number of the chapter is wrong: 23.4M, 0.4M, 0.002M, 0.478, 4.6 ... agree
+
+    # the drafted answers agree with the hand-made deck's verified examples for the same inputs
+    hand_made = [c for c in cards(HAND_MADE.read_text("utf-8")) if c["kind"] == "numeric" and c.get("example")]
+    matched = 0
+    for card in numeric:
+        twin = next((h for h in hand_made if h["checker"] == card["checker"] and h["example"]["inputs"] == card["example"]["inputs"]), None)
+        if twin is not None:
+            matched += 1
+            mine, theirs = card["example"]["answer"], twin["example"]["answer"]
+            mine, theirs = (mine, theirs) if isinstance(mine, list) else ([mine], [theirs])
+            assert [round(float(a), 4) for a in mine] == [round(float(b), 4) for b in theirs], card["id"]
+    assert matched >= 10
+
+    linted = quiz("lint", str(out.parent))
+    assert linted.exit_code == 0, linted.output
+    warned = [line for line in linted.stderr.splitlines() if "is tagged course-error" in line]
+    assert len(warned) == 3 and all(any(card_id in line for line in warned) for card_id in flagged)
+
+
+def test_a_claim_of_what_a_paper_found_is_named_to_be_checked(course8):
+    """8.7 says 15% 是 BERT 论文通过对比实验确定的 (the paper ran no such comparison; the hand-made
+    deck's bert-cloze-80-10-10 note corrects it) and 8.10's quiz credits RoBERTa with "NSP 过于简单"
+    (ALBERT's argument): no checker computes these, so the draft names them to be checked."""
+    result = quiz("import", "chapter", str(course8))
+    lines = course8.read_text("utf-8").splitlines()
+    fifteen = next(n for n, line in enumerate(lines, 1) if "论文通过对比实验确定" in line)
+    too_easy = next(n for n, line in enumerate(lines, 1) if "NSP 任务过于简单" in line)
+    for number in (fifteen, too_easy):
+        assert f"{course8}:{number}: «" in result.stderr and "check it against the source" in result.stderr
+        assert f"  # 待与原文核对的出处说法（第 {number} 行：" in result.stdout
+    section87 = result.stdout[result.stdout.index("# ---------------- 8.7"):result.stdout.index("# ---------------- 8.8")]
+    assert "15% 是 BERT 论文通过对比实验确定的平衡点" in section87
+
+
+def test_a_draft_beside_the_hand_made_deck_reports_the_questions_it_already_asks(course8, tmp_path):
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    (folder / HAND_MADE.name).write_bytes(HAND_MADE.read_bytes())
+    result = quiz("import", "chapter", str(course8), "--out", str(folder / "ch08.yaml"))
+    assert result.exit_code == 0, result.output
+    draft = cards((folder / "ch08.yaml").read_text("utf-8"))
+    core = next(c["id"] for c in draft if c.get("question", "").strip() == "BERT 和 GPT 的核心区别？")
+    assert f"card {core} asks the same question as card bert-vs-gpt-core in {folder / HAND_MADE.name}" in result.stderr
+    linted = quiz("lint", str(folder))
+    assert linted.exit_code == 0, linted.output
+    assert f"warning: card {core} asks the same question as card bert-vs-gpt-core" in linted.stderr
+    assert f"warning: card bert-vs-gpt-core asks the same question as card {core}" in linted.stderr
+
+
+def test_lint_warns_about_a_question_another_deck_asks_in_other_words_or_nearly(tmp_path):
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    deck = ("id: {id}\ntitle: T\nlanguage: zh\nsource: {{file: c.md, sections: '1'}}\ncards:\n  - id: {card}\n    kind: qa\n"
+            "    source: '1'\n    question: {q}\n    answer: 甲\n    points: [甲]\n")
+    (folder / "a.yaml").write_text(deck.format(id="a", card="a-1", q="BERT 和 GPT 的核心区别？"), "utf-8")
+    (folder / "b.yaml").write_text(deck.format(id="b", card="b-1", q="bert和GPT的核心区别?"), "utf-8")
+    (folder / "c.yaml").write_text(deck.format(id="c", card="c-1", q="BERT 与 GPT 的核心区别是什么？"), "utf-8")
+    (folder / "d.yaml").write_text(deck.format(id="d", card="d-1", q="BERT 与 GPT 的核心区别？"), "utf-8")
+    linted = quiz("lint", str(folder))
+    assert linted.exit_code == 0, linted.output
+    assert f"a.yaml:6:1: warning: card a-1 asks the same question as card b-1 in {folder / 'b.yaml'}" in linted.stderr
+    # one character of eleven changed: difflib's ratio 2·10/22 = 0.91, at least NEAR (0.9)
+    assert f"d.yaml:6:1: warning: card d-1 asks the same question as card a-1 in {folder / 'a.yaml'}" in linted.stderr
+    # three more characters: 2·10/25 = 0.8, another question
+    assert "card c-1" not in linted.stderr and "no problems" in linted.stdout
 
 
 # ---------------------------------------------------------------- the small fixture chapter
@@ -277,6 +422,51 @@ def test_a_deck_id_or_card_id_another_deck_of_the_folder_has_is_refused(tmp_path
     assert again.exit_code == 0 and "8 unchanged" in again.stdout, again.output
 
 
+def test_a_worked_example_of_any_chapter_is_recomputed_and_only_its_wrong_number_flagged(tmp_path):
+    """Not chapter 8's numbers: a softmax row stated wrong, a loss stated right, a table of short
+    cells (cloze) and one of long cells (qa). softmax([1, 1, 2]) = [e, e, e²] / (2e + e²): the
+    last weight is e / (2 + e) = 0.5761, so 50% is wrong; -ln(0.5) = 0.6931, so 0.69 is right."""
+    chapter = tmp_path / "c.md"
+    chapter.write_text(
+        "## 2.1 注意力\n\n某行原始分数 `[1, 1, 2]`：\n\n```\nmask = [1, 1, 0]\n```\n\n"
+        "- 不加 mask：softmax 后 PAD 位置（2）拿到约 50% 的注意力。\n\n"
+        "$$\n-\\ln(0.5) \\approx 0.69\n$$\n\n"
+        "| 模型 | 层数 | 宽度 |\n| --- | --- | --- |\n| 小 | 2 | 64 |\n\n"
+        "| 做法 | 为什么 |\n| --- | --- |\n| 缩放 | 点积的方差随维度增大，除以根号 d 让 softmax 不饱和 |\n", "utf-8")
+    result = quiz("import", "chapter", str(chapter))
+    assert result.exit_code == 0, result.output
+    made = cards(result.stdout)
+    softmax = next(c for c in made if c.get("checker") == "masked_softmax" and c["params"]["variant"] == "unmasked")
+    assert "course-error" in softmax["tags"] and "课程写 50%，实算 57.61%" in softmax["example"]["note"]
+    assert [round(float(v), 4) for v in softmax["example"]["answer"]] == [0.2119, 0.2119, 0.5761]
+    masked = next(c for c in made if c.get("checker") == "masked_softmax" and c["params"]["variant"] == "padding")
+    assert [float(v) for v in masked["example"]["answer"]] == [0.5, 0.5, 0.0] and "course-error" not in masked["tags"]
+    loss = next(c for c in made if c.get("checker") == "mlm_loss")
+    assert loss["example"]["answer"] == "0.6931" and "course-error" not in loss["tags"]
+    (cloze,) = of_kind(result.stdout, "cloze")
+    assert cloze["text"] == "【注意力】小：层数 {{c1::2}}，宽度 {{c2::64}}。"
+    (row,) = [c for c in of_kind(result.stdout, "qa") if "table" in c["tags"]]
+    assert row["question"] == "【注意力】「缩放」：为什么？" and row["answer"].startswith("点积的方差")
+    out = tmp_path / "c.yaml"
+    assert quiz("import", "chapter", str(chapter), "--out", str(out)).exit_code == 0
+    assert quiz("lint", str(out)).exit_code == 0
+
+
+def test_a_worked_example_no_checker_takes_makes_no_numeric_card_and_no_traceback(tmp_path):
+    """-ln(0) is infinite, a row with every position masked has no softmax, vectors of unequal
+    length have no sum: the import goes on without those cards (the table's rows stay as qa cards)."""
+    chapter = tmp_path / "c.md"
+    chapter.write_text("## 1.1 一\n\n$$\n-\\ln(0.0) \\approx 9\n$$\n\n某行原始分数 `[1, 2]`\n\nmask = [0, 0]\n\n"
+                       "| 分量 | 向量 |\n| --- | --- |\n| Token | [1, 2] |\n| Position | [1] |\n| Segment | [1, 2] |\n", "utf-8")
+    out = tmp_path / "c.yaml"
+    result = quiz("import", "chapter", str(chapter), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    made = cards(out.read_text("utf-8"))
+    assert [c.get("checker") for c in made if c["kind"] == "numeric"] == ["masked_softmax"]  # the row unmasked only
+    assert len([c for c in made if "table" in c.get("tags", [])]) == 3
+    assert quiz("lint", str(out)).exit_code == 0
+
+
 # ---------------------------------------------------------------- malformed markup
 
 
@@ -409,8 +599,18 @@ def test_a_warning_that_states_what_is_right_gets_its_wrong_claim_written_out(tm
                        "- **Position Embedding 是可学习的**：不是正弦公式。\n- **推理时没有 [MASK]**：只在预训练用。\n"
                        "- **MLM loss 只算被选中的位置**：其余位置标签为 -100。\n:::\n", "utf-8")
     claims = [strip(card["claim"]) for card in cards(quiz("import", "chapter", str(chapter)).stdout)]
-    assert claims == ["是拼接不是相加", "Position Embedding 不是可学习的", "推理时有 [MASK]",
-                      "与「MLM loss 只算被选中的位置」相反的说法"]  # no wrong statement to write: said as such
+    assert claims == ["是拼接不是相加", "Position Embedding 不是可学习的", "推理时有 [MASK]", "MLM loss 不只算被选中的位置"]
+
+
+def test_a_warning_whose_wrong_statement_cannot_be_written_does_not_show_its_correction(tmp_path):
+    """Five chapter-8 cards claimed 与「X」相反的说法: the answer X on the front."""
+    chapter = tmp_path / "c.md"
+    chapter.write_text("## 1.1 梯度\n\n:::warning 常见误区\n- **梯度裁剪很重要**（尤其是 RNN）：否则会爆炸。\n"
+                       "- **Segment Embedding 只有 2 个**（A/B），不是每句话一个。\n:::\n", "utf-8")
+    made = cards(quiz("import", "chapter", str(chapter)).stdout)
+    assert [(strip(c["claim"]), strip(c["correction"])) for c in made] == [
+        ("关于「1.1 梯度」的一个常见误解（说出正确的说法）", "梯度裁剪很重要（尤其是 RNN）"),
+        ("Segment Embedding 不只有 2 个", "Segment Embedding 只有 2 个（A/B）")]
 
 
 def test_a_file_named_by_numbers_and_a_hash_gives_the_chapters_number_as_the_deck_id(tmp_path):

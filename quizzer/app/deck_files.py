@@ -5,7 +5,7 @@ checked against (``quiz schema``), what each holds (``quiz decks``) and a numeri
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +29,7 @@ class Checked:
     problems: list[Problem]
     files: int
     cards: int | None
+    warnings: list[Problem] = field(default_factory=list)  # what fails nothing: questions other decks ask, numbers flagged course-error
 
 
 def lint(paths: list[Path]) -> Checked:
@@ -44,7 +45,7 @@ def lint(paths: list[Path]) -> Checked:
         cards: int | None = sum(len(loaded.entries) for loaded in decks.load_decks(files))
     except DeckProblems:  # changed while being checked: the files only
         cards = None
-    return Checked([], len(files), cards)
+    return Checked([], len(files), cards, decks.warnings(paths))
 
 
 def json_schema() -> str:

@@ -39,6 +39,8 @@ def lint(
     if found.problems:
         typer.echo(problems_counted(found.problems), err=True)
         raise typer.Exit(1)
+    for warning in found.warnings:
+        typer.echo(str(warning), err=True)
     typer.echo(_clean(found.files, found.cards))
 
 

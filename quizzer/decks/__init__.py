@@ -6,11 +6,11 @@ The names below are what the layers above use.
 """
 
 from quizzer.decks.files import DECK_SUFFIXES, deck_files, display, read_stream
-from quizzer.decks.lint import lint, shared_id
+from quizzer.decks.lint import asked_elsewhere, lint, shared_id, warnings
 from quizzer.decks.load import LoadedDeck, load_decks, load_usable
 from quizzer.decks.problems import Problem
 from quizzer.decks.validate import Checked, validate_text
 from quizzer.locations import deck_dirs
 
-__all__ = ["DECK_SUFFIXES", "Checked", "LoadedDeck", "Problem", "deck_dirs", "deck_files", "display", "lint",
+__all__ = ["DECK_SUFFIXES", "Checked", "asked_elsewhere", "warnings", "LoadedDeck", "Problem", "deck_dirs", "deck_files", "display", "lint",
            "load_decks", "load_usable", "read_stream", "shared_id", "validate_text"]

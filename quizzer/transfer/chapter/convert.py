@@ -1,19 +1,15 @@
 """A chapter's block tree converted into cards: interview questions become ``qa`` cards, quizzes
-``choice`` cards, common-mistake items ``mistake`` cards, and the rows of a ``:::key`` table
-short ``qa`` cards.
-
-Card ids come from the section and a short hash of the question (``8-1-qa-3fa2c1``), so
-importing the chapter again finds the same cards: a card edited by hand keeps its id and its
-review history.
+``choice`` cards, common-mistake items ``mistake`` cards, the rows of a ``:::key`` table short
+``qa`` cards, the rows of the other tables ``cloze`` or ``qa`` cards (``tables``), and the worked
+examples ``numeric`` cards whose stated numbers a checker recomputes (``worked``). Ids: ``ids``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -23,7 +19,12 @@ from quizzer.decks.files import read_file
 from quizzer.errors import QuizError
 from quizzer.i18n import _, join
 from quizzer.kinds.fields import LETTERS
+from quizzer.transfer.chapter import claims
+from quizzer.transfer.chapter.ids import Item, kind_of, with_ids
 from quizzer.transfer.chapter.markup import Block, ChapterError, Line, parse_blocks
+from quizzer.transfer.chapter.negation import claim_of
+from quizzer.transfer.chapter.tables import read_table, row_cards
+from quizzer.transfer.chapter.worked import from_prose, from_table, table_model
 
 BLOCK_TEXT = 60  # longer texts are written as '|' blocks, as the shipped decks do
 
@@ -41,17 +42,6 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True)
-class Item:
-    """One card drawn from the chapter, before it has an id."""
-
-    origin: str  # interview, quiz, warning or key: the block it came from (and its id's middle part)
-    section: str
-    heading: str
-    stable: str  # the text its id's hash is taken from
-    fields: dict[str, Any]
-
-
-@dataclass(frozen=True)
 class Chapter:
     """What a chapter holds, ready to be written as a deck."""
 
@@ -63,9 +53,10 @@ class Chapter:
     headings: dict[str, str]  # card id -> the heading its section starts with (a comment in the YAML)
     warnings: list[str]
     number: str | None = None  # the chapter's number, when all its numbered sections share one
+    comments: dict[str, str] = field(default_factory=dict)  # card id -> what the course gets wrong (a YAML comment)
+    credited: dict[str, list[str]] = field(default_factory=dict)  # section -> its claims of what a paper found, to check
 
 
-ID_PART = {"interview": "qa", "quiz": "quiz", "warning": "mistake", "key": "key"}
 
 
 def _clean(lines: list[Line]) -> str:
@@ -88,15 +79,73 @@ class _Converter:
         self.title = ""
         self.sections: list[str] = []
         self.outline: list[tuple[int, str]] = []  # (level, section) of the headings above
+        self.prose: dict[str, list[tuple[int, str]]] = {}  # section -> its text outside the card blocks
+        self.models: dict[str, str] = {}  # section -> the model its parameter table counts
+        self.caption = ""  # the bold line just above a table: its topic
+        self.headings: dict[str, str] = {}  # section -> the heading it starts with
+        self.starts: list[tuple[int, str]] = []  # (line, section) where each section starts
 
     def walk(self, root: Block) -> None:
         handlers: dict[str, Callable[[Block], None]] = {
             "interview": self.interview, "quiz": self.quiz, "warning": self.warning, "key": self.key}
-        for item in root.body:
+        table: list[Line] = []
+        for item in [*root.body, Line(0, "")]:
+            if isinstance(item, Line) and item.text.lstrip().startswith("|") and not item.code:
+                table.append(item)
+                continue
+            if table:
+                self.table(table)
+                table = []
             if isinstance(item, Line):
                 self.maybe_heading(item)
+                self.remember(item)
             elif item.name in handlers:
                 handlers[item.name](item)
+            else:
+                self.explanation(item)
+        for section, lines in self.prose.items():
+            heading = self.headings.get(section, section)
+            for worked in from_prose(lines, self.models.get(section)):
+                self.items.append(Item("worked", section, heading, worked.stable, worked.fields, "numeric", worked.wrong))
+        order = {section: index for index, section in enumerate(dict.fromkeys(self.sections))}
+        self.items.sort(key=lambda item: order.get(item.section, -1))
+
+    def remember(self, line: Line) -> None:
+        """A line of the section's text: read for worked examples, and the caption of a table after it."""
+        if line.number:
+            self.prose.setdefault(self.section, []).append((line.number, line.text))
+        bold = _BOLD_LEAD.match(line.text.strip())
+        if line.text.strip() and not line.code:  # a caption is a bold line just above its table
+            self.caption = bold.group(1).rstrip("：:") if bold and not bold.group(2) else ""
+
+    def explanation(self, block: Block) -> None:
+        """An explanation, formula, demo or code block: its tables become cards, its text is read for worked examples."""
+        lines = [item for item in block.body if isinstance(item, Line)]
+        rows = [line for line in lines if line.text.lstrip().startswith("|") and not line.code]
+        for line in lines:
+            if line.number:
+                self.prose.setdefault(self.section, []).append((line.number, line.text))
+        if rows:
+            self.table(rows)
+
+    def table(self, lines: list[Line]) -> None:
+        """A table outside the card blocks: a worked example's numeric cards, else one card per row."""
+        table = read_table(lines)
+        if table is None:
+            return
+        model = table_model(table)
+        if model:
+            self.models[self.section] = model
+        worked = from_table(table)
+        if worked is not None:
+            for card in worked:
+                self.add("worked", card.line, card.stable, card.fields, "numeric", card.wrong)
+            return
+        words = self.heading.replace("★", "").split()
+        title = " ".join(words[1:] if words and _NUMBER.match(words[0]) else words)
+        for row in row_cards(table, f"{title} · {self.caption}" if self.caption else title):
+            fields = {name: _block_text(value) if isinstance(value, str) else value for name, value in row.fields.items()}
+            self.add("table", row.line, row.stable, fields, row.kind)
 
     def maybe_heading(self, line: Line) -> None:
         """A heading starts a section: its number (``## 8.1 ...`` is ``8.1``), else the numbered
@@ -120,14 +169,17 @@ class _Converter:
         self.outline.append((level, section))
         if section != self.section:
             self.section, self.heading = section, text
+            self.headings.setdefault(section, text)
+            self.starts.append((line.number, section))
             self.sections.append(section)
 
-    def add(self, origin: str, line: int, stable: str, fields: dict[str, Any]) -> None:
+    def add(self, origin: str, line: int, stable: str, fields: dict[str, Any], kind: str = "",
+            comment: str | None = None) -> None:
         for name, value in fields.items():
             for text in value if isinstance(value, list) else [value]:
                 if isinstance(text, str):
                     self.check_text(line, name, text)
-        self.items.append(Item(origin, self.section, self.heading, " ".join(stable.split()), fields))
+        self.items.append(Item(origin, self.section, self.heading, " ".join(stable.split()), fields, kind, comment))
 
     def check_text(self, line: int, name: str, text: str) -> None:
         """A ChapterError at ``line`` for a text no deck may hold (the deck reader's rules: the
@@ -218,7 +270,7 @@ class _Converter:
             text = _clean(lines)
             if re.search(r"\w", text.replace("*", "").replace("_", "")):  # not an empty `- **`: nothing to ask
                 start = next(line.number for line in lines if line.text.strip())
-                self.add("warning", start, text, _mistake(text, self.section))
+                self.add("warning", start, text, _mistake(text, self.section, self.heading))
 
     def key(self, block: Block) -> None:
         """Every row of the summary table: its first cell asked, the others the answer."""
@@ -264,66 +316,18 @@ def _points(answer: str) -> list[str]:
     return [point for point in points if point] or [" ".join(answer.split())]
 
 
-def _mistake(text: str, section: str) -> dict[str, Any]:
+def _mistake(text: str, section: str, heading: str) -> dict[str, Any]:
     """A warning item: its bold lead is what is right, the rest why; the claim is the lead's
-    opposite, written out where the lead is a plain negation (``A 不是 B``, ``A ≠ B``)."""
+    opposite (``negation.claim_of``), which never repeats the correction."""
     lead = _BOLD_LEAD.match(text)
     right, why = (lead.group(1).strip(), lead.group(2).strip()) if lead else (text, "")
+    claim = claim_of(right, heading)
     aside = _ASIDE.match(why)
     if aside:  # "**lead**（an aside），why": the aside belongs to the lead
         right, why = right + aside.group(1), aside.group(2).strip()
     if not why:
         why = f"见课程 {section} 节。"
-    return {"claim": _block_text(_opposite(right)), "correction": _block_text(right), "why": _block_text(why)}
-
-
-_IS_NOT = re.compile(r"^(.*?)是(.+?)([，,、]?)\s*不是(.+)$")  # "X 是 A 不是 B", "是相加不是拼接"
-
-
-def _opposite(right: str) -> str:
-    if right.startswith("不是") and "不是" not in right[2:]:
-        return right[2:]
-    swapped = _IS_NOT.match(right)
-    if swapped and "不是" not in swapped.group(1) + swapped.group(2):  # the two sides swapped
-        subject, first, comma, second = swapped.groups()
-        return f"{subject}是{second}{comma}不是{first}"
-    if right.count("≠") == 1:
-        return right.replace("≠", "=")
-    if right.count("不是") == 1 and right.count("是") == 1:
-        return right.replace("不是", "是")
-    if right.count("是") == 1 and "不是" not in right and "（" not in right.split("是")[0]:  # "X 是可学习的"
-        return right.replace("是", "不是")
-    if right.count("没有") == 1:  # "推理时没有 [MASK]"
-        return right.replace("没有", "有")
-    return f"与「{right}」相反的说法"
-
-
-SLUG_MAX = 40  # characters of a section in a card id (an id may have 200; a heading of words can be longer)
-
-
-def _slug(text: str) -> str:
-    """A section as id text: ``8.1`` is ``8-1``; a section without ASCII words is a short hash.
-    A long one is cut after a word, its hash added, so two long headings still differ."""
-    slug = "-".join(re.findall(r"[a-z0-9]+", text.lower()))
-    if len(slug) > SLUG_MAX:
-        slug = slug[:SLUG_MAX].rsplit("-", 1)[0] + "-" + hashlib.sha256(text.encode()).hexdigest()[:4]
-    return slug or "h" + hashlib.sha256(text.encode()).hexdigest()[:4]
-
-
-def _with_ids(items: list[Item]) -> list[tuple[str, Item]]:
-    """Ids from the section and the hash of the stable text; a repeat gets -2, -3, ... in file order."""
-    seen: dict[str, int] = {}
-    named: list[tuple[str, Item]] = []
-    for item in items:
-        digest = hashlib.sha256(item.stable.encode()).hexdigest()[:6]
-        card_id = f"{_slug(item.section)}-{ID_PART[item.origin]}-{digest}"
-        seen[card_id] = seen.get(card_id, 0) + 1
-        named.append((card_id if seen[card_id] == 1 else f"{card_id}-{seen[card_id]}", item))
-    return named
-
-
-def _kind(item: Item) -> str:
-    return {"interview": "qa", "key": "qa", "quiz": "choice", "warning": "mistake"}[item.origin]
+    return {"claim": _block_text(claim), "correction": _block_text(right), "why": _block_text(why)}
 
 
 _STDIN_NAME = "stdin"
@@ -356,9 +360,12 @@ def read_chapter(path: Path, stream: BinaryIO | None = None) -> Chapter:
     converter.walk(root)
     cards: list[dict[str, Any]] = []
     headings: dict[str, str] = {}
-    for card_id, item in _with_ids(converter.items):
-        cards.append({"id": card_id, "kind": _kind(item), "source": item.section, **item.fields})
+    comments: dict[str, str] = {}
+    for card_id, item in with_ids(converter.items):
+        cards.append({"id": card_id, "kind": kind_of(item), "source": item.section, **item.fields})
         headings[card_id] = item.heading or item.section
+        if item.comment:
+            comments[card_id] = item.comment
     numbered = [s for s in converter.sections if _NUMBER.match(s)]
     language = "zh" if _CJK.search(text) else "en"
     chapters = {s.split(".")[0] for s in numbered}
@@ -366,4 +373,9 @@ def read_chapter(path: Path, stream: BinaryIO | None = None) -> Chapter:
     name = _STDIN_NAME if stream is not None else path.name
     title = converter.title or (f"第 {number} 章" if number and language == "zh"
                                 else f"Chapter {number}" if number else Path(name).stem)
-    return Chapter(name, title, language, converter.sections, cards, headings, warnings, number)
+    credited: dict[str, list[str]] = {}
+    for claim in claims.credited(root):
+        credited.setdefault(claims.section_of(claim.line, converter.starts), []).append(f"第 {claim.line} 行：{claim.sentence}")
+        warnings.append(_("{file}:{line}: «{sentence}» credits a paper or later work with a finding; check it against the "
+                          "source").format(file=shown, line=claim.line, sentence=claim.sentence))
+    return Chapter(name, title, language, converter.sections, cards, headings, warnings, number, comments, credited)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from quizzer.decks import DECK_SUFFIXES, yamlsource
+from quizzer.decks import DECK_SUFFIXES, asked_elsewhere, display, yamlsource
 from quizzer.defaults import ARCHIVE_DECK, ARCHIVE_TAKEN
 from quizzer.errors import QuizError, UsageError
 from quizzer.i18n import _
@@ -77,6 +77,9 @@ def import_chapter(path: Path, deck_id: str | None = None, out: Path | None = No
     target = out or Path(f"{deck_id}.yaml")
     fresh_text = deck_yaml(chapter, deck_id)
     drafted(fresh_text, target, shown_name(path, stream))
+    if out is not None:
+        chapter.warnings.extend(_("card {id} asks the same question as card {twin} in {other}").format(
+            id=card_id, twin=twin, other=display(other)) for card_id, twin, other in asked_elsewhere(chapter.cards, out))
     if existing is None:
         if out is not None:
             write_deck(out, fresh_text)

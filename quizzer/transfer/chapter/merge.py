@@ -3,13 +3,12 @@ its end, and the rest compared; the deck's own version of a card is kept."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from quizzer.decks import display, yamlsource
+from quizzer.decks.lint import question_key
 from quizzer.decks.files import read_file
 from quizzer.errors import DeckProblems, QuizError
 from quizzer.i18n import _
@@ -61,17 +60,6 @@ def existing_deck(out: Path) -> ExistingDeck:
     return ExistingDeck(text, checked.deck.id, {card["id"]: card for card in doc.data["cards"]}, start.column - 1)
 
 
-_FIRST_FIELDS = ("question", "claim", "text")  # a card's question, whatever its kind: what Anki's duplicate check reads
-_NOT_WORDS = re.compile(r"[\W_]+")
-
-
-def _question(card: dict[str, Any]) -> str | None:
-    """The card's question as a duplicate check compares it: width, case, spaces and punctuation
-    set aside (``BERT 和 GPT 的核心区别？`` is ``bert和gpt的核心区别``)."""
-    text = next((card[name] for name in _FIRST_FIELDS if isinstance(card.get(name), str)), None)
-    return _NOT_WORDS.sub("", unicodedata.normalize("NFKC", text).casefold()) if text else None
-
-
 @dataclass(frozen=True)
 class Merged:
     """A chapter compared with the deck already written: the deck's text with the new cards added
@@ -90,9 +78,9 @@ def merged(chapter: Chapter, existing: ExistingDeck) -> Merged:
     whose question the deck already asks under another id is not added (Anki's duplicate check):
     a deck written by hand has its own ids."""
     fresh = {card["id"]: card for card in yamlsource.parse(dump(chapter.cards)).data}  # as the file would hold them
-    asked = {key: card_id for card_id, card in existing.cards.items() if (key := _question(card))}
+    asked = {key: card_id for card_id, card in existing.cards.items() if (key := question_key(card))}
     duplicates = [(c["id"], asked[key]) for c in chapter.cards
-                  if c["id"] not in existing.cards and (key := _question(c)) in asked]
+                  if c["id"] not in existing.cards and (key := question_key(c)) in asked]
     twins = {card_id for card_id, _twin in duplicates}
     added = [c for c in chapter.cards if c["id"] not in existing.cards and c["id"] not in twins]
     changed: list[Changed] = []

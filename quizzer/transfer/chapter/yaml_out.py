@@ -47,6 +47,9 @@ def cards_yaml(chapter: Chapter, cards: list[dict[str, Any]], indent: int) -> st
         if card["source"] != section:
             section = card["source"]
             out.append(f"{pad}# {'-' * 16} {chapter.headings[card['id']]}\n")
+            out += [f"{pad}# 待与原文核对的出处说法（{claim}）\n" for claim in chapter.credited.get(section, [])]
+        if card["id"] in chapter.comments:
+            out.append(f"{pad}# {chapter.comments[card['id']]}\n")
         shaped = {k: _Flow(v) if k == "tags" or (k == "answer" and isinstance(v, list)) else v for k, v in card.items()}
         out.append("".join(pad + line if line.strip() else line for line in dump([shaped]).splitlines(True)) + "\n")
     return "".join(out)
