@@ -45,8 +45,9 @@ def import_reviews(collection: Collection, reviews: Sequence[LoggedReview], sett
 
 
 def export_reviews(collection: Collection, target: Path | TextIO, decks: list[str] | None,
-                   since: datetime | None) -> HistoryExport:
-    """Write the reviews (of every card, or of ``decks``; from ``since`` on) to a file or stream.
+                   since: datetime | None, form: str = "quizzer", rollover_hour: int = clock.ROLLOVER_HOUR) -> HistoryExport:
+    """Write the reviews (of every card, or of ``decks``; from ``since`` on) to a file or stream,
+    in ``form`` (``quizzer``, ``fsrs-rs`` or ``srs-benchmark``; study days from ``rollover_hour``).
     A deck is known when a deck file or the history has it (an archived card's deck is no deck file)."""
     from quizzer.store import history
     from quizzer.store.filter import CardFilter
@@ -54,4 +55,4 @@ def export_reviews(collection: Collection, target: Path | TextIO, decks: list[st
     if decks:
         known = {*history.decks(collection.store), *(loaded.id for loaded in collection.decks)}
         CardFilter.of(decks).validate(known, (), ())
-    return export_history(collection.store, target, decks or None, since)
+    return export_history(collection.store, target, decks or None, since, form, rollover_hour)

@@ -3,6 +3,7 @@ common FSRS CSV form (``card_id, review_rating, review_time, review_duration``).
 
 from __future__ import annotations
 
+import enum
 import sys
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -23,6 +24,12 @@ from quizzer.i18n import _, ngettext
 history_app = group(_("Review history in and out (the FSRS CSV form: card_id, review_rating, "
                       "review_time, review_duration)."))
 app.add_typer(history_app, name="history")
+
+class HistoryForm(str, enum.Enum):  # quizzer.transfer.review_forms.FORMS (kept here so `quiz --help` imports nothing heavy)
+    quizzer = "quizzer"
+    fsrs_rs = "fsrs-rs"
+    srs_benchmark = "srs-benchmark"
+
 
 PROGRESS_FROM = 50_000  # reviews: about five seconds to import here
 
@@ -91,6 +98,10 @@ def history_export(
     since: Annotated[Optional[str], typer.Option(
         "--since", metavar="YYYY-MM-DD", show_default=False,
         help=_("Only reviews from this study day on (it starts at `quiz config`'s day_start_hour, 04:00 local time)."))] = None,
+    form: Annotated[HistoryForm, typer.Option(
+        "--format", help=_("quizzer: the form `quiz history import` reads, with each review's state and mode; fsrs-rs: "
+                           "what fsrs-rs-python's CSV reader takes (times in ms); srs-benchmark: the FSRS benchmark's "
+                           "revlog columns."))] = HistoryForm.quizzer,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
@@ -113,7 +124,7 @@ def history_export(
             start = clock.day_start(min(day, date(clock.LAST_YEAR, 1, 1)), settings().day_start_hour)
     target = sys.stdout if to_stdout else output_file(ctx, file, db, decks_dir)
     opened = collection(ctx, decks_dir, db)
-    result = export_reviews(opened, target, deck, start)
+    result = export_reviews(opened, target, deck, start, form.value, settings().day_start_hour)
     if as_json:
         from quizzer.cli.output import emit_json
 
