@@ -1,9 +1,10 @@
 """``quiz export anki`` with the schedule, read by the real Anki library (the ``anki`` package,
 headless): every card's due day, FSRS memory, reps and lapses as quizzer has them, the review
-log on every variant of a numeric card; ``--new`` sends every card new."""
+log on the first variant of a numeric card; ``--new`` sends every card new."""
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -17,7 +18,7 @@ from quizzer.cli import app
 from quizzer.clock import study_day
 from quizzer.scheduling.answer import answer
 from quizzer.store import open_store
-from quizzer.store.cards import card
+from quizzer.store.cards import card, reviews
 
 anki_collection = pytest.importorskip("anki.collection")
 pytestmark = pytest.mark.slow
@@ -88,7 +89,7 @@ def test_anki_continues_where_quizzer_stopped(studied, tmp_path):
                 assert anki_card.memory_state.stability == pytest.approx(memory.stability, abs=1e-3)
                 assert anki_card.memory_state.difficulty == pytest.approx(memory.difficulty, abs=1e-3)
                 logged = col.db.list("SELECT ease FROM revlog WHERE cid = ? ORDER BY id", anki_card.id)
-                assert logged == [rating for rating, _ago in PLAN[card_id]]
+                assert logged == ([rating for rating, _ago in PLAN[card_id]] if seed == 1 else [])  # one log per card
         untouched = col.db.scalar("SELECT count() FROM cards WHERE type != 0")
         assert untouched == 3 * len(PLAN)  # the deck's other cards arrive new
     finally:
@@ -105,3 +106,99 @@ def test_new_sends_every_card_new(studied, tmp_path):
         assert col.db.scalar("SELECT count() FROM revlog") == 0
     finally:
         col.close()
+
+
+def quizzer_card(fields: str) -> str:
+    """The quizzer card of an exported note: its last field names it ("id" or "id (seed n)")."""
+    return fields.split("\x1f")[-1].split(" (seed")[0]
+
+
+def review_in_anki(col, count: int) -> list[tuple[str, int, datetime]]:
+    """Answer ``count`` cards as Anki's v3 scheduler queues them, Good, then Again, in turn; the
+    other variants of a numeric card answered are buried (each answer is of another quizzer card).
+    (quizzer card, rating, time) of each answer, from Anki's own review log."""
+    from anki.scheduler.v3 import CardAnswer
+
+    col.decks.select(col.db.scalar("SELECT did FROM cards LIMIT 1"))  # the package's deck, not Default
+    ratings = [CardAnswer.GOOD, CardAnswer.AGAIN]
+    notes = "SELECT cards.id, notes.flds FROM cards JOIN notes ON notes.id = cards.nid"
+    for i in range(count):
+        queued = col.sched.get_queued_cards().cards[0]
+        anki_card = col.get_card(queued.card.id)
+        anki_card.start_timer()
+        col.sched.answer_card(col.sched.build_answer(card=anki_card, states=queued.states, rating=ratings[i % 2]))
+        answered = quizzer_card(anki_card.note().joined_fields())
+        col.sched.bury_cards([cid for cid, fields in col.db.all(notes) if quizzer_card(fields) == answered])
+    rows = col.db.all("SELECT notes.flds, revlog.ease, revlog.id FROM revlog JOIN cards ON cards.id = revlog.cid "
+                      "JOIN notes ON notes.id = cards.nid ORDER BY revlog.id DESC LIMIT ?", count)
+    return [(quizzer_card(fields), ease, datetime.fromtimestamp(ms / 1000, timezone.utc))
+            for fields, ease, ms in reversed(rows)]
+
+
+def anki_export(col, path: Path) -> Path:
+    options = anki_collection.ExportAnkiPackageOptions(with_scheduling=True, with_deck_configs=True, legacy=True)
+    col.export_anki_package(out_path=str(path), options=options, limit=None)
+    return path
+
+
+def test_reviews_made_in_anki_come_back_once_with_the_memory_quizzer_gives_them(studied, tmp_path):
+    """4 answers in Anki on top of the export: imported, the 8 exported reviews found there; each
+    card's memory as the same ratings at the same times given in quizzer make it; a second
+    import adds nothing."""
+    package = tmp_path / "out.apkg"
+    assert quiz("export", "anki", str(package), "--deck", DECK).exit_code == 0
+    col = into_anki(package, tmp_path)
+    try:
+        answered = review_in_anki(col, 4)
+        back = anki_export(col, tmp_path / "back.apkg")
+    finally:
+        col.close()
+    result = quiz("history", "import", str(back), "--json")
+    assert result.exit_code == 0, result.output
+    counts = json.loads(result.stdout)
+    assert (counts["imported"], counts["already_there"], counts["edited"]) == (4, 8, [])
+    store = open_store(Path(os.environ["QUIZ_DB"]))
+    twin = open_store(Path(counts["backup"]))  # the collection before the import
+    try:
+        for card_id, rating, at in answered:
+            answer(twin, card_id, rating, now=at, duration_ms=None, scheduler=NO_FUZZ)
+        for card_id, _rating, _at in answered:
+            got, want = card(store, card_id).memory, card(twin, card_id).memory
+            assert (got.state, got.step, got.lapses, got.last_review) == (want.state, want.step, want.lapses,
+                                                                        want.last_review)
+            assert got.stability == pytest.approx(want.stability) and got.difficulty == pytest.approx(want.difficulty)
+            assert len(reviews(store, card_id)) == len(reviews(twin, card_id))
+    finally:
+        store.close()
+        twin.close()
+    again = json.loads(quiz("history", "import", str(back), "--json").stdout)
+    assert (again["imported"], again["already_there"], again["backup"]) == (0, 12, None)
+
+
+def test_an_edit_in_anki_is_named_and_a_damaged_package_changes_nothing(studied, tmp_path):
+    package = tmp_path / "out.apkg"
+    assert quiz("export", "anki", str(package), "--deck", DECK).exit_code == 0
+    col = into_anki(package, tmp_path)
+    try:
+        note = col.get_note(col.db.scalar("SELECT id FROM notes WHERE guid = ?",
+                                          genanki.guid_for("num-kv-cache-per-token", 2)))
+        note["Answer"] = note["Answer"] + " (my note)"
+        col.update_note(note)
+        back = anki_export(col, tmp_path / "back.apkg")
+    finally:
+        col.close()
+    result = quiz("history", "import", str(back))
+    assert result.exit_code == 0, result.output
+    assert "imported 0 reviews of 0 cards from Anki; 8 already there" in result.stdout
+    assert "edited in Anki?" in result.stderr and "num-kv-cache-per-token" in result.stderr
+    damaged = tmp_path / "damaged.apkg"
+    damaged.write_bytes(back.read_bytes()[: len(back.read_bytes()) // 2])
+    before = Path(os.environ["QUIZ_DB"]).read_bytes()
+    result = quiz("history", "import", str(damaged))
+    assert result.exit_code == 1 and result.stderr.startswith(f"Error: {damaged}: neither an Anki package"), result.stderr
+    assert "Traceback" not in result.output
+    foreign = tmp_path / "foreign.anki2"
+    foreign.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    result = quiz("history", "import", str(foreign))
+    assert result.exit_code == 1 and result.stderr.startswith(f"Error: {foreign}: not an Anki collection"), result.stderr
+    assert Path(os.environ["QUIZ_DB"]).read_bytes() == before

@@ -322,7 +322,7 @@ def test_a_header_in_another_case_and_a_clock_a_little_fast_are_imported(tiny, t
 def test_an_empty_name_or_a_folder_is_said_to_be_one(tmp_path):
     """'' was '.: not a regular file', a folder 'csv: not a regular file'."""
     empty = quiz("history", "import", "")
-    assert empty.exit_code == 2 and "Invalid value for 'FILE.csv': the name is empty" in empty.stderr, empty.stderr
+    assert empty.exit_code == 2 and "Invalid value for 'FILE': the name is empty" in empty.stderr, empty.stderr
     result = quiz("history", "import", str(tmp_path))
     assert result.exit_code == 1 and result.stderr.startswith(f"Error: {tmp_path}: a folder, not a CSV file"), result.stderr
     i18n.use("zh")

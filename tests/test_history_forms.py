@@ -13,6 +13,7 @@ from pathlib import Path
 import fsrs
 import pytest
 from fsrs_rs_python import DEFAULT_PARAMETERS, FSRS, FSRSItem, FSRSReview
+from conftest import MINI_DECK
 from typer.testing import CliRunner
 
 from quizzer.cli import app
@@ -22,12 +23,7 @@ from quizzer.store import open_store
 runner = CliRunner()
 NO_FUZZ = fsrs.Scheduler(enable_fuzzing=False)
 T0 = datetime(2025, 3, 3, 12, 0, tzinfo=timezone.utc)
-DECK = """\
-id: tiny
-title: Tiny
-language: zh
-source: {file: course.txt, sections: "1"}
-cards:
+DECK = MINI_DECK + """\
   - {id: t-one, kind: qa, source: "1.1", question: 问题一, answer: 答案一, points: [要点]}
   - {id: t-two, kind: qa, source: "1.1", question: 问题二, answer: 答案二, points: [要点]}
 """

@@ -35,14 +35,18 @@ PROGRESS_FROM = 50_000  # reviews: about five seconds to import here
 
 CsvFile = Annotated[Path, typer.Argument(metavar="FILE.csv", show_default=False, parser=path_or_standard,
                                          help=_("The CSV file."))]
+LogFile = Annotated[Path, typer.Argument(metavar="FILE", show_default=False, parser=path_or_standard,
+                                         help=_("The CSV file, or an Anki package or collection (.apkg, .colpkg, "
+                                                ".anki2)."))]
 
 
 @history_app.command("import", help=_(
     "Add the reviews of a CSV file: ids of deck cards attach to them, other ids become archived cards; reviews "
-    "already there are skipped. All or nothing: a bad row names its line."))
+    "already there are skipped. All or nothing: a bad row names its line. From an Anki file, the reviews of "
+    "the notes quizzer's export wrote."))
 def history_import(
     ctx: typer.Context,
-    file: CsvFile,
+    file: LogFile,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
@@ -52,6 +56,11 @@ def history_import(
     from quizzer.app.review_history import import_reviews
 
     learner = settings()
+    from quizzer.app.review_history import is_anki_file
+
+    if file is not STANDARD and is_anki_file(file):
+        anki_import(ctx, file, as_json, decks_dir, db)
+        return
     stream = standard_input(file, _("review log"), "cat log.csv | quiz history import -")
     reviews = read_review_log(file, now=clock.now(), stream=stream)  # every row checked before the database is opened
     opened = collection(ctx, decks_dir, db)
@@ -73,6 +82,35 @@ def history_import(
     if result.new_cards:
         say(_("Archived cards have ids no deck has: statistics and `quiz optimize` use their reviews, and study "
               "never shows them."))
+    if saved:
+        say(_("The database before the import is saved as {file} (`quiz backup restore` brings it back).")
+            .format(file=printable(saved)))
+
+
+def anki_import(ctx: typer.Context, file: Path, as_json: bool, decks_dir: Path | None, db: Path | None) -> None:
+    """``quiz history import`` of an Anki package or collection."""
+    from quizzer.app.review_history import import_anki_reviews
+
+    opened = collection(ctx, decks_dir, db)
+    done = import_anki_reviews(opened, file, settings())
+    result, saved, found = done.imported.result, done.imported.saved, done.found
+    if as_json:
+        from quizzer.cli.output import emit_json
+
+        emit_json(dict(file=str(file), imported=result.imported, cards=result.cards, already_there=result.already_there,
+                       not_from_quizzer=found.not_from_quizzer, not_in_decks=found.not_in_decks,
+                       not_reviews=found.not_reviews, edited=found.edited, backup=str(saved) if saved else None))
+        return
+    say(_("imported {reviews} of {cards} from Anki; {skipped} already there").format(
+        reviews=counted_reviews(result.imported), cards=counted_cards(result.cards), skipped=f"{result.already_there:,}"))
+    if found.not_from_quizzer or found.not_in_decks or found.not_reviews:
+        say(_("skipped: {foreign} of notes not from quizzer, {gone} of cards no deck has now, {manual} "
+              "reschedules (no answer)").format(foreign=counted_reviews(found.not_from_quizzer),
+                                                gone=counted_reviews(found.not_in_decks), manual=f"{found.not_reviews:,}"))
+    if found.edited:
+        typer.echo(_("Warning: the text of these cards' notes differs from the decks (edited in Anki?); the deck "
+                     "files are the cards' source, so move an edit into them: {cards}").format(
+            cards=", ".join(printable(card_id) for card_id in found.edited)), err=True)
     if saved:
         say(_("The database before the import is saved as {file} (`quiz backup restore` brings it back).")
             .format(file=printable(saved)))

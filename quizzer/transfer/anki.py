@@ -127,6 +127,19 @@ def _notes(kind: Kind[Any], card: Any, deck: LoadedDeck, model: Any) -> list[Any
     return notes
 
 
+def exported_notes(decks: Sequence[LoadedDeck]) -> dict[str, tuple[str, str]]:
+    """GUID -> (card id, the note's fields as Anki stores them: joined by 0x1f) of every note an
+    export of ``decks`` writes."""
+    models = _models()
+    notes: dict[str, tuple[str, str]] = {}
+    for loaded in decks:
+        for card in loaded.deck.cards:
+            kind = kinds.of(card)
+            for note in _notes(kind, card, loaded, models[kind.name]):
+                notes[note.guid] = (card.id, "\x1f".join(note.fields))
+    return notes
+
+
 @dataclass(frozen=True)
 class AnkiPackage:
     data: bytes  # the .apkg file

@@ -10,8 +10,9 @@ later day, a time in seconds for a learning step due today), ``ivl`` in days, ``
 created at the start of the export's study day, so day numbers count from today. Every review
 becomes a ``revlog`` row (its time in ms as its id, the rating as ``ease``, the duration as
 ``time``); a practice review is a filtered-deck review that did not reschedule (``type`` 3,
-``factor`` 0), which Anki's FSRS leaves out as quizzer does. The variants of a numeric card all
-carry its schedule and history.
+``factor`` 0), which Anki's FSRS leaves out as quizzer does. The variants of a numeric card (and
+the cards of a cloze note) all carry its schedule; its review log goes with the first of them
+only, so that every review is one revlog row and comes back as one.
 """
 
 from __future__ import annotations
@@ -124,9 +125,11 @@ def _write(db: sqlite3.Connection, card_of_note: Mapping[str, str], schedules: M
     conf = json.dumps(json.loads(conf) | {"schedVer": SCHEDULER_VERSION})
     db.execute("UPDATE col SET crt = ?, conf = ?", (int(day_start(rules.now, rules.rollover_hour).timestamp()), conf))
     taken: set[int] = set()
+    logged: set[str] = set()  # quizzer cards whose reviews are written
     for anki_id, guid in db.execute("SELECT cards.id, notes.guid FROM cards JOIN notes ON notes.id = cards.nid "
                                     "ORDER BY cards.id").fetchall():
-        schedule = schedules.get(card_of_note.get(guid, ""))
+        card_id = card_of_note.get(guid, "")
+        schedule = schedules.get(card_id)
         if schedule is None:
             continue
         card = _anki_card(schedule.memory, rules, schedule.suspended)
@@ -135,9 +138,12 @@ def _write(db: sqlite3.Connection, card_of_note: Mapping[str, str], schedules: M
                        "left = ?, data = ? WHERE id = ?",
                        (card.type, card.queue, card.due, card.ivl, DEFAULT_EASE, len(schedule.reviews),
                         schedule.memory.lapses, card.left, card.data, anki_id))
+        if card_id in logged:
+            continue
+        logged.add(card_id)
         for review in schedule.reviews:
             revlog_id = int(review.reviewed_at.timestamp() * 1000)
-            while revlog_id in taken:  # ids are unique: a variant's copy, or two reviews in one ms, a ms later
+            while revlog_id in taken:  # ids are unique: a review in the same ms as another, a ms later
                 revlog_id += 1
             taken.add(revlog_id)
             kind = _revlog_kind(review)

@@ -167,7 +167,7 @@ def read_review_log(csv_path: Path, now: datetime | None = None, stream: BinaryI
     columns are ignored; an empty review_duration is unknown. With ``now``, a review later than
     it is an error too."""
     shown = "<stdin>" if stream is not None else str(csv_path)
-    data = _log_bytes(csv_path, stream, shown)
+    data = log_bytes(csv_path, stream, shown)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -206,7 +206,7 @@ def read_review_log(csv_path: Path, now: datetime | None = None, stream: BinaryI
         raise HistoryFileError(f"{shown}:{read + 1}: {_csv_reason(exc)}") from None
 
 
-def _log_bytes(csv_path: Path, stream: BinaryIO | None, shown: str) -> bytes:
+def log_bytes(csv_path: Path, stream: BinaryIO | None, shown: str) -> bytes:
     """The log's bytes, at most MAX_LOG_BYTES; a folder, a named pipe (which may never have a
     writer) or a device (``/dev/zero`` never ends) is refused unopened: a pipe goes to standard input."""
     try:
