@@ -63,10 +63,15 @@ def read_anki_reviews(path: Path, note_guids: Mapping[str, str], now: datetime,
         db_path.write_bytes(_collection_bytes(data, shown))
         try:
             with closing(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)) as db:
+                db.text_factory = _text  # a damaged file's text may be no UTF-8
                 return _reviews(db, note_guids, now, fields_of or {}, shown)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:  # a damaged schema's text may be no UTF-8 either
             raise HistoryFileError(_("{file}: not an Anki collection: {reason}").format(file=shown, reason=exc),
                                    _("export the collection or deck from Anki as a package (.apkg or .colpkg)")) from None
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
 
 
 def _collection_bytes(data: bytes, shown: str) -> bytes:
