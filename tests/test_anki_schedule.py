@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -135,8 +136,10 @@ def review_in_anki(col, count: int) -> list[tuple[str, int, datetime]]:
             for fields, ease, ms in reversed(rows)]
 
 
-def anki_export(col, path: Path) -> Path:
-    options = anki_collection.ExportAnkiPackageOptions(with_scheduling=True, with_deck_configs=True, legacy=True)
+def anki_export(col, path: Path, legacy: bool = True) -> Path:
+    """An .apkg of the whole collection: ``legacy`` for collection.anki21, else Anki's own
+    collection.anki21b (zstd)."""
+    options = anki_collection.ExportAnkiPackageOptions(with_scheduling=True, with_deck_configs=True, legacy=legacy)
     col.export_anki_package(out_path=str(path), options=options, limit=None)
     return path
 
@@ -202,3 +205,19 @@ def test_an_edit_in_anki_is_named_and_a_damaged_package_changes_nothing(studied,
     result = quiz("history", "import", str(foreign))
     assert result.exit_code == 1 and result.stderr.startswith(f"Error: {foreign}: not an Anki collection"), result.stderr
     assert Path(os.environ["QUIZ_DB"]).read_bytes() == before
+
+
+def test_a_package_in_anki_s_own_compressed_form_is_read(studied, tmp_path):
+    pytest.importorskip("zstandard")
+    package = tmp_path / "out.apkg"
+    assert quiz("export", "anki", str(package), "--deck", DECK).exit_code == 0
+    col = into_anki(package, tmp_path)
+    try:
+        review_in_anki(col, 1)
+        back = anki_export(col, tmp_path / "back.apkg", legacy=False)
+    finally:
+        col.close()
+    with zipfile.ZipFile(back) as archive:
+        assert "collection.anki21b" in archive.namelist()
+    counts = json.loads(quiz("history", "import", str(back), "--json").stdout)
+    assert (counts["imported"], counts["already_there"]) == (1, 8)
