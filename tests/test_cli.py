@@ -262,7 +262,7 @@ def test_an_error_quoting_what_was_typed_writes_its_control_characters_as_escape
     (["exam", "--minutes", "x"], "Error: Invalid value for '--minutes': "),
     (["exam", "--nope"], "Error: No such option: --nope"),
     (["nosuch"], "Error: No such command 'nosuch'."),
-    (["history", "import"], "Error: Missing argument 'FILE.csv'."),
+    (["history", "import"], "Error: Missing argument 'FILE'."),
     (["cards", "--state", "bogus"], "Error: Invalid value for '--state': 'bogus' is not one of 'new', "),
     # the parser's own errors named `quiz -h`, not the command whose option it was
     (["history", "export", "--since"], "Error: Option '--since' requires an argument."),

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from quizzer.cli.base import app, group
-from quizzer.cli.boundary import counted_cards, say
+from quizzer.cli.boundary import counted_cards, counted_reviews, say
 from quizzer.cli.context import DbOption, DecksOption, collection, load, settings
 from quizzer.cli.files import output_file
 from quizzer.cli.options import DeckFilter, STANDARD, path_or_standard
@@ -27,23 +27,33 @@ def export_anki(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(metavar="FILE.apkg", show_default=False, help=_("The package to write."))],
     deck: DeckFilter = None,
+    with_schedule: Annotated[bool, typer.Option(
+        "--with-schedule/--new", help=_("Carry each card's schedule, FSRS memory and reviews, as Anki stores them "
+                                        "(the default; cards never reviewed arrive new), or send every card new."))] = True,
     decks_dir: DecksOption = None,
+    db: DbOption = None,
 ) -> None:
     from quizzer import clock
     from quizzer.app.deck_files import chosen_decks
     from quizzer.app.exchange import anki_package, save_anki_package
 
-    target = output_file(ctx, file, decks=decks_dir)  # before the package is made: that takes seconds
+    target = output_file(ctx, file, db, decks_dir)  # before the package is made: that takes seconds
     if target.suffix.lower() != ".apkg":  # Anki's import offers .apkg files only
         raise UsageError(_("{file}: Anki imports a package named .apkg").format(file=file),
                          _("e.g. {name}").format(name=target.with_suffix(".apkg").name))
-    chosen = chosen_decks(load(ctx, decks_dir), deck)
-    exported = anki_package(chosen, clock.now())
+    if with_schedule:
+        opened = collection(ctx, decks_dir, db)
+        exported = anki_package(chosen_decks(opened.decks, deck), clock.now(), opened, settings())
+    else:
+        exported = anki_package(chosen_decks(load(ctx, decks_dir), deck), clock.now())
     save_anki_package(target, exported)
     say(ngettext("exported {cards} as {notes} Anki note to {file}",  # a numeric card is several notes
                  "exported {cards} as {notes} Anki notes to {file}", exported.notes)
         .format(notes=exported.notes, file=printable(file),
                 cards=counted_cards(exported.cards)))
+    if exported.reviews:
+        say(_("with the schedule of {cards} and {reviews}").format(
+            cards=counted_cards(exported.scheduled_cards), reviews=counted_reviews(exported.reviews)))
 
 
 @export_app.command("markdown", help=_("Write a printable review sheet in Markdown: the questions, then the answers. "

@@ -3,6 +3,7 @@ common FSRS CSV form (``card_id, review_rating, review_time, review_duration``).
 
 from __future__ import annotations
 
+import enum
 import sys
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -24,18 +25,28 @@ history_app = group(_("Review history in and out (the FSRS CSV form: card_id, re
                       "review_time, review_duration)."))
 app.add_typer(history_app, name="history")
 
+class HistoryForm(str, enum.Enum):  # quizzer.transfer.review_forms.FORMS (kept here so `quiz --help` imports nothing heavy)
+    quizzer = "quizzer"
+    fsrs_rs = "fsrs-rs"
+    srs_benchmark = "srs-benchmark"
+
+
 PROGRESS_FROM = 50_000  # reviews: about five seconds to import here
 
 CsvFile = Annotated[Path, typer.Argument(metavar="FILE.csv", show_default=False, parser=path_or_standard,
                                          help=_("The CSV file."))]
+LogFile = Annotated[Path, typer.Argument(metavar="FILE", show_default=False, parser=path_or_standard,
+                                         help=_("The CSV file, or an Anki package or collection (.apkg, .colpkg, "
+                                                ".anki2)."))]
 
 
 @history_app.command("import", help=_(
     "Add the reviews of a CSV file: ids of deck cards attach to them, other ids become archived cards; reviews "
-    "already there are skipped. All or nothing: a bad row names its line."))
+    "already there are skipped. All or nothing: a bad row names its line. From an Anki file, the reviews of "
+    "the notes quizzer's export wrote."))
 def history_import(
     ctx: typer.Context,
-    file: CsvFile,
+    file: LogFile,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
@@ -45,6 +56,11 @@ def history_import(
     from quizzer.app.review_history import import_reviews
 
     learner = settings()
+    from quizzer.app.review_history import is_anki_file
+
+    if file is not STANDARD and is_anki_file(file):
+        anki_import(ctx, file, as_json, decks_dir, db)
+        return
     stream = standard_input(file, _("review log"), "cat log.csv | quiz history import -")
     reviews = read_review_log(file, now=clock.now(), stream=stream)  # every row checked before the database is opened
     opened = collection(ctx, decks_dir, db)
@@ -71,6 +87,35 @@ def history_import(
             .format(file=printable(saved)))
 
 
+def anki_import(ctx: typer.Context, file: Path, as_json: bool, decks_dir: Path | None, db: Path | None) -> None:
+    """``quiz history import`` of an Anki package or collection."""
+    from quizzer.app.review_history import import_anki_reviews
+
+    opened = collection(ctx, decks_dir, db)
+    done = import_anki_reviews(opened, file, settings())
+    result, saved, found = done.imported.result, done.imported.saved, done.found
+    if as_json:
+        from quizzer.cli.output import emit_json
+
+        emit_json(dict(file=str(file), imported=result.imported, cards=result.cards, already_there=result.already_there,
+                       not_from_quizzer=found.not_from_quizzer, not_in_decks=found.not_in_decks,
+                       not_reviews=found.not_reviews, edited=found.edited, backup=str(saved) if saved else None))
+        return
+    say(_("imported {reviews} of {cards} from Anki; {skipped} already there").format(
+        reviews=counted_reviews(result.imported), cards=counted_cards(result.cards), skipped=f"{result.already_there:,}"))
+    if found.not_from_quizzer or found.not_in_decks or found.not_reviews:
+        say(_("skipped: {foreign} of notes not from quizzer, {gone} of cards no deck has now, {manual} "
+              "reschedules (no answer)").format(foreign=counted_reviews(found.not_from_quizzer),
+                                                gone=counted_reviews(found.not_in_decks), manual=f"{found.not_reviews:,}"))
+    if found.edited:
+        typer.echo(_("Warning: the text of these cards' notes differs from the decks (edited in Anki?); the deck "
+                     "files are the cards' source, so move an edit into them: {cards}").format(
+            cards=", ".join(printable(card_id) for card_id in found.edited)), err=True)
+    if saved:
+        say(_("The database before the import is saved as {file} (`quiz backup restore` brings it back).")
+            .format(file=printable(saved)))
+
+
 def progress_of(reviews: int) -> ContextManager[Callable[[int], None] | None]:
     """A progress bar on a terminal for an import long enough to be taken for a hang (a
     million reviews take a minute or two); nothing for a short one."""
@@ -91,6 +136,10 @@ def history_export(
     since: Annotated[Optional[str], typer.Option(
         "--since", metavar="YYYY-MM-DD", show_default=False,
         help=_("Only reviews from this study day on (it starts at `quiz config`'s day_start_hour, 04:00 local time)."))] = None,
+    form: Annotated[HistoryForm, typer.Option(
+        "--format", help=_("quizzer: the form `quiz history import` reads, with each review's state and mode; fsrs-rs: "
+                           "what fsrs-rs-python's CSV reader takes (times in ms); srs-benchmark: the FSRS benchmark's "
+                           "revlog columns."))] = HistoryForm.quizzer,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
@@ -113,7 +162,7 @@ def history_export(
             start = clock.day_start(min(day, date(clock.LAST_YEAR, 1, 1)), settings().day_start_hour)
     target = sys.stdout if to_stdout else output_file(ctx, file, db, decks_dir)
     opened = collection(ctx, decks_dir, db)
-    result = export_reviews(opened, target, deck, start)
+    result = export_reviews(opened, target, deck, start, form.value, settings().day_start_hour)
     if as_json:
         from quizzer.cli.output import emit_json
 

@@ -34,6 +34,8 @@ class LoggedReview:
     rating: int
     reviewed_at: datetime  # aware UTC
     duration_ms: int | None  # None: unknown
+    mode: str = "study"  # study or exam as logged; practice: an ahead review that left the schedule alone
+    state_before: int | None = None  # NEW, LEARNING, REVIEW or RELEARNING; None when a file does not say
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,7 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
         order = sorted(fresh, key=lambda cid: min(r.reviewed_at for r in fresh[cid]))
         done = skipped
         for card_id in order:
-            entries = history[card_id] + [_Entry(NewReview(r.rating, r.reviewed_at, r.duration_ms))
+            entries = history[card_id] + [_Entry(NewReview(r.rating, r.reviewed_at, r.duration_ms, _logged_mode(r.mode)))
                                           for r in fresh[card_id]]
             # time order; at the same instant a logged review before an imported one (stable sort)
             entries.sort(key=lambda e: e.review.reviewed_at)
@@ -131,7 +133,7 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
             for e in entries:
                 if e.review_id is None:
                     log_rows.append(dict(card_id=card_id, reviewed_at=e.review.reviewed_at, rating=e.review.rating,
-                                         duration_ms=e.review.duration_ms, mode="study", state_before=e.state_before,
+                                         duration_ms=e.review.duration_ms, mode=e.review.mode, state_before=e.state_before,
                                          scheduled=e.scheduled))
                 elif (e.state_before, e.scheduled) != e.logged:
                     log_updates.append(dict(id=e.review_id, state_before=e.state_before, scheduled=e.scheduled))
@@ -149,6 +151,12 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
         if new_leeches:
             conn.execute(insert(card_tags), new_leeches)
         return HistoryImport(len(log_rows), len(fresh), len(new_cards), skipped)
+
+
+def _logged_mode(mode: str) -> str:
+    """The log's mode of an imported review: the replay decides anew whether it moved the schedule,
+    so a practice review is logged as the study review it was."""
+    return "exam" if mode == "exam" else "study"
 
 
 def _replay(entries: list[_Entry], decide: ReplayDecide, memory: MemoryState, card_id: str) -> MemoryState:
@@ -192,13 +200,14 @@ def decks(store: Store) -> list[str]:
 def review_log(store: Store, decks: Sequence[str] | None = None, since: datetime | None = None) -> list[LoggedReview]:
     """Every logged review (of active and inactive cards alike), oldest first; only those of
     cards in ``decks`` and at or after ``since`` when given."""
-    query = (select(log.c.card_id, log.c.rating, log.c.reviewed_at, log.c.duration_ms)
-             .order_by(log.c.reviewed_at, log.c.id))
+    query = (select(log.c.card_id, log.c.rating, log.c.reviewed_at, log.c.duration_ms, log.c.mode, log.c.scheduled,
+                    log.c.state_before).order_by(log.c.reviewed_at, log.c.id))
     if decks is not None:
         query = query.where(log.c.card_id.in_(select(cards.c.id).where(cards.c.deck.in_(decks))))
     if since is not None:
         query = query.where(log.c.reviewed_at >= since)
     # a negative duration (a hand edit, which `quiz check` names) goes out as unknown: an import refuses it
     with store.read() as conn:
-        return [LoggedReview(card_id, rating, at, None if duration is not None and duration < 0 else duration)
-                for card_id, rating, at, duration in conn.execute(query)]
+        return [LoggedReview(card_id, rating, at, None if duration is not None and duration < 0 else duration,
+                             mode if scheduled else "practice", state_before)
+                for card_id, rating, at, duration, mode, scheduled, state_before in conn.execute(query)]

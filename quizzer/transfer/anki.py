@@ -18,7 +18,7 @@ import re
 import tempfile
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -127,11 +127,27 @@ def _notes(kind: Kind[Any], card: Any, deck: LoadedDeck, model: Any) -> list[Any
     return notes
 
 
+def exported_notes(decks: Sequence[LoadedDeck]) -> dict[str, tuple[str, str]]:
+    """GUID -> (card id, the note's fields as Anki stores them: joined by 0x1f) of every note an
+    export of ``decks`` writes."""
+    models = _models()
+    notes: dict[str, tuple[str, str]] = {}
+    for loaded in decks:
+        for card in loaded.deck.cards:
+            kind = kinds.of(card)
+            for note in _notes(kind, card, loaded, models[kind.name]):
+                notes[note.guid] = (card.id, "\x1f".join(note.fields))
+    return notes
+
+
 @dataclass(frozen=True)
 class AnkiPackage:
     data: bytes  # the .apkg file
     notes: int
     cards: int  # deck cards exported (a generated one gives several notes)
+    card_of_note: dict[str, str] = field(default_factory=dict)  # a note's GUID: the id of its quizzer card
+    scheduled_cards: int = 0  # deck cards carrying a schedule (``quizzer.transfer.anki_schedule``)
+    reviews: int = 0  # their reviews, each in the log of every note of its card
 
 
 def package(decks: Sequence[LoadedDeck], timestamp: float) -> AnkiPackage:
@@ -142,12 +158,14 @@ def package(decks: Sequence[LoadedDeck], timestamp: float) -> AnkiPackage:
     models = _models()
     anki_decks = []
     notes = cards = 0
+    card_of_note: dict[str, str] = {}
     for loaded in decks:
         anki_deck = genanki.Deck(deck_id(loaded.deck.id), loaded.deck.title)
         for card in loaded.deck.cards:
             kind = kinds.of(card)
             for note in _notes(kind, card, loaded, models[kind.name]):
                 anki_deck.add_note(note)
+                card_of_note[note.guid] = card.id
                 notes += 1
             cards += 1
         anki_decks.append(anki_deck)
@@ -158,7 +176,7 @@ def package(decks: Sequence[LoadedDeck], timestamp: float) -> AnkiPackage:
             genanki.Package(anki_decks).write_to_file(buffer, timestamp=timestamp)
         finally:
             tempfile.tempdir = previous
-    return AnkiPackage(_deflated(buffer.getvalue()), notes, cards)
+    return AnkiPackage(deflated(buffer.getvalue()), notes, cards, card_of_note)
 
 
 def read_back(written: Path) -> None:
@@ -172,7 +190,7 @@ def read_back(written: Path) -> None:
         raise OSError(errno.EIO, _("the package read back is not a whole Anki package")) from None
 
 
-def _deflated(stored: bytes) -> bytes:
+def deflated(stored: bytes) -> bytes:
     """The package with its files compressed, as Anki writes its own: genanki stores them as
     they are, and the bundled decks' package is a seventh of the size deflated (90 KB, not 650)."""
     out = io.BytesIO()

@@ -1,11 +1,13 @@
 """Review history in the common FSRS CSV form: ``card_id, review_rating, review_time,
-review_duration`` (the form of py-fsrs's test data and of Anki's FSRS exports).
+review_duration`` (the form of py-fsrs's test data and of Anki's FSRS exports), and ``review_mode``
+when there (study, exam or practice).
 
 Reading checks every row and names the first bad one as ``FILE:LINE: message``; importing
 is one transaction (``quizzer.store.history``): ids that match a card attach to it, unknown
 ids become archived cards, a review already there is skipped, and every card that gains a
 review is replayed from scratch through FSRS with the ahead rule off (these reviews really
-happened). Writing gives the same form: times in UTC ISO 8601, durations in ms (0 unknown).
+happened). Writing gives a table of ``quizzer.transfer.review_forms``: by default the same
+form (times in UTC ISO 8601, durations in ms, 0 unknown) with the state and mode added.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import errno
 import io
 import os
 import stat
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -34,8 +36,9 @@ from quizzer.scheduling.plan import Interview
 from quizzer.store import history
 from quizzer.store.engine import Store
 from quizzer.store.history import HistoryImport, LoggedReview
+from quizzer.transfer.review_forms import FORMS, MODES, REQUIRED, Table
 
-COLUMNS = ("card_id", "review_rating", "review_time", "review_duration")
+COLUMNS = REQUIRED
 IMPORTED_KIND = "imported"
 MAX_ID_LENGTH = 200  # the cards table's id column
 MAX_DURATION_MS = 2**31 - 1
@@ -152,7 +155,10 @@ def _review(row: dict[str | None, str | list[str] | None], width: int, now: date
             raise _BadRow(_("review_duration must be a whole number of milliseconds, 0 or more, got {value}").format(
                 value=_quoted(text)))
         duration = int(text)
-    return LoggedReview(card_id, rating, reviewed_at, duration)
+    mode = str(row.get("review_mode") or "").strip() or "study"
+    if mode not in MODES:
+        raise _BadRow(_("review_mode must be study, exam or practice, got {value}").format(value=_quoted(mode)))
+    return LoggedReview(card_id, rating, reviewed_at, duration, mode)
 
 
 def read_review_log(csv_path: Path, now: datetime | None = None, stream: BinaryIO | None = None) -> list[LoggedReview]:
@@ -161,7 +167,7 @@ def read_review_log(csv_path: Path, now: datetime | None = None, stream: BinaryI
     columns are ignored; an empty review_duration is unknown. With ``now``, a review later than
     it is an error too."""
     shown = "<stdin>" if stream is not None else str(csv_path)
-    data = _log_bytes(csv_path, stream, shown)
+    data = log_bytes(csv_path, stream, shown)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -200,7 +206,7 @@ def read_review_log(csv_path: Path, now: datetime | None = None, stream: BinaryI
         raise HistoryFileError(f"{shown}:{read + 1}: {_csv_reason(exc)}") from None
 
 
-def _log_bytes(csv_path: Path, stream: BinaryIO | None, shown: str) -> bytes:
+def log_bytes(csv_path: Path, stream: BinaryIO | None, shown: str) -> bytes:
     """The log's bytes, at most MAX_LOG_BYTES; a folder, a named pipe (which may never have a
     writer) or a device (``/dev/zero`` never ends) is refused unopened: a pipe goes to standard input."""
     try:
@@ -239,36 +245,39 @@ def import_history(store: Store, reviews: Sequence[LoggedReview], *, scheduler: 
                                   kind=IMPORTED_KIND, first_seen=first_seen, replayed=replayed)
 
 
-def format_review_log(handle: IO[str], reviews: Iterable[LoggedReview]) -> None:
-    """The header and one row per review, in the same form."""
+def format_review_log(handle: IO[str], table: Table) -> None:
+    """The header and one row per review."""
     writer = csv.writer(handle, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    writer.writerows((r.card_id, r.rating, r.reviewed_at.astimezone(timezone.utc).isoformat(), r.duration_ms or 0)
-                     for r in reviews)
+    writer.writerow(table.header)
+    writer.writerows(table.rows)
 
 
-def write_review_log(csv_path: Path, reviews: Sequence[LoggedReview]) -> None:
-    """Write ``reviews`` to ``csv_path``; the file replaces it only once it is on the disk and
+def write_review_log(csv_path: Path, table: Table) -> None:
+    """Write ``table`` to ``csv_path``; the file replaces it only once it is on the disk and
     reads back as the header and one row per review."""
     text = io.StringIO(newline="")
-    format_review_log(text, reviews)
+    format_review_log(text, table)
+    expected = len(table.rows) + 1
 
     def one_row_each(written: Path) -> None:
         rows = sum(1 for _row in csv.reader(io.StringIO(written.read_text("utf-8"), newline="")))
-        if rows != len(reviews) + 1:
+        if rows != expected:
             raise OSError(errno.EIO, _("the file read back has {rows} rows, not {expected}").format(
-                rows=rows, expected=len(reviews) + 1))
+                rows=rows, expected=expected))
 
     write_whole(csv_path, text.getvalue().encode("utf-8"), one_row_each)
 
 
 def export_history(store: Store, target: Path | TextIO, decks: Sequence[str] | None = None,
-                   since: datetime | None = None) -> HistoryExport:
+                   since: datetime | None = None, form: str = "quizzer",
+                   rollover_hour: int = ROLLOVER_HOUR) -> HistoryExport:
     """Write the store's reviews (of every card, or of ``decks``; from ``since`` on) to a file,
-    or to an open text stream."""
+    or to an open text stream, in ``form`` (a key of ``review_forms.FORMS``; study days, where
+    the form counts them, start at ``rollover_hour``)."""
     reviews = history.review_log(store, decks, since)
+    table = FORMS[form](reviews, rollover_hour)
     if isinstance(target, Path):
-        write_review_log(target, reviews)
+        write_review_log(target, table)
     else:
-        format_review_log(target, reviews)
+        format_review_log(target, table)
     return HistoryExport(len(reviews), len({r.card_id for r in reviews}))
