@@ -41,14 +41,16 @@ def open_class(url_or_path: str | Path | None, learner: str | None) -> Store:
 
 
 def names(store: Store) -> list[str]:
-    """The learners with a collection here, sorted: on a server every ``learner_<name>`` schema
-    that holds quizzer's version table; in a SQLite file, its one learner."""
+    """The learners with a collection here that this login may read, sorted: on a server every
+    ``learner_<name>`` schema it may use that holds quizzer's version table (the others' names are
+    not its to know); in a SQLite file, its one learner."""
     if store.engine.dialect.name == "sqlite":
         return [store.learner]
     with store.read() as conn:
         schemas = conn.execute(text(
             "SELECT n.nspname FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid "
-            "WHERE c.relname = :version AND starts_with(n.nspname, :prefix) ORDER BY n.nspname"),
+            "WHERE c.relname = :version AND starts_with(n.nspname, :prefix) AND has_schema_privilege(n.oid, 'USAGE') "
+            "ORDER BY n.nspname"),
             {"version": VERSION_TABLE, "prefix": LEARNER_SCHEMA_PREFIX}).scalars().all()
     return [schema[len(LEARNER_SCHEMA_PREFIX):] for schema in schemas]
 
