@@ -10,13 +10,19 @@ server holds is read with psycopg directly, as the superuser.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from test_learners import T0, answers, decks, finished, quiz  # noqa: F401  (decks: the fixture)
+from test_learners import DECK, T0, answers, finished, quiz
 
 pytestmark = pytest.mark.slow
 TEACHERS = "quiz_teacher"
+
+
+@pytest.fixture
+def decks(deck_folder) -> Path:
+    return deck_folder(DECK, "class.yaml")
 
 
 def as_superuser(url: str, *statements: str) -> None:
