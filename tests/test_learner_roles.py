@@ -127,3 +127,29 @@ def test_a_teacher_reads_every_learner_and_a_learner_only_itself(pg_server, deck
     code, _, err = finished(quiz("stats", db=login_url(db, teacher), user="dave", now=T0))
     assert code == 0, err
     assert schemas(db)["learner_dave"] == teacher
+
+
+def test_a_teacher_is_told_of_a_collection_not_granted_to_it(pg_server, decks):
+    """A collection started before the teachers' role existed is not the teachers' to read: the
+    report names it as left out, and opening it says what to grant."""
+    db = pg_server.create("ungranted")
+    teachers_role(db)
+    login = roles(db, "ann", "bob")
+    teacher = roles(db, "teacher", create=False)["teacher"]
+    as_superuser(db, f'GRANT {TEACHERS} TO "{teacher}"')
+    for name in ("ann", "bob"):
+        code, _, err = finished(quiz("study", "--decks", str(decks), db=login_url(db, login[name]), user=None, now=T0,
+                                     stdin=answers(3)))
+        assert code == 0, err
+    bob_schema = f"learner_{login['bob']}"
+    as_superuser(db, f'REVOKE ALL ON ALL TABLES IN SCHEMA "{bob_schema}" FROM {TEACHERS}',
+                 f'REVOKE USAGE ON SCHEMA "{bob_schema}" FROM {TEACHERS}')
+    as_teacher = login_url(db, teacher)
+    code, out, err = finished(quiz("class", "report", "--json", db=as_teacher, user=None, now=T0))
+    assert code == 0, err
+    shown = json.loads(out)
+    assert [one["learner"] for one in shown["learners"]] == [login["ann"]]
+    assert [one["learner"] for one in shown["unread"]] == [login["bob"]]
+    code, _, err = finished(quiz("stats", db=as_teacher, user=login["bob"], now=T0))
+    assert code == 1 and f"learner {login['bob']}'s collection is there, but this login may not read it" in err
+    assert f'use of schema "{bob_schema}"' in err and "Traceback" not in err

@@ -98,13 +98,14 @@ def _install_postgres_hooks(engine: Engine, learner: str, where: str | None, cre
             conn.exec_driver_sql(lock)
 
 
+# SQL: whether the login is a teacher (a superuser, or a member of TEACHER_ROLE).
+IS_TEACHER = ("(current_setting('is_superuser') = 'on' OR EXISTS (SELECT FROM pg_catalog.pg_roles "
+              f"WHERE rolname = '{TEACHER_ROLE}' AND pg_has_role(current_user, oid, 'MEMBER')))")
 # The learner's schema as this login sees it: there or not, owned by a role whose rights the login
 # has, usable; the owner and the login by name; whether the login is a teacher.
 _WHOSE = ("SELECT n.oid IS NOT NULL, coalesce(pg_has_role(current_user, n.nspowner, 'USAGE'), false), "
           "coalesce(has_schema_privilege(n.oid, 'USAGE'), false), pg_get_userbyid(n.nspowner), current_user, "
-          "current_setting('is_superuser') = 'on' OR EXISTS (SELECT FROM pg_catalog.pg_roles "
-          "WHERE rolname = %(teacher)s AND pg_has_role(current_user, oid, 'MEMBER')) "
-          "FROM (SELECT) AS one LEFT JOIN pg_catalog.pg_namespace n ON n.nspname = %(schema)s")
+          f"{IS_TEACHER} FROM (SELECT) AS one LEFT JOIN pg_catalog.pg_namespace n ON n.nspname = %(schema)s")
 
 
 def _create_learner_schema(dbapi_connection, learner: str, where: str) -> bool:
@@ -120,14 +121,14 @@ def _create_learner_schema(dbapi_connection, learner: str, where: str) -> bool:
     import psycopg
 
     schema = learner_schema(learner)
-    whose = {"schema": schema, "teacher": TEACHER_ROLE}
+    whose = {"schema": schema}
     try:
         there, owned, usable, owner, role, teacher = dbapi_connection.execute(_WHOSE, whose).fetchone()
         if not there:
             dbapi_connection.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY}, 0)")
             there, owned, usable, owner, role, teacher = dbapi_connection.execute(_WHOSE, whose).fetchone()
         if not there and (learner == role or teacher):
-            dbapi_connection.execute(f'CREATE SCHEMA "{schema}"')
+            dbapi_connection.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
             adopted = _adopt_public_collection(dbapi_connection, schema)
             _let_teachers_read(dbapi_connection, schema)
             dbapi_connection.commit()
