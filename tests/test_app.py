@@ -13,6 +13,7 @@ from quizzer import kinds
 from quizzer.app import exam as exams
 from quizzer.app import exam_views
 from quizzer.app import study, study_views
+from quizzer.app.busy import Waiting
 from quizzer.app.collection import open_collection
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER
 from quizzer.scheduling.queue import build_queue
@@ -617,7 +618,7 @@ def test_bury_suspend_undo_and_another_rating_wait_for_a_write_lock_held_long(de
     if event in ("undo", "rerate"):
         machine.handle(study.Answer("B"))  # right: Good or Easy
     held = HeldLock(tmp_path / "app.db")
-    machine.waiting = held.waiting
+    machine.waiting = Waiting(held.waiting)
     steps = {"bury": study.Bury(), "suspend": study.Suspend(), "undo": study.Undo(), "rerate": study.Rate(1),
              "edit": study.Edited()}
     if event == "edit":  # the card edited in $EDITOR meanwhile: the decks are read and synced again
@@ -644,7 +645,7 @@ def test_marks_wait_for_a_write_lock_held_long_and_are_not_lost(deck_folder, mon
     while isinstance(views[-1], exam_views.QuestionView):
         views = machine.handle(exam_views.Answer(typed[views[-1].card_id]))
     held = HeldLock(tmp_path / "app.db")
-    machine.waiting = held.waiting
+    machine.waiting = Waiting(held.waiting)
     while isinstance(views[-1], exam_views.MarkView):
         views = machine.handle(exam_views.Mark("a"))
     held.close()

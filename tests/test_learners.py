@@ -258,8 +258,8 @@ def test_a_learner_name_that_cannot_name_a_collection_is_refused(pg_server):
 
 
 def test_a_login_without_rights_gets_one_line_not_a_collection(pg_server, decks):
-    """A role that may not create schemas cannot start a collection; one that may not read the
-    others' cannot see the class report. Both say so in one line."""
+    """A role that may not create schemas cannot start its collection, and says so in one line; it
+    lists no learner in the class report (it may read none); another's collection is not its to open."""
     import psycopg
 
     db = pg_server.create("rights")
@@ -270,18 +270,18 @@ def test_a_login_without_rights_gets_one_line_not_a_collection(pg_server, decks)
     as_carol = db.replace("postgres@", "carol@")
     code, out, err = finished(quiz("stats", db=as_carol, user="carol", now=T0))
     assert code == 1 and "carol" in err and "CREATE SCHEMA" in err and "Traceback" not in err
-    code, out, err = finished(quiz("class", "report", db=as_carol, user="carol", now=T0))
-    assert code == 1 and "may not read ann's collection" in err and "Traceback" not in err
-    # ann's collection exists: carol may not read it, which is not "no collection there"
+    code, out, err = finished(quiz("class", "report", "--json", db=as_carol, user="carol", now=T0))
+    assert code == 0 and json.loads(out)["learners"] == [], err
+    # ann's collection exists: carol may not open it, which is not "no collection there"
     code, out, err = finished(quiz("stats", db=as_carol, user="ann", now=T0))
-    assert code == 1 and "learner ann's collection is there, but this login may not read it" in err, err
+    assert code == 2 and "login carol may not open learner ann's collection" in err, err
     assert "CREATE SCHEMA" not in err and "Traceback" not in err
 
 
 def test_a_login_that_may_create_schemas_but_not_read_anothers_is_told_so(pg_server, decks):
     """With CREATE on the database (as a learner needs to start a collection) but no rights to
-    ann's schema, opening ann said "its tables do not match the schema it names (None): upgrading
-    failed ... restore a backup": the same line as for a login without CREATE is the truth."""
+    ann's schema, opening ann's is one line naming the rule and whose schema it is, never a schema
+    mismatch or a backup to restore."""
     import psycopg
 
     db = pg_server.create("usage")
@@ -292,7 +292,8 @@ def test_a_login_that_may_create_schemas_but_not_read_anothers_is_told_so(pg_ser
         conn.execute(f"GRANT CREATE ON DATABASE {db.rsplit('/', 1)[1]} TO bob")
     as_bob = db.replace("postgres@", "bob@")
     code, out, err = finished(quiz("stats", db=as_bob, user="ann", now=T0))
-    assert code == 1 and "learner ann's collection is there, but this login may not read it" in err, err
+    assert code == 2 and "login bob may not open learner ann's collection" in err, err
+    assert 'schema "learner_ann" belongs to role postgres' in err
     assert "None" not in err and "backup" not in err and "Traceback" not in err and len(err.splitlines()) == 1
     code, _, err = finished(quiz("stats", db=as_bob, user="bob", now=T0))  # bob's own is his to make
     assert code == 0, err

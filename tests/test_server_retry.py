@@ -1,5 +1,5 @@
 """A server that cannot be reached at an answer costs a pause, not the answer (issue 36, item 7):
-the answer is tried again, pausing longer each time, for up to SERVER_RETRY_SECONDS while the
+the answer is tried again, pausing longer each time, for up to the server_retry_seconds setting while the
 screen says so; a server with every connection slot taken is named as such and waited on the same
 way; only when the time runs out does the command end, naming the answer that was not saved."""
 
@@ -49,7 +49,7 @@ def test_an_unreachable_server_is_tried_again_pausing_longer_each_time(clock):
             raise ServerUnavailable("postgresql://db/quiz: cannot connect to the database server")
         return "saved"
 
-    assert busy.patiently(write, told.append, "the answer to c1 was not saved") == "saved"
+    assert busy.patiently(write, busy.Waiting(told.append), "the answer to c1 was not saved") == "saved"
     assert clock.pauses == [0.5, 1.0, 2.0, 4.0]  # doubling from half a second, at most four
     assert len(told) == 4 and all("cannot connect" in err.message for err in told)
 
@@ -61,7 +61,7 @@ def test_past_the_time_allowed_the_answer_is_named_as_not_saved(clock):
         raise ServerUnavailable("postgresql://db/quiz: cannot connect to the database server", "is it running?")
 
     with pytest.raises(ServerUnavailable) as given_up:
-        busy.patiently(write, told.append, "the answer to c1 was not saved", retry_seconds=15)
+        busy.patiently(write, busy.Waiting(told.append, 15), "the answer to c1 was not saved")
     assert sum(clock.pauses) <= 15 and clock.pauses == [0.5, 1.0, 2.0, 4.0, 4.0]  # 11.5 s; a sixth would pass 15
     assert given_up.value.shown_hint == "the answer to c1 was not saved; is it running?"
 
@@ -127,12 +127,12 @@ def test_a_server_stopped_and_restarted_mid_session_loses_nothing(own_server):
 
     store = new_card_store(own_server)
     told: list[DatabaseError] = []
-    busy.patiently(lambda: answer(store, "c1", 3, now=T0, duration_ms=1000), told.append)
+    busy.patiently(lambda: answer(store, "c1", 3, now=T0, duration_ms=1000), busy.Waiting(told.append))
     pause_server(own_server)
     restart = threading.Timer(2.0, resume_server, (own_server, 8))
     restart.start()
     try:
-        busy.patiently(lambda: answer(store, "c2", 3, now=T0 + timedelta(minutes=1), duration_ms=1000), told.append,
+        busy.patiently(lambda: answer(store, "c2", 3, now=T0 + timedelta(minutes=1), duration_ms=1000), busy.Waiting(told.append),
                        "the answer to c2 was not saved")
     finally:
         restart.join()
@@ -164,9 +164,83 @@ def test_a_server_with_every_slot_taken_is_waited_on(own_server):
     freed.start()
     told: list[DatabaseError] = []
     try:
-        busy.patiently(lambda: answer(store, "c1", 3, now=T0, duration_ms=1000), told.append)
+        busy.patiently(lambda: answer(store, "c1", 3, now=T0, duration_ms=1000), busy.Waiting(told.append))
     finally:
         freed.join()
     assert told and all("no free connection (too many clients)" in err.message for err in told)
     assert reviews(store) == 1
     store.close()
+
+
+# -- the budget is the server_retry_seconds setting -------------------------------------------
+
+DECK = ('id: mini\ntitle: Mini\nlanguage: zh\nsource: {file: course.txt, sections: "1"}\ncards:\n'
+        '  - {id: q1, kind: qa, source: "1.1", question: 问一, answer: 答一, points: [点]}\n')
+
+
+def pauses_within(budget: float) -> list[float]:
+    """The pauses ``patiently`` takes before giving up, counted here: 0.5 s doubling to 4 s, as long
+    as the pauses so far fit in ``budget``."""
+    taken: list[float] = []
+    pause = 0.5
+    while sum(taken) + pause <= budget:
+        taken.append(pause)
+        pause = min(pause * 2, 4.0)
+    return taken
+
+
+def test_the_retry_budget_is_a_setting_shown_and_checked(tmp_path):
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    runner = CliRunner()
+    shown = runner.invoke(app, ["config"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0 and any(line.split()[:3] == ["server_retry_seconds", "15", "default"]
+                                        for line in shown.stdout.splitlines()), shown.output
+    assert runner.invoke(app, ["config", "set", "server_retry_seconds", "40"]).exit_code == 0
+    shown = runner.invoke(app, ["config"], env={"COLUMNS": "200"})
+    assert any(line.split()[:3] == ["server_retry_seconds", "40", "file"] for line in shown.stdout.splitlines())
+    for bad in ("-1", "3601", "1.5", "soon"):
+        refused = runner.invoke(app, ["config", "set", "server_retry_seconds", bad])
+        assert refused.exit_code == 2 and "server_retry_seconds: must be a whole number from 0 to 3600" in refused.stderr
+
+
+@pytest.mark.parametrize("budget", [0, 2, 20])
+def test_a_study_session_waits_as_long_as_the_setting_says_then_shows_its_summary(clock, deck_folder, monkeypatch,
+                                                                                   budget):
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+    from quizzer.scheduling import answer as answering
+
+    def unreachable(*args, **kwargs):
+        raise ServerUnavailable("postgresql://db/quiz: cannot connect to the database server")
+
+    monkeypatch.setattr(answering, "answer", unreachable)
+    result = CliRunner().invoke(app, ["study", "--decks", str(deck_folder(DECK))], input="\n3\n",
+                                env={"QUIZ_NOW": T0.isoformat(), "QUIZ_SERVER_RETRY_SECONDS": str(budget)})
+    assert result.exit_code == 1, result.output
+    assert clock.pauses == pauses_within(budget)
+    assert result.stdout.count("trying again") == len(clock.pauses)
+    assert "Reviewed 0" in result.stdout  # the session's summary
+    assert "the answer to q1 was not saved" in result.stderr
+
+
+def test_an_exam_whose_retries_run_out_says_what_is_saved(clock, deck_folder, monkeypatch):
+    """The exam ended with the error alone: no word of the paper left unfinished and how to go on."""
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+    from quizzer.store import exams as exam_store
+
+    def unreachable(*args, **kwargs):
+        raise ServerUnavailable("postgresql://db/quiz: cannot connect to the database server")
+
+    monkeypatch.setattr(exam_store, "save_answer", unreachable)
+    result = CliRunner().invoke(app, ["exam", "--count", "1", "--decks", str(deck_folder(DECK))], input="答一\n",
+                                env={"QUIZ_NOW": T0.isoformat(), "QUIZ_SERVER_RETRY_SECONDS": "3"})
+    assert result.exit_code == 1, result.output
+    assert clock.pauses == pauses_within(3) == [0.5, 1.0]
+    assert "left unfinished" in result.stdout and "quiz exam --resume" in result.stdout
+    assert "the answer to question 1 was not saved" in result.stderr

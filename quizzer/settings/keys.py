@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from quizzer.clock import ROLLOVER_HOUR
-from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
+from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY, SERVER_RETRY_SECONDS
 from quizzer.errors import UsageError
 from quizzer.i18n import N_, _, join
 from quizzer.kinds.fields import ID_PATTERN
@@ -53,6 +53,8 @@ KEYS: dict[str, Key] = {key.name: key for key in (
     Key("language", language, "zh/en", N_("the interface language (QUIZ_LANG wins; unset: the locale's, else the decks')")),
     Key("clear_screen", switch, "on/off", N_("clear the terminal between cards (study, drill, exam)"),
         show=lambda value: "on" if value else "off"),
+    Key("server_retry_seconds", whole(0, 3600), N_("0-3600 (seconds)"),
+        N_("how long an answer tries again to reach a database server that cannot be reached (0: not at all)")),
     Key("user", learner_name, "a-z 0-9 _ . - (1-40)",
         N_("the learner whose collection a shared database server opens (empty: the user name in the server's URL, "
            "else PGUSER, else the login name)"),
@@ -111,6 +113,7 @@ class Settings:
     load_balance: bool = True
     clear_screen: bool = True
     language: str = "zh"
+    server_retry_seconds: int = SERVER_RETRY_SECONDS
     user: str = ""  # the learner on a shared server; empty: the database's default (``learner``)
     deck_limits: Mapping[str, int] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)

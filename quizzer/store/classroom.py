@@ -21,7 +21,7 @@ from quizzer.errors import OtherSchemaVersion, UnreadCollection
 from quizzer.i18n import _
 from quizzer.store.engine import Store, make_engine
 from quizzer.store.errors import first_line
-from quizzer.store.postgres import LEARNER_SCHEMA_PREFIX, learner_schema
+from quizzer.store.postgres import IS_TEACHER, LEARNER_SCHEMA_PREFIX, learner_schema
 from quizzer.store.urls import resolve
 from quizzer.store.models import review_log
 from quizzer.store.schema import SCHEMA_HEAD, VERSION_TABLE, schema_version
@@ -42,13 +42,15 @@ def open_class(url_or_path: str | Path | None, learner: str | None) -> Store:
 
 def names(store: Store) -> list[str]:
     """The learners with a collection here, sorted: on a server every ``learner_<name>`` schema
-    that holds quizzer's version table; in a SQLite file, its one learner."""
+    that holds quizzer's version table and that this login may use (a teacher: every one, so that
+    one not granted to it is said); in a SQLite file, its one learner."""
     if store.engine.dialect.name == "sqlite":
         return [store.learner]
     with store.read() as conn:
         schemas = conn.execute(text(
             "SELECT n.nspname FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid "
-            "WHERE c.relname = :version AND starts_with(n.nspname, :prefix) ORDER BY n.nspname"),
+            "WHERE c.relname = :version AND starts_with(n.nspname, :prefix) "
+            f"AND (has_schema_privilege(n.oid, 'USAGE') OR {IS_TEACHER}) ORDER BY n.nspname"),
             {"version": VERSION_TABLE, "prefix": LEARNER_SCHEMA_PREFIX}).scalars().all()
     return [schema[len(LEARNER_SCHEMA_PREFIX):] for schema in schemas]
 

@@ -20,6 +20,9 @@ CONNECT_TIMEOUT_S = 10  # a server that does not answer is an error after this l
 # counterpart of SQLite's BEGIN IMMEDIATE (one writer at a time, readers never blocked).
 WRITE_LOCK_KEY = 0x7175697A  # "quiz"
 LEARNER_SCHEMA_PREFIX = "learner_"  # a learner's collection on a server is the schema learner_<name>
+# Members of this group role (and superusers, the shared login of a class) are teachers: they may
+# open and start any learner's collection; every collection started while it exists is theirs to read.
+TEACHER_ROLE = "quiz_teacher"
 
 
 def learner_schema(learner: str) -> str:
@@ -95,33 +98,42 @@ def _install_postgres_hooks(engine: Engine, learner: str, where: str | None, cre
             conn.exec_driver_sql(lock)
 
 
+# SQL: whether the login is a teacher (a superuser, or a member of TEACHER_ROLE).
+IS_TEACHER = ("(current_setting('is_superuser') = 'on' OR EXISTS (SELECT FROM pg_catalog.pg_roles "
+              f"WHERE rolname = '{TEACHER_ROLE}' AND pg_has_role(current_user, oid, 'MEMBER')))")
+# The learner's schema as this login sees it: there or not, owned by a role whose rights the login
+# has, usable; the owner and the login by name; whether the login is a teacher.
+_WHOSE = ("SELECT n.oid IS NOT NULL, coalesce(pg_has_role(current_user, n.nspowner, 'USAGE'), false), "
+          "coalesce(has_schema_privilege(n.oid, 'USAGE'), false), pg_get_userbyid(n.nspowner), current_user, "
+          f"{IS_TEACHER} FROM (SELECT) AS one LEFT JOIN pg_catalog.pg_namespace n ON n.nspname = %(schema)s")
+
+
 def _create_learner_schema(dbapi_connection, learner: str, where: str) -> bool:
-    """Create ``learner``'s schema unless it is there, one learner at a time (a lock of its own);
-    the first learner made on a database whose collection predates learners (in ``public``) gets
-    that collection (``_adopt_public_collection``). Whether a new one was started; a login that may not
-    use the schema, or may not create it, is a DatabaseError."""
+    """Make sure ``learner``'s schema is there and this login's to use, creating it (one learner at
+    a time, under a lock of its own) if missing; the first learner made on a database whose
+    collection predates learners (in ``public``) gets that collection (``_adopt_public_collection``).
+    Whether a new one was started.
+
+    A learner's name is its login's: a login opens only a collection whose schema a role it has the
+    rights of owns, and starts only the one named as itself (``learner_<login>``); a teacher
+    (``TEACHER_ROLE``) opens and starts any. Another's collection is a UsageError; a schema this
+    login may not use, or may not create, a DatabaseError."""
     import psycopg
 
     schema = learner_schema(learner)
+    whose = {"schema": schema}
     try:
-        if dbapi_connection.execute("SELECT current_schema()").fetchone()[0] is None:  # missing, or not ours to use
+        there, owned, usable, owner, role, teacher = dbapi_connection.execute(_WHOSE, whose).fetchone()
+        if not there:
             dbapi_connection.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY}, 0)")
-            usable = dbapi_connection.execute(
-                "SELECT has_schema_privilege(oid, 'USAGE') FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
-            if usable is None:
-                dbapi_connection.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
-                adopted = _adopt_public_collection(dbapi_connection, schema)
-                dbapi_connection.commit()
-                return not adopted
-            elif not usable[0]:  # there, but this login has no USAGE: not a collection to create
-                dbapi_connection.rollback()
-                raise DatabaseError(
-                    _("{where}: learner {learner}'s collection is there, but this login may not read it").format(
-                        where=where, learner=learner),
-                    _("log in as its owner, or ask the server's administrator to grant this role the use of schema "
-                      "\"{schema}\" and its tables").format(schema=schema))
-        dbapi_connection.commit()
-        return False
+            there, owned, usable, owner, role, teacher = dbapi_connection.execute(_WHOSE, whose).fetchone()
+        if not there and (learner == role or teacher):
+            dbapi_connection.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+            adopted = _adopt_public_collection(dbapi_connection, schema)
+            _let_teachers_read(dbapi_connection, schema)
+            dbapi_connection.commit()
+            return not adopted
+        dbapi_connection.rollback()
     except psycopg.errors.InsufficientPrivilege as exc:
         dbapi_connection.rollback()
         role, database = dbapi_connection.execute("SELECT current_user, current_database()").fetchone()
@@ -131,6 +143,32 @@ def _create_learner_schema(dbapi_connection, learner: str, where: str) -> bool:
             _("ask the server's administrator to run: CREATE SCHEMA \"{schema}\" AUTHORIZATION \"{role}\" (or, to "
               "let the role create its own: GRANT CREATE ON DATABASE \"{database}\" TO \"{role}\")").format(
                 schema=schema, role=role, database=database)) from exc
+    if not there or not (owned or teacher):
+        raise UsageError(
+            _("{where}: login {role} may not open learner {learner}'s collection: a login opens only its own learner "
+              "({role}), a member of role {teacher} any").format(
+                where=where, role=role, learner=learner, teacher=TEACHER_ROLE),
+            _("log in as {learner}, or leave QUIZ_USER and the user setting empty to study as {role}").format(
+                learner=learner, role=role) if not there
+            else _("schema \"{schema}\" belongs to role {owner}").format(schema=schema, owner=owner))
+    if not usable:  # a teacher without the use of it
+        raise DatabaseError(
+            _("{where}: learner {learner}'s collection is there, but this login may not read it").format(
+                where=where, learner=learner),
+            _("ask the server's administrator to grant this role the use of schema \"{schema}\" and its "
+              "tables").format(schema=schema))
+    return False
+
+
+def _let_teachers_read(dbapi_connection, schema: str) -> None:
+    """Where the teachers' role exists, its members may read the new ``schema``: its tables now and
+    those this login makes in it later."""
+    if dbapi_connection.execute("SELECT to_regrole(%s)", (TEACHER_ROLE,)).fetchone()[0] is None:
+        return
+    for grant in (f'GRANT USAGE ON SCHEMA "{schema}" TO {TEACHER_ROLE}',
+                  f'GRANT SELECT ON ALL TABLES IN SCHEMA "{schema}" TO {TEACHER_ROLE}',
+                  f'ALTER DEFAULT PRIVILEGES IN SCHEMA "{schema}" GRANT SELECT ON TABLES TO {TEACHER_ROLE}'):
+        dbapi_connection.execute(grant)
 
 
 def _adopt_public_collection(dbapi_connection, schema: str) -> bool:

@@ -44,7 +44,7 @@ def show(console: Console, report: ClassReport) -> None:
                         "learner whose quiz opens this database takes it."))
     if not report.learners:
         if not report.unread:
-            console.print(_("No learner has a collection on this database yet."))
+            console.print(_("No learner has a collection on this database that this login may read."))
         return
     learners = listing(_("learner"), number(_("reviews")), number(_("days studied")), number(_("true retention")),
                        number(_("last exam (trend)")), _("interview"))

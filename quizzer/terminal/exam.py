@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quizzer.app import kind_names
+from quizzer.app.busy import Waiting
 from quizzer.app.exam import ExamSession
 from quizzer.app.exam_views import (
     AllMarked,
@@ -43,6 +44,7 @@ from quizzer.app.exam_views import (
 from quizzer.app.views import Retry
 from quizzer import clock
 from quizzer.clock import later_when, when
+from quizzer.errors import ConnectionLost, ServerUnavailable
 from quizzer.i18n import _, ngettext, translate_checker_message
 from quizzer.app.exam_open import NewPaper, Offer
 from quizzer.app.records import ExamRecord
@@ -81,7 +83,8 @@ class ExamScreen:
         self.console = console
         # a transcript on a pipe keeps every question
         self.page = Page(console, self.draw, bool(clear_screen) and prompter.interactive, prompter)
-        session.waiting = render.waiting(console)  # an answer waits out another process's long write
+        # an answer waits out another process's long write, and a server out of reach for a while
+        session.waiting = Waiting(render.waiting(console), session.settings.server_retry_seconds)
 
     def run(self) -> Report | LeftUnfinished:
         views: Sequence[View] = self.session.begin()
@@ -359,9 +362,10 @@ def announced(out: Console, session: ExamSession, wanted: NewPaper) -> ExamSessi
 
 
 def sit(out: Console, prompter: Prompter, session: ExamSession, clear_screen: bool) -> None:
-    """The exam from its question to its report; broken off (Ctrl-C), what is left is said."""
+    """The exam from its question to its report; broken off (Ctrl-C, or the server out of reach past
+    its retries: the error that follows names the answer not saved), what is left is said."""
     try:
         ExamScreen(session, prompter, out, clear_screen=clear_screen).run()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, ServerUnavailable, ConnectionLost):
         out.print("\n" + left_message(session.interrupted()), markup=False)
         raise

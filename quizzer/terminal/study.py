@@ -22,6 +22,7 @@ from rich.text import Text
 
 from quizzer import clock
 from quizzer.app import kind_names
+from quizzer.app.busy import Waiting
 from quizzer.app.collection import Collection
 from quizzer.app.queue import NothingDue
 from quizzer.app.study import StudySession
@@ -116,7 +117,8 @@ class StudyScreen:
         # a transcript on a pipe keeps every card
         self.page = Page(console, self.draw, clear_screen and prompter.interactive, prompter)
         self.verdict_shown: str | None = None  # the card whose verdict line already said its rating and due
-        session.waiting = render.waiting(console)  # an answer waits out another process's long write
+        # an answer waits out another process's long write, and a server out of reach for a while
+        session.waiting = Waiting(render.waiting(console), session.settings.server_retry_seconds)
 
     def run(self) -> Summary:
         """Until the session ends; Ctrl-C propagates (every answer is already saved)."""
