@@ -45,6 +45,7 @@ def test_registry_has_the_required_checkers_with_one_line_descriptions():
         registry.get("nope")
 
 
+@pytest.mark.slow
 def test_importing_checkers_does_not_import_torch():
     folder = Path(__file__).resolve().parents[1] / "checkers"  # not the working directory's
     modules = ", ".join(f"checkers.{m.stem}" for m in folder.glob("*.py") if m.stem not in ("reference", "__init__"))
