@@ -75,10 +75,11 @@ def own_deck_cache(isolated, monkeypatch) -> Path:
 
 
 def dumped_schema(path: Path) -> list[str]:
-    """The SQL statements that rebuild the SQLite database ``path``, rows included (no transaction
-    statements: they run inside the caller's)."""
+    """The SQL statements that rebuild the SQLite database ``path``: its tables, indexes, triggers
+    and views in the order they were made (so their pages come in the same order), then its rows."""
     with sqlite3.connect(path) as conn:
-        return [line for line in conn.iterdump() if not line.startswith(("BEGIN TRANSACTION", "COMMIT", "PRAGMA"))]
+        made = conn.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
+        return [sql for (sql,) in made] + [line for line in conn.iterdump() if line.startswith("INSERT INTO")]
 
 
 @pytest.fixture(scope="session")
