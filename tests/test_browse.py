@@ -315,10 +315,13 @@ def test_a_narrow_listing_puts_a_card_s_states_one_a_line_never_splitting_one(st
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-def test_the_question_keeps_its_room_at_any_width_whatever_the_states(studied, language):
+@pytest.mark.parametrize("widths", [range(61, 200, 6), pytest.param(range(60, 200), marks=pytest.mark.slow)],
+                         ids=["every-6th", "every"])  # 103 among the fast suite's
+def test_the_question_keeps_its_room_at_any_width_whatever_the_states(studied, language, widths):
     """The wide layout was judged by a card's longest single state, but draws its states on one
     line (`relearning, due, leech`): at 103 columns it came in and left the question 8 columns
-    (`BERT 随` / `机选…`, `paddin` / `g 掩…`)."""
+    (`BERT 随` / `机选…`, `paddin` / `g 掩…`). (A whole command per width: the slow suite tries
+    every one.)"""
     from quizzer import i18n
     from quizzer.terminal.tables import PREVIEW_AT_LEAST
 
@@ -326,7 +329,7 @@ def test_the_question_keeps_its_room_at_any_width_whatever_the_states(studied, l
     try:
         front, state = i18n._("front"), i18n._("state")
         narrowest, wide = {}, {}
-        for columns in range(60, 200):
+        for columns in widths:
             header = runner.invoke(app, ["cards", "--decks", str(studied)],
                                    env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)}).stdout.splitlines()[0]
             cells = _by_column(header)
