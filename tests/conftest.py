@@ -88,9 +88,11 @@ def migrated_template(tmp_path_factory) -> list[str]:
     the statements that copy it."""
     from quizzer.store import open_store
 
-    path = tmp_path_factory.mktemp("template") / "quiz.db"
-    open_store(path).close()
-    return dumped_schema(path)
+    folder = tmp_path_factory.mktemp("template")
+    with pytest.MonkeyPatch.context() as env:  # never the developer's own settings
+        env.setenv("QUIZ_CONFIG", str(folder / "config.toml"))
+        open_store(folder / "quiz.db").close()
+    return dumped_schema(folder / "quiz.db")
 
 
 @pytest.fixture(autouse=True)
