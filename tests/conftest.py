@@ -1,4 +1,10 @@
-"""Every test gets its own deck cache, database, clock and time zone, never the user's."""
+"""Every test gets its own database, clock and time zone, never the user's; the deck cache and the
+migrated schema are built once per session (per xdist worker) and shared.
+
+Two suites: ``python -m pytest`` runs the tests that stay in this process; ``python -m pytest -m
+slow`` the ones that start a process, a pseudo-terminal, tmux or a PostgreSQL server, or run for
+long (docs/testing.md). A test not marked ``slow`` that starts a process fails.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +13,23 @@ import os
 import pty
 import re
 import select
+import sqlite3
+import subprocess
 import sys
 import time
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import settings
 
-# no per-example deadline anywhere: a shared machine's pause of a quarter second is not a failure
-settings.register_profile("shared-machine", deadline=None)
-settings.load_profile("shared-machine")
+# No per-example deadline anywhere: a shared machine's pause of a quarter second is not a failure.
+# `dev` (the default) tries few examples, so the suite answers in minutes; `ci-slow`
+# (--hypothesis-profile ci-slow, as .ci/run runs the property tests) tries hypothesis's own default.
+settings.register_profile("dev", max_examples=25, deadline=None)
+settings.register_profile("ci-slow", max_examples=100, deadline=None)
+settings.load_profile("dev")
 
 os.environ["QUIZ_LANG"] = "en"  # before any quizzer import: help texts are translated when a command module loads
 from quizzer import i18n  # noqa: E402
@@ -32,10 +44,17 @@ from pg import backend, pg_server  # noqa: F401  (fixtures: a throw-away Postgre
 # the head of the small test decks: their cards follow it
 MINI_DECK = 'id: mini\ntitle: Mini\nlanguage: zh\nsource: {file: course.txt, sections: "1"}\ncards:\n'
 
+@pytest.fixture(scope="session")
+def shared_deck_cache(tmp_path_factory) -> Path:
+    """The session's deck cache: keyed by a deck's bytes and the validating code, so every test
+    may read what another cached (tests of the cache itself take ``own_deck_cache``)."""
+    return tmp_path_factory.mktemp("deck-cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated(tmp_path_factory, monkeypatch):
+def isolated(tmp_path_factory, monkeypatch, shared_deck_cache):
     home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("QUIZ_CACHE_DIR", str(home / "cache"))
+    monkeypatch.setenv("QUIZ_CACHE_DIR", str(shared_deck_cache))
     monkeypatch.setenv("QUIZ_DB", str(home / "quiz.db"))
     monkeypatch.delenv("QUIZ_DECKS", raising=False)
     monkeypatch.delenv("QUIZ_NOW", raising=False)
@@ -49,6 +68,106 @@ def isolated(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("PYTHONOPTIMIZE", raising=False)  # a child process's own asserts are part of some tests
     i18n.use()
     return home
+
+
+@pytest.fixture
+def own_deck_cache(isolated, monkeypatch) -> Path:
+    """A deck cache of this test's own, empty at its start: for tests that count, age or damage
+    the cache's files."""
+    folder = isolated / "cache"
+    monkeypatch.setenv("QUIZ_CACHE_DIR", str(folder))
+    return folder
+
+
+def dumped_schema(path: Path) -> list[str]:
+    """The SQL statements that rebuild the SQLite database ``path``: its tables, indexes, triggers
+    and views in the order they were made (so their pages come in the same order), then its rows."""
+    with sqlite3.connect(path) as conn:
+        made = conn.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
+        return [sql for (sql,) in made] + [line for line in conn.iterdump() if line.startswith("INSERT INTO")]
+
+
+@pytest.fixture(scope="session")
+def migrated_template(tmp_path_factory) -> list[str]:
+    """A SQLite database the migrations brought to the schema head, built once per session, as
+    the statements that copy it."""
+    from quizzer.store import open_store
+
+    folder = tmp_path_factory.mktemp("template")
+    with pytest.MonkeyPatch.context() as env:  # never the developer's own settings
+        env.setenv("QUIZ_CONFIG", str(folder / "config.toml"))
+        open_store(folder / "quiz.db").close()
+    return dumped_schema(folder / "quiz.db")
+
+
+@pytest.fixture(autouse=True)
+def copied_template(request, monkeypatch, migrated_template) -> None:
+    """A new, empty SQLite database gets the template's copy instead of running the migrations
+    (the same tables, indexes and version stamp: tests/test_suite.py compares them). Databases
+    with tables, other revisions and PostgreSQL run the migrations; so does every test marked
+    ``real_migrations``."""
+    if request.node.get_closest_marker("real_migrations"):
+        return
+    from alembic import command
+
+    monkeypatch.setattr(command, "upgrade", upgrade_from_template(command.upgrade, migrated_template))
+
+
+def upgrade_from_template(migrate: Any, template: list[str]) -> Any:
+    """alembic's ``command.upgrade`` (``migrate``) that copies ``template`` into a new, empty SQLite
+    database brought to the head, and migrates every other database."""
+    from sqlalchemy import inspect
+
+    def upgrade(config: Any, revision: str, *args: Any, **kwargs: Any) -> None:
+        conn = config.attributes.get("connection")
+        if revision != "head" or conn is None or conn.dialect.name != "sqlite" or inspect(conn).get_table_names():
+            return migrate(config, revision, *args, **kwargs)
+        for statement in template:
+            conn.exec_driver_sql(statement)
+
+    return upgrade
+
+
+class StartsAProcess(AssertionError):
+    """A test outside the slow suite started a process."""
+
+
+PROCESS_STARTERS = [(subprocess, "Popen"), (os, "fork"), (os, "forkpty"), (pty, "fork"), (os, "system"),
+                    (os, "posix_spawn"), (os, "posix_spawnp"), (os, "spawnv"), (os, "spawnve"), (os, "spawnvp"),
+                    (os, "spawnvpe"), (os, "execv"), (os, "execve"), (os, "execvp"), (os, "execvpe")]
+PROCESS_HELPERS = {"Terminal", "run_in_terminal"}  # a test naming one drives a program on a pseudo-terminal
+
+
+def starts_processes(item: pytest.Item) -> bool:
+    """Whether a test is in the slow suite by what it uses: a pseudo-terminal helper, or the
+    PostgreSQL server."""
+    callspec = getattr(item, "callspec", None)
+    if "pg_server" in getattr(item, "fixturenames", ()) or (callspec and callspec.params.get("backend") == "postgresql"):
+        return True
+    code = getattr(getattr(item, "function", None), "__code__", None)
+    return code is not None and not PROCESS_HELPERS.isdisjoint(code.co_names)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if starts_processes(item):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def in_process_unless_slow(request, monkeypatch) -> None:
+    """Outside the slow suite every way of starting a process raises StartsAProcess, so a test
+    that starts one unmarked fails instead of slowing the fast suite down."""
+    if request.node.get_closest_marker("slow"):
+        return
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise StartsAProcess("this test starts a process: mark it @pytest.mark.slow (docs/testing.md)")
+
+    for module, name in PROCESS_STARTERS:
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, refused)
 
 
 @pytest.fixture(autouse=True)

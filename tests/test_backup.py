@@ -270,7 +270,7 @@ def test_a_pinned_clock_neither_names_nor_thins_backups(db, deck_folder):
     assert all(b.taken_at <= datetime.now(timezone.utc) for b in after)  # none from the pinned future
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ages=st.lists(st.integers(0, 400 * 24 * 60), min_size=1, max_size=40, unique=True),
        hour=st.integers(0, 23))
 @example(ages=list(range(0, 60 * 24 * 60, 5 * 60)), hour=4)  # every five hours for sixty days
@@ -376,6 +376,7 @@ def test_a_restore_from_a_script_needs_yes(db):
     assert result.exit_code == 0 and result.stdout.startswith("restored "), result.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key, restored", [("\r", False), ("n\r", False), ("y\r", True)])
 def test_a_restore_on_a_terminal_says_what_it_replaces_and_asks(db, key, restored):
     """On a terminal the question names the backup, its time and both review counts; no is the default."""

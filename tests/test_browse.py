@@ -224,8 +224,7 @@ WHOLE_IDS_UP_TO = {60: 12, 65: 12, 80: 16, 100: 36, 110: 40, 120: 40, 125: 40, 1
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-@pytest.mark.parametrize("columns", [60, 65, 80, 100, 110, 120, 125, 140])
-def test_the_listing_fits_the_terminal_with_every_recall_whole(language, columns):
+def test_the_listing_fits_the_terminal_with_every_recall_whole(language):
     """The bundled chapter 8 deck (ids up to 40 characters, questions in Chinese), three cards in
     learning: kind, deck, section and stability come in only where the rest stays whole beside
     them, and at any width every row ends in its recall and the header in the recall's name
@@ -241,20 +240,21 @@ def test_the_listing_fits_the_terminal_with_every_recall_whole(language, columns
     for card_id in ("bert-vs-gpt-core", "bert-mlm-bidirectional-why", "bert-params-encoder-12-layers"):
         answer(store, card_id, 3, now=T0 - timedelta(minutes=5), duration_ms=5000)
     store.close()
-    i18n.use(language)
-    try:
-        out = runner.invoke(app, ["cards", "--deck", "ch08-bert", "--sort", "recall"],
-                            env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)}).stdout.splitlines()
-        recall = i18n._("recall")
-    finally:
-        i18n.use("en")
-    assert all(cell_len(line) <= columns for line in out)
-    assert out[0].rstrip().endswith(recall)
     listed = [row["id"] for row in json.loads(runner.invoke(app, ["cards", "--deck", "ch08-bert", "--json"]).stdout)]
-    whole = {line.split()[0] for line in out[2:-1] if line.strip()}
-    assert set(listed) - whole <= {i for i in listed if len(i) > WHOLE_IDS_UP_TO[columns]}  # longer ids fold
-    ends = [line.split()[-1] for line in out[2:-1] if line.rstrip().endswith(("%", " -"))]
-    assert len(ends) >= int(out[-1].split()[0]) and ends[:3] == ["100%"] * 3  # every row keeps its recall whole
+    for columns, whole_up_to in WHOLE_IDS_UP_TO.items():
+        i18n.use(language)
+        try:
+            out = runner.invoke(app, ["cards", "--deck", "ch08-bert", "--sort", "recall"],
+                                env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)}).stdout.splitlines()
+            recall = i18n._("recall")
+        finally:
+            i18n.use("en")
+        assert all(cell_len(line) <= columns for line in out), columns
+        assert out[0].rstrip().endswith(recall), columns
+        whole = {line.split()[0] for line in out[2:-1] if line.strip()}
+        assert set(listed) - whole <= {i for i in listed if len(i) > whole_up_to}, columns  # longer ids fold
+        ends = [line.split()[-1] for line in out[2:-1] if line.rstrip().endswith(("%", " -"))]
+        assert len(ends) >= int(out[-1].split()[0]) and ends[:3] == ["100%"] * 3, columns  # every row keeps its recall whole
 
 
 def _by_column(line: str) -> list[str]:
@@ -265,37 +265,37 @@ def _by_column(line: str) -> list[str]:
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-@pytest.mark.parametrize("columns", [60, 80, 120])
-def test_a_question_takes_two_lines_at_most_cut_with_an_ellipsis(language, columns):
+def test_a_question_takes_two_lines_at_most_cut_with_an_ellipsis(language):
     """A row of the browser is a row: a long question stops at the end of its column's second
     line with "…" (it ran on for three at 60 columns, the last line one character and "…")."""
     from quizzer import i18n
 
     i18n.use(language)
     try:
-        shown = runner.invoke(app, ["cards", "--deck", "ch08-bert", "-n", "0"],
-                              env={"COLUMNS": str(columns)}).stdout.splitlines()
         fronts = [row["front"] for row in json.loads(runner.invoke(app, ["cards", "--deck", "ch08-bert", "--json"]).stdout)]
+        shown_at = {columns: runner.invoke(app, ["cards", "--deck", "ch08-bert", "-n", "0"],
+                                           env={"COLUMNS": str(columns)}).stdout.splitlines() for columns in (60, 80, 120)}
         names = i18n._("front"), i18n._("state")
     finally:
         i18n.use("en")
-    start, end = (len(_by_column(shown[0][:shown[0].index(name)])) for name in names)
-    rows: list[list[str]] = []
-    for line in shown[2:-1]:
-        cells = _by_column(line) + [" "] * columns
-        if "".join(cells[end:end + 4]).strip():  # a row's first line: its state
-            rows.append([])
-        if part := "".join(cells[start:end]).strip():
-            rows[-1].append(part)
-    assert len(rows) == len(fronts) > 100
-    cut = 0
-    for lines, front in zip(rows, fronts):
-        assert 1 <= len(lines) <= 2, lines
-        seen, whole = "".join(lines).replace(" ", ""), front.replace(" ", "")
-        if seen != whole:
-            cut += 1
-            assert seen.endswith("…") and whole.startswith(seen[:-1]), (lines, front)
-    assert cut > 10
+    for columns, shown in shown_at.items():
+        start, end = (len(_by_column(shown[0][:shown[0].index(name)])) for name in names)
+        rows: list[list[str]] = []
+        for line in shown[2:-1]:
+            cells = _by_column(line) + [" "] * columns
+            if "".join(cells[end:end + 4]).strip():  # a row's first line: its state
+                rows.append([])
+            if part := "".join(cells[start:end]).strip():
+                rows[-1].append(part)
+        assert len(rows) == len(fronts) > 100, columns
+        cut = 0
+        for lines, front in zip(rows, fronts):
+            assert 1 <= len(lines) <= 2, (columns, lines)
+            seen, whole = "".join(lines).replace(" ", ""), front.replace(" ", "")
+            if seen != whole:
+                cut += 1
+                assert seen.endswith("…") and whole.startswith(seen[:-1]), (columns, lines, front)
+        assert cut > 10, columns
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -315,10 +315,13 @@ def test_a_narrow_listing_puts_a_card_s_states_one_a_line_never_splitting_one(st
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-def test_the_question_keeps_its_room_at_any_width_whatever_the_states(studied, language):
+@pytest.mark.parametrize("widths", [range(61, 200, 6), pytest.param(range(60, 200), marks=pytest.mark.slow)],
+                         ids=["every-6th", "every"])  # 103 among the fast suite's
+def test_the_question_keeps_its_room_at_any_width_whatever_the_states(studied, language, widths):
     """The wide layout was judged by a card's longest single state, but draws its states on one
     line (`relearning, due, leech`): at 103 columns it came in and left the question 8 columns
-    (`BERT 随` / `机选…`, `paddin` / `g 掩…`)."""
+    (`BERT 随` / `机选…`, `paddin` / `g 掩…`). (A whole command per width: the slow suite tries
+    every one.)"""
     from quizzer import i18n
     from quizzer.terminal.tables import PREVIEW_AT_LEAST
 
@@ -326,7 +329,7 @@ def test_the_question_keeps_its_room_at_any_width_whatever_the_states(studied, l
     try:
         front, state = i18n._("front"), i18n._("state")
         narrowest, wide = {}, {}
-        for columns in range(60, 200):
+        for columns in widths:
             header = runner.invoke(app, ["cards", "--decks", str(studied)],
                                    env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)}).stdout.splitlines()[0]
             cells = _by_column(header)
@@ -687,6 +690,7 @@ def test_a_typed_control_character_reaches_json_escaped(deck_dir):
     assert json.loads(out)[0]["last_wrong_answer"].startswith("\x9b")
 
 
+@pytest.mark.slow
 def test_json_is_indented_at_a_terminal_and_one_line_in_a_pipe(deck_dir):
     piped = quiz(deck_dir, "decks", "--json").stdout
     assert piped.count("\n") == 1 and json.loads(piped)[0]["deck"] == "mini"

@@ -239,6 +239,7 @@ def test_lint_rejects_params_that_cannot_keep_the_point(tmp_path):
 # -- the first screen: composing never waits for torch ---------------------------------------
 
 
+@pytest.mark.slow
 def test_composing_every_card_imports_no_torch():
     code = (
         "import sys\n"

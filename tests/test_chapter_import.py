@@ -638,6 +638,7 @@ def test_a_chapter_on_standard_input_is_read_as_from_its_file(tmp_path):
     assert empty.exit_code == 1 and "<stdin>: no interview, quiz, warning or key blocks" in empty.stderr
 
 
+@pytest.mark.slow
 def test_standard_input_that_is_the_terminal_is_not_waited_on(tmp_path):
     import os
     import subprocess

@@ -45,6 +45,7 @@ def test_registry_has_the_required_checkers_with_one_line_descriptions():
         registry.get("nope")
 
 
+@pytest.mark.slow
 def test_importing_checkers_does_not_import_torch():
     """Only the ``checkers/reference/`` package imports torch: every other checkers module imports without it."""
     folder = Path(__file__).resolve().parents[1] / "checkers"  # not the working directory's

@@ -55,6 +55,7 @@ def test_at_least_15_checkers_and_the_new_ones_listed_by_the_cli():
     assert names == REQUIRED | set(NEW)  # a checker added is one these tests name, so its own tests follow
 
 
+@pytest.mark.slow
 def test_prompts_compose_without_torch():
     code = (
         "import random, sys\nfrom checkers import registry\n"

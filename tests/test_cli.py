@@ -134,12 +134,14 @@ def test_deck_problems_list_every_problem_then_one_error_line(deck_folder):
     assert lines[-1].startswith("Error: the decks have 1 problem, listed above") and "quiz lint" in lines[-1]
 
 
+@pytest.mark.slow
 def test_quiz_debug_lets_the_traceback_through(deck_folder):
     env = {**os.environ, "QUIZ_DEBUG": "1", "QUIZ_DECKS": str(deck_folder(DECK))}
     result = subprocess.run([sys.executable, "-m", "quizzer", "card", "nope"], capture_output=True, text=True, env=env)
     assert result.returncode == 1 and "Traceback" in result.stderr and "CardNotFound" in result.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_study_shows_the_summary_and_exits_130(deck_folder):
     env = {**os.environ, "QUIZ_DECKS": str(deck_folder(DECK))}
     proc = subprocess.Popen([sys.executable, "-m", "quizzer", "study"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -168,6 +170,7 @@ def test_a_run_loads_only_the_command_it_calls():
     assert "quizzer.cli.decks" in loaded and not loaded & {"quizzer.cli.study", "quizzer.cli.exam", "quizzer.cli.config"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["history", "export", "-"], ["cards", "--json"], []])
 def test_a_closed_standard_output_is_a_usage_error(args, tmp_path):
     """`quiz history export - >&-` was a TypeError traceback, and `quiz cards --json >&-` an AttributeError."""
@@ -178,6 +181,7 @@ def test_a_closed_standard_output_is_a_usage_error(args, tmp_path):
     assert not (tmp_path / "q.db").exists()  # refused before anything is made
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["cards"], ["cards", "--json"], ["history", "export", "-"], ["--help"], ["--version"]])
 def test_a_reader_that_went_away_ends_the_command_quietly_with_the_sigpipe_code(args, tmp_path):
     """`quiz history export - | head -1` said "unexpected BrokenPipeError ... `quiz check` finds a
@@ -191,6 +195,7 @@ def test_a_reader_that_went_away_ends_the_command_quietly_with_the_sigpipe_code(
     assert (proc.wait(timeout=120), err) == (141, "")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
 @pytest.mark.parametrize("args", [["decks"], ["cards"], ["cards", "--json"], ["schema"], ["export", "markdown"],
                                   ["history", "export", "-"], ["--help"], ["study", "-h"], ["--version"]])
@@ -204,6 +209,7 @@ def test_standard_output_on_a_full_disk_is_one_error_line(args, tmp_path):
     assert (result.returncode, result.stderr) == (1, "Error: cannot write standard output: no space left on the disk\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("unbuffered, out", [("1", []), (None, []), (None, ["--out", "/dev/stdout"])])
 def test_a_reader_that_leaves_after_the_first_bytes_of_a_long_output_gives_the_sigpipe_code(tmp_path, unbuffered, out):
     """`quiz export markdown | (sleep 2; head -c 10)` ended 0 under PYTHONUNBUFFERED: the rest of
@@ -221,6 +227,7 @@ def test_a_reader_that_leaves_after_the_first_bytes_of_a_long_output_gives_the_s
     assert (proc.wait(timeout=120), err) == (141, b"")
 
 
+@pytest.mark.slow
 def test_the_program_exits_with_every_line_written_and_its_own_exit_code(tmp_path):
     """``run`` skips the interpreter's teardown: what the command wrote must still all arrive, the
     database be closed, and each way out keep its code."""
@@ -258,6 +265,7 @@ def test_an_error_quoting_what_was_typed_writes_its_control_characters_as_escape
     assert not any(char in result.stderr for char in "\x1b\a\r") and "\\x07\\r" in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, message", [
     (["exam", "--minutes", "x"], "Error: Invalid value for '--minutes': "),
     (["exam", "--nope"], "Error: No such option: --nope"),
@@ -278,6 +286,7 @@ def test_a_usage_error_is_one_line_naming_the_help_to_read(args, message, tmp_pa
     assert result.stderr.startswith(message) and result.stderr.endswith(f" (`{command} -h` for help)\n"), result.stderr
 
 
+@pytest.mark.slow
 def test_tab_completion_offers_commands_and_an_option_s_choices(tmp_path):
     """The README's `quiz --install-completion`: what the shell asks, quiz answers."""
     def complete(words: str, index: int) -> list[str]:
@@ -317,6 +326,7 @@ def test_a_width_too_small_to_draw_in_is_taken_as_one_that_draws(columns, width)
     assert any(line.startswith("saved ") for line in studied.stdout.splitlines()), studied.stdout
 
 
+@pytest.mark.slow
 def test_messages_and_errors_wrap_at_words_on_a_terminal(tmp_path):
     """On a terminal of 80 columns the terminal's own wrap cut `0.8` / `5`, `quiz bac` / `kup
     restore` and `'re` / `view'`: messages and error lines wrap as the screen does. On a pipe they
@@ -340,6 +350,7 @@ def test_messages_and_errors_wrap_at_words_on_a_terminal(tmp_path):
     assert piped.exit_code == 2 and piped.stderr.count("\n") == 1  # one line
 
 
+@pytest.mark.slow
 def test_a_time_zone_python_cannot_use_is_a_usage_error():
     """TZ='XXX+99:99' (99 hours off UTC) failed every command with "unexpected ValueError"; with
     QUIZ_NOW set, it said QUIZ_NOW was not between 1970 and 8900."""

@@ -51,6 +51,7 @@ def test_generate_text_shows_the_answer_once_at_the_end_of_its_solution(name):
     assert result.stdout.rstrip().endswith(labelled[0].rstrip())
 
 
+@pytest.mark.slow
 def test_generate_unknown_checker_in_the_interface_language():
     result = runner.invoke(app, ["generate", "nope"])
     assert result.exit_code == 2 and "no checker 'nope' (known: albert_embedding, attention_shapes, " in result.stderr
@@ -119,6 +120,7 @@ def test_the_registry_table_names_each_checker_by_its_own_name():
                 assert (module, cls_name) in listed, f"{module}.{cls_name} is not in registry.WHERE"
 
 
+@pytest.mark.slow
 def test_one_checker_imports_only_its_own_family():
     import subprocess
     import sys

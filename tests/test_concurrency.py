@@ -18,6 +18,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import fsrs
+import pytest
+
+pytestmark = pytest.mark.slow  # every test here starts a process
 
 NO_FUZZ = fsrs.Scheduler(enable_fuzzing=False)
 CARDS = [f"c{i}" for i in range(20)]

@@ -100,7 +100,7 @@ def test_decks_option_and_env_choose_the_folder(tmp_path, monkeypatch):
     assert runner.invoke(app, ["decks"]).exit_code == 0
 
 
-def test_loading_uses_the_cache_and_notices_edits(tmp_path):
+def test_loading_uses_the_cache_and_notices_edits(tmp_path, own_deck_cache):
     deck = tmp_path / "d.yaml"
     text = "id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n"
     deck.write_text(text, "utf-8")
@@ -136,7 +136,7 @@ def test_the_cache_key_changes_with_the_code_that_validates_a_deck_checkers_incl
     assert len({before, bounded, kind_changed, deck_cache.fingerprint(package)}) == 4
 
 
-def test_a_deck_cached_again_removes_cache_files_unused_for_a_month_and_nothing_else(tmp_path):
+def test_a_deck_cached_again_removes_cache_files_unused_for_a_month_and_nothing_else(tmp_path, own_deck_cache):
     """Every edit of a deck caches it anew, so a miss removes what no load has used for
     CACHE_KEPT_DAYS (a hit renews its files); only names the cache writes go (QUIZ_CACHE_DIR may
     be a shared folder), and a deck whose entry went is parsed again."""
@@ -174,7 +174,7 @@ def test_a_deck_cached_again_removes_cache_files_unused_for_a_month_and_nothing_
     assert cached_as("A")  # its entry went: parsed and cached again
 
 
-def test_a_cache_that_lost_its_deck_file_reads_the_deck_again(tmp_path):
+def test_a_cache_that_lost_its_deck_file_reads_the_deck_again(tmp_path, own_deck_cache):
     deck = tmp_path / "d.yaml"
     deck.write_text("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n"
                     "  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n", "utf-8")
@@ -184,7 +184,7 @@ def test_a_cache_that_lost_its_deck_file_reads_the_deck_again(tmp_path):
     assert decks.load_decks([tmp_path])[0].card("q1").answer == "A"
 
 
-def test_cached_card_lines_out_of_step_with_the_index_are_not_trusted(tmp_path):
+def test_cached_card_lines_out_of_step_with_the_index_are_not_trusted(tmp_path, own_deck_cache):
     """A card is decoded from its own line of the cached deck; lines that are not the index's
     cards (swapped, or one missing) give way to the deck file."""
     deck = tmp_path / "d.yaml"
@@ -206,7 +206,7 @@ def test_cached_card_lines_out_of_step_with_the_index_are_not_trusted(tmp_path):
     assert [c.answer for c in decks.load_decks([tmp_path])[0].deck.cards] == ["A1", "A2"]
 
 
-def test_a_corrupt_cache_entry_is_ignored(tmp_path):
+def test_a_corrupt_cache_entry_is_ignored(tmp_path, own_deck_cache):
     deck = tmp_path / "d.yaml"
     deck.write_text("id: d\ntitle: D\nlanguage: en\nsource: {file: f, sections: s}\ncards:\n  - {id: q1, kind: qa, source: '1', question: Q, answer: A, points: [p]}\n", "utf-8")
     decks.load_decks([tmp_path])

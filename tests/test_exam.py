@@ -360,6 +360,7 @@ def interrupted(proc: subprocess.Popen) -> str:
     return output
 
 
+@pytest.mark.slow
 def test_time_runs_out_in_the_middle_of_typing(tmp_path, deck_dir):
     """A real clock: the exam ends by itself while the learner is still on a question, and the
     half-typed answer is kept (unanswered, with its text), scored and reported as cut off."""
@@ -387,6 +388,7 @@ def test_time_runs_out_in_the_middle_of_typing(tmp_path, deck_dir):
     assert (past["questions"], past["answered"]) == (2, 2)
 
 
+@pytest.mark.slow
 def test_killed_exam_keeps_its_answers_and_resumes(tmp_path, deck_dir):
     now = T0.isoformat()
     proc = exam_process(tmp_path, deck_dir, "--kind", "choice", "--seed", "9", now=now)
@@ -438,6 +440,7 @@ def test_the_overview_reminds_of_an_exam_left_unfinished_until_it_is_handed_in(d
     assert json.loads(run(deck_dir, ["--json"], when=T0 + timedelta(days=1)).stdout)["unfinished_exam"] is None
 
 
+@pytest.mark.slow
 def test_a_new_exam_over_an_unfinished_one_says_so_and_on_a_terminal_takes_it_up_first(deck_dir):
     """`quiz exam` with one left unfinished started a new paper without a word; the old one could
     be taken up only once the new one was done, and one left behind twice could not be reached.
@@ -509,6 +512,7 @@ def test_the_trend_scales_between_the_lowest_and_highest_score():
     assert sparkline([80]) == sparkline([80, 80])[:1] == "▅"
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_the_exam_resumable(tmp_path, deck_dir):
     proc = exam_process(tmp_path, deck_dir, "--kind", "choice", "--seed", "9", now=T0.isoformat())
     seen: list[str] = []
@@ -560,6 +564,7 @@ def test_a_mark_taken_back_gives_the_notebook_its_earlier_mistake_back(deck_dir)
                                           when=later).stdout
 
 
+@pytest.mark.slow
 def test_on_a_terminal_the_last_mark_can_be_taken_back_before_the_report(deck_dir):
     from conftest import Terminal
 
@@ -605,6 +610,7 @@ def test_a_model_answer_that_is_a_list_is_shown_under_its_label(deck_folder):
     assert "(0 of 1 answered, 1 minute allowed)" not in out and "1 of 1 answered, 1 minute allowed)" in out
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_marking_resumes_the_marking_not_the_answering(tmp_path, deck_dir):
     """Ctrl-C at the marking of a handed-in paper said it was left unfinished, and `--resume`
     asked the questions again: the learner had seen the model answer."""

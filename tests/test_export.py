@@ -330,6 +330,7 @@ def test_weak_keeps_the_reviewed_cards_under_the_desired_recall(deck_dir):
     assert [h.split("`")[1] for h in re.findall(r"^### (.*)$", text.split("## Answers")[0], re.M)] == expected
 
 
+@pytest.mark.slow
 def test_a_written_file_keeps_its_symlink_and_a_pipe_or_dash_is_standard_output(deck_dir, tmp_path):
     """--out through a symlink replaced the link with a file (the file it named kept the old text),
     and `--out /dev/stdout` made a file of that name instead of writing to the pipe."""
@@ -375,6 +376,7 @@ def test_a_file_name_in_a_success_message_cannot_steer_the_terminal(deck_dir, tm
     assert exported.exit_code == 0 and "\x1b" not in exported.output and "\\x1b[31mred.apkg" in exported.output
 
 
+@pytest.mark.slow
 def test_out_dev_stdout_redirected_to_a_file_appends_in_place(deck_dir, tmp_path):
     """`quiz export markdown --out /dev/stdout >> app.md` replaced app.md (its first line gone), and
     `( echo FIRST; quiz …; echo LAST ) > out.md` lost both lines: the shell's file was cut off."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 from rich.console import Console
@@ -72,6 +72,7 @@ def imported_on_the_way_to_the_first_card(folder: Path, *options: str, shown: st
     return {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
 
 
+@pytest.mark.slow
 def test_the_first_qa_card_imports_neither_pydantic_nor_rich_markdown(deck_folder):
     folder = deck_folder(DECK)
     cold = imported_on_the_way_to_the_first_card(folder)  # validates the deck and fills the cache
@@ -82,6 +83,7 @@ def test_the_first_qa_card_imports_neither_pydantic_nor_rich_markdown(deck_folde
     assert [name for name in HEAVY if name in with_options] == []  # options are read without pydantic too
 
 
+@pytest.mark.slow
 def test_the_first_numeric_card_imports_neither_pydantic_nor_rich_markdown(deck_folder):
     """A numeric card's params (text, as the deck gives them) are read into the checker's plain
     dataclass without pydantic, and its prompt's bold and code spans are drawn without rich.markdown."""
@@ -92,6 +94,7 @@ def test_the_first_numeric_card_imports_neither_pydantic_nor_rich_markdown(deck_
     assert "checkers.base" in warm and [name for name in HEAVY if name in warm] == []
 
 
+@pytest.mark.slow
 def test_cards_read_from_the_cache_equal_the_validated_cards_without_pydantic():
     """Every bundled card, every kind (a numeric card's worked example included): the cache's
     trusted path builds the same shapes as validation, in a process that never loads pydantic."""
@@ -156,7 +159,6 @@ SCALARS = st.one_of(st.integers(-5, 5000), st.floats(-10, 10), st.booleans(), st
 VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4), max_leaves=8)
 
 
-@settings(max_examples=400, deadline=None)
 @given(st.data())
 def test_params_and_inputs_read_without_pydantic_as_pydantic_reads_them(data):
     """Drawn inputs (or default params) with a few fields changed, as values or as text: the plain

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from checkers.base import Question, Tolerance
@@ -153,7 +153,6 @@ def test_probability_as_percent_or_fraction():
     assert grade("2/3", q).outcome == "wrong"
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.floats(-1e6, 1e6, allow_nan=False), st.integers(0, 6))
 def test_displayed_value_always_grades_correct_and_the_next_step_wrong(truth, decimals):
     tolerance = Tolerance("decimals", decimals)
@@ -227,9 +226,11 @@ def test_exact_answers_show_thousands_separators_and_read_back():
     assert grade(vector.answer_text, vector).outcome == "correct"
 
 
-def test_a_mean_accepts_the_careful_learners_rounding():
+@pytest.mark.parametrize("seeds", [range(30), pytest.param(range(300), marks=pytest.mark.slow)], ids=["30", "300"])
+def test_a_mean_accepts_the_careful_learners_rounding(seeds):
     """A learner who rounds each position's loss to the asked decimals and then averages may land
-    one step away from the exact mean's rounding; that answer is right too."""
+    one step away from the exact mean's rounding; that answer is right too. (Each question costs
+    a torch computation: the fast suite asks 30, the slow one 300.)"""
     import math
 
     from checkers import registry
@@ -237,7 +238,7 @@ def test_a_mean_accepts_the_careful_learners_rounding():
     checker = registry.get("mlm_loss")
     params = {"form": "probs", "target": "mean", "min_len": 2, "max_len": 4, "decimals": 3}
     split = 0
-    for seed in range(300):
+    for seed in seeds:
         q = checker.generate(seed, params)
         losses = [-math.log(p) for p in q.inputs["probs"]]
         exact = sum(losses) / len(losses)
@@ -247,7 +248,7 @@ def test_a_mean_accepts_the_careful_learners_rounding():
         assert grade(typed, q).outcome == "correct", (seed, typed, q.answer_text)
         assert grade(f"{max(exact, careful) + 0.0011:.4f}", q).outcome == "wrong"
         split += typed != q.answer_text
-    assert split >= 10  # the case the rule is for does occur
+    assert split >= len(seeds) // 30  # the case the rule is for does occur
 
 
 @pytest.mark.parametrize("measure, typed", [

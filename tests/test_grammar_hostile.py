@@ -22,7 +22,7 @@ from checkers.grading import (
     read_number,
 )
 
-FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+LARGE_DATA_ALLOWED = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def question(answer, tolerance: Tolerance) -> Question:
@@ -78,7 +78,7 @@ def raises_only_format_errors(parse, text: str) -> None:
         err.hint.encode("utf-8")  # the hint quotes the text back: it must still print
 
 
-@FAST
+@LARGE_DATA_ALLOWED
 @given(HOSTILE, st.sampled_from([SCALAR, VECTOR, COUNT]))
 def test_grade_never_raises(text, q):
     result = grade(text, q)
@@ -88,7 +88,7 @@ def test_grade_never_raises(text, q):
     result.message.encode("utf-8")  # printable on a UTF-8 terminal: no lone surrogates echoed
 
 
-@FAST
+@LARGE_DATA_ALLOWED
 @given(HOSTILE)
 def test_parsers_raise_only_answer_format_errors(text):
     for parse in (parse_number, read_number):
@@ -104,21 +104,21 @@ TOLERANCE = st.one_of(
 )
 
 
-@FAST
+@LARGE_DATA_ALLOWED
 @given(IN_RANGE, TOLERANCE)
 def test_displayed_float_reads_back_correct(value, tolerance):
     q = question(value, tolerance)
     assert grade(q.answer_text, q).outcome == "correct", q.answer_text
 
 
-@FAST
+@LARGE_DATA_ALLOWED
 @given(st.one_of(st.integers(-(2**63), 2**63), st.integers(-(10**300), 10**300)))
 def test_displayed_integer_reads_back_correct(value):
     q = question(value, Tolerance("exact"))
     assert grade(q.answer_text, q).outcome == "correct", q.answer_text
 
 
-@settings(FAST, max_examples=150)
+@LARGE_DATA_ALLOWED
 @given(st.lists(st.floats(-1e4, 1e4).filter(lambda x: x == 0 or abs(x) >= 1e-300), min_size=1, max_size=MAX_VECTOR_LEN), TOLERANCE)
 def test_displayed_vector_reads_back_correct(values, tolerance):
     q = question(values, tolerance)
@@ -150,7 +150,7 @@ def decimal_text(draw) -> str:
     return sign + whole + ("." + frac if frac or draw(st.booleans()) else "")
 
 
-@FAST
+@LARGE_DATA_ALLOWED
 @given(decimal_text(), st.sampled_from(sorted(SHIFTS)), st.sampled_from(["", " "]), st.integers(-20, 20))
 def test_suffix_scales_the_plain_value_exactly(text, suffix, space, exponent):
     shift = SHIFTS[suffix]

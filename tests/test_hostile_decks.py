@@ -98,6 +98,7 @@ def assert_left_out(result: tuple[int, list[str], list[str]], first: str, *other
 # ---------------------------------------------------------------- 1. special files
 
 
+@pytest.mark.slow
 def test_symlink_to_dev_zero_is_refused_without_reading_it(tmp_path):
     """Today lint and study read /dev/zero until memory runs out (23 GB); git stores the symlink."""
     folder = folder_with(tmp_path)
@@ -112,6 +113,7 @@ def test_symlink_to_dev_zero_is_refused_without_reading_it(tmp_path):
             assert_left_out(result, expected)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
 def test_named_pipe_is_refused_without_opening_it(tmp_path):
     """Today opening `p.yaml` waits forever for a writer."""
@@ -123,6 +125,7 @@ def test_named_pipe_is_refused_without_opening_it(tmp_path):
     assert_left_out(process("decks", "--decks", str(folder), timeout=20), expected)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
 def test_named_pipe_does_not_hang_the_choice_of_language(tmp_path):
     """With no language asked for, the decks' own is read from their first lines: that read
@@ -332,6 +335,7 @@ def test_a_number_past_what_the_reference_holds_is_a_problem_at_the_card(tmp_pat
     assert_load_refuses(cli("show", "nu-one", "--decks", str(folder)), expected)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("inputs", ["checker: kv_cache, example: {inputs: {layers: 10000000, heads: 2, kv_heads: 2, "
                                     "head_dim: 2}, answer: 1}",
                                     "checker: param_count, example: {inputs: {family: bert, layers: 1000000, "
@@ -453,6 +457,7 @@ def test_deep_nesting_is_a_problem_not_a_recursion_error(tmp_path):
     assert_load_refuses(cli("study", "--decks", str(folder)), expected)
 
 
+@pytest.mark.slow
 def test_a_million_levels_stop_the_reading_quickly(tmp_path):
     """The YAML parser slows down with every open level: reading stops at twice the limit."""
     folder = folder_with(tmp_path, DECK + "    example: " + "[" * 1_000_000 + "]" * 1_000_000 + "\n")

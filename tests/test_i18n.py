@@ -90,6 +90,7 @@ def language_of(environ: dict[str, str], decks: Path | None = None) -> str:
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
+@pytest.mark.slow
 def test_help_is_in_the_chosen_language():
     chinese = quiz_process("--help", QUIZ_LANG="zh").stdout  # help texts are made as their module loads
     assert chinese.startswith("用法：") and "\n选项：\n" in chinese and "\n命令：\n" in chinese
@@ -150,6 +151,7 @@ def test_english_decks_give_an_english_interface_without_a_locale(tmp_path, monk
         assert shown.returncode == 0 and shown.stdout.startswith("deck "), shown.stdout
 
 
+@pytest.mark.slow
 def test_errors_and_ratings_follow_the_language():
     chinese = quiz("show", "no-such-card", QUIZ_LANG="zh")
     assert chinese.returncode == 1 and chinese.stderr.startswith("错误") and "no-such-card" in chinese.stderr
@@ -172,6 +174,7 @@ BAD_DECK = ("id: Bad Deck\ntitle: x\nlanguage: zh\nsource: {file: c.txt, section
             "  - {id: a, kind: qa, source: '1', question: &x q, answer: a, points: [p]}\n")
 
 
+@pytest.mark.slow
 def test_lint_problems_are_in_the_chosen_language_in_the_same_places(tmp_path):
     deck = tmp_path / "d.yaml"
     deck.write_text(BAD_DECK, "utf-8")
@@ -195,6 +198,7 @@ def test_lint_problems_are_in_the_chosen_language_in_the_same_places(tmp_path):
     assert "missing field 'explanation'" in en_messages and not CJK.search(english.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, english", [
     (("study", "--nope"), "Error: No such option: --nope"),
     (("exam", "--minutes", "x"), "Error: Invalid value for '--minutes': Input should be a valid number"),
@@ -214,6 +218,7 @@ def test_usage_errors_are_in_the_chosen_language(args, english):
     assert set(re.findall(r"[A-Za-z]{2,}", re.sub(r"--[a-z-]+", "", chinese.stderr))) <= typed, chinese.stderr
 
 
+@pytest.mark.slow
 def test_a_mistyped_command_s_suggestion_is_in_the_chosen_language():
     """`quiz stat` said `错误：没有命令 'stat'。. Did you mean 'stats'?`: typer's English added to the
     translated message, after its full stop."""
@@ -223,6 +228,7 @@ def test_a_mistyped_command_s_suggestion_is_in_the_chosen_language():
     assert "Did you mean" not in chinese.stderr and "。." not in chinese.stderr
 
 
+@pytest.mark.slow
 def test_lists_are_joined_as_the_language_writes_them():
     try:
         i18n.use("zh")
@@ -265,6 +271,7 @@ def test_our_pydantic_templates_are_pydantics_own_wording():
         assert PydanticKnownError(kind, context).message_template == template  # English output is pydantic's
 
 
+@pytest.mark.slow
 def test_the_session_summary_reads_as_one_language(tmp_path):
     (tmp_path / "d.yaml").write_text(
         "id: d\ntitle: 牌组\nlanguage: zh\nsource: {file: c.txt, sections: '1'}\ncards:\n"
@@ -292,6 +299,7 @@ def test_every_format_error_of_a_numeric_answer_is_chinese_in_the_chinese_interf
     assert CJK.search(shown) and not re.search(r"[A-Za-z]{3,}", shown.replace(typed, "")), shown
 
 
+@pytest.mark.slow
 def test_a_cards_kind_is_named_in_the_interface_language_where_it_is_shown():
     """The Chinese headers said `· choice ·` and `· qa ·`; `--kind` and the listings keep the ids
     (what is typed back)."""
@@ -303,6 +311,7 @@ def test_a_cards_kind_is_named_in_the_interface_language_where_it_is_shown():
     assert " · Q&A · " in next(line for line in english.stdout.splitlines() if line.startswith("╭"))
 
 
+@pytest.mark.slow
 def test_config_set_speaks_with_chinese_punctuation(tmp_path):
     """`config set` said `(已保存到 …)` with ASCII brackets, and a bad value `desired_retention: 应为…`
     beside `foo：不是设置项`."""
@@ -313,6 +322,7 @@ def test_config_set_speaks_with_chinese_punctuation(tmp_path):
     assert bad.returncode == 2 and bad.stderr.startswith("错误：desired_retention：应为"), bad.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("asked, heading", [(None, "deck "), ("zh", "\\u724c\\u7ec4")])
 def test_a_terminal_that_cannot_write_chinese_gets_english_or_escapes_not_a_crash(tmp_path, asked, heading):
     """PYTHONIOENCODING=latin-1 made every command "unexpected UnicodeEncodeError"."""
@@ -325,6 +335,7 @@ def test_a_terminal_that_cannot_write_chinese_gets_english_or_escapes_not_a_cras
     assert done.stdout.decode("latin-1").startswith(heading)
 
 
+@pytest.mark.slow
 def test_the_c_locale_writes_chinese_as_utf8(tmp_path):
     """Python writes UTF-8 under `LC_ALL=C` (PEP 538, 540): the README had it give English."""
     env = {key: value for key, value in os.environ.items()

@@ -122,6 +122,7 @@ def test_the_exam_reads_the_same_way(deck_dir):
         assert "Only one answer is right here, not 2." in out and question.answer_text == "B"
 
 
+@pytest.mark.slow
 def test_on_a_terminal_an_option_letter_is_an_answer_and_bang_b_buries(deck_dir):
     """Through a pseudo-terminal (the line editor): E is asked again, then !b buries."""
     with Terminal(["study", "--decks", str(deck_dir), "--kind", "choice", "--limit", "1"],
@@ -138,6 +139,7 @@ def test_on_a_terminal_an_option_letter_is_an_answer_and_bang_b_buries(deck_dir)
     assert reviews("c-one") == []
 
 
+@pytest.mark.slow
 def test_on_a_terminal_full_width_keys_are_the_keys(deck_dir):
     """At the single-key prompts ３ and ｕ (a Chinese input method in full-width mode) did nothing
     and said nothing; typed answers took ！ｑ and Ｃ already."""

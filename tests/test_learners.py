@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every test here starts a process
+
 REPO = Path(__file__).resolve().parents[1]
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 LATER = T0 + timedelta(days=40)  # every card rated Easy on T0 is due again (an Easy interval is days, not weeks)

@@ -22,6 +22,8 @@ from quizzer.scheduling.summary import card_info
 from quizzer.store import exams as exam_store
 from quizzer.store import open_store
 
+pytestmark = pytest.mark.slow  # every test here starts a process
+
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
 LEFT, UP = "\x1b[D", "\x1b[A"  # what a terminal sends for the arrow keys
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"  # bracketed paste

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+pytestmark = pytest.mark.slow  # every test here starts a process
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import fsrs
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -282,7 +282,6 @@ def test_bad_plans_are_usage_errors(args):
 # -- the interval cap ---------------------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None)
 @given(stability=st.floats(0.5, 2000), difficulty=st.floats(1, 10), days=st.integers(2, 90),
        retention=st.sampled_from([0.85, 0.9, 0.95, 0.97]))
 def test_the_cap_keeps_recall_on_the_day_at_the_target(stability, difficulty, days, retention):

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from checkers import reference
@@ -77,7 +77,6 @@ def test_heads_are_counted_with_tied_decoder_once():
     assert counts["pooler"] == d * d + d
 
 
-@settings(max_examples=25, deadline=None)
 @given(
     family=st.sampled_from(["bert", "gpt"]),
     layers=st.integers(1, 30),
@@ -108,7 +107,6 @@ def numpy_masked_softmax(scores: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return e / e.sum()
 
 
-@settings(max_examples=200, deadline=None)
 @given(
     st.lists(
         st.tuples(st.floats(-30, 30, allow_nan=False), st.booleans()), min_size=1, max_size=12
@@ -210,12 +208,14 @@ def imported_after(code: str, modules: tuple[str, ...]) -> set[str]:
     return set(line.split()[1:])
 
 
+@pytest.mark.slow
 def test_meta_device_answers_never_import_dynamo():
     """Shapes, FLOPs, bytes and counts on the meta device run no out-of-place elementwise op and no
     FlopCounterMode: either's first call imports torch._dynamo, about 0.6 s of every lint and export."""
     assert imported_after(ALLOCATING + RUNNING, ("torch._dynamo",)) == set()
 
 
+@pytest.mark.slow
 def test_meta_allocations_run_no_python_meta_kernel():
     """kv_cache, lora_params and training_memory only make meta tensors: no Python meta kernel runs,
     so sympy (imported by their torch._check, about 0.3 s) stays out of a study session's first card."""

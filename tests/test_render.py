@@ -6,7 +6,7 @@ import os
 import re
 
 import pytest
-from hypothesis import assume, example, given, settings
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.console import Console, RenderableType
@@ -82,7 +82,6 @@ def test_rich_wraps_chinese_between_characters_once_installed():
 words = st.sampled_from(["模型", "的", "注意力", "BERT", "token", "15%", "768", "。", "，", "（", "）", "「", "」", "：", " "])
 
 
-@settings(max_examples=200, deadline=None)
 @given(st.lists(words, min_size=1, max_size=60), st.integers(min_value=8, max_value=40))
 @example(parts=[" ", "token", "15%", "模型"], width=8)  # a leading space: rich glued it to the word and cut 15%
 @example(parts=[" ", "token", "15%"], width=8)
@@ -101,7 +100,6 @@ def test_line_breaks_follow_the_chinese_rules(parts, width):
         assert cell_len(piece.rstrip()) <= width
 
 
-@settings(max_examples=200, deadline=None)
 @given(st.lists(words, min_size=1, max_size=60), st.integers(min_value=8, max_value=40))
 @example(parts=["BERT", " ", "模型", "注意力"], width=11)  # `BERT 模型注意` / `力`
 @example(parts=["BERT", "768", "模型"], width=10)  # `BERT768模` / `型`: the number goes down with its word
@@ -128,7 +126,6 @@ mixed = st.sampled_from(["模", "型", "注意力", "BERT", "GPT-2", "8", "a/b",
                          "」", "：", "？", "(", ")", "-", "/", " ", "\u3000", "ー", "々", "一", "…", "'", '"', "\u0301"])
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.lists(mixed, max_size=40))
 def test_break_units_cut_between_ideographs_as_uax14_does_on_the_whole_line(parts):
     from uniseg.linebreak import line_break_units
@@ -139,59 +136,60 @@ def test_break_units_cut_between_ideographs_as_uax14_does_on_the_whole_line(part
     assert break_units(text) == joined(line_break_units(text))  # the whole line through uniseg, as before the cut
 
 
-@pytest.mark.parametrize("width", range(4, 24))
-def test_a_number_stays_with_the_chinese_word_after_it(width):
+def test_a_number_stays_with_the_chinese_word_after_it():
     """The rating line broke as `→ 简单 · 8` / `天后到期` (UAX #14 allows a break there)."""
-    for text in ("→ 简单 · 8天后到期", "→ 重来 · 10分钟后到期", "共 12 张，第3章", "当前回忆概率 100% · 遗忘 0 次"):
-        offsets = divide_line(text, width)
-        assert not any(text[i - 1].isdigit() and "\u4e00" <= text[i] <= "\u9fff" for i in offsets), (text, width, offsets)
-        assert not any(text[i - 2:i] in {f"{d} " for d in "0123456789"} and "\u4e00" <= text[i] <= "\u9fff"
-                       for i in offsets if i >= 2) or width < 8, (text, width, offsets)  # `遗忘 0` / `次` neither,
-        # where the number, its space and its word fit a line ("12 张，" is 7 columns)
+    for width in range(4, 24):
+        for text in ("→ 简单 · 8天后到期", "→ 重来 · 10分钟后到期", "共 12 张，第3章", "当前回忆概率 100% · 遗忘 0 次"):
+            offsets = divide_line(text, width)
+            assert not any(text[i - 1].isdigit() and "\u4e00" <= text[i] <= "\u9fff" for i in offsets), (text, width, offsets)
+            assert not any(text[i - 2:i] in {f"{d} " for d in "0123456789"} and "\u4e00" <= text[i] <= "\u9fff"
+                           for i in offsets if i >= 2) or width < 8, (text, width, offsets)  # `遗忘 0` / `次` neither,
+            # where the number, its space and its word fit a line ("12 张，" is 7 columns)
 
 
-@pytest.mark.parametrize("width", range(24, 100))
-def test_a_list_on_a_line_breaks_between_its_items(width):
+def test_a_list_on_a_line_breaks_between_its_items():
     """`quiz show` broke its memory line as `difficulty` / `2.12` (60 columns) and `遗忘 0` / `次`."""
-    for text in ("due 2026-12-02 02:46 · stability 2.31 days · difficulty 2.12 · recall now 100% · lapses 0",
-                 "到期 2026-12-02 02:46 · 稳定性 2.31 天 · 难度 2.12 · 当前回忆概率 100% · 遗忘 0 次"):
-        starts = {0} | {m.end() for m in re.finditer(" · ", text)}
-        offsets = divide_line(text, width)
-        lines = [text[a:b] for a, b in zip([0, *offsets], [*offsets, len(text)])]
-        assert set(offsets) <= starts and all(cell_len(line.rstrip()) <= width for line in lines), (width, lines)
+    for width in range(24, 100):
+        for text in ("due 2026-12-02 02:46 · stability 2.31 days · difficulty 2.12 · recall now 100% · lapses 0",
+                     "到期 2026-12-02 02:46 · 稳定性 2.31 天 · 难度 2.12 · 当前回忆概率 100% · 遗忘 0 次"):
+            starts = {0} | {m.end() for m in re.finditer(" · ", text)}
+            offsets = divide_line(text, width)
+            lines = [text[a:b] for a, b in zip([0, *offsets], [*offsets, len(text)])]
+            assert set(offsets) <= starts and all(cell_len(line.rstrip()) <= width for line in lines), (width, lines)
 
 
-@pytest.mark.parametrize("width", range(12, 90))
-def test_a_rating_stays_with_its_interval_in_a_prompt(width):
+def test_a_rating_stays_with_its_interval_in_a_prompt():
     """At 60 columns the English prompt broke as `2 Hard` / `6m`."""
     text = "[space/Enter] next · another rating: 1 Again 1m · 2 Hard 6m · 3 Good 10m · 4 Easy 9d · u undo · q quit"
     intervals = {m.start(1) for m in re.finditer(r"\d [A-Z][a-z]+ (\d+[a-z]+)", text)}
-    assert len(intervals) == 4 and not intervals & set(divide_line(text, width)), width
+    assert len(intervals) == 4
+    for width in range(12, 90):
+        assert not intervals & set(divide_line(text, width)), width
 
 
-@pytest.mark.parametrize("width", range(6, 60))
-def test_a_key_stays_with_its_name_in_a_prompt(width):
+def test_a_key_stays_with_its_name_in_a_prompt():
     """At 60 columns the prompts broke as `e 编辑 · q` / `退出` and `· 3` / `良好 10分钟`."""
-    for text in ("[空格/回车] 显示答案 · u 撤销 · b 搁置 · s 暂停 · e 编辑 · q 退出",
-                 "1 重来 10分钟 · 2 困难 1天 · 3 良好 3天 · 4 简单 9天", "!u undo · !b bury · !s suspend · !q quit"):
-        offsets = divide_line(text, width)
-        keys = [m.end() for m in re.finditer(r"(?:^|[·\]] )!?[a-z0-9] ", text)]  # just after a key and its space
-        assert not [i for i in offsets if i in keys and cell_len(text[i - 2:].split(" ·")[0]) + 2 <= width], (text, offsets)
-        # nor inside the name (`4 简` / `单` at 80 columns), where the key and its name fit a line
-        names = [(m.start(1), m.end(1)) for m in re.finditer(r"(?:^|[·\]] )!?[a-z0-9] ([\u4e00-\u9fff]+)", text)]
-        assert not [i for i in offsets for a, b in names if a < i < b and cell_len(text[a - 2:b]) <= width], (text, offsets)
+    for width in range(6, 60):
+        for text in ("[空格/回车] 显示答案 · u 撤销 · b 搁置 · s 暂停 · e 编辑 · q 退出",
+                     "1 重来 10分钟 · 2 困难 1天 · 3 良好 3天 · 4 简单 9天", "!u undo · !b bury · !s suspend · !q quit"):
+            offsets = divide_line(text, width)
+            keys = [m.end() for m in re.finditer(r"(?:^|[·\]] )!?[a-z0-9] ", text)]  # just after a key and its space
+            assert not [i for i in offsets if i in keys and cell_len(text[i - 2:].split(" ·")[0]) + 2 <= width], (text, offsets)
+            # nor inside the name (`4 简` / `单` at 80 columns), where the key and its name fit a line
+            names = [(m.start(1), m.end(1)) for m in re.finditer(r"(?:^|[·\]] )!?[a-z0-9] ([\u4e00-\u9fff]+)", text)]
+            assert not [i for i in offsets for a, b in names if a < i < b and cell_len(text[a - 2:b]) <= width], (text, offsets)
 
 
-@pytest.mark.parametrize("width", range(8, 40))
-def test_a_command_in_backticks_stays_on_one_line_where_it_fits(width):
+def test_a_command_in_backticks_stays_on_one_line_where_it_fits():
     """At 60 columns `quiz optimize --reset` broke as `quiz optimize -- / reset`, and in Chinese
     `quiz / --help` (both are typed as one)."""
-    for text in ("Kept the fitted parameters (`quiz optimize --reset` goes back).",
-                 "`quiz study` 每日练习，`quiz exam` 模拟面试，`quiz --help` 查看全部命令。"):
-        offsets = divide_line(text, width)
-        spans = [(m.start(), m.end()) for m in re.finditer(r"`[^`]*`", text)]
-        # (punctuation around a span, as "(`…`", goes with it: room for two more cells)
-        assert not [i for i in offsets for a, b in spans if a < i < b and cell_len(text[a:b]) + 2 <= width], (text, offsets)
+    for width in range(8, 40):
+        for text in ("Kept the fitted parameters (`quiz optimize --reset` goes back).",
+                     "`quiz study` 每日练习，`quiz exam` 模拟面试，`quiz --help` 查看全部命令。"):
+            offsets = divide_line(text, width)
+            spans = [(m.start(), m.end()) for m in re.finditer(r"`[^`]*`", text)]
+            # (punctuation around a span, as "(`…`", goes with it: room for two more cells)
+            assert not [i for i in offsets for a, b in spans if a < i < b and cell_len(text[a:b]) + 2 <= width], (text, offsets)
 
 
 def test_a_word_longer_than_the_line_is_folded():
@@ -316,7 +314,6 @@ ATOMS = ["**", "*", "`", "``", "_", "\\", "中", "文", "a", "b", " ", "\n", "\n
          "**粗**", "`x`", "x_y", "-", "×", "é", "\\*", "\\`", "[", "]", "$", " \n", "  ", "_a_", "***"]
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(ATOMS), min_size=1, max_size=14), st.integers(min_value=6, max_value=40))
 def test_any_mix_of_inline_syntax_draws_as_rich_markdown_draws_it(parts, width):
     drawn_alike("".join(parts), (width,))
@@ -402,15 +399,15 @@ def test_a_table_between_paragraphs_has_one_blank_line_on_each_side():
     assert lines[2].split() == ["a", "b"] and lines[-3].split() == ["1", "2"], lines
 
 
-@pytest.mark.parametrize("width", range(12, 40))
-def test_a_cloze_blank_s_hint_stays_on_one_line_where_it_fits(width):
+def test_a_cloze_blank_s_hint_stays_on_one_line_where_it_fits():
     """At 60 columns a blank's hint broke as `［2：遮` / `PAD］`."""
     text = "BERT 的结构是 ［1］，注意力是［2：遮 PAD］的（双向）"
-    offsets = divide_line(text, width)
     a, b = text.index("［2"), text.index("］的") + 1
-    assert not [i for i in offsets if a < i < b] or cell_len(text[a:b]) > width, (width, offsets)
-    pieces = [text[x:y] for x, y in zip([0, *offsets], [*offsets, len(text)])]
-    assert "".join(pieces) == text
+    for width in range(12, 40):
+        offsets = divide_line(text, width)
+        assert not [i for i in offsets if a < i < b] or cell_len(text[a:b]) > width, (width, offsets)
+        pieces = [text[x:y] for x, y in zip([0, *offsets], [*offsets, len(text)])]
+        assert "".join(pieces) == text
 
 
 def test_a_number_and_a_space_in_card_text_is_not_a_prompt_key():
@@ -445,6 +442,7 @@ def _break_in_child(cache, uniseg_works=True):
     return json.loads(done.stdout) if done.returncode == 0 else None
 
 
+@pytest.mark.slow
 def test_line_breaks_are_remembered_from_one_run_to_the_next(tmp_path):
     """uniseg takes about 0.1 ms a character: `quiz cards` spent 0.8 s of 1.8 s breaking the same
     questions each time. A later process takes the earlier one's units from the cache folder."""
@@ -456,6 +454,7 @@ def test_line_breaks_are_remembered_from_one_run_to_the_next(tmp_path):
     assert _break_in_child(cache, uniseg_works=False) == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["not json", "[1, 2]", '{"由": "x"}', '{"BERT Base ": [0, 10]}',
                                     '{"BERT Base ": [3]}', '{"BERT Base ": [true, 9]}', "[" * 100_000])
 def test_a_damaged_line_break_memo_is_remade(tmp_path, damage):
@@ -475,6 +474,7 @@ def test_a_damaged_line_break_memo_is_remade(tmp_path, damage):
     assert all(sum(lengths) == len(run) and all(n > 0 for n in lengths) for run, lengths in remade.items())
 
 
+@pytest.mark.slow
 def test_a_text_with_a_file_names_undecodable_bytes_neither_breaks_the_memo_nor_prints_a_traceback(tmp_path):
     """A message naming a file whose name is not UTF-8 carries lone surrogates; the memo, written as
     UTF-8 at exit, raised there (a traceback after the command's own output) and kept nothing."""
@@ -495,15 +495,15 @@ def test_a_text_with_a_file_names_undecodable_bytes_neither_breaks_the_memo_nor_
     assert "见 BERT Base 的" in kept and not any("\udcff" in run for run in kept)
 
 
-@pytest.mark.parametrize("width", range(8, 40))
-def test_a_command_line_option_is_never_broken_after_a_hyphen(width):
+def test_a_command_line_option_is_never_broken_after_a_hyphen():
     """`quiz --help` in Chinese broke `quiz cards --` / `json）` (UAX #14 allows a break after a
     hyphen); `--new-per-day` broke at each hyphen. A word's own hyphen still breaks where it did."""
     text = "命令自己的 --json 写在后面：quiz cards --json，或者用 --new-per-day N 和 -h 看帮助；Encoder-only 模型"
-    offsets = divide_line(text, width)
-    for option in [o for o in ("--json", "--new-per-day", "-h") if len(o) <= width]:  # a longer one is folded
-        for start in [i for i in range(len(text)) if text.startswith(option + " ", i) or text.startswith(option + "，", i)]:
-            assert not any(start < cut < start + len(option) for cut in offsets), (width, option, offsets)
+    for width in range(8, 40):
+        offsets = divide_line(text, width)
+        for option in [o for o in ("--json", "--new-per-day", "-h") if len(o) <= width]:  # a longer one is folded
+            for start in [i for i in range(len(text)) if text.startswith(option + " ", i) or text.startswith(option + "，", i)]:
+                assert not any(start < cut < start + len(option) for cut in offsets), (width, option, offsets)
     assert break_units("Encoder-only 模型")[:2] == ["Encoder-", "only "]
 
 

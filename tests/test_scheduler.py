@@ -73,6 +73,7 @@ def test_study_day_rolls_over_at_four_local():
     assert clock.next_day_start(T0) == datetime(2025, 3, 4, 4, tzinfo=timezone.utc)
 
 
+@pytest.mark.slow
 def test_importing_clock_is_cheap():
     code = "import sys, quizzer.clock; print(sorted(m for m in ('sqlalchemy', 'fsrs', 'alembic') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -381,7 +382,7 @@ def test_answer_rejects_bad_input(store):
     assert card_info(store, "d0", T0).reviews == []
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(history=st.lists(st.tuples(st.integers(0, 11), st.integers(1, 4), st.integers(0, 40 * 24)), max_size=40),
        aside=st.lists(st.tuples(st.integers(0, 11), st.booleans()), max_size=4),
        new_per_day=st.integers(0, 6), reviews_per_day=st.integers(0, 8))

@@ -20,7 +20,8 @@ from quizzer.kinds import KINDS
 from quizzer.learners import login_name
 from quizzer.settings import KEYS
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux, a terminal whose screen can be read back")
+pytestmark = [pytest.mark.slow,  # every test here starts a process
+              pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux, a terminal whose screen can be read back")]
 
 HEADER = "id: {deck}\ntitle: {title}\nlanguage: {language}\nsource: {{file: c.txt, sections: '1'}}\ncards:\n"
 ZH_DECK = HEADER.format(deck="zh-deck", title="注意力机制", language="zh") + (

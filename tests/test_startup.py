@@ -26,19 +26,23 @@ def running(command: list[str]) -> str:
     return f"import sys\nfrom quizzer.cli import app\nsys.argv = ['quiz', *{command!r}]\ntry:\n    app()\nexcept SystemExit:\n    pass"
 
 
+@pytest.mark.slow
 def test_importing_the_cli_imports_nothing_heavy():
     assert imported_after("import quizzer.cli") == set()
 
 
+@pytest.mark.slow
 def test_help_imports_nothing_heavy():
     assert imported_after(running(["--help"])) == set()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["decks"], ["lint", "decks/schema.json"], ["checkers"]])
 def test_deck_commands_never_import_torch(command):
     assert "torch" not in imported_after(running(command))
 
 
+@pytest.mark.slow
 def test_typer_loads_pydantic_only_for_an_option_given():
     """typer coerces an option's value through pydantic; options left out need no coercion, so
     `quiz decks` (its deck index read from the cache) stays pydantic-free until one is given."""
@@ -47,6 +51,7 @@ def test_typer_loads_pydantic_only_for_an_option_given():
     assert "pydantic" in imported_after(running(["decks", "--decks", "decks"]))
 
 
+@pytest.mark.slow
 def test_a_table_imports_no_markdown_renderer():
     """rich.markdown (with markdown-it and pygments) loads where deck text is drawn, not for a table."""
     assert imported_after(running(["decks"]), ("rich.table", "rich.markdown")) == {"rich.table"}
@@ -65,6 +70,7 @@ def test_an_option_given_is_still_checked_by_typer(tmp_path, option, value, mess
     assert message in " ".join(result.output.split())  # typer wraps the message to the terminal width
 
 
+@pytest.mark.slow
 def test_the_first_card_needs_no_orm():
     """The store is SQLAlchemy Core: `quiz study` opens the database, syncs, queues and shows its
     first card (then reads the end of input) without ever importing sqlalchemy.orm, the cost of
@@ -78,6 +84,7 @@ def test_the_first_card_needs_no_orm():
     assert line.split()[1:] == ["sqlalchemy"]  # the store was used, its ORM never loaded
 
 
+@pytest.mark.slow
 def test_no_store_module_imports_the_orm():
     """Every module of quizzer.store (those off the first card's path too) is Core only."""
     code = ("import importlib, pkgutil, quizzer.store\n"

@@ -613,6 +613,7 @@ def test_a_database_that_cannot_be_written_still_gets_its_figures(history, db, m
     assert stored() > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["en", "zh"])
 @pytest.mark.parametrize("columns", [60, 80, 100])
 def test_a_long_card_id_stays_whole_at_every_width(deck_folder, language, columns):

@@ -126,6 +126,7 @@ def test_schema_head_constant_matches_the_migrations():
     assert ScriptDirectory.from_config(alembic_config(None)).get_current_head() == SCHEMA_HEAD
 
 
+@pytest.mark.slow
 def test_current_schema_open_does_not_import_alembic(backend):
     open_store(backend).close()
     code = ("import sys; from quizzer.store import open_store; "
@@ -478,7 +479,7 @@ def test_db_copy_errors_name_the_option_and_the_file_given(tmp_path):
     assert ".partial" not in missing.stderr and "correct --to" in missing.stderr and "QUIZ_DB" not in missing.stderr
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(st.tuples(st.sets(st.integers(0, 7)), st.integers(0, 2), st.sets(st.integers(0, 7), max_size=2)),
                       min_size=1, max_size=8))
 def test_any_sequence_of_deck_edits_keeps_every_card_s_memory(tmp_path_factory, steps):

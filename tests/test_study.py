@@ -250,6 +250,7 @@ def study_with_editor(deck_dir: Path, tmp_path: Path, edit: str, keys: list[str]
     return screen
 
 
+@pytest.mark.slow
 def test_e_opens_the_card_in_the_editor_at_its_line_and_shows_the_edit(deck_dir, tmp_path):
     """The editor gets +LINE and the deck file; the session reloads and shows the edited card."""
     calls = tmp_path / "calls.txt"
@@ -261,6 +262,7 @@ def test_e_opens_the_card_in_the_editor_at_its_line_and_shows_the_edit(deck_dir,
     assert "问题一（已改）" in result and "Saved q-one" in result
 
 
+@pytest.mark.slow
 def test_torch_is_imported_in_the_background_only_for_numeric_cards():
     code = (
         "import sys\n"
@@ -277,6 +279,7 @@ def test_torch_is_imported_in_the_background_only_for_numeric_cards():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.slow
 def test_nothing_loads_torch_before_the_first_card_is_on_screen(deck_folder):
     """The first card is drawn before torch starts loading (it holds the GIL while it loads);
     once it is on screen, the queue's numeric card starts the solve and torch loads."""
@@ -297,6 +300,7 @@ def test_nothing_loads_torch_before_the_first_card_is_on_screen(deck_folder):
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.slow
 def test_a_missing_editor_is_a_message_not_a_crash(deck_dir):
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
     code, screen = run_in_terminal(["study", "--decks", str(deck_dir), "--kind", "qa", "--limit", "1"], keys=["e", " ", "3", "q"],
@@ -305,6 +309,7 @@ def test_a_missing_editor_is_a_message_not_a_crash(deck_dir):
     assert "Could not start the editor 'no-such-editor-here'" in screen and "Saved q-one" in screen
 
 
+@pytest.mark.slow
 def test_why_an_answer_is_asked_again_is_said_next_to_the_prompt(deck_folder):
     """On a terminal the screen is cleared for the card drawn again, and the reason was printed
     before it: at the top, a screen away from the prompt under the card."""
@@ -341,6 +346,7 @@ def test_bare_quiz_shows_todays_numbers_per_deck(deck_dir):
     assert today() == (3, 1, 0)
 
 
+@pytest.mark.slow
 def test_editing_a_card_away_skips_it_instead_of_crashing(deck_dir, tmp_path):
     result = study_with_editor(
         deck_dir, tmp_path, "deck.write_text(deck.read_text('utf-8').replace('id: q-one', 'id: q-renamed'), 'utf-8')",
@@ -436,6 +442,7 @@ def test_over_long_and_binary_lines_are_refused_and_the_session_goes_on(deck_dir
     assert "line holds binary data (NUL); the line is ignored" in result.stdout and "saved q-one → Good" in result.stdout
 
 
+@pytest.mark.slow
 def test_binary_input_on_a_real_pipe_is_refused(deck_dir):
     """Through a real file descriptor (select/os.read): invalid UTF-8 is refused, not decoded."""
     env = {**os.environ, "QUIZ_DECKS": str(deck_dir), "QUIZ_NOW": "2026-01-05T10:00:00+00:00"}
@@ -456,6 +463,7 @@ def test_the_card_header_keeps_the_progress_beside_a_long_deck_title(columns):
     assert "0 done · 1 new · 0 learning · 0 due" in header and "§Vaswani" not in result.stdout
 
 
+@pytest.mark.slow
 def test_on_a_terminal_space_rates_good_as_in_anki(deck_dir):
     """Space shows the answer, space again rates it Good; on a pipe an empty line is no rating."""
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
@@ -506,6 +514,7 @@ def test_quitting_when_the_database_cannot_be_read_still_shows_what_was_done(dec
     assert "Reviewed 1, correct 1" in result.stdout and "Coming up" not in result.stdout
 
 
+@pytest.mark.slow
 def test_the_last_rating_can_be_undone_before_the_session_ends(deck_dir):
     """Easy on the last card ended the session at once, with no way to take a slip back."""
     when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
@@ -516,6 +525,7 @@ def test_the_last_rating_can_be_undone_before_the_session_ends(deck_dir):
     assert "Undone: q-one" in screen and "Reviewed 1, correct 1" in screen, screen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["study"], ["exam", "--minutes", "1"]])
 def test_a_closed_standard_input_ends_the_session_without_a_traceback(deck_dir, command, tmp_path):
     env = {**os.environ, "QUIZ_NOW": "2026-01-05T10:00", "QUIZ_DB": str(tmp_path / "q.db")}

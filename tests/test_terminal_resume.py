@@ -19,7 +19,8 @@ from quizzer.scheduling.summary import card_info
 from quizzer.store import exams as exam_store
 from quizzer.store import open_store
 
-pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGCONT"), reason="job control is POSIX")
+pytestmark = [pytest.mark.slow,  # every test here starts a process
+              pytest.mark.skipif(not hasattr(signal, "SIGCONT"), reason="job control is POSIX")]
 
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
 CTRL_Z = "\x1a"

@@ -54,10 +54,6 @@ def assert_reads_back(data: object, text: str) -> None:
     assert () in doc.values
 
 
-PROPERTY = settings(max_examples=100, deadline=None)
-
-
-@PROPERTY
 @given(documents(ANY_TEXT), st.sampled_from([None, False, True]))
 def test_what_pyyaml_writes_reads_back_as_text(data, flow):
     """Every scalar comes back as the very text it was (``no``, ``1.10``, ``null`` included:
@@ -65,7 +61,6 @@ def test_what_pyyaml_writes_reads_back_as_text(data, flow):
     assert_reads_back(data, yaml.safe_dump(data, default_flow_style=flow))
 
 
-@PROPERTY
 @given(documents(WRITABLE), st.sampled_from([None, False, True]))
 def test_unicode_written_as_it_is_reads_back(data, flow):
     assert_reads_back(data, yaml.safe_dump(data, default_flow_style=flow, allow_unicode=True, width=20))
@@ -113,7 +108,7 @@ def warm() -> None:
     decks.validate_text(SHIPPED.read_text("utf-8"), SHIPPED)
 
 
-MUTATIONS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+MUTATIONS = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @MUTATIONS
