@@ -158,6 +158,7 @@ def test_ctrl_c_in_study_shows_the_summary_and_exits_130(deck_folder):
     assert "Interrupted: every answer so far is saved, nothing half-written." in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_a_run_loads_only_the_command_it_calls():
     """The root group imports a command's module when that command runs (``COMMANDS``), not every
     command's: ``quiz decks`` loads the decks command and not study's."""

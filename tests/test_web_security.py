@@ -5,15 +5,15 @@ shared server, and a reverse proxy's root path."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 import test_web
+from typer.testing import CliRunner
 from test_web import DECK, HOSTILE, T0, TestClient, csrf, exam_post, post
 
 from quizzer.app import accounts
 from quizzer.app.collection import open_collection
+from quizzer.cli import app
 from quizzer.settings import DEFAULTS
 
 make_client = test_web.make_client  # the fixture: a client of the web drill over a fresh collection
@@ -71,10 +71,9 @@ def test_the_right_password_signs_in(make_client):
 
 
 def test_serving_beyond_the_loopback_address_needs_an_account(isolated):
-    done = subprocess.run([sys.executable, "-m", "quizzer", "serve", "--host", "0.0.0.0"],
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "quiz serve user add NAME" in done.stderr
-    assert "Traceback" not in done.stderr
+    done = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0"])
+    assert done.exit_code == 2 and "quiz serve user add NAME" in done.stderr
+    assert "Traceback" not in done.output
 
 
 def test_the_card_pages_escape_deck_text_too(make_client):
@@ -125,6 +124,5 @@ def test_behind_a_proxy_every_link_and_redirect_keeps_the_root_path(make_client)
 
 
 def test_serving_behind_a_proxy_needs_an_account_even_on_the_loopback_address(isolated):
-    done = subprocess.run([sys.executable, "-m", "quizzer", "serve", "--root-path", "/quiz"],
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "--root-path" in done.stderr and "quiz serve user add NAME" in done.stderr
+    done = CliRunner().invoke(app, ["serve", "--root-path", "/quiz"])
+    assert done.exit_code == 2 and "--root-path" in done.stderr and "quiz serve user add NAME" in done.stderr
