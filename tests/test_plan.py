@@ -397,10 +397,10 @@ def test_practice_reviews_count_in_the_memory_the_top_ups_see():
                          False)
     # the first practice is older than the last scheduled review and is skipped; the second is a Good
     # review 5 days after it: FSRS-6's stability after success, from the recall it had then
-    counted = plan.practised(memory, [(yesterday - timedelta(days=6), 1), (yesterday, 3)], NO_FUZZ)
+    counted = plan.practised(memory, [(yesterday - timedelta(days=6), 1), (yesterday, 3)], NO_FUZZ, 4)
     assert counted.last_review == yesterday and counted.due == memory.due
     assert counted.stability == pytest.approx(good_stability(10.0, 5.0, curve(10.0, 5)), rel=1e-6)
-    assert plan.practised(memory, [], NO_FUZZ) == memory
+    assert plan.practised(memory, [], NO_FUZZ, 4) == memory
     # two equal cards, "a" practised yesterday: counted, today's one spare slot goes to "b" (uncounted,
     # the tie goes to "a" again, and the same cards are practised every day)
     seen = [plan.Seen("a", counted), plan.Seen("b", memory)]

@@ -257,6 +257,7 @@ def _practice(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow]
     later = {row.id: row for row in cards.due_reviews(store, chosen, now, now + FOREVER) if row.id not in due_ids}
     memories = cards.memories(store, chosen, now)
     practice = cards.practice_since_last_review(store, chosen, now)  # yesterday's top-ups count
-    extra = plan.top_up((plan.Seen(card_id, plan.practised(memories[card_id][1], practice.get(card_id, []), scheduler))
+    extra = plan.top_up((plan.Seen(card_id, plan.practised(memories[card_id][1], practice.get(card_id, []), scheduler,
+                                                         interview.rollover_hour))
                          for card_id in later if card_id in memories), now, interview, scheduler, reviews_left - len(due))
     return [later[card_id] for card_id in extra]
