@@ -4,7 +4,9 @@ both defined in ``study_views``.
 
 Self-rated kinds show their front, then their back on ``Reveal``, then take a ``Rate``.
 Graded kinds take an ``Answer``: a format problem asks again, a verdict rates itself
-(wrong → Again; right → Good, or Easy when fast, Hard when slow, by the kind's thresholds).
+(wrong → Again; right → Good, or Easy when fast, Hard when slow, by the ``{kind}_speed``
+settings; never Easy at a card's first sight). A graded card answered again after an undo shows
+its verdict as a back and takes the learner's Rate, as a self-rated card does.
 Each answer is committed as it is made. A card in learning comes back as soon as its step is
 due, between the other cards, and before the session ends when due within Anki's learn-ahead
 limit.
@@ -25,6 +27,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from quizzer import clock, kinds
+from quizzer.app.auto_rating import Unrated, auto_rating
 from quizzer.app.busy import Waiting, patiently
 from quizzer.app.collection import Collection
 from quizzer.app.study_views import (
@@ -51,7 +54,7 @@ from quizzer.app.study_views import (
 from quizzer.app.views import Retry
 from quizzer.defaults import Rating
 from quizzer.errors import DatabaseError, DeckProblems
-from quizzer.i18n import _, join
+from quizzer.i18n import _, join, translate_checker_message
 from quizzer.kinds.base import Asked
 from quizzer.scheduling import answer as answering
 from quizzer.scheduling import queue as queues
@@ -66,14 +69,6 @@ from quizzer.store.records import NEW, REVIEW, Answered
 
 
 
-
-
-def auto_rating(fast_slow: tuple[float, float], right: bool, seconds: float) -> int:
-    """The rating a graded card earns from being right and how long it took."""
-    if not right:
-        return Rating.AGAIN
-    fast, slow = fast_slow
-    return Rating.EASY if seconds <= fast else Rating.HARD if seconds > slow else Rating.GOOD
 
 
 def prewarm(cards: list[Any]) -> threading.Thread | None:
@@ -143,6 +138,9 @@ class StudySession:
         self.position = 0  # the card on screen (or, in feedback, the one after the card answered)
         self.phase: Literal["front", "back", "feedback", "end", "done"] = "front"
         self.asked: Asked | None = None
+        self.undone_graded: set[str] = set()  # their next answer is rated by the learner (``Unrated``)
+        self.unrated: Unrated | None = None  # the verdict on screen as a back, waiting for a Rate
+        self.back_text = ""  # that verdict's back
         self.intervals: tuple[timedelta, ...] = ()  # the back on screen: after each rating
         self.shown_at = tick()
         self.started = tick()
@@ -192,6 +190,10 @@ class StudySession:
             self.intervals = self._intervals(self._card_id(), clock.now())
             return [self._back()]
         if self.phase == "back" and isinstance(event, Rate) and event.rating in range(1, 5):
+            unrated, self.unrated = self.unrated, None
+            if unrated is not None:
+                self.undone_graded.discard(self._card_id())
+                return list(self._record(event.rating, unrated.answer_text, unrated.correct, pause=False))
             return list(self._record(event.rating, None, None))
         if self.phase == "front" and isinstance(event, Answer) and self._kind().graded:
             return self._answer(event.text)
@@ -218,7 +220,8 @@ class StudySession:
         return self.asked
 
     def _back(self) -> BackView:
-        return BackView(self._card_id(), self._kind().back(self._asked()), self.intervals)
+        back = self.back_text if self.unrated is not None else self._kind().back(self._asked())
+        return BackView(self._card_id(), back, self.intervals)
 
     def _current(self) -> View:
         if self.phase == "back":
@@ -256,7 +259,7 @@ class StudySession:
                 del self.queue[self.position]  # in another session meanwhile (a card due again comes back
                 continue  # through the learning requeue)
             self.asked = kinds.of(card).ask(card)
-            self.phase = "front"
+            self.phase, self.unrated = "front", None
             self.shown_at = self.tick()
             return self._view()
         if self.pauses and self.history and self.phase != "feedback":
@@ -297,8 +300,13 @@ class StudySession:
         verdict = kind.score(asked, reading.answer)
         if verdict.outcome == "imprecise":  # the answer is not shown: asked again at the precision wanted
             return [Retry(verdict.message), self._view()]
-        rating = auto_rating(kind.fast_slow, verdict.correct, self.tick() - self.shown_at)
         card_id = self._card_id()
+        if card_id in self.undone_graded:
+            return self._learner_rates(Unrated(reading.answer, verdict.correct), verdict.message,
+                                       kind.solution(asked), kind.solution_title)
+        first_sight = card_store.card(self.collection.store, card_id).memory.state == NEW
+        rating = auto_rating(self.settings.speed(self.collection.cards[card_id].kind), verdict.correct,
+                             self.tick() - self.shown_at, first_sight)
         if self.pauses:  # the verdict's pause offers the other ratings, with their waits
             self.intervals = self._intervals(card_id, clock.now())
         saved, *after = self._record(rating, reading.answer, verdict.correct)
@@ -306,6 +314,14 @@ class StudySession:
                             None if verdict.correct else kind.solution(asked),
                             kind.solution(asked) if verdict.correct else None, saved.due_in, _(kind.solution_title))
         return [feedback, saved, *after]
+
+    def _learner_rates(self, unrated: Unrated, verdict: str, solution: str | None, solution_title: str) -> list[View]:
+        """The verdict and the solution as a back, the learner's rating next (nothing saved yet)."""
+        self.unrated, self.phase = unrated, "back"
+        shown = [translate_checker_message(verdict), *([f"**{_(solution_title)}**", solution] if solution else [])]
+        self.back_text = "\n\n".join(shown)
+        self.intervals = self._intervals(self._card_id(), clock.now())
+        return [self._back()]
 
     def _given_up(self) -> list[View]:
         kind, asked, card_id = self._kind(), self._asked(), self._card_id()
@@ -317,9 +333,10 @@ class StudySession:
                          saved.due_in, _("Right answer")), saved, *after]
 
     def _record(self, rating: int, answer_text: str | None, correct: bool | None,
-                again: Done | None = None) -> tuple[Notice, View]:
+                again: Done | None = None, pause: bool = True) -> tuple[Notice, View]:
         """Save the answer to the card on screen; ``again``: the same answer taken back, whose
-        time and duration it keeps."""
+        time and duration it keeps. A graded answer pauses after its verdict (``pause``) unless
+        the learner rated it already."""
         card_id = self._card_id()
         asked = self._asked()
         now = clock.now() if again is None else again.reviewed_at
@@ -347,7 +364,7 @@ class StudySession:
         due = answered.current.due
         saved = Notice("saved", card_id, rating,
                        due_in=None if due is None else answering.wait(due, now, self.settings.day_start_hour))
-        if correct is not None and self.pauses:
+        if correct is not None and self.pauses and pause:
             self.phase = "feedback"
             return saved, Continue(self.intervals)  # found before the answer: what another rating gives
         return saved, self._show_next()
@@ -404,6 +421,9 @@ class StudySession:
         except ReviewedSince:  # answered on another device since: that answer stands
             return [Notice("reviewed_elsewhere", done.answered.card_id), self._current()]
         self._count(done, -1)
+        self.unrated = None
+        if done.correct is not None:  # answered again, it is rated by the learner
+            self.undone_graded.add(done.answered.card_id)
         if done.answered.card_id in self.set_aside:  # buried or suspended since: the review is undone,
             return [Notice("undone", done.answered.card_id), self._current()]  # the card stays aside
         # the undone card was answered earlier in this queue: show it again, next
