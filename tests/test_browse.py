@@ -646,7 +646,8 @@ def test_json_before_a_command_is_a_usage_error(deck_dir):
 def test_every_listing_has_json_with_its_documented_fields(studied):
     overview = json.loads(runner.invoke(app, ["--decks", str(studied), "--json"],
                                         env={"QUIZ_NOW": T0.isoformat()}).stdout)
-    assert set(overview) == {"decks", "total", "new_per_day", "reviews_per_day", "interview", "practice", "unfinished_exam"}
+    assert set(overview) == {"decks", "total", "new_per_day", "new_per_day_setting", "reviews_per_day", "interview", "practice",
+                             "unfinished_exam"}
     decks = as_json(studied, "decks")
     assert {d["deck"] for d in decks} == {"mini", "other"}
     assert set(decks[0]) == {"deck", "title", "path", "kinds", "total"} and set(decks[0]["kinds"]) == set(kinds.KINDS)

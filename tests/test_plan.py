@@ -202,8 +202,9 @@ def test_the_overview_offers_the_new_cards_study_will_at_the_plans_pace():
     overview = json.loads(quiz("--json").output)
     assert overview["total"]["new"] == pace and (overview["new_per_day"], overview["interview"]) == (pace, "2026-01-10")
     assert [d["new"] for d in overview["decks"] if d["deck"] == "ch08-bert"] == [pace]
-    shown = quiz().output  # the footer said the setting's 20 a day, and the interview was not named
-    assert f"({pace} new cards a day;" in shown and "Interview on 2026-01-10, 5 days left" in shown
+    shown = " ".join(quiz().output.split())  # the footer said the setting's 20 a day, and the interview was not named
+    assert f"({pace} new cards a day, raised from 20 by the interview plan;" in shown
+    assert "Interview on 2026-01-10, 5 days left" in shown
     store = open_store()
     try:
         queue = build_queue(store, datetime.fromisoformat(NOW).replace(tzinfo=timezone.utc), interview=plan.interview_on(
@@ -471,3 +472,21 @@ def test_in_the_last_days_the_overview_counts_the_practice_study_adds(deck_folde
     assert counts is not None and overview["practice"] == sum(map(int, counts.groups())) > 0, study
     shown = runner.invoke(app, where, env=at).output
     assert f"in its last days the plan adds {overview['practice']} review" in shown
+
+
+def test_the_overview_and_config_show_the_new_card_limit_the_plan_raised():
+    """With an interview 14 days away study introduces ceil(cards / 5) new cards today; `quiz` and
+    `quiz config` said the setting's 20."""
+    pace = math.ceil(cards_in() / 5)
+    assert pace > 20 and quiz("plan", "--date", "2026-01-19").exit_code == 0
+    overview = json.loads(quiz("--json").output)
+    assert (overview["new_per_day"], overview["new_per_day_setting"]) == (pace, 20)
+    said = " ".join(quiz().output.split())
+    assert f"({pace} new cards a day, raised from 20 by the interview plan;" in said
+    shown = json.loads(quiz("config", "--json").output)["settings"]["new_per_day"]
+    assert shown == {"value": 20, "source": "default", "allowed": "0-9999", "today": pace, "why": "interview plan"}
+    said = " ".join(quiz("config").output.split())
+    assert f"new_per_day today: {pace}, raised from 20 by the interview plan" in said
+    assert quiz("plan", "--clear").exit_code == 0  # no plan: the setting holds, and nothing more is said
+    assert "today" not in json.loads(quiz("config", "--json").output)["settings"]["new_per_day"]
+    assert "new_per_day today" not in quiz("config").output
