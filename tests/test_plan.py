@@ -490,3 +490,34 @@ def test_the_overview_and_config_show_the_new_card_limit_the_plan_raised():
     assert quiz("plan", "--clear").exit_code == 0  # no plan: the setting holds, and nothing more is said
     assert "today" not in json.loads(quiz("config", "--json").output)["settings"]["new_per_day"]
     assert "new_per_day today" not in quiz("config").output
+
+
+def test_the_last_days_practice_is_capped_per_study_day_across_sessions(tmp_path):
+    """With a cap of 100, one session took 60 due reviews and each later `quiz study` that day
+    added 30 practice reviews more: the practice done earlier in the day did not count."""
+    from quizzer.scheduling.answer import answer
+    from quizzer.store import CardRef, sync_cards
+
+    store = open_store(tmp_path / "cap.db")
+    try:
+        start = datetime(2026, 1, 19, 10, tzinfo=timezone.utc)
+        ids = [f"c{i}" for i in range(10)]
+        sync_cards(store, [CardRef(card_id, "deck", "qa", i, "h") for i, card_id in enumerate(ids)], start)
+        for card_id in ids:  # Easy on first sight: due after the 23rd, so none is due in the last days
+            answer(store, card_id, 4, now=start, duration_ms=1, scheduler=NO_FUZZ, load_balance=False)
+        interview = plan.interview_on(date(2026, 1, 25))
+        first = datetime(2026, 1, 22, 10, tzinfo=timezone.utc)  # the first of the last three study days
+        options = dict(new_per_day=0, reviews_per_day=4, scheduler=NO_FUZZ, interview=interview)
+        session = build_queue(store, first, **options)
+        assert len(session) == 4  # the day's budget, all of it practice
+        for k, card_id in enumerate(session[:3]):  # three answered, then the session ends
+            answer(store, card_id, 3, now=first + timedelta(minutes=k), duration_ms=1, scheduler=NO_FUZZ,
+                   load_balance=False, interview=interview)
+        later = first + timedelta(hours=5)
+        assert len(build_queue(store, later, **options)) == 1  # the one left of the day's 4, not 4 more
+        answer(store, build_queue(store, later, **options)[0], 3, now=later, duration_ms=1, scheduler=NO_FUZZ,
+               load_balance=False, interview=interview)
+        assert build_queue(store, later + timedelta(hours=1), **options) == []  # the day's budget is spent
+        assert len(build_queue(store, first + timedelta(days=1), **options)) == 4  # a new study day, a new budget
+    finally:
+        store.close()

@@ -368,6 +368,13 @@ def done_since(store: Store, start: datetime, chosen: CardFilter = EVERYTHING) -
     return counts.get(NEW, 0), counts.get(REVIEW, 0)
 
 
+def practice_since(store: Store, start: datetime) -> int:
+    """Practice reviews (answers in study mode the ahead rule left unscheduled) since ``start``."""
+    with store.read() as conn:
+        return conn.scalar(select(func.count(review_log.c.id)).where(
+            review_log.c.reviewed_at >= start, review_log.c.mode == "study", review_log.c.scheduled.is_(False))) or 0
+
+
 def counts_by_deck(store: Store, now: datetime, end: datetime) -> list[tuple[str, int, int]]:
     """(deck, state, cards) of studiable cards that are new or due before ``end``."""
     with store.read() as conn:
