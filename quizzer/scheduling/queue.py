@@ -253,7 +253,8 @@ def _practice(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow]
     budget is the study day's: practice reviews done since the day began, in any session, use it up."""
     if not plan.final_days(now, interview):
         return []
-    room = reviews_left - len(due) - cards.practice_since(store, day_start(now, interview.rollover_hour))
+    practised = cards.done_since(store, day_start(now, interview.rollover_hour), scheduled=False)[1]
+    room = reviews_left - len(due) - practised
     if room <= 0:
         return []
     chosen = chosen.within(interview.decks)
