@@ -128,7 +128,8 @@ def run(arm: str, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.nd
         due = due[:cap]
         if arm == "plan":  # the last days' spare budget: practice reviews of the cards that gain most
             taken = set(due)
-            spare = [plan.Seen(str(i), plan.practised(cards[i].memory, cards[i].practice, scheduler))
+            spare = [plan.Seen(str(i), plan.practised(cards[i].memory, cards[i].practice, scheduler,
+                                                         interview.rollover_hour))
                      for i in range(introduced) if i not in taken]
             due += [int(i) for i in plan.top_up(spare, now, interview, scheduler, cap - len(due))]
         pace = NEW_PER_DAY if arm == "fsrs" else plan.new_per_day(n - introduced, study_day(now), interview,

@@ -17,7 +17,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -201,6 +201,22 @@ def recall_now(scheduler: Any, card: Any, now: datetime) -> float:
     constants, on the fractional days elapsed (py-fsrs floors them, Anki does not), never negative."""
     days = max(0.0, (now - card.last_review).total_seconds() / 86400)
     return float((1 + scheduler._FACTOR * days / card.stability) ** scheduler._DECAY)
+
+
+def fsrs_by_study_days(scheduler: Any, card: Any, rating: int, now: datetime) -> Any:
+    """py-fsrs's card after ``rating`` with the days elapsed counted as Anki counts them, in study
+    days from 04:00 (a review at 08:00 after one at 09:00 the day before: 1 day, where py-fsrs
+    counts 0 whole days)."""
+    import fsrs
+
+    from quizzer import clock
+
+    if card.last_review is not None:
+        days = (clock.study_day(now) - clock.study_day(card.last_review)).days
+        card = fsrs.Card(card_id=card.card_id, state=card.state, step=card.step, stability=card.stability,
+                         difficulty=card.difficulty, due=card.due, last_review=now - timedelta(days=days))
+    reviewed, _ = scheduler.review_card(card, fsrs.Rating(rating), now)
+    return reviewed
 
 
 def run_in_terminal(args: list[str], env: dict[str, str], keys: list[str], timeout: float = 60) -> tuple[int, str]:

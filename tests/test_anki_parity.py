@@ -6,6 +6,7 @@ applied to the stabilities py-fsrs gives (noted beside each step)."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from datetime import date, datetime, timedelta, timezone
@@ -24,7 +25,10 @@ from quizzer.scheduling.memory import Placement, decide, fuzz_bounds, scheduler_
 from quizzer.scheduling.queue import build_queue
 from quizzer.settings import DEFAULTS, load
 from quizzer.store import CardRef, open_store, sync_cards
+from quizzer.store.cards import card
+from quizzer.store.history import LoggedReview
 from quizzer.store.records import REVIEW, MemoryState, NewReview
+from quizzer.transfer.fsrs_csv import import_history
 
 NO_FUZZ = fsrs.Scheduler(enable_fuzzing=False)
 FUZZ = fsrs.Scheduler()
@@ -285,3 +289,52 @@ def test_load_balance_is_a_setting():
     assert load().load_balance is False
     result = runner.invoke(app, ["config", "set", "load_balance", "maybe"])
     assert result.exit_code == 2 and "load_balance: must be on or off" in result.output
+
+
+# -- days elapsed: study days, as Anki passes them to FSRS ----------------------
+
+STEPLESS = fsrs.Scheduler(enable_fuzzing=False, learning_steps=())  # Good on a new card goes to review
+
+
+def fsrs6_good_after(stability: float, difficulty: float, days: int) -> float:
+    """FSRS-6's stability after Good ``days`` (a whole number) after the last review, written from
+    the formulas (py-fsrs's docs, fsrs-rs): R = (1 + f·t/S)^-w20, S' = S·(1 + e^w8·(11 - D)·S^-w9·
+    (e^(w10·(1 - R)) - 1)); on the same day S' = S·max(1, e^(w17·(0 + w18))·S^-w19)."""
+    w = fsrs.scheduler.DEFAULT_PARAMETERS
+    if days == 0:
+        return stability * max(1.0, math.exp(w[17] * w[18]) * stability ** -w[19])
+    factor = 0.9 ** (-1 / w[20]) - 1
+    recall = (1 + factor * days / stability) ** -w[20]
+    return stability * (1 + math.exp(w[8]) * (11 - difficulty) * stability ** -w[9]
+                        * (math.exp(w[10] * (1 - recall)) - 1))
+
+
+def first_good_memory() -> tuple[float, float]:
+    """A new card's stability and difficulty after Good (FSRS-6: S0 = w2, D0 = w4 - e^(w5·2) + 1)."""
+    w = fsrs.scheduler.DEFAULT_PARAMETERS
+    return w[2], w[4] - math.exp(w[5] * 2) + 1
+
+
+@pytest.mark.parametrize("first, hours, days", [
+    (T0, 23, 1),  # 09:00, then 08:00 the next study day: one day, though under 24 hours
+    (T0, 25, 1),
+    (T0, 44, 2),  # 09:00, then 05:00 two mornings on: 44 hours, two study days
+    (T0, 42, 1),  # 09:00, then 03:00 two mornings on: still the study day after
+    (T0 - timedelta(hours=4), 22, 0),  # 05:00, then 03:00 the next morning: still the same study day
+    (T0 - timedelta(hours=7), 3, 1),  # 02:00 (the study day before), then 05:00: one day
+])
+def test_days_elapsed_are_study_days_live_and_on_replay(store, first, hours, days):
+    stability, difficulty = first_good_memory()
+    expected = fsrs6_good_after(stability, difficulty, days)
+    sync_cards(store, refs(1), first)
+    answer(store, "c0", 3, now=first, duration_ms=None, scheduler=STEPLESS)
+    live = answer(store, "c0", 3, now=first + timedelta(hours=hours), duration_ms=None, scheduler=STEPLESS,
+                  ahead_rule=False)  # a 2-day interval: the review is early, which the memory counts all the same
+    assert live.current.stability == pytest.approx(expected, rel=1e-9)
+    replayed = open_store(store.path.parent / "replay.db")
+    try:
+        import_history(replayed, [LoggedReview("c0", 3, first, None),
+                                  LoggedReview("c0", 3, first + timedelta(hours=hours), None)], scheduler=STEPLESS)
+        assert card(replayed, "c0").memory.stability == pytest.approx(expected, rel=1e-9)
+    finally:
+        replayed.close()

@@ -89,12 +89,12 @@ def test_graded_choice_format_problem_then_verdict_and_rating_by_time(collection
     assert isinstance(retry, study.Retry) and "one of A, B, C" in retry.message and again == front
     retry, _ = machine.handle(study.Answer("AB"))  # one answer is right here: asked again, not graded
     assert isinstance(retry, study.Retry) and "Only one" in retry.message
-    clock.t += 3  # fast: Easy
+    clock.t += 3  # fast, but a new card: Good (never Easy at first sight)
     feedback, saved, waiting = machine.handle(study.Answer("b"))
-    assert feedback.correct and feedback.rating == 4 and feedback.explanation == "乙对。"
-    assert saved == study.Notice("saved", "c-one", 4) and isinstance(waiting, study.Continue)
+    assert feedback.correct and feedback.rating == 3 and feedback.explanation == "乙对。"
+    assert saved == study.Notice("saved", "c-one", 3) and isinstance(waiting, study.Continue)
     [review] = card_info(collection.store, "c-one", T0).reviews
-    assert (review.rating, review.answer_text, review.correct) == (4, "B", True)
+    assert (review.rating, review.answer_text, review.correct) == (3, "B", True)
 
 
 def test_undo_restores_the_card_and_shows_it_again(collection):
@@ -244,7 +244,8 @@ def test_the_queue_end_does_not_pause_after_a_verdict_or_on_a_pipe(collection):
     not asked for one more line."""
     machine = session(collection, ("choice",))
     machine.start()
-    machine.handle(study.Answer("B"))  # right and quick: Easy, out of learning
+    machine.handle(study.Answer("B"))  # right and quick: Good at first sight
+    machine.handle(study.Rate(4))  # rated Easy instead: out of learning
     assert isinstance(machine.handle(study.Next())[-1], study_views.Summary)
     machine = session(collection, ("qa",), pauses=False)
     machine.start()
@@ -542,15 +543,15 @@ def test_a_paper_handed_in_on_two_devices_at_once_is_reviewed_once(collection, m
 
 
 def test_after_a_verdict_another_rating_saves_the_same_answer_with_it(collection, tmp_path, deck_folder):
-    """A right answer given fast is rated Easy; 2 in the verdict's pause saves it as Hard instead:
+    """A right answer given fast to a new card is rated Good; 2 in the verdict's pause saves it as Hard instead:
     one review, the same answer and time, and the memory state FSRS gives a Hard on the new card."""
     clock = Clock()
     machine = session(collection, ("choice",), clock)
     machine.start()
     clock.t += 3
     feedback, first, waiting = machine.handle(study.Answer("B"))
-    assert feedback.rating == 4 and isinstance(waiting, study.Continue) and len(waiting.intervals) == 4
-    assert first.due_in == waiting.intervals[3]  # the prompt's Easy is what Easy gave (found before the answer)
+    assert feedback.rating == 3 and isinstance(waiting, study.Continue) and len(waiting.intervals) == 4
+    assert first.due_in == waiting.intervals[2]  # the prompt's Good is what Good gave (found before the answer)
     clock.t += 60  # reading the explanation is not answering time
     saved, after = machine.handle(study.Rate(2))
     assert saved == study.Notice("saved", "c-one", 2) and isinstance(after, study.Continue)
@@ -560,7 +561,7 @@ def test_after_a_verdict_another_rating_saves_the_same_answer_with_it(collection
     assert (review.rating, review.answer_text, review.correct, review.duration_ms) == (2, "B", True, 3000)
     card, _ = DEFAULT_SCHEDULER.review_card(fsrs.Card(card_id=1, due=T0), fsrs.Rating.Hard, T0)
     assert info.memory.state == card.state.value and info.memory.stability == pytest.approx(card.stability)
-    assert machine.summary.ratings == {4: 0, 2: 1} and machine.summary.reviewed == 1 and machine.summary.correct == 1
+    assert machine.summary.ratings == {3: 0, 2: 1} and machine.summary.reviewed == 1 and machine.summary.correct == 1
     assert machine.handle(study.Rate(2)) == [after]  # the same rating again changes nothing
     undone, shown = machine.handle(study.Undo())  # undo takes back the answer as rated now
     assert undone == study.Notice("undone", "c-one") and shown.card_id == "c-one"

@@ -71,7 +71,7 @@ def studied(deck_dir):
     """The mini deck with one card in each state:
 
     qa-bert   review, overdue (Easy 40 days ago)       ch-mask   review, not due; in the mistakes notebook
-    mis-gpt   learning, due in minutes                 cz-mask   relearning, due, a leech (8 lapses)
+    mis-gpt   learning, due in minutes                 cz-mask   relearning, due, a leech (8 lapses; in the notebook)
     num-loss  new, suspended                           qa-ffn    new, buried until tomorrow
     o-attention (deck other) new
     """
@@ -181,7 +181,7 @@ def test_search_goes_with_the_filters(deck_dir):
     ("suspended", {"num-loss"}),
     ("buried", {"qa-ffn"}),
     ("leech", {"cz-mask"}),
-    ("mistake", {"ch-mask"}),
+    ("mistake", {"ch-mask", "cz-mask"}),  # cz-mask: failed in study every 5 days
 ])
 def test_states(studied, state, expected):
     assert set(ids(as_json(studied, "cards", "--state", state))) == expected
@@ -509,7 +509,8 @@ def test_card_is_a_hidden_alias_of_show_with_unsuspend(studied):
 def test_mistakes_show_the_question(studied):
     out = quiz(studied, "mistakes").stdout
     assert "ch-mask" in out and "padding 掩码加在哪里？" in out
-    [row] = as_json(studied, "mistakes")
+    row, lapser = as_json(studied, "mistakes")  # the exam's, then study's own lapses (8, every 5 days)
+    assert (lapser["id"], lapser["times_wrong"], lapser["sources"]) == ("cz-mask", 8, ["study"])
     assert row["id"] == "ch-mask" and row["front"].startswith("padding 掩码加在哪里？")
     assert row["times_wrong"] == 1 and row["last_wrong_answer"] == "A" and row["right_days_needed"] == 2
     narrow = runner.invoke(app, ["mistakes", "--decks", str(studied)], env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": "80"})
@@ -649,7 +650,8 @@ def test_json_before_a_command_is_a_usage_error(deck_dir):
 def test_every_listing_has_json_with_its_documented_fields(studied):
     overview = json.loads(runner.invoke(app, ["--decks", str(studied), "--json"],
                                         env={"QUIZ_NOW": T0.isoformat()}).stdout)
-    assert set(overview) == {"decks", "total", "new_per_day", "reviews_per_day", "interview", "practice", "unfinished_exam"}
+    assert set(overview) == {"decks", "total", "new_per_day", "new_per_day_setting", "reviews_per_day", "interview", "practice",
+                             "unfinished_exam"}
     decks = as_json(studied, "decks")
     assert {d["deck"] for d in decks} == {"mini", "other"}
     assert set(decks[0]) == {"deck", "title", "path", "kinds", "total"} and set(decks[0]["kinds"]) == set(kinds.KINDS)
@@ -665,7 +667,8 @@ def test_every_listing_has_json_with_its_documented_fields(studied):
     assert shown["front"] == "BERT 的预训练任务有哪些？" and shown["state"] == "review"
     mistakes = as_json(studied, "mistakes")
     assert set(mistakes[0]) == {"id", "front", "times_wrong", "last_wrong_at", "last_wrong_answer", "seed",
-                                "right_days", "right_days_needed"}
+                                "right_days", "right_days_needed", "sources"}
+    assert mistakes[0]["sources"] == ["exam"]
     [exam] = as_json(studied, "exam", "--history")
     assert set(exam) == {"id", "seed", "started_at", "finished_at", "minutes", "questions", "answered", "score",
                          "unfinished", "resumable", "filters"}
@@ -798,7 +801,7 @@ def test_show_names_the_kind_in_the_interface_language(deck_dir):
 
 def test_undo_asks_a_numeric_card_the_same_question_again(deck_dir):
     """Undo drew a fresh question: a learner taking back a typo had another problem to solve."""
-    out = quiz(deck_dir, "study", "--kind", "numeric", input="999\n!u\n998\n").stdout
+    out = quiz(deck_dir, "study", "--kind", "numeric", input="999\n!u\n998\n1\n").stdout  # after undo: the learner rates
     reviews = as_json(deck_dir, "show", "num-loss", "--seed", "1")["reviews"]
     assert [r["answer"] for r in reviews] == ["998"]  # the first answer taken back
     card = deck_card(deck_dir, "num-loss")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import fsrs
 import pytest
+from conftest import fsrs_by_study_days
 from typer.testing import CliRunner
 
 from quizzer import i18n
@@ -77,11 +78,11 @@ def dump(db: Path) -> list[str]:
 
 
 def fsrs_replay(rows: list[tuple[int, datetime]], scheduler: fsrs.Scheduler = NO_FUZZ) -> tuple[fsrs.Card, int]:
-    """fsrs run directly over (rating, time) in time order; (card, lapses)."""
+    """fsrs run directly over (rating, time) in time order, days counted in study days; (card, lapses)."""
     memory, lapses = fsrs.Card(card_id=0), 0
     for rating, at in sorted(rows, key=lambda r: r[1]):
         lapses += memory.state == fsrs.State.Review and rating == 1
-        memory, _ = scheduler.review_card(memory, fsrs.Rating(rating), at)
+        memory = fsrs_by_study_days(scheduler, memory, rating, at)
     return memory, lapses
 
 

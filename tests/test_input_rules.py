@@ -74,7 +74,8 @@ def test_bang_words_are_commands_at_a_typed_answer_prompt(deck_dir, command, say
 
 
 def test_bang_u_undoes_and_bang_q_quits(deck_dir):
-    out = study(deck_dir, ["A", "!u", "B", "!q"], "--kind", "choice", "--limit", "1")
+    """The answer given again after the undo is rated by the learner (3: Good), then !q quits."""
+    out = study(deck_dir, ["A", "!u", "B", "3", "!q"], "--kind", "choice", "--limit", "1")
     assert "Undone: c-one" in out and reviews("c-one") == [("B", True)]  # the undone A is gone
     assert "Reviewed 1" in out
 

@@ -202,8 +202,9 @@ def test_the_overview_offers_the_new_cards_study_will_at_the_plans_pace():
     overview = json.loads(quiz("--json").output)
     assert overview["total"]["new"] == pace and (overview["new_per_day"], overview["interview"]) == (pace, "2026-01-10")
     assert [d["new"] for d in overview["decks"] if d["deck"] == "ch08-bert"] == [pace]
-    shown = quiz().output  # the footer said the setting's 20 a day, and the interview was not named
-    assert f"({pace} new cards a day;" in shown and "Interview on 2026-01-10, 5 days left" in shown
+    shown = " ".join(quiz().output.split())  # the footer said the setting's 20 a day, and the interview was not named
+    assert f"({pace} new cards a day, raised from 20 by the interview plan;" in shown
+    assert "Interview on 2026-01-10, 5 days left" in shown
     store = open_store()
     try:
         queue = build_queue(store, datetime.fromisoformat(NOW).replace(tzinfo=timezone.utc), interview=plan.interview_on(
@@ -396,10 +397,10 @@ def test_practice_reviews_count_in_the_memory_the_top_ups_see():
                          False)
     # the first practice is older than the last scheduled review and is skipped; the second is a Good
     # review 5 days after it: FSRS-6's stability after success, from the recall it had then
-    counted = plan.practised(memory, [(yesterday - timedelta(days=6), 1), (yesterday, 3)], NO_FUZZ)
+    counted = plan.practised(memory, [(yesterday - timedelta(days=6), 1), (yesterday, 3)], NO_FUZZ, 4)
     assert counted.last_review == yesterday and counted.due == memory.due
     assert counted.stability == pytest.approx(good_stability(10.0, 5.0, curve(10.0, 5)), rel=1e-6)
-    assert plan.practised(memory, [], NO_FUZZ) == memory
+    assert plan.practised(memory, [], NO_FUZZ, 4) == memory
     # two equal cards, "a" practised yesterday: counted, today's one spare slot goes to "b" (uncounted,
     # the tie goes to "a" again, and the same cards are practised every day)
     seen = [plan.Seen("a", counted), plan.Seen("b", memory)]
@@ -470,3 +471,52 @@ def test_in_the_last_days_the_overview_counts_the_practice_study_adds(deck_folde
     assert counts is not None and overview["practice"] == sum(map(int, counts.groups())) > 0, study
     shown = runner.invoke(app, where, env=at).output
     assert f"in its last days the plan adds {overview['practice']} review" in shown
+
+
+def test_the_overview_and_config_show_the_new_card_limit_the_plan_raised():
+    """With an interview 14 days away study introduces ceil(cards / 5) new cards today; `quiz` and
+    `quiz config` said the setting's 20."""
+    pace = math.ceil(cards_in() / 5)
+    assert pace > 20 and quiz("plan", "--date", "2026-01-19").exit_code == 0
+    overview = json.loads(quiz("--json").output)
+    assert (overview["new_per_day"], overview["new_per_day_setting"]) == (pace, 20)
+    said = " ".join(quiz().output.split())
+    assert f"({pace} new cards a day, raised from 20 by the interview plan;" in said
+    shown = json.loads(quiz("config", "--json").output)["settings"]["new_per_day"]
+    assert shown == {"value": 20, "source": "default", "allowed": "0-9999", "today": pace, "why": "interview plan"}
+    said = " ".join(quiz("config").output.split())
+    assert f"new_per_day today: {pace}, raised from 20 by the interview plan" in said
+    assert quiz("plan", "--clear").exit_code == 0  # no plan: the setting holds, and nothing more is said
+    assert "today" not in json.loads(quiz("config", "--json").output)["settings"]["new_per_day"]
+    assert "new_per_day today" not in quiz("config").output
+
+
+def test_the_last_days_practice_is_capped_per_study_day_across_sessions(tmp_path):
+    """With a cap of 100, one session took 60 due reviews and each later `quiz study` that day
+    added 30 practice reviews more: the practice done earlier in the day did not count."""
+    from quizzer.scheduling.answer import answer
+    from quizzer.store import CardRef, sync_cards
+
+    store = open_store(tmp_path / "cap.db")
+    try:
+        start = datetime(2026, 1, 19, 10, tzinfo=timezone.utc)
+        ids = [f"c{i}" for i in range(10)]
+        sync_cards(store, [CardRef(card_id, "deck", "qa", i, "h") for i, card_id in enumerate(ids)], start)
+        for card_id in ids:  # Easy on first sight: due after the 23rd, so none is due in the last days
+            answer(store, card_id, 4, now=start, duration_ms=1, scheduler=NO_FUZZ, load_balance=False)
+        interview = plan.interview_on(date(2026, 1, 25))
+        first = datetime(2026, 1, 22, 10, tzinfo=timezone.utc)  # the first of the last three study days
+        options = dict(new_per_day=0, reviews_per_day=4, scheduler=NO_FUZZ, interview=interview)
+        session = build_queue(store, first, **options)
+        assert len(session) == 4  # the day's budget, all of it practice
+        for k, card_id in enumerate(session[:3]):  # three answered, then the session ends
+            answer(store, card_id, 3, now=first + timedelta(minutes=k), duration_ms=1, scheduler=NO_FUZZ,
+                   load_balance=False, interview=interview)
+        later = first + timedelta(hours=5)
+        assert len(build_queue(store, later, **options)) == 1  # the one left of the day's 4, not 4 more
+        answer(store, build_queue(store, later, **options)[0], 3, now=later, duration_ms=1, scheduler=NO_FUZZ,
+               load_balance=False, interview=interview)
+        assert build_queue(store, later + timedelta(hours=1), **options) == []  # the day's budget is spent
+        assert len(build_queue(store, first + timedelta(days=1), **options)) == 4  # a new study day, a new budget
+    finally:
+        store.close()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import fsrs
 import pytest
-from conftest import recall_now
+from conftest import fsrs_by_study_days, recall_now
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -143,7 +143,7 @@ def test_retrievability_is_py_fsrs_own_on_the_time_elapsed(stability, seconds, d
 
 def test_multi_day_run_matches_fsrs_directly(store, monkeypatch):
     """Study for 40 simulated days through the queue; every stored memory state must
-    equal fsrs run directly on the same ratings and times."""
+    equal fsrs run directly on the same ratings and times, days counted in study days."""
     sync_cards(store, refs(12), T0)
     direct = {f"d{i}": fsrs.Card(card_id=i) for i in range(12)}
     rng = random.Random(7)
@@ -162,7 +162,7 @@ def test_multi_day_run_matches_fsrs_directly(store, monkeypatch):
                 continue
             card_id, rating = queue[0], rng.choices([1, 2, 3, 4], weights=[2, 1, 6, 1])[0]
             ans(store, card_id, rating, now)
-            direct[card_id], _ = NO_FUZZ.review_card(direct[card_id], fsrs.Rating(rating), now)
+            direct[card_id] = fsrs_by_study_days(NO_FUZZ, direct[card_id], rating, now)
             stored, expected = memory_of(store, card_id), direct[card_id]
             assert (stored.state, stored.step, stored.last_review) == (
                 int(expected.state), expected.step, expected.last_review)
@@ -207,7 +207,7 @@ def test_real_review_history_replays_like_fsrs(store):
     for card_id in cards:
         expected = fsrs.Card(card_id=0)
         for r in sorted((r for r in subset if r.card_id == card_id), key=lambda r: r.reviewed_at):
-            expected, _ = NO_FUZZ.review_card(expected, fsrs.Rating(r.rating), r.reviewed_at)
+            expected = fsrs_by_study_days(NO_FUZZ, expected, r.rating, r.reviewed_at)
         info = card_info(store, card_id, T0, scheduler=NO_FUZZ)
         assert info.memory.state == int(expected.state)
         assert_due_as_anki(info.memory.due, expected.due, expected.last_review)

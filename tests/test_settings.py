@@ -11,6 +11,7 @@ from pathlib import Path
 
 import fsrs
 import pytest
+from conftest import fsrs_by_study_days
 from rich.cells import cell_len
 from typer.testing import CliRunner
 
@@ -462,7 +463,7 @@ def test_the_scheduler_uses_desired_retention(deck_folder, config, retention):
     assert stored.due == on_study_day(T0, direct.due) and stored.stability == pytest.approx(direct.stability)
 
     when = stored.due  # a Good on the card in review, the day it is due
-    after, _ = scheduler.review_card(direct, fsrs.Rating.Good, when)
+    after = fsrs_by_study_days(scheduler, direct, fsrs.Rating.Good, when)  # 04:00 after 10:00: study days
     second = quiz("study", "--decks", str(folder), input="\n3\nq\n", now=when)
     days = (after.due - when) // timedelta(days=1)
     assert saved_lines(second.stdout) == [f"saved q-one → Good · due in {interval(timedelta(days=days))}"]
@@ -684,9 +685,9 @@ def test_graded_feedback_shows_the_interval_its_rating_got(deck_folder, monkeypa
     monkeypatch.setenv("QUIZ_NOW", T0.isoformat())
     machine = session(collection, T0, fuzz="off")
     machine.start()
-    feedback, saved, _ = machine.handle(study.Answer("B"))  # right and fast: Easy
-    assert feedback.rating == 4 and feedback.interval == saved.due_in == timedelta(days=8)
-    assert card_info(collection.store, "c-one", T0).memory.due == on_study_day(T0, T0 + timedelta(days=8))
+    feedback, saved, _ = machine.handle(study.Answer("B"))  # right and fast on a new card: Good, the next step
+    assert feedback.rating == 3 and feedback.interval == saved.due_in == timedelta(minutes=10)
+    assert card_info(collection.store, "c-one", T0).memory.due == T0 + timedelta(minutes=10)
 
 
 def test_the_prompt_and_the_saved_line_through_the_cli(decks):

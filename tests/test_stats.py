@@ -18,7 +18,7 @@ from pathlib import Path
 
 import fsrs
 import pytest
-from conftest import recall_now
+from conftest import fsrs_by_study_days, recall_now
 from rich.cells import cell_len
 from typer.testing import CliRunner
 
@@ -55,14 +55,14 @@ def read_log() -> dict[str, list[tuple[datetime, int, int]]]:
 
 def replay(reviews: list[tuple[datetime, int, int]]) -> tuple[list[int], fsrs.Card, int]:
     """Each review's state before it (0 for the first: never seen), the card after the last one,
-    and its lapses (Again on a card in review). Fuzzing only moves due dates, which the import
+    and its lapses (Again on a card in review), days counted in study days. Fuzzing only moves due dates, which the import
     (replayed with fuzzing on, without the ahead rule) never looks at, so states agree."""
     card, states, lapses = fsrs.Card(card_id=0), [], 0
     for k, (moment, rating, duration) in enumerate(reviews):
         state = 0 if k == 0 else int(card.state)
         states.append(state)
         lapses += state == REVIEW_STATE and rating == 1
-        card, _ = SCHEDULER.review_card(card, fsrs.Rating(rating), moment, duration)
+        card = fsrs_by_study_days(SCHEDULER, card, rating, moment)
     return states, card, lapses
 
 

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER
 from quizzer.scheduling.summary import card_info
 from quizzer.cli import app
-from conftest import MINI_DECK, run_in_terminal
+from conftest import MINI_DECK, fsrs_by_study_days, run_in_terminal
 from quizzer.store import open_store
 
 runner = CliRunner()
@@ -58,7 +58,8 @@ def session_lines(rating: int, cards: int) -> list[str]:
 
 
 def test_multi_day_session_matches_fsrs_run_directly(deck_dir):
-    """Every card's stored memory state equals fsrs replaying the same ratings at the same times."""
+    """Every card's stored memory state equals fsrs replaying the same ratings at the same times
+    (days counted in study days, as Anki counts them)."""
     start = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
     sessions = [(start, 3), (start + timedelta(minutes=15), 3), (start + timedelta(days=3), 1),
                 (start + timedelta(days=3, minutes=20), 3), (start + timedelta(days=10), 4), (start + timedelta(days=40), 2)]
@@ -77,7 +78,7 @@ def test_multi_day_session_matches_fsrs_run_directly(deck_dir):
     for card_id, reviews in given.items():
         direct = fsrs.Card()
         for when, rating in reviews:
-            direct, _ = DEFAULT_SCHEDULER.review_card(direct, fsrs.Rating(rating), review_datetime=when)
+            direct = fsrs_by_study_days(DEFAULT_SCHEDULER, direct, rating, when)
         stored = card_info(store, card_id, start + timedelta(days=13))
         assert [r.rating for r in stored.reviews] == [r for _, r in reviews]
         assert stored.memory.state == direct.state.value
@@ -537,7 +538,7 @@ def test_a_closed_standard_input_ends_the_session_without_a_traceback(deck_dir, 
 
 @pytest.mark.parametrize("pressed", [[""], ["2", ""], ["b", "2", ""]])  # b: passed over, it went on
 def test_on_a_terminal_a_graded_answer_says_its_rating_once(deck_dir, tmp_path, monkeypatch, pressed):
-    """The verdict line (→ Easy · due in …) was followed by a 'Saved …' line saying the same. Driven
+    """The verdict line (→ Good · due in …) was followed by a 'Saved …' line saying the same. Driven
     through the screen with a terminal's prompter stand-in (prompt_toolkit needs a real terminal).
     A key 1-4 in the verdict's pause saves the answer with that rating instead, and says so."""
     from rich.console import Console
@@ -570,7 +571,7 @@ def test_on_a_terminal_a_graded_answer_says_its_rating_once(deck_dir, tmp_path, 
     out = Console(width=100, record=True, color_system=None)
     StudyScreen(StudySession(collection, queue), Keys(), out).run()
     screen = out.export_text()
-    assert "→ Easy · due in" in screen and "another rating" not in screen  # the prompt is the prompter's
+    assert "→ Good · due in" in screen and "another rating" not in screen  # the prompt is the prompter's
     if pressed == [""]:
         assert "Saved c-one" not in screen, screen
     else:

@@ -322,6 +322,7 @@ class MistakeRow:
     seed: int | None  # a numeric card's question got wrong, which ``front`` is and ``quiz show`` works out
     right_days: int
     right_days_needed: int
+    sources: tuple[str, ...]  # where its mistakes came from: "exam", "study" or both
 
 
 def mistakes(collection: Collection, plain: Plain = _same, settings: Settings = DEFAULTS) -> list[MistakeRow]:
@@ -333,7 +334,7 @@ def mistakes(collection: Collection, plain: Plain = _same, settings: Settings = 
         seed = entry.last_wrong_seed if card is not None and kinds.of(card).generated else None
         rows.append(MistakeRow(entry.card_id, front_line(card, plain, seed) if card is not None else None,
                                entry.times_wrong, entry.last_wrong_at, entry.last_wrong_answer, seed, entry.right_days,
-                               notebook.RIGHT_DAYS_TO_LEAVE))
+                               notebook.RIGHT_DAYS_TO_LEAVE, entry.sources))
     return rows
 
 

@@ -4,7 +4,9 @@ both defined in ``study_views``. Which card is on screen and which come next is 
 
 Self-rated kinds show their front, then their back on ``Reveal``, then take a ``Rate``.
 Graded kinds take an ``Answer``: a format problem asks again, a verdict rates itself
-(wrong → Again; right → Good, or Easy when fast, Hard when slow, by the kind's thresholds).
+(wrong → Again; right → Good, or Easy when fast, Hard when slow, by the ``{kind}_speed``
+settings; never Easy at a card's first sight). A graded card answered again after an undo shows
+its verdict as a back and takes the learner's Rate, as a self-rated card does.
 Each answer is committed as it is made. A card in learning comes back as soon as its step is
 due, between the other cards, and before the session ends when due within Anki's learn-ahead
 limit.
@@ -21,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from quizzer import clock, kinds
+from quizzer.app.auto_rating import Unrated, auto_rating
 from quizzer.app.busy import patiently
 from quizzer.app.study_order import Done, SetAside, StudyOrder
 from quizzer.app.study_views import (
@@ -42,19 +45,11 @@ from quizzer.app.study_views import (
 from quizzer.app.views import Retry
 from quizzer.defaults import Rating
 from quizzer.errors import DeckProblems
-from quizzer.i18n import _, join
+from quizzer.i18n import _, join, translate_checker_message
 from quizzer.scheduling import answer as answering
 from quizzer.store import cards as card_store
 from quizzer.store.cards import ReviewedSince
 from quizzer.store.records import NEW
-
-
-def auto_rating(fast_slow: tuple[float, float], right: bool, seconds: float) -> int:
-    """The rating a graded card earns from being right and how long it took."""
-    if not right:
-        return Rating.AGAIN
-    fast, slow = fast_slow
-    return Rating.EASY if seconds <= fast else Rating.HARD if seconds > slow else Rating.GOOD
 
 
 def prewarm(cards: list[Any]) -> threading.Thread | None:
@@ -113,6 +108,10 @@ class StudySession(StudyOrder):
             self.intervals = self._intervals(self._card_id(), clock.now())
             return [self._back()]
         if self.phase == "back" and isinstance(event, Rate) and event.rating in range(1, 5):
+            unrated, self.unrated = self.unrated, None
+            if unrated is not None:
+                self.undone_graded.discard(self._card_id())
+                return list(self._record(event.rating, unrated.answer_text, unrated.correct, pause=False))
             return list(self._record(event.rating, None, None))
         if self.phase == "front" and isinstance(event, Answer) and self._kind().graded:
             return self._answer(event.text)
@@ -146,8 +145,13 @@ class StudySession(StudyOrder):
         verdict = kind.score(asked, reading.answer)
         if verdict.outcome == "imprecise":  # the answer is not shown: asked again at the precision wanted
             return [Retry(verdict.message), self._view()]
-        rating = auto_rating(kind.fast_slow, verdict.correct, self.tick() - self.shown_at)
         card_id = self._card_id()
+        if card_id in self.undone_graded:
+            return self._learner_rates(Unrated(reading.answer, verdict.correct), verdict.message,
+                                       kind.solution(asked), kind.solution_title)
+        first_sight = card_store.card(self.collection.store, card_id).memory.state == NEW
+        rating = auto_rating(self.settings.speed(self.collection.cards[card_id].kind), verdict.correct,
+                             self.tick() - self.shown_at, first_sight)
         if self.pauses:  # the verdict's pause offers the other ratings, with their waits
             self.intervals = self._intervals(card_id, clock.now())
         saved, *after = self._record(rating, reading.answer, verdict.correct)
@@ -155,6 +159,14 @@ class StudySession(StudyOrder):
                             None if verdict.correct else kind.solution(asked),
                             kind.solution(asked) if verdict.correct else None, saved.due_in, _(kind.solution_title))
         return [feedback, saved, *after]
+
+    def _learner_rates(self, unrated: Unrated, verdict: str, solution: str | None, solution_title: str) -> list[View]:
+        """The verdict and the solution as a back, the learner's rating next (nothing saved yet)."""
+        self.unrated, self.phase = unrated, "back"
+        shown = [translate_checker_message(verdict), *([f"**{_(solution_title)}**", solution] if solution else [])]
+        self.back_text = "\n\n".join(shown)
+        self.intervals = self._intervals(self._card_id(), clock.now())
+        return [self._back()]
 
     def _given_up(self) -> list[View]:
         kind, asked, card_id = self._kind(), self._asked(), self._card_id()
@@ -166,9 +178,10 @@ class StudySession(StudyOrder):
                          saved.due_in, _("Right answer")), saved, *after]
 
     def _record(self, rating: int, answer_text: str | None, correct: bool | None,
-                again: Done | None = None) -> tuple[Notice, View]:
+                again: Done | None = None, pause: bool = True) -> tuple[Notice, View]:
         """Save the answer to the card on screen; ``again``: the same answer taken back, whose
-        time and duration it keeps."""
+        time and duration it keeps. A graded answer pauses after its verdict (``pause``) unless
+        the learner rated it already."""
         card_id = self._card_id()
         asked = self._asked()
         now = clock.now() if again is None else again.reviewed_at
@@ -196,7 +209,7 @@ class StudySession(StudyOrder):
         due = answered.current.due
         saved = Notice("saved", card_id, rating,
                        due_in=None if due is None else answering.wait(due, now, self.settings.day_start_hour))
-        if correct is not None and self.pauses:
+        if correct is not None and self.pauses and pause:
             self.phase = "feedback"
             return saved, Continue(self.intervals)  # found before the answer: what another rating gives
         return saved, self._show_next()
@@ -247,6 +260,9 @@ class StudySession(StudyOrder):
         except ReviewedSince:  # answered on another device since: that answer stands
             return [Notice("reviewed_elsewhere", done.answered.card_id), self._current()]
         self._count(done, -1)
+        self.unrated = None
+        if done.correct is not None:  # answered again, it is rated by the learner
+            self.undone_graded.add(done.answered.card_id)
         if done.answered.card_id in self.set_aside:  # buried or suspended since: the review is undone,
             return [Notice("undone", done.answered.card_id), self._current()]  # the card stays aside
         # the undone card was answered earlier in this queue: show it again, next

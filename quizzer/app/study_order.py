@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from quizzer import clock, kinds
+from quizzer.app.auto_rating import Unrated
 from quizzer.app.busy import Waiting
 from quizzer.app.collection import Collection
 from quizzer.app.study_views import BackView, CardView, Continue, QueueEnd, Remaining, Summary, View
@@ -81,6 +82,9 @@ class StudyOrder:
         self.position = 0  # the card on screen (or, in feedback, the one after the card answered)
         self.phase: Literal["front", "back", "feedback", "end", "done"] = "front"
         self.asked: Asked | None = None
+        self.undone_graded: set[str] = set()  # their next answer is rated by the learner (``Unrated``)
+        self.unrated: Unrated | None = None  # the verdict on screen as a back, waiting for a Rate
+        self.back_text = ""  # that verdict's back
         self.intervals: tuple[timedelta, ...] = ()  # the back on screen: after each rating
         self.shown_at = tick()
         self.started = tick()
@@ -107,7 +111,8 @@ class StudyOrder:
         return self.asked
 
     def _back(self) -> BackView:
-        return BackView(self._card_id(), self._kind().back(self._asked()), self.intervals)
+        back = self.back_text if self.unrated is not None else self._kind().back(self._asked())
+        return BackView(self._card_id(), back, self.intervals)
 
     def _current(self) -> View:
         if self.phase == "back":
@@ -145,7 +150,7 @@ class StudyOrder:
                 del self.queue[self.position]  # in another session meanwhile (a card due again comes back
                 continue  # through the learning requeue)
             self.asked = kinds.of(card).ask(card)
-            self.phase = "front"
+            self.phase, self.unrated = "front", None
             self.shown_at = self.tick()
             return self._view()
         if self.pauses and self.history and self.phase != "feedback":

@@ -41,12 +41,14 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
     assert shown.path is not None  # loaded from a file (or where it would be)
     rows = [(key, value, source) if key.name != "user" or value else (key, *_default_learner(ctx))
             for key, value, source in shown.items()]
+    raised = _new_per_day_in_force(ctx, shown)
     if json:
         from quizzer.cli.output import emit_json
 
-        emit_json({"path": str(shown.path), "exists": shown.path.exists(),
-                   "settings": {key.name: {"value": key.toml(value), "source": source, "allowed": key.allowed}
-                                for key, value, source in rows}})
+        listed = {key.name: {"value": key.toml(value), "source": source, "allowed": key.allowed} for key, value, source in rows}
+        if raised is not None:  # what study applies today instead, and why
+            listed["new_per_day"].update(today=raised, why="interview plan")
+        emit_json({"path": str(shown.path), "exists": shown.path.exists(), "settings": listed})
         return
     from rich.cells import cell_len
     from rich.text import Text
@@ -66,10 +68,27 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
         table.add_row(Text(key.name), Text(key.show(value)), Text(_(source)), Text(_(key.allowed)),
                       *([Text(_(key.help))] if explained else []))
     out.print(table)
+    if raised is not None:
+        out.print(_("new_per_day today: {pace}, raised from {setting} by the interview plan so that every card is seen "
+                    "early enough (`quiz plan`).").format(pace=f"{raised:,}", setting=f"{shown.new_per_day:,}"),
+                  markup=False, highlight=False)
     state = "" if shown.path.exists() else _(" (not written yet)")
     out.print(_("file: {path}{state}; `quiz config set KEY VALUE` changes a value, `quiz config unset KEY` goes back "
                 "to the default. QUIZ_<KEY> in the environment (QUIZ_NEW_PER_DAY=10) overrides the file.").format(
                   path=printable(shown.path), state=state), markup=False, highlight=False)
+
+
+def _new_per_day_in_force(ctx: typer.Context, shown: Settings) -> int | None:
+    """Today's new-card limit where the interview plan raises it (None: the setting holds, or the
+    database cannot be read: the settings are shown all the same)."""
+    from quizzer import clock
+    from quizzer.app.config import new_per_day_in_force
+    from quizzer.errors import QuizError
+
+    try:
+        return new_per_day_in_force(where(ctx, None, None).db, shown, clock.now())
+    except QuizError:
+        return None
 
 
 def _default_learner(ctx: typer.Context) -> tuple[str, str]:

@@ -11,13 +11,14 @@ from quizzer.cli.boundary import console
 from quizzer.cli.context import DbOption, DecksOption, collection, settings
 from quizzer.cli.options import JsonOption
 from quizzer.errors import UsageError
-from quizzer.i18n import _, ngettext
+from quizzer.i18n import N_, _, ngettext
 
 WIDE = 100  # columns from which the notebook shows every column with its full header
 NARROW = 80  # below it, the last wrong answer gives way too (the drill and --json have it): the question first
 
 
-@app.command(help=_("The mistakes notebook: what went wrong in exams, until right on two later days."))
+@app.command(help=_("The mistakes notebook: what went wrong in exams, and cards study saw fail twice within a week, "
+                    "until right on two later days."))
 def mistakes(
     ctx: typer.Context,
     drill: Annotated[bool, typer.Option("--drill", help=_("Study the notebook's cards now."))] = False,
@@ -72,11 +73,12 @@ def mistakes(
     counts = [number(header, header_wraps=True) for header in (wrong, right)]
     for column, width in zip(counts, others):
         column.max_width = width
-    table = listing(text(_("card"), width=ids), _("question"), counts[0], *([ident(_("last wrong"))] if wide else []),
+    table = listing(text(_("card"), width=ids), _("question"), *([ident(_("from"))] if wide else []), counts[0],
+                    *([ident(_("last wrong"))] if wide else []),
                     *([_("last wrong answer") if wide else _("wrong answer")] if answer else []), counts[1])
     for row, last in zip(rows, dates):
         table.add_row(safe(row.id), preview(row.front) if row.front is not None else _("(not in the decks)"),
-                      str(row.times_wrong), *([last] if wide else []),
+                      *([_sources(row.sources)] if wide else []), str(row.times_wrong), *([last] if wide else []),
                       *([preview(row.last_wrong_answer or _("(no answer)"))] if answer else []),
                       f"{row.right_days}/{row.right_days_needed}")
     out.print(table)
@@ -87,6 +89,13 @@ def mistakes(
                        RIGHT_DAYS_TO_LEAVE).format(count=RIGHT_DAYS_TO_LEAVE), markup=False)
     if any(row.seed is not None for row in rows):
         out.print(_("A numeric card's question is the one you got wrong; `quiz show CARD` works it out."), markup=False)
+
+
+SOURCES = {"exam": N_("exam"), "study": N_("study")}  # where a notebook entry came from, as its column says it
+
+
+def _sources(sources: tuple[str, ...]) -> str:
+    return "+".join(_(SOURCES[source]) for source in sources)
 
 
 def _columns(wide: bool, answer: bool, width: int, longest: int, dates: list[str]) -> tuple[str, str, list[int], int]:
@@ -100,6 +109,8 @@ def _columns(wide: bool, answer: bool, width: int, longest: int, dates: list[str
     wrong, right = (_("times wrong"), _("right on later days")) if wide else (_("wrong"), _("right days"))
     date = [max(map(cell_len, [_("last wrong"), *dates]))] if wide else []
     previews = 2 if answer else 1
-    whole = room_beside(width, [cell_len(wrong), cell_len(right), *date], previews) >= max(12, longest)
-    return wrong, right, [cell_len(header) if whole else two_lines(header) for header in (wrong, right)] + date, previews
+    source = [max(cell_len(_("from")), cell_len(_sources(tuple(SOURCES))))] if wide else []
+    whole = room_beside(width, [cell_len(wrong), cell_len(right), *date, *source], previews) >= max(12, longest)
+    return (wrong, right, [cell_len(header) if whole else two_lines(header) for header in (wrong, right)] + date + source,
+            previews)
 

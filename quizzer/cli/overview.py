@@ -54,7 +54,8 @@ def overview(
         emit_json({"decks": rows, "total": {"new": total.new, "new_waiting": total.new_waiting,
                                              "learning": total.learning, "due": total.due,
                                              "due_waiting": total.due_waiting},
-                   "new_per_day": day.new_per_day, "reviews_per_day": learner.reviews_per_day, "practice": day.practice,
+                   "new_per_day": day.new_per_day, "new_per_day_setting": learner.new_per_day,
+                   "reviews_per_day": learner.reviews_per_day, "practice": day.practice,
                    "interview": day.interview.day if day.interview else None,
                    "unfinished_exam": day.unfinished_exam.id if day.unfinished_exam else None})
         return
@@ -73,8 +74,12 @@ def overview(
     table.add_row(_("total"), "", str(total.new), str(total.learning), str(total.due), style="bold")
     out.print(table)
     if total.new < total.new_waiting:
-        out.print(_("new: what today's study introduces ({per_day} new cards a day{decks}; {waiting} not seen yet)").format(
-            per_day=day.new_per_day, waiting=f"{total.new_waiting:,}",
+        line = (_("new: what today's study introduces ({per_day} new cards a day{decks}; {waiting} not seen yet)")
+                if day.new_per_day <= learner.new_per_day else  # the value in force, and why it is not the setting's
+                _("new: what today's study introduces ({per_day} new cards a day, raised from {setting} by the interview "
+                  "plan{decks}; {waiting} not seen yet)"))
+        out.print(line.format(
+            per_day=day.new_per_day, setting=learner.new_per_day, waiting=f"{total.new_waiting:,}",
             decks=_own_limits([r.deck for r in rows if r.new < r.new_waiting], learner.deck_new_per_day, day.new_per_day)),
             markup=False)
     if total.due < total.due_waiting:

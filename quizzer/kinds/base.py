@@ -69,8 +69,6 @@ class Kind(ABC, Generic[C]):
     title: ClassVar[str]  # what headers and reports say, in the interface language (untranslated here)
     model: ClassVar[type[CardBase]]
     graded: ClassVar[bool]  # True: the learner types an answer that is graded; False: reveal and rate
-    # graded kinds: answered within the first -> Easy, took longer than the second -> Hard (seconds)
-    fast_slow: ClassVar[tuple[float, float]] = (0.0, 0.0)
     solution_title: ClassVar[str] = N_("Explanation")  # the heading of ``solution`` (untranslated)
     solution_states_answer: ClassVar[bool] = False  # ``solution`` ends with the right answer: a report says it once
 

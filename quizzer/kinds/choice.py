@@ -54,7 +54,6 @@ class Choice(Kind[ChoiceCard]):
     title = N_("choice")
     model = ChoiceCard
     graded = True
-    fast_slow = (8.0, 45.0)
 
     def front(self, asked: Asked) -> str:
         card: ChoiceCard = asked.card

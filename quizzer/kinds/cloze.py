@@ -83,7 +83,6 @@ class Cloze(Kind[ClozeCard]):
     title = N_("cloze")
     model = ClozeCard
     graded = True
-    fast_slow = (15.0, 90.0)
 
     def front(self, asked: Asked) -> str:
         order = {b.number: i for i, b in enumerate(blanks(asked.card.text), 1)}

@@ -109,7 +109,6 @@ class Numeric(Kind[NumericCard]):
     title = N_("numeric")
     model = NumericCard
     graded = True
-    fast_slow = (30.0, 180.0)
     solution_title = N_("Worked solution")
     solution_states_answer = True  # every checker's explain ends "答案：…"
 

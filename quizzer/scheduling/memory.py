@@ -2,7 +2,8 @@
 and Anki's rules for the day a review falls due.
 
 FSRS (py-fsrs) decides the memory: state, step, stability and difficulty after an answer are
-exactly py-fsrs's, and so is a learning step's due time (minutes). The day of a review is
+py-fsrs's with the days elapsed counted in study days, as Anki counts them (``elapsed``), and a
+learning step's due time (minutes) is py-fsrs's. The day of a review is
 chosen as Anki does on top of FSRS's interval (rslib/src/scheduler/states: review.rs,
 learning.rs, relearning.rs, fuzz.rs, load_balancer.rs):
 
@@ -42,6 +43,7 @@ import fsrs
 from quizzer.clock import DAY_SECONDS, ROLLOVER_HOUR, day_start, study_day, to_utc
 from quizzer.defaults import LEECH_LAPSES, Rating
 from quizzer.scheduling.curve import curve_factor, decay, forgetting_curve
+from quizzer.scheduling.elapsed import fsrs_review
 from quizzer.scheduling.plan import Interview, capped_due
 from quizzer.settings import Settings
 from quizzer.store.records import NEW, REVIEW, Decision, MemoryState, NewReview
@@ -143,7 +145,7 @@ def decide(before: MemoryState, review: NewReview, *, scheduler: fsrs.Scheduler,
     if ahead:
         return Decision(before, scheduled=False, became_leech=False)
     now = review.reviewed_at
-    reviewed = _fsrs_review(before, review.rating, now, scheduler, review.duration_ms)
+    reviewed = _fsrs_review(before, review.rating, now, scheduler, placement.rollover_hour, review.duration_ms)
     due = reviewed.due
     if reviewed.state == fsrs.State.Review:
         days = review_days(before, review.rating, now, scheduler, placement, {review.rating: reviewed.stability})
@@ -172,11 +174,11 @@ def outcomes(before: MemoryState, now: datetime, *, scheduler: fsrs.Scheduler,
     return tuple(due)
 
 
-def _fsrs_review(before: MemoryState, rating: int, now: datetime, scheduler: fsrs.Scheduler,
+def _fsrs_review(before: MemoryState, rating: int, now: datetime, scheduler: fsrs.Scheduler, rollover_hour: int,
                  duration_ms: int | None = None) -> fsrs.Card:
-    """py-fsrs's card after ``rating`` (its memory is ours; its due only for learning steps)."""
-    reviewed, _ = unfuzzed(scheduler).review_card(to_fsrs(before, now), fsrs.Rating(rating), now, duration_ms)
-    return reviewed
+    """py-fsrs's card after ``rating``, the days elapsed counted in study days (``elapsed``): its
+    memory is ours; its due only for learning steps."""
+    return fsrs_review(to_fsrs(before, now), rating, now, unfuzzed(scheduler), rollover_hour, duration_ms)
 
 
 def review_days(before: MemoryState, rating: int, now: datetime, scheduler: fsrs.Scheduler,
@@ -186,7 +188,7 @@ def review_days(before: MemoryState, rating: int, now: datetime, scheduler: fsrs
     ``known``: the stability after a rating already reviewed (the answer's own), not reviewed
     again: FSRS takes most of a history import's time."""
     def fsrs_days(r: int) -> float:
-        stability = (known or {}).get(r) or _fsrs_review(before, r, now, scheduler).stability
+        stability = (known or {}).get(r) or _fsrs_review(before, r, now, scheduler, placement.rollover_hour).stability
         assert stability is not None, "a reviewed card has a stability"
         return raw_interval(stability, scheduler)
 

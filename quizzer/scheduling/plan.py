@@ -34,6 +34,7 @@ import fsrs
 from quizzer.clock import ROLLOVER_HOUR, day_start, study_day
 from quizzer.defaults import Rating
 from quizzer.scheduling.curve import decay, forgetting_curve
+from quizzer.scheduling.elapsed import fsrs_review
 from quizzer.store.records import REVIEW, MemoryState
 
 DEFAULT_RETENTION = 0.95
@@ -75,19 +76,19 @@ def recall(stability: float, elapsed: timedelta, scheduler: fsrs.Scheduler) -> f
 
 
 def _reviewed(stability: float, difficulty: float, last_review: datetime, at: datetime, rating: int,
-              scheduler: fsrs.Scheduler) -> tuple[float, float]:
-    """A review card's stability and difficulty after ``rating`` at ``at`` (fuzz moves due dates,
-    not memory)."""
+              scheduler: fsrs.Scheduler, rollover_hour: int) -> tuple[float, float]:
+    """A review card's stability and difficulty after ``rating`` at ``at``, the days elapsed counted
+    in study days as answers count them (fuzz moves due dates, not memory)."""
     card = fsrs.Card(card_id=0, state=fsrs.State.Review, stability=stability, difficulty=difficulty,
                      due=at, last_review=last_review)
-    reviewed, _ = scheduler.review_card(card, fsrs.Rating(rating), at)
+    reviewed = fsrs_review(card, rating, at, scheduler, rollover_hour)
     assert reviewed.stability is not None and reviewed.difficulty is not None, "a reviewed card has a memory"
     return reviewed.stability, reviewed.difficulty
 
 
 def _stability_after(stability: float, difficulty: float, last_review: datetime, at: datetime, rating: Rating,
-                     scheduler: fsrs.Scheduler) -> float:
-    return _reviewed(stability, difficulty, last_review, at, rating, scheduler)[0]
+                     scheduler: fsrs.Scheduler, rollover_hour: int) -> float:
+    return _reviewed(stability, difficulty, last_review, at, rating, scheduler, rollover_hour)[0]
 
 
 def capped_due(after: MemoryState, interview: Interview, scheduler: fsrs.Scheduler) -> datetime | None:
@@ -114,7 +115,7 @@ def capped_due(after: MemoryState, interview: Interview, scheduler: fsrs.Schedul
 
     def enough(days: int) -> bool:
         at = start(days)
-        later = _stability_after(stability, difficulty, reviewed_at, at, Rating.GOOD, scheduler)
+        later = _stability_after(stability, difficulty, reviewed_at, at, Rating.GOOD, scheduler, interview.rollover_hour)
         return recall(later, interview.at - at, scheduler) >= interview.retention
 
     low, high = 1, last  # Good later keeps more on the day: both the gain and the remaining gap improve
@@ -143,13 +144,14 @@ def gain(memory: MemoryState, now: datetime, interview: Interview, scheduler: fs
     stability, difficulty, last = memory.stability, memory.difficulty, memory.last_review
     left = interview.at - now
     chance = recall(stability, now - last, scheduler)
-    good = _stability_after(stability, difficulty, last, now, Rating.GOOD, scheduler)
-    again = _stability_after(stability, difficulty, last, now, Rating.AGAIN, scheduler)
+    good = _stability_after(stability, difficulty, last, now, Rating.GOOD, scheduler, interview.rollover_hour)
+    again = _stability_after(stability, difficulty, last, now, Rating.AGAIN, scheduler, interview.rollover_hour)
     expected = chance * recall(good, left, scheduler) + (1 - chance) * recall(again, left, scheduler)
     return expected - recall(stability, interview.at - last, scheduler)
 
 
-def practised(memory: MemoryState, practice: Iterable[tuple[datetime, int]], scheduler: fsrs.Scheduler) -> MemoryState:
+def practised(memory: MemoryState, practice: Iterable[tuple[datetime, int]], scheduler: fsrs.Scheduler,
+              rollover_hour: int) -> MemoryState:
     """``memory`` with its practice reviews (time and rating, oldest first; those before its last
     review are skipped) counted as FSRS counts a review. The ahead rule keeps them out of the
     schedule, but they did refresh the memory: the last days' top-ups must see that, or every day
@@ -159,7 +161,7 @@ def practised(memory: MemoryState, practice: Iterable[tuple[datetime, int]], sch
                 or memory.last_review is None or at <= memory.last_review):
             continue
         stability, difficulty = _reviewed(memory.stability, memory.difficulty, memory.last_review, at, rating,
-                                          scheduler)
+                                          scheduler, rollover_hour)
         memory = replace(memory, stability=stability, difficulty=difficulty, last_review=at)
     return memory
 

@@ -249,14 +249,20 @@ def _planned(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow],
 def _practice(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow], reviews_left: int,
               interview: plan.Interview, scheduler: fsrs.Scheduler) -> list[DueRow]:
     """In the plan's last days, the cards of its decks not due yet that study adds as practice
-    reviews, in the review budget the ``due`` ones leave (``plan.top_up``); none on other days."""
-    if not plan.final_days(now, interview) or len(due) >= reviews_left:
+    reviews, in the review budget the ``due`` ones leave (``plan.top_up``); none on other days. The
+    budget is the study day's: practice reviews done since the day began, in any session, use it up."""
+    if not plan.final_days(now, interview):
+        return []
+    practised = cards.done_since(store, day_start(now, interview.rollover_hour), scheduled=False)[1]
+    room = reviews_left - len(due) - practised
+    if room <= 0:
         return []
     chosen = chosen.within(interview.decks)
     due_ids = {row.id for row in due}
     later = {row.id: row for row in cards.due_reviews(store, chosen, now, now + FOREVER) if row.id not in due_ids}
     memories = cards.memories(store, chosen, now)
     practice = cards.practice_since_last_review(store, chosen, now)  # yesterday's top-ups count
-    extra = plan.top_up((plan.Seen(card_id, plan.practised(memories[card_id][1], practice.get(card_id, []), scheduler))
-                         for card_id in later if card_id in memories), now, interview, scheduler, reviews_left - len(due))
+    extra = plan.top_up((plan.Seen(card_id, plan.practised(memories[card_id][1], practice.get(card_id, []), scheduler,
+                                                         interview.rollover_hour))
+                         for card_id in later if card_id in memories), now, interview, scheduler, room)
     return [later[card_id] for card_id in extra]

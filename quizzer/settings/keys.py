@@ -14,7 +14,18 @@ from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY, SERVER_RETRY_SECONDS
 from quizzer.errors import UsageError
 from quizzer.i18n import N_, _, join
 from quizzer.kinds.fields import ID_PATTERN
-from quizzer.settings.values import BadValue, format_steps, language, learner_name, retention, steps, switch, whole
+from quizzer.settings.values import (
+    BadValue,
+    format_speed,
+    format_steps,
+    language,
+    learner_name,
+    retention,
+    speed,
+    steps,
+    switch,
+    whole,
+)
 
 DECK_ID = ID_PATTERN.removeprefix("^").removesuffix("$").replace("(", "(?:")  # a deck's id, as a deck file's own
 DECK_KEY = re.compile(rf"^deck\.({DECK_ID})\.(new_per_day|reviews_per_day)\Z")  # \Z: no newline after
@@ -36,6 +47,7 @@ class Key:
 
 
 COUNT = whole(0, 9999)
+GRADED_KINDS = ("choice", "cloze", "numeric")  # the kinds whose right answers are rated by their speed
 KEYS: dict[str, Key] = {key.name: key for key in (
     Key("desired_retention", retention, "0.70-0.99", N_("the chance of recall FSRS schedules reviews for")),
     Key("new_per_day", COUNT, "0-9999", N_("new cards per study day (all decks together)")),
@@ -50,6 +62,10 @@ KEYS: dict[str, Key] = {key.name: key for key in (
         show=lambda value: "on" if value else "off"),
     Key("load_balance", switch, "on/off", N_("prefer the day with fewer cards due among those fuzz allows (needs fuzz)"),
         show=lambda value: "on" if value else "off"),
+    *(Key(f"{kind}_speed", speed, N_('seconds, e.g. "8 45"'),
+          N_("a right typed answer within the first is Easy (Good at a card's first sight), after the second Hard"),
+          format_speed, lambda value: _("Easy ≤ {fast} s, Hard > {slow} s").format(fast=f"{value[0]:g}", slow=f"{value[1]:g}"))
+      for kind in GRADED_KINDS),
     Key("language", language, "zh/en", N_("the interface language (QUIZ_LANG wins; unset: the locale's, else the decks')")),
     Key("clear_screen", switch, "on/off", N_("clear the terminal between cards (study, drill, exam)"),
         show=lambda value: "on" if value else "off"),
@@ -114,6 +130,9 @@ class Settings:
     clear_screen: bool = True
     language: str = "zh"
     server_retry_seconds: int = SERVER_RETRY_SECONDS
+    choice_speed: tuple[float, float] = (8.0, 45.0)  # a letter or two to type
+    cloze_speed: tuple[float, float] = (15.0, 90.0)  # a line of blanks
+    numeric_speed: tuple[float, float] = (30.0, 180.0)  # a calculation
     user: str = ""  # the learner on a shared server; empty: the database's default (``learner``)
     deck_limits: Mapping[str, int] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -124,6 +143,12 @@ class Settings:
         """Whose collection a shared database server opens: ``user``; None leaves it to the database
         (``quizzer.store.default_learner``: on a server whom it logs in as, else the login name)."""
         return self.user or None
+
+    def speed(self, kind: str) -> tuple[float, float]:
+        """A graded kind's answer times in seconds: a right answer within the first is Easy, after
+        the second Hard (``{kind}_speed``)."""
+        value: tuple[float, float] = getattr(self, f"{kind}_speed")
+        return value
 
     def value(self, name: str) -> Any:
         return getattr(self, name) if name in KEYS else self.deck_limits[name]

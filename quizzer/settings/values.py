@@ -84,6 +84,28 @@ def steps(raw: Any) -> tuple[timedelta, ...]:
     return tuple(parsed)
 
 
+MAX_SPEED_SECONDS = 3600
+
+
+def speed(raw: Any) -> tuple[float, float]:
+    """A graded kind's answer times: "8 45" (seconds; or a TOML list of two numbers), the first
+    under the second: a right answer within the first is Easy, after the second Hard."""
+    what = _('two numbers of seconds, the first under the second, e.g. "8 45" (0 to {most})').format(
+        most=MAX_SPEED_SECONDS)
+    words = raw if isinstance(raw, list) else raw.replace(",", " ").split() if isinstance(raw, str) else None
+    try:
+        fast, slow = (_number(word.removesuffix("s") if isinstance(word, str) else word, what) for word in words or ())
+    except ValueError:  # not two words, or BadValue
+        raise BadValue(_("must be {what}, not {value}").format(what=what, value=_shown(raw))) from None
+    if not 0 <= fast < slow <= MAX_SPEED_SECONDS:
+        raise BadValue(_("must be {what}, not {value}").format(what=what, value=_shown(raw)))
+    return fast, slow
+
+
+def format_speed(value: tuple[float, float]) -> str:
+    return " ".join(f"{seconds:g}" for seconds in value)
+
+
 def switch(raw: Any) -> bool:
     if isinstance(raw, bool):
         return raw

@@ -355,12 +355,13 @@ def seen_by_due(store: Store, chosen: CardFilter, now: datetime, limit: int) -> 
             select(cards.c.id).where(*chosen.clauses(now), cards.c.state != NEW).order_by(cards.c.due, cards.c.id).limit(limit)))
 
 
-def done_since(store: Store, start: datetime, chosen: CardFilter = EVERYTHING) -> tuple[int, int]:
+def done_since(store: Store, start: datetime, chosen: CardFilter = EVERYTHING, scheduled: bool = True) -> tuple[int, int]:
     """(new cards introduced, reviews done) in study mode since ``start`` (scheduled answers
-    only), on the cards ``chosen`` matches (archived ones too)."""
+    only; with ``scheduled`` False, the practice reviews the ahead rule left unscheduled), on the
+    cards ``chosen`` matches (archived ones too)."""
     conditions = chosen.clauses(only_active=False)
     query = (select(review_log.c.state_before, func.count(review_log.c.id))
-             .where(review_log.c.reviewed_at >= start, review_log.c.mode == "study", review_log.c.scheduled.is_(True)))
+             .where(review_log.c.reviewed_at >= start, review_log.c.mode == "study", review_log.c.scheduled.is_(scheduled)))
     if conditions:
         query = query.join(cards, cards.c.id == review_log.c.card_id).where(*conditions)
     with store.read() as conn:

@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, insert, select, update
+from sqlalchemy import Row, and_, func, insert, or_, select, update
 
 from quizzer.store.engine import Store
 from quizzer.store.models import exam_questions, exams, insert_id, review_log
@@ -143,6 +143,19 @@ def mistakes(store: Store) -> tuple[list[MistakeRecord], list[ReviewSince]]:
             .join(notebook, review_log.c.card_id == notebook.c.card_id.concat(""))
             .where(review_log.c.reviewed_at > notebook.c.last_wrong_at))]
     return rows, later
+
+
+def reviews_of_study_lapsers(store: Store) -> list[ReviewSince]:
+    """Every review, oldest first, of the cards failed at least twice in study (Again, or a typed
+    answer graded wrong): where the notebook finds study's own repeated lapses."""
+    failed = or_(review_log.c.correct.is_(False), and_(review_log.c.correct.is_(None), review_log.c.rating == 1))
+    lapsers = (select(review_log.c.card_id).where(review_log.c.mode == "study", failed)
+               .group_by(review_log.c.card_id).having(func.count() >= 2))
+    with store.read() as conn:
+        return [ReviewSince(*row) for row in conn.execute(
+            select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating, review_log.c.correct,
+                   review_log.c.answer_text, review_log.c.seed)
+            .where(review_log.c.card_id.in_(lapsers)).order_by(review_log.c.reviewed_at, review_log.c.id))]
 
 
 def times_wrong(store: Store) -> dict[str, int]:
