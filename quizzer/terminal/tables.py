@@ -68,17 +68,18 @@ def listing(*columns: Column | str, **options: Any) -> Table:
     return Table(*(text(c) if isinstance(c, str) else c for c in columns), **options)
 
 
-def fit(console: Console, table: Table, rows: list[list[str]], gives_way: int = 0) -> Table:
+def fit(console: Console, table: Table, rows: list[list[str]], gives_way: int = 0, words: bool = False) -> Table:
     """``table`` with ``rows`` added and each column's width set for ``console``: the cells of every
     column but ``gives_way`` are never cut or folded (a figure, a date; a cell with a space may wrap
     there). Column ``gives_way`` (names, folded where need be) has up to a quarter of the width,
     what is left then unfolds the other columns' headers, and what is left after that the names.
     Rich's own fitting shrank every column alike once the widest had given way: a date came out as
-    ``2027-01-1``, a header as ``int``."""
+    ``2027-01-1``, a header as ``int``. ``words``: the other columns keep their words whole (see
+    :func:`_longest_word`), not only their figures."""
     sizes = _Sizes.of(console, table, rows)
-    narrow, whole = sizes.narrow, sizes.whole
+    narrow, whole = sizes.words() if words else sizes.narrow, sizes.whole
     others = [index for index in range(len(narrow)) if index != gives_way]
-    room = sizes.room_beside(console.width, gives_way)
+    room = sizes.room_beside(console.width, gives_way, narrow)
     widths = {gives_way: max(1, min(whole[gives_way], console.width // 4, room))}  # names' share, first
     room -= widths[gives_way]
     for index in others:  # then the headers, left to right, each up to its whole width
@@ -111,12 +112,18 @@ class _Sizes:
         for column in table.columns:
             column.width = 1
         overhead = console.measure(table).maximum - len(table.columns)  # padding and rules between the columns
-        whole = [max(Measurement.get(console, console.options, cell).maximum for cell in column) for column in cells]
-        return cls(cells, [max(map(_longest_word, column)) for column in cells], whole, overhead)
+        measured = [[Measurement.get(console, console.options, cell) for cell in column] for column in cells]
+        return cls(cells, [max(size.minimum for size in column) for column in measured],
+                   [max(size.maximum for size in column) for column in measured], overhead)
 
-    def room_beside(self, width: int, gives_way: int) -> int:
-        """What a table ``width`` wide leaves column ``gives_way`` beside the others at their narrowest."""
-        return width - self.overhead - sum(size for index, size in enumerate(self.narrow) if index != gives_way)
+    def words(self) -> list[int]:
+        """Each column's longest word (:func:`_longest_word`)."""
+        return [max(map(_longest_word, column)) for column in self.cells]
+
+    def room_beside(self, width: int, gives_way: int, narrow: list[int] | None = None) -> int:
+        """What a table ``width`` wide leaves column ``gives_way`` beside the others at their
+        narrowest (or at the ``narrow`` widths given)."""
+        return width - self.overhead - sum(size for index, size in enumerate(narrow or self.narrow) if index != gives_way)
 
 
 def _longest_word(cell: Text) -> int:
@@ -134,8 +141,9 @@ def dropping(console: Console, headers: list[str], rows: list[list[str]], gives_
              **options: Any) -> Table:
     """A table of ``headers`` and ``rows`` fitted as :func:`fit` fits one, without as many of the
     ``optional`` columns (in their order) as it takes for column ``gives_way`` to keep
-    PREVIEW_AT_LEAST columns, or its whole width when narrower: a column squeezed to a few
-    columns broke its words (``bidirec`` / ``tional``), and the others then their dates."""
+    PREVIEW_AT_LEAST columns, or its whole width when narrower, beside the others' longest words
+    whole: a column squeezed to a few columns broke its words (``bidirec`` / ``tional``), and the
+    others then their dates."""
     kept = list(range(len(headers)))
     for dropped in [None, *optional]:
         if dropped is not None:
@@ -144,9 +152,9 @@ def dropping(console: Console, headers: list[str], rows: list[list[str]], gives_
         shown = [[row[index] for index in kept] for row in rows]
         sizes = _Sizes.of(console, table, shown)
         at = kept.index(gives_way)
-        if sizes.room_beside(console.width, at) >= min(PREVIEW_AT_LEAST, sizes.whole[at]):
+        if sizes.room_beside(console.width, at, sizes.words()) >= min(PREVIEW_AT_LEAST, sizes.whole[at]):
             break
-    return fit(console, table, shown, kept.index(gives_way))
+    return fit(console, table, shown, kept.index(gives_way), words=True)
 
 
 class _Preview(Text):
