@@ -353,16 +353,12 @@ def wrap(text: str, width: int, initial_indent: str = "", subsequent_indent: str
     return "\n\n".join(paragraphs)
 
 
-def shorten(text: str, cells: int) -> str:
-    """The first sentence of ``text``, cut to ``cells`` cells with ``...``: a command's line in
-    the help listing (click counts characters, and a Chinese one is two cells)."""
+def summary(text: str) -> str:
+    """The first sentence of ``text``'s first paragraph, whole: a command's line in the help
+    listing, which wraps it in its column (click cut it at the column's edge with ``...``)."""
     first = " ".join(text.split("\n\n")[0].split())
-    end = first.find("。")
-    if end != -1:
-        first = first[:end + 1]
-    if cell_len(first) <= cells:
-        return first
-    return first_line(first, max(1, cells - 3)) + "..."
+    ends = [end + 1 for end in (first.find("。"), first.find(". ")) if end != -1]
+    return first[:min(ends)] if ends else first
 
 
 def first_line(text: str, cells: int) -> str:
