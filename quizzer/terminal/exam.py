@@ -313,9 +313,9 @@ def show_report(console: Console, report: Report) -> None:
             body += "\n\n**" + _("Key points not covered") + f"**\n\n{missed}"
         if row.solution:
             body += f"\n\n{row.solution}"
-        title, card = titled(console.width, [_("Question {number}").format(number=row.position + 1), f"{row.score:.2f}"],
-                             row.card_id)
-        console.print(Panel(headed(card, markdown(body)), title=title, title_align="left", border_style="red"))
+        heading, apart = titled(console.width, [_("Question {number}").format(number=row.position + 1), f"{row.score:.2f}"],
+                                row.card_id)
+        console.print(Panel(headed(apart, markdown(body)), title=heading, title_align="left", border_style="red"))
 
 
 def show_history(console: Console, rows: list[tuple[ExamRecord, int, int]], now: datetime) -> None:
