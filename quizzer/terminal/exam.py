@@ -193,14 +193,15 @@ def marking_title(width: int, number: int, card_id: str, time_up: bool) -> tuple
                   card_id)
 
 
-def titled(width: int, parts: list[str], card_id: str) -> tuple[Text, str | None]:
-    """A panel's title of ``parts`` and the card id on a ``width`` columns screen, and the id apart
-    when the title's border (as render.card's, 6 columns short of the width) cannot hold it whole:
-    it then heads the panel's text, as an id is never cut (`quiz show` takes it)."""
-    whole = " · ".join([*parts, card_id])
+def titled(width: int, parts: list[str], card_id: str, after: Sequence[str] = ()) -> tuple[Text, str | None]:
+    """A panel's title of ``parts``, the card id and the parts ``after`` it on a ``width`` columns
+    screen, and the id apart when the title's border (as render.card's, 6 columns short of the
+    width) cannot hold it whole: it then heads the panel's text, as an id is never cut (`quiz
+    show` takes it)."""
+    whole = " · ".join([*parts, card_id, *after])
     if cell_len(whole) <= width - 6:
         return Text(whole), None
-    return Text(" · ".join(parts)), card_id
+    return Text(" · ".join([*parts, *after])), card_id
 
 
 def headed(card_id: str | None, body: RenderableType) -> RenderableType:
@@ -313,8 +314,8 @@ def show_report(console: Console, report: Report) -> None:
             body += "\n\n**" + _("Key points not covered") + f"**\n\n{missed}"
         if row.solution:
             body += f"\n\n{row.solution}"
-        heading, apart = titled(console.width, [_("Question {number}").format(number=row.position + 1), f"{row.score:.2f}"],
-                                row.card_id)
+        heading, apart = titled(console.width, [_("Question {number}").format(number=row.position + 1)], row.card_id,
+                                [f"{row.score:.2f}"])
         console.print(Panel(headed(apart, markdown(body)), title=heading, title_align="left", border_style="red"))
 
 
