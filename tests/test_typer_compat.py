@@ -75,7 +75,8 @@ def test_arguments_are_named_without_typer_s_braces_and_types():
 
 def test_wide_help_is_wrapped_by_terminal_cells():
     """_wrap_wide_help: click's wrap_text and make_default_short_help, called with these arguments,
-    wrap and shorten Chinese by the cells it takes (two a character), ASCII as click does."""
+    wrap Chinese by the cells it takes (two a character), ASCII as click does; a command's summary is
+    its first sentence."""
     import typer._click.core as click_core
     import typer._click.formatting as formatting
     from rich.cells import cell_len
@@ -88,8 +89,9 @@ def test_wide_help_is_wrapped_by_terminal_cells():
     formatter.write_dl([("--kind KIND", help_text)])
     lines = formatter.getvalue().splitlines()
     assert len(lines) > 2 and all(cell_len(line) <= 60 for line in lines), lines
-    short = click_core.make_default_short_help(help_text, 45)
-    assert cell_len(short) <= 45 and short.endswith("...")
+    # a command's line in the listing: its first sentence whole (the listing wraps it), never cut with "..."
+    assert click_core.make_default_short_help(help_text, 45) == "只用这种题型：qa、choice、mistake、numeric、cloze（可重复）。"
+    assert click_core.make_default_short_help("Check deck files. Then more.\n\nDetails.", 10) == "Check deck files."
     assert formatting.wrap_text("plain words " * 10, 30) == "\n".join(textwrap.wrap("plain words " * 10, 30))
 
 

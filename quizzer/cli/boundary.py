@@ -52,7 +52,7 @@ def guarded(ctx: ClickContext, invoke: Callable[[ClickContext], Any]) -> Any:
         if os.environ.get("QUIZ_DEBUG"):
             raise
         stopped = _("Interrupted: every answer so far is saved, nothing half-written.")
-        typer.echo("\n" + stopped, err=True)
+        typer.echo("\n" + wrapped(stopped, sys.stderr), err=True)
         raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
     except BrokenPipeError:  # the reader went away (`quiz cards | head`): what it took was written
         _discard_output()

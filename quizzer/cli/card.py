@@ -85,7 +85,6 @@ def _json(shown: Shown) -> dict[str, Any]:
 def _draw(shown: Shown, left_out: bool) -> None:
     """``left_out``: a deck file is left out (the warning above names it), perhaps this card's."""
     from rich.panel import Panel
-    from rich.table import Table
 
     from quizzer.app import kind_names
     from quizzer.app.records import NEW
@@ -95,7 +94,7 @@ def _draw(shown: Shown, left_out: bool) -> None:
     from rich.text import Text
 
     from quizzer.terminal.render import clean, markdown, safe
-    from quizzer.terminal.tables import text
+    from quizzer.terminal.tables import dropping
 
     out = console()
     info, memory = shown.info, shown.info.memory
@@ -127,11 +126,12 @@ def _draw(shown: Shown, left_out: bool) -> None:
     if not info.reviews:
         out.print(_("No reviews yet."))
         return
-    # the answer folds where it must, whole words kept
-    table = Table(_("when"), _("mode"), _("rating"), _("correct"), text(_("answer")), _("seconds"), title=_("Reviews"))
+    # the answer gives way, whole words kept; on a narrow terminal the seconds, then the mark, then the mode go
+    rows = []
     for review in info.reviews:
         correct = "" if review.correct is None else _("yes") if review.correct else _("no")
         seconds = f"{review.duration_ms / 1000:.1f}" if review.duration_ms is not None else ""
-        table.add_row(when(review.reviewed_at), _(review.mode), f"{review.rating} {Rating(review.rating).shown}", correct,
-                      safe(review.answer_text or ""), seconds)
-    out.print(table)
+        rows.append([when(review.reviewed_at), _(review.mode), f"{review.rating} {Rating(review.rating).shown}", correct,
+                     clean(review.answer_text or ""), seconds])
+    out.print(dropping(out, [_("when"), _("mode"), _("rating"), _("correct"), _("answer"), _("seconds")], rows,
+                       gives_way=4, optional=[5, 3, 1], title=_("Reviews")))

@@ -199,11 +199,12 @@ def _localize_click_errors(error_line: ErrorLine) -> None:
 def _wrap_wide_help() -> None:
     """click wraps help with ``textwrap`` and shortens it by characters: Chinese help would run
     past the terminal's edge (a Chinese character is two cells) and break before ``、``. Text
-    with wide characters goes through ``quizzer.terminal.linebreak`` instead."""
+    with wide characters goes through ``quizzer.terminal.linebreak`` instead. A command's line
+    in the listing is its first sentence whole, wrapped in its column."""
     import typer._click.core as click_core
     import typer._click.formatting as formatting
 
-    plain_wrap, plain_short = formatting.wrap_text, click_core.make_default_short_help
+    plain_wrap = formatting.wrap_text
 
     def wrap_text(text: str, width: int = 78, initial_indent: str = "", subsequent_indent: str = "",
                   preserve_paragraphs: bool = False) -> str:
@@ -213,12 +214,10 @@ def _wrap_wide_help() -> None:
 
         return wrap(text, width, initial_indent, subsequent_indent)
 
-    def make_default_short_help(help: str, max_length: int = 45) -> str:
-        if help.isascii():
-            return plain_short(help, max_length)
-        from quizzer.terminal.linebreak import shorten
+    def make_default_short_help(help: str, max_length: int = 45) -> str:  # the listing wraps it: never cut
+        from quizzer.terminal.linebreak import summary
 
-        return shorten(help, max_length)
+        return summary(help)
 
     formatting.wrap_text = wrap_text
     click_core.make_default_short_help = make_default_short_help

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from rich.cells import cell_len
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -83,6 +83,7 @@ class ExamScreen:
         self.console = console
         # a transcript on a pipe keeps every question
         self.page = Page(console, self.draw, bool(clear_screen) and prompter.interactive, prompter)
+        self.time_up = False  # the clock ended the paper: each marking title says so (the line saying it scrolls away)
         # an answer waits out another process's long write, and a server out of reach for a while
         session.waiting = Waiting(render.waiting(console), session.settings.server_retry_seconds)
 
@@ -159,12 +160,14 @@ class ExamScreen:
             out.print("[yellow]" + _("{count} skipped: going round them again (empty line skips, {hand_in} hands in).")
                       .format(count=view.skipped, hand_in=HAND_IN) + "[/yellow]", highlight=False)
         elif isinstance(view, TimeIsUp):
+            self.time_up = True
             if view.at_start:
                 out.print("[yellow]" + _("This exam's time had run out; scoring what was answered.") + "[/yellow]")
             else:
                 out.print(_("{time_is_up} Answers given so far are scored, with any answer being typed as it stands.")
                           .format(time_is_up="[bold red]" + _("Time is up.") + "[/bold red]"), highlight=False)
         elif isinstance(view, HandedIn):
+            self.time_up = view.time_up
             note = _("This exam's time was up before it was left: the marking goes on.") if view.time_up else \
                 _("This exam was handed in before it was left: the marking goes on.")
             out.print("[yellow]" + note + "[/yellow]")
@@ -176,15 +179,37 @@ class ExamScreen:
                     + labelled(label, view.answer_text or "") + "\n\n" + model
                     + "**" + _("Key points") + "**\n\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(view.points, 1)))
             out.print()
-            title = Text(_("Mark question {number} · {card}").format(number=view.position + 1, card=view.card_id))
-            title.truncate(max(out.width - 6, 1), overflow="ellipsis")  # as render.card: rich cut it unmarked
-            out.print(Panel(markdown(body), title=title, title_align="left", border_style="cyan"))
+            title, card = marking_title(out.width, view.position + 1, view.card_id, self.time_up)
+            out.print(Panel(headed(card, markdown(body)), title=title, title_align="left", border_style="cyan"))
         elif isinstance(view, LeftUnfinished):
             out.print(left_message(view), highlight=False)
         elif isinstance(view, Report):
             show_report(out, view)
             if view.noted:
                 out.print(_("Wrong answers are in `quiz mistakes` and come back soon in `quiz study`."), highlight=False)
+
+
+def marking_title(width: int, number: int, card_id: str, time_up: bool) -> tuple[Text, str | None]:
+    """A marking panel's title (a paper the clock ended says so) and the card id apart, as
+    :func:`titled` gives them."""
+    return titled(width, [_("Mark question {number}").format(number=number), *([_("time is up")] if time_up else [])],
+                  card_id)
+
+
+def titled(width: int, parts: list[str], card_id: str, after: Sequence[str] = ()) -> tuple[Text, str | None]:
+    """A panel's title of ``parts``, the card id and the parts ``after`` it on a ``width`` columns
+    screen, and the id apart when the title's border (as render.card's, 6 columns short of the
+    width) cannot hold it whole: it then heads the panel's text, as an id is never cut (`quiz
+    show` takes it)."""
+    whole = " · ".join([*parts, card_id, *after])
+    if cell_len(whole) <= width - 6:
+        return Text(whole), None
+    return Text(" · ".join([*parts, *after])), card_id
+
+
+def headed(card_id: str | None, body: RenderableType) -> RenderableType:
+    """A panel's text under the card id its title could not hold (``titled``)."""
+    return body if card_id is None else Group(Text(card_id, style="bold"), Text(), body)
 
 
 def labelled(label: str, value: str) -> str:
@@ -292,18 +317,9 @@ def show_report(console: Console, report: Report) -> None:
             body += "\n\n**" + _("Key points not covered") + f"**\n\n{missed}"
         if row.solution:
             body += f"\n\n{row.solution}"
-        console.print(Panel(markdown(body), title=_question_title(console, row), title_align="left", border_style="red"))
-
-
-def _question_title(console: Console, row: ReportRow) -> Text:
-    """A wrong answer's panel title: its number, card id and score; where the border is too short
-    the id is cut with "…" (it is whole in the table above), never the score."""
-    def title(card: str) -> str:
-        return _("Question {number} · {card} · {score}").format(number=row.position + 1, card=card, score=f"{row.score:.2f}")
-
-    card = Text(row.card_id)
-    card.truncate(max(1, console.width - 6 - cell_len(title(""))), overflow="ellipsis")  # as render.card's room
-    return Text(title(card.plain))
+        heading, apart = titled(console.width, [_("Question {number}").format(number=row.position + 1)], row.card_id,
+                                [f"{row.score:.2f}"])
+        console.print(Panel(headed(apart, markdown(body)), title=heading, title_align="left", border_style="red"))
 
 
 def show_history(console: Console, rows: list[tuple[ExamRecord, int, int]], now: datetime) -> None:

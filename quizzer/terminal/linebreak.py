@@ -252,6 +252,7 @@ _NUMBER_END = re.compile(r"\d ?$")  # a piece ending in a number, or in a number
 # ``--new-per-day``, ``-h`` never break after a hyphen, as UAX #14 allows)
 _OPTION_SO_FAR = re.compile(r"(?:^|[\s（(：:，,、])--?[A-Za-z0-9-]*$")
 _KEY = re.compile(r"!?[A-Za-z0-9] +")  # a key in a list of keys: ``q 退出``, ``!u undo``, ``3 良好``
+_ARROW = "→ "  # before what a verdict gave: ``→ 重来``, its name whole and the arrow with it
 _INTERVAL = re.compile(r"\d+(?:\.\d+)?(?:s|m|h|d|mo|y) *")  # after a rating's name: ``2 Hard 6m``
 
 
@@ -261,7 +262,7 @@ def joined(units: Iterable[str]) -> list[str]:
     after it, beside it or a space away (``8天后到期`` never breaks as ``8`` / ``天后到期``, nor
     ``遗忘 0 次`` as ``遗忘 0`` / ``次``: the interface puts a space around numbers). And a
     key opening an item of a prompt (after ``·``, ``]`` or a colon, or first) stays with its name:
-    ``· q 退出`` never breaks as ``· q`` / ``退出``, nor ``4 简单`` as ``4 简`` / ``单`` (a name of
+    ``· q 退出`` never breaks as ``· q`` / ``退出``, nor ``4 简单`` as ``4 简`` / ``单``, nor ``→ 重来`` (a name of
     up to NAME_LONGEST ideographs, then a space or the end: a card's ``3 层自注意力…`` is text),
     and with the interval after the name (``2 Hard 6m`` never breaks as ``2 Hard`` / ``6m``). A
     command-line option is whole (``--json``, ``--new-per-day``, ``-h``)."""
@@ -275,7 +276,8 @@ def joined(units: Iterable[str]) -> list[str]:
             pieces[-1], unit = pieces[-1][:-1], "!" + unit
             if not pieces[-1]:
                 pieces.pop()
-        keyed = bool(pieces) and bool(_KEY.fullmatch(pieces[-1])) and (len(pieces) == 1 or pieces[-2].rstrip()[-1:] in "·]:：")
+        keyed = bool(pieces) and (pieces[-1] == _ARROW or bool(_KEY.fullmatch(pieces[-1]))
+                                  and (len(pieces) == 1 or pieces[-2].rstrip()[-1:] in "·]:："))
         named = name_left > 0
         timed = named_last and bool(_INTERVAL.fullmatch(unit))
         option = bool(pieces) and pieces[-1].endswith("-") and unit[:1].isalnum() and bool(_OPTION_SO_FAR.search(pieces[-1]))
@@ -351,16 +353,12 @@ def wrap(text: str, width: int, initial_indent: str = "", subsequent_indent: str
     return "\n\n".join(paragraphs)
 
 
-def shorten(text: str, cells: int) -> str:
-    """The first sentence of ``text``, cut to ``cells`` cells with ``...``: a command's line in
-    the help listing (click counts characters, and a Chinese one is two cells)."""
+def summary(text: str) -> str:
+    """The first sentence of ``text``'s first paragraph, whole: a command's line in the help
+    listing, which wraps it in its column (click cut it at the column's edge with ``...``)."""
     first = " ".join(text.split("\n\n")[0].split())
-    end = first.find("。")
-    if end != -1:
-        first = first[:end + 1]
-    if cell_len(first) <= cells:
-        return first
-    return first_line(first, max(1, cells - 3)) + "..."
+    ends = [end + 1 for end in (first.find("。"), first.find(". ")) if end != -1]
+    return first[:min(ends)] if ends else first
 
 
 def first_line(text: str, cells: int) -> str:

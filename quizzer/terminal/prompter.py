@@ -266,7 +266,8 @@ class TerminalPrompter:
         typed = ""
         while True:
             try:
-                text = session.prompt([("class:prompt", prompt + " ")], default=typed,
+                shown = prompt_lines(prompt, session.app.output.get_size().columns)
+                text = session.prompt([("class:prompt", shown + " ")], default=typed,
                                       refresh_interval=0.5 if status else 0, pre_run=watch)
             except EOFError:
                 return END
@@ -277,6 +278,15 @@ class TerminalPrompter:
                 draw()
                 continue
             return clean(text)  # a paste can hold escapes
+
+
+def prompt_lines(prompt: str, width: int) -> str:
+    """``prompt`` broken into lines of ``width`` cells as the screen's text is (words whole, Chinese
+    by its rules), a cell left on the last for the cursor: the line editor breaks at the edge,
+    inside a word, and starts the next line with the space it broke at."""
+    from quizzer.terminal.linebreak import wrap
+
+    return wrap(prompt, max(1, width - 1))
 
 
 def fold_status(status: str, width: int) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from rich import box
@@ -20,7 +21,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from quizzer.i18n import IDEOGRAPHS
-from quizzer.terminal.linebreak import divide_line, first_line
+from quizzer.terminal.linebreak import break_units, divide_line, first_line
 from quizzer.terminal.render import clean
 
 PREVIEW_AT_LEAST = 20  # columns a question or answer column keeps: its first words, whatever the terminal
@@ -67,25 +68,18 @@ def listing(*columns: Column | str, **options: Any) -> Table:
     return Table(*(text(c) if isinstance(c, str) else c for c in columns), **options)
 
 
-def fit(console: Console, table: Table, rows: list[list[str]], gives_way: int = 0) -> Table:
+def fit(console: Console, table: Table, rows: list[list[str]], gives_way: int = 0, words: bool = False) -> Table:
     """``table`` with ``rows`` added and each column's width set for ``console``: the cells of every
     column but ``gives_way`` are never cut or folded (a figure, a date; a cell with a space may wrap
     there). Column ``gives_way`` (names, folded where need be) has up to a quarter of the width,
     what is left then unfolds the other columns' headers, and what is left after that the names.
     Rich's own fitting shrank every column alike once the widest had given way: a date came out as
-    ``2027-01-1``, a header as ``int``."""
-    cells = [[Text(header)] for header in (str(column.header) for column in table.columns)]
-    for row in rows:
-        for index, cell in enumerate(row):
-            cells[index].append(Text(cell))
-    for column in table.columns:
-        column.width = 1
-    overhead = console.measure(table).maximum - len(table.columns)  # padding and rules between the columns
-    measured = [[Measurement.get(console, console.options, cell) for cell in column] for column in cells]
-    narrow = [max(size.minimum for size in column) for column in measured]  # the longest word: wrapped at every break
-    whole = [max(size.maximum for size in column) for column in measured]
-    others = [index for index in range(len(cells)) if index != gives_way]
-    room = console.width - overhead - sum(narrow[index] for index in others)
+    ``2027-01-1``, a header as ``int``. ``words``: the other columns keep their words whole (see
+    :func:`_longest_word`), not only their figures."""
+    sizes = _Sizes.of(console, table, rows)
+    narrow, whole = sizes.words() if words else sizes.narrow, sizes.whole
+    others = [index for index in range(len(narrow)) if index != gives_way]
+    room = sizes.room_beside(console.width, gives_way, narrow)
     widths = {gives_way: max(1, min(whole[gives_way], console.width // 4, room))}  # names' share, first
     room -= widths[gives_way]
     for index in others:  # then the headers, left to right, each up to its whole width
@@ -94,9 +88,73 @@ def fit(console: Console, table: Table, rows: list[list[str]], gives_way: int = 
     widths[gives_way] += max(0, min(whole[gives_way] - widths[gives_way], room))  # then the names, whole if they fit
     for index, column in enumerate(table.columns):
         column.width, column.no_wrap, column.overflow = widths[index], False, "fold"
-    for shown in zip(*(column[1:] for column in cells)):
+    for shown in zip(*(column[1:] for column in sizes.cells)):
         table.add_row(*shown)
     return table
+
+
+@dataclass
+class _Sizes:
+    """A table's cells (the header first in each column), each column's narrowest width (its
+    longest word) and whole width, and the columns' padding and rules."""
+
+    cells: list[list[Text]]
+    narrow: list[int]
+    whole: list[int]
+    overhead: int
+
+    @classmethod
+    def of(cls, console: Console, table: Table, rows: list[list[str]]) -> _Sizes:
+        cells = [[Text(header)] for header in (str(column.header) for column in table.columns)]
+        for row in rows:
+            for index, cell in enumerate(row):
+                cells[index].append(Text(cell))
+        for column in table.columns:
+            column.width = 1
+        overhead = console.measure(table).maximum - len(table.columns)  # padding and rules between the columns
+        measured = [[Measurement.get(console, console.options, cell) for cell in column] for column in cells]
+        return cls(cells, [max(size.minimum for size in column) for column in measured],
+                   [max(size.maximum for size in column) for column in measured], overhead)
+
+    def words(self) -> list[int]:
+        """Each column's longest word (:func:`_longest_word`)."""
+        return [max(map(_longest_word, column)) for column in self.cells]
+
+    def room_beside(self, width: int, gives_way: int, narrow: list[int] | None = None) -> int:
+        """What a table ``width`` wide leaves column ``gives_way`` beside the others at their
+        narrowest (or at the ``narrow`` widths given)."""
+        return width - self.overhead - sum(size for index, size in enumerate(narrow or self.narrow) if index != gives_way)
+
+
+def _longest_word(cell: Text) -> int:
+    """The cells of ``cell``'s longest word: between spaces (``模式``, ``考试``: a Chinese word is
+    whole in a narrow column, where UAX #14 would break it between its characters), and never
+    less than its longest unit of line breaking (``1 重来``, a rating's key and name)."""
+    plain = cell.plain
+    words = [cell_len(word) for word in plain.split()]
+    if not plain.isascii():
+        words += [cell_len(unit.rstrip()) for line in plain.splitlines() for unit in break_units(line)]
+    return max(words, default=0)
+
+
+def dropping(console: Console, headers: list[str], rows: list[list[str]], gives_way: int, optional: list[int],
+             **options: Any) -> Table:
+    """A table of ``headers`` and ``rows`` fitted as :func:`fit` fits one, without as many of the
+    ``optional`` columns (in their order) as it takes for column ``gives_way`` to keep
+    PREVIEW_AT_LEAST columns, or its whole width when narrower, beside the others' longest words
+    whole: a column squeezed to a few columns broke its words (``bidirec`` / ``tional``), and the
+    others then their dates."""
+    kept = list(range(len(headers)))
+    for dropped in [None, *optional]:
+        if dropped is not None:
+            kept.remove(dropped)
+        table = Table(*(headers[index] for index in kept), **options)
+        shown = [[row[index] for index in kept] for row in rows]
+        sizes = _Sizes.of(console, table, shown)
+        at = kept.index(gives_way)
+        if sizes.room_beside(console.width, at, sizes.words()) >= min(PREVIEW_AT_LEAST, sizes.whole[at]):
+            break
+    return fit(console, table, shown, kept.index(gives_way), words=True)
 
 
 class _Preview(Text):
