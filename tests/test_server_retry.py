@@ -9,12 +9,14 @@ import threading
 from datetime import datetime, timedelta, timezone
 
 import pytest
+import test_web
 from sqlalchemy import func, insert, select
 
 from quizzer.app import busy
 from quizzer.errors import DatabaseError, ServerUnavailable
 
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+make_client = test_web.make_client  # the fixture: a client of the web drill over a fresh collection
 
 
 class Clock:
@@ -244,3 +246,31 @@ def test_an_exam_whose_retries_run_out_says_what_is_saved(clock, deck_folder, mo
     assert clock.pauses == pauses_within(3) == [0.5, 1.0]
     assert "left unfinished" in result.stdout and "quiz exam --resume" in result.stdout
     assert "the answer to question 1 was not saved" in result.stderr
+
+
+
+def test_a_page_answer_waits_for_the_server_as_the_terminal_does(clock, make_client, monkeypatch):
+    """quiz serve: a server out of reach at a rating costs a pause, not the answer: the page comes
+    once the answer is saved, within the same server_retry_seconds as at the terminal."""
+    from quizzer.app import study
+    from quizzer.store.models import review_log
+
+    client = make_client()
+    page = test_web.study_of(client, "q")  # a qa card, rated with the buttons
+    answer, tries = study.answering.answer, []
+
+    def unreachable_twice(*args: object, **kwargs: object) -> object:
+        tries.append(1)
+        if len(tries) <= 2:
+            raise ServerUnavailable("postgresql://db/quiz: cannot connect to the database server")
+        return answer(*args, **kwargs)
+
+    def reviews() -> int:
+        with client.opened.store.read() as conn:
+            return conn.execute(select(func.count()).select_from(review_log)).scalar_one()
+
+    before = reviews()
+    monkeypatch.setattr(study.answering, "answer", unreachable_twice)
+    rated = test_web.post(client, test_web.post(client, page, action="reveal").text, action="rate", rating="3")
+    assert rated.status_code == 200 and len(tries) == 3 and clock.pauses == [0.5, 1.0]
+    assert reviews() == before + 1

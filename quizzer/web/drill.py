@@ -30,6 +30,7 @@ from quizzer.app.study_views import (
 from quizzer.settings import Settings
 from quizzer.web.forms import Chosen
 from quizzer.web.kept import Kept
+from quizzer.web.pages import patience
 
 KEPT = 64  # study sessions held at most; the least recently used goes first
 EVENTS: dict[str, Event] = {"reveal": Reveal(), "next": Next(), "undo": Undo(), "bury": Bury(),
@@ -107,6 +108,7 @@ class Drills:
         self._hold(session, StudySession(self.collection, queue, only_queued=True, settings=self.settings))
 
     def _hold(self, session: str, machine: StudySession) -> None:
+        machine.waiting = patience(self.settings.server_retry_seconds)
         drill = Drill(machine)
         drill.take(machine.start())
         machine.prepare()

@@ -32,6 +32,7 @@ from quizzer.errors import UsageError
 from quizzer.i18n import _
 from quizzer.settings import Settings
 from quizzer.web.kept import Kept
+from quizzer.web.pages import patience
 
 KEPT = 16  # sittings held at most; the least recently used goes first
 MAX_COUNT = 200
@@ -96,6 +97,7 @@ class Sittings:
         sitting.take(sitting.machine.handle(event))
 
     def _hold(self, session: str, machine: ExamSession) -> None:
+        machine.waiting = patience(self.settings.server_retry_seconds)
         sitting = Sitting(machine)
         sitting.take(machine.begin())
         self.held.keep(session, sitting)

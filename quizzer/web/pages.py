@@ -63,3 +63,12 @@ def environment() -> Any:
 
 def draw(template: str, **context: Any) -> str:
     return str(environment().get_template(template).render(**context))
+
+
+def patience(retry_seconds: float) -> Any:
+    """How a page's answer waits for the database: a server out of reach is tried again for
+    ``retry_seconds`` (``app.busy``), as at the terminal. Nothing is said meanwhile: the request
+    is still loading, and the page that follows says whether the answer was saved."""
+    from quizzer.app.busy import Waiting
+
+    return Waiting(lambda problem: None, retry_seconds)
