@@ -100,6 +100,13 @@ def check(driver, name: str) -> None:
     driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
     width, inner = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert inner == 375 and width <= inner, f"{name}: {width} px wide on a {inner} px screen"
+    # a table heading of one word is on one line: no "ne / w" or "学习 / 中" at 375 px
+    split = driver.execute_script(
+        "return [...document.querySelectorAll('th')].filter(th => th.textContent.trim() && !/\\s/.test(th.textContent.trim()))"
+        ".filter(th => { const r = document.createRange(); r.selectNodeContents(th);"
+        " return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size > 1; })"
+        ".map(th => th.textContent.trim())")
+    assert split == [], f"{name}: headings split over lines: {split}"
 
 
 def next_page(driver, act) -> None:
