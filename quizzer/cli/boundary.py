@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
     from quizzer.cli.typer_compat import ClickContext
 
-ErrorLine = Callable[[str, str], None]  # error_line's signature, for the adaptations of click's own errors
 
 
 def _command_path(ctx: ClickContext) -> str:

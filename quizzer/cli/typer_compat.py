@@ -12,9 +12,9 @@ import enum
 import functools
 import re
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from typer._click import core as _click_core
 from typer._click import formatting as _click_formatting
@@ -22,10 +22,8 @@ from typer._click import formatting as _click_formatting
 from quizzer import i18n
 from quizzer.i18n import N_, _
 
-if TYPE_CHECKING:
-    from quizzer.cli.boundary import ErrorLine
 
-
+ErrorLine = Callable[[str, str], None]  # boundary.error_line's signature: how click's own errors are said
 ClickContext = _click_core.Context  # click's types, for the groups' overrides (typer has loaded them)
 ClickCommand = _click_core.Command
 

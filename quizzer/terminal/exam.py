@@ -49,6 +49,7 @@ from quizzer.i18n import _, ngettext, translate_checker_message
 from quizzer.app.exam_open import NewPaper, Offer
 from quizzer.app.records import ExamRecord
 from quizzer.terminal import render
+from quizzer.terminal.messages import clock_text, unfinished_line
 from quizzer.terminal.page import Page
 from quizzer.terminal.prompter import Prompter, command
 from quizzer.terminal.prompter import TimeUp as TimedOut
@@ -66,11 +67,6 @@ def sparkline(scores: Sequence[float]) -> str:
     if high == low:
         return SPARKS[len(SPARKS) // 2] * len(scores)
     return "".join(SPARKS[round((s - low) / (high - low) * (len(SPARKS) - 1))] for s in scores)
-
-
-def clock_text(seconds: float) -> str:
-    minutes, secs = divmod(max(0, int(seconds + 0.999)), 60)
-    return f"{minutes:02d}:{secs:02d}"
 
 
 class ExamScreen:
@@ -344,7 +340,6 @@ def begin_paper(out: Console, prompter: Prompter, opened: Offer | ExamSession, w
                 resumed: bool) -> ExamSession | None:
     """The exam to sit, said: an unfinished one offered first (None: the learner quit instead), a new
     paper announced with what it holds."""
-    from quizzer.terminal.messages import unfinished_line
 
     if isinstance(opened, Offer):
         prompter.discard_typed_ahead()  # a second Enter after `quiz exam` is not the answer to the offer

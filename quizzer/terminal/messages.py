@@ -27,6 +27,12 @@ def pace_message(setting: int, pace: int) -> str | None:
              "stable before the interview.").format(setting=f"{setting:,}", pace=f"{pace:,}")
 
 
+def clock_text(seconds: float) -> str:
+    """An exam's time left as ``MM:SS``, a second begun counted whole."""
+    minutes, secs = divmod(max(0, int(seconds + 0.999)), 60)
+    return f"{minutes:02d}:{secs:02d}"
+
+
 def unfinished_line(exam: ExamRecord, now: datetime) -> str:
     """What is left of an unfinished exam and the command that goes on with it."""
     left = exam.left_to_do(now)
@@ -37,8 +43,6 @@ def unfinished_line(exam: ExamRecord, now: datetime) -> str:
         return _("Exam {id} is unfinished and its time is up: `quiz exam --resume` scores it.").format(id=exam.id)
     seconds = (exam.deadline - now).total_seconds()
     if seconds < CLOCK_SHOWN_UNDER:  # the deadline alone reads as time to come: the seconds left are said too
-        from quizzer.terminal.exam import clock_text
-
         return _("Exam {id} is unfinished: `quiz exam --resume` continues it until {time}, {left} left.").format(
             id=exam.id, time=later_when(exam.deadline, now), left=clock_text(seconds))
     return _("Exam {id} is unfinished: `quiz exam --resume` continues it until {time}.").format(
