@@ -80,8 +80,9 @@ def test_history_and_paste(deck_dir):
     """The up arrow brings back this session's last answer; a bracketed paste is typed text."""
     with study(deck_dir) as term:
         after = answer_next_card(term, PASTE_START + "编码器" + PASTE_END, 0)
-        answer_next_card(term, UP, after)
-        assert term.wait() == 0  # both right: nothing comes back in this session
+        after = answer_next_card(term, UP, after)
+        # both right at first sight: Good, back within the session's learn-ahead, where !q ends it
+        assert quit_at_next_prompt(term, after) == 0
     assert list(answers().values()) == ["编码器", "编码器"]
     assert "Reviewed 2, correct 2" in term.text
 
@@ -202,8 +203,8 @@ def test_the_screen_is_cleared_between_cards_unless_the_setting_is_off(deck_dir,
                   {"QUIZ_NOW": T0.isoformat(), "QUIZ_CLEAR_SCREEN": setting}) as term:
         after = answer_next_card(term, "编码器", 0)
         first_card = term.raw
-        answer_next_card(term, "编码器", after)
-        assert term.wait() == 0
+        after = answer_next_card(term, "编码器", after)
+        assert quit_at_next_prompt(term, after) == 0  # right at first sight: Good, so they come back
     clear = b"\x1b[2J"
     assert clear not in first_card
     assert (clear in term.raw) == (setting == "on")

@@ -87,8 +87,10 @@ def test_fg_draws_a_typed_answer_card_again_with_what_was_typed(deck_folder):
         after = term.expect("[space/Enter] next", after=term.expect("编码器", after=term.expect("BERT 的 ", after=mark,
                                                                                               timeout=15)))
         term.send(" ")
+        term.expect("answer (the blank)", after=after)  # right at first sight: Good, back within learn-ahead
+        term.send("!q\r")
         assert term.wait() == 0
-    assert reviews("z-one") == [(4, "编码器")]  # right and fast: Easy, saved once
+    assert reviews("z-one") == [(3, "编码器")]  # right and fast at first sight: Good (never Easy), saved once
     assert "Reviewed 1, correct 1" in term.text
 
 
