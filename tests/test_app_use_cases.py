@@ -168,19 +168,19 @@ def test_put_back_unsuspends_and_unburies_only_what_it_is_asked(collection):
 def test_an_interview_is_set_with_the_default_retention_and_cleared(collection):
     day = date(2026, 3, 1)
     plans.set_interview(collection, day, None, ["mini", "mini"])
-    shown = plans.status(collection.store, DEFAULTS, T0)
+    shown = plans.status(collection, DEFAULTS, T0)
     assert shown is not None and shown.forecast is not None
     assert (shown.interview.day, shown.interview.retention, shown.interview.decks) == (day, 0.95, ("mini",))
     assert plans.plan_dict(shown)["days_left"] == (day - date(2026, 1, 5)).days
     assert plans.clear_interview(collection).day == day
     assert plans.clear_interview(collection) is None
-    assert plans.status(collection.store, DEFAULTS, T0) is None
+    assert plans.status(collection, DEFAULTS, T0) is None
 
 
 def test_an_interview_on_an_unknown_deck_is_refused_and_not_saved(collection):
     with pytest.raises(QuizError, match="nope"):
         plans.set_interview(collection, date(2026, 3, 1), 0.9, ["nope"])
-    assert plans.status(collection.store, DEFAULTS, T0) is None
+    assert plans.status(collection, DEFAULTS, T0) is None
 
 
 def test_today_under_the_learners_settings_offers_the_new_cards(collection):
@@ -309,7 +309,7 @@ def test_an_unfinished_exam_says_what_resuming_does(collection):
 
 def test_the_plan_status_names_the_raised_pace(collection):
     plans.set_interview(collection, date(2026, 1, 12), None, None)
-    shown = plans.status(collection.store, Settings(new_per_day=0), T0)  # 4 unseen cards, a week: a pace above 0
+    shown = plans.status(collection, Settings(new_per_day=0), T0)  # 4 unseen cards, a week: a pace above 0
     assert shown is not None and shown.forecast is not None
     out = Console(record=True, width=200)
     show_status(out, shown)

@@ -34,7 +34,7 @@ def test_the_interview_is_set_from_the_plan_page(make_client):
     assert "No interview set." in client.get("/plan").text
     page = plan_post(client, action="set", day="2026-01-15", retention="0.9", deck="mini").text
     assert "2026-01-15 · 10 days left" in page and "<td>90%</td>" in page  # T0 is 2026-01-05
-    shown = plans.status_of(client.opened, DEFAULTS, T0)  # the store, as `quiz plan` reads it
+    shown = plans.status(client.opened, DEFAULTS, T0)  # the store, as `quiz plan` reads it
     assert shown is not None and shown.interview.day == date(2026, 1, 15)
     assert shown.interview.retention == 0.9 and shown.interview.decks == ("mini",)
     assert "Interview on 2026-01-15: 10 days left." in client.get("/").text
@@ -43,7 +43,7 @@ def test_the_interview_is_set_from_the_plan_page(make_client):
 def test_an_empty_target_and_no_deck_ticked_are_the_defaults(make_client):
     client = make_client()
     plan_post(client, action="set", day="2026-02-01", retention="")
-    shown = plans.status_of(client.opened, DEFAULTS, T0)
+    shown = plans.status(client.opened, DEFAULTS, T0)
     assert shown is not None and shown.interview.retention == 0.95 and shown.interview.decks is None
 
 
@@ -51,7 +51,7 @@ def test_the_interview_is_cleared_from_the_plan_page(make_client):
     client = make_client()
     plan_post(client, action="set", day="2026-01-15")
     page = plan_post(client, action="clear").text
-    assert "No interview set." in page and plans.status_of(client.opened, DEFAULTS, T0) is None
+    assert "No interview set." in page and plans.status(client.opened, DEFAULTS, T0) is None
 
 
 def test_a_bad_plan_is_refused_with_the_field_named_and_nothing_set(make_client):
@@ -63,7 +63,7 @@ def test_a_bad_plan_is_refused_with_the_field_named_and_nothing_set(make_client)
                          ({"day": "2026-01-15", "deck": "nope"}, "nope")]:
         refused = plan_post(client, action="set", **fields)
         assert refused.status_code == 400 and said in refused.text, refused.text
-    assert plans.status_of(client.opened, DEFAULTS, T0) is None
+    assert plans.status(client.opened, DEFAULTS, T0) is None
 
 
 def test_the_today_page_offers_each_deck_tag_and_kind_to_study(make_client):

@@ -1,10 +1,9 @@
-"""The interview plan's status (``quiz plan``, ``quiz stats``): the interview set, and what
+"""The interview plan's status (``quiz plan``, ``quiz stats``, the web's plan page): the interview set, and what
 following its plan gives from today's memory states (``scheduling.forecast``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 from datetime import date, datetime
 
 from quizzer.app.collection import Collection
@@ -15,13 +14,8 @@ from quizzer.scheduling.queue import held_by_own_limits, new_per_day_today
 from quizzer.i18n import _
 from quizzer.settings import Settings
 from quizzer.store import cards, learner
-from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
 from quizzer.store.records import NEW
-
-if TYPE_CHECKING:
-    from quizzer.app.collection import Collection
-
 
 YEARS_AHEAD = 10  # an interview further away is a slip (and the scheduler's dates end at the year 9999)
 FEW_AT_TARGET = 0.5  # of the cards at the target on the day, following the plan: below it, the target is out of reach
@@ -40,8 +34,10 @@ class PlanStatus:
     below_pace: dict[str, int] = field(default_factory=dict)
 
 
-def status(store: Store, settings: Settings, now: datetime) -> PlanStatus | None:
-    """The plan's forecast for ``quiz plan`` and ``quiz stats`` (None: no interview set)."""
+def status(collection: Collection, settings: Settings, now: datetime) -> PlanStatus | None:
+    """The plan's forecast for the collection's learner, as ``quiz plan``, ``quiz stats`` and the
+    web's plan page show it (None: no interview set)."""
+    store = collection.store
     schedule = schedule_of(store, settings)
     interview, scheduler = schedule.interview, schedule.scheduler
     if interview is None:
@@ -94,8 +90,3 @@ def plan_dict(shown: PlanStatus) -> dict[str, object]:
                 share_at_target=round(forecast.at_target, 4), reviews_per_day=round(forecast.reviews_per_day, 1),
                 new_per_day=forecast.new_per_day, new_per_day_raised=forecast.new_per_day > shown.new_per_day_setting,
                 decks_below_pace=shown.below_pace)
-
-
-def status_of(collection: Collection, settings: Settings, now: datetime) -> PlanStatus | None:
-    """``status`` of the collection's learner."""
-    return status(collection.store, settings, now)

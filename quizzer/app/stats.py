@@ -301,8 +301,8 @@ def weakest_cards(collection: Collection, decks: list[str] | None, now: datetime
 
 
 def of_collection(collection: Collection, now: datetime, settings: Settings = DEFAULTS,
-                  decks: list[str] | None = None) -> Stats:
-    """``compute`` for the collection's cards (``decks``: of those decks, removed ones too), its
-    decks in their order."""
-    chosen = collection.card_filter(decks, history=True)
+                  decks: list[str] | None = None, tags: list[str] | None = None) -> Stats:
+    """``compute`` for the collection's cards (``decks``: of those decks, a removed one too, as
+    ``quiz history export`` takes it; ``tags``: with one of those tags), its decks in their order."""
+    chosen = collection.card_filter(decks, tags, history=True)
     return compute(collection.store, chosen, now, [loaded.id for loaded in collection.decks], settings)

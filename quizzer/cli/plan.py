@@ -52,7 +52,7 @@ def plan(
     if on is not None:
         day = _day(on, clock.study_day(now, learner_settings.day_start_hour))
         plans.set_interview(opened, day, _retention(retention) if retention is not None else None, deck)
-    shown = plans.status(opened.store, learner_settings, now)
+    shown = plans.status(opened, learner_settings, now)
     if shown is None:
         _say(as_json, dict(interview=None), _("No interview set (`quiz plan --date YYYY-MM-DD` sets one)."))
         return

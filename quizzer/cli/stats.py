@@ -25,13 +25,12 @@ def stats(
 
     from quizzer import clock
     from quizzer.app.plan import plan_dict, status
-    from quizzer.app.stats import compute
+    from quizzer.app.stats import of_collection
 
     learner = settings()
     opened = collection(ctx, decks_dir, db)
-    chosen = opened.card_filter(deck, tag, history=True)  # `--deck archived`, as `quiz history export` takes it
-    figures = compute(opened.store, chosen, clock.now(), [loaded.id for loaded in opened.decks], learner)
-    planned = status(opened.store, learner, clock.now())  # the interview's forecast, when one is set
+    figures = of_collection(opened, clock.now(), learner, deck, tag)
+    planned = status(opened, learner, clock.now())  # the interview's forecast, when one is set
     if json_output:
         from quizzer.cli.output import emit_json
 
