@@ -149,7 +149,7 @@ class StudySession(StudyOrder):
         if card_id in self.undone_graded:
             return self._learner_rates(Unrated(reading.answer, verdict.correct), verdict.message,
                                        kind.solution(asked), kind.solution_title)
-        first_sight = card_store.card(self.collection.store, card_id).memory.state == NEW
+        first_sight = card_store.states(self.collection.store, [card_id]).get(card_id, NEW) == NEW
         rating = auto_rating(self.settings.speed(self.collection.cards[card_id].kind), verdict.correct,
                              self.tick() - self.shown_at, first_sight)
         if self.pauses:  # the verdict's pause offers the other ratings, with their waits
