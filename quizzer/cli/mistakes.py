@@ -43,10 +43,10 @@ def mistakes(
         out.print(_("The mistakes notebook is empty."))
         return
     if drill:
-        from quizzer.app.notebook import drill as drill_queue
+        from quizzer.app.browse import mistakes_drill
         from quizzer.terminal import study as screen
 
-        queue = drill_queue(opened.store, [row.id for row in rows], clock.now())
+        queue = mistakes_drill(opened, rows, clock.now())
         if not queue:
             out.print(_("Every card in the notebook is suspended or buried for today."))
             return
