@@ -9,9 +9,11 @@ file, which a replace would cut off from the shell), a terminal or a pipe."""
 from __future__ import annotations
 
 import errno
+import glob
 import os
 import stat
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -34,6 +36,7 @@ def replaced(path: Path) -> Iterator[Path]:
     partial = target.with_name(f".{target.name}.{os.getpid()}.partial")  # one per process: two writers never share it
     try:
         remove_database(partial)  # a killed writer's, of the same process id: SQLite would replay its journal
+        _remove_stale_partials(target)
         yield partial
         _sync(partial)
         with suppress(FileNotFoundError):  # the file keeps its permissions (a 0444 config stays 0444)
@@ -125,6 +128,31 @@ def remove_database(path: Path) -> None:
     for leftover in (path, *(path.with_name(path.name + suffix) for suffix in JOURNALS)):
         with suppress(OSError):
             leftover.unlink(missing_ok=True)
+
+
+STALE_PARTIAL_SECONDS = 600  # a partial file this old whose writer is gone is a killed writer's leftover
+
+
+def _remove_stale_partials(target: Path) -> None:
+    """Delete the partial files other writers of ``target`` left when they were killed: those whose
+    process is gone and that were last written over ``STALE_PARTIAL_SECONDS`` ago (the age keeps a
+    writer on another machine sharing the folder, whose process id means nothing here, safe)."""
+    now = time.time()
+    for leftover in target.parent.glob(f".{glob.escape(target.name)}.*.partial"):
+        pid = leftover.name[len(target.name) + 2:-len(".partial")]
+        with suppress(OSError, ValueError):
+            if now - leftover.stat().st_mtime > STALE_PARTIAL_SECONDS and not _process_alive(int(pid)):
+                remove_database(leftover)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
 
 
 def _sync(path: Path) -> None:

@@ -168,3 +168,25 @@ def test_a_db_copy_onto_a_full_disk_fails_and_leaves_nothing(tmp_path):
         assert result.stderr.startswith(f"Error: {disk / 'copy.db'}: cannot be written: the disk is full"), result.stderr
         assert sorted(p.name for p in disk.iterdir()) == []
     assert sha256(db) == before
+
+
+def test_a_killed_writers_old_partial_file_is_cleared_by_the_next_write(tmp_path):
+    from quizzer.files import write_whole
+
+    gone = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1  # no process can have it
+    hour_ago = os.stat(tmp_path).st_mtime - 3600
+    target = tmp_path / "cards.md"
+    killed = tmp_path / f".cards.md.{gone}.partial"
+    killed_journal = tmp_path / f".cards.md.{gone}.partial-wal"
+    fresh = tmp_path / f".cards.md.{gone + 1}.partial"  # a minute old: its writer may be on another machine
+    running = tmp_path / f".cards.md.{os.getppid()}.partial"  # a live writer's, however old
+    other = tmp_path / f".notes.md.{gone}.partial"  # another file's
+    for leftover in (killed, killed_journal, fresh, running, other):
+        leftover.write_bytes(b"half")
+    for old in (killed, killed_journal, running, other):
+        os.utime(old, (hour_ago, hour_ago))
+
+    write_whole(target, b"whole\n")
+
+    assert target.read_bytes() == b"whole\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["cards.md", fresh.name, running.name, other.name])
