@@ -239,9 +239,9 @@ def test_a_week_in_anki_comes_back_with_every_review_and_the_same_memory(deck_fo
         assert got.stability == pytest.approx(want.stability, abs=1e-3), card_id
         assert got.difficulty == pytest.approx(want.difficulty, abs=1e-3), card_id
         assert (got.due and study_day(got.due)) == (want.due and study_day(want.due)), card_id
-        # and close to Anki's own card: it computes in 32-bit floats and keeps 4 decimals after each
-        # review (46.3181 where quizzer has 46.31686; 3.4277 for 3.4302 after seven answers in a day),
-        # so an interval of 7.4996 days can be 8 there
+        # and close to Anki's own card, which keeps 4 decimals of stability and 3 of difficulty after
+        # each review (in 32-bit floats): near difficulty 10, where stability grows with 11 - D, that
+        # is up to 1e-3 of the growth (3.4277 where quizzer has 3.4302), so 7.4996 days can be 8 there
         kind, due, stability, difficulty, reps, lapses = week["cards"][genanki.guid_for(card_id)]
         assert (kind, reps, lapses) == (got.state, logged, got.lapses), card_id
         assert got.due is not None and abs((due_day(due) - study_day(got.due)).days) <= 1, card_id
