@@ -106,7 +106,8 @@ def study_a_week(package: str, folder: str) -> dict[str, Any]:
     into a new Anki collection in ``folder``, studied for a week through Anki's scheduler (each
     day every card it queues, rated by ``RATINGS``), exported as ``back.apkg``. Returns the
     export's path, the reviews made (GUID, rating, ms, revlog type) and each card's state at the
-    end (GUID -> type, the study day due or the due time, stability, difficulty, reps, lapses)."""
+    end (GUID -> type, the study day due or the due time, stability, difficulty, reps, lapses,
+    and the stability and difficulty Anki's FSRS computes from the card's review log)."""
     from anki.collection import Collection, ExportAnkiPackageOptions, ImportAnkiPackageOptions, ImportAnkiPackageRequest
     from anki.config import Config
     from anki.scheduler.v3 import CardAnswer
@@ -152,9 +153,9 @@ def study_a_week(package: str, folder: str) -> dict[str, Any]:
     for anki_card in (col.get_card(cid) for cid in col.find_cards("")):
         due: Any = (datetime.fromtimestamp(anki_card.due, timezone.utc).isoformat() if anki_card.queue == 1
                     else (first_day + timedelta(days=anki_card.due)).isoformat())
-        memory = anki_card.memory_state
-        cards[anki_card.note().guid] = (anki_card.type, due, memory.stability if memory else None,
-                                        memory.difficulty if memory else None, anki_card.reps, anki_card.lapses)
+        memory, recomputed = anki_card.memory_state, col.compute_memory_state(anki_card.id)
+        cards[anki_card.note().guid] = (anki_card.type, due, memory.stability, memory.difficulty, anki_card.reps,
+                                        anki_card.lapses, recomputed.stability, recomputed.difficulty)
     back = str(Path(folder) / "back.apkg")
     col.export_anki_package(out_path=back, limit=None, options=ExportAnkiPackageOptions(
         with_scheduling=True, with_deck_configs=True, legacy=True))
@@ -239,10 +240,12 @@ def test_a_week_in_anki_comes_back_with_every_review_and_the_same_memory(deck_fo
         assert got.stability == pytest.approx(want.stability, abs=1e-3), card_id
         assert got.difficulty == pytest.approx(want.difficulty, abs=1e-3), card_id
         assert (got.due and study_day(got.due)) == (want.due and study_day(want.due)), card_id
-        # and close to Anki's own card, which keeps 4 decimals of stability and 3 of difficulty after
-        # each review (in 32-bit floats): near difficulty 10, where stability grows with 11 - D, that
-        # is up to 1e-3 of the growth (3.4277 where quizzer has 3.4302), so 7.4996 days can be 8 there
-        kind, due, stability, difficulty, reps, lapses = week["cards"][genanki.guid_for(card_id)]
+        # Anki's FSRS reading the card's review log gets the same memory, to its 32-bit floats
+        kind, due, stability, difficulty, reps, lapses, *from_log = week["cards"][genanki.guid_for(card_id)]
+        assert from_log == pytest.approx([got.stability, got.difficulty], rel=1e-5), card_id
+        # and Anki's card is close: it keeps 4 decimals of stability and 3 of difficulty after each
+        # review; near difficulty 10, where stability grows with 11 - D, that is up to 1e-3 of the
+        # growth (3.4277 where quizzer has 3.4302), so 7.4996 days can be 8 there
         assert (kind, reps, lapses) == (got.state, logged, got.lapses), card_id
         assert got.due is not None and abs((due_day(due) - study_day(got.due)).days) <= 1, card_id
         assert stability == pytest.approx(got.stability, rel=1e-2), card_id
