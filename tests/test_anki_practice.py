@@ -15,6 +15,7 @@ from pathlib import Path
 import genanki
 import pytest
 from conftest import MINI_DECK
+from test_anki_schedule import anki_export, into_anki
 from test_anki_week import answer_at
 from typer.testing import CliRunner
 
@@ -37,22 +38,6 @@ CRAMMING, FILTERED = 3, 3  # revlog.type of both; cramming has factor 0
 
 def quiz(*args: str):
     return runner.invoke(app, list(args))
-
-
-def into_anki(package: Path, folder: Path):
-    """A fresh Anki collection (FSRS on) with ``package`` imported, scheduling included."""
-    col = anki_collection.Collection(str(folder / "collection.anki2"))
-    col.set_config("fsrs", True)
-    options = anki_collection.ImportAnkiPackageOptions(with_scheduling=True, with_deck_configs=False)
-    col.import_anki_package(anki_collection.ImportAnkiPackageRequest(package_path=str(package), options=options))
-    return col
-
-
-def out_of_anki(col, folder: Path) -> Path:
-    path = folder / "back.apkg"
-    col.export_anki_package(out_path=str(path), limit=None, options=anki_collection.ExportAnkiPackageOptions(
-        with_scheduling=True, with_deck_configs=True, legacy=True))
-    return path
 
 
 def anki_card(col, card_id: str):
@@ -93,7 +78,7 @@ def test_a_practice_review_goes_to_anki_as_cramming_its_fsrs_leaves_out_and_come
         recomputed = col.compute_memory_state(logged.id)  # from the log, as Anki's FSRS reads it
         assert recomputed.stability == pytest.approx(memory.stability, rel=1e-4)
         assert recomputed.difficulty == pytest.approx(memory.difficulty, abs=1e-3)
-        back = out_of_anki(col, tmp_path)
+        back = anki_export(col, tmp_path / "back.apkg")
     finally:
         col.close()
     read = read_anki_reviews(back, GUIDS, datetime.now(timezone.utc))
@@ -138,7 +123,7 @@ def test_cramming_in_anki_comes_back_as_practice_and_an_early_review_that_resche
             col.sched.answer_card(col.sched.build_answer(card=answered, states=queued.states, rating=CardAnswer.GOOD))
         made = col.db.all("SELECT type, factor = 0 FROM revlog WHERE ease = 3 ORDER BY id")
         assert made == [[CRAMMING, True], [FILTERED, False]]  # what Anki logs for each
-        back = out_of_anki(col, tmp_path)
+        back = anki_export(col, tmp_path / "back.apkg")
     finally:
         col.close()
     read = read_anki_reviews(back, GUIDS, datetime.now(timezone.utc))

@@ -39,6 +39,7 @@ from typing import Any
 import genanki
 import pytest
 from conftest import MINI_DECK
+from test_anki_schedule import anki_export
 from typer.testing import CliRunner
 
 from quizzer.app import study
@@ -108,7 +109,7 @@ def study_a_week(package: str, folder: str) -> dict[str, Any]:
     export's path, the reviews made (GUID, rating, ms, revlog type) and each card's state at the
     end (GUID -> type, the study day due or the due time, stability, difficulty, reps, lapses,
     and the stability and difficulty Anki's FSRS computes from the card's review log)."""
-    from anki.collection import Collection, ExportAnkiPackageOptions, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+    from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
     from anki.config import Config
     from anki.scheduler.v3 import CardAnswer
 
@@ -156,11 +157,9 @@ def study_a_week(package: str, folder: str) -> dict[str, Any]:
         memory, recomputed = anki_card.memory_state, col.compute_memory_state(anki_card.id)
         cards[anki_card.note().guid] = (anki_card.type, due, memory.stability, memory.difficulty, anki_card.reps,
                                         anki_card.lapses, recomputed.stability, recomputed.difficulty)
-    back = str(Path(folder) / "back.apkg")
-    col.export_anki_package(out_path=back, limit=None, options=ExportAnkiPackageOptions(
-        with_scheduling=True, with_deck_configs=True, legacy=True))
+    back = anki_export(col, Path(folder) / "back.apkg")
     col.close()
-    return dict(back=back, reviews=made[exported_reviews:], cards=cards)
+    return dict(back=str(back), reviews=made[exported_reviews:], cards=cards)
 
 
 def due_day(due: str) -> date:
