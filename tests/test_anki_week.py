@@ -3,12 +3,13 @@ comes back into quizzer whole: every review, and every card's memory and due as 
 ratings at the same times give them in quizzer.
 
 How a week passes in Anki: its scheduler reads the system clock (rslib's ``TimestampSecs::now``)
-and offers no hook to set it, so the days are made by moving the past instead. ``shift`` moves
-every time the collection holds (a review's id, a learning step's due in seconds, the last
+and offers no hook to set it, so the days are made by moving the past instead. ``shifted``
+moves every time the collection holds (a review's id, a learning step's due in seconds, the last
 review ``lrt`` in a card's data, and ``crt``, the creation time Anki counts its days from) by
-whole days; a due counted in days is counted from ``crt`` and so moves with it. Moving the
-collection one day back between two study days is to Anki the same as a day passing: its day
-number goes up by one and every interval since a review grows by a day.
+whole days, and opens the collection again (Anki reads its day number when it opens one); a due
+counted in days is counted from ``crt`` and so moves with it. Moving the collection one day back
+between two study days is to Anki the same as a day passing: its day number goes up by one and
+every interval since a review grows by a day.
 
 The quizzer side is studied on a fake clock (``QUIZ_NOW``) in the same timeline: the export is
 made six days before today. The fresh Anki collection is moved six days back before the import
