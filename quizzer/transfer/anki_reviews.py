@@ -5,7 +5,11 @@ A package holds the collection as ``collection.anki21b`` (zstd, Anki 2.1.50+),
 ``collection.anki21`` or ``collection.anki2``; the newest one is
 read. Its review log (``revlog``) rows of notes whose GUID is one quizzer's export gave a card
 (``note_guids``) become that card's reviews (every variant of a numeric card is the card):
-the row id is the time in ms, ``ease`` the rating, ``time`` the duration. Rows of other notes
+the row id is the time in ms, ``ease`` the rating, ``time`` the duration. A row of Anki's
+cramming (``type`` 3, filtered, with ``factor`` 0: answered in a filtered deck that does not
+reschedule, which Anki's FSRS leaves out) is a practice review, as quizzer's export writes one;
+an early review in a rescheduling filtered deck (``type`` 3 with a factor) moved the schedule
+and is a study review. Rows of other notes
 are skipped and counted: notes of another note type (not from quizzer), notes of quizzer's note
 types whose card no deck has now, and rows that are no review (a manual or bulk reschedule,
 ease 0). Nothing is written here; a file that is not such a collection is a HistoryFileError.
@@ -27,6 +31,7 @@ from quizzer.errors import HistoryFileError
 from quizzer.i18n import _
 from quizzer.store.history import LoggedReview
 from quizzer.transfer.anki import NOTE_TYPES
+from quizzer.transfer.anki_schedule import FILTERED_KIND
 from quizzer.transfer.fsrs_csv import CLOCK_SKEW, EPOCH, MAX_DURATION_MS, MAX_LOG_BYTES, log_bytes
 
 SUFFIXES = (".apkg", ".colpkg", ".anki2", ".anki21")
@@ -116,15 +121,21 @@ def _unzstd(data: bytes, shown: str) -> bytes:
     return bytes(out)
 
 
+def _mode_of(kind: object, factor: object) -> str:
+    """The mode of a review by its revlog ``type`` and ``factor``: practice for cramming (a
+    filtered-deck answer that left the schedule alone), else study."""
+    return "practice" if kind == FILTERED_KIND and factor == 0 else "study"
+
+
 def _reviews(db: sqlite3.Connection, note_guids: Mapping[str, str], now: datetime, fields_of: Mapping[str, str],
              shown: str) -> AnkiReviews:
     quizzer_types = {note_type.model_id for note_type in NOTE_TYPES.values()}
     found = AnkiReviews()
     edited: dict[str, None] = {}
-    rows = db.execute("SELECT revlog.id, revlog.ease, revlog.time, revlog.type, notes.guid, notes.mid "
+    rows = db.execute("SELECT revlog.id, revlog.ease, revlog.time, revlog.type, revlog.factor, notes.guid, notes.mid "
                       "FROM revlog JOIN cards ON cards.id = revlog.cid JOIN notes ON notes.id = cards.nid "
                       "ORDER BY revlog.id")
-    for revlog_id, ease, duration, kind, guid, model_id in rows:
+    for revlog_id, ease, duration, kind, factor, guid, model_id in rows:
         card_id = note_guids.get(guid) if isinstance(guid, str) else None
         if card_id is None:
             if model_id in quizzer_types:
@@ -146,7 +157,7 @@ def _reviews(db: sqlite3.Connection, note_guids: Mapping[str, str], now: datetim
             raise HistoryFileError(_("{file}: review {id} is dated {time}, not between 1970 and now").format(
                 file=shown, id=revlog_id, time=reviewed_at.isoformat()), _("check the device's clock"))
         ms = duration if isinstance(duration, int) and 0 <= duration <= MAX_DURATION_MS else None
-        found.reviews.append(LoggedReview(card_id, ease, reviewed_at, ms))
+        found.reviews.append(LoggedReview(card_id, ease, reviewed_at, ms, _mode_of(kind, factor)))
     for guid, fields in db.execute("SELECT guid, flds FROM notes ORDER BY id"):
         if guid in fields_of and fields != fields_of[guid]:
             edited[note_guids[guid]] = None
