@@ -83,7 +83,8 @@ def _texts(value: Any) -> list[str]:
 
 
 def _appended(text: str, note: str) -> str:
-    return text.rstrip("\n") + "\n" + note + "\n"
+    """``note`` as a paragraph of its own after ``text`` (a line right after a table would be a row of it)."""
+    return text.rstrip("\n") + "\n\n" + note + "\n"
 
 
 def _flagged(item: Item, claim: KnownClaim, phrase: str) -> Item:
