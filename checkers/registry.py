@@ -41,6 +41,7 @@ WHERE: dict[str, tuple[str, str]] = {  # name -> (module, class)
     "sinusoidal_pe": ("checkers.layers", "PositionalEncoding"),
     "training_memory": ("checkers.costs", "TrainingMemory"),
     "weight_memory": ("checkers.budgets", "WeightMemory"),
+    "wordpiece_tokens": ("checkers.tokenization", "WordPieceTokens"),
 }
 _made: dict[str, BaseChecker[Any, Any, Any]] = {}
 

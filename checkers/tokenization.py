@@ -1,6 +1,8 @@
-"""Tokenization counts with byte-pair encoding (Sennrich et al. 2016, §3.2): merges learned from a
-small word-frequency list, then how many tokens the corpus has after k merges, or how many pieces
-a word the list does not hold splits into when the merges are applied in the order learned."""
+"""Tokenization counts. Byte-pair encoding (Sennrich et al. 2016, §3.2): merges learned from a small
+word-frequency list, then how many tokens the corpus has after k merges, or how many pieces a word
+the list does not hold splits into when the merges are applied in the order learned. WordPiece as
+BERT splits words (greedy longest match first, ``##`` pieces, a word with no match is one [UNK]):
+how many tokens a few words make with a small vocabulary."""
 
 from __future__ import annotations
 
@@ -118,3 +120,81 @@ class BpeTokens(BaseChecker[BpeTokensParams, BpeTokensInputs, int]):
                       f"得到 `{_symbols(pieces)}`，共 {answer} 个 token。")
         learned = "\n".join(rows) if steps else "（没有可合并的符号对）"
         return f"{learned}\n\n{result}\n\n答案：`{tolerance.format(answer)}`"
+
+
+# ------------------------------------------------------------------------------------ WordPiece
+
+WORD_STARTS = ("un", "re", "play", "work", "learn", "token", "walk", "read", "train", "tok")
+CONTINUATIONS = ("##able", "##ing", "##ed", "##er", "##ers", "##s", "##ize", "##ization", "##ation", "##ly", "##play",
+                 "##work", "##learn", "##train", "##aff", "##en", "##iz", "##ab", "##le", "##ning", "##ained")
+PIECE_WORDS = ("unplayable", "retraining", "tokenization", "walkers", "readable", "unaffable", "relearned", "workable",
+               "players", "learners", "untrained", "rework", "tokens", "walking", "unhappy", "tokenize")
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+@dataclass(frozen=True, kw_only=True)
+class WordPieceParams(Strict):
+    letters: Literal["yes", "no", "any"] = "any"  # whether every letter is a piece, so no word is [UNK]
+    words: Annotated[int, Field(ge=1, le=4)] = 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class WordPieceInputs(Strict):
+    vocab: Annotated[list[str], Field(min_length=1, max_length=60)]  # besides the single letters, when letters
+    words: Annotated[list[str], Field(min_length=1, max_length=6)]
+    letters: bool = True  # every letter a-z and ##a-##z is in the vocabulary too
+
+    def check(self) -> None:
+        pieces = [piece.removeprefix("##") for piece in self.vocab]
+        if any(not p.isascii() or not p.isalpha() or not p.islower() or len(p) > WORD_MAX for p in [*pieces, *self.words]):
+            raise ValueError(Said("words are lowercase letters a-z, at most {max} each", max=WORD_MAX))
+
+    def known(self) -> set[str]:
+        """The whole vocabulary: the pieces given, and the letters when they are in it."""
+        return {*self.vocab, *((*LETTERS, *(f"##{c}" for c in LETTERS)) if self.letters else ())}
+
+
+class WordPieceTokens(BaseChecker[WordPieceParams, WordPieceInputs, int]):
+    name = "wordpiece_tokens"
+    description = "WordPiece 分词计数：BERT 的贪心最长匹配（## 续接，整词匹配不上记一个 [UNK]），几个词共切成几个 token"
+    Params = WordPieceParams
+    Inputs = WordPieceInputs
+
+    def compose(self, rng: random.Random, params: WordPieceParams) -> tuple[WordPieceInputs, str]:
+        letters = rng.random() < 0.6 if params.letters == "any" else params.letters == "yes"
+        vocab = [piece for piece in (*WORD_STARTS, *CONTINUATIONS) if rng.random() < 0.6]
+        inputs = WordPieceInputs(vocab=vocab or ["un"], words=rng.sample(PIECE_WORDS, params.words), letters=letters)
+        listed = "、".join(f"`{piece}`" for piece in inputs.vocab)
+        also = "此外，26 个单字母 a–z 及其续接形式 ##a–##z 也都在词表里。" if letters else "词表里没有别的 token（没有单字母）。"
+        prompt = (
+            "BERT 用 WordPiece 切词（Devlin et al. 2019, §3；切法见 Google BERT 的 tokenization.py）：对每个词从词首起取词表里"
+            "**最长**的前缀，剩下的部分加 `##` 前缀后继续找最长匹配；若某处一个都匹配不上，**整个词**记为一个 `[UNK]`。\n\n"
+            f"词表：{listed}。{also}\n\n把 {'、'.join(f'**{w}**' for w in inputs.words)} 逐词切开，一共多少个 token？"
+            "（`[UNK]` 记 1 个，不加 [CLS]、[SEP]）"
+        )
+        return inputs, prompt
+
+    def why_out_of_range(self, params: WordPieceParams, inputs: WordPieceInputs) -> str | None:
+        if params.letters != "any" and inputs.letters != (params.letters == "yes"):
+            return Said("letters {got}, the card wants {wanted}", got=inputs.letters, wanted=params.letters)
+        return None
+
+    def tolerance(self, params: WordPieceParams, inputs: WordPieceInputs) -> Tolerance:
+        return Tolerance("exact")
+
+    def solve(self, inputs: WordPieceInputs) -> int:
+        from checkers import reference
+
+        return sum(len(reference.wordpiece(word, inputs.known())) for word in inputs.words)
+
+    def explain(self, inputs: WordPieceInputs, answer: int, tolerance: Tolerance) -> str:
+        from checkers import reference
+
+        split = [reference.wordpiece(word, inputs.known()) for word in inputs.words]
+        rows = ["| 词 | 切分 | token 数 |", "| --- | --- | --- |"]
+        rows += [f"| {word} | {' '.join(f'`{piece}`' for piece in pieces)} | {len(pieces)} |" for word, pieces in zip(inputs.words, split)]
+        return (
+            "每步取从当前位置起在词表里最长的一段（不是最短，也不是切得最少的整体方案）；一处匹配不上，整个词就是 `[UNK]`。\n\n"
+            + "\n".join(rows)
+            + f"\n\n合计：{' + '.join(str(len(pieces)) for pieces in split)} = {answer}\n\n答案：`{tolerance.format(answer)}`"
+        )

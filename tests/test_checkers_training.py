@@ -137,3 +137,39 @@ def test_bpe_refuses_what_it_cannot_split():
                 {"words": ["low"], "counts": [1], "merges": 1, "target": "word"}):
         with pytest.raises(ValidationError):
             inputs.model_validate(bad)
+
+
+# ---------------------------------------------------------------- WordPiece
+
+
+def hugging_face_pieces(words: list[str], vocab: set[str]) -> list[list[str]]:
+    """Hugging Face tokenizers' WordPiece model (Rust), another implementation of BERT's splitter."""
+    tokenizers = pytest.importorskip("tokenizers")
+    model = tokenizers.models.WordPiece({token: i for i, token in enumerate(sorted(vocab | {"[UNK]"}))}, unk_token="[UNK]")
+    return [[token.value for token in model.tokenize(word)] for word in words]
+
+
+def test_wordpiece_counts_agree_with_hugging_face_tokenizers():
+    letters = collections.Counter()
+    for q in questions("wordpiece_tokens"):
+        inputs = registry.get("wordpiece_tokens").Inputs.model_validate(q.inputs)
+        expected = sum(len(pieces) for pieces in hugging_face_pieces(inputs.words, inputs.known()))
+        assert q.answer == expected, q.inputs
+        letters[inputs.letters] += 1
+    assert letters[True] > 30 and letters[False] > 30
+
+
+def test_wordpiece_by_hand():
+    """Google BERT's tokenization.py: unaffable -> un ##aff ##able. Greedy takes the longest piece at
+    each step (tok, then letters, where token ##s would be shorter), and one place with no piece
+    makes the whole word [UNK], its matched prefix dropped."""
+    checker = registry.get("wordpiece_tokens")
+
+    def count(vocab: list[str], words: list[str], letters: bool) -> int:
+        return checker.solve(checker.Inputs.model_validate({"vocab": vocab, "words": words, "letters": letters}))
+
+    assert count(["un", "##aff", "##able"], ["unaffable"], True) == 3
+    assert count(["tok", "token", "##s"], ["tokens"], True) == 2  # token ##s: the longest prefix wins
+    assert count(["tok", "##en", "##s"], ["tokens"], False) == 3  # tok ##en ##s
+    assert count(["tok", "##s"], ["tokens"], False) == 1  # tok, then nothing matches e: one [UNK]
+    assert count(["tok", "##s"], ["tokens"], True) == 4  # tok ##e ##n ##s

@@ -3,7 +3,7 @@
 Only checker `solve` functions import this package (torch is slow to import), and only its
 modules import torch: the models and their attention (``models``), parameter counts
 (``parameters``), sizes on the meta device (``sizes``) and float64 values (``values``);
-``tokens`` (byte-pair encoding) is plain Python. Each
+``tokens`` (byte-pair encoding and WordPiece) is plain Python. Each
 name is taken from here, ``reference.NAME``, whichever module holds it.
 """
 
@@ -47,7 +47,7 @@ from checkers.reference.sizes import (
     training_memory_bytes,
     weight_bytes,
 )
-from checkers.reference.tokens import bpe_apply, bpe_learn
+from checkers.reference.tokens import bpe_apply, bpe_learn, wordpiece
 from checkers.reference.values import (
     DTYPE,
     beam_search_probability,
@@ -116,4 +116,5 @@ __all__ = [
     "training_memory_bytes",
     "warmup_cosine_lr",
     "weight_bytes",
+    "wordpiece",
 ]

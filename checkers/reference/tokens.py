@@ -57,3 +57,22 @@ def bpe_apply(word: str, learned: list[Pair]) -> list[str]:
     for pair in learned:
         symbols = merged(symbols, pair)
     return symbols
+
+
+UNKNOWN = "[UNK]"
+
+
+def wordpiece(word: str, vocab: set[str]) -> list[str]:
+    """A word split as BERT's WordPiece tokenizer splits it (Google's tokenization.py,
+    WordpieceTokenizer): greedy longest match first, pieces after the first written ``##...``; a
+    word with a place where no piece matches is one [UNK] as a whole."""
+    pieces: list[str] = []
+    start = 0
+    while start < len(word):
+        piece = next((candidate for end in range(len(word), start, -1)
+                      if (candidate := ("##" if start else "") + word[start:end]) in vocab), None)
+        if piece is None:
+            return [UNKNOWN]
+        pieces.append(piece)
+        start += len(piece) - (2 if start else 0)
+    return pieces
