@@ -59,6 +59,21 @@ def _symbols(symbols: list[str]) -> str:
     return " ".join(symbols)
 
 
+def _learned(inputs: BpeTokensInputs) -> tuple[list[tuple[tuple[str, str], int, list[list[str]]]], list[list[str]]]:
+    """The reference's merges, and every word's symbols after the last of them."""
+    from checkers import reference
+
+    steps = reference.bpe_learn(inputs.words, inputs.counts, inputs.merges)
+    return steps, steps[-1][2] if steps else [[*word, END] for word in inputs.words]
+
+
+def _pieces(inputs: BpeTokensInputs, steps: list[tuple[tuple[str, str], int, list[list[str]]]]) -> list[str]:
+    """The asked word split by the learned merges in their order."""
+    from checkers import reference
+
+    return reference.bpe_apply(inputs.word or "", [pair for pair, _count, _words in steps])
+
+
 class BpeTokens(BaseChecker[BpeTokensParams, BpeTokensInputs, int]):
     name = "bpe_tokens"
     description = "BPE 分词计数：在小词表上学 k 次合并后语料的 token 数，或按学到的顺序切一个新词得几个 token（Sennrich 2016）"
@@ -94,28 +109,22 @@ class BpeTokens(BaseChecker[BpeTokensParams, BpeTokensInputs, int]):
         return Tolerance("exact")
 
     def solve(self, inputs: BpeTokensInputs) -> int:
-        from checkers import reference
-
-        steps = reference.bpe_learn(inputs.words, inputs.counts, inputs.merges)
+        steps, final = _learned(inputs)
         if inputs.word is not None:
-            return len(reference.bpe_apply(inputs.word, [pair for pair, _count, _words in steps]))
-        final = steps[-1][2] if steps else [[*word, END] for word in inputs.words]
+            return len(_pieces(inputs, steps))
         return sum(count * len(symbols) for symbols, count in zip(final, inputs.counts))
 
     def explain(self, inputs: BpeTokensInputs, answer: int, tolerance: Tolerance) -> str:
-        from checkers import reference
-
-        steps = reference.bpe_learn(inputs.words, inputs.counts, inputs.merges)
+        steps, final = _learned(inputs)
         rows = ["| 第几次 | 合并的符号对 | 次数 |", "| --- | --- | --- |"]
         rows += [f"| {n} | `{a}` + `{b}` → `{a + b}` | {count} |" for n, ((a, b), count, _words) in enumerate(steps, 1)]
-        final = steps[-1][2] if steps else [[*word, END] for word in inputs.words]
         if inputs.word is None:
             lines = [f"| {w} | {c} | `{_symbols(s)}` | {c} × {len(s)} = {c * len(s)} |"
                      for w, c, s in zip(inputs.words, inputs.counts, final)]
             result = ("| 词 | 词频 | 合并后 | token 数 |\n| --- | --- | --- | --- |\n" + "\n".join(lines)
                       + f"\n\n合计：{' + '.join(str(c * len(s)) for c, s in zip(inputs.counts, final))} = {answer}")
         else:
-            pieces = reference.bpe_apply(inputs.word, [pair for pair, _count, _words in steps])
+            pieces = _pieces(inputs, steps)
             result = (f"把 {inputs.word} 拆成 `{_symbols([*inputs.word, END])}`，按上表的顺序逐条套用合并（用不上的跳过），"
                       f"得到 `{_symbols(pieces)}`，共 {answer} 个 token。")
         learned = "\n".join(rows) if steps else "（没有可合并的符号对）"
