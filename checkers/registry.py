@@ -14,9 +14,11 @@ if TYPE_CHECKING:
     from checkers.base import BaseChecker
 
 WHERE: dict[str, tuple[str, str]] = {  # name -> (module, class)
+    "activation_memory": ("checkers.activations", "ActivationMemory"),
     "albert_embedding": ("checkers.budgets", "AlbertEmbedding"),
     "attention_shapes": ("checkers.multihead", "AttentionShapes"),
     "beam_search": ("checkers.search", "BeamSearch"),
+    "bpe_tokens": ("checkers.tokenization", "BpeTokens"),
     "compute_budget": ("checkers.budgets", "ComputeBudget"),
     "distillation": ("checkers.recipes", "Distillation"),
     "embedding_sum": ("checkers.embedding", "EmbeddingSum"),
@@ -39,6 +41,7 @@ WHERE: dict[str, tuple[str, str]] = {  # name -> (module, class)
     "sinusoidal_pe": ("checkers.layers", "PositionalEncoding"),
     "training_memory": ("checkers.costs", "TrainingMemory"),
     "weight_memory": ("checkers.budgets", "WeightMemory"),
+    "wordpiece_tokens": ("checkers.tokenization", "WordPieceTokens"),
 }
 _made: dict[str, BaseChecker[Any, Any, Any]] = {}
 

@@ -26,7 +26,7 @@ SEEDS = range(200)
 NEW = ["attention_shapes", "mask_matrix", "kv_cache", "training_memory", "flops_per_token", "lora_params",
        "sinusoidal_pe", "layer_norm", "perplexity", "sampling", "weight_memory", "compute_budget",
        "albert_embedding", "lr_schedule", "distillation", "rope", "llama_params",
-       "beam_search"]  # fmt: skip
+       "beam_search", "activation_memory", "bpe_tokens", "wordpiece_tokens"]  # fmt: skip
 
 
 def questions(name: str, params: dict | None = None, seeds=SEEDS):
@@ -628,6 +628,12 @@ def intermediate(q) -> list[str]:
         return [f"= {a:,}"]
     if name == "beam_search":
         return [f"概率 {num(a)}。"]
+    if name == "activation_memory":
+        return [f"字节 = {a:g} GB。"]
+    if name == "bpe_tokens":
+        return [f"= {a}\n"] if q.inputs["target"] == "corpus" else [f"共 {a} 个 token。"]
+    if name == "wordpiece_tokens":
+        return [f" = {a}\n"]
     if name == "rope":
         return [f"旋转后 q = `{vec(a, 4)}`"] if isinstance(a, list) else [f"= {num(a)}\n"]
     if name == "distillation":

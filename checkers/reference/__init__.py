@@ -2,7 +2,8 @@
 
 Only checker `solve` functions import this package (torch is slow to import), and only its
 modules import torch: the models and their attention (``models``), parameter counts
-(``parameters``), sizes on the meta device (``sizes``) and float64 values (``values``). Each
+(``parameters``), sizes on the meta device (``sizes``) and float64 values (``values``);
+``tokens`` (byte-pair encoding and WordPiece) is plain Python. Each
 name is taken from here, ``reference.NAME``, whichever module holds it.
 """
 
@@ -38,6 +39,7 @@ from checkers.reference.sizes import (
     DTYPES,
     WEIGHT_DTYPES,
     FlopCount,
+    activation_bytes,
     kaplan_forward_flops,
     kv_cache_bytes,
     multi_head_shapes,
@@ -45,6 +47,7 @@ from checkers.reference.sizes import (
     training_memory_bytes,
     weight_bytes,
 )
+from checkers.reference.tokens import bpe_apply, bpe_learn, wordpiece
 from checkers.reference.values import (
     DTYPE,
     beam_search_probability,
@@ -79,8 +82,11 @@ __all__ = [
     "MultiHeadAttention",
     "Pooler",
     "WEIGHT_DTYPES",
+    "activation_bytes",
     "attention_scores",
     "beam_search_probability",
+    "bpe_apply",
+    "bpe_learn",
     "causal_mask",
     "causal_padding_weights",
     "count_parameters",
@@ -110,4 +116,5 @@ __all__ = [
     "training_memory_bytes",
     "warmup_cosine_lr",
     "weight_bytes",
+    "wordpiece",
 ]

@@ -135,3 +135,35 @@ def training_flops_per_parameter_token() -> int:
         with FlopCount() as counter:
             layer(x).sum().backward()
     return counter.total // (d_in * d_out * tokens)
+
+
+def activation_bytes(seq: int, batch: int, hidden: int, heads: int, recompute: bool) -> dict[str, int]:
+    """The bytes one transformer layer keeps for its backward pass, per Korthikanti et al. 2022
+    (§4.1, no tensor or sequence parallelism): 16-bit activations and 1-byte dropout masks, made as
+    tensors on the meta device. Full recomputation (§4.2) keeps only the layer's input and runs
+    the forward pass again during backward."""
+    s, b, h, a = seq, batch, hidden, heads
+    half, mask = torch.float16, torch.bool
+    with torch.device("meta"):
+        if recompute:
+            stored = {"input": [torch.empty(s, b, h, dtype=half)]}
+        else:
+            stored = {
+                "attention": [
+                    torch.empty(s, b, h, dtype=half),  # the QKV projection's input
+                    torch.empty(s, b, h, dtype=half), torch.empty(s, b, h, dtype=half),  # Q and K, for QK^T
+                    torch.empty(b, a, s, s, dtype=half),  # the softmax's output
+                    torch.empty(b, a, s, s, dtype=mask),  # the softmax dropout's mask
+                    torch.empty(b, a, s, s, dtype=half), torch.empty(s, b, h, dtype=half),  # dropout output and V
+                    torch.empty(s, b, h, dtype=half),  # the output projection's input
+                    torch.empty(s, b, h, dtype=mask),  # its dropout's mask
+                ],
+                "mlp": [
+                    torch.empty(s, b, h, dtype=half),  # the first linear's input
+                    torch.empty(s, b, 4 * h, dtype=half),  # GeLU's input
+                    torch.empty(s, b, 4 * h, dtype=half),  # the second linear's input
+                    torch.empty(s, b, h, dtype=mask),  # the dropout's mask
+                ],
+                "layernorm": [torch.empty(s, b, h, dtype=half), torch.empty(s, b, h, dtype=half)],  # the two inputs
+            }
+    return {part: sum(t.numel() * t.element_size() for t in tensors) for part, tensors in stored.items()}

@@ -1,7 +1,7 @@
 """Linting deck files: every problem in the given files and folders, duplicate ids across
 files included, and the ids a deck about to be written would share with its folder; besides the
 problems, warnings that fail nothing: a question another deck already asks or nearly asks, and a card flagged
-``course-error`` (a number the course gets wrong, drafted by ``quiz import chapter``) until it is
+``course-error`` (a number or a claim the course gets wrong, drafted by ``quiz import chapter``) until it is
 reviewed."""
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def lint(paths: Iterable[Path]) -> list[Problem]:
     return in_order(problems)
 
 
-COURSE_ERROR = "course-error"  # the tag of a drafted card whose course number the checker found wrong
+COURSE_ERROR = "course-error"  # the tag of a drafted card where the course states a wrong number or a known wrong claim
 _FIRST_FIELDS = ("question", "claim", "text")  # a card's question, whatever its kind: what Anki's duplicate check reads
 _NOT_WORDS = re.compile(r"[\W_]+")
 
@@ -178,6 +178,6 @@ def warnings(paths: Iterable[Path]) -> list[Problem]:
                     id=card["id"], twin=twin, other=display(other))))
             if COURSE_ERROR in (card.get("tags") or []):
                 found.append(Problem(display(path), line, 1, _(
-                    "warning: card {id} is tagged {tag}: the course states a number the checker computes otherwise; "
-                    "check its note and remove the tag").format(id=card["id"], tag=COURSE_ERROR)))
+                    "warning: card {id} is tagged {tag}: the course states a number the checker computes otherwise or "
+                    "a claim its sources contradict; check the card's correction and remove the tag").format(id=card["id"], tag=COURSE_ERROR)))
     return in_order(found)

@@ -19,12 +19,12 @@ from quizzer.decks.files import read_file
 from quizzer.errors import QuizError
 from quizzer.i18n import _, join
 from quizzer.kinds.fields import LETTERS
-from quizzer.transfer.chapter import claims
+from quizzer.transfer.chapter import claims, known
 from quizzer.transfer.chapter.ids import Item, kind_of, with_ids
 from quizzer.transfer.chapter.markup import Block, ChapterError, Line, parse_blocks
 from quizzer.transfer.chapter.negation import claim_of
 from quizzer.transfer.chapter.tables import read_table, row_cards
-from quizzer.transfer.chapter.worked import from_prose, from_table, table_model
+from quizzer.transfer.chapter.worked import FLAG, from_prose, from_table, table_model
 
 BLOCK_TEXT = 60  # longer texts are written as '|' blocks, as the shipped decks do
 
@@ -107,6 +107,7 @@ class _Converter:
             heading = self.headings.get(section, section)
             for worked in from_prose(lines, self.models.get(section)):
                 self.items.append(Item("worked", section, heading, worked.stable, worked.fields, "numeric", worked.wrong))
+        self.items = known.flag_cards(self.items) + known.prose_cards(self.prose, self.headings)
         order = {section: index for index, section in enumerate(dict.fromkeys(self.sections))}
         self.items.sort(key=lambda item: order.get(item.section, -1))
 
@@ -373,8 +374,14 @@ def read_chapter(path: Path, stream: BinaryIO | None = None) -> Chapter:
     name = _STDIN_NAME if stream is not None else path.name
     title = converter.title or (f"第 {number} 章" if number and language == "zh"
                                 else f"Chapter {number}" if number else Path(name).stem)
+    wrong = known.met_in(list(enumerate(text.removeprefix("\ufeff").splitlines(), 1)))
+    warnings += [_("{file}:{line}: the course says «{phrase}», which {source} contradicts; the draft flags it {tag}, "
+                   "with the correction").format(file=shown, line=met.line, phrase=met.phrase, source=met.claim.source,
+                                                 tag=FLAG) for met in wrong]
     credited: dict[str, list[str]] = {}
     for claim in claims.credited(root):
+        if any(met.line == claim.line for met in wrong):
+            continue  # known and corrected
         credited.setdefault(claims.section_of(claim.line, converter.starts), []).append(f"第 {claim.line} 行：{claim.sentence}")
         warnings.append(_("{file}:{line}: «{sentence}» credits a paper or later work with a finding; check it against the "
                           "source").format(file=shown, line=claim.line, sentence=claim.sentence))
