@@ -192,6 +192,17 @@ def replayed_memories(conn: Connection, decide: ReplayDecide) -> Iterator[tuple[
         yield card_id, _replay(entries, decide, _BLANK, card_id)
 
 
+def recompute_memories(store: Store, decide: ReplayDecide) -> int:
+    """Set each reviewed card's stability and difficulty to what its logged reviews give through
+    ``decide`` (``replayed_memories``), in one write transaction, as Anki recomputes memory when
+    the parameters change; its due stays. How many cards."""
+    with store.write() as conn:
+        memories = [dict(id=card_id, stability=memory.stability, difficulty=memory.difficulty)
+                    for card_id, memory in replayed_memories(conn, decide)]
+        update_by_id(conn, cards, memories)
+    return len(memories)
+
+
 def _in_chunks(conn: Connection, query: Any, column: Any, values: Sequence[str], size: int = 500) -> Iterable[Any]:
     """The rows of ``query`` where ``column`` is one of ``values``, asked in chunks that keep
     IN lists under database bound-parameter limits (scalars for a one-column query)."""
