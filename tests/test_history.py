@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from quizzer import i18n
 from quizzer.cli import app
 from quizzer.scheduling.answer import answer
-from quizzer.store import REVIEW, CardRef, open_store, sync_cards
+from quizzer.store import RELEARNING, REVIEW, CardRef, open_store, sync_cards
 from quizzer.store.cards import card, reviews
 from quizzer.transfer.fsrs_csv import import_history, read_review_log
 
@@ -626,3 +626,38 @@ def test_a_named_pipe_is_refused_unopened_and_standard_input_still_read(tmp_path
     assert "quiz history import -" in result.stderr
     piped = quiz("history", "import", "-", input="card_id,review_rating,review_time,review_duration\n")
     assert piped.exit_code == 0, piped.output
+
+
+def test_a_practised_card_keeps_its_due_and_memory_through_export_and_import(tiny, tmp_path, monkeypatch):
+    """The practice rule is the same live and on replay: t-one practised (Good) keeps its due and
+    memory; t-two practised and forgotten (Again) relearns, in the live database and in a fresh one
+    that imported the live one's export."""
+    monkeypatch.setenv("QUIZ_LOAD_BALANCE", "off")  # the balancer reads the whole collection's load then
+    first = quiz("study", "--decks", str(tiny), env={"QUIZ_NOW": "2026-01-01T09:00:00+00:00"}, input="\n4\n\n4\nq\n")
+    assert first.exit_code == 0 and first.stdout.count("→ Easy") == 2, first.output
+    store = open_store(quiz_db())
+    try:
+        graduated = card(store, "t-one").memory
+    finally:
+        store.close()
+    ahead = quiz("study", "--ahead", "--decks", str(tiny), env={"QUIZ_NOW": "2026-01-02T09:00:00+00:00"},
+                 input="\n3\n\n1\nq\n")
+    assert ahead.exit_code == 0 and "practice: still due in" in ahead.stdout, ahead.output
+    out = tmp_path / "history.csv"
+    assert quiz("history", "export", str(out), "--decks", str(tiny)).exit_code == 0
+    assert sum(row[-1] == "practice" for row in csv.reader(open(out, encoding="utf-8"))) == 1
+    fresh = tmp_path / "fresh.db"
+    imported = quiz("history", "import", str(out), "--db", str(fresh), "--decks", str(tiny),
+                    env={"QUIZ_NOW": "2026-01-02T10:00:00+00:00"})
+    assert imported.exit_code == 0, imported.output
+    memories = []
+    for db in (quiz_db(), str(fresh)):
+        store = open_store(db)
+        try:
+            memories.append({card_id: card(store, card_id).memory for card_id in ("t-one", "t-two")})
+        finally:
+            store.close()
+    live, replayed = memories
+    assert live["t-one"] == graduated  # the practice review left it as it was
+    assert (live["t-two"].state, live["t-two"].lapses) == (RELEARNING, 1)  # the practice Again relearns
+    assert replayed == live
