@@ -237,10 +237,10 @@ def import_history(store: Store, reviews: Sequence[LoggedReview], *, scheduler: 
                    replayed: Callable[[int], None] | None = None) -> HistoryImport:
     """Add past reviews in one transaction (see ``quizzer.store.history.import_reviews``):
     unknown ids become inactive cards of ``deck``, kind "imported"; reviews already there are
-    skipped; each card that gains one is replayed from scratch, practice reviews (by their mode)
-    under the practice rule, its days placed as live answers place them (study days from ``rollover_hour``, fuzz seeded by
-    the card and its review count), and short of the ``interview``'s day while it was ahead (the
-    cards of its decks). ``replayed``: told how many reviews are done, as the import goes."""
+    skipped; each card that gains one is replayed from scratch, practice reviews (by their
+    mode) under the practice rule, its days placed as live answers place them (study days from
+    ``rollover_hour``, fuzz seeded by the card and its review count), and short of the
+    ``interview``'s day while it was ahead (the cards of its decks). ``replayed``: told how many reviews are done, as the import goes."""
     return history.import_reviews(store, reviews, replaying(store, scheduler, rollover_hour, interview), deck=deck,
                                   kind=IMPORTED_KIND, first_seen=first_seen, replayed=replayed)
 
