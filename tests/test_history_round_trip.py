@@ -23,6 +23,7 @@ from quizzer.app.study_views import BackView, CardView, Next, Rate, Reveal, Summ
 from quizzer.settings import DEFAULTS
 from quizzer.store import cards as card_store
 from quizzer.store.filter import EVERYTHING
+from quizzer.store.history import LoggedReview
 
 T0 = datetime(2026, 1, 5, 8, 0, tzinfo=timezone.utc)  # study days start at 04:00 (TZ is UTC in tests)
 CARDS = [f"c{i:02}" for i in range(14)]
@@ -105,6 +106,16 @@ class Learner:
             self.study(queue, again_share=0.3)
 
 
+def next_day_under_24_hours(reviews: list[LoggedReview]) -> int:
+    """How many reviews came on the study day after the card's review before, under 24 hours later."""
+    times: dict[str, list[datetime]] = {}
+    for review in reviews:
+        times.setdefault(review.card_id, []).append(review.reviewed_at)
+    return sum(1 for seen in times.values() for earlier, later in zip(sorted(seen), sorted(seen)[1:])
+               if (later - earlier) < timedelta(hours=24)
+               and (later - timedelta(hours=4)).date() == (earlier - timedelta(hours=4)).date() + timedelta(days=1))
+
+
 def memories(collection: Collection) -> dict[str, tuple[object, ...]]:
     return {card_id: (m.state, m.step, m.stability, m.difficulty, m.due, m.last_review, m.lapses)
             for card_id in CARDS for m in [card_store.card(collection.store, card_id).memory]}
@@ -141,6 +152,7 @@ def test_sixty_days_exported_and_imported_into_a_fresh_database_give_every_card_
     fresh = open_collection(folder, tmp_path / "fresh.db")
     reviews = exchange.read_review_log(log, learner.now)
     assert {"study", "exam", "practice"} <= {review.mode for review in reviews}
+    assert next_day_under_24_hours(reviews) > 5
     review_history.import_reviews(fresh, reviews, SETTINGS)
 
     before, after = memories(live), memories(fresh)
