@@ -3,7 +3,7 @@ optimizer (torch; needs pandas, which quizzer does not depend on: ``pip install 
 this) on the 12,580 real reviews in ``../shared/data/fsrs-review-log-12k.csv``.
 
 Both fit on the earlier 3/4 of the long-term reviews (``quizzer.scheduling.fit``'s split); both
-fits and the defaults are scored on the later 1/4 with quizzer's own log loss and RMSE(bins).
+fits and the defaults are scored on the later 1/4 by fsrs-rs's ``evaluate`` (``fit.score``).
 Prints a Markdown table (fit time, ratio to fsrs-rs, scores); ``--json`` prints the numbers.
 
 Usage: python bench/bench_optimize.py [--runs N] [--json]

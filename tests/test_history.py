@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from quizzer import i18n
 from quizzer.cli import app
 from quizzer.scheduling.answer import answer
-from quizzer.store import REVIEW, CardRef, open_store, sync_cards
+from quizzer.store import RELEARNING, REVIEW, CardRef, open_store, sync_cards
 from quizzer.store.cards import card, reviews
 from quizzer.transfer.fsrs_csv import import_history, read_review_log
 
@@ -450,8 +450,9 @@ def test_archived_cards_survive_deck_sync_and_study_never_shows_them(tiny, deck_
 
 def test_interleaved_import_replays_the_whole_history_from_scratch(tmp_path):
     """A card with live reviews (one a practice review ahead of schedule) gains older and
-    in-between imported ones: its memory is fsrs over all of them in time order, and every
-    log row says what the replay did."""
+    in-between imported ones: its memory is fsrs over all of them in time order but the practice
+    review, which stays practice (the practice rule is the same on replay), and every log row
+    says what the replay did."""
     store = open_store(tmp_path / "mix.db")
     try:
         sync_cards(store, [CardRef("c", "d", "qa", 0, "h")], T0)
@@ -462,14 +463,14 @@ def test_interleaved_import_replays_the_whole_history_from_scratch(tmp_path):
         log = write_log(tmp_path / "old.csv", [("c", rating, at.isoformat(), 2000) for rating, at in old])
         result = import_history(store, read_review_log(log), scheduler=NO_FUZZ)
         assert (result.imported, result.cards, result.new_cards, result.already_there) == (3, 1, 0, 0)
-        expected, lapses = fsrs_replay(live + old)
+        expected, lapses = fsrs_replay(live[:2] + old)
         got = card(store, "c").memory
         assert (got.state, got.step, got.last_review, got.stability, got.difficulty, got.lapses) == (
             int(expected.state), expected.step, expected.last_review, expected.stability,
             expected.difficulty, lapses)
         assert got.due in placed_as_anki(expected)
         logged = sorted(reviews(store, "c"), key=lambda r: r.reviewed_at)
-        assert len(logged) == 6 and all(r.scheduled for r in logged)
+        assert [r.scheduled for r in logged] == [True] * 5 + [False]
         assert [r.state_before for r in logged][:2] == [0, int(fsrs.State.Learning)]
         assert import_history(store, read_review_log(log), scheduler=NO_FUZZ).already_there == 3
     finally:
@@ -625,3 +626,38 @@ def test_a_named_pipe_is_refused_unopened_and_standard_input_still_read(tmp_path
     assert "quiz history import -" in result.stderr
     piped = quiz("history", "import", "-", input="card_id,review_rating,review_time,review_duration\n")
     assert piped.exit_code == 0, piped.output
+
+
+def test_a_practised_card_keeps_its_due_and_memory_through_export_and_import(tiny, tmp_path, monkeypatch):
+    """The practice rule is the same live and on replay: t-one practised (Good) keeps its due and
+    memory; t-two practised and forgotten (Again) relearns, in the live database and in a fresh one
+    that imported the live one's export."""
+    monkeypatch.setenv("QUIZ_LOAD_BALANCE", "off")  # the balancer reads the whole collection's load then
+    first = quiz("study", "--decks", str(tiny), env={"QUIZ_NOW": "2026-01-01T09:00:00+00:00"}, input="\n4\n\n4\nq\n")
+    assert first.exit_code == 0 and first.stdout.count("→ Easy") == 2, first.output
+    store = open_store(quiz_db())
+    try:
+        graduated = card(store, "t-one").memory
+    finally:
+        store.close()
+    ahead = quiz("study", "--ahead", "--decks", str(tiny), env={"QUIZ_NOW": "2026-01-02T09:00:00+00:00"},
+                 input="\n3\n\n1\nq\n")
+    assert ahead.exit_code == 0 and "practice: still due in" in ahead.stdout, ahead.output
+    out = tmp_path / "history.csv"
+    assert quiz("history", "export", str(out), "--decks", str(tiny)).exit_code == 0
+    assert sum(row[-1] == "practice" for row in csv.reader(open(out, encoding="utf-8"))) == 1
+    fresh = tmp_path / "fresh.db"
+    imported = quiz("history", "import", str(out), "--db", str(fresh), "--decks", str(tiny),
+                    env={"QUIZ_NOW": "2026-01-02T10:00:00+00:00"})
+    assert imported.exit_code == 0, imported.output
+    memories = []
+    for db in (quiz_db(), str(fresh)):
+        store = open_store(db)
+        try:
+            memories.append({card_id: card(store, card_id).memory for card_id in ("t-one", "t-two")})
+        finally:
+            store.close()
+    live, replayed = memories
+    assert live["t-one"] == graduated  # the practice review left it as it was
+    assert (live["t-two"].state, live["t-two"].lapses) == (RELEARNING, 1)  # the practice Again relearns
+    assert replayed == live

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import os
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import fsrs
-import numpy as np
 import pytest
+from conftest import fsrs_by_study_days
 from typer.testing import CliRunner
 
 from quizzer.cli import app
@@ -22,6 +21,8 @@ from quizzer.scheduling.memory import decide, scheduler_for
 from quizzer.settings import DEFAULTS
 from quizzer.store import open_store
 from quizzer.store import learner
+from quizzer.store.cards import card
+from quizzer.store.history import LoggedReview
 from quizzer.store.records import NEW, MemoryState, NewReview
 
 runner = CliRunner()
@@ -41,33 +42,41 @@ def write_log(path: Path, rows: list[tuple[object, ...]]) -> Path:
     return path
 
 
-# -- the metrics, from their definitions --------------------------------------------------------
+# -- the figures fsrs-rs gives, from the log read here --------------------------------------------
 
 
-def test_log_loss_is_the_mean_binary_cross_entropy():
-    recalled, predicted = np.array([1.0, 0.0, 1.0]), np.array([0.8, 0.3, 0.6])
-    expected = -(math.log(0.8) + math.log(0.7) + math.log(0.6)) / 3
-    assert fit.log_loss(recalled, predicted) == pytest.approx(expected)
+def fsrs_rs_items(log: Path) -> list[tuple[datetime, object]]:
+    """The log's long-term reviews as fsrs-rs items, oldest first, built here from the file alone:
+    per card in time order, each review on a later study day (from 04:00 UTC) than the card's one
+    before, with the whole history before it, days between reviews in study days."""
+    from fsrs_rs_python import FSRSItem, FSRSReview
+
+    by_card: dict[str, list[tuple[datetime, int]]] = {}
+    with open(log, newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            at = datetime.fromisoformat(row["review_time"])
+            by_card.setdefault(row["card_id"], []).append((at, int(row["review_rating"])))
+    items = []
+    for reviews in by_card.values():
+        reviews.sort()
+        days = [(at - timedelta(hours=4)).date() for at, _ in reviews]
+        steps = [(rating, (days[k] - days[k - 1]).days if k else 0) for k, (_, rating) in enumerate(reviews)]
+        items += [(reviews[k][0], FSRSItem([FSRSReview(r, d) for r, d in steps[:k + 1]]))
+                  for k in range(1, len(steps)) if steps[k][1] > 0]
+    items.sort(key=lambda item: item[0])
+    return items
 
 
-def test_rmse_bins_weighs_each_bins_gap_by_its_size():
-    # Bins (srs-benchmark): days 1..3 → 2.48, 4..13 → 8.98; review number 2..3 → 2; lapses 0 → 0.
-    # Group A: days 1 and 2, number 2: outcomes 1, 0 (mean 0.5), predictions 0.9, 0.7 (mean 0.8): gap 0.3.
-    # Group B: days 5, 6, 7, number 3: outcomes 1, 1, 1, predictions 0.9 each: gap 0.1.
-    recalled = np.array([1, 0, 1, 1, 1], dtype=float)
-    predicted = np.array([0.9, 0.7, 0.9, 0.9, 0.9])
-    days = np.array([1, 2, 5, 6, 7], dtype=float)
-    number = np.array([2, 2, 3, 3, 3], dtype=float)
-    lapses = np.zeros(5)
-    expected = math.sqrt((2 * 0.3 ** 2 + 3 * 0.1 ** 2) / 5)
-    assert fit.rmse_bins(recalled, predicted, days, number, lapses) == pytest.approx(expected)
-
-
-def test_rmse_bins_keeps_lapse_counts_apart():
-    # the same interval and review number, but 0 and 1 lapses: two groups, each gap 0.2
-    recalled, predicted = np.array([1.0, 0.0]), np.array([0.8, 0.2])
-    same = np.array([3.0, 3.0])
-    assert fit.rmse_bins(recalled, predicted, same, same, np.array([0.0, 1.0])) == pytest.approx(0.2)
+def test_practice_reviews_that_left_the_schedule_alone_are_no_items():
+    """Optimize fits the histories the scheduler's memory is made of: a practice review recalled
+    left it alone, so it is neither an item nor part of a later item's history (one logged as
+    Again moved the schedule, and is logged as a study review)."""
+    day = timedelta(days=1)
+    reviews = [LoggedReview("c", 3, T0, None), LoggedReview("c", 3, T0 + 2 * day, None, "practice"),
+               LoggedReview("c", 1, T0 + 4 * day, None), LoggedReview("c", 3, T0 + 6 * day, None, "exam")]
+    items = fit.items_of(reviews)
+    assert [(item.history, item.rating, item.days) for item in items] == [
+        (((3, 0),), 1, 4), (((3, 0), (1, 4)), 3, 2)]
 
 
 # -- quiz optimize on the real history ---------------------------------------------------------
@@ -81,11 +90,23 @@ def test_optimize_the_real_history_fits_better_than_the_defaults_and_is_used():
     report = json.loads(result.output)
     assert report["reviews"] == 12580
     assert report["kept"] is True
-    # fsrs-rs reaches about 0.055 against the defaults' 0.074 here (issue 10); quizzer's split and bins
-    # give other absolute numbers, but the fit must predict the later reviews better on both metrics
+    # the figures are fsrs-rs's evaluate on the newest quarter: for the defaults, and for a fit on the
+    # earlier three quarters; the parameters kept are fitted on every review, as Anki fits them
+    from fsrs_rs_python import DEFAULT_PARAMETERS, FSRS
+
+    items = [item for _, item in fsrs_rs_items(SHARED_LOG)]
+    cut = int(len(items) * 0.75)
+    earlier_fit = FSRS(DEFAULT_PARAMETERS).compute_parameters(items[:cut])
+    for name, parameters in (("default", DEFAULT_PARAMETERS), ("fitted", earlier_fit)):
+        evaluated = FSRS(parameters).evaluate(items[cut:])
+        assert report[name]["log_loss"] == pytest.approx(evaluated.log_loss, abs=1e-4)
+        assert report[name]["rmse_bins"] == pytest.approx(evaluated.rmse_bins, abs=1e-4)
+    assert report["parameters"] == pytest.approx(FSRS(DEFAULT_PARAMETERS).compute_parameters(items), abs=1e-4)
+    assert report["parameters"] != pytest.approx(earlier_fit, abs=1e-4)
     assert report["fitted"]["rmse_bins"] < report["default"]["rmse_bins"]
     assert report["fitted"]["log_loss"] < report["default"]["log_loss"]
     assert len(report["parameters"]) == 21
+    assert_memory_replayed_with(report["parameters"], ["1711684180217", "1711685152786", "1711686162078"])
     store = open_store(os.environ["QUIZ_DB"])
     try:
         assert learner.load(store).parameters == pytest.approx(tuple(report["parameters"]))
@@ -114,8 +135,29 @@ def test_optimize_the_real_history_fits_better_than_the_defaults_and_is_used():
         assert learner.load(store).parameters is None
     finally:
         store.close()
+    assert_memory_replayed_with(report_defaults(), ["1711684180217", "1711686162078"])  # back to the defaults' memory
     again = quiz("optimize", "--reset")  # said "Back to FSRS's default parameters." again
     assert again.output == "The scheduler already uses FSRS's default parameters.\n"
+
+
+def assert_memory_replayed_with(parameters: list[float], card_ids: list[str]) -> None:
+    """Each card's stored stability and difficulty are py-fsrs's over its reviews in the shared log
+    with ``parameters`` (days in study days), as Anki recomputes memory when the parameters change."""
+    scheduler = fsrs.Scheduler(parameters=parameters, enable_fuzzing=False)
+    with open(SHARED_LOG, newline="", encoding="utf-8") as handle:
+        rows = [row for row in csv.DictReader(handle) if row["card_id"] in card_ids]
+    store = open_store(os.environ["QUIZ_DB"])
+    try:
+        for card_id in card_ids:
+            replayed = fsrs.Card(card_id=0)
+            for row in sorted((r for r in rows if r["card_id"] == card_id), key=lambda r: r["review_time"]):
+                replayed = fsrs_by_study_days(scheduler, replayed, int(row["review_rating"]),
+                                              datetime.fromisoformat(row["review_time"]))
+            stored = card(store, card_id).memory
+            assert (stored.stability, stored.difficulty) == (
+                pytest.approx(replayed.stability), pytest.approx(replayed.difficulty)), card_id
+    finally:
+        store.close()
 
 
 def report_defaults() -> list[float]:

@@ -299,14 +299,31 @@ def test_ahead_practice_leaves_the_schedule_alone(store):
     queue = build_queue(store, now, ahead=True, scheduler=NO_FUZZ)
     assert queue == ["d0", "d1", "d2"]  # soonest due first
     before = memory_of(store, "d0")
-    result = ans(store, "d0", 1, now)
-    assert not result.scheduled and result.previous == result.current
+    for rating in (2, 3, 4):  # recalled: Hard, Good and Easy all leave it as it was
+        result = ans(store, "d0", rating, now)
+        assert not result.scheduled and result.previous == result.current
     assert memory_of(store, "d0") == before
     info = card_info(store, "d0", now, scheduler=NO_FUZZ)
-    assert [r.scheduled for r in info.reviews] == [True, False]
+    assert [r.scheduled for r in info.reviews] == [True, False, False, False]
     # practice reviews do not use up the day's review allowance
     due_day = before.due + timedelta(hours=1)
     assert "d0" in build_queue(store, due_day, reviews_per_day=1, scheduler=NO_FUZZ)
+
+
+def test_a_practice_review_answered_again_sends_the_card_to_relearning(store):
+    """As in Anki's rescheduling filtered decks: forgotten ahead of its day, the card lapses. Its
+    memory is py-fsrs's Again after the study days since its last review, and it comes back after
+    the first relearning step (10 minutes)."""
+    sync_cards(store, refs(1), T0)
+    ans(store, "d0", 4, T0)  # Easy at first sight: in review, due in days
+    now = T0 + timedelta(days=2)
+    assert memory_of(store, "d0").due > clock.next_day_start(now)  # not due: this is practice
+    result = ans(store, "d0", 1, now)
+    expected = fsrs_by_study_days(NO_FUZZ, fsrs_by_study_days(NO_FUZZ, fsrs.Card(card_id=0), 4, T0), 1, now)
+    after = memory_of(store, "d0")
+    assert result.scheduled and expected.state == fsrs.State.Relearning
+    assert (after.state, after.lapses, after.due) == (int(fsrs.State.Relearning), 1, now + timedelta(minutes=10))
+    assert (after.stability, after.difficulty) == (pytest.approx(expected.stability), pytest.approx(expected.difficulty))
 
 
 def test_next_due_and_forecast(store):

@@ -673,10 +673,11 @@ def test_a_practice_review_shows_the_unchanged_due(deck_folder, monkeypatch):
     machine.start()
     [back] = machine.handle(study.Reveal())
     whole_days = timedelta(days=(due.date() - early.date()).days)  # as Anki's buttons count: study days
-    assert due.hour == 4 and back.intervals == (whole_days,) * 4
-    # one line says that the schedule stays, not the same wait after each button
-    assert rate_prompt(back.intervals) == f"1 Again · 2 Hard · 3 Good · 4 Easy · practice: due in {whole_days.days}d whatever the rating"
-    saved, _ = machine.handle(study.Rate(1))
+    # Again relearns (the default relearning step, 10 minutes); the others keep the due
+    assert due.hour == 4 and back.intervals == (timedelta(minutes=10),) + (whole_days,) * 3
+    # one line says that the schedule stays, not the same wait after three buttons
+    assert rate_prompt(back.intervals) == f"1 Again 10m · 2 Hard · 3 Good · 4 Easy · practice: still due in {whole_days.days}d"
+    saved, _ = machine.handle(study.Rate(3))
     assert saved.due_in == whole_days and card_info(collection.store, "q-one", early).memory.due == due
 
 

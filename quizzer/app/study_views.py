@@ -104,7 +104,7 @@ class CardView:
 class BackView:
     """A self-rated card's back, waiting for a Rate. ``intervals``: how long until the card is
     due again after Again, Hard, Good and Easy (whole study days for a review, fuzz included;
-    a practice review ahead of its day keeps its due date whatever the rating)."""
+    a practice review ahead of its day keeps its due date unless answered Again)."""
 
     card_id: str
     back: str

@@ -32,7 +32,7 @@ def optimize(
 
     opened = collection(ctx, decks_dir, db)
     if reset:
-        fitted = fitting.reset(opened)
+        fitted = fitting.reset(opened, settings())
         if as_json:
             from quizzer.cli.output import emit_json
 
@@ -67,11 +67,12 @@ def _show(result: Fit, fitted_at: datetime | None) -> None:
     out = console()
     out.print(shown)
     # a line of its own, as wide as the screen (a caption would wrap to the table's width)
-    out.print(_("Both are scored on your latest reviews (the last quarter, counting only a review made on a later day "
-                "than the card's one before): the lower, the better."), markup=False)
+    out.print(_("Each set is scored as fsrs-rs scores it, on your latest reviews (the last quarter, counting only a "
+                "review made on a later day than the card's one before), the new fit being made on the reviews before "
+                "them: the lower, the better."), markup=False)
     if result.kept:
-        out.print(_("Kept the fitted parameters: the scheduler uses them from now on (`quiz optimize --reset` "
-                    "goes back)."))
+        out.print(_("Kept the new fit, made again on all your reviews: the scheduler uses it from now on, and every "
+                    "card's memory is recomputed with it (`quiz optimize --reset` goes back)."))
     elif result.in_use is not None:
         out.print(_("Kept the parameters in use: the new fit did not predict your later reviews better than both "
                     "them and the defaults (`quiz optimize --reset` goes back to the defaults)."))

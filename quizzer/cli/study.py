@@ -21,7 +21,7 @@ def study(
     kind: KindFilter = None,
     new: Annotated[Optional[int], typer.Option("--new", min=0, metavar="N", help=_("At most N new cards this session."), show_default=False)] = None,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, metavar="N", help=_("At most N cards this session."), show_default=False)] = None,
-    ahead: Annotated[bool, typer.Option("--ahead", help=_("Practise cards not yet due (their schedule is kept)."))] = False,
+    ahead: Annotated[bool, typer.Option("--ahead", help=_("Practise cards not yet due (their schedule is kept unless answered Again)."))] = False,
     new_per_day: Annotated[Optional[int], typer.Option(
         min=0, max=9999, metavar="N", show_default=False,
         help=_("New cards per study day, this run (default: `quiz config`'s new_per_day)."))] = None,

@@ -48,9 +48,9 @@ def answer(
     """Record one answer and its new memory state in a single write transaction.
 
     ``now`` is the review time (aware; naive means local). A Review-state card answered
-    before its due study day is an ahead review (``memory``'s docstring): logged, state
-    untouched, ``Answered.scheduled`` False, unless ``ahead_rule`` is off (an exam's wrong
-    answer is news about memory whenever it comes). ``mark`` is an exam question's score,
+    before its due study day is a practice review (``memory``'s practice rule): recalled, it is
+    logged with its state untouched (``Answered.scheduled`` False); forgotten, it relearns. With
+    ``ahead_rule`` off every answer schedules. ``mark`` is an exam question's score,
     written in the same transaction. A review's day is placed as ``memory`` says (seeded
     fuzz; the load of the coming days unless ``load_balance`` is off), and short of the
     ``interview``'s day when one is set (``plan``). ``placement``: ``placement_for``'s, found
@@ -80,8 +80,8 @@ def preview(
 ) -> tuple[datetime, ...]:
     """When ``card_id`` would next be due after Again, Hard, Good and Easy now (what the rating
     buttons show: the very days ``answer`` would give, fuzz included, as Anki's buttons show).
-    Nothing is written. The ahead rule applies as in ``answer``: a practice review shows the
-    unchanged due date for every rating."""
+    Nothing is written. The practice rule applies as in ``answer``: a practice review shows the
+    unchanged due date for Hard, Good and Easy, and Again's relearning step."""
     ahead_after = next_day_start(now, rollover_hour) if ahead_rule else None
     placement = placement_for(store, card_id, now, scheduler, rollover_hour, load_balance)
     card = cards.card(store, card_id)

@@ -4,10 +4,10 @@ The fitter is fsrs-rs (``fsrs_rs_python``, Rust): on the shared 12,580-review lo
 well under a second with a fit as good as py-fsrs's torch optimizer, which takes tens of seconds
 (``bench/bench_optimize.py``). Reviews become FSRS items per card: a card's reviews up to one
 made on a later study day than the one before it (a long-term review), with the days between
-reviews counted in study days. The metrics are those of the FSRS benchmark
-(open-spaced-repetition/srs-benchmark), computed here in numpy: log loss, and RMSE(bins), which
-groups reviews by interval, review number and lapse count and weighs each group's squared gap
-between mean prediction and mean outcome by its size.
+reviews counted in study days; practice reviews that left the schedule alone are left out, as
+the scheduler's memory leaves them out. The scores are fsrs-rs's own ``evaluate``: log loss, and
+RMSE(bins), which groups reviews by interval, review number and lapse count and weighs each
+group's squared gap between mean prediction and mean outcome by its size.
 """
 
 from __future__ import annotations
@@ -16,14 +16,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from quizzer.clock import ROLLOVER_HOUR, study_day
 from quizzer.errors import QuizError
 from quizzer.i18n import _, ngettext
-
-if TYPE_CHECKING:
-    import numpy as np
+from quizzer.store.records import PRACTICE
 
 MIN_REVIEWS = 512  # long-term reviews to fit on: below one mini-batch the fitters return the defaults
 TRAIN_SHARE = 0.75  # the earlier 3/4 of the long-term reviews fit, the later 1/4 score
@@ -38,6 +36,8 @@ class Answered(Protocol):
     def rating(self) -> int: ...
     @property
     def reviewed_at(self) -> datetime: ...
+    @property
+    def mode(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -48,10 +48,10 @@ class Scores:
 
 @dataclass(frozen=True)
 class Fit:
-    """What ``optimize`` found: the parameter sets scored on the later reviews (``in_use``: an
-    earlier fit the scheduler uses, None with the defaults); ``kept`` when the new fit scores
-    better on both metrics than each of them (then ``parameters`` are the new fit's, else those
-    in use stay)."""
+    """What ``optimize`` found: the parameter sets scored on the later reviews (``fitted``: the
+    fit on the earlier ones; ``in_use``: an earlier fit the scheduler uses, None with the
+    defaults); ``kept`` when that fit scores better on both metrics than each of them (then
+    ``parameters`` are fitted again on every review, else those in use stay)."""
 
     reviews: int
     default: Scores
@@ -87,17 +87,15 @@ class Item:
     days: int
     at: datetime
 
-    @property
-    def lapses(self) -> int:
-        """Agains in the history after the first review on a later day than the one before."""
-        return sum(1 for rating, days in self.history[1:] if rating == 1 and days > 0)
-
 
 def items_of(reviews: Sequence[Answered], rollover_hour: int = ROLLOVER_HOUR) -> list[Item]:
-    """The long-term reviews of ``reviews`` as items, oldest first."""
+    """The long-term reviews of ``reviews`` as items, oldest first. A practice review that left
+    the schedule alone (``PRACTICE``) is no review here: the items are the histories the
+    scheduler's memory is made of (``scheduling.memory``'s practice rule)."""
     by_card: dict[str, list[Answered]] = defaultdict(list)
     for review in reviews:
-        by_card[review.card_id].append(review)
+        if review.mode != PRACTICE:
+            by_card[review.card_id].append(review)
     items: list[Item] = []
     for card_reviews in by_card.values():
         card_reviews.sort(key=lambda r: r.reviewed_at)
@@ -131,79 +129,29 @@ def default_parameters() -> tuple[float, ...]:
     return tuple(DEFAULT_PARAMETERS)
 
 
-def predict(items: Sequence[Item], parameters: Sequence[float]) -> np.ndarray:
-    """Predicted recall at each item's review: the memory state fsrs-rs computes from the
-    history, then FSRS-6's forgetting curve over the days since the review before."""
-    import numpy as np
-    from fsrs_rs_python import FSRS, FSRSItem, FSRSReview
-
-    from quizzer.scheduling.curve import DECAY_INDEX, forgetting_curve
-
-    model = FSRS(list(parameters))
-    states = model.memory_state_batch([FSRSItem([FSRSReview(r, d) for r, d in item.history]) for item in items])
-    stability = np.array([state.stability for state in states])
-    days = np.array([item.days for item in items], dtype=float)
-    return forgetting_curve(days, stability, parameters[DECAY_INDEX])
-
-
-def log_loss(recalled: np.ndarray, predicted: np.ndarray) -> float:
-    """Mean binary cross-entropy of the outcomes (1 recalled, 0 forgotten) under the predictions."""
-    import numpy as np
-
-    p = np.clip(predicted, 1e-7, 1 - 1e-7)
-    return float(-np.mean(recalled * np.log(p) + (1 - recalled) * np.log(1 - p)))
-
-
-def _bin(values: np.ndarray, base: float, scale: float, digits: int) -> np.ndarray:
-    """The benchmark's geometric bins: scale·base^floor(log_base(x)), rounded; 0 stays 0."""
-    import numpy as np
-
-    safe = np.where(values > 0, values, 1)
-    binned = np.round(scale * base ** np.floor(np.log(safe) / np.log(base)), digits)
-    return np.where(values > 0, binned, 0)
-
-
-def rmse_bins(recalled: np.ndarray, predicted: np.ndarray, days: np.ndarray, number: np.ndarray,
-              lapses: np.ndarray) -> float:
-    """RMSE(bins): reviews grouped by interval (days), review number (1 = a card's first review)
-    and lapses, each in geometric bins; the root of the count-weighted mean of the squared gap
-    between a group's mean outcome and mean prediction."""
-    import numpy as np
-
-    keys = np.stack([_bin(days, 3.62, 2.48, 2), _bin(number, 1.89, 1.99, 0), _bin(lapses, 1.73, 1.65, 0)], axis=1)
-    _, group = np.unique(keys, axis=0, return_inverse=True)
-    group = group.ravel()
-    count = np.bincount(group)
-    gap = np.bincount(group, recalled) / count - np.bincount(group, predicted) / count
-    return float(np.sqrt(np.sum(count * gap ** 2) / np.sum(count)))
-
-
 def score(items: Sequence[Item], parameters: Sequence[float]) -> Scores:
-    """Log loss and RMSE(bins) of ``parameters``' predictions on ``items``."""
-    import numpy as np
+    """Log loss and RMSE(bins) of ``parameters``' predictions on ``items``, as fsrs-rs's
+    ``evaluate`` computes them (the figures Anki and the FSRS benchmark print)."""
+    from fsrs_rs_python import FSRS
 
-    predicted = predict(items, parameters)
-    recalled = np.array([item.rating > 1 for item in items], dtype=float)
-    days = np.array([item.days for item in items], dtype=float)
-    number = np.array([len(item.history) + 1 for item in items], dtype=float)
-    lapses = np.array([item.lapses for item in items], dtype=float)
-    return Scores(log_loss(recalled, predicted), rmse_bins(recalled, predicted, days, number, lapses))
+    evaluated = FSRS(list(parameters)).evaluate(_fsrs_items(items))
+    return Scores(float(evaluated.log_loss), float(evaluated.rmse_bins))
 
 
 def optimize(reviews: Sequence[Answered], rollover_hour: int = ROLLOVER_HOUR,
              in_use: Sequence[float] | None = None) -> Fit:
     """Fit on the earlier long-term reviews, score the defaults, the parameters ``in_use`` (an
-    earlier fit) and the new fit on the later ones; the new fit is kept only when better on both
-    metrics than each. NotEnoughHistory below MIN_REVIEWS."""
+    earlier fit) and that fit on the later ones; when the fit is better on both metrics than
+    each, the parameters kept are fitted again on every long-term review, as Anki fits on the
+    whole history. NotEnoughHistory below MIN_REVIEWS."""
     items = items_of(reviews, rollover_hour)
     if len(items) < MIN_REVIEWS:
         raise NotEnoughHistory(len(items))
     cut = int(len(items) * TRAIN_SHARE)
     earlier, later = items[:cut], items[cut:]
     defaults = default_parameters()
-    fitted = fit(earlier)
-    before, after = score(later, defaults), score(later, fitted)
+    before, after = score(later, defaults), score(later, fit(earlier))
     current = score(later, in_use) if in_use is not None else None
     kept = all(after.log_loss < other.log_loss and after.rmse_bins < other.rmse_bins
                for other in (before, current) if other is not None)
-    return Fit(len(reviews), before, after, fitted if kept else tuple(in_use or defaults), kept, current)
+    return Fit(len(reviews), before, after, fit(items) if kept else tuple(in_use or defaults), kept, current)

@@ -19,10 +19,14 @@ learning.rs, relearning.rs, fuzz.rs, load_balancer.rs):
   drawn with weight 1 when no card is due on it, else (1 / cards due)² / interval (Anki's
   weighting); it needs fuzz, as in Anki.
 
-Ahead rule: a card in the Review state answered before the study day it is due on is a
-practice review. It is logged (``scheduled=False``) but its memory state, due date and lapse
-count stay exactly as they were, and it does not count against the daily review limit.
-Practising ahead therefore never moves or inflates the schedule.
+Practice rule: a card in the Review state answered before the study day it is due on is a
+practice review. Recalled (Hard, Good, Easy), it is logged (``scheduled=False``) but its memory
+state, due date and lapse count stay exactly as they were, and it does not count against the
+daily review limit: practising ahead never moves or inflates the schedule. Forgotten (Again), it
+is a lapse like any other: FSRS updates the memory and the card goes to relearning, as Anki's
+rescheduling filtered decks do. The rule is the same live (the card's due decides) and on a
+replay of the log (the review's ``PRACTICE`` mode decides: the log keeps which reviews were
+practice, so a replay never depends on where the load balancer put a card).
 
 ``scheduler_for`` is the one place an fsrs.Scheduler is built from the learner's settings
 (desired retention, learning and relearning steps, maximum interval, fuzz); ``outcomes``
@@ -46,7 +50,7 @@ from quizzer.scheduling.curve import curve_factor, decay, forgetting_curve
 from quizzer.scheduling.elapsed import fsrs_review
 from quizzer.scheduling.plan import Interview, capped_due
 from quizzer.settings import Settings
-from quizzer.store.records import NEW, REVIEW, Decision, MemoryState, NewReview
+from quizzer.store.records import NEW, PRACTICE, REVIEW, Decision, MemoryState, NewReview
 
 DEFAULT_SCHEDULER = fsrs.Scheduler()  # the same as scheduler_for(quizzer.settings.DEFAULTS)
 LOAD_BALANCE_LIMIT = 90  # Anki balances intervals up to 90 days
@@ -118,10 +122,10 @@ def recall_of_review(stability: float, last_review: datetime, now: datetime,
 
 def replay_decider(scheduler: fsrs.Scheduler, rollover_hour: int = ROLLOVER_HOUR, interview: Interview | None = None,
                    covered: Container[str] | None = None) -> Callable[[MemoryState, NewReview, str, int], Decision]:
-    """``decide`` for replaying a card's logged history (an import, a copy's check): the ahead
-    rule off (those reviews really happened), days placed as live answers place them, and those
-    made while ``interview`` was ahead short of its day, as study placed them, for the cards it
-    steers (``covered``; None: all)."""
+    """``decide`` for replaying a card's logged history (an import, a copy's check): a review is
+    practice when its mode says so (``PRACTICE``), not by the due the replay finds; days placed
+    as live answers place them, and those made while ``interview`` was ahead short of its day, as
+    study placed them, for the cards it steers (``covered``; None: all)."""
 
     def replayed(memory: MemoryState, review: NewReview, card_id: str, reps: int) -> Decision:
         return decide(memory, review, scheduler=scheduler, ahead_after=None,
@@ -134,15 +138,14 @@ def replay_decider(scheduler: fsrs.Scheduler, rollover_hour: int = ROLLOVER_HOUR
 def decide(before: MemoryState, review: NewReview, *, scheduler: fsrs.Scheduler,
            ahead_after: datetime | None, placement: Placement = ANYWHERE,
            interview: Interview | None = None) -> Decision:
-    """The memory after one answer. ``ahead_after`` (the start of the next study day) turns on
-    the ahead rule; None turns it off (history replay, an exam's wrong answer). ``placement``
-    seeds the fuzz and balances the load when the card goes (or stays) in review. An
-    ``interview`` caps the interval so recall on its day stays at its target (``plan``)."""
+    """The memory after one answer, under the practice rule (module docstring): ``ahead_after``
+    (the start of the next study day) makes a review card due on it or later practised; None
+    leaves it to the review's mode (a replay). ``placement`` seeds the fuzz and balances the load
+    when the card goes (or stays) in review. An ``interview`` caps the interval so recall on its
+    day stays at its target (``plan``)."""
     if review.rating not in range(1, 5):
         raise ValueError(f"rating must be 1-4, got {review.rating}")
-    ahead = (ahead_after is not None and before.state == REVIEW
-             and before.due is not None and before.due >= ahead_after)
-    if ahead:
+    if is_practice(before, review, ahead_after) and review.rating != Rating.AGAIN:
         return Decision(before, scheduled=False, became_leech=False)
     now = review.reviewed_at
     reviewed = _fsrs_review(before, review.rating, now, scheduler, placement.rollover_hour, review.duration_ms)
@@ -159,12 +162,21 @@ def decide(before: MemoryState, review: NewReview, *, scheduler: fsrs.Scheduler,
     return Decision(after, scheduled=True, became_leech=became_leech)
 
 
+def is_practice(before: MemoryState, review: NewReview, ahead_after: datetime | None) -> bool:
+    """Whether ``review`` of a card whose memory was ``before`` is a practice review: the card is
+    in review, and the review's mode says practice or the card is due on ``ahead_after`` or later."""
+    if before.state != REVIEW:
+        return False
+    return review.mode == PRACTICE or (ahead_after is not None and before.due is not None
+                                       and before.due >= ahead_after)
+
+
 def outcomes(before: MemoryState, now: datetime, *, scheduler: fsrs.Scheduler,
              ahead_after: datetime | None, placement: Placement = ANYWHERE,
              interview: Interview | None = None) -> tuple[datetime, ...]:
     """When the card would next be due after each rating (Again, Hard, Good, Easy), as
-    ``decide`` would schedule it now; nothing is saved. Under the ahead rule every rating
-    leaves the due date alone, so all four are the unchanged due."""
+    ``decide`` would schedule it now; nothing is saved. On a practice review Hard, Good and
+    Easy leave the due date alone, and Again sends the card to relearning."""
     now = to_utc(now)
     due = []
     for rating in Rating:

@@ -23,7 +23,7 @@ from quizzer.store.cards import memory_columns
 from quizzer.store.engine import Store
 from quizzer.store.models import card_tags, cards, update_by_id
 from quizzer.store.models import review_log as log  # the name ``review_log`` is this module's function
-from quizzer.store.records import LEECH_TAG, NEW, Decision, MemoryState, NewReview
+from quizzer.store.records import LEECH_TAG, NEW, PRACTICE, Decision, MemoryState, NewReview
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,8 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
                 conn, select(log.c.id, log.c.card_id, log.c.reviewed_at, log.c.rating, log.c.duration_ms,
                                 log.c.mode, log.c.state_before, log.c.scheduled).order_by(log.c.id),
                 log.c.card_id, sorted(known)):
-            history[cid].append(_Entry(NewReview(rating, at, duration, mode), rid, (before, scheduled)))
+            history[cid].append(_Entry(NewReview(rating, at, duration, _replayed_mode(mode, scheduled)), rid,
+                                       (before, scheduled)))
             there[(cid, at, rating)] += 1  # learning steps share one time and rating
 
         fresh: dict[str, list[LoggedReview]] = defaultdict(list)
@@ -113,7 +114,7 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
         order = sorted(fresh, key=lambda cid: min(r.reviewed_at for r in fresh[cid]))
         done = skipped
         for card_id in order:
-            entries = history[card_id] + [_Entry(NewReview(r.rating, r.reviewed_at, r.duration_ms, _logged_mode(r.mode)))
+            entries = history[card_id] + [_Entry(NewReview(r.rating, r.reviewed_at, r.duration_ms, r.mode))
                                           for r in fresh[card_id]]
             # time order; at the same instant a logged review before an imported one (stable sort)
             entries.sort(key=lambda e: e.review.reviewed_at)
@@ -133,7 +134,8 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
             for e in entries:
                 if e.review_id is None:
                     log_rows.append(dict(card_id=card_id, reviewed_at=e.review.reviewed_at, rating=e.review.rating,
-                                         duration_ms=e.review.duration_ms, mode=e.review.mode, state_before=e.state_before,
+                                         duration_ms=e.review.duration_ms, mode=_logged_mode(e.review.mode),
+                                         state_before=e.state_before,
                                          scheduled=e.scheduled))
                 elif (e.state_before, e.scheduled) != e.logged:
                     log_updates.append(dict(id=e.review_id, state_before=e.state_before, scheduled=e.scheduled))
@@ -154,9 +156,15 @@ def import_reviews(store: Store, reviews: Sequence[LoggedReview], decide: Replay
 
 
 def _logged_mode(mode: str) -> str:
-    """The log's mode of an imported review: the replay decides anew whether it moved the schedule,
-    so a practice review is logged as the study review it was."""
+    """The log's mode of an imported review: whether it moved the schedule is the log's
+    ``scheduled``, so a practice review is logged as the study review it was."""
     return "exam" if mode == "exam" else "study"
+
+
+def _replayed_mode(mode: str, scheduled: bool) -> str:
+    """The mode a logged review is replayed with: a review that left the schedule alone was
+    practice (the practice rule keeps it so), else the mode logged."""
+    return mode if scheduled else PRACTICE
 
 
 def _replay(entries: list[_Entry], decide: ReplayDecide, memory: MemoryState, card_id: str) -> MemoryState:
@@ -172,14 +180,27 @@ def _replay(entries: list[_Entry], decide: ReplayDecide, memory: MemoryState, ca
 
 def replayed_memories(conn: Connection, decide: ReplayDecide) -> Iterator[tuple[str, MemoryState]]:
     """Each reviewed card's memory as its logged reviews give it, replayed from a new card in
-    time order through ``decide`` (only the reviews that moved its schedule when given): what
-    ``quiz db copy`` compares between source and copy. Streams the log in card order."""
+    time order through ``decide`` (those that left the schedule alone as practice): what ``quiz db
+    copy`` compares between source and copy, and what ``quiz optimize`` recomputes memory from.
+    Streams the log in card order."""
     rows = conn.execution_options(yield_per=5_000).execute(
-        select(log.c.card_id, log.c.reviewed_at, log.c.rating, log.c.duration_ms, log.c.mode)
-        .where(log.c.scheduled.is_(True)).order_by(log.c.card_id, log.c.reviewed_at, log.c.id))
+        select(log.c.card_id, log.c.reviewed_at, log.c.rating, log.c.duration_ms, log.c.mode, log.c.scheduled)
+        .order_by(log.c.card_id, log.c.reviewed_at, log.c.id))
     for card_id, reviews in groupby(rows, key=lambda row: row.card_id):
-        entries = [_Entry(NewReview(row.rating, row.reviewed_at, row.duration_ms, row.mode)) for row in reviews]
+        entries = [_Entry(NewReview(row.rating, row.reviewed_at, row.duration_ms,
+                                    _replayed_mode(row.mode, row.scheduled))) for row in reviews]
         yield card_id, _replay(entries, decide, _BLANK, card_id)
+
+
+def recompute_memories(store: Store, decide: ReplayDecide) -> int:
+    """Set each reviewed card's stability and difficulty to what its logged reviews give through
+    ``decide`` (``replayed_memories``), in one write transaction, as Anki recomputes memory when
+    the parameters change; its due stays. How many cards."""
+    with store.write() as conn:
+        memories = [dict(id=card_id, stability=memory.stability, difficulty=memory.difficulty)
+                    for card_id, memory in replayed_memories(conn, decide)]
+        update_by_id(conn, cards, memories)
+    return len(memories)
 
 
 def _in_chunks(conn: Connection, query: Any, column: Any, values: Sequence[str], size: int = 500) -> Iterable[Any]:

@@ -12,6 +12,7 @@ from quizzer.defaults import EXAM_MAX_MINUTES
 
 NEW, LEARNING, REVIEW, RELEARNING = 0, 1, 2, 3  # fsrs.State values, plus NEW for a card never reviewed
 STATE_NAMES = {NEW: "new", LEARNING: "learning", REVIEW: "review", RELEARNING: "relearning"}
+PRACTICE = "practice"  # a review's mode when it was practice (``scheduling.memory``'s practice rule)
 LEECH_TAG = "leech"
 MODES = ("study", "exam")
 

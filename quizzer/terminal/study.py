@@ -86,13 +86,15 @@ def due_in(span: timedelta | None) -> str:
 
 def rate_prompt(intervals: Sequence[timedelta] = ()) -> str:
     """``1 Again 10m · 2 Hard 1d · 3 Good 3d · 4 Easy 8d`` (without intervals when not known). A
-    practice review ahead of its day keeps the card's due date whatever the rating: one line says
-    so, not the same wait after each button (``1 Again 5d · 2 Hard 5d ·`` … read as a bug)."""
+    practice review ahead of its day keeps the card's due date unless answered Again (then it
+    relearns): one line says so, not the same wait after three buttons (read as a bug)."""
     plain = " · ".join(f"{r.value} {r.shown}" for r in Rating)
     if len(intervals) != len(Rating):
         return plain
-    if len(set(intervals)) == 1:  # Again always waits less than Easy, unless the schedule stays
-        return plain + " · " + _("practice: due in {interval} whatever the rating").format(interval=interval(intervals[0]))
+    if len(set(intervals[1:])) == 1:  # Hard < Good < Easy, unless the schedule stays
+        return (f"{Rating.AGAIN.value} {Rating.AGAIN.shown} {interval(intervals[0])} · "
+                + " · ".join(f"{r.value} {r.shown}" for r in Rating if r != Rating.AGAIN) + " · "
+                + _("practice: still due in {interval}").format(interval=interval(intervals[1])))
     return " · ".join(f"{r.value} {r.shown} {interval(span)}" for r, span in zip(Rating, intervals))
 
 

@@ -5,8 +5,8 @@ when there (study, exam or practice).
 Reading checks every row and names the first bad one as ``FILE:LINE: message``; importing
 is one transaction (``quizzer.store.history``): ids that match a card attach to it, unknown
 ids become archived cards, a review already there is skipped, and every card that gains a
-review is replayed from scratch through FSRS with the ahead rule off (these reviews really
-happened). Writing gives a table of ``quizzer.transfer.review_forms``: by default the same
+review is replayed from scratch through FSRS, the reviews a file or the log names as practice
+under the practice rule (``quizzer.scheduling.memory``), the others as the reviews they were. Writing gives a table of ``quizzer.transfer.review_forms``: by default the same
 form (times in UTC ISO 8601, durations in ms, 0 unknown) with the state and mode added.
 """
 
@@ -237,10 +237,10 @@ def import_history(store: Store, reviews: Sequence[LoggedReview], *, scheduler: 
                    replayed: Callable[[int], None] | None = None) -> HistoryImport:
     """Add past reviews in one transaction (see ``quizzer.store.history.import_reviews``):
     unknown ids become inactive cards of ``deck``, kind "imported"; reviews already there are
-    skipped; each card that gains one is replayed from scratch with the ahead rule off, its
-    days placed as live answers place them (study days from ``rollover_hour``, fuzz seeded by
-    the card and its review count), and short of the ``interview``'s day while it was ahead (the
-    cards of its decks). ``replayed``: told how many reviews are done, as the import goes."""
+    skipped; each card that gains one is replayed from scratch, practice reviews (by their
+    mode) under the practice rule, its days placed as live answers place them (study days from
+    ``rollover_hour``, fuzz seeded by the card and its review count), and short of the
+    ``interview``'s day while it was ahead (the cards of its decks). ``replayed``: told how many reviews are done, as the import goes."""
     return history.import_reviews(store, reviews, replaying(store, scheduler, rollover_hour, interview), deck=deck,
                                   kind=IMPORTED_KIND, first_seen=first_seen, replayed=replayed)
 
