@@ -43,13 +43,14 @@ def show(
     shown = browse.show(opened, card_id, clock.now(), seed, settings())  # CardNotFound (exit 1) before any change
     if seed is not None and shown.seed is None and shown.front is not None:  # --seed is for a generated question
         raise UsageError(_("--seed picks a numeric card's question: {card} is a {kind} card").format(
-            card=card_id, kind=title(shown.info.kind)), _("without --seed: `quiz show {card}`").format(card=card_id))
+            card=shown.info.id, kind=title(shown.info.kind)), _("without --seed: `quiz show {card}`").format(card=shown.info.id))
     was_suspended, was_buried = shown.info.suspended, shown.buried
     shown = browse.put_back(opened, shown, clock.now(), unsuspend=unsuspend, unbury=unbury, settings=settings())
     if as_json:
         emit_json(_json(shown))
         return
     _draw(shown, bool(opened.left_out))
+    card_id = shown.info.id  # the whole id, however it was typed
     if unsuspend:  # said last, under the card: the drawing is long
         console().print(_("Unsuspended {card}: it is back in the drill.").format(card=card_id) if was_suspended else
                         _("{card} was not suspended: nothing changed.").format(card=card_id), markup=False, highlight=False)
