@@ -247,6 +247,28 @@ def browse(collection: Collection, now: datetime, *, search: str | None = None, 
 
 
 @dataclass(frozen=True)
+class Worked:
+    """A card's answer and worked solution, worked out when first read: a numeric card's by its
+    checker's torch reference, which ``start`` sets going on a background thread once the question
+    is on screen (as study does), so that the question is drawn without waiting for torch."""
+
+    kind: Any
+    asked: Asked
+
+    def start(self) -> None:
+        self.kind.prepare(self.asked)
+
+    @property
+    def back(self) -> str:
+        return str(self.kind.back(self.asked))
+
+    @property
+    def solution(self) -> str | None:
+        solution: str | None = self.kind.solution(self.asked)
+        return solution
+
+
+@dataclass(frozen=True)
 class Shown:
     """One card as ``quiz show`` gives it: its texts as study and exam ask it, and its state."""
 
@@ -255,11 +277,18 @@ class Shown:
     source: str | None
     seed: int | None  # the generated question's seed (numeric), to ask the same one again
     front: str | None
-    back: str | None
-    solution: str | None
+    worked: Worked | None  # the answer and solution (None with no front)
     buried: bool
     mistake: bool
     wrong_at: datetime | None = None  # the question shown is the notebook's: got wrong then
+
+    @property
+    def back(self) -> str | None:
+        return self.worked.back if self.worked else None
+
+    @property
+    def solution(self) -> str | None:
+        return self.worked.solution if self.worked else None
 
     @property
     def status(self) -> str:
@@ -288,14 +317,14 @@ def show(collection: Collection, card_id: str, now: datetime, seed: int | None =
     buried = info.buried_until is not None and info.buried_until > now
     card = collection.cards.get(card_id)
     if card is None:
-        return Shown(info, None, None, None, None, None, None, buried, noted is not None)
+        return Shown(info, None, None, None, None, None, buried, noted is not None)
     kind = kinds.of(card)
     wrong_at = None
     if seed is None and noted is not None and noted.last_wrong_seed is not None and kind.generated:
         seed, wrong_at = noted.last_wrong_seed, noted.last_wrong_at
     asked = kind.ask(card, seed)
     return Shown(info, collection.deck_of(card_id).title, card.source, asked.seed, kind.front(asked),
-                 kind.back(asked), kind.solution(asked), buried, noted is not None, wrong_at)
+                 Worked(kind, asked), buried, noted is not None, wrong_at)
 
 
 def put_back(collection: Collection, shown: Shown, now: datetime, *, unsuspend: bool = False, unbury: bool = False,

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from quizzer.decks import LoadedDeck, Problem
-from quizzer.errors import CardNotFound, DeckProblems, NoDecks, UnknownName, UsageError
+from quizzer.errors import DeckProblems, NoDecks, UnknownName, UsageError
 from quizzer.i18n import _
 from quizzer.kinds import KINDS
 
@@ -73,13 +73,13 @@ def kinds_held(decks: list[LoadedDeck]) -> list[DeckKinds]:
 
 
 def card_question(decks: list[LoadedDeck], card_id: str, seed: int) -> Question:
-    """The question study draws for the numeric card ``card_id`` from ``seed`` (its kind's ask,
+    """The question study draws for the numeric card ``card_id`` (or its short id) from ``seed`` (its kind's ask,
     with the card's params); CardNotFound, or a UsageError for a card of another kind."""
     from quizzer import kinds
+    from quizzer.app.short_ids import resolve
 
-    owner = next((d for d in decks if any(e.id == card_id for e in d.entries)), None)
-    if owner is None:
-        raise CardNotFound(card_id, [e.id for d in decks for e in d.entries])
+    card_id = resolve(card_id, [e.id for d in decks for e in d.entries])  # a short id too; CardNotFound
+    owner = next(d for d in decks if any(e.id == card_id for e in d.entries))
     card = owner.card(card_id)
     if not kinds.of(card).generated:
         raise UsageError(_("card '{card}' is not a generated (numeric) card").format(card=card_id),

@@ -11,7 +11,7 @@ import typer
 from quizzer.cli.base import app
 from quizzer.cli.boundary import console, counted_cards
 from quizzer.cli.context import NO_DECKS, DbOption, DecksOption, collection, settings
-from quizzer.cli.options import DeckFilter, JsonOption, KindFilter, TagFilter, kind_values
+from quizzer.cli.options import DeckFilter, JsonOption, KindFilter, NoPagerOption, TagFilter, kind_values
 from quizzer.i18n import N_, _, join
 
 if TYPE_CHECKING:
@@ -64,12 +64,13 @@ def cards_command(
         help=_("Show the first N cards in the chosen order; 0 shows them all (default: {count} in the table, "
                "all with --json).").format(count=TABLE_LIMIT))] = None,
     as_json: JsonOption = False,
+    no_pager: NoPagerOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
     from quizzer import clock
     from quizzer.app import browse
-    from quizzer.cli.output import emit_json
+    from quizzer.cli.output import emit_json, paged
     from quizzer.terminal.mathtext import math_to_unicode
 
     shown = (None if as_json else TABLE_LIMIT) if limit is None else (limit or None)
@@ -95,11 +96,12 @@ def cards_command(
     layout = _layout(rows, states, dues, stabilities, out.width, lapses)
     table = _listing(rows, states, [due.replace(" ", "\n") if layout.split_due else due for due in dues], stabilities,
                      layout, lapses)
-    out.print(table)
     counted = counted_cards(found.total)
     if len(rows) < found.total:
         counted = _("the first {shown} of {counted}; --limit 0 shows all").format(shown=f"{len(rows):,}", counted=counted)
-    out.print(counted, markup=False)
+    with paged(out, not no_pager):
+        out.print(table)
+        out.print(counted, markup=False)
 
 
 @dataclass(frozen=True)
