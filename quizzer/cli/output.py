@@ -14,6 +14,8 @@ from datetime import date
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
+from rich.pager import Pager
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -80,7 +82,7 @@ def paged(out: Console, wanted: bool = True) -> Iterator[None]:
         yield
 
 
-class _CommandPager:
+class _CommandPager(Pager):
     """rich's Pager (``show``) as a command line; a text that fits the screen is printed as is."""
 
     def __init__(self, command: str, out: Console) -> None:
