@@ -302,9 +302,10 @@ class Shown:
 def show(collection: Collection, card_id: str, now: datetime, seed: int | None = None,
          settings: Settings = DEFAULTS) -> Shown:
     """One card, named by its id, its short id or the start of its id (``short_ids.resolve``);
-    CardNotFound (exit 1) if the store has never seen it or several cards have that start. A generated kind draws
-    its question from ``seed``; without one, a card in the mistakes notebook shows the question
-    it was got wrong on, any other a fresh one."""
+    CardNotFound (exit 1) if the store has never seen it, AmbiguousCard (exit 1) if several cards
+    have that start. A generated kind draws its question from ``seed``; without one, a card in the
+    mistakes notebook shows the question it was got wrong on, any other a fresh one. Its answer
+    and solution are worked out when read (``Worked``)."""
     now = to_utc(now)
     scheduler = schedule_of(collection.store, settings).scheduler
     try:  # a whole id first: a card no deck has now is known by its whole id alone

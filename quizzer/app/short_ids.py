@@ -45,13 +45,14 @@ def short_ids(card_ids: Iterable[str]) -> dict[str, str]:
     return shortened
 
 
-class AmbiguousCard(CardNotFound):
-    """A short id or an id's start that several cards have; the error lists them."""
+class AmbiguousCard(QuizError):
+    """A short id or an id's start that several cards have (exit 1, as an unknown card); the error
+    lists them."""
 
     def __init__(self, typed: str, candidates: list[str]) -> None:
         listed = join(candidates[:LISTED]) + (" …" if len(candidates) > LISTED else "")
-        QuizError.__init__(self, _("'{typed}' names {count} cards: {ids}").format(
-            typed=typed, count=len(candidates), ids=listed), _("type more of the id"))
+        super().__init__(_("'{typed}' names {count} cards: {ids}").format(typed=typed, count=len(candidates), ids=listed),
+                         _("type more of the id"))
 
 
 def resolve(typed: str, card_ids: Iterable[str]) -> str:
