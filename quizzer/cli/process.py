@@ -23,7 +23,9 @@ def hide_typed_ahead() -> None:
     typed with the terminal's own echo (``echo_typing``); single keys and the line editor set
     their own modes and put this one back."""
     global _SAVED_MODE
-    if os.path.basename(sys.argv[0]) not in ("quiz", "__main__.py") or sys.stdin is None or not sys.stdin.isatty():
+    program = sys.argv[0] if sys.argv else ""
+    started = os.path.basename(program) == "quiz" or program.endswith(os.path.join("quizzer", "__main__.py"))
+    if not started or sys.stdin is None or not sys.stdin.isatty():
         return
     import termios
 
