@@ -483,6 +483,29 @@ def test_show_a_numeric_card_with_a_seed(deck_dir):
     assert refused.stderr.startswith("Error: --seed picks a numeric card's question: qa-bert is a Q&A card")
 
 
+def test_show_draws_a_numeric_question_before_its_solution_is_worked_out(deck_dir, monkeypatch):
+    """`quiz show` of a numeric card worked its solution out (importing torch) before drawing
+    anything: the question is printed first, and the checker's solve runs after it."""
+    from checkers import registry
+
+    checker = registry.get("mlm_loss")
+    events: list[str] = []
+    solve = checker.finish
+    monkeypatch.setattr(checker, "finish", lambda draft: (events.append("solved"), solve(draft))[1])
+    import quizzer.cli.card as card_command
+
+    draw_question = card_command._draw_question
+
+    def drawn(*args):
+        draw_question(*args)
+        events.append("question drawn")
+
+    monkeypatch.setattr(card_command, "_draw_question", drawn)
+    out = quiz(deck_dir, "show", "num-loss", "--seed", "7").stdout
+    assert events == ["question drawn", "solved"], events
+    assert out.index("算一算 MLM loss。") < out.index("Worked solution")
+
+
 def test_show_has_memory_state_and_history(studied):
     out = quiz(studied, "show", "cz-mask").stdout
     assert "stability" in out and "recall now" in out and "lapses 8" in out and "leech" in out
