@@ -111,14 +111,56 @@ def test_every_card_is_a_row_with_its_columns(deck_dir):
     assert header.split() == ["card", "kind", "deck", "§", "front", "state", "due", "stability", "recall"]
 
 
-def test_a_long_id_is_folded_never_cut(deck_folder):
+@pytest.mark.parametrize("columns", [60, 80])
+def test_a_long_id_gives_way_to_short_ids_that_every_command_takes(deck_folder, columns):
+    """At 80 columns ids folded over lines (3-4 a card at 60): below the whole ids' width the table
+    shows each card's short id on one line, with the kind and deck at 80, and `quiz show` takes it."""
+    import hashlib
+
     long_id = "a-" + "very-long-card-id-" * 3 + "end"
     folder = deck_folder(DECK.replace("qa-ffn", long_id))
-    out = runner.invoke(app, ["cards", "--decks", str(folder)], env={"COLUMNS": "60"}).stdout.splitlines()
-    header = next(i for i, line in enumerate(out) if line.startswith("card "))
-    width = out[header].index("front")  # at 60 columns: id, front, state, due, recall
-    first_column = "".join(line[:width].strip() for line in out[header + 2:])
-    assert long_id in first_column  # every character is there, over several lines
+    out = runner.invoke(app, ["cards", "--decks", str(folder)], env={"COLUMNS": str(columns)}).stdout
+    assert long_id not in out and "a-very" not in out, out
+    sha1 = {card_id: hashlib.sha1(card_id.encode()).hexdigest() for card_id in IDS - {"qa-ffn", "o-attention"} | {long_id}}
+    rows = [line.split()[0] for line in out.splitlines() if re.match(r"[0-9a-f]{4,} ", line)]
+    assert len(rows) == 6, out
+    for card_id, hexed in sha1.items():
+        short = next(row for row in rows if hexed.startswith(row))  # one line each: the whole short id
+        shown = runner.invoke(app, ["show", short, "--decks", str(folder)], env={"COLUMNS": "100"})
+        assert shown.exit_code == 0 and shown.stdout.startswith(card_id), shown.output
+    if columns == 80:
+        assert "mini" in out and "numeric" in out, out  # the deck and kind stay at 80 columns
+
+
+def test_a_wide_terminal_shows_whole_ids(deck_dir):
+    out = runner.invoke(app, ["cards", "--decks", str(deck_dir)], env={"COLUMNS": "120"}).stdout
+    assert IDS <= {line.split()[0] for line in out.splitlines() if line[:1].strip()}, out
+
+
+def test_the_start_of_an_id_names_the_card_it_alone_starts(deck_dir):
+    assert quiz(deck_dir, "show", "o-att").stdout.startswith("o-attention")
+    ambiguous = quiz(deck_dir, "show", "qa-", code=1)
+    assert ambiguous.output.count("\n") == 1 and "qa-bert" in ambiguous.output and "qa-ffn" in ambiguous.output, \
+        ambiguous.output
+
+
+def test_short_ids_are_the_shortest_unique_starts_of_the_ids_sha1():
+    import hashlib
+
+    from quizzer.app.short_ids import resolve, short_ids
+
+    ids = [f"card-{n}" for n in range(3000)] + ["beef", "beef-stew"]  # beef-stew's start is an id: a short id must not be one
+    shortened = short_ids(ids)
+    digests = {card_id: hashlib.sha1(card_id.encode()).hexdigest() for card_id in ids}
+    assert len(set(shortened.values())) == len(ids)
+    for card_id, short in shortened.items():
+        assert digests[card_id].startswith(short) and len(short) >= 4
+        assert [other for other in ids if other != card_id and
+                (digests[other].startswith(short) or other.startswith(short))] == []
+        assert len(short) == 4 or any(digests[other].startswith(short[:-1]) or other.startswith(short[:-1])
+                                      for other in ids if other != card_id)  # a digit fewer is not unique
+        assert resolve(short, ids) == card_id
+    assert resolve("beef", ids) == "beef"  # a whole id is itself, though another starts with it
 
 
 @pytest.mark.parametrize("option, value, expected", [
@@ -220,7 +262,7 @@ def test_limit_shows_the_first_cards_in_the_chosen_order_and_says_how_many_match
     assert quiz(studied, "cards", "--limit", "-1", code=2).exit_code == 2
 
 
-WHOLE_IDS_UP_TO = {60: 12, 65: 12, 80: 16, 100: 36, 110: 40, 120: 40, 125: 40, 140: 40}  # ch08-bert's are up to 40
+WHOLE_IDS_FROM = 100  # columns: ch08-bert's ids (up to 40 characters) whole, the kind under the deck; narrower, short ids
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -240,8 +282,8 @@ def test_the_listing_fits_the_terminal_with_every_recall_whole(language):
     for card_id in ("bert-vs-gpt-core", "bert-mlm-bidirectional-why", "bert-params-encoder-12-layers"):
         answer(store, card_id, 3, now=T0 - timedelta(minutes=5), duration_ms=5000)
     store.close()
-    listed = [row["id"] for row in json.loads(runner.invoke(app, ["cards", "--deck", "ch08-bert", "--json"]).stdout)]
-    for columns, whole_up_to in WHOLE_IDS_UP_TO.items():
+    listed = json.loads(runner.invoke(app, ["cards", "--deck", "ch08-bert", "--json"]).stdout)
+    for columns in (60, 65, 80, 100, 110, 120, 125, 140):
         i18n.use(language)
         try:
             out = runner.invoke(app, ["cards", "--deck", "ch08-bert", "--sort", "recall"],
@@ -251,10 +293,10 @@ def test_the_listing_fits_the_terminal_with_every_recall_whole(language):
             i18n.use("en")
         assert all(cell_len(line) <= columns for line in out), columns
         assert out[0].rstrip().endswith(recall), columns
-        whole = {line.split()[0] for line in out[2:-1] if line.strip()}
-        assert set(listed) - whole <= {i for i in listed if len(i) > whole_up_to}, columns  # longer ids fold
-        ends = [line.split()[-1] for line in out[2:-1] if line.rstrip().endswith(("%", " -"))]
-        assert len(ends) >= int(out[-1].split()[0]) and ends[:3] == ["100%"] * 3, columns  # every row keeps its recall whole
+        shown = {line.split()[0] for line in out[2:] if line[:1].strip()}
+        assert {row["id" if columns >= WHOLE_IDS_FROM else "short_id"] for row in listed} < shown, columns  # whole
+        ends = [line.split()[-1] for line in out[2:] if line.rstrip().endswith(("%", " -"))]
+        assert len(ends) >= len(listed) and ends[:3] == ["100%"] * 3, columns  # every row keeps its recall whole
 
 
 def _by_column(line: str) -> list[str]:
@@ -364,7 +406,10 @@ def test_sorted_by_lapses_the_table_shows_them(studied, columns):
                            env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)})
     lines = result.stdout.splitlines()
     assert "lapses" in next(line for line in lines if line.startswith("card "))
-    first = next(line for line in lines if line.startswith("cz-mask"))
+    import hashlib
+
+    hexed = hashlib.sha1(b"cz-mask").hexdigest()  # its short id is where the whole one does not fit
+    first = next(line for line in lines if line[:1].strip() and line.split()[0] in ("cz-mask", hexed[:len(line.split()[0])]))
     assert re.search(r" 8 +\d+% *$", first), first  # its 8 lapses beside its recall
     assert "lapses" not in runner.invoke(app, ["cards", "--decks", str(studied)], env={"QUIZ_NOW": T0.isoformat()}).stdout
 
@@ -438,6 +483,29 @@ def test_show_a_numeric_card_with_a_seed(deck_dir):
     assert refused.stderr.startswith("Error: --seed picks a numeric card's question: qa-bert is a Q&A card")
 
 
+def test_show_draws_a_numeric_question_before_its_solution_is_worked_out(deck_dir, monkeypatch):
+    """`quiz show` of a numeric card worked its solution out (importing torch) before drawing
+    anything: the question is printed first, and the checker's solve runs after it."""
+    from checkers import registry
+
+    checker = registry.get("mlm_loss")
+    events: list[str] = []
+    solve = checker.finish
+    monkeypatch.setattr(checker, "finish", lambda draft: (events.append("solved"), solve(draft))[1])
+    import quizzer.cli.card as card_command
+
+    draw_question = card_command._draw_question
+
+    def drawn(*args):
+        draw_question(*args)
+        events.append("question drawn")
+
+    monkeypatch.setattr(card_command, "_draw_question", drawn)
+    out = quiz(deck_dir, "show", "num-loss", "--seed", "7").stdout
+    assert events == ["question drawn", "solved"], events
+    assert out.index("算一算 MLM loss。") < out.index("Worked solution")
+
+
 def test_show_has_memory_state_and_history(studied):
     out = quiz(studied, "show", "cz-mask").stdout
     assert "stability" in out and "recall now" in out and "lapses 8" in out and "leech" in out
@@ -476,8 +544,8 @@ def test_an_unknown_card_names_the_ids_closest_to_it(deck_dir):
     not: a typo, or an id typed in part, is named with the ids it is closest to."""
     typo = quiz(deck_dir, "show", "qa-bret", code=1).stderr
     assert "Error: no card 'qa-bret' (did you mean qa-bert" in typo and "`quiz cards` lists the cards" in typo
-    start = quiz(deck_dir, "generate", "--card", "num-l", code=1).stderr
-    assert "(did you mean num-loss" in start, start
+    start = quiz(deck_dir, "generate", "--card", "num-l", "--seed", "1").stdout  # the start of one card's id names it
+    assert start == quiz(deck_dir, "generate", "--card", "num-loss", "--seed", "1").stdout
 
 
 def test_unbury_puts_a_buried_card_back_into_todays_drill(studied):
@@ -662,7 +730,7 @@ def test_every_listing_has_json_with_its_documented_fields(studied):
     mini = next(d for d in decks if d["deck"] == "mini")
     assert mini["title"] == "Mini 牌组" and mini["total"] == 6 and mini["kinds"]["qa"] == 2
     cards = as_json(studied, "cards")
-    assert set(cards[0]) == {"id", "kind", "deck", "section", "front", "state", "due", "stability", "recall",
+    assert set(cards[0]) == {"id", "short_id", "kind", "deck", "section", "front", "state", "due", "stability", "recall",
                              "lapses", "tags", "due_today", "suspended", "buried", "leech", "mistake"}
     shown = as_json(studied, "show", "qa-bert")
     assert set(shown) == {"id", "deck", "deck_title", "kind", "section", "tags", "status", "state", "due",
@@ -814,11 +882,14 @@ def test_undo_asks_a_numeric_card_the_same_question_again(deck_dir):
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-@pytest.mark.parametrize("columns", [100, 105])
-def test_the_bundled_decks_longest_id_is_whole_from_100_columns_beside_a_due_time(language, columns):
+@pytest.mark.parametrize("columns", [80, 100, 120, 125])
+def test_the_bundled_decks_longest_id_is_whole_from_120_columns_beside_a_due_time(language, columns):
     """`d12-bert-bidirectional-not-two-unidirectional` (45 characters) folded below 106 columns
     once a card was due at a time of day (`2026-01-05 10:05` kept 16 columns): the time now goes
-    under the date there, as README says (whole from 100 columns)."""
+    under the date there, as docs/cli.md says (whole, beside its deck, from 120 columns; its short
+    id below)."""
+    import hashlib
+
     from quizzer import i18n
 
     card_id = "d12-bert-bidirectional-not-two-unidirectional"
@@ -832,7 +903,9 @@ def test_the_bundled_decks_longest_id_is_whole_from_100_columns_beside_a_due_tim
                             env={"QUIZ_NOW": T0.isoformat(), "COLUMNS": str(columns)}).stdout
     finally:
         i18n.use("en")
-    assert f"{card_id} " in out and max(map(len, out.splitlines())) <= columns, out
+    hexed = hashlib.sha1(card_id.encode()).hexdigest()
+    shown = card_id if columns >= 120 else next(hexed[:n] for n in range(4, 41) if f"\n{hexed[:n]} " in out)
+    assert f"\n{shown} " in out and "day12-bert-gpt" in out and max(map(len, out.splitlines())) <= columns, out
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])

@@ -6,6 +6,7 @@ test_screens.py (slow)."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -36,6 +37,7 @@ SCREENS: list[tuple[tuple[str, ...], str]] = [
     (("show", LONG_ID), ""), (("cards",), ""), (("stats",), ""), (("mistakes",), ""), (("exam", "--history"), ""),
     (("plan", "--date", "2026-01-20"), ""), (("config",), ""),
     (("study", "--nope"), ""), (("show", "no-such-card"), ""), (("exam", "--minutes", "x"), ""),
+    (("cards", "--sort", "lapses"), ""), (("show", hashlib.sha1(LONG_ID.encode()).hexdigest()[:6]), ""),
 ]
 
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
@@ -105,6 +107,24 @@ def test_every_screen_keeps_words_and_ids_whole_and_one_language(drawn, language
         if language == "en":
             assert not CJK.search(shot), (args, shot)
     assert "..." not in shots[0].split("\n", 1)[1], shots[0]  # the commands' summaries whole (the usage line has [ARGS]...)
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_card_browser_keeps_each_id_on_one_line_and_the_deck_from_80_columns(drawn, language, columns):
+    """At 80 columns the browser dropped the kind and deck and folded ids over lines (3-4 a card at
+    60): each row now starts with its whole id or its short id (the start of the id's SHA-1), whole
+    on its line, and a short id is what `quiz show` takes (the last screen)."""
+    shots = drawn[language, columns]
+    short = {hashlib.sha1(card.encode()).hexdigest(): card for card in IDS}
+    for args in (("cards",), ("cards", "--sort", "lapses")):
+        shot = shots[[screen for screen, _typed in SCREENS].index(args)]
+        first = [line.split()[0] for line in shot.splitlines()[2:] if line[:1].strip()][:len(IDS)]
+        named = {word if word in IDS else next(card for hexed, card in short.items() if hexed.startswith(word))
+                 for word in first}
+        assert named == set(IDS), (args, shot)
+        assert columns < 80 or "en-deck" in shot, (args, shot)
+    assert shots[-1].startswith(LONG_ID), shots[-1]
 
 
 @pytest.mark.parametrize("columns", [60, 80, 120])

@@ -107,7 +107,8 @@ def screens(tmp_path: Path, language: str, columns: int) -> list[str]:
     short = Path(tempfile.mkdtemp(prefix="q"))  # a path printed on screen stays on one line
     env = {"QUIZ_LANG": language, "QUIZ_DECKS": str(folder), "QUIZ_DB": str(tmp_path / "q.db"),
            "QUIZ_CONFIG": str(short / "config.toml"), "QUIZ_CACHE_DIR": str(tmp_path / "cache"),
-           "QUIZ_NOW": "2026-01-05T10:00", "TZ": "UTC"}
+           "QUIZ_NOW": "2026-01-05T10:00", "TZ": "UTC",
+           "QUIZ_PAGER": ""}  # the screens are read back whole from the scrollback (test_pager has the pager)
     quiz = f"{shlex.quote(sys.executable)} -m quizzer"
     done = "·OK·"
     term = Tmux(f"{language}-{columns}", columns)

@@ -310,6 +310,10 @@ def test_the_card_browser_finds_cards_by_their_words_and_shows_one(make_client):
     assert "选哪个？" in card and "乙对。" in card and "<strong>B.</strong>" in card
     missing = client.get("/cards/no-such-card")
     assert missing.status_code == 400 and "no-such-card" in missing.text
+    import hashlib
+
+    short = hashlib.sha1(b"c-one").hexdigest()[:8]  # a short id, as `quiz cards` shows it, names the card too
+    assert "选哪个？" in client.get(f"/cards/{short}").text
 
 
 def test_the_plan_page_shows_the_interview_and_what_following_the_plan_gives(make_client):

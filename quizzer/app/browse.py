@@ -17,7 +17,7 @@ from typing import Any
 
 
 from quizzer import kinds
-from quizzer.app import notebook
+from quizzer.app import notebook, short_ids
 from quizzer.app.collection import Collection
 from quizzer.clock import next_day_start, to_utc
 from quizzer.errors import CardNotFound
@@ -108,6 +108,7 @@ class Row:
     """One card of ``quiz cards`` (also its --json object)."""
 
     id: str
+    short_id: str  # unique in the collection (short_ids): what a table shows where the id does not fit
     kind: str
     deck: str
     section: str
@@ -164,11 +165,11 @@ class Status:
         return checks[state]
 
 
-def _row(record: CardRecord, card: Any, recall: float | None, status: Status, plain: Plain) -> Row:
+def _row(record: CardRecord, card: Any, recall: float | None, status: Status, plain: Plain, short_id: str) -> Row:
     memory = record.memory
     seen = memory.state != NEW
     return Row(
-        id=record.id, kind=record.kind, deck=record.deck, section=card.source,
+        id=record.id, short_id=short_id, kind=record.kind, deck=record.deck, section=card.source,
         front=front_line(card, plain), state=status.state, due=memory.due if seen else None,
         stability=memory.stability if seen else None, recall=recall,
         lapses=memory.lapses, tags=list(record.tags), due_today=status.due_today, suspended=status.suspended,
@@ -237,11 +238,34 @@ def browse(collection: Collection, now: datetime, *, search: str | None = None, 
         found.append(_Found(order, record, status, retrievability(record.memory, now, scheduler) if seen else None))
     found.sort(key=_sort_key(sort))
     shown = found if limit is None else found[:limit]
-    return Browsed([_row(f.record, collection.cards[f.record.id], f.recall, f.status, plain) for f in shown],
-                   len(found))
+    shortened = short_ids.short_ids(collection.cards)
+    return Browsed([_row(f.record, collection.cards[f.record.id], f.recall, f.status, plain, shortened[f.record.id])
+                    for f in shown], len(found))
 
 
 # ------------------------------------------------------------------ one card
+
+
+@dataclass(frozen=True)
+class Worked:
+    """A card's answer and worked solution, worked out when first read: a numeric card's by its
+    checker's torch reference, which ``start`` sets going on a background thread once the question
+    is on screen (as study does), so that the question is drawn without waiting for torch."""
+
+    kind: Any
+    asked: Asked
+
+    def start(self) -> None:
+        self.kind.prepare(self.asked)
+
+    @property
+    def back(self) -> str:
+        return str(self.kind.back(self.asked))
+
+    @property
+    def solution(self) -> str | None:
+        solution: str | None = self.kind.solution(self.asked)
+        return solution
 
 
 @dataclass(frozen=True)
@@ -253,11 +277,18 @@ class Shown:
     source: str | None
     seed: int | None  # the generated question's seed (numeric), to ask the same one again
     front: str | None
-    back: str | None
-    solution: str | None
+    worked: Worked | None  # the answer and solution (None with no front)
     buried: bool
     mistake: bool
     wrong_at: datetime | None = None  # the question shown is the notebook's: got wrong then
+
+    @property
+    def back(self) -> str | None:
+        return self.worked.back if self.worked else None
+
+    @property
+    def solution(self) -> str | None:
+        return self.worked.solution if self.worked else None
 
     @property
     def status(self) -> str:
@@ -270,27 +301,31 @@ class Shown:
 
 def show(collection: Collection, card_id: str, now: datetime, seed: int | None = None,
          settings: Settings = DEFAULTS) -> Shown:
-    """One card; CardNotFound (exit 1) if the store has never seen it. A generated kind draws
-    its question from ``seed``; without one, a card in the mistakes notebook shows the question
-    it was got wrong on, any other a fresh one."""
+    """One card, named by its id, its short id or the start of its id (``short_ids.resolve``);
+    CardNotFound (exit 1) if the store has never seen it, AmbiguousCard (exit 1) if several cards
+    have that start. A generated kind draws its question from ``seed``; without one, a card in the
+    mistakes notebook shows the question it was got wrong on, any other a fresh one. Its answer
+    and solution are worked out when read (``Worked``)."""
     now = to_utc(now)
-    try:
-        info = card_info(collection.store, card_id, now, schedule_of(collection.store, settings).scheduler)
+    scheduler = schedule_of(collection.store, settings).scheduler
+    try:  # a whole id first: a card no deck has now is known by its whole id alone
+        info = card_info(collection.store, card_id, now, scheduler)
     except CardNotFound:
-        raise CardNotFound(card_id, collection.cards) from None  # with the ids it is closest to
+        card_id = short_ids.resolve(card_id, collection.cards)  # a short id or an id's start, else the closest ids
+        info = card_info(collection.store, card_id, now, scheduler)
     noted = next((entry for entry in notebook.entries(collection.store, settings.day_start_hour)
                   if entry.card_id == card_id), None)
     buried = info.buried_until is not None and info.buried_until > now
     card = collection.cards.get(card_id)
     if card is None:
-        return Shown(info, None, None, None, None, None, None, buried, noted is not None)
+        return Shown(info, None, None, None, None, None, buried, noted is not None)
     kind = kinds.of(card)
     wrong_at = None
     if seed is None and noted is not None and noted.last_wrong_seed is not None and kind.generated:
         seed, wrong_at = noted.last_wrong_seed, noted.last_wrong_at
     asked = kind.ask(card, seed)
     return Shown(info, collection.deck_of(card_id).title, card.source, asked.seed, kind.front(asked),
-                 kind.back(asked), kind.solution(asked), buried, noted is not None, wrong_at)
+                 Worked(kind, asked), buried, noted is not None, wrong_at)
 
 
 def put_back(collection: Collection, shown: Shown, now: datetime, *, unsuspend: bool = False, unbury: bool = False,

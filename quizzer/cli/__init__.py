@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from quizzer.cli.process import buffer_output, collect_rarely, exit_quickly
+from quizzer.cli.process import buffer_output, collect_rarely, exit_quickly, hide_typed_ahead
 
+hide_typed_ahead()  # first: keys typed from here on are not echoed (the imports below take a tenth of a second)
 collect_rarely()
 
 from quizzer.cli.base import app  # noqa: E402  # after the threshold: the imports make most of the objects

@@ -93,6 +93,9 @@ def backup_restore(
                      "[y/N] ").format(backup=printable(chosen.name if taken else chosen), about=about, path=printable(path),
                                       before=counted_reviews(before) if before is not None else _("reviews unknown")),
                    nl=False)
+        from quizzer.cli.process import echo_typing
+
+        echo_typing()  # the answer typed is seen
         try:  # Ctrl-C is an interruption as anywhere else
             answer = input()
         except EOFError:  # Ctrl-D: no

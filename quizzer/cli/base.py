@@ -26,6 +26,7 @@ COMMANDS = {  # each command's module, in the order --help lists them: the daily
     "stats": "quizzer.cli.stats",
     "cards": "quizzer.cli.cards",
     "show": "quizzer.cli.card",
+    "edit": "quizzer.cli.edit",
     "plan": "quizzer.cli.plan",
     "serve": "quizzer.cli.serve",
     "config": "quizzer.cli.config",

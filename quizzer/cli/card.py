@@ -10,10 +10,12 @@ import typer
 from quizzer.cli.base import app
 from quizzer.cli.boundary import console
 from quizzer.cli.context import DbOption, DecksOption, collection, settings
-from quizzer.cli.options import JsonOption, seed_in_range
+from quizzer.cli.options import JsonOption, NoPagerOption, seed_in_range
 from quizzer.i18n import N_, _, join
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from quizzer.app.browse import Shown
 
 
@@ -30,6 +32,7 @@ def show(
     unsuspend: Annotated[bool, typer.Option("--unsuspend", help=_("Put a suspended card back into the drill."))] = False,
     unbury: Annotated[bool, typer.Option("--unbury", help=_("Put a buried card back into today's drill."))] = False,
     as_json: JsonOption = False,
+    no_pager: NoPagerOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
@@ -43,13 +46,14 @@ def show(
     shown = browse.show(opened, card_id, clock.now(), seed, settings())  # CardNotFound (exit 1) before any change
     if seed is not None and shown.seed is None and shown.front is not None:  # --seed is for a generated question
         raise UsageError(_("--seed picks a numeric card's question: {card} is a {kind} card").format(
-            card=card_id, kind=title(shown.info.kind)), _("without --seed: `quiz show {card}`").format(card=card_id))
+            card=shown.info.id, kind=title(shown.info.kind)), _("without --seed: `quiz show {card}`").format(card=shown.info.id))
     was_suspended, was_buried = shown.info.suspended, shown.buried
     shown = browse.put_back(opened, shown, clock.now(), unsuspend=unsuspend, unbury=unbury, settings=settings())
     if as_json:
         emit_json(_json(shown))
         return
-    _draw(shown, bool(opened.left_out))
+    _draw(shown, bool(opened.left_out), not no_pager)
+    card_id = shown.info.id  # the whole id, however it was typed
     if unsuspend:  # said last, under the card: the drawing is long
         console().print(_("Unsuspended {card}: it is back in the drill.").format(card=card_id) if was_suspended else
                         _("{card} was not suspended: nothing changed.").format(card=card_id), markup=False, highlight=False)
@@ -82,21 +86,30 @@ def _json(shown: Shown) -> dict[str, Any]:
     }
 
 
-def _draw(shown: Shown, left_out: bool) -> None:
-    """``left_out``: a deck file is left out (the warning above names it), perhaps this card's."""
-    from rich.panel import Panel
-
-    from quizzer.app import kind_names
-    from quizzer.app.records import NEW
-    from quizzer.defaults import Rating
-    from quizzer.terminal import render
-    from quizzer.clock import when
-    from rich.text import Text
-
-    from quizzer.terminal.render import clean, markdown, safe
-    from quizzer.terminal.tables import dropping
+def _draw(shown: Shown, left_out: bool, pager: bool) -> None:
+    """The card's question at once, then (when worked out: a numeric card's solution imports torch,
+    on a background thread set going once the question is on screen) its answer, solution, memory
+    state and reviews, through the pager when longer than the screen (``pager``). ``left_out``: a
+    deck file is left out (the warning above names it), perhaps this card's."""
+    from quizzer.cli.output import paged
 
     out = console()
+    _draw_question(out, shown, left_out)
+    out.file.flush()
+    if shown.worked is not None:
+        shown.worked.start()
+    with paged(out, pager):
+        _draw_answer(out, shown)
+
+
+def _draw_question(out: Console, shown: Shown, left_out: bool) -> None:
+    from quizzer.app import kind_names
+    from quizzer.clock import when
+    from quizzer.terminal import render
+    from rich.text import Text
+
+    from quizzer.terminal.render import clean, safe
+
     info, memory = shown.info, shown.info.memory
     status = _(shown.status)
     if not info.active and left_out:  # under the warning that a file is left out, "in no deck now" would mislead
@@ -113,6 +126,20 @@ def _draw(shown: Shown, left_out: bool) -> None:
         seed = " · " + _("seed {seed}").format(seed=shown.seed) if shown.seed is not None else ""
         render.card(out, [Text(clean(shown.deck_title or "")), Text(kind_names.title(info.kind)),
                           Text(clean(render.section_text(shown.source or "")) + seed)], shown.front, optional=0)
+
+
+def _draw_answer(out: Console, shown: Shown) -> None:
+    from rich.panel import Panel
+
+    from quizzer.app import kind_names
+    from quizzer.app.records import NEW
+    from quizzer.clock import when
+    from quizzer.defaults import Rating
+    from quizzer.terminal.render import clean, markdown, safe
+    from quizzer.terminal.tables import dropping
+
+    info, memory = shown.info, shown.info.memory
+    if shown.front is not None:
         out.print(Panel(markdown(shown.back or ""), border_style="green"))
         if shown.solution:
             title = _(kind_names.solution_title(info.kind))  # a worked solution, or a choice's explanation

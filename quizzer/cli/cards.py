@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -10,7 +11,7 @@ import typer
 from quizzer.cli.base import app
 from quizzer.cli.boundary import console, counted_cards
 from quizzer.cli.context import NO_DECKS, DbOption, DecksOption, collection, settings
-from quizzer.cli.options import DeckFilter, JsonOption, KindFilter, TagFilter, kind_values
+from quizzer.cli.options import DeckFilter, JsonOption, KindFilter, NoPagerOption, TagFilter, kind_values
 from quizzer.i18n import N_, _, join
 
 if TYPE_CHECKING:
@@ -63,12 +64,13 @@ def cards_command(
         help=_("Show the first N cards in the chosen order; 0 shows them all (default: {count} in the table, "
                "all with --json).").format(count=TABLE_LIMIT))] = None,
     as_json: JsonOption = False,
+    no_pager: NoPagerOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
     from quizzer import clock
     from quizzer.app import browse
-    from quizzer.cli.output import emit_json
+    from quizzer.cli.output import emit_json, paged
     from quizzer.terminal.mathtext import math_to_unicode
 
     shown = (None if as_json else TABLE_LIMIT) if limit is None else (limit or None)
@@ -91,24 +93,41 @@ def cards_command(
     stabilities = [_("{days} d").format(days=f"{row.stability:.1f}") if row.stability is not None else "-"
                    for row in rows]
     lapses = sort.value == "lapses"  # the order's reason shown: sorted by lapses, the lapses are a column
-    room, wide, split = _layout(rows, states, dues, stabilities, out.width, lapses)
-    table = _listing(rows, states, [due.replace(" ", "\n") if split else due for due in dues], stabilities, room, wide,
-                     lapses)
-    out.print(table)
+    layout = _layout(rows, states, dues, stabilities, out.width, lapses)
+    table = _listing(rows, states, [due.replace(" ", "\n") if layout.split_due else due for due in dues], stabilities,
+                     layout, lapses)
     counted = counted_cards(found.total)
     if len(rows) < found.total:
         counted = _("the first {shown} of {counted}; --limit 0 shows all").format(shown=f"{len(rows):,}", counted=counted)
-    out.print(counted, markup=False)
+    with paged(out, not no_pager):
+        out.print(table)
+        out.print(counted, markup=False)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the browser's table fits the terminal: whole or short ids (``Row.short_id``), which
+    columns go beside the question, and whether a due time goes under its date."""
+
+    short: bool
+    columns: str  # "wide": kind, deck, section and stability; "stacked": the deck over the kind; "narrow": neither
+    split_due: bool
+    fits: bool = True  # every column but the question whole; else (a very narrow terminal) the others wrap too
+
+
+LAYOUTS = (  # the first that leaves the question PREVIEW_AT_LEAST columns: whole ids first, then the most columns
+    Layout(False, "wide", False), Layout(False, "stacked", False), Layout(False, "stacked", True),
+    Layout(True, "wide", False), Layout(True, "stacked", False), Layout(True, "stacked", True),
+    Layout(True, "narrow", False), Layout(True, "narrow", True),
+)
 
 
 def _layout(rows: list[Row], states: list[list[str]], dues: list[str], stabilities: list[str], width: int,
-            lapses: bool) -> tuple[int, bool, bool]:
-    """The id column's width, whether kind, deck, section and stability go beside the question,
-    and whether a due time goes under its date. Every column but the question is kept whole and the question keeps
-    PREVIEW_AT_LEAST columns (rich would otherwise squeeze the state to a character a line, or
-    push the recall past the edge); within that, whole ids come first (an id is what `quiz show`
-    takes), then the wide layout, then a due's time on its own line (a date and time side by side
-    leave an id fewer columns). Ids fold only where even then they have less."""
+            lapses: bool) -> Layout:
+    """The first of LAYOUTS in which every column but the question is whole (an id is never folded
+    or cut: it is what the learner types back) and the question keeps PREVIEW_AT_LEAST columns;
+    rich would otherwise squeeze the state to a character a line, or push the recall past the
+    edge. Short ids, at most a few characters, leave the question its room at 60 columns."""
     from rich.cells import cell_len
 
     from quizzer.app.kind_names import title
@@ -117,38 +136,43 @@ def _layout(rows: list[Row], states: list[list[str]], dues: list[str], stabiliti
     def widest(header: str, cells: list[str]) -> int:
         return max(map(cell_len, [header, *cells]))
 
-    narrow = [widest(_("state"), [name for names in states for name in names]), widest(_("due"), dues),
-              widest(_("recall"), ["100%"])]  # narrow, a card's states go one a line
-    narrow += [widest(_("lapses"), [str(row.lapses) for row in rows])] if lapses else []
-    wide = [widest(_("state"), [join(names) for names in states]), *narrow[1:],
-            widest(_("kind"), [word for row in rows for word in title(row.kind).split()]), widest(_("deck"), [row.deck for row in rows]),
-            widest("§", [row.section for row in rows]), widest(_("stability"), stabilities)]  # wide, on one line
-    longest = max(cell_len(row.id) for row in rows)
-    if room_beside(width, wide) >= longest:
-        return longest, True, False
-    if room_beside(width, narrow) >= longest:
-        return longest, False, False
-    narrow[1] = widest(_("due"), [part for due in dues for part in due.split()])
-    return min(longest, max(12, room_beside(width, narrow))), False, True
+    kinds = [word for row in rows for word in title(row.kind).split()]
+    for layout in LAYOUTS:
+        due = widest(_("due"), [part for due in dues for part in (due.split() if layout.split_due else [due])])
+        beside = [widest(_("state"), [join(names) for names in states] if layout.columns == "wide" else
+                         [name for names in states for name in names]), due, widest(_("recall"), ["100%"])]
+        beside += [widest(_("lapses"), [str(row.lapses) for row in rows])] if lapses else []
+        if layout.columns == "wide":
+            beside += [widest(_("kind"), kinds), widest(_("deck"), [row.deck for row in rows]),
+                       widest("§", [row.section for row in rows]), widest(_("stability"), stabilities)]
+        elif layout.columns == "stacked":
+            beside += [widest(_("deck"), [*kinds, *(row.deck for row in rows)])]
+        longest = max(cell_len(row.short_id if layout.short else row.id) for row in rows)
+        if room_beside(width, beside) >= max(longest, cell_len(_("card"))):
+            return layout
+    return Layout(True, "narrow", True, fits=False)
 
 
-def _listing(rows: list[Row], states: list[list[str]], dues: list[str], stabilities: list[str], room: int,
-             wide: bool, lapses: bool) -> Table:
-    """The browser's table; ``wide`` adds kind, deck, section and stability beside the question."""
+def _listing(rows: list[Row], states: list[list[str]], dues: list[str], stabilities: list[str], layout: Layout,
+             lapses: bool) -> Table:
+    """The browser's table, its columns as ``layout`` has them."""
     from quizzer.app.kind_names import title
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number, preview, text
 
-    columns = [text(_("card"), width=room)]  # fixed: longer ids fold over lines, never cut
+    wide, stacked = layout.columns == "wide", layout.columns == "stacked"
+    columns = [ident(_("card"))]  # never folded or cut: the layout leaves it its width
     columns += [ident(_("kind")), ident(_("deck")), ident("§")] if wide else []
-    whole = ident if wide else text  # the wide layout leaves them room (_wide_fits): only the question wraps
+    columns += [ident(_("deck"))] if stacked else []  # the kind under the deck, a word a line
+    whole = ident if layout.fits else text  # the layout leaves them room: only the question wraps
     columns += [text(_("front")), whole(_("state")), whole(_("due"))]
     columns += [number(_("stability"))] if wide else []
     columns += [number(_("lapses"))] if lapses else []
-    table = listing(*columns, number(_("recall")))  # an id is what `quiz show` takes: folded, never cut
+    table = listing(*columns, number(_("recall")))
     for row, state, due, stability in zip(rows, states, dues, stabilities):
-        cells: list[str | Text] = [safe(row.id)]
+        cells: list[str | Text] = [safe(row.short_id if layout.short else row.id)]
         cells += ["\n".join(title(row.kind).split()), safe(row.deck), safe(row.section)] if wide else []  # as study: 计算题
+        cells += ["\n".join([safe(row.deck), *title(row.kind).split()])] if stacked else []
         cells += [preview(row.front), join(state) if wide else "\n".join(state), due]  # never 到 / 期
         cells += [stability] if wide else []
         cells += [str(row.lapses)] if lapses else []

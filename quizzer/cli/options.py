@@ -76,6 +76,9 @@ KindFilter = Annotated[Optional[list[Kind]], typer.Option(
     "--kind", metavar="KIND", show_default=False,
     help=_("Only this kind: {kinds} (repeatable).").format(kinds=join(KINDS)))]
 JsonOption = Annotated[bool, typer.Option("--json", help=_("Print JSON instead of a table."))]
+NoPagerOption = Annotated[bool, typer.Option(
+    "--no-pager", help=_("Print plainly, not through the pager (QUIZ_PAGER, PAGER, else less -FRX) that output "
+                         "longer than the screen goes through on a terminal."))]
 
 
 def seed_in_range(value: int | None) -> int | None:

@@ -12,6 +12,44 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+_SAVED_MODE: list[Any] | None = None  # the terminal's mode when quiz started, echo on
+
+
+def hide_typed_ahead() -> None:
+    """Keys typed while quiz starts are not echoed: a session drops them (its first prompt flushes
+    them, so that they answer nothing unseen), and their echo stood above the question, looking like
+    an answer. Echo goes off on a terminal as the program starts (the program only: ``quiz`` or
+    ``python -m quizzer``, not a test importing the CLI), and comes back at exit or for a line
+    typed with the terminal's own echo (``echo_typing``); single keys and the line editor set
+    their own modes and put this one back."""
+    global _SAVED_MODE
+    program = sys.argv[0] if sys.argv else ""
+    started = os.path.basename(program) == "quiz" or program.endswith(os.path.join("quizzer", "__main__.py"))
+    if not started or sys.stdin is None or not sys.stdin.isatty():
+        return
+    import termios
+
+    fd = sys.stdin.fileno()
+    with contextlib.suppress(termios.error):
+        _SAVED_MODE = termios.tcgetattr(fd)
+        quiet = list(_SAVED_MODE)
+        quiet[3] &= ~termios.ECHO  # the local modes
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)  # not TCSAFLUSH: a key typed ahead is the session's to drop
+        atexit.register(echo_typing, False)
+
+
+def echo_typing(flush: bool = True) -> None:
+    """The terminal's mode as quiz found it (echo on), the keys typed ahead dropped first when
+    ``flush``: before a line the terminal echoes (a yes/no question), and at exit."""
+    if _SAVED_MODE is None:
+        return
+    import termios
+
+    with contextlib.suppress(termios.error, ValueError, OSError):
+        fd = sys.stdin.fileno()
+        if flush:
+            termios.tcflush(fd, termios.TCIFLUSH)
+        termios.tcsetattr(fd, termios.TCSADRAIN, _SAVED_MODE)
 
 
 def collect_rarely() -> None:

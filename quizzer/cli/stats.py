@@ -7,7 +7,7 @@ import typer
 from quizzer.cli.base import app
 from quizzer.cli.boundary import console
 from quizzer.cli.context import DbOption, DecksOption, collection, settings
-from quizzer.cli.options import DeckFilter, JsonOption, TagFilter
+from quizzer.cli.options import DeckFilter, JsonOption, NoPagerOption, TagFilter
 from quizzer.i18n import _
 
 
@@ -18,6 +18,7 @@ def stats(
     deck: DeckFilter = None,
     tag: TagFilter = None,
     json_output: JsonOption = False,
+    no_pager: NoPagerOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
@@ -36,11 +37,12 @@ def stats(
 
         emit_json({**asdict(figures), "plan": plan_dict(planned) if planned else None})
         return
+    from quizzer.cli.output import paged
+    from quizzer.terminal.messages import show_status
     from quizzer.terminal.stats import show
 
-    from quizzer.terminal.messages import show_status
-
     out = console()
-    show(out, figures)
-    if planned:
-        show_status(out, planned)
+    with paged(out, not no_pager):
+        show(out, figures)
+        if planned:
+            show_status(out, planned)

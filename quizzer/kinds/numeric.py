@@ -127,8 +127,15 @@ class Numeric(Kind[NumericCard]):
 
     def front(self, asked: Asked) -> str:
         intro = f"{asked.card.prompt}\n\n" if asked.card.prompt else ""
-        return intro + (asked.drawn.prompt if asked.drawn else _("(drawn afresh by `{checker}` every time)").format(
-            checker=asked.card.checker))
+        return intro + (asked.drawn.prompt if asked.drawn else self.asks(asked.card))
+
+    def asks(self, card: NumericCard) -> str:
+        """What the card asks, no question drawn (a browser's row): its checker and parameters (two
+        cards of one checker differ there), then the checker's description."""
+        from checkers import registry
+
+        given = ", ".join(f"{name}={value}" for name, value in card.params.items())
+        return f"{card.checker}{f' ({given})' if given else ''}: {registry.get(card.checker).description}"
 
     def back(self, asked: Asked) -> str:
         return str(asked.drawn.answer_text)

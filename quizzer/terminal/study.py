@@ -9,9 +9,6 @@ answer is ever taken for a command.
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -48,10 +45,11 @@ from quizzer.app.study_views import (
 )
 from quizzer.app.views import Retry, interval
 from quizzer.defaults import LEECH_LAPSES, Rating
-from quizzer.errors import ConnectionLost, ServerUnavailable, os_reason
+from quizzer.errors import ConnectionLost, ServerUnavailable
 from quizzer.settings import Settings
 from quizzer.app.records import EVERYTHING, CardFilter
 from quizzer.terminal import render
+from quizzer.terminal.editor import EditorFailed, open_in_editor
 from quizzer.terminal.page import Page
 from quizzer.terminal.prompter import Prompter, TerminalPrompter, command, for_stdin
 from quizzer.i18n import _, join, translate_checker_message
@@ -193,14 +191,10 @@ class StudyScreen:
         if not self.prompter.interactive:
             render.retry(self.console, _("`e` needs a terminal: the editor cannot run on a pipe."))
             return None
-        path, line = self.session.location()
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         try:
-            subprocess.call([*shlex.split(editor), f"+{line}", str(path)])
-        except OSError as err:
-            message = _("Could not start the editor '{editor}' ({reason}); set $EDITOR.").format(
-                editor=safe(editor), reason=os_reason(err))
-            self.console.print(f"[red]{message}[/red]", highlight=False)
+            open_in_editor(*self.session.location())
+        except EditorFailed as err:
+            self.console.print(f"[red]{safe(err.message)}[/red]", highlight=False)
             return None
         return Edited()
 

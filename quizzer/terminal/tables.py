@@ -170,7 +170,7 @@ class _Preview(Text):
         shown = Text(set_cell_size(self.plain, room)) if cell_len(self.plain) > room else self
         lines = [line.plain.rstrip() for line in shown.wrap(console, width, justify="default", overflow="fold")]
         if len(lines) > PREVIEW_LINES:
-            lines[PREVIEW_LINES - 1] = first_line(lines[PREVIEW_LINES - 1], width - 1) + "…"
+            lines[PREVIEW_LINES - 1] = first_line(lines[PREVIEW_LINES - 1], max(1, width - 1)) + "…"  # a column of 1 too
         yield from Text("\n".join(lines[:PREVIEW_LINES])).__rich_console__(console, options)
 
 
