@@ -57,18 +57,17 @@ import yaml  # noqa: E402
 from quizzer.clock import day_start, study_day  # noqa: E402
 from quizzer.scheduling import fit, plan  # noqa: E402
 from quizzer.scheduling.memory import Placement, decide  # noqa: E402
-from quizzer.store.records import NEW, MemoryState, NewReview  # noqa: E402
-from quizzer.transfer.fsrs_csv import read_review_log  # noqa: E402
+from quizzer.store.records import NEW, REVIEW, MemoryState, NewReview  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "fsrs-review-log-12k.csv"
 START = date(2026, 1, 5)
 HORIZONS = (7, 14, 30)
 CAPS = (60, 30)
 ARMS = ("fsrs", "fsrs+pace", "plan")
 NEW_PER_DAY = 20
 RETENTION = 0.95
-FIRST = (0.2, 0.3, 0.9, 1.0)  # cumulative chances of Again, Hard, Good, Easy on first sight
+WEAKER = 0.6  # the weaker learner: 40% below FSRS's defaults
+SPREAD = 0.35  # each card's true stability × exp(N(0, SPREAD)): some cards are harder than others
 BLANK = MemoryState(NEW, None, None, None, None, None, 0, False)
 SESSION_HOUR = 10
 
@@ -77,40 +76,40 @@ def deck_size() -> int:
     return sum(len(yaml.safe_load(path.read_text("utf-8"))["cards"]) for path in sorted((ROOT / "decks").glob("*.yaml")))
 
 
-def weaker() -> tuple[float, ...]:
-    """FSRS's defaults, 30% weaker: S0 and post-lapse stability × 0.7, success growth e^w8 × 0.7."""
+def weaker(factor: float = WEAKER) -> tuple[float, ...]:
+    """FSRS's defaults made weaker by ``factor``: S0 and post-lapse stability × factor, success
+    growth e^w8 × factor."""
     w = list(fit.default_parameters())
     for i in (0, 1, 2, 3, 11):
-        w[i] *= 0.7
-    w[8] += math.log(0.7)
+        w[i] *= factor
+    w[8] += math.log(factor)
     return tuple(w)
-
-
-def fitted() -> tuple[float, ...]:
-    from datetime import timezone
-
-    return fit.fit(fit.items_of(read_review_log(DATA, now=datetime.now(timezone.utc))))
 
 
 @dataclass
 class Card:
     memory: MemoryState  # what the scheduler believes
-    truth: fsrs.Card | None = None  # the learner's true memory
+    strength: float  # how much longer than the true parameters say this card stays in memory
+    truth: fsrs.Card | None = None  # the learner's true memory (stability before ``strength``)
     reps: int = 0
     practice: list[tuple[datetime, int]] = field(default_factory=list)  # practice reviews since the last scheduled one
 
 
-def first_rating(u: float) -> int:
-    return next(r for r, edge in enumerate(FIRST, start=1) if u < edge)
+def true_recall(card: Card, at: datetime, truth: fsrs.Scheduler) -> float:
+    """The learner's true recall of ``card`` at ``at`` (0 for a card never seen)."""
+    if card.truth is None or card.truth.stability is None or card.truth.last_review is None:
+        return 0.0
+    return plan.recall(card.truth.stability * card.strength, at - card.truth.last_review, truth)
 
 
-def run(arm: str, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.ndarray, horizon: int,
-        cap: int, load_balance: bool = False, log: list[tuple[int, int]] | None = None) -> tuple[float, float]:
+def run(arm: str, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.ndarray, strengths: np.ndarray,
+        horizon: int, cap: int, load_balance: bool = False,
+        log: list[tuple[int, int]] | None = None) -> tuple[float, float]:
     """One learner, one arm: (mean true recall on the day, share of cards at 0.9 or more); ``log``
     gets each day's (reviews due, reviews the cap drops)."""
     n = draws.shape[0]
     interview = plan.interview_on(START + timedelta(days=horizon), RETENTION)
-    cards = [Card(BLANK) for _ in range(n)]
+    cards = [Card(BLANK, float(strength)) for strength in strengths]
     load: Counter[date] | None = Counter() if load_balance else None  # cards due on each study day
     introduced = 0
     for d in range(horizon):
@@ -137,30 +136,37 @@ def run(arm: str, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.nd
         new = list(range(introduced, min(n, introduced + pace)))
         introduced += len(new)
         for k, i in enumerate(due + new):
-            at = now + timedelta(seconds=30 * k)
-            card = cards[i]
-            u = draws[i, min(card.reps, draws.shape[1] - 1)]
-            if card.truth is None:
-                rating = first_rating(u[0])
-                card.truth = fsrs.Card(card_id=0, state=fsrs.State.Learning, step=0, due=at)
-            else:
-                chance = truth.get_card_retrievability(card.truth, at)
-                rating = 1 if u[0] >= chance else (2 if u[1] < 0.1 else 4 if u[1] >= 0.9 else 3)
-            card.truth, _ = truth.review_card(card.truth, fsrs.Rating(rating), at)
-            before = card.memory.due
-            decision = decide(card.memory, NewReview(rating, at, None), scheduler=scheduler, ahead_after=end,
-                              placement=Placement(str(i), card.reps, load=load),
-                              interview=interview if arm == "plan" else None)
-            card.memory = decision.after
-            card.practice = card.practice + [(at, rating)] if not decision.scheduled else []
-            if load is not None and before != card.memory.due:
-                if before is not None:
-                    load[study_day(before)] -= 1
-                if card.memory.due is not None:
-                    load[study_day(card.memory.due)] += 1
-            card.reps += 1
-    recalls = [truth.get_card_retrievability(c.truth, interview.at) if c.truth is not None else 0.0 for c in cards]
+            card, at = cards[i], now + timedelta(seconds=30 * k)
+            answer(card, i, at, truth, scheduler, draws, end, load, interview if arm == "plan" else None)
+            while card.memory.state not in (NEW, REVIEW) and card.memory.due is not None and card.memory.due < end:
+                at = max(at, card.memory.due)  # a learning step comes back in the same session, as in study
+                answer(card, i, at, truth, scheduler, draws, end, load, interview if arm == "plan" else None)
+    recalls = [true_recall(card, interview.at, truth) for card in cards]
     return float(np.mean(recalls)), float(np.mean([r >= 0.9 for r in recalls]))
+
+
+def answer(card: Card, i: int, at: datetime, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.ndarray,
+           end: datetime, load: Counter[date] | None, interview: plan.Interview | None) -> None:
+    """The learner answers ``card`` at ``at``: the first sight fails; later, recalled with the true
+    recall (then Good, or Hard / Easy one time in ten each), else Again."""
+    u = draws[i, min(card.reps, draws.shape[1] - 1)]
+    if card.truth is None:
+        rating = 1
+        card.truth = fsrs.Card(card_id=0, state=fsrs.State.Learning, step=0, due=at)
+    else:
+        rating = 1 if u[0] >= true_recall(card, at, truth) else (2 if u[1] < 0.1 else 4 if u[1] >= 0.9 else 3)
+    card.truth, _ = truth.review_card(card.truth, fsrs.Rating(rating), at)
+    before = card.memory.due
+    decision = decide(card.memory, NewReview(rating, at, None), scheduler=scheduler, ahead_after=end,
+                      placement=Placement(str(i), card.reps, load=load), interview=interview)
+    card.memory = decision.after
+    card.practice = card.practice + [(at, rating)] if not decision.scheduled else []
+    if load is not None and before != card.memory.due:
+        if before is not None:
+            load[study_day(before)] -= 1
+        if card.memory.due is not None:
+            load[study_day(card.memory.due)] += 1
+    card.reps += 1
 
 
 def interval(values: list[float]) -> tuple[float, float]:
@@ -183,9 +189,9 @@ def main() -> None:
     cells = {tuple(cell.split("/")) for cell in args.cell or ()}
     seeds = 2 if args.quick else args.seeds
     n = deck_size()
-    common = dict(learning_steps=(), relearning_steps=(), enable_fuzzing=True)
+    common = dict(enable_fuzzing=True)  # py-fsrs's learning steps (1 and 10 minutes), as quiz study has them
     scheduler = fsrs.Scheduler(**common)
-    learners = {"weaker": weaker(), "fitted": fitted()}
+    learners = {"default": fit.default_parameters(), "weaker": weaker()}
     started = time.perf_counter()
     results = []
     for name, parameters in learners.items():
@@ -197,9 +203,11 @@ def main() -> None:
                 per_arm: dict[str, list[tuple[float, float]]] = {arm: [] for arm in ARMS}
                 for seed in range(seeds):
                     draws = np.random.default_rng([seed, horizon]).random((n, 64, 2))
+                    strengths = np.exp(np.random.default_rng([seed, horizon, 1]).normal(0.0, SPREAD, n))
                     for arm in ARMS:
                         log: list[tuple[int, int]] = []
-                        per_arm[arm].append(run(arm, truth, scheduler, draws, horizon, cap, args.load_balance, log))
+                        per_arm[arm].append(run(arm, truth, scheduler, draws, strengths, horizon, cap,
+                                                      args.load_balance, log))
                         if args.days and seed == 0:
                             print(f"{name}/{cap}/{horizon} {arm}: due/dropped a day",
                                   " ".join(f"{due}/{dropped}" for due, dropped in log), file=sys.stderr)
