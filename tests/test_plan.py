@@ -249,7 +249,7 @@ def test_the_forecast_is_the_same_with_every_time_moved_by_the_day_start(hour):
     """With day_start_hour 0 the forecast's replayed reviews fell at 04:00 (the default's day
     start), a Good at midnight counted to the day before, and the figures came out lower: moving
     the clock, the interview and the day start together must change nothing."""
-    from quizzer.scheduling.forecast import forecast
+    from quizzer.scheduling.forecast import Limits, forecast
 
     def run(rollover: int):
         shift = timedelta(hours=rollover - 4)
@@ -257,7 +257,7 @@ def test_the_forecast_is_the_same_with_every_time_moved_by_the_day_start(hour):
         interview = plan.interview_on(date(2026, 1, 30), 0.95, None, rollover)
         seen = [plan.Seen("s", MemoryState(REVIEW, None, 3.0, 5.0, datetime(2026, 1, 6, 4, tzinfo=timezone.utc) + shift,
                                            datetime(2026, 1, 3, 4, tzinfo=timezone.utc) + shift, 0, False))]
-        return forecast(seen, 30, now, interview, NO_FUZZ, 10, rollover)
+        return forecast(seen, [f"n{i}" for i in range(30)], now, interview, NO_FUZZ, Limits(200, 10), rollover)
 
     assert run(hour) == run(4)
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from quizzer.app.collection import Collection
-from quizzer.scheduling.forecast import Forecast, forecast
+from quizzer.scheduling.forecast import Forecast, Limits, forecast
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.plan import DEFAULT_RETENTION, Interview, Seen
-from quizzer.scheduling.queue import held_by_own_limits, new_per_day_today
+from quizzer.scheduling.queue import ALL, done_today, held_by_own_limits
 from quizzer.i18n import _
 from quizzer.settings import Settings
 from quizzer.store import cards, learner
@@ -44,11 +44,19 @@ def status(collection: Collection, settings: Settings, now: datetime) -> PlanSta
         return None
     if not interview.active(now):
         return PlanStatus(interview, None, settings.new_per_day, settings.reviews_per_day)
-    memories = cards.memories(store, CardFilter(decks=interview.decks), now, buried_too=True)
+    mine = CardFilter(decks=interview.decks)
+    memories = cards.memories(store, mine, now, buried_too=True)
     seen = [Seen(card_id, memory) for card_id, (_kind, memory) in memories.items() if memory.state != NEW]
-    unseen = len(memories) - len(seen)
-    day_pace = new_per_day_today(store, now, settings.new_per_day, interview)  # the day's, as study takes it
-    replayed = forecast(seen, unseen, now, interview, scheduler, day_pace, settings.day_start_hour)
+    waiting = {card_id: i for i, card_id in enumerate(cards.new_cards(store, mine, now, ALL))}  # study's order
+    unseen = sorted((card_id for card_id, (_kind, memory) in memories.items() if memory.state == NEW),
+                    key=lambda card_id: (waiting.get(card_id, len(waiting)), card_id))  # buried ones come back last
+    own = {*settings.deck_new_per_day, *settings.deck_reviews_per_day}
+    limits = Limits(settings.reviews_per_day, settings.new_per_day, settings.deck_reviews_per_day,
+                    settings.deck_new_per_day, {card_id: deck for deck in own
+                                                for card_id in cards.ids(store, CardFilter(decks=(deck,)))},
+                    done_today(store, now, settings.day_start_hour, own))
+    replayed = forecast(seen, unseen, now, interview, scheduler, limits, settings.day_start_hour,
+                        cards.practice_since_last_review(store, mine, now))
     below = held_by_own_limits(store, now, CardFilter(decks=interview.decks), settings.deck_new_per_day,
                                replayed.new_per_day)
     return PlanStatus(interview, replayed, settings.new_per_day, settings.reviews_per_day, below)

@@ -168,7 +168,12 @@ def practised(memory: MemoryState, practice: Iterable[tuple[datetime, int]], sch
 
 def by_gain(cards: Iterable[Seen], now: datetime, interview: Interview, scheduler: fsrs.Scheduler) -> list[str]:
     """Card ids, the largest expected gain in recall on the day first (ties: id)."""
-    scored = [(-gain(card.memory, now, interview, scheduler), card.id) for card in cards]
+    cards = list(cards)
+    gains: dict[MemoryState, float] = {}  # cards with equal memories gain alike (a replay's cohorts)
+    for card in cards:
+        if card.memory not in gains:
+            gains[card.memory] = gain(card.memory, now, interview, scheduler)
+    scored = [(-gains[card.memory], card.id) for card in cards]
     return [card_id for _, card_id in sorted(scored)]
 
 

@@ -5,7 +5,7 @@ the settings give a deck its own); and how many reviews a desired retention make
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 import fsrs
@@ -157,6 +157,28 @@ def reviews_left_today(store: Store, start: datetime, reviews_per_day: int, chos
     """What is left of a day's review limit: the limit less the reviews done since the day's
     ``start`` (as ``cards.done_since`` counts them) in the cards ``chosen`` matches."""
     return max(0, reviews_per_day - cards.done_since(store, start, chosen)[1])
+
+
+@dataclass(frozen=True)
+class DoneToday:
+    """What today's study has used of the day's limits: new cards introduced, reviews done (as
+    ``cards.done_since`` counts them), practice reviews, and the new cards and reviews in each of
+    the decks asked about (those with limits of their own)."""
+
+    new: int = 0
+    reviews: int = 0
+    practice: int = 0
+    deck_new: Mapping[str, int] = field(default_factory=dict)
+    deck_reviews: Mapping[str, int] = field(default_factory=dict)
+
+
+def done_today(store: Store, now: datetime, rollover_hour: int, decks: Iterable[str] = ()) -> DoneToday:
+    """What the study day of ``now`` has used of its limits so far, in every deck and in ``decks``."""
+    start = day_start(to_utc(now), rollover_hour)
+    new, reviews = cards.done_since(store, start)
+    per_deck = {deck: cards.done_since(store, start, CardFilter(decks=(deck,))) for deck in decks}
+    return DoneToday(new, reviews, cards.done_since(store, start, scheduled=False)[1],
+                     {deck: done[0] for deck, done in per_deck.items()}, {deck: done[1] for deck, done in per_deck.items()})
 
 
 def new_per_day_today(store: Store, now: datetime, new_per_day: int = NEW_PER_DAY,
