@@ -66,7 +66,8 @@ def test_plan_set_show_and_clear():
     assert shown | {"predicted_recall": None, "share_at_target": None, "reviews_per_day": None} == {
         "passed": False, "interview": "2026-01-19", "retention": 0.95, "decks": None, "days_left": 14, "cards": cards_in(),
         "seen": 0, "predicted_recall": None, "share_at_target": None, "reviews_per_day": None,
-        "new_per_day": max(20, pace), "new_per_day_raised": pace > 20, "decks_below_pace": {}}
+        "new_per_day": max(20, pace), "new_per_day_raised": pace > 20, "decks_below_pace": {},
+        "reviews_per_day_setting": 200, "target_reached": True, "reviews_per_day_needed": None}
     assert 0 < shown["predicted_recall"] <= 1 and shown["reviews_per_day"] > 0
     again = quiz("plan")
     assert again.exit_code == 0 and "2026-01-19" in again.output and "14 days left" in again.output
@@ -92,19 +93,58 @@ def test_a_decks_own_new_card_limit_below_the_plans_pace_is_said():
     assert quiz("config", "set", "deck.ch08-bert.new_per_day", "1").exit_code == 0
     shown = json.loads(quiz("plan", "--date", "2026-01-10", "--json").output)
     assert shown["new_per_day"] > 1 and shown["decks_below_pace"] == {"ch08-bert": 1}
+    assert quiz("config", "unset", "deck.ch08-bert.new_per_day").exit_code == 0
+    free = json.loads(quiz("plan", "--json").output)  # the forecast counts the deck's limit: its cards come later
+    assert shown["predicted_recall"] < free["predicted_recall"] and shown["seen"] == free["seen"] == 0
+    assert quiz("config", "set", "deck.ch08-bert.new_per_day", "1").exit_code == 0
     said = " ".join(quiz("plan").output.split())
     assert f"ch08-bert (1 a day): a deck's own limit on new cards, below the plan's {shown['new_per_day']} a day" in said
     other = json.loads(quiz("plan", "--date", "2026-01-10", "--deck", "day12-bert-gpt", "--json").output)
     assert other["decks_below_pace"] == {}  # not a deck of this plan
 
 
-def test_a_plan_past_the_daily_review_limit_says_so():
-    """For tomorrow, every card: hundreds of reviews a day against a limit of 200, said nowhere."""
-    near = quiz("plan", "--date", "2026-01-06")
-    assert near.exit_code == 0 and "(1 day left)" in near.output
-    assert "more than your 200 reviews a day" in near.output
-    far = quiz("plan", "--date", "2026-03-06")
-    assert "(60 days left)" in far.output and "reviews a day:" not in far.output
+def test_the_forecast_falls_with_the_reviews_a_day_and_names_the_reviews_that_reach_the_target():
+    """With every bundled card and 14 days, `quiz plan --json` predicted 0.9865 recall and 100% of
+    the cards at the target whether QUIZ_REVIEWS_PER_DAY was 200, 30 or 5: it replayed every review
+    as if no limit held."""
+    assert quiz("plan", "--date", "2026-01-19").exit_code == 0
+
+    def shown(cap: int, *args: str) -> dict:
+        result = runner.invoke(app, ["plan", "--json", *args], env={"QUIZ_NOW": NOW, "QUIZ_REVIEWS_PER_DAY": str(cap)})
+        return json.loads(result.output)
+
+    wide, tight, starved = shown(200), shown(30), shown(5)
+    assert wide["predicted_recall"] > tight["predicted_recall"] > starved["predicted_recall"]
+    assert wide["share_at_target"] >= tight["share_at_target"] >= starved["share_at_target"]
+    assert wide["target_reached"] and wide["reviews_per_day_needed"] is None
+    needed = tight["reviews_per_day_needed"]
+    assert not tight["target_reached"] and not starved["target_reached"] and 30 < needed <= 200
+    assert starved["reviews_per_day_needed"] == needed  # the smallest that reaches it, whatever the limit now
+    assert shown(needed)["target_reached"] and not shown(needed - 1)["target_reached"]
+    # 5 reviews a day: besides the learning steps (two Good answers a new card), at most 5 a day
+    assert starved["reviews_per_day"] * 14 <= 2 * cards_in() + 5 * 14 + 1
+    said = " ".join(runner.invoke(app, ["plan"], env={"QUIZ_NOW": NOW, "QUIZ_REVIEWS_PER_DAY": "30"}).output.split())
+    assert said.index("The target is out of reach at 30 reviews a day") < said.index("Following the plan")
+    assert f"{needed} reviews a day would bring 95% of them there" in said
+    far = runner.invoke(app, ["plan", "--date", "2026-03-06"], env={"QUIZ_NOW": NOW})
+    assert "(60 days left)" in far.output and "out of reach" not in far.output
+
+
+def test_the_forecast_with_no_reviews_is_the_learning_day_alone():
+    """No review a day, every card new today: each is learned today with two Good answers (its
+    learning steps) and never seen again, so its recall on the day is the forgetting curve from
+    the second answer, computed here with py-fsrs itself."""
+    from quizzer.scheduling.forecast import Limits, forecast
+
+    now = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+    interview = plan.interview_on(date(2026, 1, 19))
+    shown = forecast([], [f"n{i}" for i in range(12)], now, interview, NO_FUZZ, Limits(0, 12))
+    card, first = fsrs.Card(), datetime(2026, 1, 5, 4, tzinfo=timezone.utc)  # answered as the study day starts
+    card, _ = NO_FUZZ.review_card(card, fsrs.Rating.Good, first)
+    card, _ = NO_FUZZ.review_card(card, fsrs.Rating.Good, card.due)
+    expected = curve(card.stability, (interview.at - card.last_review) / timedelta(days=1))
+    assert shown.recalled == pytest.approx(expected, abs=1e-9) and shown.at_target == 0
+    assert shown.reviews_per_day == pytest.approx(24 / 14) and shown.reviews_needed is not None
 
 
 def test_counts_in_the_thousands_are_grouped_as_quiz_groups_them(deck_folder):
@@ -122,10 +162,11 @@ def test_a_target_out_of_reach_is_said_so():
     """For tomorrow at 99%: 2% of the cards at the target, yet the next line promised that every
     card would become stable before the interview. The share is the forecast's own (--json)."""
     near = quiz("plan", "--date", "2026-01-06", "--retention", "0.99")
-    shared = json.loads(quiz("plan", "--json").output)["share_at_target"]
-    assert shared < 0.5 and "Most cards cannot reach 99% by then" in " ".join(near.output.split())
+    shown = json.loads(quiz("plan", "--json").output)
+    assert shown["share_at_target"] < 0.95 and shown["reviews_per_day_needed"] is None
+    assert "The target is out of reach however many reviews are done" in " ".join(near.output.split())
     far = quiz("plan", "--date", "2026-03-06", "--retention", "0.9")
-    assert json.loads(quiz("plan", "--json").output)["share_at_target"] >= 0.5 and "cannot reach" not in far.output
+    assert json.loads(quiz("plan", "--json").output)["target_reached"] and "out of reach" not in far.output
 
 
 def test_the_days_new_card_pace_holds_as_its_new_cards_are_studied():

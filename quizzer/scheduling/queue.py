@@ -115,14 +115,14 @@ def planned_order(due: list[DueRow], reviews_left: int, practised: int, now: dat
 
 def take_within(ordered: Iterable[str], limit: int, left: Mapping[str, int], deck_of: Mapping[str, str]) -> list[str]:
     """The first ``limit`` of ``ordered`` that their decks' limits allow (``left``: what is left of
-    each deck's own limit; ``deck_of``: the deck of each card in such a deck)."""
+    each deck's own limit, by the decks that have one; ``deck_of``: the deck of a card)."""
     left = dict(left)
     taken: list[str] = []
     for card_id in ordered:
         if len(taken) >= limit:
             break
         deck = deck_of.get(card_id)
-        if deck is not None:
+        if deck in left:
             if left[deck] <= 0:
                 continue
             left[deck] -= 1
