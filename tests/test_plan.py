@@ -61,8 +61,8 @@ def test_plan_set_show_and_clear():
     result = quiz("plan", "--date", "2026-01-19", "--json")
     assert result.exit_code == 0, result.output
     shown = json.loads(result.output)
-    # 14 days away: every new card within the first third of them, ceil(14 / 3) = 5 days
-    pace = math.ceil(cards_in() / 5)
+    # 14 days away: every new card within the first fifteenth of them, ceil(14 / 15) = 1 day: today
+    pace = cards_in()
     assert shown | {"predicted_recall": None, "share_at_target": None, "reviews_per_day": None} == {
         "passed": False, "interview": "2026-01-19", "retention": 0.95, "decks": None, "days_left": 14, "cards": cards_in(),
         "seen": 0, "predicted_recall": None, "share_at_target": None, "reviews_per_day": None,
@@ -78,11 +78,11 @@ def test_plan_set_show_and_clear():
 
 
 def test_a_near_interview_raises_the_new_cards_and_says_so():
-    # 5 days away: a third of them is ceil(5 / 3) = 2 days (3 days before would allow 3)
+    # 5 days away: a fifteenth of them is ceil(5 / 15) = 1 day: every card today
     result = quiz("plan", "--date", "2026-01-10", "--deck", "ch08-bert", "--retention", "0.9", "--json")
     shown = json.loads(result.output)
     assert (shown["cards"], shown["decks"], shown["retention"]) == (cards_in("ch08-bert"), ["ch08-bert"], 0.9)
-    pace = math.ceil(cards_in("ch08-bert") / 2)
+    pace = cards_in("ch08-bert")
     assert shown["new_per_day"] == pace and shown["new_per_day_raised"] is True
     assert f"raised from 20 to {pace}" in quiz("plan").output
 
@@ -117,14 +117,14 @@ def test_the_forecast_falls_with_the_reviews_a_day_and_names_the_reviews_that_re
     assert wide["predicted_recall"] > tight["predicted_recall"] > starved["predicted_recall"]
     assert wide["share_at_target"] >= tight["share_at_target"] >= starved["share_at_target"]
     assert wide["target_reached"] and wide["reviews_per_day_needed"] is None
-    needed = tight["reviews_per_day_needed"]
-    assert not tight["target_reached"] and not starved["target_reached"] and 30 < needed <= 200
-    assert starved["reviews_per_day_needed"] == needed  # the smallest that reaches it, whatever the limit now
-    assert shown(needed)["target_reached"] and not shown(needed - 1)["target_reached"]
+    needed = starved["reviews_per_day_needed"]
+    assert not starved["target_reached"] and 5 < needed <= 200
+    assert shown(needed)["target_reached"] and not shown(needed - 1)["target_reached"]  # the smallest that does
+    assert tight["target_reached"] == (30 >= needed)
     # 5 reviews a day: besides the learning steps (two Good answers a new card), at most 5 a day
     assert starved["reviews_per_day"] * 14 <= 2 * cards_in() + 5 * 14 + 1
-    said = " ".join(runner.invoke(app, ["plan"], env={"QUIZ_NOW": NOW, "QUIZ_REVIEWS_PER_DAY": "30"}).output.split())
-    assert said.index("The target is out of reach at 30 reviews a day") < said.index("Following the plan")
+    said = " ".join(runner.invoke(app, ["plan"], env={"QUIZ_NOW": NOW, "QUIZ_REVIEWS_PER_DAY": "5"}).output.split())
+    assert said.index("The target is out of reach at 5 reviews a day") < said.index("Following the plan")
     assert f"{needed} reviews a day would bring 95% of them there" in said
     far = runner.invoke(app, ["plan", "--date", "2026-03-06"], env={"QUIZ_NOW": NOW})
     assert "(60 days left)" in far.output and "out of reach" not in far.output
@@ -214,10 +214,10 @@ def test_buried_new_cards_leave_the_days_pace_and_the_plan_names_it_as_the_overv
     """With new cards buried, `quiz` and study said 45 new cards a day and `quiz plan` 46. Then the
     pace left the buried cards out, so under a plan the first bury of a session took a new card
     away (58 left, then 57) where the next should come in its place: a buried card is still to learn."""
-    assert quiz("plan", "--date", "2026-01-19").exit_code == 0  # 14 days: every card within 5 of them
+    assert quiz("plan", "--date", "2026-03-06").exit_code == 0  # 60 days: every card within ceil(60 / 15) = 4
     unseen = cards_in()
     pace = json.loads(quiz("--json").output)["new_per_day"]
-    buried = unseen % 5 or 5  # down to a multiple of 5: one fewer a day, had they left the pace
+    buried = unseen % 4 or 4  # down to a multiple of 4: one fewer a day, had they left the pace
     studied = runner.invoke(app, ["study", "--kind", "qa", "--limit", str(buried)], input="b\n" * buried,
                             env={"QUIZ_NOW": NOW})
     assert studied.exit_code == 0 and studied.stdout.count("Buried") == buried, studied.stdout
@@ -239,7 +239,7 @@ def test_one_review_a_day_is_said_in_the_singular():
 def test_the_overview_offers_the_new_cards_study_will_at_the_plans_pace():
     """``quiz`` said 20 new cards while ``quiz study`` raised the day to the plan's pace."""
     assert quiz("plan", "--date", "2026-01-10", "--deck", "ch08-bert").exit_code == 0
-    pace = math.ceil(cards_in("ch08-bert") / 2)
+    pace = cards_in("ch08-bert")  # 5 days away: all today
     overview = json.loads(quiz("--json").output)
     assert overview["total"]["new"] == pace and (overview["new_per_day"], overview["interview"]) == (pace, "2026-01-10")
     assert [d["new"] for d in overview["decks"] if d["deck"] == "ch08-bert"] == [pace]
@@ -268,7 +268,7 @@ def test_a_plan_for_some_decks_steers_their_cards_only():
     store = open_store()
     try:
         queue = build_queue(store, now, interview=interview, reviews_per_day=0)
-        assert len(queue) == math.ceil(cards_in("day12-bert-gpt") / 2)
+        assert len(queue) == cards_in("day12-bert-gpt")  # 5 days away: all today
         assert {stored.card(store, card_id).deck for card_id in queue} == {"day12-bert-gpt"}
         other, own = "bert-vs-gpt-core", queue[0]
         easy = {card_id: preview(store, card_id, now=now, scheduler=NO_FUZZ, interview=interview)[3]
@@ -389,12 +389,12 @@ def test_a_tight_day_ranks_by_gain_on_the_day_not_by_lowest_recall():
     assert plan.by_gain([plan.Seen(cid, m) for cid, m in cards.items()], now, interview, NO_FUZZ) == by_definition
 
 
-@pytest.mark.parametrize("days_away, expected", [(60, 20), (30, 22), (14, 43), (8, 72), (5, 107), (3, 214),
-                                                  (1, 214)])
+@pytest.mark.parametrize("days_away, expected", [(200, 20), (90, 36), (60, 54), (30, 107), (14, 214), (5, 214),
+                                                  (3, 214), (1, 214)])
 def test_new_card_pace_sees_every_card_early(days_away, expected):
-    # 214 unseen cards over min(a third of the days left rounded up, the days until 3 days before);
-    # never fewer than the learner's own 20 a day: 60 → 20 days → 11 → 20; 30 → 10 → 22; 14 → 5 → 43;
-    # 8 → 3 → 72; 5 → 2 → 107; 3 → 1 → 214; 1 → past the last day → all
+    # 214 unseen cards over min(a fifteenth of the days left rounded up, the days until 3 days before);
+    # never fewer than the learner's own 20 a day: 200 → 14 days → 16 → 20; 90 → 6 → 36; 60 → 4 → 54;
+    # 30 → 2 → 107; 14, 5 and 3 → 1 → 214; 1 → past the last day → all
     interview = plan.interview_on(date(2026, 1, 5) + timedelta(days=days_away))
     assert plan.new_per_day(214, date(2026, 1, 5), interview, 20) == expected
 
@@ -409,7 +409,7 @@ def test_the_queue_takes_new_cards_at_the_plans_pace():
         plain = build_queue(store, now, new_per_day=20)
     finally:
         store.close()
-    assert (len(plain), len(planned)) == (20, math.ceil(cards_in() / 2))  # 5 days away: a third is 2 days
+    assert (len(plain), len(planned)) == (20, cards_in())  # 5 days away: a fifteenth is 1 day
 
 
 def test_the_last_days_top_up_with_the_cards_that_gain_most():
@@ -515,10 +515,10 @@ def test_in_the_last_days_the_overview_counts_the_practice_study_adds(deck_folde
 
 
 def test_the_overview_and_config_show_the_new_card_limit_the_plan_raised():
-    """With an interview 14 days away study introduces ceil(cards / 5) new cards today; `quiz` and
-    `quiz config` said the setting's 20."""
-    pace = math.ceil(cards_in() / 5)
-    assert pace > 20 and quiz("plan", "--date", "2026-01-19").exit_code == 0
+    """With an interview 60 days away study introduces ceil(cards / 4) new cards today (all within
+    a fifteenth of the days); `quiz` and `quiz config` said the setting's 20."""
+    pace = math.ceil(cards_in() / 4)
+    assert pace > 20 and quiz("plan", "--date", "2026-03-06").exit_code == 0
     overview = json.loads(quiz("--json").output)
     assert (overview["new_per_day"], overview["new_per_day_setting"]) == (pace, 20)
     said = " ".join(quiz().output.split())
