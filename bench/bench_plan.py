@@ -1,32 +1,33 @@
 """Interview-date mode against plain FSRS, simulated.
 
-A learner whose memory follows FSRS-6 with *true* parameters the scheduler does not know (the
-scheduler uses FSRS's defaults) studies the two bundled decks, all new at the start, once a day
-until an interview 7, 14 or 30 days away; recall is measured with the true parameters at the
-start of the interview's day (a card never seen counts 0). Two true learners: ``weaker`` (FSRS's
-defaults 30% weaker: initial stabilities and post-lapse stability × 0.7, the growth of stability
-on success × 0.7) and ``fitted`` (fsrs-rs's fit of ``../shared/data/fsrs-review-log-12k.csv``).
+A learner studies the bundled decks, all new at the start, once a day until an interview 7, 14
+or 30 days away; recall is measured at the start of the interview's day (a card never seen
+counts 0). The learner's memory follows FSRS-6's own rules, but each card has a strength the
+scheduler does not know: its true stability is FSRS's times exp(N(0, 0.35)) (some cards are
+harder than others), and the first sight of every card fails. Two learners: ``default`` (the
+median card as FSRS's defaults say) and ``weaker`` (every card 40% weaker: strength × 0.6).
 
-Three arms with the same cap on reviews a day (60 or 30; new cards come on top, as
-``quiz study`` counts them) and the same random draws per card and review (paired seeds):
+Three arms with the same cap on reviews a day (60 or 30; new cards and learning steps come on
+top, as ``quiz study`` counts them) and the same random draws per card and review (paired seeds):
 
 - ``fsrs``: plain FSRS (retention 0.9, 20 new cards a day, lowest recall first);
 - ``fsrs+pace``: plain FSRS given the plan's new-card pace;
 - ``plan``: interview-date mode at 0.95: ``memory.decide(interview=...)`` (interval cap),
-  ``plan.by_gain`` (a tight day's order), ``plan.top_up`` (the last days' spare budget) and
+  ``queue.planned_order`` (a tight day by gain, the last days' spare budget topped up) and
   ``plan.new_per_day`` (pace), the functions ``quiz study`` uses; answers before a card's due
   day are practice reviews (the ahead rule), as in ``quiz study``, and the top-ups see them
   (``plan.practised``).
 
-Answers: a seen card is recalled with its true recall (then Good, or Hard / Easy one time in
-ten each), else Again; a new card's first rating is Again 20%, Hard 10%, Good 60%, Easy 10%.
-No learning steps (a day-level simulation; the same in every arm). Anki's load balancer is on in
-every arm, as ``quiz study`` runs by default (each review placed among the days its fuzz allows by
-the cards already due on them); ``--no-load-balance`` turns it off. Prints a Markdown table
-with paired 95% intervals and whether the targets are met; ``--json`` prints the numbers;
-``--quick`` runs 2 seeds instead of 20 (under two minutes); ``--cell weaker/60/30`` (repeatable)
-runs only those cells (the targets are then judged on them alone); ``--days`` prints, per arm,
-the reviews due and the reviews the cap drops on each day of the first seed.
+Answers: the first sight is Again; after it a card is recalled with its true recall (then Good,
+or Hard / Easy one time in ten each), else Again. Learning and relearning steps (py-fsrs's 1 and
+10 minutes) come back in the same session, as in study. Anki's load balancer is on in every arm,
+as ``quiz study`` runs by default; ``--no-load-balance`` turns it off. Prints a Markdown table
+with paired 95% intervals, what ``quiz plan`` says of each cell up front (its forecast: every
+review Good, the queue's limits), and each 60-a-day cell of 14 and 30 days against the targets
+(≥ +4 points over plain FSRS; ≥ 95% of cards at 0.9 or more, 90% for the weaker learner), met or
+the shortfall; ``--json`` prints the numbers; ``--quick`` runs 2 seeds instead of 20;
+``--cell weaker/60/30`` (repeatable) runs only those cells; ``--days`` prints, per arm, the
+reviews due and the reviews the cap drops on each day of the first seed.
 
 Usage: python bench/bench_plan.py [--seeds N] [--quick] [--json] [--no-load-balance] [--cell L/CAP/DAYS] [--days]
 """

@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+import sys
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -561,3 +562,26 @@ def test_the_last_days_practice_is_capped_per_study_day_across_sessions(tmp_path
         assert len(build_queue(store, first + timedelta(days=1), **options)) == 4  # a new study day, a new budget
     finally:
         store.close()
+
+
+def test_the_plan_benchmark_at_a_reduced_size_beats_plain_fsrs(monkeypatch):
+    """bench/bench_plan.py's learner (cards of varied strength, the first sight failed), 40 cards
+    and 14 days at 60 reviews a day: the plan ends with more recalled on the day than plain FSRS,
+    and the forecast says up front what the cell's budget allows."""
+    import importlib.util
+
+    import numpy as np
+
+    spec = importlib.util.spec_from_file_location("bench_plan", DECKS.parent / "bench" / "bench_plan.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_plan", bench)  # its dataclasses look their module up
+    spec.loader.exec_module(bench)
+    truth, scheduler = fsrs.Scheduler(), fsrs.Scheduler()
+    draws = np.random.default_rng([0, 14]).random((40, 64, 2))
+    strengths = 0.6 * np.exp(np.random.default_rng([0, 14, 1]).normal(0.0, bench.SPREAD, 40))
+    (fsrs_recall, fsrs_share), (plan_recall, plan_share) = (
+        bench.run(arm, truth, scheduler, draws, strengths, 14, 60) for arm in ("fsrs", "plan"))
+    assert 0 < fsrs_recall < plan_recall <= 1 and fsrs_share <= plan_share
+    assert bench.said_up_front(40, 14, 60, scheduler) == "reached"  # 60 a day is plenty for 40 cards
+    assert bench.said_up_front(40, 7, 1, scheduler).startswith("needs ")
