@@ -56,7 +56,7 @@ class Forecast:
     at_target: float  # share of cards whose predicted recall on the day reaches the target
     reviews_per_day: float
     new_per_day: int
-    reviews_per_day_setting: int = 0
+    reviews_per_day_setting: int
     reviews_needed: int | None = None
 
     @property
@@ -110,12 +110,14 @@ def forecast(seen: Sequence[Seen], unseen: Sequence[str], now: datetime, intervi
 
 def _reviews_needed(run: Callable[[int], _Replay], low: int, high: int) -> int | None:
     """The smallest reviews a day above ``low`` whose replay brings ``REACHED`` of the cards to the
-    target (None: not even ``high``, the number of cards, at which every card can be reviewed
-    every day)."""
+    target, by bisection: one fewer does not (None: not even ``high``, the number of cards, at
+    which every card can be reviewed every day). More reviews a day bring more cards to the
+    target, all but a card or two that a tight day's order moves, so the number found is the
+    smallest or within a few of it."""
     high = max(high, low + 1)
     if run(high).at_target < REACHED:
         return None
-    low += 1  # the search between ``low`` (unknown) and ``high`` (reaches): more reviews never lose recall
+    low += 1  # ``low - 1`` does not reach the target, ``high`` does
     while low < high:
         middle = (low + high) // 2
         if run(middle).at_target >= REACHED:
