@@ -585,3 +585,35 @@ def test_the_plan_benchmark_at_a_reduced_size_beats_plain_fsrs(monkeypatch):
     assert 0 < fsrs_recall < plan_recall <= 1 and fsrs_share <= plan_share
     assert bench.said_up_front(40, 14, 60, scheduler) == "reached"  # 60 a day is plenty for 40 cards
     assert bench.said_up_front(40, 7, 1, scheduler).startswith("needs ")
+
+
+def test_the_forecast_keeps_each_decks_own_limits_and_what_today_used():
+    """A deck's own limit of 0 reviews a day holds its cards as a global limit of 0 does; a deck's
+    own limit of 0 new cards leaves them unseen (recall 0 on the day); reviews already done today
+    leave fewer for today's replay."""
+    from quizzer.scheduling.forecast import Limits, forecast
+    from quizzer.scheduling.queue import DoneToday
+
+    now = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+    interview = plan.interview_on(date(2026, 1, 19))
+    last = datetime(2026, 1, 3, 4, tzinfo=timezone.utc)
+    seen = [plan.Seen(f"s{i}", MemoryState(REVIEW, None, 1.0 + i / 10, 5.0, datetime(2026, 1, 5, 4, tzinfo=timezone.utc),
+                                           last, 0, False)) for i in range(10)]
+    unseen = [f"n{i}" for i in range(6)]
+    in_a = {card_id: "a" for card_id in [card.id for card in seen] + unseen}
+
+    def shown(limits: Limits) -> tuple[float, float]:
+        replayed = forecast(seen, unseen, now, interview, NO_FUZZ, limits)
+        return replayed.recalled, replayed.reviews_per_day
+
+    assert shown(Limits(200, 20, deck_reviews_per_day={"a": 0}, deck_of=in_a)) == shown(Limits(0, 20))
+    assert shown(Limits(0, 20)) != shown(Limits(200, 20))
+    held = forecast(seen, unseen, now, interview, NO_FUZZ, Limits(200, 20, deck_new_per_day={"a": 0}, deck_of=in_a))
+    alone = forecast(seen, [], now, interview, NO_FUZZ, Limits(200, 20))  # the seen cards as if no new one existed
+    assert held.recalled * 16 == pytest.approx(alone.recalled * 10) and held.seen == 10 and held.cards == 16
+    assert held.recalled < forecast(seen, unseen, now, interview, NO_FUZZ, Limits(200, 20)).recalled
+    tomorrow = plan.interview_on(date(2026, 1, 6))  # one study day left: today's
+    used = forecast(seen, [], now, tomorrow, NO_FUZZ, Limits(4, 20, today=DoneToday(reviews=4)))
+    none = forecast(seen, [], now, tomorrow, NO_FUZZ, Limits(0, 20))
+    assert (used.recalled, used.reviews_per_day) == (none.recalled, none.reviews_per_day) == (none.recalled, 0)
+    assert forecast(seen, [], now, tomorrow, NO_FUZZ, Limits(4, 20)).reviews_per_day == 4
