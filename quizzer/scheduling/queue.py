@@ -287,21 +287,21 @@ def _planned(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow],
     of the interview's cards not due yet. The budget is the study day's: practice reviews done
     since the day began, in any session, use it up."""
     mine = chosen.within(interview.decks)
-    rows = {row.id: row for row in due}
+    rows = {row.id: row for row in due}  # and, once read, the cards not due yet
 
     def due_cards() -> list[plan.Seen]:
         memories = cards.memories(store, mine, now)
         return [plan.Seen(row.id, memories[row.id][1]) for row in due if row.id in memories]
 
     def later_cards() -> list[plan.Seen]:
-        rows.update((row.id, row) for row in cards.due_reviews(store, mine, now, now + FOREVER) if row.id not in rows)
+        later = [row for row in cards.due_reviews(store, mine, now, now + FOREVER) if row.id not in rows]
+        rows.update((row.id, row) for row in later)
         memories = cards.memories(store, mine, now)
         practice = cards.practice_since_last_review(store, mine, now)  # yesterday's top-ups count
-        return [plan.Seen(card_id, plan.practised(memories[card_id][1], practice.get(card_id, []), scheduler,
-                                                  interview.rollover_hour))
-                for card_id in list(rows) if card_id in memories and card_id not in due_ids]
+        return [plan.Seen(row.id, plan.practised(memories[row.id][1], practice.get(row.id, []), scheduler,
+                                                 interview.rollover_hour))
+                for row in later if row.id in memories]
 
-    due_ids = set(rows)
     topping_up = len(due) <= reviews_left and plan.final_days(now, interview)
     practised = cards.done_since(store, day_start(now, interview.rollover_hour), scheduled=False)[1] if topping_up else 0
     return [rows[card_id] for card_id in planned_order(due, reviews_left, practised, now, interview, scheduler,
