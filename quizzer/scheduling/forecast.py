@@ -4,7 +4,7 @@ limits it applies (the reviews a day, the new cards at the plan's pace, each dec
 the last days' practice reviews in the room the day leaves), with the queue's own rules
 (``queue.in_recall_order``, ``queue.planned_order``, ``queue.take_within``, ``plan.new_per_day``)
 and the scheduler's own ``decide``, every answer Good. When the target is out of reach at the
-learner's reviews a day, the smallest number a day that reaches it is searched for. Above both
+learner's reviews a day, the fewest a day that reach it are searched for (within 5%). Above both
 the scheduler (``memory``) and the plan, which the scheduler's decisions read."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import fsrs
 from quizzer.clock import ROLLOVER_HOUR, day_start, study_day
 from quizzer.defaults import Rating
 from quizzer.scheduling.memory import Decision, Placement, decide, unfuzzed
-from quizzer.scheduling.plan import DAY, Interview, Seen, new_per_day, practised, recall
+from quizzer.scheduling.plan import DAY, Gains, Interview, Seen, new_per_day, practised, recall
 from quizzer.scheduling.queue import DoneToday, in_recall_order, planned_order, take_within
 from quizzer.store.records import NEW, REVIEW, DueRow, MemoryState, NewReview
 
@@ -46,8 +46,8 @@ class Forecast:
     hold: the share of the interview's cards at or above the target on the day, their mean
     predicted recall, and the answers a day it takes (learning steps included) over the study
     days left; ``new_per_day`` is today's pace, as study and the overview take it. When fewer
-    than ``REACHED`` of the cards reach the target, ``reviews_needed`` is the smallest reviews a
-    day that would bring them there (None: none would, the days left are too few)."""
+    than ``REACHED`` of the cards reach the target, ``reviews_needed`` is the fewest reviews a day
+    that would bring them there, within 5% (None: none would, the days left are too few)."""
 
     cards: int
     seen: int
@@ -86,50 +86,54 @@ def forecast(seen: Sequence[Seen], unseen: Sequence[str], now: datetime, intervi
     """Replay the queue day by day until the interview (``seen``: the cards seen, with the
     practice reviews since their last scheduled one in ``practice``; ``unseen``: the new cards'
     ids in the order study introduces them), and when the target is not reached, search the
-    smallest reviews a day that reaches it."""
+    fewest reviews a day that reach it."""
     plain = unfuzzed(scheduler)
     today = study_day(now, rollover_hour)
     days_left = max(0, (interview.day - today).days)
     total = len(seen) + len(unseen)
 
-    decided: dict[tuple[MemoryState, datetime, datetime], Decision] = {}  # shared by the replays: the same answers recur
+    # shared by the replays, whose cards, days and reruns repeat the same answers and rankings
+    decided: dict[tuple[MemoryState, datetime, datetime], Decision] = {}
+    known: Gains = {}
 
     def run(reviews_per_day: int) -> _Replay:
         cards = [_Card(card.id, card.memory, list((practice or {}).get(card.id, []))) for card in seen]
         return _replay(cards, list(unseen), today, days_left, interview, plain,
-                       replace(limits, reviews_per_day=reviews_per_day), rollover_hour, decided)
+                       replace(limits, reviews_per_day=reviews_per_day), rollover_hour, decided, known)
 
     shown = run(limits.reviews_per_day)
     needed = None
     if shown.at_target < REACHED and days_left:
-        needed = _reviews_needed(run, limits.reviews_per_day, total)
+        needed = _reviews_needed(run, limits.reviews_per_day, max(total, 1))
     return Forecast(total, len(seen), days_left, shown.recalled, shown.at_target,
                     shown.answers / days_left if days_left else 0.0, shown.pace if days_left else 0,
                     limits.reviews_per_day, needed)
 
 
-def _reviews_needed(run: Callable[[int], _Replay], low: int, high: int) -> int | None:
-    """The smallest reviews a day above ``low`` whose replay brings ``REACHED`` of the cards to the
-    target, by bisection: one fewer does not (None: not even ``high``, the number of cards, at
-    which every card can be reviewed every day). More reviews a day bring more cards to the
-    target, all but a card or two that a tight day's order moves, so the number found is the
-    smallest or within a few of it."""
-    high = max(high, low + 1)
-    if run(high).at_target < REACHED:
-        return None
-    low += 1  # ``low - 1`` does not reach the target, ``high`` does
-    while low < high:
+def _reviews_needed(run: Callable[[int], _Replay], low: int, most: int) -> int | None:
+    """Reviews a day above ``low`` whose replay brings ``REACHED`` of the cards to the target,
+    within 5% of the fewest (None: not even ``most``, the number of cards, at which every card can
+    be reviewed every day). Doubling from ``low`` finds a number that reaches it, bisection
+    narrows it; more reviews a day bring more cards to the target, all but a card or two that a
+    tight day's order moves."""
+    high = max(2 * low, low + 1)
+    while run(min(high, most)).at_target < REACHED:
+        if high >= most:
+            return None
+        low, high = high, 2 * high
+    high = min(high, most)  # ``low`` does not reach the target, ``high`` does
+    while high - low > max(1, low // 20):
         middle = (low + high) // 2
         if run(middle).at_target >= REACHED:
             high = middle
         else:
-            low = middle + 1
+            low = middle
     return high
 
 
 def _replay(cards: list[_Card], unseen: list[str], today: date, days_left: int, interview: Interview,
             scheduler: fsrs.Scheduler, limits: Limits, rollover_hour: int,
-            decided: dict[tuple[MemoryState, datetime, datetime], Decision]) -> _Replay:
+            decided: dict[tuple[MemoryState, datetime, datetime], Decision], known: Gains) -> _Replay:
     """Every study day from ``today`` until the interview's, as the queue takes it; then each
     card's predicted recall on the day (never-seen cards 0)."""
     answers, first_pace = 0, 0
@@ -170,7 +174,7 @@ def _replay(cards: list[_Card], unseen: list[str], today: date, days_left: int, 
             due, reviews_left, done.practice, at, interview, scheduler,
             lambda: [Seen(card_id, by_id[card_id].memory) for card_id in due_ids],
             lambda: [Seen(card.id, practised(card.memory, card.practice, scheduler, rollover_hour))
-                     for card in cards if card.memory.state == REVIEW and card.id not in due_ids])
+                     for card in cards if card.memory.state == REVIEW and card.id not in due_ids], known)
         left = {deck: limit - done.deck_reviews.get(deck, 0) for deck, limit in limits.deck_reviews_per_day.items()}
         for card_id in take_within(ordered, reviews_left, left, limits.deck_of):
             answer(by_id[card_id], at, end)

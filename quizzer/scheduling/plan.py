@@ -169,15 +169,20 @@ def practised(memory: MemoryState, practice: Iterable[tuple[datetime, int]], sch
     return memory
 
 
-def by_gain(cards: Iterable[Seen], now: datetime, interview: Interview, scheduler: fsrs.Scheduler) -> list[str]:
-    """Card ids, the largest expected gain in recall on the day first (ties: id)."""
+Gains = dict[tuple[MemoryState, datetime], float]  # gain by memory and time: equal memories gain alike
+
+
+def by_gain(cards: Iterable[Seen], now: datetime, interview: Interview, scheduler: fsrs.Scheduler,
+            known: Gains | None = None) -> list[str]:
+    """Card ids, the largest expected gain in recall on the day first (ties: id). ``known`` keeps
+    the gains computed for this interview and scheduler, for a caller that ranks the same memories
+    again (a replay's cohorts, its days and its reruns)."""
     cards = list(cards)
-    gains: dict[MemoryState, float] = {}  # cards with equal memories gain alike (a replay's cohorts)
+    known = {} if known is None else known
     for card in cards:
-        if card.memory not in gains:
-            gains[card.memory] = gain(card.memory, now, interview, scheduler)
-    scored = [(-gains[card.memory], card.id) for card in cards]
-    return [card_id for _, card_id in sorted(scored)]
+        if (card.memory, now) not in known:
+            known[card.memory, now] = gain(card.memory, now, interview, scheduler)
+    return [card_id for _, card_id in sorted((-known[card.memory, now], card.id) for card in cards)]
 
 
 def final_days(now: datetime, interview: Interview) -> bool:
@@ -186,7 +191,7 @@ def final_days(now: datetime, interview: Interview) -> bool:
 
 
 def top_up(cards: Iterable[Seen], now: datetime, interview: Interview, scheduler: fsrs.Scheduler,
-           room: int) -> list[str]:
+           room: int, known: Gains | None = None) -> list[str]:
     """In the last ``LEAD_DAYS`` study days, up to ``room`` cards not due yet to review as well
     (practice reviews: the schedule stays, the memory gains), the largest gain first, among those
     whose predicted recall on the day is below halfway from the target to certainty. Earlier,
@@ -197,7 +202,7 @@ def top_up(cards: Iterable[Seen], now: datetime, interview: Interview, scheduler
     ceiling = (1 + interview.retention) / 2
     short = [card for card in cards if card.memory.stability is not None and card.memory.last_review is not None
              and recall(card.memory.stability, interview.at - card.memory.last_review, scheduler) < ceiling]
-    return by_gain(short, now, interview, scheduler)[:room]
+    return by_gain(short, now, interview, scheduler, known)[:room]
 
 
 def new_per_day(unseen: int, today: date, interview: Interview, per_day: int) -> int:
