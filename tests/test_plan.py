@@ -100,6 +100,10 @@ def test_a_decks_own_new_card_limit_below_the_plans_pace_is_said():
     assert quiz("config", "set", "deck.ch08-bert.new_per_day", "1").exit_code == 0
     said = " ".join(quiz("plan").output.split())
     assert f"ch08-bert (1 a day): a deck's own limit on new cards, below the plan's {shown['new_per_day']} a day" in said
+    held = json.loads(quiz("plan", "--date", "2026-01-19", "--json").output)  # 1 of 106 cards a day, 14 days
+    assert not held["target_reached"] and held["reviews_per_day_needed"] is None
+    said = " ".join(quiz("plan").output.split())
+    assert "out of reach however many reviews are done: the new cards a deck's own limit holds back" in said
     other = json.loads(quiz("plan", "--date", "2026-01-10", "--deck", "day12-bert-gpt", "--json").output)
     assert other["decks_below_pace"] == {}  # not a deck of this plan
 

@@ -62,7 +62,8 @@ def status(collection: Collection, settings: Settings, now: datetime) -> PlanSta
 
 def out_of_reach(shown: PlanStatus) -> str | None:
     """What the plan says first when it does not reach its target (fewer than ``REACHED`` of the
-    cards at it on the day): the reviews a day that would, or that none would (None: it reaches it)."""
+    cards at it on the day): the reviews a day that would, or that none would and why (None: it
+    reaches it)."""
     forecast = shown.forecast
     if forecast is None or forecast.reached:
         return None
@@ -72,6 +73,9 @@ def out_of_reach(shown: PlanStatus) -> str | None:
                  "reviews_per_day {needed}`).").format(
             limit=f"{forecast.reviews_per_day_setting:,}", share=forecast.at_target, target=shown.interview.retention,
             needed=forecast.reviews_needed, reached=REACHED)
+    if shown.below_pace:
+        return _("The target is out of reach however many reviews are done: the new cards a deck's own limit holds "
+                 "back (below) come too late to reach {target:.0%}.").format(target=shown.interview.retention)
     return _("The target is out of reach however many reviews are done: the days left are too few to bring "
              "{reached:.0%} of the cards to {target:.0%}. A lower target (`quiz plan --retention 0.9`) or a later "
              "date is one the plan can meet.").format(reached=REACHED, target=shown.interview.retention)
