@@ -621,3 +621,23 @@ def test_the_forecast_keeps_each_decks_own_limits_and_what_today_used():
     none = forecast(seen, [], now, tomorrow, NO_FUZZ, Limits(0, 20))
     assert (used.recalled, used.reviews_per_day) == (none.recalled, none.reviews_per_day) == (none.recalled, 0)
     assert forecast(seen, [], now, tomorrow, NO_FUZZ, Limits(4, 20)).reviews_per_day == 4
+
+
+def test_other_decks_due_reviews_take_the_last_days_practice_room_in_the_forecast():
+    """A plan for some decks: the other decks' due reviews share the day's limit, so with 20 of
+    them due and 20 reviews a day on the day before the interview, no practice review is left for
+    the interview's cards (they end as with no review at all), where alone they get some."""
+    from quizzer.scheduling.forecast import Limits, forecast
+
+    now = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+    tomorrow = plan.interview_on(date(2026, 1, 6), decks=("mine",))
+    start = datetime(2026, 1, 5, 4, tzinfo=timezone.utc)
+    mine = [plan.Seen(f"m{i}", MemoryState(REVIEW, None, 3.0, 5.0, start + timedelta(days=5), start - timedelta(days=2),
+                                           0, False)) for i in range(10)]
+    others = [plan.Seen(f"o{i}", MemoryState(REVIEW, None, 2.0, 5.0, start, start - timedelta(days=2), 0, False))
+              for i in range(20)]
+    shared = forecast(mine, [], now, tomorrow, NO_FUZZ, Limits(20, 20), others=others)
+    alone = forecast(mine, [], now, tomorrow, NO_FUZZ, Limits(20, 20))
+    untouched = forecast(mine, [], now, tomorrow, NO_FUZZ, Limits(0, 20))
+    assert shared.recalled == untouched.recalled < alone.recalled
+    assert (shared.cards, shared.reviews_per_day, alone.reviews_per_day) == (10, 0, 10)

@@ -15,7 +15,7 @@ from quizzer.i18n import _
 from quizzer.settings import Settings
 from quizzer.store import cards, learner
 from quizzer.store.filter import CardFilter
-from quizzer.store.records import NEW
+from quizzer.store.records import NEW, MemoryState
 
 YEARS_AHEAD = 10  # an interview further away is a slip (and the scheduler's dates end at the year 9999)
 
@@ -43,21 +43,31 @@ def status(collection: Collection, settings: Settings, now: datetime) -> PlanSta
     if not interview.active(now):
         return PlanStatus(interview, None, settings.new_per_day, settings.reviews_per_day)
     mine = CardFilter(decks=interview.decks)
-    memories = cards.memories(store, mine, now, buried_too=True)
-    seen = [Seen(card_id, memory) for card_id, (_kind, memory) in memories.items() if memory.state != NEW]
-    waiting = {card_id: i for i, card_id in enumerate(cards.new_cards(store, mine, now, ALL))}  # study's order
-    unseen = sorted((card_id for card_id, (_kind, memory) in memories.items() if memory.state == NEW),
-                    key=lambda card_id: (waiting.get(card_id, len(waiting)), card_id))  # buried ones come back last
+    everything = cards.memories(store, CardFilter(), now, buried_too=True)  # other decks share the day's limits
+    waiting = {card_id: i for i, card_id in enumerate(cards.new_cards(store, CardFilter(), now, ALL))}  # study's order
+    planned = cards.ids(store, mine) if interview.decks is not None else set(everything)
+    seen, unseen, others, others_unseen = _split(everything, planned, waiting)
     own = {*settings.deck_new_per_day, *settings.deck_reviews_per_day}
     limits = Limits(settings.reviews_per_day, settings.new_per_day, settings.deck_reviews_per_day,
                     settings.deck_new_per_day, {card_id: deck for deck in own
                                                 for card_id in cards.ids(store, CardFilter(decks=(deck,)))},
                     done_today(store, now, settings.day_start_hour, own))
     replayed = forecast(seen, unseen, now, interview, scheduler, limits, settings.day_start_hour,
-                        cards.practice_since_last_review(store, mine, now))
+                        cards.practice_since_last_review(store, mine, now), others, others_unseen)
     below = held_by_own_limits(store, now, CardFilter(decks=interview.decks), settings.deck_new_per_day,
                                replayed.new_per_day)
     return PlanStatus(interview, replayed, settings.new_per_day, settings.reviews_per_day, below)
+
+
+def _split(memories: dict[str, tuple[str, MemoryState]], planned: set[str], waiting: dict[str, int]
+           ) -> tuple[list[Seen], list[str], list[Seen], list[str]]:
+    """The cards seen and the new ones (in study's order, buried ones last), the interview's and
+    the others'."""
+    seen = [Seen(card_id, memory) for card_id, (_kind, memory) in memories.items() if memory.state != NEW]
+    new = sorted((card_id for card_id, (_kind, memory) in memories.items() if memory.state == NEW),
+                 key=lambda card_id: (waiting.get(card_id, len(waiting)), card_id))
+    return ([card for card in seen if card.id in planned], [card_id for card_id in new if card_id in planned],
+            [card for card in seen if card.id not in planned], [card_id for card_id in new if card_id not in planned])
 
 
 def out_of_reach(shown: PlanStatus) -> str | None:

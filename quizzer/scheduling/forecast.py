@@ -70,6 +70,7 @@ class _Card:
     id: str
     memory: MemoryState
     practice: list[tuple[datetime, int]] = field(default_factory=list)  # since its last scheduled review
+    planned: bool = True  # one of the interview's cards (the others share the day's limits only)
 
 
 @dataclass(frozen=True)
@@ -82,11 +83,13 @@ class _Replay:
 
 def forecast(seen: Sequence[Seen], unseen: Sequence[str], now: datetime, interview: Interview,
              scheduler: fsrs.Scheduler, limits: Limits, rollover_hour: int = ROLLOVER_HOUR,
-             practice: Mapping[str, list[tuple[datetime, int]]] | None = None) -> Forecast:
-    """Replay the queue day by day until the interview (``seen``: the cards seen, with the
-    practice reviews since their last scheduled one in ``practice``; ``unseen``: the new cards'
-    ids in the order study introduces them), and when the target is not reached, search the
-    fewest reviews a day that reach it."""
+             practice: Mapping[str, list[tuple[datetime, int]]] | None = None,
+             others: Sequence[Seen] = (), others_unseen: Sequence[str] = ()) -> Forecast:
+    """Replay the queue day by day until the interview (``seen``: the interview's cards seen, with
+    the practice reviews since their last scheduled one in ``practice``; ``unseen``: its new cards'
+    ids in the order study introduces them; ``others`` and ``others_unseen``: the other decks'
+    cards, which share the day's limits, after the interview's), and when the target is not
+    reached, search the fewest reviews a day that reach it."""
     plain = unfuzzed(scheduler)
     today = study_day(now, rollover_hour)
     days_left = max(0, (interview.day - today).days)
@@ -98,7 +101,8 @@ def forecast(seen: Sequence[Seen], unseen: Sequence[str], now: datetime, intervi
 
     def run(reviews_per_day: int) -> _Replay:
         cards = [_Card(card.id, card.memory, list((practice or {}).get(card.id, []))) for card in seen]
-        return _replay(cards, list(unseen), today, days_left, interview, plain,
+        cards += [_Card(card.id, card.memory, planned=False) for card in others]
+        return _replay(cards, list(unseen), list(others_unseen), today, days_left, interview, plain,
                        replace(limits, reviews_per_day=reviews_per_day), rollover_hour, decided, known)
 
     shown = run(limits.reviews_per_day)
@@ -131,11 +135,12 @@ def _reviews_needed(run: Callable[[int], _Replay], low: int, most: int) -> int |
     return high
 
 
-def _replay(cards: list[_Card], unseen: list[str], today: date, days_left: int, interview: Interview,
+def _replay(cards: list[_Card], unseen: list[str], others_unseen: list[str], today: date, days_left: int,
+            interview: Interview,
             scheduler: fsrs.Scheduler, limits: Limits, rollover_hour: int,
             decided: dict[tuple[MemoryState, datetime, datetime], Decision], known: Gains) -> _Replay:
-    """Every study day from ``today`` until the interview's, as the queue takes it; then each
-    card's predicted recall on the day (never-seen cards 0)."""
+    """Every study day from ``today`` until the interview's, as the queue takes it; then each of
+    the interview's cards' predicted recall on the day (never-seen cards 0)."""
     answers, first_pace = 0, 0
     placement = Placement(rollover_hour=rollover_hour)  # reviews fall on the learner's study days, as in study
     by_id = {card.id: card for card in cards}
@@ -147,7 +152,7 @@ def _replay(cards: list[_Card], unseen: list[str], today: date, days_left: int, 
         if decision is None:
             decision = decided[key] = decide(card.memory, NewReview(Rating.GOOD, at, None), scheduler=scheduler,
                                              ahead_after=end, placement=placement, interview=interview)
-        answers += 1
+        answers += card.planned  # the interview's cards' answers: the other decks' are not the plan's
         if decision.scheduled:
             card.memory, card.practice = decision.after, []
         else:  # ahead of its day: a practice review, the memory gains, the schedule stays
@@ -172,23 +177,26 @@ def _replay(cards: list[_Card], unseen: list[str], today: date, days_left: int, 
         due_ids = {row.id for row in due}
         ordered = planned_order(
             due, reviews_left, done.practice, at, interview, scheduler,
-            lambda: [Seen(card_id, by_id[card_id].memory) for card_id in due_ids],
+            lambda: [Seen(card_id, by_id[card_id].memory) for card_id in due_ids if by_id[card_id].planned],
             lambda: [Seen(card.id, practised(card.memory, card.practice, scheduler, rollover_hour))
-                     for card in cards if card.memory.state == REVIEW and card.id not in due_ids], known)
+                     for card in cards if card.planned and card.memory.state == REVIEW and card.id not in due_ids],
+            known)
         left = {deck: limit - done.deck_reviews.get(deck, 0) for deck, limit in limits.deck_reviews_per_day.items()}
         for card_id in take_within(ordered, reviews_left, left, limits.deck_of):
             answer(by_id[card_id], at, end)
         pace = new_per_day(len(unseen) + done.new, today + d * DAY, interview, limits.new_per_day)
         first_pace = pace if d == 0 else first_pace
         left = {deck: limit - done.deck_new.get(deck, 0) for deck, limit in limits.deck_new_per_day.items()}
-        introduced = take_within(unseen, max(0, pace - done.new), left, limits.deck_of)
+        introduced = take_within(unseen + others_unseen, max(0, pace - done.new), left, limits.deck_of)
+        mine = set(unseen)
         for card_id in introduced:
-            card = by_id[card_id] = _Card(card_id, BLANK)
+            card = by_id[card_id] = _Card(card_id, BLANK, planned=card_id in mine)
             cards.append(card)
             through_steps(card, at, end)
         taken = set(introduced)
         unseen = [card_id for card_id in unseen if card_id not in taken]
-    recalls = [_recall_on_the_day(card, interview, scheduler, rollover_hour) for card in cards]
+        others_unseen = [card_id for card_id in others_unseen if card_id not in taken]
+    recalls = [_recall_on_the_day(card, interview, scheduler, rollover_hour) for card in cards if card.planned]
     recalls += [0.0] * len(unseen)
     total = len(recalls)
     return _Replay(sum(recalls) / total if total else 0.0,
