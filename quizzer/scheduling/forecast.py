@@ -1,7 +1,8 @@
 """What following the interview plan gives (``quiz plan``, ``quiz stats``): the queue's own future.
 Each study day until the interview's is replayed as ``quiz study`` would take it, within the
 limits it applies (the reviews a day, the new cards at the plan's pace, each deck's own limits,
-the last days' practice reviews in the room the day leaves), with the queue's own rules
+the other decks' cards that share them, the last days' practice reviews in the room the day
+leaves), with the queue's own rules
 (``queue.in_recall_order``, ``queue.planned_order``, ``queue.take_within``, ``plan.new_per_day``)
 and the scheduler's own ``decide``, every answer Good. When the target is out of reach at the
 learner's reviews a day, the fewest a day that reach it are searched for (within 5%). Above both
