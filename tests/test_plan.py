@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+import sys
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -61,12 +62,13 @@ def test_plan_set_show_and_clear():
     result = quiz("plan", "--date", "2026-01-19", "--json")
     assert result.exit_code == 0, result.output
     shown = json.loads(result.output)
-    # 14 days away: every new card within the first third of them, ceil(14 / 3) = 5 days
-    pace = math.ceil(cards_in() / 5)
+    # 14 days away: every new card within the first fifteenth of them, ceil(14 / 15) = 1 day: today
+    pace = cards_in()
     assert shown | {"predicted_recall": None, "share_at_target": None, "reviews_per_day": None} == {
         "passed": False, "interview": "2026-01-19", "retention": 0.95, "decks": None, "days_left": 14, "cards": cards_in(),
         "seen": 0, "predicted_recall": None, "share_at_target": None, "reviews_per_day": None,
-        "new_per_day": max(20, pace), "new_per_day_raised": pace > 20, "decks_below_pace": {}}
+        "new_per_day": max(20, pace), "new_per_day_raised": pace > 20, "decks_below_pace": {},
+        "reviews_per_day_setting": 200, "target_reached": True, "reviews_per_day_needed": None}
     assert 0 < shown["predicted_recall"] <= 1 and shown["reviews_per_day"] > 0
     again = quiz("plan")
     assert again.exit_code == 0 and "2026-01-19" in again.output and "14 days left" in again.output
@@ -77,11 +79,11 @@ def test_plan_set_show_and_clear():
 
 
 def test_a_near_interview_raises_the_new_cards_and_says_so():
-    # 5 days away: a third of them is ceil(5 / 3) = 2 days (3 days before would allow 3)
+    # 5 days away: a fifteenth of them is ceil(5 / 15) = 1 day: every card today
     result = quiz("plan", "--date", "2026-01-10", "--deck", "ch08-bert", "--retention", "0.9", "--json")
     shown = json.loads(result.output)
     assert (shown["cards"], shown["decks"], shown["retention"]) == (cards_in("ch08-bert"), ["ch08-bert"], 0.9)
-    pace = math.ceil(cards_in("ch08-bert") / 2)
+    pace = cards_in("ch08-bert")
     assert shown["new_per_day"] == pace and shown["new_per_day_raised"] is True
     assert f"raised from 20 to {pace}" in quiz("plan").output
 
@@ -92,19 +94,62 @@ def test_a_decks_own_new_card_limit_below_the_plans_pace_is_said():
     assert quiz("config", "set", "deck.ch08-bert.new_per_day", "1").exit_code == 0
     shown = json.loads(quiz("plan", "--date", "2026-01-10", "--json").output)
     assert shown["new_per_day"] > 1 and shown["decks_below_pace"] == {"ch08-bert": 1}
+    assert quiz("config", "unset", "deck.ch08-bert.new_per_day").exit_code == 0
+    free = json.loads(quiz("plan", "--json").output)  # the forecast counts the deck's limit: its cards come later
+    assert shown["predicted_recall"] < free["predicted_recall"] and shown["seen"] == free["seen"] == 0
+    assert quiz("config", "set", "deck.ch08-bert.new_per_day", "1").exit_code == 0
     said = " ".join(quiz("plan").output.split())
     assert f"ch08-bert (1 a day): a deck's own limit on new cards, below the plan's {shown['new_per_day']} a day" in said
+    held = json.loads(quiz("plan", "--date", "2026-01-19", "--json").output)  # 1 of 106 cards a day, 14 days
+    assert not held["target_reached"] and held["reviews_per_day_needed"] is None
+    said = " ".join(quiz("plan").output.split())
+    assert "out of reach however many reviews are done: the new cards a deck's own limit holds back" in said
     other = json.loads(quiz("plan", "--date", "2026-01-10", "--deck", "day12-bert-gpt", "--json").output)
     assert other["decks_below_pace"] == {}  # not a deck of this plan
 
 
-def test_a_plan_past_the_daily_review_limit_says_so():
-    """For tomorrow, every card: hundreds of reviews a day against a limit of 200, said nowhere."""
-    near = quiz("plan", "--date", "2026-01-06")
-    assert near.exit_code == 0 and "(1 day left)" in near.output
-    assert "more than your 200 reviews a day" in near.output
-    far = quiz("plan", "--date", "2026-03-06")
-    assert "(60 days left)" in far.output and "reviews a day:" not in far.output
+def test_the_forecast_falls_with_the_reviews_a_day_and_names_the_reviews_that_reach_the_target():
+    """With every bundled card and 14 days, `quiz plan --json` predicted 0.9865 recall and 100% of
+    the cards at the target whether QUIZ_REVIEWS_PER_DAY was 200, 30 or 5: it replayed every review
+    as if no limit held."""
+    assert quiz("plan", "--date", "2026-01-19").exit_code == 0
+
+    def shown(cap: int, *args: str) -> dict:
+        result = runner.invoke(app, ["plan", "--json", *args], env={"QUIZ_NOW": NOW, "QUIZ_REVIEWS_PER_DAY": str(cap)})
+        return json.loads(result.output)
+
+    wide, tight, starved = shown(200), shown(30), shown(5)
+    assert wide["predicted_recall"] > tight["predicted_recall"] > starved["predicted_recall"]
+    assert wide["share_at_target"] >= tight["share_at_target"] >= starved["share_at_target"]
+    assert wide["target_reached"] and wide["reviews_per_day_needed"] is None
+    needed = starved["reviews_per_day_needed"]
+    assert not starved["target_reached"] and 5 < needed <= 200
+    assert shown(needed)["target_reached"] and not shown(needed - 1)["target_reached"]  # the smallest that does
+    assert tight["target_reached"] == (30 >= needed)
+    # 5 reviews a day: besides the learning steps (two Good answers a new card), at most 5 a day
+    assert starved["reviews_per_day"] * 14 <= 2 * cards_in() + 5 * 14 + 1
+    said = " ".join(runner.invoke(app, ["plan"], env={"QUIZ_NOW": NOW, "QUIZ_REVIEWS_PER_DAY": "5"}).output.split())
+    assert said.index("The target is out of reach at 5 reviews a day") < said.index("Following the plan")
+    assert f"{needed} reviews a day would bring 95% of them there" in said
+    far = runner.invoke(app, ["plan", "--date", "2026-03-06"], env={"QUIZ_NOW": NOW})
+    assert "(60 days left)" in far.output and "out of reach" not in far.output
+
+
+def test_the_forecast_with_no_reviews_is_the_learning_day_alone():
+    """No review a day, every card new today: each is learned today with two Good answers (its
+    learning steps) and never seen again, so its recall on the day is the forgetting curve from
+    the second answer, computed here with py-fsrs itself."""
+    from quizzer.scheduling.forecast import Limits, forecast
+
+    now = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+    interview = plan.interview_on(date(2026, 1, 19))
+    shown = forecast([], [f"n{i}" for i in range(12)], now, interview, NO_FUZZ, Limits(0, 12))
+    card, first = fsrs.Card(), datetime(2026, 1, 5, 4, tzinfo=timezone.utc)  # answered as the study day starts
+    card, _ = NO_FUZZ.review_card(card, fsrs.Rating.Good, first)
+    card, _ = NO_FUZZ.review_card(card, fsrs.Rating.Good, card.due)
+    expected = curve(card.stability, (interview.at - card.last_review) / timedelta(days=1))
+    assert shown.recalled == pytest.approx(expected, abs=1e-9) and shown.at_target == 0
+    assert shown.reviews_per_day == pytest.approx(24 / 14) and shown.reviews_needed is not None
 
 
 def test_counts_in_the_thousands_are_grouped_as_quiz_groups_them(deck_folder):
@@ -122,10 +167,11 @@ def test_a_target_out_of_reach_is_said_so():
     """For tomorrow at 99%: 2% of the cards at the target, yet the next line promised that every
     card would become stable before the interview. The share is the forecast's own (--json)."""
     near = quiz("plan", "--date", "2026-01-06", "--retention", "0.99")
-    shared = json.loads(quiz("plan", "--json").output)["share_at_target"]
-    assert shared < 0.5 and "Most cards cannot reach 99% by then" in " ".join(near.output.split())
+    shown = json.loads(quiz("plan", "--json").output)
+    assert shown["share_at_target"] < 0.95 and shown["reviews_per_day_needed"] is None
+    assert "The target is out of reach however many reviews are done" in " ".join(near.output.split())
     far = quiz("plan", "--date", "2026-03-06", "--retention", "0.9")
-    assert json.loads(quiz("plan", "--json").output)["share_at_target"] >= 0.5 and "cannot reach" not in far.output
+    assert json.loads(quiz("plan", "--json").output)["target_reached"] and "out of reach" not in far.output
 
 
 def test_the_days_new_card_pace_holds_as_its_new_cards_are_studied():
@@ -173,10 +219,10 @@ def test_buried_new_cards_leave_the_days_pace_and_the_plan_names_it_as_the_overv
     """With new cards buried, `quiz` and study said 45 new cards a day and `quiz plan` 46. Then the
     pace left the buried cards out, so under a plan the first bury of a session took a new card
     away (58 left, then 57) where the next should come in its place: a buried card is still to learn."""
-    assert quiz("plan", "--date", "2026-01-19").exit_code == 0  # 14 days: every card within 5 of them
+    assert quiz("plan", "--date", "2026-03-06").exit_code == 0  # 60 days: every card within ceil(60 / 15) = 4
     unseen = cards_in()
     pace = json.loads(quiz("--json").output)["new_per_day"]
-    buried = unseen % 5 or 5  # down to a multiple of 5: one fewer a day, had they left the pace
+    buried = unseen % 4 or 4  # down to a multiple of 4: one fewer a day, had they left the pace
     studied = runner.invoke(app, ["study", "--kind", "qa", "--limit", str(buried)], input="b\n" * buried,
                             env={"QUIZ_NOW": NOW})
     assert studied.exit_code == 0 and studied.stdout.count("Buried") == buried, studied.stdout
@@ -198,7 +244,7 @@ def test_one_review_a_day_is_said_in_the_singular():
 def test_the_overview_offers_the_new_cards_study_will_at_the_plans_pace():
     """``quiz`` said 20 new cards while ``quiz study`` raised the day to the plan's pace."""
     assert quiz("plan", "--date", "2026-01-10", "--deck", "ch08-bert").exit_code == 0
-    pace = math.ceil(cards_in("ch08-bert") / 2)
+    pace = cards_in("ch08-bert")  # 5 days away: all today
     overview = json.loads(quiz("--json").output)
     assert overview["total"]["new"] == pace and (overview["new_per_day"], overview["interview"]) == (pace, "2026-01-10")
     assert [d["new"] for d in overview["decks"] if d["deck"] == "ch08-bert"] == [pace]
@@ -227,7 +273,7 @@ def test_a_plan_for_some_decks_steers_their_cards_only():
     store = open_store()
     try:
         queue = build_queue(store, now, interview=interview, reviews_per_day=0)
-        assert len(queue) == math.ceil(cards_in("day12-bert-gpt") / 2)
+        assert len(queue) == cards_in("day12-bert-gpt")  # 5 days away: all today
         assert {stored.card(store, card_id).deck for card_id in queue} == {"day12-bert-gpt"}
         other, own = "bert-vs-gpt-core", queue[0]
         easy = {card_id: preview(store, card_id, now=now, scheduler=NO_FUZZ, interview=interview)[3]
@@ -249,7 +295,7 @@ def test_the_forecast_is_the_same_with_every_time_moved_by_the_day_start(hour):
     """With day_start_hour 0 the forecast's replayed reviews fell at 04:00 (the default's day
     start), a Good at midnight counted to the day before, and the figures came out lower: moving
     the clock, the interview and the day start together must change nothing."""
-    from quizzer.scheduling.forecast import forecast
+    from quizzer.scheduling.forecast import Limits, forecast
 
     def run(rollover: int):
         shift = timedelta(hours=rollover - 4)
@@ -257,7 +303,7 @@ def test_the_forecast_is_the_same_with_every_time_moved_by_the_day_start(hour):
         interview = plan.interview_on(date(2026, 1, 30), 0.95, None, rollover)
         seen = [plan.Seen("s", MemoryState(REVIEW, None, 3.0, 5.0, datetime(2026, 1, 6, 4, tzinfo=timezone.utc) + shift,
                                            datetime(2026, 1, 3, 4, tzinfo=timezone.utc) + shift, 0, False))]
-        return forecast(seen, 30, now, interview, NO_FUZZ, 10, rollover)
+        return forecast(seen, [f"n{i}" for i in range(30)], now, interview, NO_FUZZ, Limits(200, 10), rollover)
 
     assert run(hour) == run(4)
 
@@ -348,12 +394,12 @@ def test_a_tight_day_ranks_by_gain_on_the_day_not_by_lowest_recall():
     assert plan.by_gain([plan.Seen(cid, m) for cid, m in cards.items()], now, interview, NO_FUZZ) == by_definition
 
 
-@pytest.mark.parametrize("days_away, expected", [(60, 20), (30, 22), (14, 43), (8, 72), (5, 107), (3, 214),
-                                                  (1, 214)])
+@pytest.mark.parametrize("days_away, expected", [(200, 20), (90, 36), (60, 54), (30, 107), (14, 214), (5, 214),
+                                                  (3, 214), (1, 214)])
 def test_new_card_pace_sees_every_card_early(days_away, expected):
-    # 214 unseen cards over min(a third of the days left rounded up, the days until 3 days before);
-    # never fewer than the learner's own 20 a day: 60 → 20 days → 11 → 20; 30 → 10 → 22; 14 → 5 → 43;
-    # 8 → 3 → 72; 5 → 2 → 107; 3 → 1 → 214; 1 → past the last day → all
+    # 214 unseen cards over min(a fifteenth of the days left rounded up, the days until 3 days before);
+    # never fewer than the learner's own 20 a day: 200 → 14 days → 16 → 20; 90 → 6 → 36; 60 → 4 → 54;
+    # 30 → 2 → 107; 14, 5 and 3 → 1 → 214; 1 → past the last day → all
     interview = plan.interview_on(date(2026, 1, 5) + timedelta(days=days_away))
     assert plan.new_per_day(214, date(2026, 1, 5), interview, 20) == expected
 
@@ -368,7 +414,7 @@ def test_the_queue_takes_new_cards_at_the_plans_pace():
         plain = build_queue(store, now, new_per_day=20)
     finally:
         store.close()
-    assert (len(plain), len(planned)) == (20, math.ceil(cards_in() / 2))  # 5 days away: a third is 2 days
+    assert (len(plain), len(planned)) == (20, cards_in())  # 5 days away: a fifteenth is 1 day
 
 
 def test_the_last_days_top_up_with_the_cards_that_gain_most():
@@ -474,10 +520,10 @@ def test_in_the_last_days_the_overview_counts_the_practice_study_adds(deck_folde
 
 
 def test_the_overview_and_config_show_the_new_card_limit_the_plan_raised():
-    """With an interview 14 days away study introduces ceil(cards / 5) new cards today; `quiz` and
-    `quiz config` said the setting's 20."""
-    pace = math.ceil(cards_in() / 5)
-    assert pace > 20 and quiz("plan", "--date", "2026-01-19").exit_code == 0
+    """With an interview 60 days away study introduces ceil(cards / 4) new cards today (all within
+    a fifteenth of the days); `quiz` and `quiz config` said the setting's 20."""
+    pace = math.ceil(cards_in() / 4)
+    assert pace > 20 and quiz("plan", "--date", "2026-03-06").exit_code == 0
     overview = json.loads(quiz("--json").output)
     assert (overview["new_per_day"], overview["new_per_day_setting"]) == (pace, 20)
     said = " ".join(quiz().output.split())
@@ -520,3 +566,78 @@ def test_the_last_days_practice_is_capped_per_study_day_across_sessions(tmp_path
         assert len(build_queue(store, first + timedelta(days=1), **options)) == 4  # a new study day, a new budget
     finally:
         store.close()
+
+
+def test_the_plan_benchmark_at_a_reduced_size_beats_plain_fsrs(monkeypatch):
+    """bench/bench_plan.py's learner (cards of varied strength, the first sight failed), 40 cards
+    and 14 days at 60 reviews a day: the plan ends with more recalled on the day than plain FSRS,
+    and the forecast says up front what the cell's budget allows."""
+    import importlib.util
+
+    import numpy as np
+
+    spec = importlib.util.spec_from_file_location("bench_plan", DECKS.parent / "bench" / "bench_plan.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_plan", bench)  # its dataclasses look their module up
+    spec.loader.exec_module(bench)
+    truth, scheduler = fsrs.Scheduler(), fsrs.Scheduler()
+    draws = np.random.default_rng([0, 14]).random((40, 64, 2))
+    strengths = 0.6 * np.exp(np.random.default_rng([0, 14, 1]).normal(0.0, bench.SPREAD, 40))
+    (fsrs_recall, fsrs_share), (plan_recall, plan_share) = (
+        bench.run(arm, truth, scheduler, draws, strengths, 14, 60) for arm in ("fsrs", "plan"))
+    assert 0 < fsrs_recall < plan_recall <= 1 and fsrs_share <= plan_share
+    assert bench.said_up_front(40, 14, 60, scheduler) == "reached"  # 60 a day is plenty for 40 cards
+    assert bench.said_up_front(40, 7, 1, scheduler).startswith("needs ")
+
+
+def test_the_forecast_keeps_each_decks_own_limits_and_what_today_used():
+    """A deck's own limit of 0 reviews a day holds its cards as a global limit of 0 does; a deck's
+    own limit of 0 new cards leaves them unseen (recall 0 on the day); reviews already done today
+    leave fewer for today's replay."""
+    from quizzer.scheduling.forecast import Limits, forecast
+    from quizzer.scheduling.queue import DoneToday
+
+    now = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+    interview = plan.interview_on(date(2026, 1, 19))
+    last = datetime(2026, 1, 3, 4, tzinfo=timezone.utc)
+    seen = [plan.Seen(f"s{i}", MemoryState(REVIEW, None, 1.0 + i / 10, 5.0, datetime(2026, 1, 5, 4, tzinfo=timezone.utc),
+                                           last, 0, False)) for i in range(10)]
+    unseen = [f"n{i}" for i in range(6)]
+    in_a = {card_id: "a" for card_id in [card.id for card in seen] + unseen}
+
+    def shown(limits: Limits) -> tuple[float, float]:
+        replayed = forecast(seen, unseen, now, interview, NO_FUZZ, limits)
+        return replayed.recalled, replayed.reviews_per_day
+
+    assert shown(Limits(200, 20, deck_reviews_per_day={"a": 0}, deck_of=in_a)) == shown(Limits(0, 20))
+    assert shown(Limits(0, 20)) != shown(Limits(200, 20))
+    held = forecast(seen, unseen, now, interview, NO_FUZZ, Limits(200, 20, deck_new_per_day={"a": 0}, deck_of=in_a))
+    alone = forecast(seen, [], now, interview, NO_FUZZ, Limits(200, 20))  # the seen cards as if no new one existed
+    assert held.recalled * 16 == pytest.approx(alone.recalled * 10) and held.seen == 10 and held.cards == 16
+    assert held.recalled < forecast(seen, unseen, now, interview, NO_FUZZ, Limits(200, 20)).recalled
+    tomorrow = plan.interview_on(date(2026, 1, 6))  # one study day left: today's
+    used = forecast(seen, [], now, tomorrow, NO_FUZZ, Limits(4, 20, today=DoneToday(reviews=4)))
+    none = forecast(seen, [], now, tomorrow, NO_FUZZ, Limits(0, 20))
+    assert (used.recalled, used.reviews_per_day) == (none.recalled, none.reviews_per_day) == (none.recalled, 0)
+    assert forecast(seen, [], now, tomorrow, NO_FUZZ, Limits(4, 20)).reviews_per_day == 4
+
+
+def test_other_decks_due_reviews_take_the_last_days_practice_room_in_the_forecast():
+    """A plan for some decks: the other decks' due reviews share the day's limit, so with 20 of
+    them due and 20 reviews a day on the day before the interview, no practice review is left for
+    the interview's cards (they end as with no review at all), where alone they get some."""
+    from quizzer.scheduling.forecast import Limits, forecast
+
+    now = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+    tomorrow = plan.interview_on(date(2026, 1, 6), decks=("mine",))
+    start = datetime(2026, 1, 5, 4, tzinfo=timezone.utc)
+    mine = [plan.Seen(f"m{i}", MemoryState(REVIEW, None, 3.0, 5.0, start + timedelta(days=5), start - timedelta(days=2),
+                                           0, False)) for i in range(10)]
+    others = [plan.Seen(f"o{i}", MemoryState(REVIEW, None, 2.0, 5.0, start, start - timedelta(days=2), 0, False))
+              for i in range(20)]
+    shared = forecast(mine, [], now, tomorrow, NO_FUZZ, Limits(20, 20), others=others)
+    alone = forecast(mine, [], now, tomorrow, NO_FUZZ, Limits(20, 20))
+    untouched = forecast(mine, [], now, tomorrow, NO_FUZZ, Limits(0, 20))
+    assert shared.recalled == untouched.recalled < alone.recalled
+    assert (shared.cards, shared.reviews_per_day, alone.reviews_per_day) == (10, 0, 10)

@@ -88,3 +88,15 @@ def test_study_takes_only_the_cards_of_the_tag_and_kind_chosen(make_client):
 def test_an_unknown_tag_is_a_page_that_names_the_known_ones(make_client):
     shown = make_client(TAGGED).get("/study", params={"tag": "nope"})
     assert shown.status_code == 400 and "nope" in shown.text and "attention" in shown.text
+
+
+def test_the_plan_page_says_first_when_the_target_is_out_of_reach(make_client):
+    """The page said the reviews a day were more than the limit, never that the target was out of
+    reach at it, nor what limit would reach it: the same words as `quiz plan`, above the figures."""
+    client = make_client()
+    page = plan_post(client, action="set", day="2026-01-06", retention="0.99").text  # tomorrow: no time to be stable
+    shown = plans.status(client.opened, DEFAULTS, T0)
+    said = shown and plans.out_of_reach(shown)
+    assert said and "however many reviews are done" in said
+    assert page.index("The target is out of reach however many reviews") < page.index("Recalled on the day")
+    assert "out of reach" not in plan_post(client, action="set", day="2026-03-01", retention="0.9").text

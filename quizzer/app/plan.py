@@ -7,18 +7,17 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from quizzer.app.collection import Collection
-from quizzer.scheduling.forecast import Forecast, forecast
+from quizzer.scheduling.forecast import REACHED, Forecast, Limits, forecast
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.plan import DEFAULT_RETENTION, Interview, Seen
-from quizzer.scheduling.queue import held_by_own_limits, new_per_day_today
+from quizzer.scheduling.queue import ALL, done_today, held_by_own_limits
 from quizzer.i18n import _
 from quizzer.settings import Settings
 from quizzer.store import cards, learner
 from quizzer.store.filter import CardFilter
-from quizzer.store.records import NEW
+from quizzer.store.records import NEW, MemoryState
 
 YEARS_AHEAD = 10  # an interview further away is a slip (and the scheduler's dates end at the year 9999)
-FEW_AT_TARGET = 0.5  # of the cards at the target on the day, following the plan: below it, the target is out of reach
 
 
 @dataclass(frozen=True)
@@ -29,8 +28,7 @@ class PlanStatus:
     forecast: Forecast | None  # None once the interview's day has begun: normal scheduling again
     new_per_day_setting: int
     reviews_per_day_setting: int
-    # the plan's decks whose own new_per_day, below the plan's pace, holds new cards back: the forecast paces
-    # every unseen card as if none did
+    # the plan's decks whose own new_per_day, below the plan's pace, holds new cards back (the forecast counts it)
     below_pace: dict[str, int] = field(default_factory=dict)
 
 
@@ -44,14 +42,53 @@ def status(collection: Collection, settings: Settings, now: datetime) -> PlanSta
         return None
     if not interview.active(now):
         return PlanStatus(interview, None, settings.new_per_day, settings.reviews_per_day)
-    memories = cards.memories(store, CardFilter(decks=interview.decks), now, buried_too=True)
-    seen = [Seen(card_id, memory) for card_id, (_kind, memory) in memories.items() if memory.state != NEW]
-    unseen = len(memories) - len(seen)
-    day_pace = new_per_day_today(store, now, settings.new_per_day, interview)  # the day's, as study takes it
-    replayed = forecast(seen, unseen, now, interview, scheduler, day_pace, settings.day_start_hour)
+    mine = CardFilter(decks=interview.decks)
+    everything = cards.memories(store, CardFilter(), now, buried_too=True)  # other decks share the day's limits
+    waiting = {card_id: i for i, card_id in enumerate(cards.new_cards(store, CardFilter(), now, ALL))}  # study's order
+    planned = cards.ids(store, mine) if interview.decks is not None else set(everything)
+    seen, unseen, others, others_unseen = _split(everything, planned, waiting)
+    own = {*settings.deck_new_per_day, *settings.deck_reviews_per_day}
+    limits = Limits(settings.reviews_per_day, settings.new_per_day, settings.deck_reviews_per_day,
+                    settings.deck_new_per_day, {card_id: deck for deck in own
+                                                for card_id in cards.ids(store, CardFilter(decks=(deck,)))},
+                    done_today(store, now, settings.day_start_hour, own))
+    replayed = forecast(seen, unseen, now, interview, scheduler, limits, settings.day_start_hour,
+                        cards.practice_since_last_review(store, mine, now), others, others_unseen)
     below = held_by_own_limits(store, now, CardFilter(decks=interview.decks), settings.deck_new_per_day,
                                replayed.new_per_day)
     return PlanStatus(interview, replayed, settings.new_per_day, settings.reviews_per_day, below)
+
+
+def _split(memories: dict[str, tuple[str, MemoryState]], planned: set[str], waiting: dict[str, int]
+           ) -> tuple[list[Seen], list[str], list[Seen], list[str]]:
+    """The cards seen and the new ones (in study's order, buried ones last), the interview's and
+    the others'."""
+    seen = [Seen(card_id, memory) for card_id, (_kind, memory) in memories.items() if memory.state != NEW]
+    new = sorted((card_id for card_id, (_kind, memory) in memories.items() if memory.state == NEW),
+                 key=lambda card_id: (waiting.get(card_id, len(waiting)), card_id))
+    return ([card for card in seen if card.id in planned], [card_id for card_id in new if card_id in planned],
+            [card for card in seen if card.id not in planned], [card_id for card_id in new if card_id not in planned])
+
+
+def out_of_reach(shown: PlanStatus) -> str | None:
+    """What the plan says first when it does not reach its target (fewer than ``REACHED`` of the
+    cards at it on the day): the reviews a day that would, or that none would and why (None: it
+    reaches it)."""
+    forecast = shown.forecast
+    if forecast is None or forecast.reached:
+        return None
+    if forecast.reviews_needed is not None:
+        return _("The target is out of reach at {limit} reviews a day: {share:.0%} of the cards at {target:.0%} on "
+                 "the day. {needed} reviews a day would bring {reached:.0%} of them there (`quiz config set "
+                 "reviews_per_day {needed}`).").format(
+            limit=f"{forecast.reviews_per_day_setting:,}", share=forecast.at_target, target=shown.interview.retention,
+            needed=forecast.reviews_needed, reached=REACHED)
+    if shown.below_pace:
+        return _("The target is out of reach however many reviews are done: the new cards a deck's own limit holds "
+                 "back (below) come too late to reach {target:.0%}.").format(target=shown.interview.retention)
+    return _("The target is out of reach however many reviews are done: the days left are too few to bring "
+             "{reached:.0%} of the cards to {target:.0%}. A lower target (`quiz plan --retention 0.9`) or a later "
+             "date is one the plan can meet.").format(reached=REACHED, target=shown.interview.retention)
 
 
 def clear_interview(collection: Collection) -> learner.InterviewRecord | None:
@@ -89,4 +126,5 @@ def plan_dict(shown: PlanStatus) -> dict[str, object]:
                 cards=forecast.cards, seen=forecast.seen, predicted_recall=round(forecast.recalled, 4),
                 share_at_target=round(forecast.at_target, 4), reviews_per_day=round(forecast.reviews_per_day, 1),
                 new_per_day=forecast.new_per_day, new_per_day_raised=forecast.new_per_day > shown.new_per_day_setting,
-                decks_below_pace=shown.below_pace)
+                decks_below_pace=shown.below_pace, reviews_per_day_setting=forecast.reviews_per_day_setting,
+                target_reached=forecast.reached, reviews_per_day_needed=forecast.reviews_needed)

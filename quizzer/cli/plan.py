@@ -1,7 +1,7 @@
 """``quiz plan``: interview-date mode. ``--date`` sets the interview the scheduler aims at until
 then, ``--clear`` removes it, and without options it shows the plan: the predicted share of cards
-recalled on the day and the reviews a day it needs (``quizzer.app.plan.status``, which ``quiz stats``
-shows too)."""
+recalled on the day within the queue's limits, and the reviews a day that would reach the target
+when they fall short (``quizzer.app.plan.status``, which ``quiz stats`` shows too)."""
 
 from __future__ import annotations
 

@@ -7,8 +7,10 @@ least ``retention`` on that day:
   target, is shortened to a day from which a review answered Good keeps recall on the day at the
   target. Stronger cards land later, weaker ones earlier, so the last reviews spread over the
   final days instead of piling onto the day before.
-- ``new_per_day``: new cards come fast enough that all are seen within the first third of the
-  time left (at the latest ``LEAD_DAYS`` days before), so each has time to become stable.
+- ``new_per_day``: new cards come fast enough that all are seen within the first fifteenth of
+  the time left (at the latest ``LEAD_DAYS`` days before), so each has the most time to become
+  stable: a simulated learner whose cards vary in strength kept more of them that way than
+  with a third (bench/bench_plan.py).
 - ``by_gain``: when the day's budget cannot hold every due card, the cards whose review today
   raises their expected recall on the day the most come first (ranking by lowest recall wastes a
   tight budget on cards a review barely helps).
@@ -39,6 +41,7 @@ from quizzer.store.records import REVIEW, MemoryState
 
 DEFAULT_RETENTION = 0.95
 LEAD_DAYS = 3  # every new card seen by this many days before the interview
+NEW_SPREAD = 15  # new cards all come within 1/15 of the days left: all today for an interview 15 days off or less
 DAY = timedelta(days=1)
 MARGIN = 0.25  # how far a capped review moves from the earliest sufficient day toward the day before
 
@@ -166,10 +169,20 @@ def practised(memory: MemoryState, practice: Iterable[tuple[datetime, int]], sch
     return memory
 
 
-def by_gain(cards: Iterable[Seen], now: datetime, interview: Interview, scheduler: fsrs.Scheduler) -> list[str]:
-    """Card ids, the largest expected gain in recall on the day first (ties: id)."""
-    scored = [(-gain(card.memory, now, interview, scheduler), card.id) for card in cards]
-    return [card_id for _, card_id in sorted(scored)]
+Gains = dict[tuple[MemoryState, datetime], float]  # gain by memory and time: equal memories gain alike
+
+
+def by_gain(cards: Iterable[Seen], now: datetime, interview: Interview, scheduler: fsrs.Scheduler,
+            known: Gains | None = None) -> list[str]:
+    """Card ids, the largest expected gain in recall on the day first (ties: id). ``known`` keeps
+    the gains computed for this interview and scheduler, for a caller that ranks the same memories
+    again (a replay's cohorts, its days and its reruns)."""
+    cards = list(cards)
+    known = {} if known is None else known
+    for card in cards:
+        if (card.memory, now) not in known:
+            known[card.memory, now] = gain(card.memory, now, interview, scheduler)
+    return [card_id for _, card_id in sorted((-known[card.memory, now], card.id) for card in cards)]
 
 
 def final_days(now: datetime, interview: Interview) -> bool:
@@ -178,7 +191,7 @@ def final_days(now: datetime, interview: Interview) -> bool:
 
 
 def top_up(cards: Iterable[Seen], now: datetime, interview: Interview, scheduler: fsrs.Scheduler,
-           room: int) -> list[str]:
+           room: int, known: Gains | None = None) -> list[str]:
     """In the last ``LEAD_DAYS`` study days, up to ``room`` cards not due yet to review as well
     (practice reviews: the schedule stays, the memory gains), the largest gain first, among those
     whose predicted recall on the day is below halfway from the target to certainty. Earlier,
@@ -189,16 +202,17 @@ def top_up(cards: Iterable[Seen], now: datetime, interview: Interview, scheduler
     ceiling = (1 + interview.retention) / 2
     short = [card for card in cards if card.memory.stability is not None and card.memory.last_review is not None
              and recall(card.memory.stability, interview.at - card.memory.last_review, scheduler) < ceiling]
-    return by_gain(short, now, interview, scheduler)[:room]
+    return by_gain(short, now, interview, scheduler, known)[:room]
 
 
 def new_per_day(unseen: int, today: date, interview: Interview, per_day: int) -> int:
-    """New cards to introduce today so the ``unseen`` ones are all seen within the first third
-    of the days left, and at the latest ``LEAD_DAYS`` days before the interview, leaving each
-    time to become stable while the review load is still light: the learner's own ``per_day``
-    when that is enough, else more; all of them when the last of those days has come."""
+    """New cards to introduce today so the ``unseen`` ones are all seen within the first
+    ``1 / NEW_SPREAD`` of the days left, and at the latest ``LEAD_DAYS`` days before the interview:
+    each card then has the most days to become stable, and the weakest the most reviews (a card
+    seen late gets too few, whatever the budget). The learner's own ``per_day`` when that is
+    enough, else more; all of them when the last of those days has come."""
     days_left = (interview.day - today).days
     latest = days_left - LEAD_DAYS + 1  # introduction days left, today included
     if latest <= 0:
         return max(per_day, unseen)
-    return max(per_day, math.ceil(unseen / max(1, min(latest, math.ceil(days_left / 3)))))
+    return max(per_day, math.ceil(unseen / max(1, min(latest, math.ceil(days_left / NEW_SPREAD)))))

@@ -4,8 +4,8 @@ the settings give a deck its own); and how many reviews a desired retention make
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 import fsrs
@@ -83,14 +83,53 @@ def reviews_today(store: Store, now: datetime, *, reviews_per_day: int = REVIEWS
     global one and each deck's own."""
     now = to_utc(now)
     start, end = day_start(now, rollover_hour), next_day_start(now, rollover_hour)
-    due = sorted(cards.due_reviews(store, chosen, now, end),
-                 key=lambda row: (recall_of_review(row.stability, row.last_review, now, scheduler), row.due, row.id))
+    due = in_recall_order(cards.due_reviews(store, chosen, now, end), now, scheduler)
     reviews_left = reviews_left_today(store, start, reviews_per_day)
     if interview is not None and interview.active(now):
         due = _planned(store, chosen, now, due, reviews_left, interview, scheduler)
     taken = set(_DeckLimits(store, chosen, now, start, {}, deck_reviews_per_day or {})
                 .take([row.id for row in due], reviews_left, "reviews"))
     return [row for row in due if row.id in taken]
+
+
+def in_recall_order(due: Iterable[DueRow], now: datetime, scheduler: fsrs.Scheduler) -> list[DueRow]:
+    """Due reviews as a day takes them without a plan: lowest recall now first (then due, id)."""
+    return sorted(due, key=lambda row: (recall_of_review(row.stability, row.last_review, now, scheduler), row.due, row.id))
+
+
+def planned_order(due: list[DueRow], reviews_left: int, practised: int, now: datetime, interview: plan.Interview,
+                  scheduler: fsrs.Scheduler, due_cards: Callable[[], Iterable[plan.Seen]],
+                  later_cards: Callable[[], Iterable[plan.Seen]], known: plan.Gains | None = None) -> list[str]:
+    """The ids of a day's reviews in an active interview plan's order. When the ``due`` ones do not
+    fit in ``reviews_left``, the interview's among them (``due_cards``) by gain, then the others as
+    they were; else the due ones, topped up in the plan's last days with the cards not due yet
+    (``later_cards``, their practice counted) that gain most, in the room the due ones and the
+    ``practised`` reviews already done today leave (``plan.top_up``); ``known``: gains already
+    computed (``plan.by_gain``)."""
+    if len(due) > reviews_left:
+        rank = {card_id: i for i, card_id in enumerate(plan.by_gain(due_cards(), now, interview, scheduler, known))}
+        return [row.id for row in sorted(due, key=lambda row: rank.get(row.id, len(rank)))]
+    room = reviews_left - len(due) - practised
+    topping_up = room > 0 and plan.final_days(now, interview)
+    extra = plan.top_up(later_cards(), now, interview, scheduler, room, known) if topping_up else []
+    return [row.id for row in due] + extra
+
+
+def take_within(ordered: Iterable[str], limit: int, left: Mapping[str, int], deck_of: Mapping[str, str]) -> list[str]:
+    """The first ``limit`` of ``ordered`` that their decks' limits allow (``left``: what is left of
+    each deck's own limit, by the decks that have one; ``deck_of``: the deck of a card)."""
+    left = dict(left)
+    taken: list[str] = []
+    for card_id in ordered:
+        if len(taken) >= limit:
+            break
+        deck = deck_of.get(card_id)
+        if deck in left:
+            if left[deck] <= 0:
+                continue
+            left[deck] -= 1
+        taken.append(card_id)
+    return taken
 
 
 def new_offered(store: Store, now: datetime, *, new_per_day: int = NEW_PER_DAY, chosen: CardFilter = EVERYTHING,
@@ -120,6 +159,28 @@ def reviews_left_today(store: Store, start: datetime, reviews_per_day: int, chos
     """What is left of a day's review limit: the limit less the reviews done since the day's
     ``start`` (as ``cards.done_since`` counts them) in the cards ``chosen`` matches."""
     return max(0, reviews_per_day - cards.done_since(store, start, chosen)[1])
+
+
+@dataclass(frozen=True)
+class DoneToday:
+    """What today's study has used of the day's limits: new cards introduced, reviews done (as
+    ``cards.done_since`` counts them), practice reviews, and the new cards and reviews in each of
+    the decks asked about (those with limits of their own)."""
+
+    new: int = 0
+    reviews: int = 0
+    practice: int = 0
+    deck_new: Mapping[str, int] = field(default_factory=dict)
+    deck_reviews: Mapping[str, int] = field(default_factory=dict)
+
+
+def done_today(store: Store, now: datetime, rollover_hour: int, decks: Iterable[str] = ()) -> DoneToday:
+    """What the study day of ``now`` has used of its limits so far, in every deck and in ``decks``."""
+    start = day_start(to_utc(now), rollover_hour)
+    new, reviews = cards.done_since(store, start)
+    per_deck = {deck: cards.done_since(store, start, CardFilter(decks=(deck,))) for deck in decks}
+    return DoneToday(new, reviews, cards.done_since(store, start, scheduled=False)[1],
+                     {deck: done[0] for deck, done in per_deck.items()}, {deck: done[1] for deck, done in per_deck.items()})
 
 
 def new_per_day_today(store: Store, now: datetime, new_per_day: int = NEW_PER_DAY,
@@ -195,18 +256,7 @@ class _DeckLimits:
 
     def take(self, ordered: list[str], limit: int, what: str) -> list[str]:
         """The first ``limit`` of ``ordered`` that their decks' limits allow."""
-        left = dict(self._left(what))
-        taken: list[str] = []
-        for card_id in ordered:
-            if len(taken) >= limit:
-                break
-            deck = self.deck_of[what].get(card_id)
-            if deck is not None:
-                if left[deck] <= 0:
-                    continue
-                left[deck] -= 1
-            taken.append(card_id)
-        return taken
+        return take_within(ordered, limit, self._left(what), self.deck_of[what])
 
 
 @dataclass(frozen=True)
@@ -235,34 +285,26 @@ def due_change(store: Store, now: datetime, after: fsrs.Scheduler, rollover_hour
 
 def _planned(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow], reviews_left: int,
              interview: plan.Interview, scheduler: fsrs.Scheduler) -> list[DueRow]:
-    """The due reviews in the plan's order (by gain when they do not all fit today, topped up with
-    cards not due yet in the last days)."""
-    if len(due) > reviews_left:  # the interview's cards by gain, then the others as they were
-        memories = cards.memories(store, chosen.within(interview.decks), now)
-        order = plan.by_gain((plan.Seen(row.id, memories[row.id][1]) for row in due if row.id in memories),
-                             now, interview, scheduler)
-        rank = {card_id: i for i, card_id in enumerate(order)}
-        return sorted(due, key=lambda row: rank.get(row.id, len(rank)))
-    return due + _practice(store, chosen, now, due, reviews_left, interview, scheduler)
+    """The due reviews in the plan's order, with the last days' practice reviews (``planned_order``)
+    of the interview's cards not due yet. The budget is the study day's: practice reviews done
+    since the day began, in any session, use it up."""
+    mine = chosen.within(interview.decks)
+    rows = {row.id: row for row in due}  # and, once read, the cards not due yet
 
+    def due_cards() -> list[plan.Seen]:
+        memories = cards.memories(store, mine, now)
+        return [plan.Seen(row.id, memories[row.id][1]) for row in due if row.id in memories]
 
-def _practice(store: Store, chosen: CardFilter, now: datetime, due: list[DueRow], reviews_left: int,
-              interview: plan.Interview, scheduler: fsrs.Scheduler) -> list[DueRow]:
-    """In the plan's last days, the cards of its decks not due yet that study adds as practice
-    reviews, in the review budget the ``due`` ones leave (``plan.top_up``); none on other days. The
-    budget is the study day's: practice reviews done since the day began, in any session, use it up."""
-    if not plan.final_days(now, interview):
-        return []
-    practised = cards.done_since(store, day_start(now, interview.rollover_hour), scheduled=False)[1]
-    room = reviews_left - len(due) - practised
-    if room <= 0:
-        return []
-    chosen = chosen.within(interview.decks)
-    due_ids = {row.id for row in due}
-    later = {row.id: row for row in cards.due_reviews(store, chosen, now, now + FOREVER) if row.id not in due_ids}
-    memories = cards.memories(store, chosen, now)
-    practice = cards.practice_since_last_review(store, chosen, now)  # yesterday's top-ups count
-    extra = plan.top_up((plan.Seen(card_id, plan.practised(memories[card_id][1], practice.get(card_id, []), scheduler,
-                                                         interview.rollover_hour))
-                         for card_id in later if card_id in memories), now, interview, scheduler, room)
-    return [later[card_id] for card_id in extra]
+    def later_cards() -> list[plan.Seen]:
+        later = [row for row in cards.due_reviews(store, mine, now, now + FOREVER) if row.id not in rows]
+        rows.update((row.id, row) for row in later)
+        memories = cards.memories(store, mine, now)
+        practice = cards.practice_since_last_review(store, mine, now)  # yesterday's top-ups count
+        return [plan.Seen(row.id, plan.practised(memories[row.id][1], practice.get(row.id, []), scheduler,
+                                                 interview.rollover_hour))
+                for row in later if row.id in memories]
+
+    topping_up = len(due) <= reviews_left and plan.final_days(now, interview)
+    practised = cards.done_since(store, day_start(now, interview.rollover_hour), scheduled=False)[1] if topping_up else 0
+    return [rows[card_id] for card_id in planned_order(due, reviews_left, practised, now, interview, scheduler,
+                                                      due_cards, later_cards)]

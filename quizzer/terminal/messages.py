@@ -51,7 +51,7 @@ def unfinished_line(exam: ExamRecord, now: datetime) -> str:
 
 def show_status(out: Console, shown: PlanStatus) -> None:
     """The interview plan: the day, what following it gives, and what holds it back."""
-    from quizzer.app.plan import FEW_AT_TARGET
+    from quizzer.app.plan import out_of_reach
 
     interview, forecast = shown.interview, shown.forecast
     if forecast is None:
@@ -63,6 +63,9 @@ def show_status(out: Console, shown: PlanStatus) -> None:
                        "the day.", "Interview on {day} ({days} days left), {decks}: every card at {target:.0%} recall "
                        "or more on the day.", forecast.days_left).format(
         day=interview.day, days=forecast.days_left, decks=decks, target=interview.retention))
+    short = out_of_reach(shown)
+    if short:  # said before the figures: they are what the limits allow, not the target
+        out.print(short)
     reviews = round(forecast.reviews_per_day)
     out.print(ngettext("Following the plan (every review answered Good): {recalled:.1%} of the {cards} cards recalled "
                        "on the day, {share:.0%} of them at the target; {reviews} review a day.",
@@ -72,17 +75,8 @@ def show_status(out: Console, shown: PlanStatus) -> None:
     line = pace_message(shown.new_per_day_setting, forecast.new_per_day)
     if line:
         out.print(line)
-    if shown.below_pace:  # the forecast paced their new cards as if nothing held them
-        out.print(_("{decks}: a deck's own limit on new cards, below the plan's {pace} a day, holds its cards back, so "
-                    "the figures above are too hopeful for it. `quiz config unset deck.ID.new_per_day` lets the plan "
-                    "pace it.").format(decks=join([_("{deck} ({limit} a day)").format(deck=deck, limit=limit)
-                                                   for deck, limit in shown.below_pace.items()]),
-                                       pace=f"{forecast.new_per_day:,}"))
-    if forecast.reviews_per_day > shown.reviews_per_day_setting:  # the forecast assumes every review is done
-        out.print(_("That is more than your {limit} reviews a day: on a full day the reviews that gain most by the "
-                    "interview come first, and the rest wait. `quiz config set reviews_per_day N` raises the limit.")
-                  .format(limit=shown.reviews_per_day_setting))
-    if forecast.at_target < FEW_AT_TARGET:  # the raised pace promises stable cards only where the days allow it
-        out.print(_("Most cards cannot reach {target:.0%} by then, however many reviews are done: the days left are too "
-                    "few to make them that stable. A lower target (`quiz plan --retention 0.9`) or a later date is one "
-                    "the plan can meet.").format(target=interview.retention))
+    if shown.below_pace:
+        out.print(_("{decks}: a deck's own limit on new cards, below the plan's {pace} a day, holds its cards back, and "
+                    "the figures above count it. `quiz config unset deck.ID.new_per_day` lets the plan pace it.")
+                  .format(decks=join([_("{deck} ({limit} a day)").format(deck=deck, limit=limit)
+                                      for deck, limit in shown.below_pace.items()]), pace=f"{forecast.new_per_day:,}"))

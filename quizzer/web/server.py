@@ -238,7 +238,7 @@ async def _plan(served: Served, request: Any, form: Any) -> Any:
             plans.set_interview(desk.collection, chosen.day, chosen.retention, chosen.decks)
         return _to(request, "/plan")
     shown = plans.status(desk.collection, served.settings, now)
-    return _page(request, "plan.html", few_at_target=plans.FEW_AT_TARGET, plan=shown, decks=desk.collection.decks,
+    return _page(request, "plan.html", out_of_reach=shown and plans.out_of_reach(shown), plan=shown, decks=desk.collection.decks,
                  earliest=today + timedelta(days=1), default_retention=plans.DEFAULT_RETENTION)
 
 
