@@ -233,6 +233,11 @@ def softmax_steps(scores: Sequence[float], keep: Sequence[int], label: str = N_(
     return "\n".join(rows) + f"\n\nΣ exp = {' + '.join(num(e) for e, k in zip(exps, keep) if k)} = {num(total)}"
 
 
+def answer_line(answer: str) -> str:
+    """A worked solution's last line: the answer at the asked precision, as a code span."""
+    return _("Answer: `{answer}`").format(answer=answer)
+
+
 ParamsT = TypeVar("ParamsT", bound=Strict)
 InputsT = TypeVar("InputsT", bound=Strict)
 AnswerT = TypeVar("AnswerT", bound=Answer)
