@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from checkers.base import BaseChecker, Tolerance, answer_line, draw_values, num, vec
-from checkers.said import Said, _
+from checkers.said import C_, Said, _
 from checkers.shapes import Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -121,7 +121,7 @@ class Rope(BaseChecker[RopeParams, RopeInputs, float | list[float]]):
 
     def explain(self, inputs: RopeInputs, answer: float | list[float], tolerance: Tolerance) -> str:
         d = len(inputs.q)
-        angles = _("; ").join(f"θ_{i} = {inputs.base ** (-2 * i / d):g}" for i in range(d // 2))
+        angles = C_("between equations", "; ").join(f"θ_{i} = {inputs.base ** (-2 * i / d):g}" for i in range(d // 2))
         parts = [_("θ_i = 10000^(−2i/{d}): {angles}").format(d=d, angles=angles)]
         vectors = [("q", inputs.q, inputs.position)]
         if inputs.target == "score":

@@ -67,6 +67,12 @@ def _(message: str) -> str:
     return _catalogue(language()).gettext(message)
 
 
+def C_(context: str, message: str) -> str:
+    """``message`` in the language in force where the same English says two things: a separator
+    between equations ("; ") is a "，" in Chinese, one between clauses a "；"."""
+    return _catalogue(language()).pgettext(context, message)
+
+
 def N_(message: str) -> str:
     """Marks an id for the catalogue where it is defined; ``_()`` translates it where it is shown."""
     return message

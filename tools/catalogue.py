@@ -44,7 +44,7 @@ DOMAINS = (
         (ROOT / "quizzer", "**.py", KEYWORDS, "python"),
         (ROOT / "quizzer/web/templates", "**.html", KEYWORDS, "jinja2.ext:babel_extract"))),  # the web pages' words
     Domain("checkers", ROOT / "checkers/locale/zh/LC_MESSAGES/checkers.po", (
-        (ROOT / "checkers", "**.py", {"_": None, "N_": None, "Said": None}, "python"),)),
+        (ROOT / "checkers", "**.py", {"_": None, "N_": None, "C_": ((1, "c"), 2), "Said": None}, "python"),)),
 )
 QUIZZER, CHECKERS = DOMAINS
 PO, MO = QUIZZER.po, QUIZZER.mo
@@ -54,9 +54,9 @@ def extract(domain: Domain = QUIZZER) -> Catalog:
     """Every message id ``domain``'s code marks, as a template catalogue."""
     template = Catalog(project=domain.name, fuzzy=False)
     for folder, pattern, keywords, method in domain.sources:
-        for filename, line, message, _comments, _context in extract_from_dir(
+        for filename, line, message, _comments, context in extract_from_dir(
                 folder, method_map=[(pattern, method)], keywords=keywords, comment_tags=()):
-            template.add(message, locations=[(filename, line)])
+            template.add(message, locations=[(filename, line)], context=context)
     return template
 
 
