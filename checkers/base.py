@@ -65,7 +65,7 @@ class Tolerance:
     decimal; relative: |x - truth| <= relative * |truth|; unit: an estimate in `unit` (M, 万 ...)
     to `decimals` places ("about how many M, to 1 decimal place"); significant: an estimate to `decimals`
     significant digits (1 = the order of magnitude an interviewer asks for). ``measure``: what
-    the question counts in (GB, GiB, 字节, FLOPs), which a typed answer may say after its number.
+    the question counts in (GB, GiB, bytes, FLOPs: an English id, shown translated), which a typed answer may say after its number.
     """
 
     kind: Literal["exact", "decimals", "relative", "unit", "significant"]
