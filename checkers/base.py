@@ -89,9 +89,11 @@ class Tolerance:
         if self.kind == "exact":
             return _("give the exact integer")
         if self.kind == "decimals":
-            return _("round to {count} decimal places").format(count=self.decimals)
+            return (_("round to {count} decimal place") if self.decimals == 1 else
+                    _("round to {count} decimal places")).format(count=self.decimals)
         if self.kind == "unit":
-            return _("an estimate in {unit}, to {count} decimal places, as in {example}{unit}").format(
+            return (_("an estimate in {unit}, to {count} decimal place, as in {example}{unit}") if self.decimals == 1 else
+                    _("an estimate in {unit}, to {count} decimal places, as in {example}{unit}")).format(
                 unit=self.unit, count=self.decimals, example=f"{12.345:.{self.decimals}f}")
         if self.kind == "significant":
             if self.decimals == 1:

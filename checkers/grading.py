@@ -328,10 +328,13 @@ def precision(tolerance: Tolerance) -> Said:
     if tolerance.kind == "exact":
         return Said("an exact integer")
     if tolerance.kind == "decimals":
-        return Said("{count} decimal places", count=tolerance.decimals)
+        return Said("{count} decimal places", count=tolerance.decimals) if tolerance.decimals != 1 else \
+            Said("{count} decimal place", count=1)
     if tolerance.kind == "unit":
-        return Said("{count} decimal places in {unit}", count=tolerance.decimals, unit=tolerance.unit)
+        return Said("{count} decimal places in {unit}", count=tolerance.decimals, unit=tolerance.unit) \
+            if tolerance.decimals != 1 else Said("{count} decimal place in {unit}", count=1, unit=tolerance.unit)
     if tolerance.kind == "significant":
-        return Said("{count} significant digits", count=tolerance.decimals)
+        return Said("{count} significant digits", count=tolerance.decimals) if tolerance.decimals != 1 else \
+            Said("{count} significant digit", count=1)
     percent = f"{tolerance.relative * 100:g}"
     return Said("a relative error of at most {percent}%", percent=percent)
