@@ -8,8 +8,8 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from checkers.base import BaseChecker, Tolerance, draw_values, num, softmax_steps, vec
-from checkers.said import Said
+from checkers.base import BaseChecker, Tolerance, answer_line, draw_values, num, softmax_steps, vec
+from checkers.said import Said, _
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -59,7 +59,8 @@ def _trailing_zeros(scores: list[float]) -> int:
 
 class MaskedSoftmax(BaseChecker[MaskedSoftmaxParams, MaskedSoftmaxInputs, list[float]]):
     name = "masked_softmax"
-    description = "带 mask 的 softmax：padding / causal 行的注意力权重（被遮位置为 0），忘了 mask 或把分数写成 0 的后果"
+    description = Said("Masked softmax: a padding / causal row's attention weights (0 where masked), and what a forgotten mask or "
+                       "scores written as 0 do")
     Params = MaskedSoftmaxParams
     Inputs = MaskedSoftmaxInputs
 
@@ -72,33 +73,36 @@ class MaskedSoftmax(BaseChecker[MaskedSoftmaxParams, MaskedSoftmaxInputs, list[f
         if params.variant == "causal":
             row = rng.randint(params.min_kept - 1, n - 1 - params.min_masked)
             mask = [int(j <= row) for j in range(n)]
-            setting = f"GPT 的因果自注意力，长度 {n} 的序列中第 {row} 行（位置从 0 数）：位置 j ≤ {row} 可见，其余遮住。"
+            setting = _("GPT's causal self-attention, row {row} of a sequence of length {n} (positions counted from 0): "
+                        "positions j ≤ {row} are visible, the rest masked.").format(row=row, n=n)
             inputs = MaskedSoftmaxInputs(scores=scores, mask=mask)
         elif params.variant == "padding":
             mask = [1] * kept + [0] * pads
-            setting = f"BERT 的 batch 中一条长度 {n} 的序列补了 {pads} 个 PAD（最后 {pads} 个位置），用 padding mask 遮住。"
+            setting = _("In a BERT batch, a sequence of length {n} was padded with {pads} PAD (the last {pads} positions), "
+                        "hidden by a padding mask.").format(n=n, pads=pads)
             inputs = MaskedSoftmaxInputs(scores=scores, mask=mask)
         elif params.variant == "unmasked":
-            setting = (
-                f"长度 {n} 的序列中前 {kept} 个是真实 token，最后 {pads} 个位置是 PAD，"
-                "但**忘了传 attention_mask**：PAD 也参与 softmax。求各位置（含 PAD）拿到的注意力权重。"
-            )
+            setting = _(
+                "In a sequence of length {n} the first {kept} are real tokens and the last {pads} positions are PAD, "
+                "but **the attention_mask was forgotten**: the PADs take part in the softmax too. Find the attention weight "
+                "each position (PADs included) gets."
+            ).format(n=n, kept=kept, pads=pads)
             inputs = MaskedSoftmaxInputs(scores=scores, mask=[1] * n, pads=pads)
         else:
             row = kept - 1
             scores = draw_values(rng, kept, 0.1, 1.0, 2) + [0] * pads
-            setting = (
-                f"GPT 的因果自注意力，长度 {n} 的序列中第 {row} 行（位置从 0 数）：位置 j > {row} 是未来位置，"
-                "本该遮住，但实现里把它们的分数**写成了 0**，而不是 −∞。"
-            )
+            setting = _(
+                "GPT's causal self-attention, row {row} of a sequence of length {n} (positions counted from 0): positions "
+                "j > {row} are the future and should be masked, but the code **wrote their scores as 0** instead of −∞."
+            ).format(row=row, n=n)
             inputs = MaskedSoftmaxInputs(scores=scores, mask=[1] * n)
             shown_mask = False
-        mask_text = f"，mask = `{vec(inputs.mask)}`（1 = 保留，0 = 遮住）" if shown_mask else ""
-        zeros = "被遮位置写 0" if 0 in inputs.mask else "每个位置都要写"
-        prompt = (
-            f"{setting}\n\n这一行的注意力分数 `{vec(inputs.scores)}`{mask_text}。\n\n"
-            f"求 softmax 后的权重向量（共 {n} 个数，{zeros}）。"
-        )
+        mask_text = _(", mask = `{mask}` (1 = kept, 0 = masked)").format(mask=vec(inputs.mask)) if shown_mask else ""
+        zeros = _("0 where masked") if 0 in inputs.mask else _("one for every position")
+        prompt = _(
+            "{setting}\n\nThis row's attention scores are `{scores}`{mask_text}.\n\n"
+            "Find the weight vector after the softmax ({n} numbers, {zeros})."
+        ).format(setting=setting, scores=vec(inputs.scores), mask_text=mask_text, n=n, zeros=zeros)
         return inputs, prompt
 
     def why_out_of_range(self, params: MaskedSoftmaxParams, inputs: MaskedSoftmaxInputs) -> str | None:
@@ -138,17 +142,18 @@ class MaskedSoftmax(BaseChecker[MaskedSoftmaxParams, MaskedSoftmaxInputs, list[f
 
     def explain(self, inputs: MaskedSoftmaxInputs, answer: list[float], tolerance: Tolerance) -> str:
         if 0 in inputs.mask:
-            why = (
-                "mask 为 0 的分数在 softmax **之前**换成 −∞，exp(−∞) = 0，所以被遮位置权重严格为 0，"
-                "其余位置的权重和为 1。"
-            )
+            why = _("Scores where the mask is 0 become −∞ **before** the softmax, and exp(−∞) = 0, so masked positions "
+                    "weigh exactly 0 and the other positions' weights sum to 1.")
         elif inputs.pads:
-            why = "没传 attention_mask，没有分数换成 −∞，所以 PAD 也拿到正权重，分走了真实 token 的注意力。"
+            why = _("No attention_mask was passed, no score became −∞, so the PADs get positive weights too and take "
+                    "attention away from the real tokens.")
         elif _trailing_zeros(inputs.scores):
-            why = "分数写成 0 不等于遮住：exp(0) = 1 > 0，这些位置照样拿到正权重。只有 −∞ 才能让权重变成 0。"
+            why = _("A score written as 0 is not masked: exp(0) = 1 > 0, so those positions still get positive weights. "
+                    "Only −∞ makes a weight 0.")
         else:
-            why = "这一行所有位置都可见，对整行做 softmax。"
-        return f"{why}\n\n{softmax_steps(inputs.scores, inputs.mask, asked=tolerance)}\n\n答案：`{tolerance.format(answer)}`"
+            why = _("Every position of this row is visible: the softmax runs over the whole row.")
+        return (f"{why}\n\n{softmax_steps(inputs.scores, inputs.mask, asked=tolerance)}\n\n"
+                + answer_line(tolerance.format(answer)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -178,19 +183,19 @@ def _nonzero(rng: random.Random, d_k: int) -> list[float]:
 
 class ScaledScores(BaseChecker[ScaledScoresParams, ScaledScoresInputs, list[float]]):
     name = "scaled_scores"
-    description = "缩放点积分数：一个 query 对各个 key 的 q·k / √d_k"
+    description = Said("Scaled dot-product scores: one query against each key, q·k / √d_k")
     Params = ScaledScoresParams
     Inputs = ScaledScoresInputs
 
     def compose(self, rng: random.Random, params: ScaledScoresParams) -> tuple[ScaledScoresInputs, str]:
         d_k = params.d_k or rng.randint(2, 4)
         keys = rng.randint(params.min_len, params.max_len)
-        inputs = ScaledScoresInputs(q=_nonzero(rng, d_k), k=[_nonzero(rng, d_k) for _ in range(keys)])
+        inputs = ScaledScoresInputs(q=_nonzero(rng, d_k), k=[_nonzero(rng, d_k) for _key in range(keys)])
         key_lines = "\n".join(f"- k{j} = `{vec(key)}`" for j, key in enumerate(inputs.k))
-        prompt = (
-            f"d_k = {d_k}。query q = `{vec(inputs.q)}`，{keys} 个 key：\n\n{key_lines}\n\n"
-            f"求缩放点积注意力分数 $q k_j^\\top / \\sqrt{{d_k}}$（softmax 之前），按 key 顺序给出 {keys} 个数。"
-        )
+        prompt = _(
+            "d_k = {d_k}. The query q = `{q}`, and {keys} keys:\n\n{key_lines}\n\n"
+            "Find the scaled dot-product attention scores {formula} (before the softmax): {keys} numbers, in the keys' order."
+        ).format(d_k=d_k, q=vec(inputs.q), keys=keys, key_lines=key_lines, formula="$q k_j^\\top / \\sqrt{d_k}$")
         return inputs, prompt
 
     def why_out_of_range(self, params: ScaledScoresParams, inputs: ScaledScoresInputs) -> str | None:
@@ -216,5 +221,6 @@ class ScaledScores(BaseChecker[ScaledScoresParams, ScaledScoresInputs, list[floa
         for j, (key, score) in enumerate(zip(inputs.k, answer)):
             terms = " + ".join(f"({a:g})×({b:g})" for a, b in zip(inputs.q, key))
             dot = sum(a * b for a, b in zip(inputs.q, key))
-            lines.append(f"- k{j}：q·k = {terms} = {dot:g}，÷ {num(root)} = {num(score)}")
-        return "\n".join(lines) + f"\n\n答案：`{tolerance.format(answer)}`"
+            lines.append(_("- k{j}: q·k = {terms} = {dot}, ÷ {root} = {score}").format(
+                j=j, terms=terms, dot=f"{dot:g}", root=num(root), score=num(score)))
+        return "\n".join(lines) + "\n\n" + answer_line(tolerance.format(answer))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
+from checkers.said import COURSE_LANGUAGE, N_, _, language, speaking
 from checkers.shapes import Strict
 
 Answer = int | float | list[float]
@@ -62,9 +63,9 @@ class Tolerance:
 
     exact: an integer, nothing else; decimals: |x - truth| <= half a unit in the last asked
     decimal; relative: |x - truth| <= relative * |truth|; unit: an estimate in `unit` (M, 万 ...)
-    to `decimals` places ("约多少 M，保留 1 位小数"); significant: an estimate to `decimals`
+    to `decimals` places ("about how many M, to 1 decimal place"); significant: an estimate to `decimals`
     significant digits (1 = the order of magnitude an interviewer asks for). ``measure``: what
-    the question counts in (GB, GiB, 字节, FLOPs), which a typed answer may say after its number.
+    the question counts in (GB, GiB, bytes, FLOPs: an English id, shown translated), which a typed answer may say after its number.
     """
 
     kind: Literal["exact", "decimals", "relative", "unit", "significant"]
@@ -86,16 +87,20 @@ class Tolerance:
     def phrase(self) -> str:
         """The precision request as the prompt states it."""
         if self.kind == "exact":
-            return "给出精确整数"
+            return _("give the exact integer")
         if self.kind == "decimals":
-            return f"保留 {self.decimals} 位小数"
+            return (_("round to {count} decimal place") if self.decimals == 1 else
+                    _("round to {count} decimal places")).format(count=self.decimals)
         if self.kind == "unit":
-            return f"估算：以 {self.unit} 为单位，保留 {self.decimals} 位小数，如 {12.345:.{self.decimals}f}{self.unit}"
+            return (_("an estimate in {unit}, to {count} decimal place, as in {example}{unit}") if self.decimals == 1 else
+                    _("an estimate in {unit}, to {count} decimal places, as in {example}{unit}")).format(
+                unit=self.unit, count=self.decimals, example=f"{12.345:.{self.decimals}f}")
         if self.kind == "significant":
             if self.decimals == 1:
-                return "估个数量级：保留 1 位有效数字即可，可带单位 K、M、万、亿"
-            return f"估算：保留 {self.decimals} 位有效数字即可，可带单位 K、M、万、亿"
-        return f"相对误差不超过 {self.relative * 100:g}% 即可"
+                return _("the order of magnitude: 1 significant digit is enough, with a unit K, M or B if you like")
+            return _("an estimate: {count} significant digits are enough, with a unit K, M or B if you like").format(
+                count=self.decimals)
+        return _("a relative error of at most {percent}% is enough").format(percent=f"{self.relative * 100:g}")
 
     def format(self, value: Answer) -> str:
         """The answer at the display precision; typing it back always grades correct.
@@ -130,7 +135,7 @@ class Tolerance:
 class Question:
     checker: str
     seed: int
-    prompt: str  # Markdown (Chinese): the inputs and the precision wanted
+    prompt: str  # Markdown, in the language drawn in: the inputs and the precision wanted
     inputs: dict[str, Any]  # JSON-able; validates against the checker's Inputs
     answer: Answer
     tolerance: Tolerance
@@ -162,6 +167,7 @@ class Draft:
     prompt: str
     inputs: Any  # the checker's Inputs model
     tolerance: Tolerance
+    language: str = COURSE_LANGUAGE  # the prompt's: finish explains in it too, on whatever thread solves
 
 
 def draw_values(rng: random.Random, n: int, low: float, high: float, decimals: int) -> list[float]:
@@ -211,7 +217,7 @@ def _gap(before: str, after: str) -> bool:
     return _cjk(after) and before.isascii() and (before.isalpha() or before.isdigit() and after not in "万亿")
 
 
-def softmax_steps(scores: Sequence[float], keep: Sequence[int], label: str = "位置",
+def softmax_steps(scores: Sequence[float], keep: Sequence[int], label: str = N_("position"),
                   asked: Tolerance | None = None) -> str:
     """Worked softmax as a Markdown table: exp of each kept score, their sum, each ratio.
 
@@ -223,10 +229,15 @@ def softmax_steps(scores: Sequence[float], keep: Sequence[int], label: str = "�
     places = (asked.decimals if asked is not None and asked.kind == "decimals" else 3) + 2
     exps = [math.exp(s) if k else 0.0 for s, k in zip(scores, keep)]
     total = sum(exps)
-    rows = [f"| {label} | 分数 | exp | 权重 = exp / Σ |", "| --- | --- | --- | --- |"]
+    rows = [_("| {label} | score | exp | weight = exp / Σ |").format(label=_(label)), "| --- | --- | --- | --- |"]
     for j, (s, k, e) in enumerate(zip(scores, keep, exps)):
         rows.append(f"| {j} | {s:g} | {num(e)} | {num(e / total, places)} |" if k else f"| {j} | {s:g} → −∞ | 0 | 0 |")
     return "\n".join(rows) + f"\n\nΣ exp = {' + '.join(num(e) for e, k in zip(exps, keep) if k)} = {num(total)}"
+
+
+def answer_line(answer: str) -> str:
+    """A worked solution's last line: the answer at the asked precision, as a code span."""
+    return _("Answer: `{answer}`").format(answer=answer)
 
 
 ParamsT = TypeVar("ParamsT", bound=Strict)
@@ -256,7 +267,8 @@ class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
         valid = self.params(params)
         inputs, prompt = self.compose(self._rng(seed), valid)
         tolerance = self.tolerance(valid, inputs)
-        return Draft(self.name, seed, spaced(f"{prompt}\n\n（{tolerance.phrase()}）"), inputs, tolerance)
+        asked = _("{prompt}\n\n({precision})").format(prompt=prompt, precision=tolerance.phrase())
+        return Draft(self.name, seed, spaced(asked), inputs, tolerance, language())
 
     def inputs(self, seed: int, params: ParamsT) -> InputsT:
         """The inputs ``draw`` makes for this seed, without typesetting the prompt: lint draws a
@@ -267,7 +279,11 @@ class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
         return random.Random(f"{self.name}:{seed}")  # str seeds hash deterministically, per checker
 
     def finish(self, draft: Draft) -> Question:
-        """Solve and explain a drawn question (the torch reference runs here)."""
+        """Solve and explain a drawn question (the torch reference runs here), in its language."""
+        with speaking(draft.language):
+            return self._solved(draft)
+
+    def _solved(self, draft: Draft) -> Question:
         answer = self.solve(draft.inputs)
         return Question(
             checker=self.name,
@@ -297,7 +313,7 @@ class BaseChecker(ABC, Generic[ParamsT, InputsT, AnswerT]):
 
     @abstractmethod
     def compose(self, rng: random.Random, params: ParamsT) -> tuple[InputsT, str]:
-        """Draw the inputs and write the prompt body (Chinese Markdown) in one go."""
+        """Draw the inputs and write the prompt body (Markdown, its words through ``said._``) in one go."""
 
     @abstractmethod
     def solve(self, inputs: InputsT) -> AnswerT:

@@ -8,9 +8,9 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from checkers.base import BaseChecker, Tolerance, grouped
+from checkers.base import BaseChecker, Tolerance, answer_line, grouped
 from checkers.costs import GB, GIB, places_telling_gb_from_gib
-from checkers.said import Said
+from checkers.said import N_, Said, _
 from checkers.shapes import Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -51,7 +51,7 @@ class WeightMemoryInputs(Strict):
 
 class WeightMemory(BaseChecker[WeightMemoryParams, WeightMemoryInputs, float]):
     name = "weight_memory"
-    description = "推理时权重占多少显存：fp32 / fp16 / bf16 / int8 / int4，单位 GB 或 GiB"
+    description = Said("How much memory the weights take at inference: fp32 / fp16 / bf16 / int8 / int4, in GB or GiB")
     Params = WeightMemoryParams
     Inputs = WeightMemoryInputs
 
@@ -60,12 +60,14 @@ class WeightMemory(BaseChecker[WeightMemoryParams, WeightMemoryInputs, float]):
         dtype: WeightDtype = params.dtype if params.dtype != "any" else rng.choice(WEIGHT_DTYPES)
         unit: Unit = params.unit if params.unit != "any" else rng.choice(["GB", "GiB"])
         inputs = WeightMemoryInputs(parameters=parameters, dtype=dtype, unit=unit, model=model)
-        size = "1 GB = 10^9 字节" if unit == "GB" else "1 GiB = 2^30 字节"
-        prompt = (
-            f"**{model}** 有 {grouped(parameters)} 个参数。推理时权重以 {dtype} 存储（每个参数 {BITS[dtype]} 位"
-            f"{'，两个 int4 打包进一个字节' if dtype == 'int4' else ''}）。\n\n"
-            f"只算权重本身（不含量化的 scale / zero point、KV cache 和激活），{size}：权重占多少 **{unit}**？"
-        )
+        size = _("1 GB = 10^9 bytes") if unit == "GB" else _("1 GiB = 2^30 bytes")
+        packed = _(", two int4 packed into one byte") if dtype == "int4" else ""
+        prompt = _(
+            "**{model}** has {parameters} parameters. At inference its weights are stored as {dtype} ({bits} bits per "
+            "parameter{packed}).\n\n"
+            "Counting the weights alone (no quantisation scale / zero point, KV cache or activations), {size}: how many "
+            "**{unit}** do the weights take?"
+        ).format(model=model, parameters=grouped(parameters), dtype=dtype, bits=BITS[dtype], packed=packed, size=size, unit=unit)
         return inputs, prompt
 
     def why_out_of_range(self, params: WeightMemoryParams, inputs: WeightMemoryInputs) -> str | None:
@@ -88,10 +90,11 @@ class WeightMemory(BaseChecker[WeightMemoryParams, WeightMemoryInputs, float]):
         size = math.ceil(inputs.parameters * BITS[inputs.dtype] / 8)
         divisor = "10^9" if inputs.unit == "GB" else "2^30"
         return (
-            f"每个参数 {BITS[inputs.dtype]} 位 = {BITS[inputs.dtype] / 8:g} 字节：\n\n"
-            f"{grouped(inputs.parameters)} × {BITS[inputs.dtype] / 8:g} = {grouped(size)} 字节\n\n"
+            _("{bits} bits per parameter = {bytes} bytes:").format(bits=BITS[inputs.dtype], bytes=f"{BITS[inputs.dtype] / 8:g}")
+            + "\n\n" + _("{parameters} × {bytes} = {size} bytes").format(
+                parameters=grouped(inputs.parameters), bytes=f"{BITS[inputs.dtype] / 8:g}", size=grouped(size)) + "\n\n"
             f"÷ {divisor} = {tolerance.format(answer)} {inputs.unit}"
-            f"（GB 与 GiB 差 7.4%：1 GiB = 1.0737 GB）\n\n答案：`{tolerance.format(answer)}`"
+            + _(" (GB and GiB differ by 7.4%: 1 GiB = 1.0737 GB)") + "\n\n" + answer_line(tolerance.format(answer))
         )
 
 
@@ -100,9 +103,10 @@ class WeightMemory(BaseChecker[WeightMemoryParams, WeightMemoryInputs, float]):
 Target = Literal["flops", "tokens", "optimal_params"]
 TOKENS_PER_PARAMETER = 20  # Hoffmann et al. 2022 (Chinchilla), Table 3: compute-optimal D ≈ 20 N
 ASKED = {
-    "flops": "这次训练的总计算量 C 约多少 FLOPs（C ≈ 6ND）",
-    "tokens": "按 Chinchilla 的算力最优配比，它应训练约多少 token",
-    "optimal_params": "按 Chinchilla 的算力最优配比（D ≈ 20N），这笔算力该训练约多大的模型（参数量 N）",
+    "flops": N_("About how many FLOPs does this training take in all (C ≈ 6ND)"),
+    "tokens": N_("By Chinchilla's compute-optimal ratio, about how many tokens should it be trained on"),
+    "optimal_params": N_("By Chinchilla's compute-optimal ratio (D ≈ 20N), about how large a model (N parameters) should this "
+                         "compute train"),
 }
 
 
@@ -133,7 +137,7 @@ def _power(value: float) -> str:
 
 class ComputeBudget(BaseChecker[ComputeBudgetParams, ComputeBudgetInputs, float]):
     name = "compute_budget"
-    description = "训练算力 C ≈ 6ND，以及 Chinchilla 的算力最优配比 D ≈ 20N"
+    description = Said("Training compute C ≈ 6ND, and Chinchilla's compute-optimal ratio D ≈ 20N")
     Params = ComputeBudgetParams
     Inputs = ComputeBudgetInputs
 
@@ -143,15 +147,15 @@ class ComputeBudget(BaseChecker[ComputeBudgetParams, ComputeBudgetInputs, float]
         if target == "flops":
             d = float(rng.choice([300, 1000, 1400, 2000, 15000]) * 10**9)
             inputs = ComputeBudgetInputs(target=target, parameters=n, tokens=d)
-            setting = f"一个 {_power(n)} 参数的 Decoder-only 模型在 {_power(d)} 个 token 上训练一遍。"
+            setting = _("A decoder-only model of {n} parameters is trained once over {d} tokens.").format(n=_power(n), d=_power(d))
         elif target == "tokens":
             inputs = ComputeBudgetInputs(target=target, parameters=n)
-            setting = f"要训练一个 {_power(n)} 参数的模型。"
+            setting = _("A model of {n} parameters is to be trained.").format(n=_power(n))
         else:
             flops = float(rng.choice([1, 2, 3, 5, 6]) * 10 ** rng.choice([21, 22, 23, 24]))
             inputs = ComputeBudgetInputs(target=target, flops=flops)
-            setting = f"手上的训练算力是 C = {_power(flops)} FLOPs，按 C ≈ 6ND 计。"
-        return inputs, f"{setting}\n\n{ASKED[target]}？"
+            setting = _("The training compute at hand is C = {flops} FLOPs, counted as C ≈ 6ND.").format(flops=_power(flops))
+        return inputs, _("{setting}\n\n{asked}?").format(setting=setting, asked=_(ASKED[target]))
 
     def why_out_of_range(self, params: ComputeBudgetParams, inputs: ComputeBudgetInputs) -> str | None:
         if params.target != "any" and inputs.target != params.target:
@@ -172,18 +176,18 @@ class ComputeBudget(BaseChecker[ComputeBudgetParams, ComputeBudgetInputs, float]
         return math.sqrt((inputs.flops or 0.0) / (per * TOKENS_PER_PARAMETER))
 
     def explain(self, inputs: ComputeBudgetInputs, answer: float, tolerance: Tolerance) -> str:
-        why = (
-            "每个参数每个 token：前向一次乘加 = 2 FLOPs，反向算输入和权重两份梯度 = 4 FLOPs，合计 6（Kaplan et al. 2020, §2.1）。"
-        )
+        why = _("Per parameter per token: one multiply-add forward = 2 FLOPs, and two gradients backward (the inputs' and the "
+                "weights') = 4 FLOPs, 6 in all (Kaplan et al. 2020, §2.1).")
         if inputs.target == "flops":
             steps = f"C = 6 × N × D = 6 × {_power(inputs.parameters or 0)} × {_power(inputs.tokens or 0)} = {_power(answer)}"
         elif inputs.target == "tokens":
-            why = "Chinchilla（Hoffmann et al. 2022, 表 3）：算力最优时 token 数约为参数量的 20 倍，模型和数据按相同比例放大。"
+            why = _("Chinchilla (Hoffmann et al. 2022, Table 3): at the compute optimum the tokens are about 20 times the "
+                    "parameters, model and data scaled in the same proportion.")
             steps = f"D ≈ 20 × N = 20 × {_power(inputs.parameters or 0)} = {_power(answer)}"
         else:
-            why += " Chinchilla：算力最优时 D ≈ 20N，代入得 C ≈ 6 × N × 20N = 120 N²。"
+            why += _(" Chinchilla: at the compute optimum D ≈ 20N, so C ≈ 6 × N × 20N = 120 N².")
             steps = f"N = √(C / 120) = √({_power(inputs.flops or 0.0)} / 120) = {_power(answer)}"
-        return f"{why}\n\n{steps}\n\n答案：`{tolerance.format(answer)}`"
+        return f"{why}\n\n{steps}\n\n" + answer_line(tolerance.format(answer))
 
 
 # ------------------------------------------------------------------- ALBERT's factorised embedding
@@ -212,7 +216,7 @@ class AlbertEmbeddingInputs(Strict):
 
 class AlbertEmbedding(BaseChecker[AlbertEmbeddingParams, AlbertEmbeddingInputs, int]):
     name = "albert_embedding"
-    description = "ALBERT 的词嵌入因式分解：V×E + E×H 对比 BERT 的 V×H，参数量与省下的参数"
+    description = Said("ALBERT's factorised word embeddings: V×E + E×H against BERT's V×H, the parameters and the saving")
     Params = AlbertEmbeddingParams
     Inputs = AlbertEmbeddingInputs
 
@@ -221,17 +225,20 @@ class AlbertEmbedding(BaseChecker[AlbertEmbeddingParams, AlbertEmbeddingInputs, 
         if rng.random() < 0.5:
             model, hidden = rng.choice(list(ALBERT_HIDDEN.items()))
             vocab, embedding = 30000, 128
-            where = f"**{model}**（Lan et al. 2020, 表 1）：V = {vocab}，E = {embedding}，H = {hidden}"
+            where = _("**{model}** (Lan et al. 2020, Table 1): V = {vocab}, E = {embedding}, H = {hidden}").format(
+                model=model, vocab=vocab, embedding=embedding, hidden=hidden)
         else:
             vocab, embedding = rng.choice([21128, 30000, 32000, 50000]), rng.choice([64, 128, 256])
             hidden = rng.choice([h for h in (768, 1024, 2048, 4096) if h > embedding])
-            where = f"一个 ALBERT 式模型：V = {vocab}，E = {embedding}，H = {hidden}"
+            where = _("An ALBERT-style model: V = {vocab}, E = {embedding}, H = {hidden}").format(
+                vocab=vocab, embedding=embedding, hidden=hidden)
         inputs = AlbertEmbeddingInputs(vocab=vocab, embedding=embedding, hidden=hidden, target=target)
         ask = (
-            "词嵌入部分（V×E 的表 + E×H 的投影）共多少参数" if target == "factorised"
-            else "与直接用 V×H 的词嵌入表相比，因式分解省下多少参数"
+            _("How many parameters do the word embeddings (the V×E table + the E×H projection) have") if target == "factorised"
+            else _("How many parameters does the factorisation save against a plain V×H embedding table")
         )
-        prompt = f"{where}。ALBERT 先查一张 V×E 的小表，再用 E×H 的矩阵投影到隐藏维 H（只算权重矩阵，不含 bias）。\n\n{ask}？"
+        prompt = _("{where}. ALBERT looks up a small V×E table, then projects it to the hidden size H with an E×H matrix "
+                   "(weight matrices only, no bias).\n\n{ask}?").format(where=where, ask=ask)
         return inputs, prompt
 
     def why_out_of_range(self, params: AlbertEmbeddingParams, inputs: AlbertEmbeddingInputs) -> str | None:
@@ -251,12 +258,13 @@ class AlbertEmbedding(BaseChecker[AlbertEmbeddingParams, AlbertEmbeddingInputs, 
         v, e, h = inputs.vocab, inputs.embedding, inputs.hidden
         factorised, full = v * e + e * h, v * h
         lines = [
-            f"因式分解：V×E + E×H = {v}×{e} + {e}×{h} = {grouped(v * e)} + {grouped(e * h)} = {grouped(factorised)}",
-            f"BERT 式：V×H = {v}×{h} = {grouped(full)}",
+            _("Factorised: ") + f"V×E + E×H = {v}×{e} + {e}×{h} = {grouped(v * e)} + {grouped(e * h)} = {grouped(factorised)}",
+            _("BERT-style: ") + f"V×H = {v}×{h} = {grouped(full)}",
         ]
         if inputs.target == "saving":
-            lines.append(f"省下：{grouped(full)} − {grouped(factorised)} = {grouped(full - factorised)}")
+            lines.append(_("Saved: ") + f"{grouped(full)} − {grouped(factorised)} = {grouped(full - factorised)}")
         return (
-            "ALBERT（§3.1）把 O(V×H) 降到 O(V×E + E×H)：词嵌入只需表达上下文无关的词义，E 可以远小于 H。\n\n"
-            + "\n\n".join(lines) + f"\n\n答案：`{tolerance.format(answer)}`"
+            _("ALBERT (§3.1) brings O(V×H) down to O(V×E + E×H): word embeddings need only hold context-free word meaning, "
+              "so E can be far smaller than H.") + "\n\n"
+            + "\n\n".join(lines) + "\n\n" + answer_line(tolerance.format(answer))
         )

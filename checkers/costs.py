@@ -1,5 +1,6 @@
-"""What a model costs: KV-cache bytes, training memory with Adam, FLOPs per token, LoRA's trainable
-parameters. Sizes are real models' where a name is given (each source is cited in the prompt)."""
+"""What a model costs: KV-cache bytes, training memory with Adam, FLOPs per token (LoRA's trainable
+parameters: checkers.adapters). Sizes are real models' where a name is given (each source is cited in
+the prompt)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
-from checkers.base import BaseChecker, Tolerance, num
+from checkers.base import BaseChecker, Tolerance, answer_line, num
 from checkers.configs import CONFIGS
-from checkers.said import Said
+from checkers.said import N_, Said, _
 from checkers.shapes import LAYERS_MAX, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -80,7 +81,7 @@ def _per_token(inputs: KvCacheInputs) -> int:
 
 class KvCache(BaseChecker[KvCacheParams, KvCacheInputs, int | float]):
     name = "kv_cache"
-    description = "KV cache 显存：每个 token 的字节数，或一个 batch × 长度的 GiB（fp16/fp32，MHA/GQA）"
+    description = Said("KV cache memory: the bytes per token, or the GiB of a batch × length (fp16/fp32, MHA/GQA)")
     Params = KvCacheParams
     Inputs = KvCacheInputs
 
@@ -89,27 +90,32 @@ class KvCache(BaseChecker[KvCacheParams, KvCacheInputs, int | float]):
         named = [m for m in KV_MODELS if (m[2] == m[3]) == (attention == "mha")]
         if rng.random() < 0.5:
             name, layers, heads, kv_heads, head_dim = rng.choice(named)
-            model = f"**{name}**：L = {layers} 层，h = {heads} 个 query 头，h_kv = {kv_heads} 个 KV 头，d_head = {head_dim}"
+            model = _("**{name}**: L = {layers} layers, h = {heads} query heads, h_kv = {kv_heads} KV heads, d_head = {head_dim}").format(
+                name=name, layers=layers, heads=heads, kv_heads=kv_heads, head_dim=head_dim)
         else:
             layers, heads, head_dim = rng.choice([12, 24, 32, 40, 48]), rng.choice([16, 32, 64]), rng.choice([64, 128])
             kv_heads = heads if attention == "mha" else heads // rng.choice([4, 8])
-            model = f"一个 Decoder-only 模型：L = {layers} 层，h = {heads} 个 query 头，h_kv = {kv_heads} 个 KV 头，d_head = {head_dim}"
+            model = _("A decoder-only model: L = {layers} layers, h = {heads} query heads, h_kv = {kv_heads} KV heads, "
+                      "d_head = {head_dim}").format(layers=layers, heads=heads, kv_heads=kv_heads, head_dim=head_dim)
         dtype: Dtype = params.dtype if params.dtype != "any" else rng.choice(["fp16", "fp32"])
         target = params.target if params.target != "any" else rng.choice(["per_token", "total"])
         base = KvCacheInputs(layers=layers, heads=heads, kv_heads=kv_heads, head_dim=head_dim, dtype=dtype)
-        kind = "MHA（每个 query 头有自己的 K、V）" if kv_heads == heads else f"GQA（每 {heads // kv_heads} 个 query 头共享一组 K、V）"
-        setting = f"{model}，{kind}；KV cache 以 {dtype} 存储（每个数 {BYTES[dtype]} 字节）。"
+        kind = (_("MHA (each query head has its own K and V)") if kv_heads == heads else
+                _("GQA (every {group} query heads share one K and V)").format(group=heads // kv_heads))
+        setting = _("{model}, {kind}; the KV cache is stored as {dtype} ({bytes} bytes a number).").format(
+            model=model, kind=kind, dtype=dtype, bytes=BYTES[dtype])
         if target == "per_token":
             inputs = base
-            ask = "求**每个 token** 的 KV cache 占多少**字节**（所有层的 K 和 V 合计）。"
+            ask = _("Find how many **bytes** of KV cache **each token** takes (K and V of every layer together).")
         else:
             update = {"batch": rng.choice([1, 4, 8, 16, 32]), "length": rng.choice([1024, 2048, 4096, 8192]), "target": "total"}
             inputs = base.model_copy(update=update)
-            ask = (
-                f"batch = {inputs.batch} 条序列、每条缓存到 {inputs.length} 个 token 时，KV cache 一共占多少 **GiB**"
-                "（1 GiB = 2^30 字节；只算 K、V 本身）？"
-            )
-        return inputs, f"自回归推理时每层缓存 K 和 V，形状各为 [B, h_kv, S, d_head]。{setting}\n\n{ask}"
+            ask = _(
+                "With batch = {batch} sequences, each cached up to {length} tokens, how many **GiB** does the KV cache take in "
+                "all (1 GiB = 2^30 bytes; K and V themselves only)?"
+            ).format(batch=inputs.batch, length=inputs.length)
+        return inputs, _("In autoregressive inference each layer caches K and V, each of shape [B, h_kv, S, d_head]. "
+                         "{setting}\n\n{ask}").format(setting=setting, ask=ask)
 
     def why_out_of_range(self, params: KvCacheParams, inputs: KvCacheInputs) -> str | None:
         if params.target != "any" and inputs.target != params.target:
@@ -132,27 +138,30 @@ class KvCache(BaseChecker[KvCacheParams, KvCacheInputs, int | float]):
         """A total is asked in GiB to enough places that the same bytes in GB (7.4% more) lie at
         least two units of the last place away, so GB for GiB is never within the bound."""
         if inputs.target == "per_token":
-            return Tolerance("exact", measure="字节")
+            return Tolerance("exact", measure="bytes")
         gib = _per_token(inputs) * inputs.batch * inputs.length / GIB
         return Tolerance("decimals", places_telling_gb_from_gib(gib, params.decimals), measure="GiB")
 
     def explain(self, inputs: KvCacheInputs, answer: int | float, tolerance: Tolerance) -> str:
         per_token = _per_token(inputs)
         lines = [
-            f"每个 token 每层存一个 K 和一个 V，各 h_kv × d_head = {inputs.kv_heads} × {inputs.head_dim} 个数：",
+            _("Each token stores one K and one V per layer, h_kv × d_head = {kv_heads} × {head_dim} numbers each:").format(
+                kv_heads=inputs.kv_heads, head_dim=inputs.head_dim),
             "",
-            f"每 token = 2（K、V）× L × h_kv × d_head × 字节 = 2 × {inputs.layers} × {inputs.kv_heads} × "
-            f"{inputs.head_dim} × {BYTES[inputs.dtype]} = {per_token:,} 字节",
+            _("Per token = 2 (K, V) × L × h_kv × d_head × bytes = 2 × {layers} × {kv_heads} × {head_dim} × {bytes} = "
+              "{per_token:,} bytes").format(layers=inputs.layers, kv_heads=inputs.kv_heads, head_dim=inputs.head_dim,
+                                            bytes=BYTES[inputs.dtype], per_token=per_token),
         ]
         if inputs.heads != inputs.kv_heads:
-            lines.append(f"\nGQA 只缓存 h_kv 个头：比同尺寸 MHA（h = {inputs.heads}）省 {inputs.heads // inputs.kv_heads} 倍。")
+            lines.append("\n" + _("GQA caches only h_kv heads: {times} times less than an MHA of the same size (h = {heads}).").format(
+                times=inputs.heads // inputs.kv_heads, heads=inputs.heads))
         if inputs.target == "total":
             tokens = inputs.batch * inputs.length
-            lines.append(
-                f"\n总计 = 每 token × B × S = {per_token:,} × {inputs.batch} × {inputs.length} = {per_token * tokens:,} 字节"
-                f" = {per_token * tokens:,} / 2^30 GiB = {num(per_token * tokens / GIB)} GiB"
-            )
-        return "\n".join(lines) + f"\n\n答案：`{tolerance.format(answer)}`"
+            lines.append("\n" + _(
+                "Total = per token × B × S = {per_token:,} × {batch} × {length} = {total:,} bytes = {total:,} / 2^30 GiB = "
+                "{gib} GiB").format(per_token=per_token, batch=inputs.batch, length=inputs.length, total=per_token * tokens,
+                                    gib=num(per_token * tokens / GIB)))
+        return "\n".join(lines) + "\n\n" + answer_line(tolerance.format(answer))
 
 
 # ------------------------------------------------------------------------- training memory
@@ -162,10 +171,12 @@ PER_PARAMETER = {  # bytes per parameter by part (ZeRO, Rajbhandari et al. 2020,
     "fp32": {"weights": 4, "gradients": 4, "optimizer": 8},
     "mixed": {"weights": 2, "gradients": 2, "optimizer": 12},
 }
-PART_NAME = {"total": "模型状态合计", "weights": "权重", "gradients": "梯度", "optimizer": "Adam 优化器状态"}
+PART_NAME = {"total": N_("the model states in all"), "weights": N_("the weights"), "gradients": N_("the gradients"),
+             "optimizer": N_("Adam's optimizer states")}
 STATES = {
-    "fp32": "fp32 权重、fp32 梯度，Adam 的一阶矩 m 和二阶矩 v 各一份 fp32",
-    "mixed": "混合精度：fp16 权重和 fp16 梯度用于前向/反向；优化器另存 fp32 的权重副本（master weights）和 fp32 的 m、v",
+    "fp32": N_("fp32 weights, fp32 gradients, and one fp32 copy each of Adam's first moment m and second moment v"),
+    "mixed": N_("Mixed precision: fp16 weights and fp16 gradients for the forward and backward passes; the optimizer keeps "
+                "an fp32 copy of the weights (master weights) and fp32 m and v besides"),
 }
 
 
@@ -185,7 +196,8 @@ class TrainingMemoryInputs(Strict):
 
 class TrainingMemory(BaseChecker[TrainingMemoryParams, TrainingMemoryInputs, float]):
     name = "training_memory"
-    description = "Adam 训练的显存（模型状态）：权重、梯度、优化器状态，fp32 或混合精度，单位 GB"
+    description = Said("Memory for training with Adam (the model states): weights, gradients, optimizer states, fp32 or mixed "
+                       "precision, in GB")
     Params = TrainingMemoryParams
     Inputs = TrainingMemoryInputs
 
@@ -198,11 +210,12 @@ class TrainingMemory(BaseChecker[TrainingMemoryParams, TrainingMemoryInputs, flo
             precision=params.precision if params.precision != "any" else rng.choice(["fp32", "mixed"]),
             part=rng.choice(params.parts),
         )
-        prompt = (
-            f"用 Adam 训练一个参数量 Ψ = {_giant(inputs.parameters)}（{inputs.parameters:,} 个参数）的模型。"
-            f"{STATES[inputs.precision]}。\n\n只算模型状态（ZeRO 论文 §3.1 的口径）：不含激活值、临时缓冲和显存碎片，"
-            f"1 GB = 10^9 字节。\n\n求**{PART_NAME[inputs.part]}**占多少 GB。"
-        )
+        prompt = _(
+            "A model of Ψ = {giant} parameters ({parameters:,}) is trained with Adam. {states}.\n\nCount the model states "
+            "only (as the ZeRO paper does, §3.1): no activations, temporary buffers or memory fragmentation; "
+            "1 GB = 10^9 bytes.\n\nFind how many GB **{part}** take."
+        ).format(giant=_giant(inputs.parameters), parameters=inputs.parameters, states=_(STATES[inputs.precision]),
+                 part=_(PART_NAME[inputs.part]))
         return inputs, prompt
 
     def why_out_of_range(self, params: TrainingMemoryParams, inputs: TrainingMemoryInputs) -> str | None:
@@ -220,17 +233,17 @@ class TrainingMemory(BaseChecker[TrainingMemoryParams, TrainingMemoryInputs, flo
 
     def explain(self, inputs: TrainingMemoryInputs, answer: float, tolerance: Tolerance) -> str:
         bytes_per = PER_PARAMETER[inputs.precision]
-        detail = "m 4 + v 4" if inputs.precision == "fp32" else "fp32 权重副本 4 + m 4 + v 4"
-        rows = ["| 部分 | 每参数字节 | GB |", "| --- | --- | --- |"]
+        detail = "m 4 + v 4" if inputs.precision == "fp32" else _("fp32 weight copy 4 + m 4 + v 4")
+        rows = [_("| Part | Bytes per parameter | GB |"), "| --- | --- | --- |"]
         for part, size in bytes_per.items():
-            note = f"（{detail}）" if part == "optimizer" else ""
-            rows.append(f"| {PART_NAME[part]} | {size}{note} | {size} × {_giant(inputs.parameters)} = {size * inputs.parameters / GB:g} |")
-        rows.append(f"| 合计 | 16 | 16 × {_giant(inputs.parameters)} = {16 * inputs.parameters / GB:g} |")
+            note = _(" ({detail})").format(detail=detail) if part == "optimizer" else ""
+            rows.append(f"| {_(PART_NAME[part])} | {size}{note} | {size} × {_giant(inputs.parameters)} = {size * inputs.parameters / GB:g} |")
+        rows.append(_("| Total | 16 | ") + f"16 × {_giant(inputs.parameters)} = {16 * inputs.parameters / GB:g} |")
         return (
-            "fp32 训练和混合精度训练的模型状态都是每参数 16 字节（ZeRO §3.1：混合精度是 2Ψ + 2Ψ + 12Ψ），"
-            "混合精度省的是激活和计算，不是模型状态。\n\n"
+            _("fp32 training and mixed-precision training both keep 16 bytes of model states per parameter (ZeRO §3.1: mixed "
+              "precision is 2Ψ + 2Ψ + 12Ψ); mixed precision saves activations and compute, not model states.") + "\n\n"
             + "\n".join(rows)
-            + f"\n\n答案：`{tolerance.format(answer)}` GB"
+            + "\n\n" + answer_line(tolerance.format(answer)) + " GB"
         )
 
 
@@ -263,7 +276,8 @@ class FlopsInputs(Strict):
 
 class Flops(BaseChecker[FlopsParams, FlopsInputs, int]):
     name = "flops_per_token"
-    description = "每 token 的 FLOPs：前向 2N、训练 6N，加上随上下文长度增长的注意力项（Kaplan 口径）"
+    description = Said("FLOPs per token: 2N forward, 6N training, plus the attention term that grows with the context (as "
+                       "Kaplan counts)")
     Params = FlopsParams
     Inputs = FlopsInputs
 
@@ -271,18 +285,20 @@ class Flops(BaseChecker[FlopsParams, FlopsInputs, int]):
         mode: Literal["forward", "training"] = params.mode if params.mode != "any" else rng.choice(["forward", "training"])
         if rng.random() < 0.6:
             name, layers, d_model, n_ctx = rng.choice(FLOP_MODELS)
-            model = f"**{name}**：n_layer = {layers}，d_model = {d_model}，d_ff = 4·d_model，n_ctx = {n_ctx}"
+            model = _("**{name}**: n_layer = {layers}, d_model = {d_model}, d_ff = 4·d_model, n_ctx = {n_ctx}").format(
+                name=name, layers=layers, d_model=d_model, n_ctx=n_ctx)
         else:
             layers, d_model, n_ctx = rng.choice([6, 12, 24, 32]), rng.choice([512, 768, 1024, 2048]), rng.choice([512, 1024, 2048])
-            model = f"一个 Decoder-only 模型：n_layer = {layers}，d_model = {d_model}，d_ff = 4·d_model，n_ctx = {n_ctx}"
+            model = _("A decoder-only model: n_layer = {layers}, d_model = {d_model}, d_ff = 4·d_model, n_ctx = {n_ctx}").format(
+                layers=layers, d_model=d_model, n_ctx=n_ctx)
         inputs = FlopsInputs(layers=layers, d_model=d_model, n_ctx=n_ctx, mode=mode)
-        ask = "**前向**一次" if mode == "forward" else "**训练**时（前向 + 反向）"
-        prompt = (
-            f"{model}，d_attn = d_model。\n\n按 Kaplan et al. 2020（Scaling Laws for Neural Language Models）§2.1 表 1 的口径："
-            "N 只算各层的权重矩阵（不含 embedding、bias、LayerNorm），乘加算 2 次 FLOP，注意力的上下文项只算 QKᵀ，"
-            "反向约为前向的 2 倍。\n\n"
-            f"求上下文长度为 n_ctx 时，{ask}**每个 token** 的 FLOPs。"
-        )
+        ask = _("in **one forward pass**") if mode == "forward" else _("in **training** (forward + backward)")
+        prompt = _(
+            "{model}, d_attn = d_model.\n\nCount as Kaplan et al. 2020 (Scaling Laws for Neural Language Models) §2.1, "
+            "Table 1 does: N counts only the layers' weight matrices (no embeddings, biases or LayerNorm), a multiply-add is "
+            "2 FLOPs, the attention's context term counts QKᵀ only, and the backward pass is about twice the forward.\n\n"
+            "Find the FLOPs **per token** {ask}, at a context length of n_ctx."
+        ).format(model=model, ask=ask)
         return inputs, prompt
 
     def why_out_of_range(self, params: FlopsParams, inputs: FlopsInputs) -> str | None:
@@ -304,95 +320,16 @@ class Flops(BaseChecker[FlopsParams, FlopsInputs, int]):
         factor = 2 if inputs.mode == "forward" else 6
         return (
             f"N = 2 · d_model · n_layer · (2·d_attn + d_ff) = 2 × {d} × {L} × (2×{d} + {f}) = {big_n:,}"
-            "（d_ff = 4d 时即 12·n_layer·d²）\n\n"
-            f"前向每 token：C_forward = 2N + 2·n_layer·n_ctx·d_attn = {2 * big_n:,} + 2 × {L} × {n} × {d} = "
+            + _(" (12·n_layer·d² when d_ff = 4d)") + "\n\n"
+            + _("Forward per token: ") + f"C_forward = 2N + 2·n_layer·n_ctx·d_attn = {2 * big_n:,} + 2 × {L} × {n} × {d} = "
             f"{2 * big_n:,} + {attention:,} = {2 * big_n + attention:,}\n\n"
             + (
                 ""
                 if inputs.mode == "forward"
-                else f"训练 = 3 × 前向（反向 ≈ 2 × 前向）= 6N + 6·n_layer·n_ctx·d_attn = {6 * big_n:,} + {3 * attention:,} = "
-                f"{6 * big_n + 3 * attention:,}\n\n"
+                else _("Training = 3 × forward (backward ≈ 2 × forward) = ") + f"6N + 6·n_layer·n_ctx·d_attn = {6 * big_n:,} + "
+                f"{3 * attention:,} = {6 * big_n + 3 * attention:,}\n\n"
             )
-            + f"注意力项占 {factor // 2 * attention / answer:.1%}：d_model 远大于 n_ctx/12 时，常直接用 {factor}N 估算。"
-            f"\n\n答案：`{tolerance.format(answer)}`"
-        )
-
-
-# ------------------------------------------------------------------------------------- LoRA
-
-Projection = Literal["q", "k", "v", "o", "up", "down"]
-TARGETS: dict[str, list[Projection]] = {"qv": ["q", "v"], "qkvo": ["q", "k", "v", "o"], "all": ["q", "k", "v", "o", "up", "down"]}
-# (name, layers, d_model, d_ff): BERT and GPT-2 from checkers.configs; GPT-3 175B (Brown et al. 2020, Table 2.1).
-LORA_MODELS = tuple((c.name, c.layers, c.hidden, c.ffn) for c in CONFIGS.values() if c.name != "bert-base-chinese") + (
-    ("GPT-3 175B", 96, 12288, 4 * 12288),
-)
-
-
-@dataclass(frozen=True, kw_only=True)
-class LoraParamsParams(Strict):
-    targets: Literal["qv", "qkvo", "all", "any"] = "any"
-    ranks: Annotated[list[int], Field(min_length=1)] = field(default_factory=lambda: [1, 2, 4, 8, 16, 64])
-
-
-@dataclass(frozen=True, kw_only=True)
-class LoraParamsInputs(Strict):
-    layers: Annotated[int, Field(ge=1, le=LAYERS_MAX)]
-    d_model: Annotated[int, Field(ge=1)]
-    d_ff: Annotated[int | None, Field(ge=1)] = None  # None: 4 d_model
-    rank: Annotated[int, Field(ge=1)]
-    targets: Annotated[list[Projection], Field(min_length=1)]
-
-    def check(self) -> None:
-        if len(set(self.targets)) != len(self.targets):
-            raise ValueError(Said("each projection may be named once"))
-
-    def shapes(self) -> list[tuple[int, int]]:
-        """(d_in, d_out) of each adapted projection in one layer."""
-        d, f = self.d_model, self.d_ff or 4 * self.d_model
-        return [{"up": (d, f), "down": (f, d)}.get(t, (d, d)) for t in self.targets]
-
-
-class LoraParams(BaseChecker[LoraParamsParams, LoraParamsInputs, int]):
-    name = "lora_params"
-    description = "LoRA 可训练参数量：给定秩 r 与加 LoRA 的投影（W_q、W_v、FFN……）"
-    Params = LoraParamsParams
-    Inputs = LoraParamsInputs
-
-    def compose(self, rng: random.Random, params: LoraParamsParams) -> tuple[LoraParamsInputs, str]:
-        name, layers, d_model, d_ff = rng.choice(LORA_MODELS)
-        targets = TARGETS[params.targets if params.targets != "any" else rng.choice(list(TARGETS))]
-        inputs = LoraParamsInputs(layers=layers, d_model=d_model, d_ff=d_ff, rank=rng.choice(params.ranks), targets=targets)
-        names = {"q": "W_q", "k": "W_k", "v": "W_v", "o": "W_o", "up": f"FFN 升维 W_1（{d_model}→{d_ff}）", "down": f"FFN 降维 W_2（{d_ff}→{d_model}）"}
-        prompt = (
-            f"对 **{name}**（{layers} 层，d_model = {d_model}，d_ff = {d_ff}）做 LoRA 微调（Hu et al. 2021, §4.1）："
-            f"冻结原权重 W，每个被选中的投影旁加低秩分解 ΔW = B A，秩 r = {inputs.rank}，不加 bias。"
-            f"每一层都在 {', '.join(names[t] for t in targets)} 上加 LoRA。\n\n求可训练参数总数（全部层合计，不含任务头）。"
-        )
-        return inputs, prompt
-
-    def why_out_of_range(self, params: LoraParamsParams, inputs: LoraParamsInputs) -> str | None:
-        if inputs.rank not in params.ranks:
-            return Said("rank {rank} is not one of {ranks}", rank=inputs.rank, ranks=str(params.ranks))
-        if params.targets != "any" and inputs.targets != TARGETS[params.targets]:
-            return Said("targets {got}, the card wants {wanted}", got=str(inputs.targets), wanted=str(TARGETS[params.targets]))
-        return None
-
-    def solve(self, inputs: LoraParamsInputs) -> int:
-        from checkers import reference
-
-        return reference.lora_trainable_parameters(inputs.layers, inputs.shapes(), inputs.rank)
-
-    def tolerance(self, params: LoraParamsParams, inputs: LoraParamsInputs) -> Tolerance:
-        return Tolerance("exact")
-
-    def explain(self, inputs: LoraParamsInputs, answer: int, tolerance: Tolerance) -> str:
-        r, L = inputs.rank, inputs.layers
-        rows = ["| 投影 | W 形状 (d_in × d_out) | A（r × d_in）+ B（d_out × r） |", "| --- | --- | --- |"]
-        for target, (d_in, d_out) in zip(inputs.targets, inputs.shapes()):
-            rows.append(f"| {target} | {d_in} × {d_out} | {r} × ({d_in} + {d_out}) = {r * (d_in + d_out):,} |")
-        per_layer = sum(r * (d_in + d_out) for d_in, d_out in inputs.shapes())
-        return (
-            "每个 d_in × d_out 的投影加 A ∈ R^{r×d_in} 和 B ∈ R^{d_out×r}，可训练 r·(d_in + d_out) 个参数；原 W 冻结不计。\n\n"
-            + "\n".join(rows)
-            + f"\n\n每层 {per_layer:,}，× {L} 层 = {per_layer * L:,}\n\n答案：`{tolerance.format(answer)}`"
+            + _("The attention term is {share:.1%}: where d_model is far above n_ctx/12, {factor}N is the usual estimate.").format(
+                share=factor // 2 * attention / answer, factor=factor)
+            + "\n\n" + answer_line(tolerance.format(answer))
         )

@@ -8,8 +8,8 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from checkers.base import BaseChecker, Tolerance, draw_values, num, softmax_steps, vec
-from checkers.said import Said
+from checkers.base import BaseChecker, Tolerance, answer_line, draw_values, num, softmax_steps, vec
+from checkers.said import N_, Said, _
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -43,7 +43,7 @@ MEAN_PLACES = 3  # places of the mean NLL the prompt says are enough (the worked
 
 class Perplexity(BaseChecker[PerplexityParams, PerplexityInputs, float]):
     name = "perplexity"
-    description = "困惑度 PPL = exp(平均负对数似然)：由各 token 的概率或由交叉熵 loss 求"
+    description = Said("Perplexity PPL = exp(mean negative log-likelihood): from each token's probability or from the cross-entropy loss")
     Params = PerplexityParams
     Inputs = PerplexityInputs
 
@@ -52,17 +52,17 @@ class Perplexity(BaseChecker[PerplexityParams, PerplexityInputs, float]):
         if form == "probs":
             n = rng.randint(params.min_len, params.max_len)
             inputs = PerplexityInputs(probs=draw_values(rng, n, 0.05, 0.9, 2))
-            setting = (
-                f"语言模型在一段 {n} 个 token 的文本上，给每个实际出现的下一个 token 的概率依次为 "
-                f"`{vec(inputs.probs or [])}`。\n\n求这段文本的困惑度（perplexity，按 token 平均；"
-                f"中间的平均负对数似然保留 {MEAN_PLACES} 位小数即可）。"
-            )
+            setting = _(
+                "Over a text of {n} tokens, a language model gave each next token that actually came these probabilities, in "
+                "order: `{probs}`.\n\nFind the text's perplexity (averaged per token; the mean negative log-likelihood on "
+                "the way to {places} decimal places is enough)."
+            ).format(n=n, probs=vec(inputs.probs or []), places=MEAN_PLACES)
         else:
             inputs = PerplexityInputs(loss=draw_values(rng, 1, 1.5, 4.5, 2)[0])
-            setting = (
-                f"GPT 在验证集上的平均交叉熵 loss（`F.cross_entropy` 的均值，自然对数）为 {inputs.loss:g}。\n\n"
-                "求对应的困惑度。"
-            )
+            setting = _(
+                "GPT's mean cross-entropy loss on the validation set (the mean of `F.cross_entropy`, natural logarithm) is "
+                "{loss}.\n\nFind the perplexity it means."
+            ).format(loss=f"{inputs.loss:g}")
         return inputs, setting
 
     def why_out_of_range(self, params: PerplexityParams, inputs: PerplexityInputs) -> str | None:
@@ -100,12 +100,14 @@ class Perplexity(BaseChecker[PerplexityParams, PerplexityInputs, float]):
             mean = sum(losses) / len(losses)
             steps = (
                 "\n".join(f"- −ln({p:g}) = {num(loss)}" for p, loss in zip(inputs.probs, losses))
-                + f"\n\n平均 = ({' + '.join(num(loss) for loss in losses)}) / {len(losses)} = {num(mean)}\n\n"
-                f"PPL = exp({num(mean)}) = {num(answer)}（等于各概率几何平均的倒数）"
+                + "\n\n" + _("Mean = ({terms}) / {n} = {mean}").format(
+                    terms=" + ".join(num(loss) for loss in losses), n=len(losses), mean=num(mean)) + "\n\n"
+                + _("PPL = exp({mean}) = {ppl} (one over the probabilities' geometric mean)").format(mean=num(mean), ppl=num(answer))
             )
         return (
-            "困惑度 = exp(每个 token 的平均负对数似然)，即交叉熵 loss（nats）取指数；"
-            "可理解为模型平均在多少个等可能的 token 里犹豫。\n\n" + steps + f"\n\n答案：`{tolerance.format(answer)}`"
+            _("Perplexity = exp(the mean negative log-likelihood per token), the exponential of the cross-entropy loss "
+              "(nats): how many equally likely tokens the model hesitates between, on average.") + "\n\n" + steps
+            + "\n\n" + answer_line(tolerance.format(answer))
         )
 
 
@@ -161,7 +163,7 @@ def _steps(inputs: SamplingInputs) -> tuple[list[float], list[int], list[int]]:
 
 class Sampling(BaseChecker[SamplingParams, SamplingInputs, list[float]]):
     name = "sampling"
-    description = "解码：一行 logits 经温度、top-k、top-p（nucleus）后的采样分布"
+    description = Said("Decoding: the sampling distribution of a row of logits after temperature, top-k and top-p (nucleus)")
     Params = SamplingParams
     Inputs = SamplingInputs
 
@@ -180,16 +182,18 @@ class Sampling(BaseChecker[SamplingParams, SamplingInputs, list[float]]):
                 break  # top-p not on a rounding edge, and filtering leaves something to renormalise
         rules = []
         if temperature != 1.0:
-            rules.append(f"温度 T = {temperature:g}（logits 除以 T）")
+            rules.append(_("temperature T = {t} (the logits divided by T)").format(t=f"{temperature:g}"))
         if top_k:
-            rules.append(f"top-k，k = {top_k}（只留最大的 {top_k} 个）")
+            rules.append(_("top-k, k = {k} (only the {k} largest kept)").format(k=top_k))
         if top_p < 1:
-            rules.append(f"top-p，p = {top_p:g}（按概率从大到小取，留下累计概率首次达到 p 的最小集合）")
+            rules.append(_("top-p, p = {p} (taken from the most likely down, keeping the smallest set whose cumulative "
+                           "probability first reaches p)").format(p=f"{top_p:g}"))
         prompt = (
-            f"词表只有 {n} 个 token 的玩具 GPT，下一个 token 的 logits = `{vec(logits)}`（token 0…{n - 1}）。"
-            f"解码设置：{'；'.join(rules)}。"
-            + ("按 transformers 的顺序：先除以温度，再 top-k，再 top-p；过滤掉的 token 置 −∞ 后重新 softmax。" if len(rules) > 1 else "")
-            + f"\n\n求最终的采样分布（{n} 个概率，按 token 顺序，被过滤的写 0）。"
+            _("A toy GPT whose vocabulary has only {n} tokens; the next token's logits = `{logits}` (tokens 0…{last}). "
+              "Decoding settings: {rules}.").format(n=n, logits=vec(logits), last=n - 1, rules=_("; ").join(rules))
+            + (_(" In transformers' order: first divide by the temperature, then top-k, then top-p; filtered tokens become "
+                 "−∞ and the softmax is taken again.") if len(rules) > 1 else "")
+            + "\n\n" + _("Find the final sampling distribution ({n} probabilities, in token order, 0 for a filtered one).").format(n=n)
         )
         return inputs, prompt
 
@@ -225,19 +229,21 @@ class Sampling(BaseChecker[SamplingParams, SamplingInputs, list[float]]):
         z, after_k, keep = _steps(inputs)
         parts = []
         if inputs.temperature != 1.0:
-            parts.append(
-                f"- 除以温度 T = {inputs.temperature:g}：z = `{vec([round(v, 4) for v in z])}`"
-                f"（T < 1 让分布更尖，T > 1 更平）"
-            )
+            parts.append(_("- Divided by the temperature T = {t}: z = `{z}` (T < 1 sharpens the distribution, T > 1 flattens "
+                           "it)").format(t=f"{inputs.temperature:g}", z=vec([round(v, 4) for v in z])))
         if inputs.top_k:
-            parts.append(f"- top-k（k = {inputs.top_k}）：保留 token {', '.join(str(j) for j, k in enumerate(after_k) if k)}，其余置 −∞")
+            parts.append(_("- top-k (k = {k}): tokens {kept} kept, the rest set to −∞").format(
+                k=inputs.top_k, kept=", ".join(str(j) for j, k in enumerate(after_k) if k)))
         if inputs.top_p < 1:
             probs = _probs([v if k else -math.inf for v, k in zip(z, after_k)])
             order = sorted((j for j in range(len(z)) if after_k[j]), key=lambda j: -probs[j])
             mass, lines = 0.0, []
             for j in order:
                 before, mass = mass, mass + probs[j]
-                lines.append(f"  - token {j}：p = {num(probs[j])}，之前累计 {num(before)} → {'保留' if keep[j] else '丢弃'}，累计 {num(mass)}")
-            parts.append(f"- top-p（p = {inputs.top_p:g}）：按过滤后的 softmax 概率从大到小累加，累计达到 p 之后的 token 丢弃：\n\n" + "\n".join(lines))
-        parts.append("对保留的 token 重新 softmax：\n\n" + softmax_steps(z, keep, "token", asked=tolerance))
-        return "\n\n".join(parts) + f"\n\n答案：`{tolerance.format(answer)}`"
+                lines.append((_("  - token {j}: p = {p}, cumulative before {before} → kept, cumulative {mass}") if keep[j] else
+                              _("  - token {j}: p = {p}, cumulative before {before} → dropped, cumulative {mass}")).format(
+                    j=j, p=num(probs[j]), before=num(before), mass=num(mass)))
+            parts.append(_("- top-p (p = {p}): the filtered softmax probabilities added from the largest down; the tokens "
+                           "after the sum reaches p are dropped:").format(p=f"{inputs.top_p:g}") + "\n\n" + "\n".join(lines))
+        parts.append(_("The softmax again over the kept tokens:") + "\n\n" + softmax_steps(z, keep, N_("token"), asked=tolerance))
+        return "\n\n".join(parts) + "\n\n" + answer_line(tolerance.format(answer))

@@ -6,8 +6,8 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
-from checkers.base import BaseChecker, Tolerance, draw_values, vec
-from checkers.said import Said
+from checkers.base import BaseChecker, Tolerance, answer_line, draw_values, vec
+from checkers.said import Said, _
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -34,7 +34,7 @@ class EmbeddingSumInputs(Strict):
 
 class EmbeddingSum(BaseChecker[EmbeddingSumParams, EmbeddingSumInputs, list[float]]):
     name = "embedding_sum"
-    description = "三种 Embedding 逐元素相加：token + position + segment（形状不变）"
+    description = Said("The three embeddings added element-wise: token + position + segment (the shape unchanged)")
     Params = EmbeddingSumParams
     Inputs = EmbeddingSumInputs
 
@@ -47,12 +47,13 @@ class EmbeddingSum(BaseChecker[EmbeddingSumParams, EmbeddingSumInputs, list[floa
             segment=[segment_value] * d,
         )
         pos, seg = rng.randint(1, 30), rng.choice("AB")
-        prompt = (
-            f"{d} 维示意：某 token 在位置 {pos}、属于句子 {seg}。\n\n"
-            f"| 分量 | 向量 |\n| --- | --- |\n| Token | `{vec(inputs.token)}` |\n"
-            f"| Position（pos={pos}） | `{vec(inputs.position)}` |\n| Segment（{seg}） | `{vec(inputs.segment)}` |\n\n"
-            f"求送进第一层 Transformer 之前（LayerNorm 之前）的输入向量（{d} 个数）。"
-        )
+        prompt = _(
+            "A {d}-dimensional sketch: a token at position {pos}, in sentence {segment}.\n\n"
+            "| Part | Vector |\n| --- | --- |\n| Token | `{token}` |\n"
+            "| Position (pos={pos}) | `{position}` |\n| Segment ({segment}) | `{segment_vector}` |\n\n"
+            "Find the input vector fed to the first Transformer layer (before LayerNorm) ({d} numbers)."
+        ).format(d=d, pos=pos, segment=seg, token=vec(inputs.token), position=vec(inputs.position),
+                 segment_vector=vec(inputs.segment))
         return inputs, prompt
 
     def why_out_of_range(self, params: EmbeddingSumParams, inputs: EmbeddingSumInputs) -> str | None:
@@ -72,11 +73,12 @@ class EmbeddingSum(BaseChecker[EmbeddingSumParams, EmbeddingSumInputs, list[floa
 
     def explain(self, inputs: EmbeddingSumInputs, answer: list[float], tolerance: Tolerance) -> str:
         rows = [
-            f"- 第 {i} 维：{t:g} + ({p:g}) + ({s:g}) = {tolerance.format(a)}"
+            _("- Dimension {i}: {t} + ({p}) + ({s}) = {sum}").format(i=i, t=f"{t:g}", p=f"{p:g}", s=f"{s:g}", sum=tolerance.format(a))
             for i, (t, p, s, a) in enumerate(zip(inputs.token, inputs.position, inputs.segment, answer))
         ]
         return (
-            "三者**逐元素相加**（不是拼接），维度不变：[B, S, d] + [B, S, d] + [B, S, d] → [B, S, d]。\n\n"
+            _("The three are **added element-wise** (not concatenated), the dimension unchanged: "
+              "[B, S, d] + [B, S, d] + [B, S, d] → [B, S, d].") + "\n\n"
             + "\n".join(rows)
-            + f"\n\n答案：`{tolerance.format(answer)}`"
+            + "\n\n" + answer_line(tolerance.format(answer))
         )

@@ -15,7 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
 from checkers.base import Question, Tolerance, float_slack
-from checkers.said import Said
+from checkers.said import N_, Said
 
 Outcome = Literal["correct", "wrong", "imprecise", "format"]
 
@@ -42,7 +42,7 @@ _SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")
 _SHOWN_CHARS = 40  # how much of a bad token a hint quotes back
 # what a question counts in (Tolerance.measure) and how an answer may say it after its number, any
 # case; "B" alone is a byte only where the question counts bytes (elsewhere a billion: "1.1B")
-MEASURES = {"字节": ("字节", "bytes", "byte", "B"), "GB": ("GB",), "GiB": ("GiB",), "FLOPs": ("FLOPs", "FLOP")}
+MEASURES = {N_("bytes"): ("字节", "bytes", "byte", "B"), "GB": ("GB",), "GiB": ("GiB",), "FLOPs": ("FLOPs", "FLOP")}
 OTHER_MEASURES = ("KB", "MB", "TB", "KiB", "MiB", "TiB", "bytes", "byte", "字节", "GB", "GiB", "FLOPs", "FLOP")
 _WORD_AFTER = re.compile(r"(?<=[0-9.])\s*(字节|[a-z]+)$", re.IGNORECASE)
 
@@ -213,7 +213,7 @@ def _without_measure(text: str, measure: str) -> str:
     if said in (other.casefold() for other in OTHER_MEASURES):
         if measure:
             raise AnswerFormatError(Said("The question counts in {measure}: write the number in {measure} "
-                                         "('{unit}' is another unit).", measure=measure, unit=word.group(1)))
+                                         "('{unit}' is another unit).", measure=Said(measure), unit=word.group(1)))
         raise AnswerFormatError(Said("The question asks for a number without a unit: leave out '{unit}'.",
                                      unit=word.group(1)))
     return text
@@ -328,10 +328,13 @@ def precision(tolerance: Tolerance) -> Said:
     if tolerance.kind == "exact":
         return Said("an exact integer")
     if tolerance.kind == "decimals":
-        return Said("{count} decimal places", count=tolerance.decimals)
+        return Said("{count} decimal places", count=tolerance.decimals) if tolerance.decimals != 1 else \
+            Said("{count} decimal place", count=1)
     if tolerance.kind == "unit":
-        return Said("{count} decimal places in {unit}", count=tolerance.decimals, unit=tolerance.unit)
+        return Said("{count} decimal places in {unit}", count=tolerance.decimals, unit=tolerance.unit) \
+            if tolerance.decimals != 1 else Said("{count} decimal place in {unit}", count=1, unit=tolerance.unit)
     if tolerance.kind == "significant":
-        return Said("{count} significant digits", count=tolerance.decimals)
+        return Said("{count} significant digits", count=tolerance.decimals) if tolerance.decimals != 1 else \
+            Said("{count} significant digit", count=1)
     percent = f"{tolerance.relative * 100:g}"
     return Said("a relative error of at most {percent}%", percent=percent)

@@ -7,8 +7,8 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from checkers.base import BaseChecker, Tolerance, draw_values, num, vec
-from checkers.said import Said
+from checkers.base import BaseChecker, Tolerance, answer_line, draw_values, num, vec
+from checkers.said import Said, _
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -47,7 +47,7 @@ def _angle(position: int, dim: int, d_model: int) -> float:
 
 class PositionalEncoding(BaseChecker[PositionalEncodingParams, PositionalEncodingInputs, float | list[float]]):
     name = "sinusoidal_pe"
-    description = "原始 Transformer 的正弦位置编码：PE(pos, 2i) = sin，PE(pos, 2i+1) = cos"
+    description = Said("The original Transformer's sinusoidal position encoding: PE(pos, 2i) = sin, PE(pos, 2i+1) = cos")
     Params = PositionalEncodingParams
     Inputs = PositionalEncodingInputs
 
@@ -58,15 +58,17 @@ class PositionalEncoding(BaseChecker[PositionalEncodingParams, PositionalEncodin
             position=rng.randint(1, params.max_position), d_model=d, index=rng.randrange(d) if target == "single" else None
         )
         ask = (
-            f"求位置 pos = {inputs.position} 的完整编码向量（{d} 个数，按维度 0…{d - 1}）。"
+            _("Find the whole encoding vector at position pos = {position} ({d} numbers, dimensions 0…{last}).").format(
+                position=inputs.position, d=d, last=d - 1)
             if inputs.index is None
-            else f"求 PE(pos = {inputs.position}, 维度 {inputs.index})（维度从 0 数）。"
+            else _("Find PE(pos = {position}, dimension {index}) (dimensions counted from 0).").format(
+                position=inputs.position, index=inputs.index)
         )
-        prompt = (
-            f"原始 Transformer（Vaswani et al. 2017, §3.5）的正弦位置编码，d_model = {d}：\n\n"
-            "$PE_{(pos,2i)} = \\sin(pos / 10000^{2i/d_{model}})$，$PE_{(pos,2i+1)} = \\cos(pos / 10000^{2i/d_{model}})$，"
-            f"角度用弧度。\n\n{ask}"
-        )
+        prompt = _(
+            "The original Transformer's (Vaswani et al. 2017, §3.5) sinusoidal position encoding, d_model = {d}:\n\n"
+            "{sine}, {cosine}, angles in radians.\n\n{ask}"
+        ).format(d=d, sine="$PE_{(pos,2i)} = \\sin(pos / 10000^{2i/d_{model}})$",
+                 cosine="$PE_{(pos,2i+1)} = \\cos(pos / 10000^{2i/d_{model}})$", ask=ask)
         return inputs, prompt
 
     def why_out_of_range(self, params: PositionalEncodingParams, inputs: PositionalEncodingInputs) -> str | None:
@@ -85,15 +87,16 @@ class PositionalEncoding(BaseChecker[PositionalEncodingParams, PositionalEncodin
     def explain(self, inputs: PositionalEncodingInputs, answer: float | list[float], tolerance: Tolerance) -> str:
         d, pos = inputs.d_model, inputs.position
         dims = range(d) if inputs.index is None else [inputs.index]
-        rows = ["| 维度 | i | 频率 1/10000^(2i/d) | 角度 | 值 |", "| --- | --- | --- | --- | --- |"]
+        rows = [_("| Dimension | i | Frequency 1/10000^(2i/d) | Angle | Value |"), "| --- | --- | --- | --- | --- |"]
         for dim in dims:
             angle = _angle(pos, dim, d)
             func, value = ("sin", math.sin(angle)) if dim % 2 == 0 else ("cos", math.cos(angle))
             rows.append(f"| {dim} | {dim // 2} | {10000 ** (-2 * (dim // 2) / d):.6g} | {angle:.6g} | {func}({angle:.6g}) = {num(value, 6)} |")
         return (
-            "偶数维用 sin，奇数维用 cos，同一对 (2i, 2i+1) 共用一个频率；维度越高频率越低。\n\n"
+            _("Even dimensions take sin, odd ones cos, and a pair (2i, 2i+1) shares one frequency; the higher the dimension, "
+              "the lower the frequency.") + "\n\n"
             + "\n".join(rows)
-            + f"\n\n答案：`{tolerance.format(answer)}`"
+            + "\n\n" + answer_line(tolerance.format(answer))
         )
 
 
@@ -136,7 +139,7 @@ def _moments(inputs: LayerNormInputs) -> tuple[float, float, float]:
 
 class LayerNorm(BaseChecker[LayerNormParams, LayerNormInputs, list[float]]):
     name = "layer_norm"
-    description = "LayerNorm：一个短向量减均值、除以标准差（有偏方差 + eps），再乘 γ 加 β"
+    description = Said("LayerNorm: a short vector minus its mean, divided by its standard deviation (biased variance + eps), times γ plus β")
     Params = LayerNormParams
     Inputs = LayerNormInputs
 
@@ -148,14 +151,15 @@ class LayerNorm(BaseChecker[LayerNormParams, LayerNormInputs, list[float]]):
         affine = params.affine if params.affine != "any" else rng.choice(["identity", "given"])
         if affine == "given":
             inputs = LayerNormInputs(x=x, gamma=draw_values(rng, n, 0.5, 2, 1), beta=draw_values(rng, n, -1, 1, 1))
-            weights = f"γ = `{vec(inputs.gamma or [])}`，β = `{vec(inputs.beta or [])}`"
+            weights = _("γ = `{gamma}`, β = `{beta}`").format(gamma=vec(inputs.gamma or []), beta=vec(inputs.beta or []))
         else:
             inputs = LayerNormInputs(x=x)
-            weights = "γ = 1，β = 0（初始化时的值）"
-        prompt = (
-            f"对 {n} 维向量 x = `{vec(x)}` 做 LayerNorm（对最后一维归一化，如 `nn.LayerNorm({n})`，eps = 1e-5），{weights}。\n\n"
-            f"求输出向量（{n} 个数；中间的均值 μ 和 √(σ² + eps) 保留 {SHOWN} 位小数即可）。"
-        )
+            weights = _("γ = 1, β = 0 (their values at initialisation)")
+        prompt = _(
+            "Apply LayerNorm to the {n}-dimensional vector x = `{x}` (normalising the last dimension, as `nn.LayerNorm({n})`, "
+            "eps = 1e-5), {weights}.\n\n"
+            "Find the output vector ({n} numbers; the mean μ and √(σ² + eps) on the way to {shown} decimal places are enough)."
+        ).format(n=n, x=vec(x), weights=weights, shown=SHOWN)
         return inputs, prompt
 
     def why_out_of_range(self, params: LayerNormParams, inputs: LayerNormInputs) -> str | None:
@@ -177,7 +181,7 @@ class LayerNorm(BaseChecker[LayerNormParams, LayerNormInputs, list[float]]):
     def other_accepted(self, inputs: LayerNormInputs, answer: list[float], tolerance: Tolerance) -> tuple[float, ...]:
         """The output computed from μ and √(σ² + eps) at the places the prompt asks and the worked
         solution shows: a learner who divides by the shown σ is right."""
-        mean, _, std = (float(num(value, SHOWN)) for value in _moments(inputs))
+        mean, _variance, std = (float(num(value, SHOWN)) for value in _moments(inputs))
         gamma, beta = inputs.affine()
         return tuple((v - mean) / std * g + b for v, g, b in zip(inputs.x, gamma, beta))
 
@@ -185,12 +189,13 @@ class LayerNorm(BaseChecker[LayerNormParams, LayerNormInputs, list[float]]):
         x, n = inputs.x, len(inputs.x)
         gamma, beta = inputs.affine()
         mean, var, std = _moments(inputs)
-        rows = [f"- 第 {i} 维：({v:g} − {num(mean)}) / {num(std)} × {g:g} + ({b:g}) = {num((v - mean) / std * g + b)}"
+        rows = [_("- Dimension {i}: ").format(i=i) + f"({v:g} − {num(mean)}) / {num(std)} × {g:g} + ({b:g}) = {num((v - mean) / std * g + b)}"
                 for i, (v, g, b) in enumerate(zip(x, gamma, beta))]  # fmt: skip
         return (
-            f"均值 μ = ({' + '.join(f'{v:g}' for v in x)}) / {n} = {num(mean)}\n\n"
-            f"方差用**有偏**估计（除以 n = {n}，不是 n − 1）：σ² = Σ(x − μ)² / {n} = {num(var)}\n\n"
+            _("Mean μ = ({terms}) / {n} = {mean}").format(terms=" + ".join(f"{v:g}" for v in x), n=n, mean=num(mean)) + "\n\n"
+            + _("The variance is the **biased** estimate (divided by n = {n}, not n − 1): σ² = Σ(x − μ)² / {n} = {var}").format(
+                n=n, var=num(var)) + "\n\n"
             f"√(σ² + eps) = √({num(var)} + {inputs.eps:g}) = {num(std)}\n\n"
             + "\n".join(rows)
-            + f"\n\n答案：`{tolerance.format(answer)}`"
+            + "\n\n" + answer_line(tolerance.format(answer))
         )

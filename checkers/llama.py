@@ -7,8 +7,8 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from checkers.base import BaseChecker, Tolerance, grouped
-from checkers.said import Said
+from checkers.base import BaseChecker, Tolerance, answer_line, grouped
+from checkers.said import N_, Said, _
 from checkers.shapes import LAYERS_MAX, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -17,10 +17,10 @@ if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to val
 Part = Literal["attention", "ffn", "layer", "total"]
 PARTS: tuple[Part, ...] = ("attention", "ffn", "layer", "total")
 ASK = {
-    "attention": "**一层**注意力（W_q、W_k、W_v、W_o）的参数量",
-    "ffn": "**一层** SwiGLU FFN（W_gate、W_up、W_down）的参数量",
-    "layer": "**一层** block 的参数量（注意力 + FFN + 两个 RMSNorm）",
-    "total": "模型总参数量（词嵌入 + 全部 block + 最后的 RMSNorm + 不共享的输出层）",
+    "attention": N_("the parameters of **one layer**'s attention (W_q, W_k, W_v, W_o)"),
+    "ffn": N_("the parameters of **one layer**'s SwiGLU FFN (W_gate, W_up, W_down)"),
+    "layer": N_("the parameters of **one** block (attention + FFN + two RMSNorms)"),
+    "total": N_("the model's parameters in all (word embeddings + every block + the last RMSNorm + the unshared output layer)"),
 }
 # name: (layers, d_model, heads, kv_heads, d_ff, vocab): Touvron et al. 2023 (Llama 2, Table 1 and the
 # released configs), Jiang et al. 2023 (Mistral 7B, Table 1)
@@ -67,7 +67,7 @@ def counts(i: LlamaParamsInputs) -> dict[str, int]:
 
 class LlamaParams(BaseChecker[LlamaParamsParams, LlamaParamsInputs, int]):
     name = "llama_params"
-    description = "LLaMA 式参数量：SwiGLU 三个矩阵、GQA、RMSNorm、无 bias、输出层不共享"
+    description = Said("LLaMA-style parameter counts: SwiGLU's three matrices, GQA, RMSNorm, no bias, an unshared output layer")
     Params = LlamaParamsParams
     Inputs = LlamaParamsInputs
 
@@ -76,13 +76,15 @@ class LlamaParams(BaseChecker[LlamaParamsParams, LlamaParamsInputs, int]):
         layers, d, heads, kv_heads, d_ff, vocab = LLAMA_MODELS[model]
         inputs = LlamaParamsInputs(layers=layers, d_model=d, heads=heads, kv_heads=kv_heads, d_ff=d_ff, vocab=vocab,
                                    part=rng.choice(params.parts), model=model)  # fmt: skip
-        attention = "MHA" if kv_heads == heads else f"GQA（{kv_heads} 组 K、V，每组 {heads // kv_heads} 个 query 头）"
-        prompt = (
-            f"**{model}**：L = {layers} 层，d_model = {d}，h = {heads} 个 query 头（d_head = {d // heads}），{attention}，"
-            f"SwiGLU FFN 的 d_ff = {d_ff}，词表 V = {vocab}。所有线性层都没有 bias，RMSNorm 只有一个 d 维的 weight，"
-            "输出层与词嵌入不共享。\n\n"
-            f"求{ASK[inputs.part]}。"
-        )
+        attention = "MHA" if kv_heads == heads else _("GQA ({groups} groups of K and V, {per} query heads each)").format(
+            groups=kv_heads, per=heads // kv_heads)
+        prompt = _(
+            "**{model}**: L = {layers} layers, d_model = {d}, h = {heads} query heads (d_head = {head}), {attention}, "
+            "the SwiGLU FFN's d_ff = {d_ff}, vocabulary V = {vocab}. No linear layer has a bias, RMSNorm has only a "
+            "d-dimensional weight, and the output layer is not shared with the word embeddings.\n\n"
+            "Find {what}."
+        ).format(model=model, layers=layers, d=d, heads=heads, head=d // heads, attention=attention, d_ff=d_ff, vocab=vocab,
+                 what=_(ASK[inputs.part]))
         return inputs, prompt
 
     def why_out_of_range(self, params: LlamaParamsParams, inputs: LlamaParamsInputs) -> str | None:
@@ -103,13 +105,16 @@ class LlamaParams(BaseChecker[LlamaParamsParams, LlamaParamsInputs, int]):
         d, head, kv = inputs.d_model, inputs.d_model // inputs.heads, inputs.kv_heads
         c = counts(inputs)
         rows = [
-            f"- 注意力：W_q、W_o 各 {d}×{d}，W_k、W_v 各 {d}×({kv}×{head})：2×{d}² + 2×{d}×{kv * head} = {grouped(c['attention'])}",
-            f"- SwiGLU FFN：W_gate、W_up 各 {d}×{inputs.d_ff}，W_down {inputs.d_ff}×{d}：3×{d}×{inputs.d_ff} = {grouped(c['ffn'])}",
-            f"- 一层 = 注意力 + FFN + 2 个 RMSNorm（各 {d}）= {grouped(c['layer'])}",
-            f"- 总计 = 词嵌入 {inputs.vocab}×{d} + 输出层 {inputs.vocab}×{d} + {inputs.layers} × 一层 + 最后的 RMSNorm {d}"
-            f" = {grouped(c['total'])}",
+            _("- Attention: W_q and W_o {d}×{d} each, W_k and W_v {d}×({kv}×{head}) each: ").format(d=d, kv=kv, head=head)
+            + f"2×{d}² + 2×{d}×{kv * head} = {grouped(c['attention'])}",
+            _("- SwiGLU FFN: W_gate and W_up {d}×{d_ff} each, W_down {d_ff}×{d}: ").format(d=d, d_ff=inputs.d_ff)
+            + f"3×{d}×{inputs.d_ff} = {grouped(c['ffn'])}",
+            _("- One layer = attention + FFN + 2 RMSNorms ({d} each) = {count}").format(d=d, count=grouped(c["layer"])),
+            _("- Total = word embeddings {vocab}×{d} + output layer {vocab}×{d} + {layers} × one layer + the last RMSNorm {d} "
+              "= {count}").format(vocab=inputs.vocab, d=d, layers=inputs.layers, count=grouped(c["total"])),
         ]
         return (
-            "与 GPT-2 的不同：FFN 有三个矩阵（SwiGLU），GQA 的 K、V 只有 h_kv 个头，没有 bias，RMSNorm 没有 β，"
-            "输出层单独一份。\n\n" + "\n".join(rows) + f"\n\n答案：`{tolerance.format(answer)}`"
+            _("How it differs from GPT-2: the FFN has three matrices (SwiGLU), GQA's K and V have only h_kv heads, there "
+              "is no bias, RMSNorm has no β, and the output layer is a copy of its own.") + "\n\n" + "\n".join(rows)
+            + "\n\n" + answer_line(tolerance.format(answer))
         )

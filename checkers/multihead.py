@@ -7,8 +7,8 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
-from checkers.base import BaseChecker, Tolerance, draw_values, softmax_steps, vec
-from checkers.said import Said
+from checkers.base import BaseChecker, Tolerance, answer_line, draw_values, softmax_steps, vec
+from checkers.said import N_, Said, _
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -21,7 +21,7 @@ CODE = """```python
 q = W_q(x_q)                                   # ① q
 q = q.view(B, S_q, h, d_k)                     # ② q_split
 q = q.transpose(1, 2)                          # ③ q_heads
-k = W_k(x_kv).view(B, S_kv, h, d_k).transpose(1, 2)   # ④ k_heads（v 同理）
+k = W_k(x_kv).view(B, S_kv, h, d_k).transpose(1, 2)   # ④ k_heads{likewise}
 scores = q @ k.transpose(-2, -1) / d_k ** 0.5  # ⑤ scores
 context = scores.softmax(-1) @ v               # ⑥ context
 merged = context.transpose(1, 2).reshape(B, S_q, d_model)  # ⑦ merged
@@ -54,7 +54,8 @@ class AttentionShapesInputs(Strict):
 
 class AttentionShapes(BaseChecker[AttentionShapesParams, AttentionShapesInputs, list[float]]):
     name = "attention_shapes"
-    description = "多头注意力的张量形状：投影、拆头 view/transpose、分数、合并 reshape 各步"
+    description = Said("Multi-head attention's tensor shapes: the projection, splitting heads by view/transpose, the scores, "
+                       "merging by reshape")
     Params = AttentionShapesParams
     Inputs = AttentionShapesInputs
 
@@ -66,15 +67,17 @@ class AttentionShapes(BaseChecker[AttentionShapesParams, AttentionShapesInputs, 
         inputs = AttentionShapesInputs(batch=rng.choice([1, 2, 4, 8, 16, 32]), q_len=q_len, kv_len=kv_len,
                                        d_model=d_model, heads=heads, stage=rng.choice(params.stages))  # fmt: skip
         setting = (
-            f"自注意力：x_q = x_kv，B = {inputs.batch}，S_q = S_kv = {q_len}"
+            _("Self-attention: x_q = x_kv, B = {batch}, S_q = S_kv = {q_len}").format(batch=inputs.batch, q_len=q_len)
             if kind == "self"
-            else f"Decoder 的交叉注意力：query 来自 Decoder（S_q = {q_len}），K/V 来自 Encoder 输出（S_kv = {kv_len}），B = {inputs.batch}"
+            else _("The decoder's cross-attention: the queries come from the decoder (S_q = {q_len}), K/V from the encoder's "
+                   "output (S_kv = {kv_len}), B = {batch}").format(q_len=q_len, kv_len=kv_len, batch=inputs.batch)
         )
-        prompt = (
-            f"多头注意力，d_model = {d_model}，h = {heads} 个头，d_k = d_model / h。{setting}。"
-            f"输入 x_q 形状 [B, S_q, d_model]，x_kv 形状 [B, S_kv, d_model]（batch_first）。\n\n{CODE}\n\n"
-            f"求 **{LABEL[inputs.stage]}** 这一步得到的张量形状，按维度顺序写成向量，如 `[a, b, c]`。"
-        )
+        prompt = _(
+            "Multi-head attention, d_model = {d_model}, h = {heads} heads, d_k = d_model / h. {setting}. "
+            "The input x_q has shape [B, S_q, d_model], x_kv [B, S_kv, d_model] (batch_first).\n\n{code}\n\n"
+            "Find the shape of the tensor step **{stage}** makes, its dimensions in order as a vector, like `[a, b, c]`."
+        ).format(d_model=d_model, heads=heads, setting=setting, code=CODE.format(likewise=_(" (v likewise)")),
+                 stage=LABEL[inputs.stage])
         return inputs, prompt
 
     def why_out_of_range(self, params: AttentionShapesParams, inputs: AttentionShapesInputs) -> str | None:
@@ -101,21 +104,23 @@ class AttentionShapes(BaseChecker[AttentionShapesParams, AttentionShapesInputs, 
         b, s_q, s_kv, d, h = inputs.batch, inputs.q_len, inputs.kv_len, inputs.d_model, inputs.heads
         shapes = reference.multi_head_shapes(b, s_q, s_kv, d, h)
         why = {
-            "q": "Linear 只变最后一维：d_model → d_model",
-            "q_split": f"最后一维拆成 h × d_k = {h} × {d // h}",
-            "q_heads": "交换第 1、2 维，让每个头成为独立的 batch 维",
-            "k_heads": "K 用 S_kv，同样拆头再交换",
-            "scores": "[B, h, S_q, d_k] @ [B, h, d_k, S_kv]：每个头一个 S_q × S_kv 的分数矩阵",
+            "q": _("Linear changes only the last dimension: d_model → d_model"),
+            "q_split": _("the last dimension split into h × d_k = {h} × {d_k}").format(h=h, d_k=d // h),
+            "q_heads": _("dimensions 1 and 2 swapped, so each head is a batch dimension of its own"),
+            "k_heads": _("K takes S_kv, its heads split and swapped the same way"),
+            "scores": _("[B, h, S_q, d_k] @ [B, h, d_k, S_kv]: an S_q × S_kv score matrix per head"),
             "context": "[B, h, S_q, S_kv] @ [B, h, S_kv, d_k]",
-            "merged": f"换回 [B, S_q, h, d_k] 再把 h × d_k 合并成 {d}（transpose 后需 reshape 或 contiguous().view）",
-            "output": "W_o 只变最后一维",
+            "merged": _("back to [B, S_q, h, d_k], then h × d_k merged into {d} (after transpose this needs reshape or "
+                        "contiguous().view)").format(d=d),
+            "output": _("W_o changes only the last dimension"),
         }
-        rows = ["| 步骤 | 形状 | 说明 |", "| --- | --- | --- |"]
+        rows = [_("| Step | Shape | Why |"), "| --- | --- | --- |"]
         for stage in STAGES:
             mark = "**" if stage == inputs.stage else ""
             rows.append(f"| {mark}{LABEL[stage]}{mark} | {mark}`{vec(shapes[stage])}`{mark} | {why[stage]} |")
         return (
-            f"d_k = {d} / {h} = {d // h}。\n\n" + "\n".join(rows) + f"\n\n答案：`{tolerance.format(answer)}`"
+            _("d_k = {d} / {h} = {d_k}.").format(d=d, h=h, d_k=d // h) + "\n\n" + "\n".join(rows) + "\n\n"
+            + answer_line(tolerance.format(answer))
         )
 
 
@@ -163,7 +168,7 @@ class MaskMatrix(BaseChecker[MaskMatrixParams, MaskMatrixInputs, list[float]]):
     hides every later key), so a drawn sequence always has PAD on its left."""
 
     name = "mask_matrix"
-    description = "causal mask + padding mask 同时作用：一条左补齐序列的整个注意力权重矩阵"
+    description = Said("A causal mask and a padding mask together: the whole attention-weight matrix of a left-padded sequence")
     Params = MaskMatrixParams
     Inputs = MaskMatrixInputs
 
@@ -173,23 +178,26 @@ class MaskMatrix(BaseChecker[MaskMatrixParams, MaskMatrixInputs, list[float]]):
         pads = rng.randint(2 if padding == "both" else 1, n - 2)  # at least two real tokens
         left = pads if padding == "left" else rng.randint(1, pads - 1)
         inputs = MaskMatrixInputs(
-            scores=[draw_values(rng, n, -1, 3, 0) for _ in range(n)],
+            scores=[draw_values(rng, n, -1, 3, 0) for _row in range(n)],
             attention_mask=[0] * left + [1] * (n - pads) + [0] * (pads - left),
         )
         rows = "\n".join(f"| q{i} | " + " | ".join(f"{s:g}" for s in row) + " |" for i, row in enumerate(inputs.scores))
         header = "| | " + " | ".join(f"k{j}" for j in range(n)) + " |\n|" + " --- |" * (n + 1)
         where = (
-            f"左侧补了 {left} 个 PAD（批量生成时左补齐，新 token 接在最右边）"
+            _("padded on the left with {left} PAD (batched generation pads on the left, new tokens join on the right)").format(left=left)
             if padding == "left"
-            else f"prompt 左侧补了 {left} 个 PAD，它先生成完毕，右侧又补了 {pads - left} 个 PAD 等其他序列"
+            else _("its prompt padded on the left with {left} PAD; it finished generating first and was padded on the right "
+                   "with {right} more PAD while the other sequences went on").format(left=left, right=pads - left)
         )
-        prompt = (
-            f"GPT 批量生成：一条长度 {n} 的序列，{where}，attention_mask = `{vec(inputs.attention_mask)}`。"
-            f"自注意力同时用 causal mask（位置 i 只看 j ≤ i）和 padding mask（PAD 作为 key 被遮住）。"
-            f"某个头的缩放后分数矩阵 $QK^\\top/\\sqrt{{d_k}}$（行 = query，列 = key）：\n\n{header}\n{rows}\n\n"
-            f"被遮位置在 softmax 之前置为 −∞。求 softmax 后的整个 {n}×{n} 注意力权重矩阵，"
-            f"按行展开写成 {n * n} 个数（先第 0 行，再第 1 行……；被遮位置写 0；query 是 PAD 的行输出会被丢弃，整行写 0）。"
-        )
+        prompt = _(
+            "GPT generating a batch: a sequence of length {n}, {where}, attention_mask = `{mask}`. "
+            "Self-attention uses a causal mask (position i sees only j ≤ i) and a padding mask (a PAD as key is hidden) together. "
+            "One head's scaled score matrix {formula} (rows = queries, columns = keys):\n\n{header}\n{rows}\n\n"
+            "Masked positions become −∞ before the softmax. Find the whole {n}×{n} attention-weight matrix after the softmax, "
+            "row by row as {cells} numbers (row 0 first, then row 1…; 0 where masked; a row whose query is a PAD is thrown "
+            "away: write it all 0)."
+        ).format(n=n, where=where, mask=vec(inputs.attention_mask), formula="$QK^\\top/\\sqrt{d_k}$", header=header, rows=rows,
+                 cells=n * n)
         return inputs, prompt
 
     def why_out_of_range(self, params: MaskMatrixParams, inputs: MaskMatrixInputs) -> str | None:
@@ -218,20 +226,22 @@ class MaskMatrix(BaseChecker[MaskMatrixParams, MaskMatrixInputs, list[float]]):
     def explain(self, inputs: MaskMatrixInputs, answer: list[float], tolerance: Tolerance) -> str:
         n, mask = len(inputs.scores), inputs.attention_mask
         first = mask.index(1)
-        parts = [
-            "可见位置 = causal（j ≤ i）且 padding（key j 不是 PAD），两个 mask 取**与**。"
-            f"PAD 在真实 token 的左边，causal mask 遮不住它们：第 {first} 行起的每个真实 query 都靠 padding mask "
-            "才看不到左边的 PAD。query 是 PAD 的行输出会被丢弃，整行写 0（左侧的 PAD 行只能看到 PAD，全是 −∞，"
-            "softmax 会得到 NaN）。"
-        ]
+        parts = [_(
+            "Visible = causal (j ≤ i) and padding (key j is not a PAD): the two masks **and**ed. The PADs lie left of the "
+            "real tokens, where the causal mask cannot hide them: every real query from row {first} on is kept from the "
+            "PADs on its left by the padding mask alone. A row whose query is a PAD is thrown away and written all 0 (a "
+            "left PAD's row sees only PADs, all −∞, and its softmax would be NaN)."
+        ).format(first=first)]
         for i, row in enumerate(inputs.scores):
             weights = answer[i * n : (i + 1) * n]
             if not mask[i]:
-                parts.append(f"**第 {i} 行**（query 是 PAD，整行写 0）\n\n第 {i} 行 = `{tolerance.format(weights)}`")
+                parts.append(_("**Row {i}** (its query is a PAD: all 0)").format(i=i) + "\n\n"
+                             + _("Row {i} = `{weights}`").format(i=i, weights=tolerance.format(weights)))
                 continue
             keep = [int(j <= i and mask[j] == 1) for j in range(n)]
             parts.append(
-                f"**第 {i} 行**（可见 key：{', '.join(f'k{j}' for j in range(n) if keep[j])}）\n\n"
-                f"{softmax_steps(row, keep, 'key', asked=tolerance)}\n\n第 {i} 行 = `{tolerance.format(weights)}`"
+                _("**Row {i}** (visible keys: {keys})").format(i=i, keys=", ".join(f"k{j}" for j in range(n) if keep[j]))
+                + f"\n\n{softmax_steps(row, keep, N_('key'), asked=tolerance)}\n\n"
+                + _("Row {i} = `{weights}`").format(i=i, weights=tolerance.format(weights))
             )
-        return "\n\n".join(parts) + f"\n\n答案（按行展开）：`{tolerance.format(answer)}`"
+        return "\n\n".join(parts) + "\n\n" + _("Answer (row by row): `{answer}`").format(answer=tolerance.format(answer))

@@ -6,9 +6,9 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
-from checkers.base import BaseChecker, Tolerance, num
+from checkers.base import BaseChecker, Tolerance, answer_line, num
 from checkers.configs import CONFIGS, Component, Convention, Family, ModelConfig
-from checkers.said import Said
+from checkers.said import N_, Said, _, join
 from checkers.shapes import LAYERS_MAX, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -17,58 +17,58 @@ if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to val
 COMPONENTS: tuple[Component, ...] = get_args(Component)
 
 ASK = {
-    "total": "模型总参数量",
-    "embeddings": "Embedding 层的参数量（各 embedding 矩阵之和{exact}）",
-    "token_embedding": "Token Embedding 的参数量",
-    "position_embedding": "Position Embedding 的参数量",
-    "segment_embedding": "Segment Embedding 的参数量",
-    "attention": "**一层**自注意力（Q/K/V/O 四个投影{exact}）的参数量",
-    "ffn": "**一层** FFN（d → d_ff → d{exact}）的参数量",
-    "layer": "**一层** Transformer block 的参数量（attention + FFN{exact}）",
-    "encoder": "全部 L 层 block 合计的参数量{exact}",
-    "pooler": "Pooler（[CLS] 上的 dense + tanh{exact}）的参数量",
-    "mlm_head": "MLM 头的参数量（{exact}；解码矩阵与词嵌入共享，不重复计）",
-    "nsp_head": "NSP 头 Linear(d, 2) 的参数量{exact}",
-    "embedding_share": "Embedding 层参数占模型总参数量的比例（写成小数）",
+    "total": N_("the model's parameters in all"),
+    "embeddings": N_("the embedding layer's parameters (the embedding matrices summed{exact})"),
+    "token_embedding": N_("the Token Embedding's parameters"),
+    "position_embedding": N_("the Position Embedding's parameters"),
+    "segment_embedding": N_("the Segment Embedding's parameters"),
+    "attention": N_("the parameters of **one layer**'s self-attention (the four projections Q/K/V/O{exact})"),
+    "ffn": N_("the parameters of **one layer**'s FFN (d → d_ff → d{exact})"),
+    "layer": N_("the parameters of **one** Transformer block (attention + FFN{exact})"),
+    "encoder": N_("the parameters of all L blocks together{exact}"),
+    "pooler": N_("the Pooler's parameters (dense + tanh on [CLS]{exact})"),
+    "mlm_head": N_("the MLM head's parameters ({exact}; the decoder matrix is shared with the word embeddings, not counted again)"),
+    "nsp_head": N_("the parameters of the NSP head Linear(d, 2){exact}"),
+    "embedding_share": N_("the embedding layer's share of the model's parameters (as a decimal)"),
 }
 
 # What each convention says about a part in the question, so it states one convention only.
 PART = {
-    "textbook": {"mlm_head": "只算 dense 的权重矩阵"},
+    "textbook": {"mlm_head": N_("the dense weight matrix only")},
     "exact": {
-        "embeddings": "，含其后的 LayerNorm",
-        "attention": "，含 bias",
-        "ffn": "，含 bias",
-        "layer": "，含 bias 和两个 LayerNorm",
-        "pooler": "，含 bias",
-        "mlm_head": "dense + LayerNorm + 输出 bias",
-        "nsp_head": "（含 bias）",
+        "embeddings": N_(", with the LayerNorm after them"),
+        "attention": N_(", with biases"),
+        "ffn": N_(", with biases"),
+        "layer": N_(", with biases and both LayerNorms"),
+        "pooler": N_(", with biases"),
+        "mlm_head": N_("dense + LayerNorm + output bias"),
+        "nsp_head": N_(" (with biases)"),
     },
 }
 
 
 def ask(component: Component, convention: Convention, cfg: ModelConfig) -> str:
     """The question for one part under one convention, never mentioning the other."""
-    part = PART[convention].get(component, "")
+    part = _(PART[convention][component]) if component in PART[convention] else ""
     if convention == "exact" and component == "embeddings" and cfg.family != "bert":
         part = ""  # GPT-2 feeds the sum straight to the first block: no LayerNorm here
     if convention == "exact" and component == "encoder" and cfg.pre_norm:
-        part = "（含最后的 LayerNorm）"
-    return ASK[component].format(exact=part)
+        part = _(" (with the last LayerNorm)")
+    return _(ASK[component]).format(exact=part)
 
 
 def convention_text(convention: Convention, cfg: ModelConfig) -> str:
     """The convention as a prompt states it, for this model (DistilBERT has no pooler)."""
     if convention == "textbook":
-        pooler = "；总计不含 pooler" if not cfg.lacks("pooler") else ""
-        return f"**课程表格口径**：只算权重矩阵，不含 bias 和 LayerNorm{pooler}。"
+        pooler = _("; the total leaves out the pooler") if not cfg.lacks("pooler") else ""
+        return _("**The course table's convention**: weight matrices only, no biases and no LayerNorm{pooler}.").format(pooler=pooler)
     if cfg.family == "gpt":
-        total = "输出层与词嵌入共享权重，只算一次"
+        total = _("the output layer shares the word embeddings' weights, counted once")
     elif cfg.lacks("pooler"):
-        total = f"总计 = {cfg.name} 模型本体（它没有 pooler 和 NSP 头），不含 MLM 头"
+        total = _("total = the {model} model itself (it has no pooler and no NSP head), without the MLM head").format(model=cfg.name)
     else:
-        total = "BERT 总计 = BertModel（含 pooler，不含 MLM/NSP 头）"
-    return f"**精确口径**：含全部 bias 与 LayerNorm；{total}。"
+        total = _("BERT's total = BertModel (with the pooler, without the MLM/NSP heads)")
+    return _("**The exact convention**: every bias and LayerNorm counted; {total}.").format(total=total)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -151,7 +151,7 @@ class ParamCountInputs(Strict):
             raise ValueError(Said("without `model`, give at least family, layers, hidden and vocab"))
         bert = family == "bert"
         return ModelConfig(
-            name=f"自定义 {family.upper()}",
+            name=_("custom {family}").format(family=family.upper()),
             family=family,
             vocab=vocab,
             positions=given.get("positions", 512 if bert else 1024),
@@ -169,7 +169,7 @@ def formulas(cfg: ModelConfig, convention: str) -> dict[str, str]:
     """How each count is made up, for the worked table (numbers come from the reference)."""
     V, P, T, d, f, L = cfg.vocab, cfg.positions, cfg.segments, cfg.hidden, cfg.ffn, cfg.layers
     exact = convention == "exact"
-    ln = f" + 2×{d}（LayerNorm）" if exact else ""
+    ln = f" + 2×{d}" + _(" (LayerNorm)") if exact else ""
     rows = {
         "token_embedding": f"{V} × {d}",
         "position_embedding": f"{P} × {d}",
@@ -177,11 +177,11 @@ def formulas(cfg: ModelConfig, convention: str) -> dict[str, str]:
         "embeddings": f"({V} + {P} + {T}) × {d}" + (ln if cfg.family == "bert" else ""),
         "attention": f"4 × ({d}×{d} + {d})" if exact else f"4 × {d} × {d}",
         "ffn": f"{d}×{f} + {f} + {f}×{d} + {d}" if exact else f"2 × {d} × {f}",
-        "layer": "attention + FFN" + (f" + 2 × 2×{d}（两个 LayerNorm）" if exact else ""),
-        "encoder": f"{L} × 每层" + (f" + 2×{d}（最终 LayerNorm）" if exact and cfg.pre_norm else ""),
-        "pooler": f"{d}×{d} + {d}" if exact else f"{d} × {d}（不计入总计）",
+        "layer": "attention + FFN" + (f" + 2 × 2×{d}" + _(" (both LayerNorms)") if exact else ""),
+        "encoder": _("{layers} × a layer").format(layers=L) + (f" + 2×{d}" + _(" (the final LayerNorm)") if exact and cfg.pre_norm else ""),
+        "pooler": f"{d}×{d} + {d}" if exact else f"{d} × {d}" + _(" (not in the total)"),
         "total": "embeddings + encoder" + (" + pooler" if exact and not cfg.lacks("pooler") else ""),
-        "mlm_head": f"{d}×{d} + {d} + 2×{d} + {V}（bias）" if exact else f"{d} × {d}（解码矩阵共享）",
+        "mlm_head": f"{d}×{d} + {d} + 2×{d} + {V}" + _(" (bias)") if exact else f"{d} × {d}" + _(" (the decoder matrix shared)"),
         "nsp_head": f"2×{d} + 2" if exact else f"2 × {d}",
     }
     return {k: v for k, v in rows.items() if not cfg.lacks(k)}
@@ -189,7 +189,8 @@ def formulas(cfg: ModelConfig, convention: str) -> dict[str, str]:
 
 class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
     name = "param_count"
-    description = "参数量：BERT/GPT 各部分或总计（课程表格口径或精确口径），以及 Embedding 占比"
+    description = Said("Parameter counts: a BERT/GPT part or the total (by the course table's or the exact convention), and the "
+                       "embeddings' share")
     Params = ParamCountParams
     Inputs = ParamCountInputs
 
@@ -214,13 +215,13 @@ class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
         inputs = probe.model_copy(update={"component": rng.choice(allowed)})
         cfg = inputs.config()
         if cfg.family == "bert":
-            arch = "BERT 式（Encoder-only，post-norm）"
+            arch = _("BERT-style (encoder-only, post-norm)")
         else:
-            arch = "GPT-2 式（Decoder-only，pre-norm + 最终 LayerNorm）" if cfg.pre_norm else "GPT-1（Decoder-only，post-norm）"
-        prompt = (
-            f"模型 **{cfg.name}**：{arch}，{cfg.describe()}。\n\n{convention_text(convention, cfg)}\n\n"
-            f"求{ask(inputs.component, convention, cfg)}。"
-        )
+            arch = (_("GPT-2-style (decoder-only, pre-norm + a final LayerNorm)") if cfg.pre_norm else
+                    _("GPT-1 (decoder-only, post-norm)"))
+        prompt = _("The model **{model}**: {arch}, {sizes}.\n\n{convention}\n\nFind {what}.").format(
+            model=cfg.name, arch=arch, sizes=cfg.describe(), convention=convention_text(convention, cfg),
+            what=ask(inputs.component, convention, cfg))
         return inputs, prompt
 
     def why_out_of_range(self, params: ParamCountParams, inputs: ParamCountInputs) -> str | None:
@@ -267,17 +268,17 @@ class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
 
         cfg = inputs.config()
         counts = reference.parameter_breakdown(cfg, inputs.convention)
-        rows = ["| 部分 | 计算 | 参数量 |", "| --- | --- | --- |"]
+        rows = [_("| Part | Computed as | Parameters |"), "| --- | --- | --- |"]
         for part, formula in formulas(cfg, inputs.convention).items():
             mark = "**" if part == inputs.component else ""
             rows.append(f"| {mark}{part}{mark} | {formula} | {mark}{counts[part]:,}{mark} |")
         share = ""
         if inputs.component == "embedding_share":
-            share = f"\n\nEmbedding 占比 = {counts['embeddings']:,} / {counts['total']:,} = {num(answer)}"
+            share = "\n\n" + _("Embeddings' share = ") + f"{counts['embeddings']:,} / {counts['total']:,} = {num(answer)}"
         return (
             f"{convention_text(inputs.convention, cfg)}\n\n" + "\n".join(rows) + share
-            + f"\n\n答案：`{tolerance.format(answer)}`"
-            + (f"（精确值 {answer:,}）" if tolerance.kind in ("unit", "significant", "relative") else "")
+            + "\n\n" + answer_line(tolerance.format(answer))
+            + (_(" (exactly {count:,})").format(count=answer) if tolerance.kind in ("unit", "significant", "relative") else "")
             + self._published(inputs, answer, tolerance)
         )
 
@@ -285,4 +286,5 @@ class ParamCount(BaseChecker[ParamCountParams, ParamCountInputs, int | float]):
         figures = self.other_accepted(inputs, answer, tolerance)
         if not figures:
             return ""
-        return f"；论文与通称的 {'、'.join(Tolerance('significant', 4).format(f) for f in figures)} 也算对"
+        return _("; the paper's and the common figures {figures} count as right too").format(
+            figures=join(Tolerance("significant", 4).format(f) for f in figures))

@@ -6,8 +6,8 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from checkers.base import BaseChecker, Tolerance, draw_values, num, softmax_steps, vec
-from checkers.said import Said
+from checkers.base import BaseChecker, Tolerance, answer_line, draw_values, num, softmax_steps, vec
+from checkers.said import N_, Said, _
 from checkers.shapes import LengthBounds, Strict
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def _per_position(inputs: MlmLossInputs) -> tuple[Tensor, Tensor]:
 
 class MlmLoss(BaseChecker[MlmLossParams, MlmLossInputs, float]):
     name = "mlm_loss"
-    description = "MLM loss：被选中位置的 −ln p 及其平均（未选中位置 label = −100 忽略）"
+    description = Said("MLM loss: −ln p at the selected positions and their mean (unselected positions, label = −100, ignored)")
     Params = MlmLossParams
     Inputs = MlmLossInputs
 
@@ -97,34 +97,37 @@ class MlmLoss(BaseChecker[MlmLossParams, MlmLossInputs, float]):
             inputs = MlmLossInputs(probs=probs)
             selected = list(range(n))
             setting = (
-                f"MLM 在 {n} 个被选中的位置上，模型给正确 token 的概率依次为 `{vec(probs)}`。"
+                _("At {n} positions MLM selected, the model gave the right token these probabilities, in order: `{probs}`.").format(
+                    n=n, probs=vec(probs))
                 if n > 1
-                else f"MLM 在一个被选中的位置上，模型给正确 token 的概率为 {probs[0]:g}。"
+                else _("At one position MLM selected, the model gave the right token the probability {p}.").format(p=f"{probs[0]:g}")
             )
         else:
             vocab = rng.choice([3, 4])
-            labels = [rng.randrange(vocab) if rng.random() < 0.6 else IGNORE for _ in range(n)]
+            labels = [rng.randrange(vocab) if rng.random() < 0.6 else IGNORE for _position in range(n)]
             if all(y == IGNORE for y in labels):  # at least one position is selected...
                 labels[rng.randrange(n)] = rng.randrange(vocab)
             if IGNORE not in labels and n > 1:  # ...and, when there is room, one is ignored
                 labels[rng.randrange(n)] = IGNORE
-            logits = [draw_values(rng, vocab, -2, 3, 0) for _ in range(n)]
+            logits = [draw_values(rng, vocab, -2, 3, 0) for _position in range(n)]
             inputs = MlmLossInputs(logits=logits, labels=labels)
             selected = [i for i, y in enumerate(labels) if y != IGNORE]
             rows = "\n".join(f"| {i} | `{vec(row)}` | {y} |" for i, (row, y) in enumerate(zip(logits, labels)))
-            setting = (
-                f"词表只有 {vocab} 个 token 的玩具 MLM，长度 {n} 的序列，未被选中的位置 label = {IGNORE}：\n\n"
-                f"| 位置 | logits | label |\n| --- | --- | --- |\n{rows}\n\n"
-                f"按 `F.cross_entropy(logits, labels, ignore_index={IGNORE})` 计算。"
-            )
+            setting = _(
+                "A toy MLM whose vocabulary has only {vocab} tokens, a sequence of length {n}, label = {ignore} where a "
+                "position was not selected:\n\n"
+                "| Position | logits | label |\n| --- | --- | --- |\n{rows}\n\n"
+                "Computed as `F.cross_entropy(logits, labels, ignore_index={ignore})`."
+            ).format(vocab=vocab, n=n, ignore=IGNORE, rows=rows)
         target = params.target if params.target != "any" else rng.choice(["mean", "position"])
         if target == "position" and len(selected) > 1:
             inputs = inputs.model_copy(update={"position": rng.choice(selected)})
-            ask = f"求位置 {inputs.position}（从 0 数）的 loss（自然对数）。"
+            ask = _("Find the loss at position {position} (counted from 0; natural logarithm).").format(position=inputs.position)
         elif len(selected) > 1:
-            ask = "求被选中位置上的平均 loss（自然对数）。"
+            ask = _("Find the mean loss over the selected positions (natural logarithm).")
         else:
-            ask = "求这个位置的 loss（自然对数）。" if form == "probs" else f"求唯一被选中的位置 {selected[0]} 的 loss（自然对数）。"
+            ask = (_("Find this position's loss (natural logarithm).") if form == "probs" else
+                   _("Find the loss at position {position}, the only one selected (natural logarithm).").format(position=selected[0]))
         return inputs, f"{setting}\n\n{ask}"
 
     def why_out_of_range(self, params: MlmLossParams, inputs: MlmLossInputs) -> str | None:
@@ -156,27 +159,29 @@ class MlmLoss(BaseChecker[MlmLossParams, MlmLossInputs, float]):
         steps: list[str] = []
         selected: list[int] = []
         if inputs.probs is not None:
-            steps = [f"- 位置 {i}：−ln({p:g}) = {num(loss)}" for i, (p, loss) in enumerate(zip(inputs.probs, losses))]
+            steps = [_("- Position {i}: ").format(i=i) + f"−ln({p:g}) = {num(loss)}" for i, (p, loss) in enumerate(zip(inputs.probs, losses))]
             selected = list(range(len(losses)))
         elif inputs.logits is not None and inputs.labels is not None:  # the other form, as validated
             for i, (row, y) in enumerate(zip(inputs.logits, inputs.labels)):
                 if y == IGNORE:
-                    steps.append(f"- 位置 {i}：label = {IGNORE}，不算 loss。")
+                    steps.append(_("- Position {i}: label = {ignore}, no loss.").format(i=i, ignore=IGNORE))
                     continue
                 selected.append(i)
                 steps.append(
-                    f"- 位置 {i}（label = {y}）：\n\n{softmax_steps(row, [1] * len(row), 'token')}\n\n"
+                    _("- Position {i} (label = {y}):").format(i=i, y=y) + f"\n\n{softmax_steps(row, [1] * len(row), N_('token'))}\n\n"
                     f"  loss = −ln p({y}) = {num(losses[i])}"
                 )
         summary = (
-            f"位置 {inputs.position} 的 loss = {num(losses[inputs.position])}"
+            _("The loss at position {position} = {loss}").format(position=inputs.position, loss=num(losses[inputs.position]))
             if inputs.position is not None
-            else f"平均 = ({' + '.join(num(losses[i]) for i in selected)}) / {len(selected)} = {num(answer)}"
+            else _("Mean = ({terms}) / {n} = {mean}").format(terms=" + ".join(num(losses[i]) for i in selected),
+                                                           n=len(selected), mean=num(answer))
         )
         return (
-            "每个被选中位置的 loss 是 −ln p(正确 token)；平均只在被选中的位置上取（不是全句）。\n\n"
+            _("Each selected position's loss is −ln p(the right token); the mean is taken over the selected positions only "
+              "(not the whole sentence).") + "\n\n"
             + "\n".join(steps)
-            + f"\n\n{summary}\n\n答案：`{tolerance.format(answer)}`"
+            + f"\n\n{summary}\n\n" + answer_line(tolerance.format(answer))
         )
 
 
@@ -193,17 +198,17 @@ class NspLossInputs(Strict):
 
 class NspLoss(BaseChecker[NspLossParams, NspLossInputs, float]):
     name = "nsp_loss"
-    description = "NSP loss：已知 P(IsNext)，求真实标签的 −log p"
+    description = Said("NSP loss: given P(IsNext), −log p of the true label")
     Params = NspLossParams
     Inputs = NspLossInputs
 
     def compose(self, rng: random.Random, params: NspLossParams) -> tuple[NspLossInputs, str]:
         inputs = NspLossInputs(p_isnext=draw_values(rng, 1, 0.05, 0.95, 2)[0], label=rng.choice(["IsNext", "NotNext"]))
-        prompt = (
-            f"NSP 头对句对 (A, B) 输出 P(IsNext) = {inputs.p_isnext:g}。真实标签是 **{inputs.label}**"
-            f"（{'B 确实是 A 的下一句' if inputs.label == 'IsNext' else 'B 是随机抽来的句子'}）。\n\n"
-            "求这条样本的 NSP loss（自然对数）。"
-        )
+        prompt = _(
+            "The NSP head gives the sentence pair (A, B) P(IsNext) = {p}. The true label is **{label}** ({meaning}).\n\n"
+            "Find this example's NSP loss (natural logarithm)."
+        ).format(p=f"{inputs.p_isnext:g}", label=inputs.label,
+                 meaning=_("B does follow A") if inputs.label == "IsNext" else _("B is a sentence drawn at random"))
         return inputs, prompt
 
     def solve(self, inputs: NspLossInputs) -> float:
@@ -216,8 +221,8 @@ class NspLoss(BaseChecker[NspLossParams, NspLossInputs, float]):
 
     def explain(self, inputs: NspLossInputs, answer: float, tolerance: Tolerance) -> str:
         p = inputs.p_isnext if inputs.label == "IsNext" else 1 - inputs.p_isnext
-        first = "" if inputs.label == "IsNext" else f"P(NotNext) = 1 − {inputs.p_isnext:g} = {p:g}；"
-        return f"{first}loss = −ln P({inputs.label}) = −ln({p:g}) = {num(answer)}\n\n答案：`{tolerance.format(answer)}`"
+        first = "" if inputs.label == "IsNext" else f"P(NotNext) = 1 − {inputs.p_isnext:g} = {p:g}" + _("; ")
+        return f"{first}loss = −ln P({inputs.label}) = −ln({p:g}) = {num(answer)}\n\n" + answer_line(tolerance.format(answer))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -241,7 +246,7 @@ class MaskingBudgetInputs(Strict):
 
 class MaskingBudget(BaseChecker[MaskingBudgetParams, MaskingBudgetInputs, list[float]]):
     name = "masking_budget"
-    description = "MLM 的 15% / 80-10-10：一个 batch 里选中、[MASK]、随机词、原词各多少（期望值）"
+    description = Said("MLM's 15% / 80-10-10: how many tokens of a batch are selected, [MASK]ed, random and kept (expected values)")
     Params = MaskingBudgetParams
     Inputs = MaskingBudgetInputs
 
@@ -249,13 +254,13 @@ class MaskingBudget(BaseChecker[MaskingBudgetParams, MaskingBudgetInputs, list[f
         batch, seq = rng.randint(1, params.max_batch), rng.choice(params.seq_lens)
         pads = rng.randint(0, batch * seq // 4)
         inputs = MaskingBudgetInputs(tokens=batch * seq - pads)
-        prompt = (
-            f"batch = {batch} 条序列，都 pad 到长度 {seq}，其中 PAD 共 {pads} 个；PAD 不参与选择，"
-            "其余 token 都可被选（本题不单独排除 [CLS]/[SEP]）。\n\n"
-            "按 BERT 的策略：每个 token 以 15% 的概率被选中预测，选中的再按 80% → [MASK]、10% → 随机词、"
-            "10% → 保持原词处理。\n\n"
-            "**按期望值计算，不取整**，依次给出 [选中数, [MASK] 数, 随机词数, 原词数]。"
-        )
+        prompt = _(
+            "batch = {batch} sequences, each padded to length {seq}, {pads} PAD in all; PADs are never selected, every "
+            "other token may be (this question does not set [CLS]/[SEP] apart).\n\n"
+            "As BERT does: each token is selected for prediction with probability 15%, and a selected one becomes "
+            "[MASK] 80%, a random token 10%, and stays itself 10% of the time.\n\n"
+            "**In expected values, not rounded**, give [selected, [MASK], random, kept] in that order."
+        ).format(batch=batch, seq=seq, pads=pads)
         return inputs, prompt
 
     def solve(self, inputs: MaskingBudgetInputs) -> list[float]:
@@ -267,10 +272,11 @@ class MaskingBudget(BaseChecker[MaskingBudgetParams, MaskingBudgetInputs, list[f
         selected, masked, rand, kept = answer
         keep_rate = 1 - inputs.mask_rate - inputs.random_rate
         return (
-            f"- 选中：{inputs.tokens} × {inputs.select_rate:g} = {num(selected, 2)}\n"
-            f"- [MASK]：{num(selected, 2)} × {inputs.mask_rate:g} = {num(masked, 2)}\n"
-            f"- 随机词：{num(selected, 2)} × {inputs.random_rate:g} = {num(rand, 2)}\n"
-            f"- 原词：{num(selected, 2)} × {keep_rate:g} = {num(kept, 2)}\n\n"
-            "80/10/10 是**被选中的 15% 内部**的比例；三类位置都要预测原词（都进 loss）。\n\n"
-            f"答案：`{tolerance.format(answer)}`"
+            _("- Selected: ") + f"{inputs.tokens} × {inputs.select_rate:g} = {num(selected, 2)}\n"
+            + _("- [MASK]: ") + f"{num(selected, 2)} × {inputs.mask_rate:g} = {num(masked, 2)}\n"
+            + _("- Random: ") + f"{num(selected, 2)} × {inputs.random_rate:g} = {num(rand, 2)}\n"
+            + _("- Kept: ") + f"{num(selected, 2)} × {keep_rate:g} = {num(kept, 2)}\n\n"
+            + _("80/10/10 are proportions **within the selected 15%**; all three kinds of position predict the original "
+                "token (all enter the loss).") + "\n\n"
+            + answer_line(tolerance.format(answer))
         )

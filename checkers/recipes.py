@@ -8,8 +8,8 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from checkers.base import BaseChecker, Tolerance, draw_values, num, vec
-from checkers.said import Said
+from checkers.base import BaseChecker, Tolerance, answer_line, draw_values, num, vec
+from checkers.said import Said, _
 from checkers.shapes import Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -44,7 +44,7 @@ class LrScheduleInputs(Strict):
 
 class LrSchedule(BaseChecker[LrScheduleParams, LrScheduleInputs, float]):
     name = "lr_schedule"
-    description = "学习率调度：线性 warmup 之后余弦衰减，第 t 步的学习率"
+    description = Said("Learning-rate schedule: linear warmup, then cosine decay; the rate at step t")
     Params = LrScheduleParams
     Inputs = LrScheduleInputs
 
@@ -57,12 +57,14 @@ class LrSchedule(BaseChecker[LrScheduleParams, LrScheduleInputs, float]):
             peak=rng.choice([1e-4, 2e-4, 3e-4, 6e-4]), warmup=warmup, total=total, step=step,
             final_ratio=rng.choice([0.0, 0.1]),
         )
-        floor = "衰减到 0" if not inputs.final_ratio else f"衰减到峰值的 {inputs.final_ratio:.0%}（LLaMA 的做法）"
-        prompt = (
-            f"训练共 {total:,} 步，峰值学习率 {inputs.peak:g}。前 {warmup:,} 步线性 warmup：第 t 步（从 0 数）"
-            f"lr = 峰值 × t / {warmup:,}；之后按余弦{floor}：进度 p = (t − {warmup:,}) / ({total:,} − {warmup:,})，"
-            f"lr = 最低 + (峰值 − 最低) × (1 + cos(πp)) / 2。\n\n求第 {step:,} 步的学习率，以 1e-4 为单位（如 1.5 表示 1.5e-4）。"
-        )
+        floor = _("decays to 0") if not inputs.final_ratio else _("decays to {ratio:.0%} of the peak (as LLaMA does)").format(
+            ratio=inputs.final_ratio)
+        prompt = _(
+            "Training runs {total:,} steps at a peak learning rate of {peak}. The first {warmup:,} steps warm up linearly: at "
+            "step t (counted from 0) lr = peak × t / {warmup:,}; after that the rate {floor} along a cosine: progress "
+            "p = (t − {warmup:,}) / ({total:,} − {warmup:,}), lr = lowest + (peak − lowest) × (1 + cos(πp)) / 2.\n\n"
+            "Find the learning rate at step {step:,}, in units of 1e-4 (1.5 means 1.5e-4)."
+        ).format(total=total, peak=f"{inputs.peak:g}", warmup=warmup, floor=floor, step=step)
         return inputs, prompt
 
     def why_out_of_range(self, params: LrScheduleParams, inputs: LrScheduleInputs) -> str | None:
@@ -78,15 +80,17 @@ class LrSchedule(BaseChecker[LrScheduleParams, LrScheduleInputs, float]):
     def explain(self, inputs: LrScheduleInputs, answer: float, tolerance: Tolerance) -> str:
         peak, low = inputs.peak / 1e-4, inputs.peak * inputs.final_ratio / 1e-4
         if inputs.phase() == "warmup":
-            steps = f"第 {inputs.step:,} 步还在 warmup：lr = {peak:g} × {inputs.step:,} / {inputs.warmup:,} = {num(answer)}"
+            steps = _("Step {step:,} is still warming up: ").format(step=inputs.step) + \
+                f"lr = {peak:g} × {inputs.step:,} / {inputs.warmup:,} = {num(answer)}"
         else:
             progress = (inputs.step - inputs.warmup) / (inputs.total - inputs.warmup)
             steps = (
-                f"进度 p = ({inputs.step:,} − {inputs.warmup:,}) / ({inputs.total:,} − {inputs.warmup:,}) = {num(progress)}\n\n"
+                _("Progress p = ") + f"({inputs.step:,} − {inputs.warmup:,}) / ({inputs.total:,} − {inputs.warmup:,}) = {num(progress)}\n\n"
                 f"1 + cos(πp) = 1 + ({num(math.cos(math.pi * progress))}) = {num(1 + math.cos(math.pi * progress))}\n\n"
                 f"lr = {low:g} + ({peak:g} − {low:g}) × {num(1 + math.cos(math.pi * progress))} / 2 = {num(answer)}"
             )
-        return f"以 1e-4 为单位：峰值 {peak:g}，最低 {low:g}。\n\n{steps}\n\n答案：`{tolerance.format(answer)}`"
+        return (_("In units of 1e-4: peak {peak}, lowest {low}.").format(peak=f"{peak:g}", low=f"{low:g}") + f"\n\n{steps}\n\n"
+                + answer_line(tolerance.format(answer)))
 
 
 # ------------------------------------------------------------------------------- distillation
@@ -120,7 +124,7 @@ def _soft(logits: list[float], temperature: float) -> list[float]:
 
 class Distillation(BaseChecker[DistillationParams, DistillationInputs, float | list[float]]):
     name = "distillation"
-    description = "知识蒸馏：温度 T 下教师的软标签，以及 T² · KL(教师 ‖ 学生) 的蒸馏 loss"
+    description = Said("Knowledge distillation: the teacher's soft labels at temperature T, and the distillation loss T² · KL(teacher ‖ student)")
     Params = DistillationParams
     Inputs = DistillationInputs
 
@@ -133,15 +137,17 @@ class Distillation(BaseChecker[DistillationParams, DistillationInputs, float | l
         temperature = float(rng.choice([2, 3, 4, 5]))
         student = draw_values(rng, n, -1, 6, 0) if target == "loss" else None
         inputs = DistillationInputs(teacher=teacher, temperature=temperature, student=student, target=target)
-        setting = f"教师模型对一个样本的 logits 为 `{vec(teacher)}`，蒸馏温度 T = {temperature:g}。"
+        setting = _("The teacher model's logits for one example are `{logits}`; the distillation temperature is T = {t}.").format(
+            logits=vec(teacher), t=f"{temperature:g}")
         if target == "soft":
-            ask = f"求教师的软标签 softmax(z / T)（{n} 个数）。"
+            ask = _("Find the teacher's soft labels softmax(z / T) ({n} numbers).").format(n=n)
         else:
-            ask = (
-                f"学生的 logits 为 `{vec(student or [])}`。蒸馏 loss = T² · KL(p_教师 ‖ p_学生)，两者都是温度 T 下的 softmax，"
-                f"KL 用自然对数（`F.kl_div(log_softmax(s/T), softmax(t/T), reduction=\"sum\") * T**2`）。\n\n"
-                f"求这个样本的蒸馏 loss（中间的概率保留 {SHOWN} 位小数即可）。"
-            )
+            ask = _(
+                "The student's logits are `{logits}`. The distillation loss = T² · KL(p_teacher ‖ p_student), both softmax at "
+                "temperature T, KL in natural logarithms ({code}).\n\n"
+                "Find this example's distillation loss (the probabilities on the way to {shown} decimal places are enough)."
+            ).format(logits=vec(student or []), code='`F.kl_div(log_softmax(s/T), softmax(t/T), reduction="sum") * T**2`',
+                     shown=SHOWN)
         return inputs, f"{setting}\n\n{ask}"
 
     def why_out_of_range(self, params: DistillationParams, inputs: DistillationInputs) -> str | None:
@@ -173,17 +179,19 @@ class Distillation(BaseChecker[DistillationParams, DistillationInputs, float | l
         t = inputs.temperature
         teacher = _soft(inputs.teacher, t)
         lines = [
-            "温度 T 把 logits 除以 T 再 softmax：T 越大分布越平，错误类别之间的相对大小（「暗知识」）显露出来"
-            "（Hinton et al. 2015, §2）。",
-            f"教师 z / T = `{vec([z / t for z in inputs.teacher], 4)}` → p = `{vec(teacher, SHOWN)}`",
+            _("Temperature T divides the logits by T before the softmax: the larger T, the flatter the distribution, and "
+              "the wrong classes' sizes relative to one another (the \"dark knowledge\") show (Hinton et al. 2015, §2)."),
+            _("Teacher z / T = `{scaled}` → p = `{p}`").format(scaled=vec([z / t for z in inputs.teacher], 4), p=vec(teacher, SHOWN)),
         ]
         if inputs.target == "loss":
             student = _soft(inputs.student or [], t)
             kl = sum(a * math.log(a / b) for a, b in zip(teacher, student))
             terms = " + ".join(f"{num(a, SHOWN)} × ln({num(a, SHOWN)} / {num(b, SHOWN)})" for a, b in zip(teacher, student))
             lines += [
-                f"学生 s / T = `{vec([z / t for z in inputs.student or []], 4)}` → q = `{vec(student, SHOWN)}`",
+                _("Student s / T = `{scaled}` → q = `{q}`").format(scaled=vec([z / t for z in inputs.student or []], 4),
+                                                                   q=vec(student, SHOWN)),
                 f"KL(p ‖ q) = Σ p ln(p / q) = {terms} = {num(kl, 5)}",
-                f"乘 T² = {t:g}² 让梯度量级不随 T 变小（Hinton et al. 2015, §2）：{t * t:g} × {num(kl, 5)} = {num(t * t * kl)}",
+                _("Times T² = {t}², so the gradients' size does not shrink with T (Hinton et al. 2015, §2): ").format(t=f"{t:g}")
+                + f"{t * t:g} × {num(kl, 5)} = {num(t * t * kl)}",
             ]
-        return "\n\n".join(lines) + f"\n\n答案：`{tolerance.format(answer)}`"
+        return "\n\n".join(lines) + "\n\n" + answer_line(tolerance.format(answer))

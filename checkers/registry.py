@@ -26,7 +26,7 @@ WHERE: dict[str, tuple[str, str]] = {  # name -> (module, class)
     "kv_cache": ("checkers.costs", "KvCache"),
     "layer_norm": ("checkers.layers", "LayerNorm"),
     "llama_params": ("checkers.llama", "LlamaParams"),
-    "lora_params": ("checkers.costs", "LoraParams"),
+    "lora_params": ("checkers.adapters", "LoraParams"),
     "lr_schedule": ("checkers.recipes", "LrSchedule"),
     "mask_matrix": ("checkers.multihead", "MaskMatrix"),
     "masked_softmax": ("checkers.attention", "MaskedSoftmax"),

@@ -8,8 +8,8 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from checkers.base import BaseChecker, Tolerance, draw_values, num, vec
-from checkers.said import Said
+from checkers.base import BaseChecker, Tolerance, answer_line, draw_values, num, vec
+from checkers.said import C_, Said, _
 from checkers.shapes import Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -60,7 +60,7 @@ def _rotate(x: list[float], angles: list[float], places: int | None = None) -> l
 
 class Rope(BaseChecker[RopeParams, RopeInputs, float | list[float]]):
     name = "rope"
-    description = "旋转位置编码 RoPE：按位置旋转每对维度，以及旋转后 q·k 只取决于相对距离"
+    description = Said("Rotary position embedding RoPE: each pair of dimensions turned by position, and q·k after turning depends only on the relative distance")
     Params = RopeParams
     Inputs = RopeInputs
 
@@ -71,23 +71,24 @@ class Rope(BaseChecker[RopeParams, RopeInputs, float | list[float]]):
         while not any(q):
             q = draw_values(rng, d, -2, 2, 0)
         position = rng.randint(1, 5)
-        head = (
-            f"RoPE（θ_i = 10000^(−2i/d)，d = {d}）把第 i 对维度 (x_2i, x_2i+1) 在位置 m 上旋转 m·θ_i："
-            "(x_2i cos − x_2i+1 sin, x_2i sin + x_2i+1 cos)。"
-        )
+        head = _(
+            "RoPE (θ_i = 10000^(−2i/d), d = {d}) turns the i-th pair of dimensions (x_2i, x_2i+1) at position m by m·θ_i: "
+            "(x_2i cos − x_2i+1 sin, x_2i sin + x_2i+1 cos)."
+        ).format(d=d)
         if target == "rotate":
             inputs = RopeInputs(q=q, position=position)
-            ask = f"位置 m = {position} 的 query q = `{vec(q)}`，求旋转后的向量（{d} 个数；cos、sin 保留 {SHOWN} 位小数即可）。"
+            ask = _("The query q = `{q}` at position m = {position}: find the turned vector ({d} numbers; cos and sin to "
+                    "{shown} decimal places are enough).").format(q=vec(q), position=position, d=d, shown=SHOWN)
         else:
             k = draw_values(rng, d, -2, 2, 0)
             while not any(k):
                 k = draw_values(rng, d, -2, 2, 0)
             key_position = rng.randint(0, position - 1)
             inputs = RopeInputs(q=q, position=position, k=k, key_position=key_position, target="score")
-            ask = (
-                f"位置 m = {position} 的 q = `{vec(q)}`，位置 n = {key_position} 的 k = `{vec(k)}`，都按各自位置旋转后，"
-                f"求点积 q_m · k_n（不除以 √d；cos、sin 保留 {SHOWN} 位小数即可）。"
-            )
+            ask = _(
+                "q = `{q}` at position m = {position} and k = `{k}` at position n = {key_position}, each turned by its own "
+                "position: find the dot product q_m · k_n (not divided by √d; cos and sin to {shown} decimal places are enough)."
+            ).format(q=vec(q), position=position, k=vec(k), key_position=key_position, shown=SHOWN)
         return inputs, f"{head}\n\n{ask}"
 
     def why_out_of_range(self, params: RopeParams, inputs: RopeInputs) -> str | None:
@@ -120,7 +121,8 @@ class Rope(BaseChecker[RopeParams, RopeInputs, float | list[float]]):
 
     def explain(self, inputs: RopeInputs, answer: float | list[float], tolerance: Tolerance) -> str:
         d = len(inputs.q)
-        parts = [f"θ_i = 10000^(−2i/{d})：" + "，".join(f"θ_{i} = {inputs.base ** (-2 * i / d):g}" for i in range(d // 2))]
+        angles = C_("between equations", "; ").join(f"θ_{i} = {inputs.base ** (-2 * i / d):g}" for i in range(d // 2))
+        parts = [_("θ_i = 10000^(−2i/{d}): {angles}").format(d=d, angles=angles)]
         vectors = [("q", inputs.q, inputs.position)]
         if inputs.target == "score":
             vectors.append(("k", inputs.k or [], inputs.key_position or 0))
@@ -131,18 +133,21 @@ class Rope(BaseChecker[RopeParams, RopeInputs, float | list[float]]):
                 cos, sin = math.cos(angle), math.sin(angle)
                 a, b = x[2 * i], x[2 * i + 1]
                 rows.append(
-                    f"- 第 {i} 对：角度 {position} × θ_{i} = {num(angle)}，cos = {num(cos)}，sin = {num(sin)}："
-                    f"({a:g}·{num(cos)} − {b:g}·{num(sin)}, {a:g}·{num(sin)} + {b:g}·{num(cos)}) = "
+                    _("- Pair {i}: angle {position} × θ_{i} = {angle}, cos = {cos}, sin = {sin}: ").format(
+                        i=i, position=position, angle=num(angle), cos=num(cos), sin=num(sin))
+                    + f"({a:g}·{num(cos)} − {b:g}·{num(sin)}, {a:g}·{num(sin)} + {b:g}·{num(cos)}) = "
                     f"({num(a * cos - b * sin)}, {num(a * sin + b * cos)})"
                 )
             rotated = _rotate(x, inputs.angles(position))
             turned.append(rotated)
-            parts.append(f"**{label}（位置 {position}）**\n\n" + "\n".join(rows) + f"\n\n旋转后 {label} = `{vec(rotated, 4)}`")
+            parts.append(_("**{label} (position {position})**").format(label=label, position=position) + "\n\n"
+                         + "\n".join(rows) + "\n\n" + _("Turned {label} = `{vector}`").format(label=label, vector=vec(rotated, 4)))
         if inputs.target == "score":
             q, k = turned
             terms = " + ".join(f"{num(a)}×{num(b)}" for a, b in zip(q, k))
             parts.append(
                 f"q_m · k_n = {terms} = {num(sum(a * b for a, b in zip(q, k)))}\n\n"
-                "（只取决于 m − n：两边再加同一个位移，点积不变，这就是 RoPE 的相对位置性质。）"
+                + _("(It depends only on m − n: shift both by the same amount and the dot product stays; this is RoPE's "
+                    "relative-position property.)")
             )
-        return "\n\n".join(parts) + f"\n\n答案：`{tolerance.format(answer)}`"
+        return "\n\n".join(parts) + "\n\n" + answer_line(tolerance.format(answer))

@@ -8,8 +8,8 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
-from checkers.base import BaseChecker, Tolerance, num
-from checkers.said import Said
+from checkers.base import BaseChecker, Tolerance, answer_line, num
+from checkers.said import Said, _, join
 from checkers.shapes import Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -57,7 +57,7 @@ def _distribution(rng: random.Random, n: int) -> list[float]:
 
 class BeamSearch(BaseChecker[BeamSearchParams, BeamSearchInputs, float]):
     name = "beam_search"
-    description = "束搜索：两步解码中宽度为 k 的 beam 选出的序列概率，对比贪心解码"
+    description = Said("Beam search: the probability of the sequence a beam of width k picks in two decoding steps, against greedy decoding")
     Params = BeamSearchParams
     Inputs = BeamSearchInputs
 
@@ -65,17 +65,19 @@ class BeamSearch(BaseChecker[BeamSearchParams, BeamSearchInputs, float]):
         width = params.width or rng.choice([1, 2])
         while True:
             first = _distribution(rng, 3)
-            inputs = BeamSearchInputs(first=first, second=[_distribution(rng, 3) for _ in TOKENS], width=width)
+            inputs = BeamSearchInputs(first=first, second=[_distribution(rng, 3) for _token in TOKENS], width=width)
             every = sorted(first[a] * inputs.second[a][b] for a, b in itertools.product(range(3), repeat=2))
             if all(high - low > 1e-9 for low, high in zip(every, every[1:])):  # no ties anywhere
                 break
         rows = "\n".join(f"| {TOKENS[a]} | " + " | ".join(f"{p:g}" for p in row) + " |" for a, row in enumerate(inputs.second))
-        how = "贪心解码（beam 宽度 1：每步只留概率最大的一个）" if width == 1 else f"beam search，宽度 k = {width}"
-        prompt = (
-            f"词表只有 A、B、C，解码两步。第 1 步的分布：P(A) = {first[0]:g}，P(B) = {first[1]:g}，P(C) = {first[2]:g}。"
-            f"第 2 步在第 1 步为 a 时的条件分布 P(· | a)：\n\n| a | A | B | C |\n| --- | --- | --- | --- |\n{rows}\n\n"
-            f"用{how}，序列得分为两步概率之积（即对数概率之和），不做长度归一化。求最终选出的序列的概率。"
-        )
+        how = (_("greedy decoding (a beam of width 1: only the most likely token kept at each step)") if width == 1 else
+               _("beam search of width k = {width}").format(width=width))
+        prompt = _(
+            "The vocabulary is only A, B and C; decode two steps. Step 1's distribution: P(A) = {a}, P(B) = {b}, P(C) = {c}. "
+            "Step 2's distribution given a at step 1, P(· | a):\n\n| a | A | B | C |\n| --- | --- | --- | --- |\n{rows}\n\n"
+            "Decode with {how}; a sequence scores the product of its two steps' probabilities (the sum of log "
+            "probabilities), with no length normalisation. Find the probability of the sequence picked in the end."
+        ).format(a=f"{first[0]:g}", b=f"{first[1]:g}", c=f"{first[2]:g}", rows=rows, how=how)
         return inputs, prompt
 
     def why_out_of_range(self, params: BeamSearchParams, inputs: BeamSearchInputs) -> str | None:
@@ -93,16 +95,19 @@ class BeamSearch(BaseChecker[BeamSearchParams, BeamSearchInputs, float]):
 
     def explain(self, inputs: BeamSearchInputs, answer: float, tolerance: Tolerance) -> str:
         kept = sorted(range(3), key=lambda a: -inputs.first[a])[: inputs.width]
-        lines = [f"第 1 步保留概率最大的 {inputs.width} 个：" + "、".join(f"{TOKENS[a]}（{inputs.first[a]:g}）" for a in kept)]
-        rows = ["| 序列 | 概率 |", "| --- | --- |"]
+        lines = [_("Step 1 keeps the {width} most likely: {kept}").format(
+            width=inputs.width, kept=join(_("{token} ({p})").format(token=TOKENS[a], p=f"{inputs.first[a]:g}") for a in kept))]
+        rows = [_("| Sequence | Probability |"), "| --- | --- |"]
         rows += [f"| {TOKENS[a]}{TOKENS[b]} | {inputs.first[a]:g} × {inputs.second[a][b]:g} = {num(p)} |" for p, a, b in candidates(inputs)]
         best, a, b = candidates(inputs)[0]
         overall = max((inputs.first[x] * inputs.second[x][y], x, y) for x, y in itertools.product(range(3), repeat=2))
         missed = (
-            f"所有 9 个序列里概率最大的是 {TOKENS[overall[1]]}{TOKENS[overall[2]]}（{num(overall[0])}），"
-            + ("选中了它。" if overall[1:] == (a, b) else "第 1 步就被剪掉了：beam 越窄越可能错过它。")
-        )
+            _("The most likely of all 9 sequences is {sequence} ({p}): it was picked.") if overall[1:] == (a, b) else
+            _("The most likely of all 9 sequences is {sequence} ({p}): it was cut at step 1; the narrower the beam, the "
+              "likelier it misses it.")
+        ).format(sequence=TOKENS[overall[1]] + TOKENS[overall[2]], p=num(overall[0]))
         return (
-            "\n\n".join(lines) + "\n\n第 2 步展开：\n\n" + "\n".join(rows)
-            + f"\n\n选出 {TOKENS[a]}{TOKENS[b]}，概率 {num(best)}。{missed}\n\n答案：`{tolerance.format(answer)}`"
+            "\n\n".join(lines) + "\n\n" + _("Step 2 expanded:") + "\n\n" + "\n".join(rows) + "\n\n"
+            + _("Picked {sequence}, probability {p}. {missed}").format(sequence=TOKENS[a] + TOKENS[b], p=num(best), missed=missed)
+            + "\n\n" + answer_line(tolerance.format(answer))
         )

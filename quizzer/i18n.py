@@ -22,6 +22,8 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
+from checkers import said
+
 DOMAIN = "quizzer"
 LOCALE_DIR = Path(__file__).parent / "locale"
 LANGUAGES = ("zh", "en")
@@ -150,6 +152,7 @@ def _switch(language: str) -> str:
     global _translation, _language
     _language = language
     _translation = gettext.translation(DOMAIN, LOCALE_DIR, [language], fallback=True)
+    said.speak(language)  # the checkers' words (their own catalogue) follow the interface's
     return language
 
 
@@ -188,16 +191,10 @@ def join_some(items: Sequence[str], shown: int = 20) -> str:
 
 
 def translate_checker_message(message: str) -> str:
-    """A message from ``checkers`` (which know no interface language) in the interface language:
-    a ``checkers.said.Said`` is translated from its template, any other text is shown as is."""
-    template = getattr(message, "template", None)
-    if template is None:
-        return message
-    translated = translate_checker_message
-    values = {name: translated(value) if isinstance(value, str) else
-              join(translated(v) if isinstance(v, str) else str(v) for v in value) if isinstance(value, list) else value
-              for name, value in getattr(message, "values").items()}
-    return _(template).format(**values)
+    """A message from ``checkers`` in the interface language (the checkers' catalogue, which
+    ``_switch`` keeps speaking it): a ``checkers.said.Said`` is translated from its template, any
+    other text is shown as is."""
+    return said.text(message)
 
 
 def N_(message: str) -> str:

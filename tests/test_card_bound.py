@@ -68,7 +68,7 @@ def violation(card: Any, inputs: dict[str, Any], prompt: str) -> str | None:
             if variant == "causal" and n - kept < int(p.get("min_masked", 0)):
                 return f"a causal row hiding {n - kept} future positions"
         elif variant == "unmasked":
-            if kept != n or not inputs.get("pads") or f"最后 {inputs['pads']} 个位置是 PAD" not in prompt:
+            if kept != n or not inputs.get("pads") or f"the last {inputs['pads']} positions are PAD" not in prompt:
                 return "a forgotten mask hides nothing, and the story names its PADs"
             real = n - inputs["pads"]
         else:  # zero_score: future positions written as 0, never called PAD
@@ -307,8 +307,14 @@ def glued(text: str) -> list[str]:
     return [m for m in found if m[1] not in "万亿"]
 
 
+@pytest.fixture
+def chinese():
+    """The prompts in Chinese, whose typesetting and wording these tests read."""
+    i18n.use("zh")
+
+
 @pytest.mark.parametrize("name", sorted(ORIGINAL))
-def test_prompts_are_typeset_and_self_contained(name):
+def test_prompts_are_typeset_and_self_contained(name, chinese):
     checker = registry.get(name)
     for seed in range(60):
         prompt = checker.draw(seed).prompt
@@ -321,10 +327,10 @@ def test_a_forgotten_mask_prompt_keeps_two_real_tokens_and_names_its_pads():
     for seed in SEEDS:
         draft = checker.draw(seed, {"variant": "unmasked"})
         n, pads = len(draft.inputs.scores), draft.inputs.pads
-        assert pads and n - pads >= 2 and f"前 {n - pads} 个是真实 token，最后 {pads} 个位置是 PAD" in draft.prompt
+        assert pads and n - pads >= 2 and f"the first {n - pads} are real tokens and the last {pads} positions are PAD" in draft.prompt
 
 
-def test_single_position_mlm_prompts_do_not_average():
+def test_single_position_mlm_prompts_do_not_average(chinese):
     checker = registry.get("mlm_loss")
     singles = 0
     for seed in SEEDS:
@@ -336,7 +342,7 @@ def test_single_position_mlm_prompts_do_not_average():
     assert singles > 10
 
 
-def test_distilbert_is_never_asked_for_a_pooler_or_nsp_head():
+def test_distilbert_is_never_asked_for_a_pooler_or_nsp_head(chinese):
     checker = registry.get("param_count")
     params = {"models": ["distilbert-base-uncased"]}
     asked = set()
@@ -347,7 +353,7 @@ def test_distilbert_is_never_asked_for_a_pooler_or_nsp_head():
     assert "pooler" not in asked and "nsp_head" not in asked and {"total", "mlm_head"} <= asked
 
 
-def test_each_question_states_one_convention():
+def test_each_question_states_one_convention(chinese):
     checker = registry.get("param_count")
     for seed in range(300):
         draft = checker.draw(seed)

@@ -162,5 +162,5 @@ def test_estimate_solutions_show_the_exact_count_too():
     checker = registry.get("param_count")
     for seed in range(40):
         q = checker.generate(seed, {"precision": "millions", "decimals": 1, "components": ["total", "encoder"]})
-        assert re.search(rf"答案：`{re.escape(q.answer_text)}`（精确值 {re.escape(grouped(q.answer))}）", q.solution)
+        assert re.search(rf"Answer: `{re.escape(q.answer_text)}` \(exactly {re.escape(grouped(q.answer))}\)", q.solution)
         assert q.answer_text == f"{q.answer / 1e6:.1f}M"

@@ -137,7 +137,7 @@ def test_a_kv_cache_total_in_gb_is_never_taken_for_gib():
             continue
         total = 2 * i["layers"] * i["kv_heads"] * i["head_dim"] * {"fp16": 2, "fp32": 4}[i["dtype"]] * i["batch"] * i["length"]
         places = q.tolerance.decimals
-        assert places >= 2 and f"保留 {places} 位小数" in q.prompt
+        assert places >= 2 and f"round to {places} decimal places" in q.prompt
         assert grade(f"{total / 10**9:.{places}f}", q).outcome == "wrong", (q.seed, total)
         assert grade(f"{total / 2**30:.{places}f}", q).outcome == "correct"
         small += total < 2**30
@@ -432,7 +432,7 @@ def test_layer_norm_from_the_shown_intermediates_is_right_and_the_unbiased_varia
         x = np.array(i["x"])
         gamma, beta = np.array(i.get("gamma", [1.0] * len(x))), np.array(i.get("beta", [0.0] * len(x)))
         eps = i.get("eps", 1e-5)
-        assert "μ 和 √(σ² + eps) 保留 4 位小数即可" in q.prompt
+        assert "μ and √(σ² + eps) on the way to 4 decimal places are enough" in q.prompt
         mean, std = half_up(x.mean(), 4), half_up(math.sqrt(x.var() + eps), 4)
         assert grade(typed((x - mean) / std * gamma + beta, q), q).outcome == "correct", q.seed
         unbiased = (x - x.mean()) / np.sqrt(x.var(ddof=1) + eps) * gamma + beta
@@ -451,7 +451,7 @@ def test_perplexity_from_the_mean_loss_at_three_places_is_right_and_the_summed_l
         if probs is None:
             continue
         nll = -np.log(probs)
-        assert "平均负对数似然保留 3 位小数即可" in q.prompt
+        assert "the mean negative log-likelihood on the way to 3 decimal places is enough" in q.prompt
         assert grade(typed([math.exp(half_up(nll.mean(), 3))], q), q).outcome == "correct", q.seed
         rounded += typed([math.exp(half_up(nll.mean(), 3))], q) != q.answer_text
         assert grade(typed([math.exp(nll.sum())], q), q).outcome == "wrong", q.seed
@@ -593,7 +593,7 @@ def test_bert_large_total_with_pooler():
 
 
 def final_answer(solution: str) -> str:
-    return re.findall(r"答案[^`]*`([^`]+)`", solution)[-1]
+    return re.findall(r"Answer[^`]*`([^`]+)`", solution)[-1]
 
 
 def intermediate(q) -> list[str]:
@@ -603,9 +603,9 @@ def intermediate(q) -> list[str]:
         return [f"**`{vec(a)}`**"]
     if name == "mask_matrix":
         n = len(i["attention_mask"])
-        return [f"第 {r} 行 = `{q.tolerance.format(a[r * n:(r + 1) * n])}`" for r in range(n)]
+        return [f"Row {r} = `{q.tolerance.format(a[r * n:(r + 1) * n])}`" for r in range(n)]
     if name == "kv_cache":
-        return [f"= {a:,} 字节"] if isinstance(a, int) else [f"= {a:.4f} GiB"]
+        return [f"= {a:,} bytes"] if isinstance(a, int) else [f"= {a:.4f} GiB"]
     if name == "training_memory":
         return [f"= {a:g} |"]
     if name in ("flops_per_token", "lora_params"):
@@ -627,7 +627,7 @@ def intermediate(q) -> list[str]:
     if name == "llama_params":
         return [f"= {a:,}"]
     if name == "beam_search":
-        return [f"概率 {num(a)}。"]
+        return [f"probability {num(a)}."]
     if name == "activation_memory":
         return [f"字节 = {a:g} GB。"]
     if name == "bpe_tokens":
@@ -635,7 +635,7 @@ def intermediate(q) -> list[str]:
     if name == "wordpiece_tokens":
         return [f" = {a}\n"]
     if name == "rope":
-        return [f"旋转后 q = `{vec(a, 4)}`"] if isinstance(a, list) else [f"= {num(a)}\n"]
+        return [f"Turned q = `{vec(a, 4)}`"] if isinstance(a, list) else [f"= {num(a)}\n"]
     if name == "distillation":
         return [f"p = `{vec(a, 4)}`"] if isinstance(a, list) else [f"= {num(a)}"]
     return [f"| {num(v, 5)} |" for v in a if v] + ["→ −∞ | 0 | 0 |" for v in a if not v]  # sampling: weights to 5 places

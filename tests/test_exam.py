@@ -245,7 +245,7 @@ def test_a_wrong_numeric_answer_is_reported_with_its_answer_once_in_the_solution
     result = run(deck_dir, ["exam", "--seed", "5", "--count", "1", "--kind", "numeric"], ["123456"])
     panel = result.stdout.split("q-num ·")[1].split("╰")[0]
     assert "Wrong. The answer is" in panel and "Right answer" not in panel, panel
-    assert panel.count(right) == 2 and f"答案：{right}" in panel  # the verdict's, and the solution's last line
+    assert panel.count(right) == 2 and f"Answer: {right}" in panel  # the verdict's, and the solution's last line
 
 
 def test_same_seed_same_paper(deck_dir):

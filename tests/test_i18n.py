@@ -31,21 +31,37 @@ def catalogue_tool():
     return module
 
 
-def test_every_marked_string_has_a_chinese_translation_and_the_mo_is_current():
+@pytest.mark.parametrize("domain", ["quizzer", "checkers"])
+def test_every_marked_string_has_a_chinese_translation_and_the_mo_is_current(domain):
     tool = catalogue_tool()
-    catalogue = tool.merged()
+    chosen = next(d for d in tool.DOMAINS if d.name == domain)
+    catalogue = tool.merged(chosen)
     assert tool.untranslated(catalogue) == []
-    assert tool.PO.read_bytes() == tool.po_bytes(catalogue), "run python tools/catalogue.py"
-    assert tool.MO.read_bytes() == tool.mo_bytes(catalogue), "run python tools/catalogue.py"
+    assert chosen.po.read_bytes() == tool.po_bytes(catalogue), "run python tools/catalogue.py"
+    assert chosen.mo.read_bytes() == tool.mo_bytes(catalogue), "run python tools/catalogue.py"
+
+
+def test_a_checkers_id_without_chinese_is_reported_untranslated(tmp_path):
+    """A checker's new words are extracted into the checkers' own catalogue, where ``--check``
+    names each one still without its Chinese."""
+    tool = catalogue_tool()
+    (tmp_path / "new_checker.py").write_text(
+        'from checkers.said import Said, _\n_("Find the new number.")\nSaid("too big: {n}", n=1)\n', "utf-8")
+    (tmp_path / "spaced.py").write_text('from checkers.said import C_\nC_("between equations", "; ")\n', "utf-8")
+    domain = tool.Domain("checkers", tool.CHECKERS.po, ((tmp_path, "*.py", tool.CHECKERS.sources[0][2], "python"),))
+    catalogue = tool.merged(domain)
+    assert set(tool.untranslated(catalogue)) == {"Find the new number.", "too big: {n}"}  # the C_ one is translated
+    assert catalogue.get("; ", context="between equations").string == "，"
 
 
 def fields(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
 
 
-def test_translations_keep_every_placeholder():
+@pytest.mark.parametrize("domain", ["quizzer", "checkers"])
+def test_translations_keep_every_placeholder(domain):
     tool = catalogue_tool()
-    for message in tool.merged():
+    for message in tool.merged(next(d for d in tool.DOMAINS if d.name == domain)):
         if not message.id:
             continue
         ids = message.id if isinstance(message.id, tuple) else (message.id,)

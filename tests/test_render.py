@@ -518,7 +518,7 @@ def test_a_markdown_table_cell_wraps_and_drops_no_word(tmp_path, monkeypatch, co
 
     monkeypatch.setenv("QUIZ_DB", str(tmp_path / "q.db"))
     shown = CliRunner().invoke(app, ["generate", "--card", "num-attention-shapes-split-merge", "--seed", "1"],
-                               env={"COLUMNS": str(columns)})
+                               env={"COLUMNS": str(columns), "QUIZ_LANG": "zh"})  # the solution's Chinese table
     assert shown.exit_code == 0, shown.output
     table = shown.stdout.split("步骤")[1].split("答案")[0]
     assert words in table and "…" not in table, table

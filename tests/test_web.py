@@ -327,3 +327,19 @@ def test_the_plan_page_shows_the_interview_and_what_following_the_plan_gives(mak
     page = client.get("/plan").text
     assert "2026-01-15 · 10 days left" in page and "<td>90%</td>" in page
     assert re.search(r"<th>Cards at the target</th><td>\d+% · 0/6</td>", page)  # none seen yet, of six
+
+
+def test_a_numeric_card_speaks_each_requests_language(make_client, monkeypatch):
+    """In English the question's frame, its worked solution and the verdict hold no Chinese but the
+    card's own prompt; the same server answers a Chinese request in Chinese at the same time."""
+    monkeypatch.delenv("QUIZ_LANG")
+    client = make_client()
+    client.headers["accept-language"] = "en"
+    page = post(client, study_of(client, "n"), action="answer", answer="-12345").text
+    shown = re.sub(r"<[^>]+>", " ", page.split('<main', 1)[-1]).replace("算一算 MLM loss。", "")
+    assert "(natural logarithm)" in shown and not re.search("[\u4e00-\u9fff]", shown), shown
+    assert "Answer:" in shown or 'class="solution"' not in page  # the worked solution, where the page shows it
+    chinese = TestClient(client.app, follow_redirects=True, headers={"accept-language": "zh"})
+    page = post(chinese, study_of(chinese, "n"), action="answer", answer="-12345").text
+    assert "算一算 MLM loss。" in page and "（自然对数）" in page and "natural logarithm" not in page
+    assert "答案：" in page or 'class="solution"' not in page

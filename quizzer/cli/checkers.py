@@ -12,7 +12,7 @@ from quizzer.cli.boundary import console
 from quizzer.cli.context import DecksOption, load
 from quizzer.cli.options import JsonOption, seed_in_range
 from quizzer.errors import UnknownName, UsageError
-from quizzer.i18n import _
+from quizzer.i18n import _, translate_checker_message
 
 if TYPE_CHECKING:
     from checkers.base import Question
@@ -27,11 +27,12 @@ def checkers_command(as_json: JsonOption = False) -> None:
     if as_json:
         from quizzer.cli.output import emit_json
 
-        emit_json([{"name": name, "description": registry.get(name).description} for name in registry.names()])
+        emit_json([{"name": name, "description": translate_checker_message(registry.get(name).description)}
+                   for name in registry.names()])
         return
     table = listing(ident(_("checker")), _("what it asks"))
     for name in registry.names():
-        table.add_row(name, registry.get(name).description)
+        table.add_row(name, translate_checker_message(registry.get(name).description))
     console().print(table, markup=False)
 
 

@@ -110,7 +110,7 @@ class Numeric(Kind[NumericCard]):
     model = NumericCard
     graded = True
     solution_title = N_("Worked solution")
-    solution_states_answer = True  # every checker's explain ends "答案：…"
+    solution_states_answer = True  # every checker's explain ends with checkers.base.answer_line ("Answer: …")
 
     @property
     def generated(self) -> bool:
