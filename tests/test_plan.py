@@ -235,9 +235,9 @@ def test_buried_new_cards_leave_the_days_pace_and_the_plan_names_it_as_the_overv
 
 
 def test_one_review_a_day_is_said_in_the_singular():
-    """One review a day is said in the singular, "1 review a day" (`--deck interview-numbers`, 31
-    cards, five months away, gives one)."""
-    shown = quiz("plan", "--date", "2026-06-06", "--deck", "interview-numbers").output
+    """One review a day is said in the singular, "1 review a day" (`--deck interview-numbers`, 37
+    cards, eight months away, gives one)."""
+    shown = quiz("plan", "--date", "2026-09-01", "--deck", "interview-numbers").output
     assert "; 1 review a day." in shown, shown
 
 
