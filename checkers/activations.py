@@ -8,8 +8,8 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from checkers.base import BaseChecker, Tolerance, grouped
-from checkers.said import Said
+from checkers.base import BaseChecker, Tolerance, answer_line, grouped
+from checkers.said import N_, Said, _
 from checkers.shapes import LAYERS_MAX, Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -30,9 +30,15 @@ ACTIVATION_MODELS = {
     "530B": (105, 20480, 128, 2048, (1, 2)),
 }
 HOW = {
-    "none": "不做激活重计算：前向时每层的激活都存下来给反向用",
-    "full": "完全激活重计算（full activation checkpointing）：每层只存它的输入，反向时把这一层的前向重算一遍",
+    "none": N_("No activation recomputation: the forward pass keeps every layer's activations for the backward pass"),
+    "full": N_("Full activation recomputation (full activation checkpointing): each layer keeps only its input, and the "
+               "backward pass recomputes that layer's forward pass"),
 }
+# the paper's formulas (§4.1, §4.2), written into the words as values
+PER_LAYER = "$sbh(34 + 5as/h)$"
+INPUT = "$2sbh$"
+SBH = "$sbh$"
+QUADRATIC = "$5as/h$"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,7 +70,8 @@ class ActivationMemoryInputs(Strict):
 
 class ActivationMemory(BaseChecker[ActivationMemoryParams, ActivationMemoryInputs, float]):
     name = "activation_memory"
-    description = "训练时的激活显存：每层 sbh(34 + 5as/h) 字节，完全重计算时每层只存 2sbh（Korthikanti 2022），单位 GB"
+    description = Said("Activation memory in training: sbh(34 + 5as/h) bytes per layer, only 2sbh per layer with full "
+                       "recomputation (Korthikanti 2022), in GB")
     Params = ActivationMemoryParams
     Inputs = ActivationMemoryInputs
 
@@ -77,14 +84,16 @@ class ActivationMemory(BaseChecker[ActivationMemoryParams, ActivationMemoryInput
                                             checkpointing=checkpointing, model=model)
             if _closed_form(inputs) >= SMALLEST_GB * GB:
                 break
-        prompt = (
-            f"训练 {model}（L = {layers} 层，hidden h = {hidden}，注意力头 a = {heads}），序列长度 s = {seq}，"
-            f"micro-batch b = {inputs.batch}。{HOW[checkpointing]}。\n\n"
-            "按 Korthikanti et al. 2022 §4.1 的口径：激活用 16 位（2 字节）存，dropout 的 mask 每元素 1 字节，"
-            "不做张量并行和序列并行，每层存 $sbh(34 + 5as/h)$ 字节；完全重计算时每层只存输入 $2sbh$ 字节（§4.2）。"
-            "只算这 L 层（不含 embedding 和输出层），1 GB = 10^9 字节。\n\n求这 L 层的激活共占多少 GB。"
-        )
-        return inputs, prompt
+        setting = _("Training {model} (L = {layers} layers, hidden h = {hidden}, a = {heads} attention heads), sequence length "
+                    "s = {seq}, micro-batch b = {batch}. {how}.").format(
+            model=model, layers=layers, hidden=hidden, heads=heads, seq=seq, batch=inputs.batch, how=_(HOW[checkpointing]))
+        rules = _(
+            "Count as Korthikanti et al. 2022 §4.1 does: activations are stored in 16 bits (2 bytes), a dropout mask takes "
+            "1 byte per element, no tensor or sequence parallelism, so each layer stores {per_layer} bytes; with full "
+            "recomputation each layer stores only its input, {input} bytes (§4.2). Count these L layers only (no embedding "
+            "or output layer); 1 GB = 10^9 bytes.\n\nFind how many GB the activations of these L layers take."
+        ).format(per_layer=PER_LAYER, input=INPUT)
+        return inputs, f"{setting}\n\n{rules}"
 
     def why_out_of_range(self, params: ActivationMemoryParams, inputs: ActivationMemoryInputs) -> str | None:
         if params.checkpointing != "any" and inputs.checkpointing != params.checkpointing:
@@ -108,28 +117,36 @@ class ActivationMemory(BaseChecker[ActivationMemoryParams, ActivationMemoryInput
         sbh = s * b * h
         if inputs.checkpointing == "full":
             per_layer = 2 * sbh
-            steps = (
-                f"完全重计算时每层只存输入：$2sbh$ = 2 × {s} × {b} × {h} = {grouped(per_layer)} 字节。\n\n"
-                f"没有重计算时每层要存 $sbh(34 + 5as/h)$ = {grouped(_layer(inputs))} 字节，"
-                f"是它的 {_layer(inputs) / per_layer:.0f} 倍；代价是反向时多做一次前向（约多 1/3 的计算）。"
-            )
+            steps = _(
+                "With full recomputation each layer stores only its input: {input} = 2 × {s} × {b} × {h} = {bytes} bytes.\n\n"
+                "Without recomputation each layer would store {per_layer} = {without} bytes, {times:.0f} times as much; the "
+                "price is one more forward pass during the backward pass (about 1/3 more compute)."
+            ).format(input=INPUT, s=s, b=b, h=h, bytes=grouped(per_layer), per_layer=PER_LAYER,
+                     without=grouped(_layer(inputs)), times=_layer(inputs) / per_layer)
         else:
             per_layer = _layer(inputs)
             quadratic = 5 * a * s / h
-            steps = (
-                f"$sbh$ = {s} × {b} × {h} = {grouped(sbh)}；$5as/h$ = 5 × {a} × {s} / {h} = {quadratic:g}。\n\n"
-                f"| 部分 | 每层字节 |\n| --- | --- |\n"
-                f"| 注意力：$11sbh + 5as^2b$（QKV 输入、Q、K、softmax 输出及其 dropout mask 与输出、V、输出投影输入与 mask） | "
-                f"{grouped(11 * sbh + 5 * a * s * s * b)} |\n"
-                f"| MLP：$19sbh$（两个线性层的输入、GeLU 输入、dropout mask） | {grouped(19 * sbh)} |\n"
-                f"| 两个 LayerNorm 的输入：$4sbh$ | {grouped(4 * sbh)} |\n"
-                f"| 每层合计 $sbh(34 + 5as/h)$ | {grouped(per_layer)} |\n\n"
-                f"$5as/h$ = {quadratic:g} 来自注意力矩阵（随 s 平方增长），{'比 34 还大' if quadratic > 34 else '没有 34 大'}。"
+            parts = (
+                (_("Attention: {formula} (the QKV input, Q, K, the softmax output, its dropout mask and output, V, the output "
+                   "projection's input and its mask)").format(formula="$11sbh + 5as^2b$"), 11 * sbh + 5 * a * s * s * b),
+                (_("MLP: {formula} (the two linear layers' inputs, the GeLU input, the dropout mask)").format(formula="$19sbh$"),
+                 19 * sbh),
+                (_("The two LayerNorms' inputs: {formula}").format(formula="$4sbh$"), 4 * sbh),
+                (_("Per layer in all {formula}").format(formula=PER_LAYER), per_layer),
             )
-        return (
-            f"{steps}\n\n{n} 层：{n} × {grouped(per_layer)} = {grouped(n * per_layer)} 字节 = {n * per_layer / GB:g} GB。"
-            f"\n\n答案：`{tolerance.format(answer)}` GB"
-        )
+            grows = (_("{quadratic} = {value:g} comes from the attention matrix (it grows with the square of s), larger than 34.")
+                     if quadratic > 34 else
+                     _("{quadratic} = {value:g} comes from the attention matrix (it grows with the square of s), not as large as 34."))
+            steps = "\n".join((
+                _("{sbh} = {s} × {b} × {h} = {product}; {quadratic} = 5 × {a} × {s} / {h} = {value:g}.").format(
+                    sbh=SBH, s=s, b=b, h=h, product=grouped(sbh), quadratic=QUADRATIC, a=a, value=quadratic),
+                "", _("| Part | Bytes per layer |"), "| --- | --- |",
+                *(f"| {part} | {grouped(size)} |" for part, size in parts),
+                "", grows.format(quadratic=QUADRATIC, value=quadratic),
+            ))
+        total = _("{layers} layers: {layers} × {per_layer} = {bytes} bytes = {gb:g} GB.").format(
+            layers=n, per_layer=grouped(per_layer), bytes=grouped(n * per_layer), gb=n * per_layer / GB)
+        return f"{steps}\n\n{total}\n\n" + answer_line(tolerance.format(answer)) + " GB"
 
 
 def _layer(inputs: ActivationMemoryInputs) -> int:

@@ -10,8 +10,8 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from checkers.base import BaseChecker, Tolerance
-from checkers.said import Said
+from checkers.base import BaseChecker, Tolerance, answer_line
+from checkers.said import Said, _, join
 from checkers.shapes import Strict
 
 if TYPE_CHECKING:  # Field(...) in an annotation is read by pydantic only to validate (checkers.validating)
@@ -59,6 +59,11 @@ def _symbols(symbols: list[str]) -> str:
     return " ".join(symbols)
 
 
+def _total(counts: list[int], answer: int) -> str:
+    """A worked solution's sum of the tokens counted."""
+    return _("Total: {terms} = {answer}").format(terms=" + ".join(map(str, counts)), answer=answer)
+
+
 def _learned(inputs: BpeTokensInputs) -> tuple[list[tuple[tuple[str, str], int, list[list[str]]]], list[list[str]]]:
     """The reference's merges, and every word's symbols after the last of them."""
     from checkers import reference
@@ -76,7 +81,8 @@ def _pieces(inputs: BpeTokensInputs, steps: list[tuple[tuple[str, str], int, lis
 
 class BpeTokens(BaseChecker[BpeTokensParams, BpeTokensInputs, int]):
     name = "bpe_tokens"
-    description = "BPE 分词计数：在小词表上学 k 次合并后语料的 token 数，或按学到的顺序切一个新词得几个 token（Sennrich 2016）"
+    description = Said("BPE token counts: the corpus's tokens after learning k merges on a small word list, or how many tokens "
+                       "a new word splits into with the merges applied in the order learned (Sennrich 2016)")
     Params = BpeTokensParams
     Inputs = BpeTokensInputs
 
@@ -87,15 +93,18 @@ class BpeTokens(BaseChecker[BpeTokensParams, BpeTokensInputs, int]):
         inputs = BpeTokensInputs(words=words, counts=[rng.randint(1, 9) for _ in words],
                                  merges=rng.randint(params.merges_min, params.merges_max), target=target, word=word)
         rows = "\n".join(f"| {w} | {c} | `{_symbols([*w, END])}` |" for w, c in zip(inputs.words, inputs.counts))
-        ask = (f"学完后语料（按词频计）一共有多少个 token（`{END}` 单独成符号时也算一个）？" if target == "corpus"
-               else f"学完后按学到的先后顺序把这些合并用在新词 **{word}** 上，它被切成几个 token（`{END}` 单独成符号时也算一个）？")
-        prompt = (
-            f"用 BPE（Sennrich et al. 2016, §3.2）在下面的词频表上学 **{inputs.merges}** 次合并。每个词先拆成字符，"
-            f"末尾加词尾符号 `{END}`；每次把语料里（按词频加权）出现次数最多的相邻符号对合成一个新符号；"
-            "次数并列时取最先出现的一对（按表中从上到下、每个词从左到右读）。\n\n"
-            f"| 词 | 词频 | 初始符号 |\n| --- | --- | --- |\n{rows}\n\n{ask}"
-        )
-        return inputs, prompt
+        ask = (_("After learning them, how many tokens does the corpus hold in all (counted by frequency; an {end} standing "
+                 "alone as a symbol counts as one too)?") if target == "corpus" else
+               _("After learning them, apply the merges in the order learned to the new word **{word}**: how many tokens "
+                 "does it split into (an {end} standing alone as a symbol counts as one too)?"))
+        rules = _(
+            "Learn **{merges}** BPE merges (Sennrich et al. 2016, §3.2) on the word-frequency table below. Each word is first "
+            "split into characters, with the end-of-word symbol {end} appended; each merge joins the adjacent symbol pair that "
+            "occurs most often in the corpus (weighted by frequency) into a new symbol; on a tie, take the pair that occurs "
+            "first (reading the table top to bottom, each word left to right)."
+        ).format(merges=inputs.merges, end=f"`{END}`")
+        header = _("| Word | Frequency | Initial symbols |")
+        return inputs, f"{rules}\n\n{header}\n| --- | --- | --- |\n{rows}\n\n{ask.format(end=f'`{END}`', word=word)}"
 
     def why_out_of_range(self, params: BpeTokensParams, inputs: BpeTokensInputs) -> str | None:
         if params.target != "any" and inputs.target != params.target:
@@ -116,19 +125,20 @@ class BpeTokens(BaseChecker[BpeTokensParams, BpeTokensInputs, int]):
 
     def explain(self, inputs: BpeTokensInputs, answer: int, tolerance: Tolerance) -> str:
         steps, final = _learned(inputs)
-        rows = ["| 第几次 | 合并的符号对 | 次数 |", "| --- | --- | --- |"]
+        rows = [_("| Merge | Symbol pair merged | Count |"), "| --- | --- | --- |"]
         rows += [f"| {n} | `{a}` + `{b}` → `{a + b}` | {count} |" for n, ((a, b), count, _words) in enumerate(steps, 1)]
         if inputs.word is None:
             lines = [f"| {w} | {c} | `{_symbols(s)}` | {c} × {len(s)} = {c * len(s)} |"
                      for w, c, s in zip(inputs.words, inputs.counts, final)]
-            result = ("| 词 | 词频 | 合并后 | token 数 |\n| --- | --- | --- | --- |\n" + "\n".join(lines)
-                      + f"\n\n合计：{' + '.join(str(c * len(s)) for c, s in zip(inputs.counts, final))} = {answer}")
+            result = "\n".join((_("| Word | Frequency | After the merges | Tokens |"), "| --- | --- | --- | --- |", *lines, "",
+                                _total([c * len(s) for c, s in zip(inputs.counts, final)], answer)))
         else:
             pieces = _pieces(inputs, steps)
-            result = (f"把 {inputs.word} 拆成 `{_symbols([*inputs.word, END])}`，按上表的顺序逐条套用合并（用不上的跳过），"
-                      f"得到 `{_symbols(pieces)}`，共 {answer} 个 token。")
-        learned = "\n".join(rows) if steps else "（没有可合并的符号对）"
-        return f"{learned}\n\n{result}\n\n答案：`{tolerance.format(answer)}`"
+            result = _("Split {word} into {symbols}, apply the merges one by one in the table's order (skipping those that do "
+                       "not apply), and get {pieces}. Tokens: {count}.").format(
+                word=inputs.word, symbols=f"`{_symbols([*inputs.word, END])}`", pieces=f"`{_symbols(pieces)}`", count=answer)
+        learned = "\n".join(rows) if steps else _("(no symbol pair to merge)")
+        return f"{learned}\n\n{result}\n\n" + answer_line(tolerance.format(answer))
 
 
 # ------------------------------------------------------------------------------------ WordPiece
@@ -165,7 +175,8 @@ class WordPieceInputs(Strict):
 
 class WordPieceTokens(BaseChecker[WordPieceParams, WordPieceInputs, int]):
     name = "wordpiece_tokens"
-    description = "WordPiece 分词计数：BERT 的贪心最长匹配（## 续接，整词匹配不上记一个 [UNK]），几个词共切成几个 token"
+    description = Said("WordPiece token counts: BERT's greedy longest match (## pieces continue a word; a word with no match is "
+                       "one [UNK] whole), how many tokens a few words split into")
     Params = WordPieceParams
     Inputs = WordPieceInputs
 
@@ -173,14 +184,16 @@ class WordPieceTokens(BaseChecker[WordPieceParams, WordPieceInputs, int]):
         letters = rng.random() < 0.6 if params.letters == "any" else params.letters == "yes"
         vocab = [piece for piece in (*WORD_STARTS, *CONTINUATIONS) if rng.random() < 0.6]
         inputs = WordPieceInputs(vocab=vocab or ["un"], words=rng.sample(PIECE_WORDS, params.words), letters=letters)
-        listed = "、".join(f"`{piece}`" for piece in inputs.vocab)
-        also = "此外，26 个单字母 a–z 及其续接形式 ##a–##z 也都在词表里。" if letters else "词表里没有别的 token（没有单字母）。"
-        prompt = (
-            "BERT 用 WordPiece 切词（Devlin et al. 2019, §3；切法见 Google BERT 的 tokenization.py）：对每个词从词首起取词表里"
-            "**最长**的前缀，剩下的部分加 `##` 前缀后继续找最长匹配；若某处一个都匹配不上，**整个词**记为一个 `[UNK]`。\n\n"
-            f"词表：{listed}。{also}\n\n把 {'、'.join(f'**{w}**' for w in inputs.words)} 逐词切开，一共多少个 token？"
-            "（`[UNK]` 记 1 个，不加 [CLS]、[SEP]）"
-        )
+        also = (_("Besides, the 26 single letters a–z and their continuations ##a–##z are all in the vocabulary too.") if letters
+                else _("The vocabulary holds no other token (no single letters)."))
+        prompt = "\n\n".join((
+            _("BERT splits words with WordPiece (Devlin et al. 2019, §3; the split as Google BERT's tokenization.py makes it): from "
+              "the start of each word take the **longest** prefix in the vocabulary, then put `##` before the rest and keep "
+              "looking for the longest match; where nothing matches at all, the **whole word** is one `[UNK]`."),
+            _("Vocabulary: {vocab}. {also}").format(vocab=join(f"`{piece}`" for piece in inputs.vocab), also=also),
+            _("Split {words} word by word: how many tokens in all? (`[UNK]` counts as 1; no [CLS] or [SEP] added)").format(
+                words=join(f"**{w}**" for w in inputs.words)),
+        ))
         return inputs, prompt
 
     def why_out_of_range(self, params: WordPieceParams, inputs: WordPieceInputs) -> str | None:
@@ -200,10 +213,10 @@ class WordPieceTokens(BaseChecker[WordPieceParams, WordPieceInputs, int]):
         from checkers import reference
 
         split = [reference.wordpiece(word, inputs.known()) for word in inputs.words]
-        rows = ["| 词 | 切分 | token 数 |", "| --- | --- | --- |"]
+        rows = [_("| Word | Pieces | Tokens |"), "| --- | --- | --- |"]
         rows += [f"| {word} | {' '.join(f'`{piece}`' for piece in pieces)} | {len(pieces)} |" for word, pieces in zip(inputs.words, split)]
-        return (
-            "每步取从当前位置起在词表里最长的一段（不是最短，也不是切得最少的整体方案）；一处匹配不上，整个词就是 `[UNK]`。\n\n"
-            + "\n".join(rows)
-            + f"\n\n合计：{' + '.join(str(len(pieces)) for pieces in split)} = {answer}\n\n答案：`{tolerance.format(answer)}`"
-        )
+        return "\n\n".join((
+            _("Each step takes the longest piece in the vocabulary from where it stands (not the shortest, nor the split with the "
+              "fewest pieces overall); where nothing matches, the whole word is `[UNK]`."),
+            "\n".join(rows), _total([len(pieces) for pieces in split], answer), answer_line(tolerance.format(answer)),
+        ))

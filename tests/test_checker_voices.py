@@ -59,6 +59,21 @@ def test_in_english_a_numeric_card_shows_only_its_deck_text_in_chinese():
     assert verdict.outcome == "wrong" and not CJK.search(i18n.translate_checker_message(verdict.message))
 
 
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_numeric_cards_row_describes_its_checker_in_the_interface_language(language):
+    """What a browser's row shows of a numeric card, no question drawn: its checker's description."""
+    i18n.use(language)
+    numeric = kind("numeric")
+    card = validate(numeric.model, {"id": "n-row", "kind": "numeric", "source": "1.1", "checker": "activation_memory",
+                                    "params": {"checkpointing": "full"}})
+    row = numeric.asks(card)
+    if language == "zh":
+        assert row == ("activation_memory (checkpointing=full): 训练时的激活显存：每层 sbh(34 + 5as/h) 字节，"
+                       "完全重计算时每层只存 2sbh（Korthikanti 2022），单位 GB")
+    else:
+        assert row.startswith("activation_memory (checkpointing=full): Activation memory") and not CJK.search(row)
+
+
 def test_the_chinese_interface_reads_as_before():
     """Today's words, copied from the output before the checkers had a catalogue of their own."""
     i18n.use("zh")

@@ -629,9 +629,9 @@ def intermediate(q) -> list[str]:
     if name == "beam_search":
         return [f"probability {num(a)}."]
     if name == "activation_memory":
-        return [f"字节 = {a:g} GB。"]
+        return [f"bytes = {a:g} GB."]
     if name == "bpe_tokens":
-        return [f"= {a}\n"] if q.inputs["target"] == "corpus" else [f"共 {a} 个 token。"]
+        return [f"= {a}\n"] if q.inputs["target"] == "corpus" else [f"Tokens: {a}."]
     if name == "wordpiece_tokens":
         return [f" = {a}\n"]
     if name == "rope":

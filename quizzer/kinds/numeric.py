@@ -135,7 +135,7 @@ class Numeric(Kind[NumericCard]):
         from checkers import registry
 
         given = ", ".join(f"{name}={value}" for name, value in card.params.items())
-        return f"{card.checker}{f' ({given})' if given else ''}: {registry.get(card.checker).description}"
+        return f"{card.checker}{f' ({given})' if given else ''}: {translate_checker_message(registry.get(card.checker).description)}"
 
     def back(self, asked: Asked) -> str:
         return str(asked.drawn.answer_text)
