@@ -17,7 +17,9 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from quizzer.app import study, study_views
 from quizzer.app.collection import open_collection
 from quizzer.scheduling import queue as queues
+from quizzer.scheduling.memory import LOAD_BALANCE_DAYS
 from quizzer.scheduling.queue import build_queue
+from quizzer.scheduling.summary import due_per_day
 from quizzer.store import cards as card_store
 
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
@@ -123,6 +125,15 @@ class StudyStates(RuleBasedStateMachine):
                 assert record.suspended or (record.buried_until is not None and record.buried_until > T0)
         assert sum(summary.ratings.values()) == summary.reviewed and min(summary.ratings.values(), default=0) >= 0
         assert 0 <= summary.correct <= summary.reviewed
+
+    @invariant()
+    def the_days_load_kept_is_the_stores(self) -> None:
+        """The cards due on each coming day, as the session keeps them between answers, are what
+        counting the store afresh gives (where the next review lands depends on them)."""
+        load = self.session.load
+        if load.day is not None:
+            assert load.counts == due_per_day(self.collection.store, load.day, LOAD_BALANCE_DAYS + 1,
+                                              self.session.settings.day_start_hour)
 
     @invariant()
     def the_card_on_screen_may_be_studied(self) -> None:

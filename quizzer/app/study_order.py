@@ -16,6 +16,7 @@ from quizzer import clock, kinds
 from quizzer.app.auto_rating import Unrated
 from quizzer.app.busy import Waiting
 from quizzer.app.collection import Collection
+from quizzer.app.study_load import DayLoad
 from quizzer.app.study_views import BackView, CardView, Continue, QueueEnd, Remaining, Summary, View
 from quizzer.errors import DatabaseError
 from quizzer.kinds.base import Asked
@@ -75,6 +76,7 @@ class StudyOrder:
         self.settings = settings
         schedule = schedule_of(collection.store, settings)
         self.scheduler, self.interview = schedule.scheduler, schedule.interview
+        self.load = DayLoad(collection.store, settings.day_start_hour)  # where a review lands: the days' load
         self.scope = set(queue) if only_queued else None  # a drill brings back only its own cards
         self.pauses = pauses
         self.tick = tick
@@ -161,7 +163,7 @@ class StudyOrder:
     def _answered_elsewhere(self, card_id: str) -> bool:
         """Whether ``card_id`` was reviewed after this session began, and not by it: another
         session (a terminal, a browser) took it, and showing it again would review it twice."""
-        last = card_store.card(self.collection.store, card_id).memory.last_review
+        last = card_store.standing(self.collection.store, card_id)[0]
         return (last is not None and last > self.opened_at
                 and not any(isinstance(done, Done) and done.answered.card_id == card_id for done in self.history))
 
