@@ -123,6 +123,8 @@ async def _guarded(served: Served, request: Any, handler: Any) -> Any:
     form = await request.form() if request.method == "POST" else {}
     if request.method == "POST" and not guard.csrf_valid(request.session, form.get("csrf")):
         return PlainTextResponse(i18n._("The form has expired: go back and reload the page."), status_code=403)
+    if served.login and "account" in request.session and not _still_signed_in(served, request.session):
+        request.session.clear()  # the account was removed (``quiz serve user remove``): signed out
     if served.login and "account" not in request.session and handler not in (_login, _link):
         if request.method == "POST":
             return PlainTextResponse(i18n._("Sign in first."), status_code=403)
@@ -131,6 +133,17 @@ async def _guarded(served: Served, request: Any, handler: Any) -> Any:
         return await handler(served, request, form)
     except QuizError as err:
         return _page(request, "problem.html", status=400, message=err.message, hint=err.shown_hint)
+
+
+def _still_signed_in(served: Served, session: dict[str, Any]) -> bool:
+    """Whether the session's account is still there; the desk of one removed goes with it."""
+    from quizzer.app import accounts
+
+    account = str(session["account"])
+    if accounts.signed_in(account):
+        return True
+    served.desks.pop(account, None)
+    return False
 
 
 def _to(request: Any, path: str) -> Any:
