@@ -33,8 +33,10 @@ from quizzer.app.study_views import (
     Edited,
     Event,
     Feedback,
+    Look,
     Next,
     Notice,
+    NoticeKind,
     Quit,
     Rate,
     Reveal,
@@ -89,6 +91,8 @@ class StudySession(StudyOrder):
         """The views that follow ``event``; the last one is what waits for the next event."""
         if self.phase == "done":
             return [self.summary]
+        if isinstance(event, Look):
+            return self.catch_up() or [self._current()]
         if isinstance(event, Undo):
             return self._undo()
         if isinstance(event, Quit) or self.phase == "end":
@@ -122,12 +126,17 @@ class StudySession(StudyOrder):
         return self.summary if self.phase == "done" else self._current()
 
     def catch_up(self) -> list[View] | None:
-        """When the card on screen (front or back, not yet answered) was reviewed in another session
-        since this one began, the views that take its place: a page drawn again must not offer it
-        a second time. None when it was not."""
-        if self.phase not in ("front", "back") or not self._answered_elsewhere(self._card_id()):
-            return None
-        return [Notice("answered_elsewhere", self._card_id()), self._show_next()]
+        """When the card on screen (front or back, not yet answered) was reviewed, buried or
+        suspended in another session since this one began, the views that take its place: a page
+        drawn again must not offer it a second time. None when it was not."""
+        taken = self.taken_elsewhere()
+        return None if taken is None else [Notice(taken, self._card_id()), self._show_next()]
+
+    def taken_elsewhere(self) -> NoticeKind | None:
+        """How another session took the card on screen (front or back) since this one began: it
+        answered it, or buried or suspended it; None: it did not (one query, as a screen waiting
+        for a key asks it now and then)."""
+        return self._taken_elsewhere(self._card_id()) if self.phase in ("front", "back") else None
 
     def location(self) -> tuple[Any, int]:
         """The deck file and line of the card on screen (for the editor)."""

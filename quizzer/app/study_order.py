@@ -17,7 +17,7 @@ from quizzer.app.auto_rating import Unrated
 from quizzer.app.busy import Waiting
 from quizzer.app.collection import Collection
 from quizzer.app.study_load import DayLoad
-from quizzer.app.study_views import BackView, CardView, Continue, QueueEnd, Remaining, Summary, View
+from quizzer.app.study_views import BackView, CardView, Continue, NoticeKind, QueueEnd, Remaining, Summary, View
 from quizzer.errors import DatabaseError
 from quizzer.kinds.base import Asked
 from quizzer.scheduling import queue as queues
@@ -148,9 +148,9 @@ class StudyOrder:
     def _show_next(self) -> View:
         while self.position < len(self.queue) or self._requeue_learning():
             card = self.collection.cards.get(self._card_id())
-            if card is None or self._answered_elsewhere(card.id):  # undone, then edited away; or studied
-                del self.queue[self.position]  # in another session meanwhile (a card due again comes back
-                continue  # through the learning requeue)
+            if card is None or self._taken_elsewhere(card.id):  # undone, then edited away; or studied, buried
+                del self.queue[self.position]  # or suspended in another session meanwhile (a card due again
+                continue  # comes back through the learning requeue)
             self.asked = kinds.of(card).ask(card)
             self.phase, self.unrated = "front", None
             self.shown_at = self.tick()
@@ -160,12 +160,17 @@ class StudyOrder:
             return QueueEnd()
         return self._finish()
 
-    def _answered_elsewhere(self, card_id: str) -> bool:
-        """Whether ``card_id`` was reviewed after this session began, and not by it: another
-        session (a terminal, a browser) took it, and showing it again would review it twice."""
-        last = card_store.standing(self.collection.store, card_id)[0]
-        return (last is not None and last > self.opened_at
-                and not any(isinstance(done, Done) and done.answered.card_id == card_id for done in self.history))
+    def _taken_elsewhere(self, card_id: str) -> NoticeKind | None:
+        """How another session (a terminal, a browser) took ``card_id`` since this one began: it
+        answered it (showing it again would review it twice), or it buried or suspended it (not
+        this one: a card it sets aside leaves its queue); None: it did not. One query."""
+        last, suspended, buried_until = card_store.standing(self.collection.store, card_id)
+        if (last is not None and last > self.opened_at
+                and not any(isinstance(done, Done) and done.answered.card_id == card_id for done in self.history)):
+            return "answered_elsewhere"
+        if card_id not in self.set_aside and (suspended or (buried_until is not None and buried_until > clock.now())):
+            return "set_aside_elsewhere"
+        return None
 
     def _learning_due(self, until: datetime) -> list[str]:
         """This session's cards in learning due by ``until``, soonest first: a drill's own only."""
