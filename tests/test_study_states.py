@@ -145,6 +145,10 @@ class StudyStates(RuleBasedStateMachine):
             ahead = self.session.queue[self.session.position:]
             coming_back = set(queues.learning_due(self.collection.store, T0 + queues.LEARN_AHEAD)) & set(self.collection.cards)
             assert view.left == len(ahead) + len(coming_back - set(ahead)) >= 1
+            stored = card_store.states(self.collection.store, ahead)  # the counts by state, read afresh
+            new = sum(stored.get(card_id, 0) == 0 for card_id in ahead)
+            review = sum(stored.get(card_id) == 2 for card_id in ahead)
+            assert (view.remaining.new, view.remaining.review) == (new, review)
 
 
 def test_study_session_commands_in_any_order(template, tmp_path, monkeypatch):

@@ -271,6 +271,7 @@ class StudySession(StudyOrder):
         except ReviewedSince:  # answered on another device since: that answer stands
             return [Notice("reviewed_elsewhere", done.answered.card_id), self._current()]
         self.load.taken_back(done.answered)
+        self.known_states.pop(done.answered.card_id, None)  # its state as before: read again
         self._count(done, -1)
         self.unrated = None
         if done.correct is not None:  # answered again, it is rated by the learner

@@ -77,6 +77,8 @@ class StudyOrder:
         schedule = schedule_of(collection.store, settings)
         self.scheduler, self.interview = schedule.scheduler, schedule.interview
         self.load = DayLoad(collection.store, settings.day_start_hour)  # where a review lands: the days' load
+        self.known_states: dict[str, int] = {}  # the counts' cards by state, kept between views (``_states``)
+        self.seen_review: int | None = None  # the log's latest review when they were last looked at
         self.scope = set(queue) if only_queued else None  # a drill brings back only its own cards
         self.pauses = pauses
         self.tick = tick
@@ -140,10 +142,27 @@ class StudyOrder:
         ahead = self.queue[self.position:]
         queued = set(ahead)
         coming_back = [card_id for card_id in self._learning_due(clock.now() + queues.LEARN_AHEAD) if card_id not in queued]
-        states = card_store.states(self.collection.store, ahead)
+        states = self._states(ahead)
         by_state = Counter(states.get(card_id, NEW) for card_id in ahead)
         return Remaining(new=by_state[NEW], review=by_state[REVIEW],
                          learning=len(ahead) - by_state[NEW] - by_state[REVIEW] + len(coming_back))
+
+    def _states(self, card_ids: list[str]) -> dict[str, int]:
+        """The states of ``card_ids`` (and others): kept from one view to the next, and read again
+        for the cards reviewed since (by any session: one look at the log's latest rows) and those
+        not read yet. A review taken back as the log's latest (this session's undo, mostly) reads
+        them all again; one another session takes back under a later review leaves its card
+        counted by the state that review gave it until the card is reviewed again."""
+        latest, changed = card_store.reviewed_after(self.collection.store, self.seen_review)
+        if self.seen_review is not None and latest < self.seen_review:
+            self.known_states.clear()
+        self.seen_review = latest
+        for card_id in changed:
+            self.known_states.pop(card_id, None)
+        missing = [card_id for card_id in card_ids if card_id not in self.known_states]
+        if missing:
+            self.known_states.update(card_store.states(self.collection.store, missing))
+        return self.known_states
 
     def _show_next(self) -> View:
         while self.position < len(self.queue) or self._requeue_learning():

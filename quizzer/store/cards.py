@@ -171,8 +171,7 @@ def _undo(conn: Connection, answered: Answered) -> None:
     _row(conn, answered.card_id, lock=True)
     _set(conn, answered.card_id, **memory_columns(answered.previous))
     if not answered.previous.leech:
-        conn.execute(delete(card_tags).where(card_tags.c.card_id == answered.card_id,
-                                             card_tags.c.tag == LEECH_TAG))
+        conn.execute(delete(card_tags).where(card_tags.c.card_id == answered.card_id, card_tags.c.tag == LEECH_TAG))
     conn.execute(delete(review_log).where(review_log.c.id == answered.review_id))
     review_days.undone(conn, answered.review_id)
 
@@ -284,14 +283,19 @@ def studiable(store: Store, card_ids: list[str], now: datetime) -> list[str]:
 
 
 def standing(store: Store, card_id: str) -> tuple[datetime | None, bool, datetime | None]:
-    """A card's last review, whether it is suspended and until when it is buried: one row's three
-    columns (whether another session took it since it was shown); CardNotFound if never seen."""
+    """A card's last review, whether it is suspended and until when it is buried (whether another
+    session took it since it was shown); CardNotFound if never seen."""
     with store.read() as conn:
-        row = conn.execute(select(cards.c.last_review, cards.c.suspended, cards.c.buried_until)
-                           .where(cards.c.id == card_id)).first()
-    if row is None:
-        raise CardNotFound(card_id)
+        row = _row(conn, card_id)
     return row.last_review, row.suspended, row.buried_until
+
+
+def reviewed_after(store: Store, review_id: int | None) -> tuple[int, set[str]]:
+    """The latest review's id (0: none), and the cards reviewed after ``review_id`` (None: none asked)."""
+    with store.read() as conn:
+        latest = conn.scalar(select(func.max(review_log.c.id))) or 0
+        after = review_log.c.id > (latest if review_id is None else review_id)
+        return latest, set(conn.scalars(select(review_log.c.card_id).where(after)))
 
 
 def states(store: Store, card_ids: list[str]) -> dict[str, int]:
