@@ -5,8 +5,10 @@ way; only when the time runs out does the command end, naming the answer that wa
 
 from __future__ import annotations
 
+import re
 import threading
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 import test_web
@@ -274,3 +276,45 @@ def test_a_page_answer_waits_for_the_server_as_the_terminal_does(clock, make_cli
     rated = test_web.post(client, test_web.post(client, page, action="reveal").text, action="rate", rating="3")
     assert rated.status_code == 200 and len(tries) == 3 and clock.pauses == [0.5, 1.0]
     assert reviews() == before + 1
+
+
+def test_a_page_answer_past_the_time_allowed_is_kept_to_send_again(clock, make_client, monkeypatch):
+    """quiz serve: when the server stays out of reach past server_retry_seconds, the page says the
+    answer was not saved and holds it in a form; sent again once the server is back, it is saved."""
+    from quizzer.app import study
+
+    client = make_client()
+    page = test_web.study_of(client, "c")  # the choice card: a typed answer
+    answer, down = study.answering.answer, [True]
+
+    def unreachable_while_down(*args: object, **kwargs: object) -> object:
+        if down[0]:
+            raise ServerUnavailable("postgresql://db/quiz: cannot connect to the database server")
+        return answer(*args, **kwargs)
+
+    monkeypatch.setattr(study.answering, "answer", unreachable_while_down)
+    refused = test_web.post(client, page, action="answer", answer="B")
+    assert refused.status_code == 503 and clock.pauses  # waited before giving up
+    assert "Not saved" in refused.text and "c-one" in refused.text  # the card whose answer is lost
+    kept = re.search(r'<form method="post" action="/study"[^>]*>(.*?)</form>', refused.text, re.S)
+    assert kept and 'name="answer" value="B"' in kept[1] and 'name="action" value="answer"' in kept[1]
+    assert reviews_of(client, "c-one") == 0
+    down[0] = False
+    sent_again = client.post("/study", data={"csrf": test_web.csrf(refused.text), "action": "answer", "answer": "B"})
+    assert sent_again.status_code == 200 and reviews_of(client, "c-one") == 1
+
+
+def test_every_page_can_say_that_an_answer_waits(make_client):
+    """The notice the page's script shows when no page has come back a second after a form was
+    sent (the server waiting for the database): there, hidden until then."""
+    page = make_client().get("/study?deck=mini").text
+    assert re.search(r'<p id="waiting"[^>]*hidden>[^<]*tried again', page)
+    script = (Path(__file__).parents[1] / "quizzer" / "web" / "static" / "keys.js").read_text("utf-8")
+    assert 'getElementById("waiting")' in script and "notice.hidden = false" in script
+
+
+def reviews_of(client, card_id: str) -> int:
+    from quizzer.store.models import review_log
+
+    with client.opened.store.read() as conn:
+        return conn.execute(select(func.count()).select_from(review_log).where(review_log.c.card_id == card_id)).scalar_one()

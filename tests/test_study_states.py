@@ -17,7 +17,9 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from quizzer.app import study, study_views
 from quizzer.app.collection import open_collection
 from quizzer.scheduling import queue as queues
+from quizzer.scheduling.memory import LOAD_BALANCE_DAYS
 from quizzer.scheduling.queue import build_queue
+from quizzer.scheduling.summary import due_per_day
 from quizzer.store import cards as card_store
 
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
@@ -125,6 +127,15 @@ class StudyStates(RuleBasedStateMachine):
         assert 0 <= summary.correct <= summary.reviewed
 
     @invariant()
+    def the_days_load_kept_is_the_stores(self) -> None:
+        """The cards due on each coming day, as the session keeps them between answers, are what
+        counting the store afresh gives (where the next review lands depends on them)."""
+        load = self.session.load
+        if load.day is not None:
+            assert load.counts == due_per_day(self.collection.store, load.day, LOAD_BALANCE_DAYS + 1,
+                                              self.session.settings.day_start_hour)
+
+    @invariant()
     def the_card_on_screen_may_be_studied(self) -> None:
         view = self.waiting
         if isinstance(view, study_views.CardView):
@@ -134,6 +145,10 @@ class StudyStates(RuleBasedStateMachine):
             ahead = self.session.queue[self.session.position:]
             coming_back = set(queues.learning_due(self.collection.store, T0 + queues.LEARN_AHEAD)) & set(self.collection.cards)
             assert view.left == len(ahead) + len(coming_back - set(ahead)) >= 1
+            stored = card_store.states(self.collection.store, ahead)  # the counts by state, read afresh
+            new = sum(stored.get(card_id, 0) == 0 for card_id in ahead)
+            review = sum(stored.get(card_id) == 2 for card_id in ahead)
+            assert (view.remaining.new, view.remaining.review) == (new, review)
 
 
 def test_study_session_commands_in_any_order(template, tmp_path, monkeypatch):

@@ -233,3 +233,28 @@ def test_the_plan_form_and_the_study_filter_on_a_phone(served, browser):
     check(browser, "20-study-chosen")
     browser.get(served + "/link/not-a-token")
     check(browser, "21-link-spent")
+
+
+def test_an_answer_that_waits_for_the_database_says_so_on_the_page(served, browser, monkeypatch):
+    """A second after a rating is sent with no page back (the server waiting for the database),
+    the page says the answer is being saved; the next page does not. (The browser runs no script
+    while its page loads: the old page notes the notice shown in the tab's sessionStorage.)"""
+    from quizzer.app import study
+
+    browser.get(served + "/study?deck=mini")
+    press(browser, " ")  # the back, with the rating buttons
+    answer_now = study.answering.answer
+
+    def slow_database(*args: object, **kwargs: object) -> object:
+        time.sleep(3)  # the write lock or the server, had at last
+        return answer_now(*args, **kwargs)
+
+    monkeypatch.setattr(study.answering, "answer", slow_database)
+    shown = "return !document.getElementById('waiting').hidden"
+    assert browser.execute_script(shown) is False
+    browser.execute_script("const notice = document.getElementById('waiting');"
+                           "new MutationObserver(() => { if (!notice.hidden) sessionStorage.setItem('waited', 'yes'); })"
+                           ".observe(notice, {attributes: true});")
+    press(browser, "3")
+    assert browser.execute_script("return sessionStorage.getItem('waited')") == "yes"
+    assert "BERT 是自回归模型" in browser.page_source and browser.execute_script(shown) is False

@@ -120,3 +120,75 @@ def test_a_reload_does_not_show_the_card_the_terminal_answered_meanwhile(make_cl
     assert terminal.answered == ["q1"]
     browser.reload()
     assert browser.on_screen() == "q2" and "q1 was answered elsewhere meanwhile" in browser.page
+
+
+class WaitingKeys:
+    """A terminal's key prompter without a terminal: at each key prompt it runs the next of
+    ``moves`` (what happens elsewhere while the learner looks at the screen), then asks the screen's
+    ``taken`` as the real one does while waiting (every 0.1 s, here at once, a few times): a card
+    gone elsewhere ends the prompt with TAKEN; else it gives the move's key."""
+
+    interactive = True
+
+    def __init__(self, moves) -> None:
+        self.moves = iter(moves)
+        self.redraw = self.resumed = self.taken = None
+        self.prompts: list[str] = []
+
+    def discard_typed_ahead(self) -> None:
+        pass
+
+    def key(self, prompt: str, allowed=None) -> str:
+        from quizzer.terminal.prompter import TAKEN
+
+        self.prompts.append(prompt)
+        happen, key = next(self.moves)
+        happen()
+        for _ in range(3):
+            if self.taken is not None and self.taken():
+                return TAKEN
+        return key
+
+    def line(self, prompt: str, **_: object) -> str:
+        raise AssertionError("no typed answer in this deck")
+
+
+def test_a_terminal_waiting_for_a_key_moves_on_when_the_browser_answers_its_card(make_client, monkeypatch, tmp_path):
+    from io import StringIO
+
+    from rich.console import Console
+
+    from quizzer.app.browse import show
+    from quizzer.terminal.study import StudyScreen
+
+    client = make_client(DECK)
+    terminal = Terminal(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
+    browser = Browser(client)
+    monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(minutes=1)).isoformat())
+    out = StringIO()
+    keys = WaitingKeys([(lambda: (browser.step(), browser.step()), "x"),  # q1 answered in the browser;
+                        (lambda: None, "q")])  # a key passed over: only the look moves on
+    screen = StudyScreen(terminal.machine, keys, Console(file=out, width=80, force_terminal=False))
+    screen.page.show(terminal.views, True)
+    summary = terminal.machine.handle(screen.read(terminal.views[-1]))
+    assert browser.answered == ["q1"]
+    shown = [view for view in summary if isinstance(view, (study.Notice, study_views.CardView))]
+    assert [(type(view).__name__, view.card_id) for view in shown] == [("Notice", "q1"), ("CardView", "q2")]
+    assert shown[0].kind == "answered_elsewhere"
+    screen.page.show(summary, True)
+    assert "q1 was answered on another device meanwhile" in out.getvalue() and "问题q2" in out.getvalue()
+    reviews = show(client.opened, "q1", T0 + timedelta(hours=1), settings=DEFAULTS).info.reviews
+    assert [review.rating for review in reviews] == [4]  # the browser's answer only: nothing saved for it here
+
+
+def test_a_card_the_browser_buries_leaves_the_terminal_too(make_client, monkeypatch, tmp_path):
+    client = make_client(DECK)
+    terminal = Terminal(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
+    browser = Browser(client)
+    monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(minutes=1)).isoformat())
+    assert terminal.machine.taken_elsewhere() is None
+    post(client, browser.page, action="bury")
+    assert terminal.machine.taken_elsewhere() == "set_aside_elsewhere"
+    terminal.views = terminal.machine.handle(study_views.Look())
+    assert [getattr(view, "kind", None) for view in terminal.views[:1]] == ["set_aside_elsewhere"]
+    assert terminal.on_screen() == "q2" and terminal.machine.summary.reviewed == 0

@@ -35,7 +35,28 @@ def add(name: str, password: str) -> None:
         raise UsageError(str(problem)) from None
     if len(password) < MIN_PASSWORD:
         raise UsageError(_("The password is too short: at least {count} characters").format(count=MIN_PASSWORD))
-    hashes = {**_hashes(), name: PasswordHasher().hash(password)}
+    _write({**_hashes(), name: PasswordHasher().hash(password)})
+
+
+def remove(name: str) -> None:
+    """Remove ``name``'s account: a server running signs its browsers out at their next page
+    (``signed_in``). UsageError naming the accounts there are when it has none."""
+    hashes = _hashes()
+    if name not in hashes:
+        raise UsageError(_("No account is named {name}").format(name=name),
+                         _("the accounts: {names}").format(names=", ".join(sorted(hashes)) or "-"))
+    del hashes[name]
+    _write(hashes)
+
+
+def signed_in(account: str) -> bool:
+    """Whether a browser signed in as ``account`` still is: the account is there (read afresh,
+    so that one removed while the server runs signs out); "" (the one-time link's) always is."""
+    return account == "" or account in _hashes()
+
+
+def _write(hashes: dict[str, str]) -> None:
+    """The accounts file, whole, readable by its owner only (written aside, then put in place)."""
     path = accounts_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")

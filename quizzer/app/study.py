@@ -33,8 +33,10 @@ from quizzer.app.study_views import (
     Edited,
     Event,
     Feedback,
+    Look,
     Next,
     Notice,
+    NoticeKind,
     Quit,
     Rate,
     Reveal,
@@ -89,6 +91,8 @@ class StudySession(StudyOrder):
         """The views that follow ``event``; the last one is what waits for the next event."""
         if self.phase == "done":
             return [self.summary]
+        if isinstance(event, Look):
+            return self.catch_up() or [self._current()]
         if isinstance(event, Undo):
             return self._undo()
         if isinstance(event, Quit) or self.phase == "end":
@@ -122,12 +126,17 @@ class StudySession(StudyOrder):
         return self.summary if self.phase == "done" else self._current()
 
     def catch_up(self) -> list[View] | None:
-        """When the card on screen (front or back, not yet answered) was reviewed in another session
-        since this one began, the views that take its place: a page drawn again must not offer it
-        a second time. None when it was not."""
-        if self.phase not in ("front", "back") or not self._answered_elsewhere(self._card_id()):
-            return None
-        return [Notice("answered_elsewhere", self._card_id()), self._show_next()]
+        """When the card on screen (front or back, not yet answered) was reviewed, buried or
+        suspended in another session since this one began, the views that take its place: a page
+        drawn again must not offer it a second time. None when it was not."""
+        taken = self.taken_elsewhere()
+        return None if taken is None else [Notice(taken, self._card_id()), self._show_next()]
+
+    def taken_elsewhere(self) -> NoticeKind | None:
+        """How another session took the card on screen (front or back) since this one began: it
+        answered it, or buried or suspended it; None: it did not (one query, as a screen waiting
+        for a key asks it now and then)."""
+        return self._taken_elsewhere(self._card_id()) if self.phase in ("front", "back") else None
 
     def location(self) -> tuple[Any, int]:
         """The deck file and line of the card on screen (for the editor)."""
@@ -188,8 +197,8 @@ class StudySession(StudyOrder):
         duration_ms = int((self.tick() - self.shown_at) * 1000) if again is None else again.duration_ms
         unsaved = _("the answer to {card} was not saved, every answer before it was").format(card=card_id)
         placement = again.placement if again is not None else patiently(lambda: answering.placement_for(
-            self.collection.store, card_id, now, self.scheduler, self.settings.day_start_hour, self.settings.load_balance),
-            self.waiting, unsaved)
+            self.collection.store, card_id, now, self.scheduler, self.settings.day_start_hour, self.settings.load_balance,
+            self.load), self.waiting, unsaved)
         answered = patiently(lambda: answering.answer(
             self.collection.store, card_id, rating, now=now,
             duration_ms=duration_ms, answer_text=answer_text, correct=correct,
@@ -198,11 +207,13 @@ class StudySession(StudyOrder):
             placement=placement, replacing=None if again is None else again.answered,
         ), self.waiting, unsaved)
         if again is not None:  # taken back in the same transaction
+            self.load.taken_back(again.answered)
             self._count(again, -1)
             self.history.remove(again)
             self._shown_once()
         done = Done(answered, rating, answer_text, correct, now, duration_ms, placement, asked.seed)
         self.history.append(done)
+        self.load.answered(answered)
         self._count(done, +1)
         self.position += 1
         self._learning_first()
@@ -219,7 +230,7 @@ class StudySession(StudyOrder):
         and the days' load as they are before it)."""
         due = answering.preview(self.collection.store, card_id, now=now, scheduler=self.scheduler,
                                 rollover_hour=self.settings.day_start_hour, load_balance=self.settings.load_balance,
-                                interview=self.interview)
+                                interview=self.interview, load_of=self.load)
         return tuple(answering.wait(when, now, self.settings.day_start_hour) for when in due)
 
     def _rerate(self, rating: int) -> list[View]:
@@ -259,6 +270,8 @@ class StudySession(StudyOrder):
             patiently(lambda: answering.undo(self.collection.store, done.answered), self.waiting)
         except ReviewedSince:  # answered on another device since: that answer stands
             return [Notice("reviewed_elsewhere", done.answered.card_id), self._current()]
+        self.load.taken_back(done.answered)
+        self.known_states.pop(done.answered.card_id, None)  # its state as before: read again
         self._count(done, -1)
         self.unrated = None
         if done.correct is not None:  # answered again, it is rated by the learner
@@ -282,6 +295,7 @@ class StudySession(StudyOrder):
         """Undo a bury or suspend: the card's flags as they were, and the card on screen again."""
         patiently(lambda: answering.restore(self.collection.store, aside.card_id, aside.suspended, aside.buried_until),
                   self.waiting)
+        self.load.forget()
         self.set_aside.discard(aside.card_id)
         if aside.replacement is not None and aside.replacement in self.queue[self.position:]:  # not shown yet
             del self.queue[self.position + self.queue[self.position:].index(aside.replacement)]
@@ -300,6 +314,7 @@ class StudySession(StudyOrder):
             patiently(lambda: answering.suspend(self.collection.store, card_id), self.waiting)
             notice = Notice("suspended", card_id)
         self.set_aside.add(card_id)
+        self.load.forget()
         # every later showing goes too (a card in learning may be queued again)
         self.queue[self.position:] = [c for c in self.queue[self.position:] if c != card_id]
         replacement = self._replacement() if was_new else None
@@ -313,6 +328,7 @@ class StudySession(StudyOrder):
             patiently(self.collection.reload, self.waiting)
         except DeckProblems as err:  # a broken edit must not end the session
             return [Notice("edit_failed", detail="\n".join(err.details)), self._current()]
+        self.load.forget()  # a card gone from the decks is no longer due
         views: list[View] = []
         gone = [c for c in self.queue[self.position:] if c not in self.collection.cards]
         if gone:

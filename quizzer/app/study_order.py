@@ -16,7 +16,8 @@ from quizzer import clock, kinds
 from quizzer.app.auto_rating import Unrated
 from quizzer.app.busy import Waiting
 from quizzer.app.collection import Collection
-from quizzer.app.study_views import BackView, CardView, Continue, QueueEnd, Remaining, Summary, View
+from quizzer.app.study_load import DayLoad
+from quizzer.app.study_views import BackView, CardView, Continue, NoticeKind, QueueEnd, Remaining, Summary, View
 from quizzer.errors import DatabaseError
 from quizzer.kinds.base import Asked
 from quizzer.scheduling import queue as queues
@@ -75,6 +76,9 @@ class StudyOrder:
         self.settings = settings
         schedule = schedule_of(collection.store, settings)
         self.scheduler, self.interview = schedule.scheduler, schedule.interview
+        self.load = DayLoad(collection.store, settings.day_start_hour)  # where a review lands: the days' load
+        self.known_states: dict[str, int] = {}  # the counts' cards by state, kept between views (``_states``)
+        self.seen_review: int | None = None  # the log's latest review when they were last looked at
         self.scope = set(queue) if only_queued else None  # a drill brings back only its own cards
         self.pauses = pauses
         self.tick = tick
@@ -138,17 +142,34 @@ class StudyOrder:
         ahead = self.queue[self.position:]
         queued = set(ahead)
         coming_back = [card_id for card_id in self._learning_due(clock.now() + queues.LEARN_AHEAD) if card_id not in queued]
-        states = card_store.states(self.collection.store, ahead)
+        states = self._states(ahead)
         by_state = Counter(states.get(card_id, NEW) for card_id in ahead)
         return Remaining(new=by_state[NEW], review=by_state[REVIEW],
                          learning=len(ahead) - by_state[NEW] - by_state[REVIEW] + len(coming_back))
 
+    def _states(self, card_ids: list[str]) -> dict[str, int]:
+        """The states of ``card_ids`` (and others): kept from one view to the next, and read again
+        for the cards reviewed since (by any session: one look at the log's latest rows) and those
+        not read yet. A review taken back as the log's latest (this session's undo, mostly) reads
+        them all again; one another session takes back under a later review leaves its card
+        counted by the state that review gave it until the card is reviewed again."""
+        latest, changed = card_store.reviewed_after(self.collection.store, self.seen_review)
+        if self.seen_review is not None and latest < self.seen_review:
+            self.known_states.clear()
+        self.seen_review = latest
+        for card_id in changed:
+            self.known_states.pop(card_id, None)
+        missing = [card_id for card_id in card_ids if card_id not in self.known_states]
+        if missing:
+            self.known_states.update(card_store.states(self.collection.store, missing))
+        return self.known_states
+
     def _show_next(self) -> View:
         while self.position < len(self.queue) or self._requeue_learning():
             card = self.collection.cards.get(self._card_id())
-            if card is None or self._answered_elsewhere(card.id):  # undone, then edited away; or studied
-                del self.queue[self.position]  # in another session meanwhile (a card due again comes back
-                continue  # through the learning requeue)
+            if card is None or self._taken_elsewhere(card.id):  # undone, then edited away; or studied, buried
+                del self.queue[self.position]  # or suspended in another session meanwhile (a card due again
+                continue  # comes back through the learning requeue)
             self.asked = kinds.of(card).ask(card)
             self.phase, self.unrated = "front", None
             self.shown_at = self.tick()
@@ -158,12 +179,17 @@ class StudyOrder:
             return QueueEnd()
         return self._finish()
 
-    def _answered_elsewhere(self, card_id: str) -> bool:
-        """Whether ``card_id`` was reviewed after this session began, and not by it: another
-        session (a terminal, a browser) took it, and showing it again would review it twice."""
-        last = card_store.card(self.collection.store, card_id).memory.last_review
-        return (last is not None and last > self.opened_at
-                and not any(isinstance(done, Done) and done.answered.card_id == card_id for done in self.history))
+    def _taken_elsewhere(self, card_id: str) -> NoticeKind | None:
+        """How another session (a terminal, a browser) took ``card_id`` since this one began: it
+        answered it (showing it again would review it twice), or it buried or suspended it (not
+        this one: a card it sets aside leaves its queue); None: it did not. One query."""
+        last, suspended, buried_until = card_store.standing(self.collection.store, card_id)
+        if (last is not None and last > self.opened_at
+                and not any(isinstance(done, Done) and done.answered.card_id == card_id for done in self.history)):
+            return "answered_elsewhere"
+        if card_id not in self.set_aside and (suspended or (buried_until is not None and buried_until > clock.now())):
+            return "set_aside_elsewhere"
+        return None
 
     def _learning_due(self, until: datetime) -> list[str]:
         """This session's cards in learning due by ``until``, soonest first: a drill's own only."""

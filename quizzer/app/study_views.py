@@ -59,7 +59,13 @@ class Quit:
     pass
 
 
-Event = Union[Reveal, Rate, Answer, Next, Undo, Bury, Suspend, Edited, Quit]
+@dataclass(frozen=True)
+class Look:
+    """The card on screen may have been taken by another session meanwhile (a browser answered,
+    buried or suspended it): if it was, the next card, with a notice saying so; nothing is saved."""
+
+
+Event = Union[Reveal, Rate, Answer, Next, Undo, Bury, Suspend, Edited, Quit, Look]
 
 
 # -- views -------------------------------------------------------------------
@@ -141,7 +147,7 @@ class QueueEnd:
 
 
 NoticeKind = Literal["saved", "undone", "nothing_to_undo", "buried", "suspended", "edit_failed", "skipped_gone",
-                     "reviewed_elsewhere", "answered_elsewhere"]
+                     "reviewed_elsewhere", "answered_elsewhere", "set_aside_elsewhere"]
 
 
 @dataclass(frozen=True)

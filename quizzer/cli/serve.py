@@ -1,4 +1,4 @@
-"""``quiz serve``: the drill in a browser (``quizzer.web``), and ``quiz serve user add NAME``,
+"""``quiz serve``: the drill in a browser (``quizzer.web``), and ``quiz serve user add|list|remove``,
 the accounts it needs on any address but the loopback one."""
 
 from __future__ import annotations
@@ -140,3 +140,19 @@ def user_add(name: Annotated[str, typer.Argument(metavar="NAME", help=_("The acc
         password = sys.stdin.readline().rstrip("\n")
     accounts.add(name, password)
     say(_("Account {name} is set ({file}).").format(name=name, file=accounts.accounts_path()))
+
+
+@user_app.command("list", help=_("The accounts, one name a line."))
+def user_list() -> None:
+    from quizzer.app import accounts
+
+    for name in accounts.names():
+        say(name)
+
+
+@user_app.command("remove", help=_("Remove an account: its browsers are signed out at their next page."))
+def user_remove(name: Annotated[str, typer.Argument(metavar="NAME", help=_("The account's name."))]) -> None:
+    from quizzer.app import accounts
+
+    accounts.remove(name)
+    say(_("Account {name} is removed ({file}).").format(name=name, file=accounts.accounts_path()))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from collections.abc import Callable, Sequence
+from datetime import date, datetime, timedelta
 from functools import partial
 
 import fsrs
@@ -77,13 +78,15 @@ def preview(
     ahead_rule: bool = True,
     load_balance: bool = True,
     interview: Interview | None = None,
+    load_of: LoadOf | None = None,
 ) -> tuple[datetime, ...]:
     """When ``card_id`` would next be due after Again, Hard, Good and Easy now (what the rating
     buttons show: the very days ``answer`` would give, fuzz included, as Anki's buttons show).
     Nothing is written. The practice rule applies as in ``answer``: a practice review shows the
-    unchanged due date for Hard, Good and Easy, and Again's relearning step."""
+    unchanged due date for Hard, Good and Easy, and Again's relearning step. ``load_of``: as for
+    ``placement_for``."""
     ahead_after = next_day_start(now, rollover_hour) if ahead_rule else None
-    placement = placement_for(store, card_id, now, scheduler, rollover_hour, load_balance)
+    placement = placement_for(store, card_id, now, scheduler, rollover_hour, load_balance, load_of)
     card = cards.card(store, card_id)
     return outcomes(card.memory, now, scheduler=scheduler, ahead_after=ahead_after, placement=placement,
                     interview=interview if interview is not None and interview.covers(card.deck) else None)
@@ -96,15 +99,26 @@ def replaying(store: Store, scheduler: fsrs.Scheduler, rollover_hour: int = ROLL
     return replay_decider(scheduler, rollover_hour, interview, covered)
 
 
+LoadOf = Callable[[date], Sequence[int]]  # from a study day: the cards due on it and each day after it
+
+
+def day_load(store: Store, rollover_hour: int = ROLLOVER_HOUR) -> LoadOf:
+    """The load balancer's days as the store has them now: the cards due on each of the
+    ``LOAD_BALANCE_DAYS + 1`` study days from the one given (overdue ones count on it)."""
+    return lambda today: due_per_day(store, today, LOAD_BALANCE_DAYS + 1, rollover_hour)
+
+
 def placement_for(store: Store, card_id: str, now: datetime, scheduler: fsrs.Scheduler,
-                  rollover_hour: int = ROLLOVER_HOUR, load_balance: bool = True) -> Placement:
+                  rollover_hour: int = ROLLOVER_HOUR, load_balance: bool = True,
+                  load_of: LoadOf | None = None) -> Placement:
     """The card's fuzz seed (its id and how many reviews it has had) and, when the load balancer
-    will run (fuzz and ``load_balance`` on), the cards due on each of the coming study days."""
+    will run (fuzz and ``load_balance`` on), the cards due on each of the coming study days:
+    ``load_of``'s (a study session keeps them), else ``day_load``'s."""
     reps = len(cards.reviews(store, card_id))
     load = None
     if load_balance and scheduler.enable_fuzzing:
         today = study_day(now, rollover_hour)
-        per_day = due_per_day(store, today, LOAD_BALANCE_DAYS + 1, rollover_hour)
+        per_day = (load_of or day_load(store, rollover_hour))(today)
         load = {today + timedelta(days=i): n for i, n in enumerate(per_day) if n}
     return Placement(card_id, reps, rollover_hour, load)
 

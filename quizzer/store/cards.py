@@ -16,20 +16,8 @@ from quizzer.store import review_days
 from quizzer.store.engine import Store
 from quizzer.store.filter import EVERYTHING, CardFilter
 from quizzer.store.models import card_tags, cards, epoch, exam_questions, insert_id, mistakes, review_log
-from quizzer.store.records import (
-    LEECH_TAG,
-    MODES,
-    NEW,
-    REVIEW,
-    Answered,
-    CardRecord,
-    Decision,
-    DueRow,
-    ExamMark,
-    MemoryState,
-    NewReview,
-    ReviewRecord,
-)
+from quizzer.store.records import (LEARNING, LEECH_TAG, MODES, NEW, RELEARNING, REVIEW, Answered, CardRecord, Decision,
+                                   DueRow, ExamMark, MemoryState, NewReview, ReviewRecord)
 
 
 def _memory(card: Row[Any], leech: bool) -> MemoryState:
@@ -183,8 +171,7 @@ def _undo(conn: Connection, answered: Answered) -> None:
     _row(conn, answered.card_id, lock=True)
     _set(conn, answered.card_id, **memory_columns(answered.previous))
     if not answered.previous.leech:
-        conn.execute(delete(card_tags).where(card_tags.c.card_id == answered.card_id,
-                                             card_tags.c.tag == LEECH_TAG))
+        conn.execute(delete(card_tags).where(card_tags.c.card_id == answered.card_id, card_tags.c.tag == LEECH_TAG))
     conn.execute(delete(review_log).where(review_log.c.id == answered.review_id))
     review_days.undone(conn, answered.review_id)
 
@@ -222,11 +209,7 @@ def _unnote(conn: Connection, card_id: str, review_id: int) -> None:
 def set_flags(store: Store, card_id: str, *, suspended: bool | None = None,
               buried_until: datetime | None = None) -> None:
     """Suspend / unsuspend, or bury until a time."""
-    flags: dict[str, Any] = {}
-    if suspended is not None:
-        flags["suspended"] = suspended
-    if buried_until is not None:
-        flags["buried_until"] = buried_until
+    flags = {name: value for name, value in (("suspended", suspended), ("buried_until", buried_until)) if value is not None}
     with store.write() as conn:
         _row(conn, card_id)
         if flags:
@@ -299,6 +282,22 @@ def studiable(store: Store, card_ids: list[str], now: datetime) -> list[str]:
     return [card_id for card_id in card_ids if card_id in ok]
 
 
+def standing(store: Store, card_id: str) -> tuple[datetime | None, bool, datetime | None]:
+    """A card's last review, whether it is suspended and until when it is buried (whether another
+    session took it since it was shown); CardNotFound if never seen."""
+    with store.read() as conn:
+        row = _row(conn, card_id)
+    return row.last_review, row.suspended, row.buried_until
+
+
+def reviewed_after(store: Store, review_id: int | None) -> tuple[int, set[str]]:
+    """The latest review's id (0: none), and the cards reviewed after ``review_id`` (None: none asked)."""
+    with store.read() as conn:
+        latest = conn.scalar(select(func.max(review_log.c.id))) or 0
+        after = review_log.c.id > (latest if review_id is None else review_id)
+        return latest, set(conn.scalars(select(review_log.c.card_id).where(after)))
+
+
 def states(store: Store, card_ids: list[str]) -> dict[str, int]:
     """The state (``NEW``, or an fsrs.State value) of each of ``card_ids`` that is stored."""
     with store.read() as conn:
@@ -307,10 +306,11 @@ def states(store: Store, card_ids: list[str]) -> dict[str, int]:
 
 
 def learning_due(store: Store, chosen: CardFilter, now: datetime, until: datetime) -> list[str]:
-    """Learning/relearning cards due by ``until``, soonest first."""
+    """Learning/relearning cards due by ``until``, soonest first (the states named, so that the
+    (state, due) index finds them: a study session asks after every answer)."""
     with store.read() as conn:
         return list(conn.scalars(
-            select(cards.c.id).where(*chosen.clauses(now), cards.c.state.not_in((NEW, REVIEW)), cards.c.due <= until)
+            select(cards.c.id).where(*chosen.clauses(now), cards.c.state.in_((LEARNING, RELEARNING)), cards.c.due <= until)
             .order_by(cards.c.due, cards.c.id)))
 
 

@@ -24,6 +24,7 @@ from typing import Any, Protocol, TextIO
 from quizzer.i18n import _
 
 END = "!q"  # what a typed-answer prompt returns at the end of input (Ctrl-D on a terminal)
+TAKEN = "!taken"  # what a key prompt returns when ``taken`` says its screen's card went elsewhere
 _COMMAND = re.compile(r"![A-Za-z]+")
 Status = Callable[[], str]  # a status line drawn below a typed-answer prompt, redrawn while it waits
 
@@ -56,6 +57,7 @@ class Prompter(Protocol):
     interactive: bool  # a person at a terminal (the editor can run), not a pipe
     redraw: Callable[[], None] | None  # draws the screen anew at the terminal's new size (its owner sets it)
     resumed: Callable[[], None] | None  # draws the screen again after Ctrl-Z and `fg` (its owner sets it)
+    taken: Callable[[], bool] | None  # a key prompt's screen is out of date (asked while it waits; its owner sets it)
 
     def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
         """One keypress (terminal) or one line (pipe), lower-cased; '' for Enter/space; 'q' at end of
@@ -98,6 +100,7 @@ class LinePrompter:
     """
 
     interactive = False
+    taken: Callable[[], bool] | None = None  # never asked: a script's lines answer the screens as drawn
 
     def __init__(self, stream: TextIO, echo: TextIO) -> None:
         self.stream = stream
@@ -163,9 +166,7 @@ def _unusable(raw: bytes) -> str | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return _("line is not UTF-8 text")
-    if "\x00" in text:
-        return _("line holds binary data (NUL)")
-    return None
+    return _("line holds binary data (NUL)") if "\x00" in text else None
 
 
 class TerminalPrompter:
@@ -174,6 +175,7 @@ class TerminalPrompter:
     paste, and a status line (the exam's countdown) redrawn in place below the prompt."""
 
     interactive = True
+    taken: Callable[[], bool] | None = None
 
     def __init__(self, console: Any) -> None:  # a rich Console
         self.console = console
@@ -201,8 +203,11 @@ class TerminalPrompter:
                     if draw is not None:
                         draw()
                     self.console.print(prompt, end=" ", style="dim", markup=False, highlight=False)
-                if not select.select([terminal.fd], [], [], 0.1)[0]:
-                    continue  # a key is read only once it is there, so a resize or an `fg` is seen while waiting
+                if not select.select([terminal.fd], [], [], 0.1)[0]:  # a key is read only once it is there,
+                    if self.taken is not None and self.taken():  # so a resize, an `fg` or a card gone is seen
+                        key = TAKEN
+                        break
+                    continue
                 char = _read_char(terminal.fd, codecs.getincrementaldecoder("utf-8")(errors="replace"))  # GBK: no key
                 if char == "\x1b":  # an arrow or function key: its sequence is one key, not several
                     while select.select([terminal.fd], [], [], 0.05)[0]:
@@ -297,10 +302,7 @@ def fold_status(status: str, width: int) -> str:
     lines = [""]
     for part in status.split(" · "):
         joined = f"{lines[-1]} · {part}" if lines[-1] else part
-        if lines[-1] and cell_len(joined) > width:
-            lines.append(part)
-        else:
-            lines[-1] = joined
+        lines[-1:] = [lines[-1], part] if lines[-1] and cell_len(joined) > width else [joined]
     return "\n".join(lines)
 
 
@@ -383,13 +385,10 @@ class _cbreak:
 
 def _read_char(fd: int, decoder: codecs.IncrementalDecoder) -> str:
     """One whole character from the terminal (several bytes for 中文), '' at end of input."""
-    while True:
-        byte = os.read(fd, 1)
-        if not byte:
-            return ""
-        char = decoder.decode(byte)
-        if char:
+    while byte := os.read(fd, 1):
+        if char := decoder.decode(byte):
             return char
+    return ""
 
 
 def for_stdin(console: Any) -> Prompter:

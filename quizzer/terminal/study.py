@@ -9,6 +9,7 @@ answer is ever taken for a command.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -32,6 +33,7 @@ from quizzer.app.study_views import (
     Edited,
     Event,
     Feedback,
+    Look,
     Next,
     Notice,
     QueueEnd,
@@ -45,16 +47,17 @@ from quizzer.app.study_views import (
 )
 from quizzer.app.views import Retry, interval
 from quizzer.defaults import LEECH_LAPSES, Rating
-from quizzer.errors import ConnectionLost, ServerUnavailable
+from quizzer.errors import ConnectionLost, DatabaseError, ServerUnavailable
 from quizzer.settings import Settings
 from quizzer.app.records import EVERYTHING, CardFilter
 from quizzer.terminal import render
 from quizzer.terminal.editor import EditorFailed, open_in_editor
 from quizzer.terminal.page import Page
-from quizzer.terminal.prompter import Prompter, TerminalPrompter, command, for_stdin
+from quizzer.terminal.prompter import TAKEN, Prompter, TerminalPrompter, command, for_stdin
 from quizzer.i18n import _, join, translate_checker_message
 from quizzer.terminal.render import clean, console, markdown, safe
 
+LOOK_SECONDS = 1.0  # how often a screen waiting for a key asks whether its card went elsewhere
 COMMANDS: dict[str, Event] = {"u": Undo(), "b": Bury(), "s": Suspend(), "q": Quit()}  # and "e", which the terminal handles
 
 
@@ -119,6 +122,8 @@ class StudyScreen:
         self.verdict_shown: str | None = None  # the card whose verdict line already said its rating and due
         # an answer waits out another process's long write, and a server out of reach for a while
         session.waiting = Waiting(render.waiting(console), session.settings.server_retry_seconds)
+        self.next_look = 0.0  # when the prompt next asks whether the card on screen went elsewhere
+        prompter.taken = self._card_taken
 
     def run(self) -> Summary:
         """Until the session ends; Ctrl-C propagates (every answer is already saved)."""
@@ -174,8 +179,11 @@ class StudyScreen:
         return Quit()
 
     def _key(self, prompt: str, allowed: dict[str, Event]) -> Event | None:
-        """A key among ``allowed`` or a command; anything else asks again."""
+        """A key among ``allowed`` or a command; anything else asks again. The card on screen taken
+        by another session meanwhile (``_card_taken``): Look, which moves on."""
         key = self.prompter.key(prompt, {*allowed, *"ubseq"})
+        if key == TAKEN:
+            return Look()
         if key in allowed:
             return allowed[key]
         return self._command(key) if len(key) == 1 and key in "ubseq" else None
@@ -197,6 +205,19 @@ class StudyScreen:
             self.console.print(f"[red]{safe(err.message)}[/red]", highlight=False)
             return None
         return Edited()
+
+    def _card_taken(self) -> bool:
+        """Whether another session (a browser) answered, buried or suspended the card on screen
+        since it was drawn: the session is asked about once a second while a key is awaited. A
+        database that does not answer says no: the next key asks again before saving anything."""
+        now = time.monotonic()
+        if now < self.next_look:
+            return False
+        self.next_look = now + LOOK_SECONDS
+        try:
+            return self.session.taken_elsewhere() is not None
+        except DatabaseError:
+            return False
 
     # -- output --------------------------------------------------------------
 
@@ -247,6 +268,8 @@ class StudyScreen:
                                                  "answer stands.").format(card=card) + "[/yellow]",
             "answered_elsewhere": "[yellow]" + _("Skipped: {card} was answered on another device meanwhile, and that "
                                                  "answer stands.").format(card=card) + "[/yellow]",
+            "set_aside_elsewhere": "[yellow]" + _("Skipped: {card} was buried or suspended on another device "
+                                                  "meanwhile.").format(card=card) + "[/yellow]",
             "buried": "[yellow]" + _("Buried until tomorrow: {card}").format(card=card) + "[/yellow]",
             "suspended": "[yellow]" + _("Suspended: {card} (`quiz show {card} --unsuspend` brings it back)").format(
                 card=card) + "[/yellow]",

@@ -21,7 +21,7 @@ from quizzer.app.study_views import CardView, Continue, Feedback, Notice, QueueE
 from quizzer.app.today import learner_today
 from quizzer.app.views import Retry
 from quizzer.defaults import EXAM_COUNT, EXAM_MINUTES
-from quizzer.errors import QuizError
+from quizzer.errors import DatabaseBusy, QuizError, ServerUnavailable
 from quizzer.settings import Settings
 from quizzer.web import exam, forms, guard
 from quizzer.web.drill import Drills, event_of
@@ -120,9 +120,11 @@ async def _guarded(served: Served, request: Any, handler: Any) -> Any:
     from starlette.responses import PlainTextResponse
 
     i18n.use(language(request.headers.get("accept-language", ""), served.configured_language))
-    form = await request.form() if request.method == "POST" else {}
+    form: Any = await request.form() if request.method == "POST" else {}
     if request.method == "POST" and not guard.csrf_valid(request.session, form.get("csrf")):
         return PlainTextResponse(i18n._("The form has expired: go back and reload the page."), status_code=403)
+    if served.login and "account" in request.session and not _still_signed_in(served, request.session):
+        request.session.clear()  # the account was removed (``quiz serve user remove``): signed out
     if served.login and "account" not in request.session and handler not in (_login, _link):
         if request.method == "POST":
             return PlainTextResponse(i18n._("Sign in first."), status_code=403)
@@ -130,7 +132,24 @@ async def _guarded(served: Served, request: Any, handler: Any) -> Any:
     try:
         return await handler(served, request, form)
     except QuizError as err:
-        return _page(request, "problem.html", status=400, message=err.message, hint=err.shown_hint)
+        if request.method != "POST" or not isinstance(err, (ServerUnavailable, DatabaseBusy)):
+            return _page(request, "problem.html", status=400, message=err.message, hint=err.shown_hint)
+        # the wait for the database ran out before a connection or the write lock was had: nothing
+        # of this form was saved, and it is offered again as it was sent
+        sent = [(name, value) for name, value in form.multi_items() if name != "csrf" and isinstance(value, str)]
+        return _page(request, "not_saved.html", status=503, message=err.message, hint=err.shown_hint,
+                     action=request.url.path, sent=sent)
+
+
+def _still_signed_in(served: Served, session: dict[str, Any]) -> bool:
+    """Whether the session's account is still there; the desk of one removed goes with it."""
+    from quizzer.app import accounts
+
+    account = str(session["account"])
+    if accounts.signed_in(account):
+        return True
+    served.desks.pop(account, None)
+    return False
 
 
 def _to(request: Any, path: str) -> Any:

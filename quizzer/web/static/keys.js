@@ -14,6 +14,17 @@ document.addEventListener("keydown", function (event) {
     button.click();
   }
 });
+// A form sent with no page back after a second: the server is waiting for the database (busy,
+// or out of reach and tried again); the notice says so, so that the answer is not sent twice.
+document.addEventListener("submit", function (event) {
+  var notice = document.getElementById("waiting");
+  if (!notice || String(event.target.method).toLowerCase() !== "post") return;
+  setTimeout(function () { notice.hidden = false; }, 1000);
+});
+window.addEventListener("pageshow", function () {  // a page shown again from the back button
+  var notice = document.getElementById("waiting");
+  if (notice) notice.hidden = true;
+});
 // The answer field stays in sight above the on-screen keyboard.
 document.addEventListener("focusin", function (event) {
   if (event.target && event.target.name === "answer") {
