@@ -48,7 +48,7 @@ class Browser:
         self.page = self.client.get("/study").text
 
 
-class Terminal:
+class TerminalLearner:
     """A learner at the terminal, on the same database opened again: reveal, then Easy."""
 
     def __init__(self, collection) -> None:
@@ -74,7 +74,7 @@ def test_a_terminal_and_a_browser_taking_turns_lose_nothing_and_never_show_what_
 
     client = make_client(DECK)
     browser = Browser(client)
-    terminal = Terminal(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
+    terminal = TerminalLearner(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
     assert browser.on_screen() == terminal.on_screen() == "q1"  # the same queue, the same first card
     moments = (T0 + timedelta(seconds=n) for n in count(1))
     skipped_in_browser = skipped_in_terminal = 0
@@ -101,7 +101,7 @@ def test_a_terminal_and_a_browser_taking_turns_lose_nothing_and_never_show_what_
 def test_a_card_on_both_screens_is_answered_once(make_client, monkeypatch, tmp_path, answer_first):
     client = make_client(DECK)
     browser = Browser(client)
-    terminal = Terminal(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
+    terminal = TerminalLearner(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
     monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(minutes=1)).isoformat())
     first, second = (terminal, browser) if answer_first == "terminal" else (browser, terminal)
     first.step(), first.step()  # q1 revealed and rated Easy
@@ -114,7 +114,7 @@ def test_a_reload_does_not_show_the_card_the_terminal_answered_meanwhile(make_cl
     client = make_client(DECK)
     browser = Browser(client)
     browser.step()  # q1's back on the page
-    terminal = Terminal(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
+    terminal = TerminalLearner(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
     monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(minutes=1)).isoformat())
     terminal.step(), terminal.step()
     assert terminal.answered == ["q1"]
@@ -162,7 +162,7 @@ def test_a_terminal_waiting_for_a_key_moves_on_when_the_browser_answers_its_card
     from quizzer.terminal.study import StudyScreen
 
     client = make_client(DECK)
-    terminal = Terminal(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
+    terminal = TerminalLearner(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
     browser = Browser(client)
     monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(minutes=1)).isoformat())
     out = StringIO()
@@ -183,7 +183,7 @@ def test_a_terminal_waiting_for_a_key_moves_on_when_the_browser_answers_its_card
 
 def test_a_card_the_browser_buries_leaves_the_terminal_too(make_client, monkeypatch, tmp_path):
     client = make_client(DECK)
-    terminal = Terminal(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
+    terminal = TerminalLearner(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
     browser = Browser(client)
     monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(minutes=1)).isoformat())
     assert terminal.machine.taken_elsewhere() is None
