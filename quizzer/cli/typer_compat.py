@@ -21,6 +21,7 @@ from typer._click import exceptions as _click_exceptions
 from typer._click import formatting as _click_formatting
 from typer.core import TyperCommand
 
+from quizzer.cli.help_text import drawn_help
 from quizzer.i18n import N_, _
 
 
@@ -68,10 +69,10 @@ class QuizHelpFormatter(_click_formatting.HelpFormatter):
         self.write(f"{'':>{self.current_indent}}" + _("{heading}:").format(heading=heading) + "\n")
 
     def write_text(self, text: str) -> None:
-        super().write_text(_(text))
+        super().write_text(drawn_help(text))
 
     def write_dl(self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
-        super().write_dl([(term, _notes_joined(_(text))) for term, text in rows], col_max, col_spacing)
+        super().write_dl([(term, _drawn_with_notes(text)) for term, text in rows], col_max, col_spacing)
 
 
 class QuizClickContext(_click_core.Context):
@@ -173,13 +174,16 @@ def _number_range(least: float | None, most: float | None) -> str | None:
     return _("{least} to {most}").format(least=least, most=most)
 
 
-_NOTES = re.compile(r"(?<=  \[)(.+)(?=\]$)")  # what typer adds after an option's help: [default: 15; at least 1]
+_NOTED = re.compile(r"(.*?)(?:  \[(.+)\])?", re.DOTALL)  # an option's help, then typer's notes: [default: 15; at least 1]
 
 
-def _notes_joined(text: str) -> str:
-    """The notes typer adds after an option's help, joined as the language writes them (typer
-    joins them with an ASCII ``; ``)."""
-    return _NOTES.sub(lambda notes: _("; ").join(notes.group(1).split("; ")), text)
+def _drawn_with_notes(text: str) -> str:
+    """An option's help (an id) in the interface language, then the notes typer adds after it,
+    joined as the language writes them (typer joins them with an ASCII ``; ``)."""
+    noted = _NOTED.fullmatch(text)
+    assert noted is not None  # every text fits: the notes are optional
+    drawn, notes = drawn_help(noted.group(1)), noted.group(2)
+    return drawn if notes is None else drawn + "  [" + _("; ").join(notes.split("; ")) + "]"
 
 
 def _wrap_wide_help() -> None:
@@ -203,7 +207,7 @@ def _wrap_wide_help() -> None:
     def make_default_short_help(help: str, max_length: int = 45) -> str:  # the listing wraps it: never cut
         from quizzer.terminal.linebreak import summary
 
-        return summary(help)
+        return summary(drawn_help(help))
 
     formatting.wrap_text = wrap_text
     click_core.make_default_short_help = make_default_short_help
