@@ -119,6 +119,26 @@ def test_every_command_has_a_marked_help_text_not_its_docstring():
     assert [name for name, text in commands(app, []) if not text] == []
 
 
+def test_every_help_text_is_an_id_translated_when_drawn():
+    """A help text made with ``_()`` is translated once, in the language of the run that loads its
+    module: every ``help=`` and every group's help in quizzer/cli is an ``N_()`` id (or made by
+    ``help_with``), which the help formatter translates."""
+    import ast
+
+    made_at_load = []
+    for path in sorted((ROOT / "quizzer" / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            given = [keyword.value for keyword in node.keywords if keyword.arg == "help"]
+            if isinstance(node.func, ast.Name) and node.func.id == "group" and node.args:
+                given.append(node.args[0])
+            made_at_load += [f"{path.name}:{value.lineno}" for value in given
+                             if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                                     and value.func.id in ("N_", "help_with"))]
+    assert len(list((ROOT / "quizzer" / "cli").glob("*.py"))) > 20 and made_at_load == []
+
+
 @pytest.mark.parametrize("env, expected", [
     ({"QUIZ_LANG": "zh", "LANG": "en_US.UTF-8"}, "zh"),  # the variable wins over the locale
     ({"LANG": "zh_CN.UTF-8"}, "zh"),
