@@ -154,6 +154,25 @@ def test_each_click_error_is_worded_from_its_fields_as_click_words_it_in_english
         i18n.use("en")
 
 
+def test_a_bare_group_shows_its_help_on_stderr_and_an_abort_says_so(capsys):
+    """click_error for NoArgsIsHelpError (a group run without its command: click's exit 2, the
+    help on stderr) and for Abort (Ctrl-D at a prompt: exit 1), as click's standalone mode did."""
+    import typer
+
+    from quizzer.cli.boundary import click_error
+
+    bare = CliRunner().invoke(app, ["history"], env={"QUIZ_LANG": "zh", "COLUMNS": "100"})
+    i18n.use()
+    assert bare.exit_code == 2 and bare.stdout == "" and bare.stderr.startswith("用法：")
+    assert "\n命令：\n" in bare.stderr and "  export " in bare.stderr
+    try:
+        i18n.use("zh")
+        assert click_error(typer.Abort()) == 1
+    finally:
+        i18n.use("en")
+    assert capsys.readouterr().err == "已中止！\n"
+
+
 @pytest.mark.parametrize("annotation, given", [
     (str, "abc"), (str, "中文"), (int, "12"), (int, "-3"), (int, "+7"), (int, "007"), (int, "1_000"), (int, "12.0"),
     (int, "٣"), (int, "9" * 40), (list[str], ("a", "b")), (list[int], ("1", "2")), ("Kind", "cloze"),

@@ -94,14 +94,13 @@ class RootGroup(QuizGroup):
         """click's ``main``, whose errors the boundary says (``click_error``) where click's
         ``standalone_mode`` would print them itself; then the process exits with the command's
         code, as in click's standalone mode."""
-        def main(standalone_mode: bool) -> Any:  # an exit's code, or what the command returned
-            return super(RootGroup, self).main(args, prog_name, complete_var, standalone_mode, windows_expand_args,
-                                               **options)
+        def run() -> Any:  # click's main without its standalone mode: an exit's code, or the command's result
+            return super(RootGroup, self).main(args, prog_name, complete_var, False, windows_expand_args, **options)
 
         if not standalone_mode:
-            return main(False)
+            return run()
         try:
-            code = main(False)
+            code = run()
         except (ClickException, ClickAbort) as err:
             code = click_error(err)
         sys.exit(code if isinstance(code, int) else 0)
@@ -145,7 +144,7 @@ def group(help: str, **options: Any) -> typer.Typer:
     """A group of commands under ``quiz`` (``quiz config``): its own errors go through the boundary
     with the whole command named in their hint (``quiz config set -h``)."""
     return QuizTyper(**{"cls": QuizGroup, "help": help, "no_args_is_help": True,
-                          "context_settings": {"help_option_names": ["-h", "--help"]}, **options})
+                        "context_settings": {"help_option_names": ["-h", "--help"]}, **options})
 
 
 app = QuizTyper(

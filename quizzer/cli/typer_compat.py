@@ -81,7 +81,6 @@ class QuizClickContext(_click_core.Context):
     formatter_class = QuizHelpFormatter
 
 
-
 class ExtraArguments(_click_exceptions.UsageError):
     """Words left over after a command's arguments: click raises a plain UsageError whose only
     field is its English text, so ``QuizCommand`` raises this one with the words instead."""
