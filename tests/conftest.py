@@ -8,7 +8,6 @@ long (docs/testing.md). A test not marked ``slow`` that starts a process fails.
 
 from __future__ import annotations
 
-import importlib
 import os
 import pty
 import re
@@ -31,12 +30,8 @@ settings.register_profile("dev", max_examples=25, deadline=None)
 settings.register_profile("ci-slow", max_examples=100, deadline=None)
 settings.load_profile("dev")
 
-os.environ["QUIZ_LANG"] = "en"  # before any quizzer import: help texts are translated when a command module loads
+os.environ["QUIZ_LANG"] = "en"  # the tests' language, unless a test gives its run another
 from quizzer import i18n  # noqa: E402
-from quizzer.cli.base import COMMANDS  # noqa: E402
-
-for _module in sorted(set(COMMANDS.values())):  # loaded in English now, not by whichever run comes first
-    importlib.import_module(_module)
 
 from pg import backend, pg_server  # noqa: F401  (fixtures: a throw-away PostgreSQL server)
 

@@ -106,13 +106,16 @@ def language_of(environ: dict[str, str], decks: Path | None = None) -> str:
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-@pytest.mark.slow
-def test_help_is_in_the_chosen_language():
-    chinese = quiz_process("--help", QUIZ_LANG="zh").stdout  # help texts are made as their module loads
-    assert chinese.startswith("用法：") and "\n选项：\n" in chinese and "\n命令：\n" in chinese
-    assert "Usage:" not in chinese and "Flashcards" not in chinese
-    english = quiz_process("--help", QUIZ_LANG="en").stdout
+@pytest.mark.parametrize("args", [("--help",), ("study", "--help"), ("config", "set", "--help")])
+def test_help_is_in_each_run_s_language_whichever_loaded_the_command(args):
+    """Help texts are ids translated as they are drawn: one process draws a command's help in
+    English, then in Chinese, then in English again (its module loaded by the first)."""
+    english = quiz(*args, QUIZ_LANG="en").stdout
+    chinese = quiz(*args, QUIZ_LANG="zh").stdout
     assert english.startswith("Usage:") and not CJK.search(english)
+    assert chinese.startswith("用法：") and "\n选项：\n" in chinese and "Usage:" not in chinese
+    assert not re.search(r"\b(the|a|an|this|of)\b", chinese), chinese  # no English sentence left
+    assert quiz(*args, QUIZ_LANG="en").stdout == english
 
 
 def test_every_command_has_a_marked_help_text_not_its_docstring():
@@ -130,6 +133,26 @@ def test_every_command_has_a_marked_help_text_not_its_docstring():
             yield from commands(sub.typer_instance, [*path, sub.name])
 
     assert [name for name, text in commands(app, []) if not text] == []
+
+
+def test_every_help_text_is_an_id_translated_when_drawn():
+    """A help text made with ``_()`` is translated once, in the language of the run that loads its
+    module: every ``help=`` and every group's help in quizzer/cli is an ``N_()`` id (or made by
+    ``help_with``), which the help formatter translates."""
+    import ast
+
+    made_at_load = []
+    for path in sorted((ROOT / "quizzer" / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            given = [keyword.value for keyword in node.keywords if keyword.arg == "help"]
+            if isinstance(node.func, ast.Name) and node.func.id == "group" and node.args:
+                given.append(node.args[0])
+            made_at_load += [f"{path.name}:{value.lineno}" for value in given
+                             if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                                     and value.func.id in ("N_", "help_with"))]
+    assert len(list((ROOT / "quizzer" / "cli").glob("*.py"))) > 20 and made_at_load == []
 
 
 @pytest.mark.parametrize("env, expected", [
@@ -244,7 +267,6 @@ def test_a_mistyped_command_s_suggestion_is_in_the_chosen_language():
     assert "Did you mean" not in chinese.stderr and "。." not in chinese.stderr
 
 
-@pytest.mark.slow
 def test_lists_are_joined_as_the_language_writes_them():
     try:
         i18n.use("zh")
@@ -253,8 +275,9 @@ def test_lists_are_joined_as_the_language_writes_them():
         assert i18n.join(["A", "B", "C"]) == "A, B, C"
     finally:
         i18n.use("en")
-    chinese = quiz_process("study", "--help", QUIZ_LANG="zh").stdout  # help texts are made as their module loads
-    assert "qa、choice、mistake" in chinese and "qa, choice" not in chinese
+    english = quiz("study", "--help", QUIZ_LANG="en").stdout  # a list in a help text too, as it is drawn
+    chinese = quiz("study", "--help", QUIZ_LANG="zh").stdout
+    assert "qa, choice, mistake" in english and "qa、choice、mistake" in chinese and "qa, choice" not in chinese
 
 
 def test_numeric_verdicts_follow_the_interface_language():

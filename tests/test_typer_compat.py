@@ -97,31 +97,80 @@ def test_wide_help_is_wrapped_by_terminal_cells():
 
 @pytest.mark.parametrize("args, chinese", [
     (("study", "--bogus"), "错误：没有这个选项：--bogus（`quiz study -h` 查看帮助）"),
+    (("study", "--limi"), "错误：没有这个选项：--limi（可能的选项：--limit）（`quiz study -h` 查看帮助）"),
     (("show",), "错误：缺少参数 'ID'。（`quiz show -h` 查看帮助）"),
+    (("show", "a", "b"), "错误：多余的参数（b）（`quiz show -h` 查看帮助）"),
+    (("history", "export", "--since"), "错误：选项 '--since' 需要一个值。（`quiz history export -h` 查看帮助）"),
+    (("stats", "--json=x"), "错误：选项 '--json' 不带值。（`quiz stats -h` 查看帮助）"),
+    (("exam", "--count", "0"), "错误：'--count' 的值无效：应不小于 1（`quiz exam -h` 查看帮助）"),
+    (("cards", "--state", "x"), "错误：'--state' 的值无效：'x' 不是 'new'、'learning'、'review'、'due'、'suspended'、"
+                                "'buried'、'leech'、'mistake' 之一。（`quiz cards -h` 查看帮助）"),
+    (("stat",), "错误：没有命令 'stat'。是不是想输入 'stats'？（`quiz -h` 查看帮助）"),
+    (("config", "bogus"), "错误：没有命令 'bogus'。（`quiz config -h` 查看帮助）"),
 ])
 def test_click_s_usage_errors_are_one_translated_line_with_the_command_s_help(args, chinese):
-    """_localize_click_errors: click's exceptions print through their module's ``echo`` and
-    UsageError.show(file); the parser's own errors are given the command's context."""
+    """click_error and QuizCommand: click's exceptions are worded from their fields (the main
+    runs in click's non-standalone mode, which raises them); a command's class is typer's public
+    ``Typer.command(cls=...)``, its parse_args(ctx, args) reads ``ctx.allow_extra_args``."""
+    import typer
     import typer._click.core as click_core
-    import typer._click.exceptions as exceptions
 
-    assert callable(exceptions.echo) and parameters(exceptions.UsageError.show) == ["self", "file"]
+    assert "cls" in parameters(typer.Typer.command) and "standalone_mode" in parameters(click_core.Command.main)
     assert parameters(click_core.Command.parse_args) == ["self", "ctx", "args"]
-    assert drawn(*args).strip() == chinese
+    assert drawn(*args, columns=300).strip() == chinese
 
 
-def test_click_messages_are_matched_by_their_templates():
-    """click_message: a message of click's (here with a pydantic one inside) rebuilt in Chinese."""
-    from quizzer.cli.typer_compat import click_message
+def test_each_click_error_is_worded_from_its_fields_as_click_words_it_in_english():
+    """usage_message against click's own format_message, field for field, on the exceptions'
+    signatures this typer has."""
+    import typer._click.exceptions as exceptions
+    from typer.main import get_command
 
+    from quizzer.cli.boundary import usage_message
+    from quizzer.cli.typer_compat import ExtraArguments
+
+    root = get_command(app)
+    ctx = root.make_context("quiz", ["study"])
+    study = root.get_command(ctx, "study")
+    assert study is not None
+    study_ctx = study.make_context("study", [], parent=ctx)
+    new = next(param for param in study.params if "--new" in param.opts)
+    errors = [exceptions.NoSuchOption("--nope", possibilities=["--new", "--next"], ctx=study_ctx),
+              exceptions.NoSuchOption("-Z", ctx=study_ctx),
+              exceptions.MissingParameter(ctx=study_ctx, param=new),
+              exceptions.BadParameter("Value must be an iterable.", ctx=study_ctx, param=new),
+              exceptions.BadParameter("Value must be an iterable.", ctx=study_ctx, param_hint=["--a", "--b"]),
+              exceptions.BadOptionUsage("--new", "Option '--new' requires an argument.", ctx=study_ctx),
+              ExtraArguments(["a", "b"], study_ctx)]
     try:
+        i18n.use("en")
+        assert [usage_message(err) for err in errors] == [err.format_message() for err in errors]
         i18n.use("zh")
-        assert click_message("Invalid value for '--count': Input should be a valid integer") == \
-            i18n._("Invalid value for {name}: {message}").format(name="'--count'", message=i18n._(
-                "Input should be a valid integer"))
-        assert click_message("something click never says") == "something click never says"
+        assert [usage_message(err) for err in errors] == [
+            "没有这个选项：--nope（可能的选项：--new、--next）", "没有这个选项：-Z", "缺少选项 '--new'。",
+            "'--new' 的值无效：值必须是一个列表。", "'--a' / '--b' 的值无效：值必须是一个列表。",
+            "选项 '--new' 需要一个值。", "多余的参数（a b）"]
     finally:
         i18n.use("en")
+
+
+def test_a_bare_group_shows_its_help_on_stderr_and_an_abort_says_so(capsys):
+    """click_error for NoArgsIsHelpError (a group run without its command: click's exit 2, the
+    help on stderr) and for Abort (Ctrl-D at a prompt: exit 1), as click's standalone mode did."""
+    import typer
+
+    from quizzer.cli.boundary import click_error
+
+    bare = CliRunner().invoke(app, ["history"], env={"QUIZ_LANG": "zh", "COLUMNS": "100"})
+    i18n.use()
+    assert bare.exit_code == 2 and bare.stdout == "" and bare.stderr.startswith("用法：")
+    assert "\n命令：\n" in bare.stderr and "  export " in bare.stderr
+    try:
+        i18n.use("zh")
+        assert click_error(typer.Abort()) == 1
+    finally:
+        i18n.use("en")
+    assert capsys.readouterr().err == "已中止！\n"
 
 
 @pytest.mark.parametrize("annotation, given", [

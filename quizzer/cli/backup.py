@@ -13,9 +13,9 @@ from quizzer.cli.boundary import counted_reviews, say
 from quizzer.cli.context import DbOption, learner, opened_store, locations as where
 from quizzer.cli.options import JsonOption
 from quizzer.errors import UsageError, printable
-from quizzer.i18n import _, ngettext
+from quizzer.i18n import N_, _, ngettext
 
-backup_app = group(_("Back up the database now, and list and restore the backups."))
+backup_app = group(N_("Back up the database now, and list and restore the backups."))
 app.add_typer(backup_app, name="backup")
 
 
@@ -25,7 +25,7 @@ def _db_path(ctx: typer.Context, db: Path | None) -> Path:
     return database_file(where(ctx, None, db).db, learner())
 
 
-@backup_app.command("create", help=_("Back up the database now (the automatic backups come at most every 30 "
+@backup_app.command("create", help=N_("Back up the database now (the automatic backups come at most every 30 "
                                      "minutes of use)."))
 def backup_create(ctx: typer.Context, db: DbOption = None) -> None:
     from quizzer.app.database import take_backup
@@ -33,7 +33,7 @@ def backup_create(ctx: typer.Context, db: DbOption = None) -> None:
     say(_("backed up to {file}").format(file=printable(take_backup(_db_path(ctx, db)))))
 
 
-@backup_app.command("list", help=_("The backups, newest first."))
+@backup_app.command("list", help=N_("The backups, newest first."))
 def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = None) -> None:
     from quizzer.app.database import list_backups
     from quizzer.clock import when
@@ -62,13 +62,13 @@ def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = 
         typer.echo(f"{when(item.taken_at)}  {size}  {item.path.name}{note}")
 
 
-@backup_app.command("restore", help=_("Replace the database by a backup (the current one is backed up first)."))
+@backup_app.command("restore", help=N_("Replace the database by a backup (the current one is backed up first)."))
 def backup_restore(
     ctx: typer.Context,
-    which: Annotated[str, typer.Argument(metavar="NAME|FILE|latest", help=_(
+    which: Annotated[str, typer.Argument(metavar="NAME|FILE|latest", help=N_(
         "A backup: its name as `quiz backup list` shows it, a file, or 'latest' (the newest one but the "
         "copies restores took of the database they replaced)."))] = "latest",
-    yes: Annotated[bool, typer.Option("--yes", "-y", help=_(
+    yes: Annotated[bool, typer.Option("--yes", "-y", help=N_(
         "Restore without asking first (needed where standard input is not a terminal)."))] = False,
     db: DbOption = None,
 ) -> None:
@@ -118,7 +118,7 @@ def backup_restore(
     say(said)
 
 
-@app.command(help=_("Check the database: SQLite's integrity and foreign keys, and on any database the "
+@app.command(help=N_("Check the database: SQLite's integrity and foreign keys, and on any database the "
                     "collection's rules (memory states, rows of missing cards or exams)."))
 def check(ctx: typer.Context, db: DbOption = None) -> None:
     from quizzer.app.database import check as checked

@@ -8,14 +8,18 @@ so ``quiz --help`` and shell completion start instantly.
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Sequence
+from difflib import get_close_matches
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
-from quizzer.cli.boundary import error_line, guarded
+from quizzer.cli.boundary import click_error, guarded
 from quizzer.cli.context import Locations, RunContext, interface_language
-from quizzer.cli.typer_compat import ClickCommand, ClickContext, QuizClickContext, adapt_typer
+from quizzer.cli.typer_compat import (ClickAbort, ClickCommand, ClickContext, ClickException, QuizClickContext,
+                                      QuizTyper, UnknownCommand, adapt_typer, parsed_in_context)
 from quizzer import i18n
 from quizzer.i18n import N_
 
@@ -47,7 +51,7 @@ COMMANDS = {  # each command's module, in the order --help lists them: the daily
 }
 ROOT = "quizzer.cli.overview"  # `quiz` itself: today's numbers, and the root's options
 
-adapt_typer(error_line)
+adapt_typer()
 
 
 class QuizGroup(TyperGroup):
@@ -58,6 +62,17 @@ class QuizGroup(TyperGroup):
 
     def invoke(self, ctx: ClickContext) -> Any:
         return guarded(ctx, super().invoke)
+
+    def parse_args(self, ctx: ClickContext, args: list[str]) -> list[str]:
+        return parsed_in_context(lambda: super(QuizGroup, self).parse_args(ctx, args), ctx)
+
+    def resolve_command(self, ctx: ClickContext, args: list[str]) -> tuple[str | None, ClickCommand | None, list[str]]:
+        """A name that is no command raises ``UnknownCommand`` with the commands near it (a name
+        that looks like an option is left to click, which says there is no such option)."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
+            raise UnknownCommand(name, get_close_matches(name, self.list_commands(ctx)), ctx)
+        return super().resolve_command(ctx, args)
 
 
 class RootGroup(QuizGroup):
@@ -75,11 +90,21 @@ class RootGroup(QuizGroup):
         found = self.commands.get(cmd_name)  # converted here, or by typer with the app (its module loaded before)
         return None if found is None else _drawn_in_language(found)
 
-    def resolve_command(self, ctx: ClickContext, args: list[str]) -> tuple[str | None, ClickCommand | None, list[str]]:
-        if args and args[0] not in COMMANDS:  # no such command: typer suggests the nearest of those loaded
-            for name in COMMANDS:
-                self.get_command(ctx, name)
-        return super().resolve_command(ctx, args)
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, windows_expand_args: bool = True, **options: Any) -> Any:
+        """click's ``main``, whose errors the boundary says (``click_error``) where click's
+        ``standalone_mode`` would print them itself; then the process exits with the command's
+        code, as in click's standalone mode."""
+        def run() -> Any:  # click's main without its standalone mode: an exit's code, or the command's result
+            return super(RootGroup, self).main(args, prog_name, complete_var, False, windows_expand_args, **options)
+
+        if not standalone_mode:
+            return run()
+        try:
+            code = run()
+        except (ClickException, ClickAbort) as err:
+            code = click_error(err)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: ClickContext) -> Any:
         if isinstance(ctx.obj, RunContext):  # a context handed in (tests): its owner closes it
@@ -119,11 +144,11 @@ def _drawn_in_language(command: ClickCommand) -> ClickCommand:
 def group(help: str, **options: Any) -> typer.Typer:
     """A group of commands under ``quiz`` (``quiz config``): its own errors go through the boundary
     with the whole command named in their hint (``quiz config set -h``)."""
-    return typer.Typer(**{"cls": QuizGroup, "help": help, "no_args_is_help": True,
-                          "context_settings": {"help_option_names": ["-h", "--help"]}, **options})
+    return QuizTyper(**{"cls": QuizGroup, "help": help, "no_args_is_help": True,
+                        "context_settings": {"help_option_names": ["-h", "--help"]}, **options})
 
 
-app = typer.Typer(
+app = QuizTyper(
     cls=RootGroup,
     help=N_("Flashcards, numeric drills and mock interviews for BERT / GPT / Transformer interviews."),
     invoke_without_command=True,

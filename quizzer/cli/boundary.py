@@ -12,23 +12,120 @@ from typing import TYPE_CHECKING, Any
 import typer
 from typer.exceptions import TyperException
 
+from quizzer.cli.typer_compat import (ClickAbort, ClickBadOptionUsage, ClickBadParameter, ClickContext,
+                                      ClickException, ClickMissingParameter, ClickNoArgsIsHelp, ClickNoSuchOption,
+                                      ClickUsageError, ExtraArguments, UnknownCommand, choices_of)
 from quizzer.errors import ExitCode, QuizError, UsageError, os_reason, printable
-from quizzer.i18n import _, ngettext
+from quizzer.i18n import N_, _, join, ngettext
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from quizzer.cli.typer_compat import ClickContext
 
-
-
-def _command_path(ctx: ClickContext) -> str:
-    """``quiz config set``: the command a group's context ran, as typed (``python -m quizzer`` too)."""
-    names = [ctx.invoked_subcommand or ""]
-    while ctx.parent is not None:  # a group under the top one (config, history, ...)
+def _command_path(ctx: ClickContext | None, *under: str) -> str:
+    """``quiz config set``: the command ``ctx`` is (the commands ``under`` it after), as typed;
+    the program is ``quiz`` however it was run (``python -m quizzer`` too)."""
+    names = list(under)
+    while ctx is not None and ctx.parent is not None:  # a group under the top one (config, history, ...)
         names.insert(0, ctx.info_name or "")
         ctx = ctx.parent
     return " ".join(["quiz", *names])
+
+
+def click_error(err: ClickException | ClickAbort) -> int:
+    """click's error ``err`` said as every other error (one line on stderr, a usage error with the
+    help to read): click's own ``show`` writes the usage block and English; the exit code click
+    gives it (2 for usage, 1 for Ctrl-D at a prompt, which click calls Abort)."""
+    if isinstance(err, ClickAbort):
+        typer.echo(_("Aborted!"), err=True)
+        return 1
+    if isinstance(err, ClickNoArgsIsHelp):  # a group run bare: its help, on stderr, as click
+        typer.echo(err.format_message(), err=True)
+    elif isinstance(err, ClickUsageError):
+        error_line(_("Error: {message}").format(message=usage_message(err)),
+                   _("`{command} -h` for help").format(command=_command_path(err.ctx)))
+    else:
+        error_line(_("Error: {message}").format(message=err.format_message()), "")
+    return err.exit_code
+
+
+def usage_message(err: ClickUsageError) -> str:
+    """A usage error's words in the interface language, built from the fields of its type (click's
+    own text is English, made from the same fields)."""
+    if isinstance(err, ExtraArguments):
+        return _("Got unexpected extra argument(s) ({arguments})").format(arguments=" ".join(err.arguments))
+    if isinstance(err, UnknownCommand):
+        if not err.suggestions:
+            return _("No such command {name!r}.").format(name=err.name)
+        return _("No such command {name!r}. Did you mean {suggestions}?").format(
+            name=err.name, suggestions=join(repr(name) for name in err.suggestions))
+    if isinstance(err, ClickNoSuchOption):
+        unknown = _("No such option: {name}").format(name=err.option_name)
+        if not err.possibilities:
+            return unknown
+        return _("{message} (Possible options: {options})").format(message=unknown, options=join(sorted(err.possibilities)))
+    if isinstance(err, ClickMissingParameter):
+        return _missing(err)
+    if isinstance(err, ClickBadParameter):
+        return _invalid(err)
+    if isinstance(err, ClickBadOptionUsage):
+        return _misused(err)
+    return _(err.message) if err.message else err.message  # typer's own ids (``Missing command.``), or as raised
+
+
+def _param_hint(err: ClickBadParameter) -> str:
+    """The parameter an error is about as click names it: ``'--count'``, ``'ID'``."""
+    if isinstance(err.param_hint, str):
+        return err.param_hint
+    if err.param_hint is not None:
+        return " / ".join(repr(hint) for hint in err.param_hint)
+    return err.param.get_error_hint() if err.param is not None else ""
+
+
+_MISSING = {"argument": (N_("Missing argument {name}."), N_("Missing argument {name}. Choose from:")),
+            "option": (N_("Missing option {name}."), N_("Missing option {name}. Choose from:"))}
+
+
+def _missing(err: ClickMissingParameter) -> str:
+    kind = err.param_type or (err.param.param_type_name if err.param is not None else "parameter")
+    plain, with_choices = _MISSING.get(kind, (N_("Missing parameter {name}."), ""))
+    choices = choices_of(err.param)
+    if choices and with_choices:
+        return _(with_choices).format(name=_param_hint(err)) + " " + join(choices)
+    return _(plain).format(name=_param_hint(err))
+
+
+def _invalid(err: ClickBadParameter) -> str:
+    """``Invalid value for '--count': ...``: typer coerces a value through pydantic, whose error
+    (the exception's cause) is worded by its type; a value not among a choice's is named with them."""
+    from quizzer.app.kind_names import pydantic_message
+
+    reason = _(err.message) if err.message else err.message
+    errors = getattr(err.__cause__, "errors", None)  # pydantic's ValidationError
+    first = errors()[0] if callable(errors) and errors() else None
+    if first is not None:
+        choices = choices_of(err.param)
+        reason = (_("{value} is not one of {choices}.").format(value=repr(first["input"]),
+                                                               choices=join(repr(choice) for choice in choices))
+                  if choices is not None and first["type"] == "value_error" else pydantic_message(first))
+    hint = _param_hint(err)
+    if not hint:
+        return _("Invalid value: {message}").format(message=reason)
+    return _("Invalid value for {name}: {message}").format(name=hint, message=reason)
+
+
+def _misused(err: ClickBadOptionUsage) -> str:
+    """An option given without its value, or a flag given one: which, the option's declaration says."""
+    params = err.ctx.command.params if err.ctx is not None else []
+    declared = next((p for p in params if err.option_name in (*p.opts, *p.secondary_opts)), None)
+    if declared is None:
+        return _(err.message)
+    name = repr(err.option_name)
+    if getattr(declared, "is_flag", False):
+        return _("Option {name} does not take a value.").format(name=name)
+    if declared.nargs == 1:
+        return _("Option {name} requires an argument.").format(name=name)
+    return _("Option {name} requires {count} arguments.").format(name=name, count=declared.nargs)
 
 
 def guarded(ctx: ClickContext, invoke: Callable[[ClickContext], Any]) -> Any:
@@ -44,7 +141,7 @@ def guarded(ctx: ClickContext, invoke: Callable[[ClickContext], Any]) -> Any:
             _discard_output()  # away (`--out /dev/stdout | head`): the closed pipe's exit, as below
             raise typer.Exit(int(ExitCode.PIPE_CLOSED)) from None
         if isinstance(err, UsageError) and not err.hint and ctx.invoked_subcommand:  # as click's own say
-            err.hint = _("`{command} -h` for help").format(command=_command_path(ctx))
+            err.hint = _("`{command} -h` for help").format(command=_command_path(ctx, ctx.invoked_subcommand))
         report(err)
         raise typer.Exit(int(err.exit_code)) from None
     except KeyboardInterrupt:

@@ -25,12 +25,12 @@ STATUSES = (N_("not in any deck now"), N_("suspended"), N_("buried"), N_("active
 
 def show(
     ctx: typer.Context,
-    card_id: Annotated[str, typer.Argument(metavar="ID", help=_("A card id, as `quiz cards` lists them."))],
+    card_id: Annotated[str, typer.Argument(metavar="ID", help=N_("A card id, as `quiz cards` lists them."))],
     seed: Annotated[Optional[int], typer.Option(
         "--seed", metavar="N", show_default=False, min=0, callback=seed_in_range,
-        help=_("A generated (numeric) card: ask the question drawn from seed N (default: a fresh one)."))] = None,
-    unsuspend: Annotated[bool, typer.Option("--unsuspend", help=_("Put a suspended card back into the drill."))] = False,
-    unbury: Annotated[bool, typer.Option("--unbury", help=_("Put a buried card back into today's drill."))] = False,
+        help=N_("A generated (numeric) card: ask the question drawn from seed N (default: a fresh one)."))] = None,
+    unsuspend: Annotated[bool, typer.Option("--unsuspend", help=N_("Put a suspended card back into the drill."))] = False,
+    unbury: Annotated[bool, typer.Option("--unbury", help=N_("Put a buried card back into today's drill."))] = False,
     as_json: JsonOption = False,
     no_pager: NoPagerOption = False,
     decks_dir: DecksOption = None,
@@ -62,8 +62,8 @@ def show(
                         _("{card} was not buried: nothing changed.").format(card=card_id), markup=False, highlight=False)
 
 
-app.command("show", help=_("One card: its question and answer as study asks them, its memory state and review history."))(show)
-app.command("card", hidden=True, help=_("The same as `quiz show` (kept for scripts)."))(show)
+app.command("show", help=N_("One card: its question and answer as study asks them, its memory state and review history."))(show)
+app.command("card", hidden=True, help=N_("The same as `quiz show` (kept for scripts)."))(show)
 
 
 def _json(shown: Shown) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import typer
 
 from quizzer.cli.base import app
 from quizzer.cli.boundary import console, counted_cards
+from quizzer.cli.help_text import help_with
 from quizzer.cli.context import NO_DECKS, DbOption, DecksOption, collection, settings
 from quizzer.cli.options import DeckFilter, JsonOption, KindFilter, NoPagerOption, TagFilter, kind_values
 from quizzer.i18n import N_, _, join
@@ -44,25 +45,25 @@ SHOWN_STATES = (N_("new"), N_("learning"), N_("review"), N_("relearning"), N_("d
                 N_("leech"), N_("mistake"))  # a row's state and flags, shown translated (JSON keeps the names)
 
 
-@app.command("cards", help=_("Browse the cards: id, kind, deck, section, question, state, due, stability, recall now."))
+@app.command("cards", help=N_("Browse the cards: id, kind, deck, section, question, state, due, stability, recall now."))
 def cards_command(
     ctx: typer.Context,
     search: Annotated[Optional[str], typer.Option(
         "--search", "-s", metavar="TEXT", show_default=False,
-        help=_("Only cards whose id, tags or text hold every word of TEXT (case and width ignored)."))] = None,
+        help=N_("Only cards whose id, tags or text hold every word of TEXT (case and width ignored)."))] = None,
     deck: DeckFilter = None,
     tag: TagFilter = None,
     kind: KindFilter = None,
     state: Annotated[Optional[State], typer.Option(
         "--state", metavar="STATE", show_default=False,
-        help=_("Only cards in this state: {states}.").format(states=join(s.value for s in State)))] = None,
+        help=help_with(N_("Only cards in this state: {states}."), states=[s.value for s in State]))] = None,
     sort: Annotated[Sort, typer.Option(
         "--sort", metavar="ORDER",
-        help=_("due (soonest first, new cards last), recall (lowest first), lapses (most first) or id."))] = Sort.due,
+        help=N_("due (soonest first, new cards last), recall (lowest first), lapses (most first) or id."))] = Sort.due,
     limit: Annotated[Optional[int], typer.Option(
         "--limit", "-n", metavar="N", min=0, show_default=False,
-        help=_("Show the first N cards in the chosen order; 0 shows them all (default: {count} in the table, "
-               "all with --json).").format(count=TABLE_LIMIT))] = None,
+        help=help_with(N_("Show the first N cards in the chosen order; 0 shows them all (default: {count} in the "
+                          "table, all with --json)."), count=TABLE_LIMIT))] = None,
     as_json: JsonOption = False,
     no_pager: NoPagerOption = False,
     decks_dir: DecksOption = None,

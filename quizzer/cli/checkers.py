@@ -12,13 +12,13 @@ from quizzer.cli.boundary import console
 from quizzer.cli.context import DecksOption, load
 from quizzer.cli.options import JsonOption, seed_in_range
 from quizzer.errors import UnknownName, UsageError
-from quizzer.i18n import _, translate_checker_message
+from quizzer.i18n import N_, _, translate_checker_message
 
 if TYPE_CHECKING:
     from checkers.base import Question
 
 
-@app.command("checkers", help=_("List the numeric-question checkers."))
+@app.command("checkers", help=N_("List the numeric-question checkers."))
 def checkers_command(as_json: JsonOption = False) -> None:
     from quizzer.terminal.tables import ident, listing
 
@@ -36,15 +36,15 @@ def checkers_command(as_json: JsonOption = False) -> None:
     console().print(table, markup=False)
 
 
-@app.command(help=_("Generate one numeric question with its answer and worked solution."))
+@app.command(help=N_("Generate one numeric question with its answer and worked solution."))
 def generate(
     ctx: typer.Context,
     name: Annotated[Optional[str], typer.Argument(
-        metavar="[CHECKER]", show_default=False, help=_("Checker name (see `quiz checkers`); or give --card."))] = None,
+        metavar="[CHECKER]", show_default=False, help=N_("Checker name (see `quiz checkers`); or give --card."))] = None,
     card_id: Annotated[Optional[str], typer.Option(
         "--card", metavar="ID", show_default=False,
-        help=_("A numeric card: draw its question exactly as study does, with the card's params."))] = None,
-    seed: Annotated[int, typer.Option(metavar="N", min=0, callback=seed_in_range, help=_("Same seed, same question."))] = 0,
+        help=N_("A numeric card: draw its question exactly as study does, with the card's params."))] = None,
+    seed: Annotated[int, typer.Option(metavar="N", min=0, callback=seed_in_range, help=N_("Same seed, same question."))] = 0,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
 ) -> None:

@@ -10,19 +10,19 @@ from quizzer.cli.base import app, group
 from quizzer.cli.boundary import console
 from quizzer.cli.context import DbOption, learner, settings, locations as where
 from quizzer.cli.options import JsonOption
-from quizzer.i18n import _
+from quizzer.i18n import N_
 
-class_app = group(_("A class sharing one database server."))
+class_app = group(N_("A class sharing one database server."))
 app.add_typer(class_app, name="class")
 
 
-@class_app.command("report", help=_(
+@class_app.command("report", help=N_(
     "Per learner: reviews and days studied, true retention, exam scores and their trend, the interview date; for the "
     "class: the cards and tags failed most, with the share of learners who failed them. Needs the right to read "
     "every learner's collection."))
 def class_report(
     ctx: typer.Context,
-    days: Annotated[int, typer.Option("--days", min=1, max=3650, metavar="N", help=_(
+    days: Annotated[int, typer.Option("--days", min=1, max=3650, metavar="N", help=N_(
         "The study days looked at, up to and including today."))] = 14,
     as_json: JsonOption = False,
     db: DbOption = None,

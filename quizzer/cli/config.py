@@ -11,27 +11,28 @@ import typer
 from quizzer.cli.base import app, group
 from quizzer.cli.boundary import console, say
 from quizzer.cli.context import DbOption, load, opened_store, settings, locations as where
+from quizzer.cli.help_text import help_with
 from quizzer.cli.options import JsonOption
 from quizzer.errors import UnknownName, printable
-from quizzer.i18n import N_, _, join
+from quizzer.i18n import N_, _
 from quizzer.settings import KEYS
 
 if TYPE_CHECKING:
     from quizzer.settings import Settings
 
-config_app = group(_("Settings that stay: show them (with where each comes from), set or unset one."),
+config_app = group(N_("Settings that stay: show them (with where each comes from), set or unset one."),
                    invoke_without_command=True, no_args_is_help=False)
 app.add_typer(config_app, name="config")
 
 KeyArgument = Annotated[str, typer.Argument(
     metavar="KEY", show_default=False,
-    help=_("A setting: {keys}, deck.ID.new_per_day, deck.ID.reviews_per_day.").format(keys=join(KEYS)))]
+    help=help_with(N_("A setting: {keys}, deck.ID.new_per_day, deck.ID.reviews_per_day."), keys=KEYS))]
 EXPLAINED_FROM = 110  # columns: below them, the table leaves out what each key does
 # where a value comes from, shown translated; the learner's name, where no setting gives it: "url", "PGUSER" or "login"
 SOURCES = (N_("default"), N_("file"), N_("environment"), N_("option"), N_("url"), N_("PGUSER"), N_("login"))
 
 
-@config_app.callback(help=_(
+@config_app.callback(help=N_(
     "Every setting: its value, where it comes from (default, file, environment, option) and what it may be. The file "
     "is $QUIZ_CONFIG, else config.toml in the user config directory."))
 def config(ctx: typer.Context, json: JsonOption = False) -> None:
@@ -100,12 +101,12 @@ def _default_learner(ctx: typer.Context) -> tuple[str, str]:
 
 
 @config_app.command("set", context_settings={"ignore_unknown_options": True},  # -1 is a value to refuse, not an option
-                    help=_("Set KEY to VALUE in the config file (checked first: a bad value changes nothing)."))
+                    help=N_("Set KEY to VALUE in the config file (checked first: a bad value changes nothing)."))
 def config_set(
     ctx: typer.Context,
     key: KeyArgument,
     value: Annotated[str, typer.Argument(metavar="VALUE", show_default=False,
-                                         help=_('The value, e.g. 0.85, 10, "1m 10m", on, zh.'))],
+                                         help=N_('The value, e.g. 0.85, 10, "1m 10m", on, zh.'))],
     db: DbOption = None,
 ) -> None:
     from quizzer import settings as config_file
@@ -123,7 +124,7 @@ def config_set(
     _report(ctx, key, before, _("saved in {path}").format(path=printable(path)), db)
 
 
-@config_app.command("unset", help=_("Remove KEY from the config file: its default applies again."))
+@config_app.command("unset", help=N_("Remove KEY from the config file: its default applies again."))
 def config_unset(ctx: typer.Context, key: KeyArgument, db: DbOption = None) -> None:
     from quizzer import settings as config_file
 

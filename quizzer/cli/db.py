@@ -13,18 +13,18 @@ from quizzer.cli.context import DbOption, opened_store, settings, locations as w
 from quizzer.cli.files import output_file
 from quizzer.cli.options import JsonOption
 from quizzer.errors import UsageError, printable
-from quizzer.i18n import _
+from quizzer.i18n import N_, _
 
-db_app = group(_("The database as a whole."))
+db_app = group(N_("The database as a whole."))
 app.add_typer(db_app, name="db")
 
 
-@db_app.command("copy", help=_(
+@db_app.command("copy", help=N_(
     "Copy the whole collection (cards' memory, reviews, exams, notebook, fitted parameters) into an empty database: "
     "a file or a PostgreSQL server. All or nothing; checked row by row before it is kept."))
 def db_copy(
     ctx: typer.Context,
-    to: Annotated[str, typer.Option("--to", metavar="FILE|URL", show_default=False, help=_(
+    to: Annotated[str, typer.Option("--to", metavar="FILE|URL", show_default=False, help=N_(
         "The database to copy into: a file path or postgresql://user@host:port/db."))],
     as_json: JsonOption = False,
     db: DbOption = None,

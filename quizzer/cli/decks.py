@@ -10,10 +10,10 @@ from quizzer.cli.base import app
 from quizzer.cli.boundary import console
 from quizzer.cli.context import NO_DECKS, DecksOption, load
 from quizzer.cli.options import JsonOption
-from quizzer.i18n import _
+from quizzer.i18n import N_, _
 
 
-@app.command("decks", help=_("List the decks with how many cards of each kind they hold."))
+@app.command("decks", help=N_("List the decks with how many cards of each kind they hold."))
 def decks_command(ctx: typer.Context, as_json: JsonOption = False, decks_dir: DecksOption = None) -> None:
     from quizzer.app.deck_files import kinds_held
     from quizzer.app.kind_names import KINDS, title

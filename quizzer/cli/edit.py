@@ -8,13 +8,13 @@ import typer
 
 from quizzer.cli.base import app
 from quizzer.cli.context import DbOption, DecksOption, collection
-from quizzer.i18n import _
+from quizzer.i18n import N_, _
 
 
-@app.command("edit", help=_("Open a card in $EDITOR at its line; an edit that breaks its deck file is undone."))
+@app.command("edit", help=N_("Open a card in $EDITOR at its line; an edit that breaks its deck file is undone."))
 def edit(
     ctx: typer.Context,
-    card_id: Annotated[str, typer.Argument(metavar="ID", help=_("A card id, as `quiz cards` lists them."))],
+    card_id: Annotated[str, typer.Argument(metavar="ID", help=N_("A card id, as `quiz cards` lists them."))],
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:

@@ -12,26 +12,26 @@ from quizzer.cli.context import DbOption, DecksOption, collection, settings
 from quizzer.cli.options import DeckFilter, KindFilter, TagFilter, given, kind_values, seed_in_range
 from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXAM_MINUTES
 from quizzer.errors import UsageError
-from quizzer.i18n import _, ngettext
+from quizzer.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from quizzer.app.collection import Collection
 
 
-@app.command(help=_("A timed mock interview: no hints until the end, then a score and what to work on."))
+@app.command(help=N_("A timed mock interview: no hints until the end, then a score and what to work on."))
 def exam(
     ctx: typer.Context,
-    count: Annotated[int, typer.Option("--count", min=1, metavar="N", help=_("Questions on the paper."))] = EXAM_COUNT,
+    count: Annotated[int, typer.Option("--count", min=1, metavar="N", help=N_("Questions on the paper."))] = EXAM_COUNT,
     minutes: Annotated[float, typer.Option("--minutes", metavar="M",
-                                           help=_("Time allowed (up to a day, 1440)."))] = EXAM_MINUTES,
+                                           help=N_("Time allowed (up to a day, 1440)."))] = EXAM_MINUTES,
     deck: DeckFilter = None,
     tag: TagFilter = None,
     kind: KindFilter = None,
     seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", show_default=False, min=0, callback=seed_in_range,
-                                                help=_("Draw this paper (the same seed gives the same paper)."))] = None,
-    resume: Annotated[bool, typer.Option("--resume", help=_("Continue the last unfinished exam."))] = False,
-    show_history: Annotated[bool, typer.Option("--history", help=_("Past exams and the trend of the score."))] = False,
-    as_json: Annotated[bool, typer.Option("--json", help=_("With --history: print JSON instead of a table."))] = False,
+                                                help=N_("Draw this paper (the same seed gives the same paper)."))] = None,
+    resume: Annotated[bool, typer.Option("--resume", help=N_("Continue the last unfinished exam."))] = False,
+    show_history: Annotated[bool, typer.Option("--history", help=N_("Past exams and the trend of the score."))] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=N_("With --history: print JSON instead of a table."))] = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:

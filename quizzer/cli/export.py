@@ -14,21 +14,21 @@ from quizzer.cli.context import DbOption, DecksOption, collection, load, setting
 from quizzer.cli.files import output_file
 from quizzer.cli.options import DeckFilter, STANDARD, path_or_standard
 from quizzer.errors import UsageError, printable
-from quizzer.i18n import _, ngettext
+from quizzer.i18n import N_, _, ngettext
 
-export_app = group(_("The decks as an Anki package or a printable review sheet."))
+export_app = group(N_("The decks as an Anki package or a printable review sheet."))
 app.add_typer(export_app, name="export")
 
 
-@export_app.command("anki", help=_("Write the decks (or --deck) to an Anki package: a note type per card kind, "
+@export_app.command("anki", help=N_("Write the decks (or --deck) to an Anki package: a note type per card kind, "
                                    "numeric cards as a few generated variants; importing a newer package into "
                                    "Anki updates the notes instead of adding copies."))
 def export_anki(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(metavar="FILE.apkg", show_default=False, help=_("The package to write."))],
+    file: Annotated[Path, typer.Argument(metavar="FILE.apkg", show_default=False, help=N_("The package to write."))],
     deck: DeckFilter = None,
     with_schedule: Annotated[bool, typer.Option(
-        "--with-schedule/--new", help=_("Carry each card's schedule, FSRS memory and reviews, as Anki stores them "
+        "--with-schedule/--new", help=N_("Carry each card's schedule, FSRS memory and reviews, as Anki stores them "
                                         "(the default; cards never reviewed arrive new), or send every card new."))] = True,
     decks_dir: DecksOption = None,
     db: DbOption = None,
@@ -56,15 +56,15 @@ def export_anki(
             cards=counted_cards(exported.scheduled_cards), reviews=counted_reviews(exported.reviews)))
 
 
-@export_app.command("markdown", help=_("Write a printable review sheet in Markdown: the questions, then the answers. "
+@export_app.command("markdown", help=N_("Write a printable review sheet in Markdown: the questions, then the answers. "
                                        "--weak keeps the weakest cards (as `quiz stats` ranks them)."))
 def export_markdown(
     ctx: typer.Context,
     deck: DeckFilter = None,
-    weak: Annotated[bool, typer.Option("--weak", help=_("Only the weakest cards: most lapses, then most mistakes, "
+    weak: Annotated[bool, typer.Option("--weak", help=N_("Only the weakest cards: most lapses, then most mistakes, "
                                                          "then lowest recall."))] = False,
     out: Annotated[Optional[Path], typer.Option("--out", metavar="FILE", show_default=False, parser=path_or_standard,
-                                                help=_("Write to this file (default, or `-`: standard output)."))] = None,
+                                                help=N_("Write to this file (default, or `-`: standard output)."))] = None,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:

@@ -19,9 +19,9 @@ from quizzer.cli.context import DbOption, DecksOption, collection, settings
 from quizzer.cli.files import output_file
 from quizzer.cli.options import DeckFilter, JsonOption, STANDARD, calendar_day, path_or_standard, standard_input
 from quizzer.errors import UsageError, printable
-from quizzer.i18n import _, ngettext
+from quizzer.i18n import N_, _, ngettext
 
-history_app = group(_("Review history in and out (the FSRS CSV form: card_id, review_rating, "
+history_app = group(N_("Review history in and out (the FSRS CSV form: card_id, review_rating, "
                       "review_time, review_duration)."))
 app.add_typer(history_app, name="history")
 
@@ -34,13 +34,13 @@ class HistoryForm(str, enum.Enum):  # quizzer.transfer.review_forms.FORMS (kept 
 PROGRESS_FROM = 50_000  # reviews: about five seconds to import here
 
 CsvFile = Annotated[Path, typer.Argument(metavar="FILE.csv", show_default=False, parser=path_or_standard,
-                                         help=_("The CSV file."))]
+                                         help=N_("The CSV file."))]
 LogFile = Annotated[Path, typer.Argument(metavar="FILE", show_default=False, parser=path_or_standard,
-                                         help=_("The CSV file, or an Anki package or collection (.apkg, .colpkg, "
+                                         help=N_("The CSV file, or an Anki package or collection (.apkg, .colpkg, "
                                                 ".anki2)."))]
 
 
-@history_app.command("import", help=_(
+@history_app.command("import", help=N_(
     "Add the reviews of a CSV file: ids of deck cards attach to them, other ids become archived cards; reviews "
     "already there are skipped. All or nothing: a bad row names its line. From an Anki file, the reviews of "
     "the notes quizzer's export wrote."))
@@ -126,7 +126,7 @@ def progress_of(reviews: int) -> ContextManager[Callable[[int], None] | None]:
     return progress(_("importing reviews"), reviews)
 
 
-@history_app.command("export", help=_(
+@history_app.command("export", help=N_(
     "Write the reviews (all, or those of --deck, from --since on) to a CSV file (- for standard output): times in UTC "
     "ISO 8601, durations in ms (0 when unknown)."))
 def history_export(
@@ -135,9 +135,9 @@ def history_export(
     deck: DeckFilter = None,
     since: Annotated[Optional[str], typer.Option(
         "--since", metavar="YYYY-MM-DD", show_default=False,
-        help=_("Only reviews from this study day on (it starts at `quiz config`'s day_start_hour, 04:00 local time)."))] = None,
+        help=N_("Only reviews from this study day on (it starts at `quiz config`'s day_start_hour, 04:00 local time)."))] = None,
     form: Annotated[HistoryForm, typer.Option(
-        "--format", help=_("quizzer: the form `quiz history import` reads, with each review's state and mode; fsrs-rs: "
+        "--format", help=N_("quizzer: the form `quiz history import` reads, with each review's state and mode; fsrs-rs: "
                            "what fsrs-rs-python's CSV reader takes (times in ms); srs-benchmark: the FSRS benchmark's "
                            "revlog columns."))] = HistoryForm.quizzer,
     as_json: JsonOption = False,

@@ -12,22 +12,22 @@ from quizzer.cli.base import app, group
 from quizzer.cli.files import output_file
 from quizzer.cli.options import JsonOption, path_or_standard, standard_input
 from quizzer.errors import UsageError, printable
-from quizzer.i18n import _, join, ngettext
+from quizzer.i18n import N_, _, join, ngettext
 
-import_app = group(_("Bring material in as decks (a course chapter)."))
+import_app = group(N_("Bring material in as decks (a course chapter)."))
 app.add_typer(import_app, name="import")
 
 
-@import_app.command("chapter", help=_(
+@import_app.command("chapter", help=N_(
     "Turn a course chapter into a deck draft: interview questions, quizzes, common mistakes and key tables become "
     "cards, with the chapter's sections and ids that stay the same on every import."))
 def import_chapter(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(metavar="FILE", show_default=False, parser=path_or_standard, help=_(
+    file: Annotated[Path, typer.Argument(metavar="FILE", show_default=False, parser=path_or_standard, help=N_(
         "The chapter, in the course markup; - reads it from standard input."))],
-    deck: Annotated[str | None, typer.Option("--deck", metavar="ID", show_default=False, help=_(
+    deck: Annotated[str | None, typer.Option("--deck", metavar="ID", show_default=False, help=N_(
         "The deck's id (default: from the file name, or the id of the deck in --out)."))] = None,
-    out: Annotated[Path | None, typer.Option("--out", metavar="decks/NAME.yaml", show_default=False, help=_(
+    out: Annotated[Path | None, typer.Option("--out", metavar="decks/NAME.yaml", show_default=False, help=N_(
         "Write the deck here; if it exists, add the chapter's new cards and keep its own (default: print the YAML)."))] = None,
     as_json: JsonOption = False,
 ) -> None:

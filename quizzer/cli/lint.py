@@ -12,7 +12,7 @@ import typer
 from quizzer.cli.base import app
 from quizzer.cli.boundary import counted_cards
 from quizzer.cli.context import DecksOption, locations as where
-from quizzer.i18n import _, ngettext
+from quizzer.i18n import N_, _, ngettext
 
 
 class LintFormat(str, enum.Enum):
@@ -20,13 +20,13 @@ class LintFormat(str, enum.Enum):
     github = "github"
 
 
-@app.command(help=_("Check deck files: YAML, fields, ids, answers, checkers and worked examples."))
+@app.command(help=N_("Check deck files: YAML, fields, ids, answers, checkers and worked examples."))
 def lint(
     ctx: typer.Context,
     paths: Annotated[Optional[list[Path]], typer.Argument(metavar="[PATH]...", show_default=False,
-                                                         help=_("Deck files or folders (default: all decks)."))] = None,
+                                                         help=N_("Deck files or folders (default: all decks)."))] = None,
     output: Annotated[LintFormat, typer.Option(
-        "--format", help=_("text: path:line:column: message; github: Actions annotations."))] = LintFormat.text,
+        "--format", help=N_("text: path:line:column: message; github: Actions annotations."))] = LintFormat.text,
     decks_dir: DecksOption = None,
 ) -> None:
     from quizzer.app.deck_files import lint as checked
@@ -52,7 +52,7 @@ def _clean(files: int, cards: int | None) -> str:
         decks=ngettext("{count} deck", "{count} decks", files).format(count=files), cards=counted_cards(cards))
 
 
-@app.command(help=_("Print the JSON Schema of the deck format (decks/schema.json is this output)."))
+@app.command(help=N_("Print the JSON Schema of the deck format (decks/schema.json is this output)."))
 def schema() -> None:
     from quizzer.app.deck_files import json_schema
 

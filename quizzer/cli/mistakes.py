@@ -17,11 +17,11 @@ WIDE = 100  # columns from which the notebook shows every column with its full h
 NARROW = 80  # below it, the last wrong answer gives way too (the drill and --json have it): the question first
 
 
-@app.command(help=_("The mistakes notebook: what went wrong in exams, and cards study saw fail twice within a week, "
+@app.command(help=N_("The mistakes notebook: what went wrong in exams, and cards study saw fail twice within a week, "
                     "until right on two later days."))
 def mistakes(
     ctx: typer.Context,
-    drill: Annotated[bool, typer.Option("--drill", help=_("Study the notebook's cards now."))] = False,
+    drill: Annotated[bool, typer.Option("--drill", help=N_("Study the notebook's cards now."))] = False,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,

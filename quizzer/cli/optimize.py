@@ -13,17 +13,17 @@ from quizzer.cli.base import app
 from quizzer.cli.boundary import console, say
 from quizzer.cli.context import DbOption, DecksOption, collection, settings
 from quizzer.cli.options import JsonOption
-from quizzer.i18n import _
+from quizzer.i18n import N_, _
 
 if TYPE_CHECKING:
     from quizzer.app.fitting import Fit
 
 
-@app.command(help=_("Fit the FSRS parameters to your review history (your own and imported) and use them "
+@app.command(help=N_("Fit the FSRS parameters to your review history (your own and imported) and use them "
                     "from now on, if they predict your later reviews better than the defaults."))
 def optimize(
     ctx: typer.Context,
-    reset: bool = typer.Option(False, "--reset", help=_("Go back to FSRS's default parameters.")),
+    reset: bool = typer.Option(False, "--reset", help=N_("Go back to FSRS's default parameters.")),
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,

@@ -11,10 +11,11 @@ from typing import Annotated, Any, BinaryIO, Optional
 
 import typer
 
+from quizzer.cli.help_text import help_with
 from quizzer.cli.typer_compat import typed_options
 from quizzer.defaults import SEED_MAX
 from quizzer.errors import QuizError, UsageError
-from quizzer.i18n import _, join
+from quizzer.i18n import N_, _
 from quizzer.app.kind_names import KINDS
 
 _DAY = re.compile(r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?")
@@ -68,17 +69,17 @@ def _deck_ids(ctx: typer.Context, incomplete: str) -> list[str]:
 
 DeckFilter = Annotated[Optional[list[str]], typer.Option("--deck", metavar="DECK", show_default=False,
                                                          autocompletion=_deck_ids,
-                                                         help=_("Only this deck (repeatable)."))]
+                                                         help=N_("Only this deck (repeatable)."))]
 TagFilter = Annotated[Optional[list[str]], typer.Option("--tag", metavar="TAG", show_default=False,
-                                                        help=_("Only cards with this tag (repeatable)."))]
+                                                        help=N_("Only cards with this tag (repeatable)."))]
 Kind = enum.Enum("Kind", {kind: kind for kind in KINDS}, type=str)  # type: ignore[misc]  # built from the registry; typer validates the choice
 KindFilter = Annotated[Optional[list[Kind]], typer.Option(
     "--kind", metavar="KIND", show_default=False,
-    help=_("Only this kind: {kinds} (repeatable).").format(kinds=join(KINDS)))]
-JsonOption = Annotated[bool, typer.Option("--json", help=_("Print JSON instead of a table."))]
+    help=help_with(N_("Only this kind: {kinds} (repeatable)."), kinds=KINDS))]
+JsonOption = Annotated[bool, typer.Option("--json", help=N_("Print JSON instead of a table."))]
 NoPagerOption = Annotated[bool, typer.Option(
-    "--no-pager", help=_("Print plainly, not through the pager (QUIZ_PAGER, PAGER, else less -FRX) that output "
-                         "longer than the screen goes through on a terminal."))]
+    "--no-pager", help=N_("Print plainly, not through the pager (QUIZ_PAGER, PAGER, else less -FRX) that output "
+                          "longer than the screen goes through on a terminal."))]
 
 
 def seed_in_range(value: int | None) -> int | None:

@@ -15,21 +15,21 @@ from quizzer.cli.boundary import console, say
 from quizzer.cli.context import DbOption, DecksOption, collection, settings
 from quizzer.cli.options import DeckFilter, JsonOption, calendar_day
 from quizzer.errors import UsageError
-from quizzer.i18n import _
+from quizzer.i18n import N_, _
 
 
-@app.command(help=_("Interview-date mode: aim every card at the interview's day (--date), show the plan, or "
+@app.command(help=N_("Interview-date mode: aim every card at the interview's day (--date), show the plan, or "
                     "--clear it. Until that day, intervals stop short of it, new cards come early enough and a "
                     "tight day reviews what gains most on the day; afterwards normal scheduling resumes."))
 def plan(
     ctx: typer.Context,
     on: Annotated[Optional[str], typer.Option(
-        "--date", metavar="YYYY-MM-DD", show_default=False, help=_("The interview's day."))] = None,
+        "--date", metavar="YYYY-MM-DD", show_default=False, help=N_("The interview's day."))] = None,
     retention: Annotated[Optional[float], typer.Option(
         "--retention", metavar="R", show_default=False,
-        help=_("The recall every card should have on the day (0.70-0.99; default 0.95)."))] = None,
+        help=N_("The recall every card should have on the day (0.70-0.99; default 0.95)."))] = None,
     deck: DeckFilter = None,
-    clear: Annotated[bool, typer.Option("--clear", help=_("Remove the interview: normal scheduling."))] = False,
+    clear: Annotated[bool, typer.Option("--clear", help=N_("Remove the interview: normal scheduling."))] = False,
     as_json: JsonOption = False,
     decks_dir: DecksOption = None,
     db: DbOption = None,

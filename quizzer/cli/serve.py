@@ -13,7 +13,7 @@ from quizzer.cli.base import app, group
 from quizzer.cli.boundary import say
 from quizzer.cli.context import DbOption, DecksOption, collection, current, locations, settings
 from quizzer.errors import QuizError, UsageError, os_reason
-from quizzer.i18n import _
+from quizzer.i18n import N_, _
 
 if TYPE_CHECKING:
     import socket
@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 LINK_MINUTES = 15  # the sign-in link's life, unless --link-minutes
 LINK_MOST_MINUTES = 24 * 60
 
-serve_app = group(_("The drill in a browser: today's decks and study, over the same collection."),
+serve_app = group(N_("The drill in a browser: today's decks and study, over the same collection."),
                   invoke_without_command=True, no_args_is_help=False)
-user_app = group(_("The accounts `quiz serve` asks for on an address other than the loopback one."))
+user_app = group(N_("The accounts `quiz serve` asks for on an address other than the loopback one."))
 serve_app.add_typer(user_app, name="user")
 app.add_typer(serve_app, name="serve")
 
@@ -40,17 +40,17 @@ def loopback(host: str) -> bool:
         return False
 
 
-@serve_app.callback(help=_("Serve the drill at http://HOST:PORT/ (on the loopback address, no login; on any other, "
+@serve_app.callback(help=N_("Serve the drill at http://HOST:PORT/ (on the loopback address, no login; on any other, "
                            "`quiz serve user add NAME` first, or --link)."))
 def serve(
     ctx: typer.Context,
-    host: Annotated[str, typer.Option("--host", metavar="HOST", help=_("The address to listen on."))] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=1, max=65535, metavar="PORT", help=_("The port."))] = 8000,
-    root_path: Annotated[str, typer.Option("--root-path", metavar="PATH", help=_(
+    host: Annotated[str, typer.Option("--host", metavar="HOST", help=N_("The address to listen on."))] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, metavar="PORT", help=N_("The port."))] = 8000,
+    root_path: Annotated[str, typer.Option("--root-path", metavar="PATH", help=N_(
         "The path a reverse proxy serves the drill under (e.g. /quiz), where not at the root."))] = "",
-    link: Annotated[bool, typer.Option("--link", help=_(
+    link: Annotated[bool, typer.Option("--link", help=N_(
         "Print a one-time sign-in link: it signs in the first browser that opens it, no account needed."))] = False,
-    link_minutes: Annotated[int, typer.Option("--link-minutes", min=1, max=LINK_MOST_MINUTES, metavar="M", help=_(
+    link_minutes: Annotated[int, typer.Option("--link-minutes", min=1, max=LINK_MOST_MINUTES, metavar="M", help=N_(
         "The sign-in link expires after M minutes, if not used before."))] = LINK_MINUTES,
     decks_dir: DecksOption = None,
     db: DbOption = None,
@@ -126,8 +126,8 @@ def _listening(host: str, port: int) -> socket.socket:
     return listening
 
 
-@user_app.command("add", help=_("Add an account, or set its password anew (asked twice, not echoed)."))
-def user_add(name: Annotated[str, typer.Argument(metavar="NAME", help=_("The account's name."))]) -> None:
+@user_app.command("add", help=N_("Add an account, or set its password anew (asked twice, not echoed)."))
+def user_add(name: Annotated[str, typer.Argument(metavar="NAME", help=N_("The account's name."))]) -> None:
     from getpass import getpass
 
     from quizzer.app import accounts
@@ -142,7 +142,7 @@ def user_add(name: Annotated[str, typer.Argument(metavar="NAME", help=_("The acc
     say(_("Account {name} is set ({file}).").format(name=name, file=accounts.accounts_path()))
 
 
-@user_app.command("list", help=_("The accounts, one name a line."))
+@user_app.command("list", help=N_("The accounts, one name a line."))
 def user_list() -> None:
     from quizzer.app import accounts
 
@@ -150,8 +150,8 @@ def user_list() -> None:
         say(name)
 
 
-@user_app.command("remove", help=_("Remove an account: its browsers are signed out at their next page."))
-def user_remove(name: Annotated[str, typer.Argument(metavar="NAME", help=_("The account's name."))]) -> None:
+@user_app.command("remove", help=N_("Remove an account: its browsers are signed out at their next page."))
+def user_remove(name: Annotated[str, typer.Argument(metavar="NAME", help=N_("The account's name."))]) -> None:
     from quizzer.app import accounts
 
     accounts.remove(name)

@@ -8,10 +8,10 @@ from quizzer.cli.base import app
 from quizzer.cli.boundary import console
 from quizzer.cli.context import DbOption, DecksOption, collection, settings
 from quizzer.cli.options import DeckFilter, JsonOption, NoPagerOption, TagFilter
-from quizzer.i18n import _
+from quizzer.i18n import N_
 
 
-@app.command(help=_("Statistics: cards by state, due forecast, reviews per day, true retention, ratings, streak, "
+@app.command(help=N_("Statistics: cards by state, due forecast, reviews per day, true retention, ratings, streak, "
                     "time, recall, exam scores, the weakest cards and tags."))
 def stats(
     ctx: typer.Context,

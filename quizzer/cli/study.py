@@ -10,24 +10,24 @@ from quizzer.cli.base import app
 from quizzer.cli.boundary import console
 from quizzer.cli.context import NO_DECKS, DbOption, DecksOption, collection, settings
 from quizzer.cli.options import DeckFilter, KindFilter, TagFilter, kind_values
-from quizzer.i18n import _
+from quizzer.i18n import N_, _
 
 
-@app.command(help=_("The daily drill: due cards, then a few new ones, scheduled with FSRS."))
+@app.command(help=N_("The daily drill: due cards, then a few new ones, scheduled with FSRS."))
 def study(
     ctx: typer.Context,
     deck: DeckFilter = None,
     tag: TagFilter = None,
     kind: KindFilter = None,
-    new: Annotated[Optional[int], typer.Option("--new", min=0, metavar="N", help=_("At most N new cards this session."), show_default=False)] = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", min=1, metavar="N", help=_("At most N cards this session."), show_default=False)] = None,
-    ahead: Annotated[bool, typer.Option("--ahead", help=_("Practise cards not yet due (their schedule is kept unless answered Again)."))] = False,
+    new: Annotated[Optional[int], typer.Option("--new", min=0, metavar="N", help=N_("At most N new cards this session."), show_default=False)] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, metavar="N", help=N_("At most N cards this session."), show_default=False)] = None,
+    ahead: Annotated[bool, typer.Option("--ahead", help=N_("Practise cards not yet due (their schedule is kept unless answered Again)."))] = False,
     new_per_day: Annotated[Optional[int], typer.Option(
         min=0, max=9999, metavar="N", show_default=False,
-        help=_("New cards per study day, this run (default: `quiz config`'s new_per_day)."))] = None,
+        help=N_("New cards per study day, this run (default: `quiz config`'s new_per_day)."))] = None,
     reviews_per_day: Annotated[Optional[int], typer.Option(
         min=0, max=9999, metavar="N", show_default=False,
-        help=_("Reviews per study day, this run (default: `quiz config`'s reviews_per_day)."))] = None,
+        help=N_("Reviews per study day, this run (default: `quiz config`'s reviews_per_day)."))] = None,
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:

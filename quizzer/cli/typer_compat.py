@@ -9,43 +9,39 @@ checked against typer 0.29.2 (the range pyproject declares), each has a test in
 from __future__ import annotations
 
 import enum
-import functools
 import re
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import typer
 from typer._click import core as _click_core
+from typer._click import exceptions as _click_exceptions
 from typer._click import formatting as _click_formatting
+from typer.core import TyperCommand
 
-from quizzer import i18n
+from quizzer.cli.help_text import drawn_help
 from quizzer.i18n import N_, _
 
 
-ErrorLine = Callable[[str, str], None]  # boundary.error_line's signature: how click's own errors are said
 ClickContext = _click_core.Context  # click's types, for the groups' overrides (typer has loaded them)
 ClickCommand = _click_core.Command
+ClickException = _click_exceptions.ClickException  # click's errors, which the boundary words by their type
+ClickUsageError = _click_exceptions.UsageError
+ClickNoArgsIsHelp = _click_exceptions.NoArgsIsHelpError
+ClickNoSuchOption = _click_exceptions.NoSuchOption
+ClickMissingParameter = _click_exceptions.MissingParameter
+ClickBadParameter = _click_exceptions.BadParameter
+ClickBadOptionUsage = _click_exceptions.BadOptionUsage
+ClickAbort = typer.Abort  # typer's own, which click's main catches too
 
 TYPER_MESSAGES = (N_("Options"), N_("Commands"), N_("Arguments"), N_("default: {default}"), N_("required"),
                   N_("env var: {var}"), N_("(dynamic)"), N_("Aborted!"), N_("Show this message and exit."),
                   N_("Install completion for the current shell."),
                   N_("Show completion for the current shell, to copy it or customize the installation."),
-                  N_("No such command {name!r}."), N_("Missing command."))
-# typer's own ids, for the catalogue
-CLICK_MESSAGES = (
-    N_("Error: {message}"), N_("Try '{command}' for help."), N_("{message} (Possible options: {options})"),
-    N_("Invalid value for {name}: {message}"), N_("Invalid value: {message}"), N_("Value error, {message}"),
-    N_("Missing argument {name}. Choose from:"), N_("Missing option {name}. Choose from:"),
-    N_("Missing argument {name}."), N_("Missing option {name}."), N_("Missing parameter {name}."),
-    N_("No such option: {name}"), N_("Got unexpected extra argument(s) ({arguments})"),
-    N_("Option {name} requires an argument."), N_("Option {name} requires {count} arguments."),
-    N_("Option {name} does not take a value."), N_("Argument {name} takes {count} values."),
-    N_("{value} is not one of {choices}."), N_("Value must be an iterable."), N_("Value {value} is not a valid {type}."),
-    N_("{message}. Did you mean {suggestions}?"))
-# typer's vendored click writes its usage errors as English literals, not through gettext: each
-# line it prints is matched against these templates (its own wording, so English output is
-# unchanged) and rebuilt from the catalogue; a ``{message}`` part is itself such a message.
+                  N_("No such command {name!r}."), N_("Missing command."), N_("Value must be an iterable."))
+# typer's own ids, for the catalogue (the last three are the messages of usage errors it raises)
 
 
 def _localize_typer() -> None:
@@ -73,16 +69,80 @@ class QuizHelpFormatter(_click_formatting.HelpFormatter):
         self.write(f"{'':>{self.current_indent}}" + _("{heading}:").format(heading=heading) + "\n")
 
     def write_text(self, text: str) -> None:
-        super().write_text(_(text))
+        super().write_text(drawn_help(text))
 
     def write_dl(self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
-        super().write_dl([(term, _notes_joined(_(text))) for term, text in rows], col_max, col_spacing)
+        super().write_dl([(term, _drawn_with_notes(text)) for term, text in rows], col_max, col_spacing)
 
 
 class QuizClickContext(_click_core.Context):
     """click's context with quizzer's help formatter (``Command.context_class`` makes it)."""
 
     formatter_class = QuizHelpFormatter
+
+
+class ExtraArguments(_click_exceptions.UsageError):
+    """Words left over after a command's arguments: click raises a plain UsageError whose only
+    field is its English text, so ``QuizCommand`` raises this one with the words instead."""
+
+    def __init__(self, arguments: Sequence[str], ctx: ClickContext) -> None:
+        super().__init__(f"Got unexpected extra argument(s) ({' '.join(arguments)})", ctx)
+        self.arguments = list(arguments)
+
+
+class UnknownCommand(_click_exceptions.UsageError):
+    """A command name no group has, with the names near it: typer raises a UsageError whose
+    text it extends in English (``. Did you mean 'stats'?``)."""
+
+    def __init__(self, name: str, suggestions: Sequence[str], ctx: ClickContext) -> None:
+        super().__init__(f"No such command {name!r}.", ctx)
+        self.name, self.suggestions = name, list(suggestions)
+
+
+def parsed_in_context(parse: Callable[[], list[str]], ctx: ClickContext) -> list[str]:
+    """``parse()`` (a command's ``parse_args``) with its usage errors tied to ``ctx``: click's
+    parser raises an option without its value (BadOptionUsage) without a context, and the
+    boundary names the command's help from the context."""
+    try:
+        return parse()
+    except _click_exceptions.UsageError as err:
+        if err.ctx is None:
+            err.ctx, err.cmd = ctx, ctx.command
+        raise
+
+
+class QuizCommand(TyperCommand):
+    """Every ``quiz`` command (``QuizTyper`` makes them): its usage errors carry their context,
+    and words left over raise ``ExtraArguments`` (click's ``parse_args`` fails with a plain
+    UsageError unless the context allows extra arguments)."""
+
+    def parse_args(self, ctx: ClickContext, args: list[str]) -> list[str]:
+        allowed, ctx.allow_extra_args = ctx.allow_extra_args, True
+        try:
+            rest = parsed_in_context(lambda: super(QuizCommand, self).parse_args(ctx, args), ctx)
+        finally:
+            ctx.allow_extra_args = allowed
+        if rest and not allowed and not ctx.resilient_parsing:
+            raise ExtraArguments(rest, ctx)
+        return rest
+
+
+class QuizTyper(typer.Typer):
+    """typer's app whose commands are ``QuizCommand`` unless a command names its own class
+    (``Typer.command(cls=...)``, typer's public hook for a command's class)."""
+
+    def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None,
+                **options: Any) -> Callable[[Any], Any]:
+        return super().command(name, cls=cls or QuizCommand, **options)
+
+
+def choices_of(param: Any) -> list[str] | None:
+    """The values a choice parameter takes, as typed (an Enum's values), None for any other:
+    typer keeps them in its ``type_descriptor``."""
+    described = getattr(param, "type_descriptor", None)
+    if described is None or not described.is_choice or described.choices is None:
+        return None
+    return [str(getattr(choice, "value", choice)) for choice in described.choices]
 
 
 def _plain_arguments(argument: Any) -> None:
@@ -113,85 +173,16 @@ def _number_range(least: float | None, most: float | None) -> str | None:
     return _("{least} to {most}").format(least=least, most=most)
 
 
-_NOTES = re.compile(r"(?<=  \[)(.+)(?=\]$)")  # what typer adds after an option's help: [default: 15; at least 1]
+_NOTED = re.compile(r"(.*?)(?:  \[(.+)\])?", re.DOTALL)  # an option's help, then typer's notes: [default: 15; at least 1]
 
 
-def _notes_joined(text: str) -> str:
-    """The notes typer adds after an option's help, joined as the language writes them (typer
-    joins them with an ASCII ``; ``)."""
-    return _NOTES.sub(lambda notes: _("; ").join(notes.group(1).split("; ")), text)
-
-
-@functools.cache
-def _click_patterns() -> list[tuple[str, re.Pattern[str]]]:
-    """Each message template as a pattern whose groups are its fields; pydantic's messages for
-    a bad option value (``Input should be a valid integer``) come last."""
-    from quizzer.app.kind_names import pydantic_messages
-
-    patterns = []
-    for template in (*CLICK_MESSAGES, *pydantic_messages().values()):
-        parts = re.split(r"\{(\w+)\}", template)  # literal, field, literal, field, ..., literal
-        regex = "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts))
-        patterns.append((template, re.compile(regex, re.DOTALL)))
-    return patterns
-
-
-def click_message(text: str) -> str:
-    """One line of click's English in the interface language (itself if no template fits)."""
-    for template, pattern in _click_patterns():
-        match = pattern.fullmatch(text)
-        if match:
-            fields = match.groupdict()
-            if "message" in fields:
-                fields["message"] = click_message(fields["message"])
-            for listed in ("options", "choices", "suggestions"):  # click joins these with ", "
-                if listed in fields:
-                    fields[listed] = i18n.join(fields[listed].split(", "))
-            return _(template).format(**fields)
-    return text
-
-
-def _localize_click_errors(error_line: ErrorLine) -> None:
-    """click's exceptions print through their module's ``echo``: the lines are translated there."""
-    import typer._click.exceptions as exceptions
-
-    plain_echo = exceptions.echo
-
-    def echo(message: Any = None, *args: Any, **kwargs: Any) -> None:
-        if isinstance(message, str) and i18n.current() != "en":
-            message = "\n".join(click_message(line) for line in message.split("\n"))
-        plain_echo(message, *args, **kwargs)
-
-    exceptions.echo = echo
-
-    def show(self: exceptions.UsageError, file: Any = None) -> None:  # one line, as every error: no usage block
-        lines = [click_message(line.strip()).replace("Value error, ", "")  # pydantic's prefix to a validator's words
-                 for line in self.format_message().splitlines() if line.strip()]
-        names: list[str] = []
-        ctx = self.ctx  # the subcommands' names under the program's, which is `quiz` however run
-        while ctx is not None and ctx.parent is not None:
-            names.insert(0, ctx.info_name or "")
-            ctx = ctx.parent
-        command = " ".join(["quiz", *names])
-        error_line(_("Error: {message}").format(message=" ".join(lines)),
-                    _("`{command} -h` for help").format(command=command))
-
-    exceptions.UsageError.show = show  # type: ignore[method-assign]
-    import typer._click.core as click_core
-
-    plain_parse = click_core.Command.parse_args
-
-    def parse_args(self: click_core.Command, ctx: ClickContext, args: list[str]) -> list[str]:
-        """The parser's own errors (an option without its value) carry no context, so their hint
-        named `quiz -h`: they are given the command's, whose help they need."""
-        try:
-            return plain_parse(self, ctx, args)
-        except exceptions.UsageError as err:
-            if err.ctx is None:
-                err.ctx, err.cmd = ctx, self
-            raise
-
-    click_core.Command.parse_args = parse_args  # type: ignore[method-assign]
+def _drawn_with_notes(text: str) -> str:
+    """An option's help (an id) in the interface language, then the notes typer adds after it,
+    joined as the language writes them (typer joins them with an ASCII ``; ``)."""
+    noted = _NOTED.fullmatch(text)
+    assert noted is not None  # every text fits: the notes are optional
+    drawn, notes = drawn_help(noted.group(1)), noted.group(2)
+    return drawn if notes is None else drawn + "  [" + _("; ").join(notes.split("; ")) + "]"
 
 
 def _wrap_wide_help() -> None:
@@ -215,7 +206,7 @@ def _wrap_wide_help() -> None:
     def make_default_short_help(help: str, max_length: int = 45) -> str:  # the listing wraps it: never cut
         from quizzer.terminal.linebreak import summary
 
-        return summary(help)
+        return summary(drawn_help(help))
 
     formatting.wrap_text = wrap_text
     click_core.make_default_short_help = make_default_short_help
@@ -305,9 +296,7 @@ def pacified(stream: Any) -> bool:
     return isinstance(stream, PacifyFlushWrapper)
 
 
-def adapt_typer(error_line: ErrorLine) -> None:
-    """Apply every adaptation (once, when the CLI is imported); ``error_line`` draws click's
-    usage errors as every other error is drawn."""
+def adapt_typer() -> None:
+    """Apply every adaptation (once, when the CLI is imported)."""
     _localize_typer()
-    _localize_click_errors(error_line)
     _coerce_given_values_only()
