@@ -54,7 +54,7 @@ import fsrs  # noqa: E402
 import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
-from quizzer.clock import day_start, study_day  # noqa: E402
+from quizzer.base.clock import day_start, study_day  # noqa: E402
 from quizzer.scheduling import plan, queue  # noqa: E402
 from quizzer.scheduling.forecast import Limits, forecast  # noqa: E402
 from quizzer.scheduling.memory import Placement, decide  # noqa: E402

@@ -170,7 +170,7 @@ def compared(commands: list[tuple[str, list[str]]], env: dict[str, str], quiz: l
 def aggregate_costs(db: Path, env: dict[str, str], quiz: list[str], runs: int) -> list[tuple[str, list[tuple[float, float]]]]:
     """``quiz stats --json`` on a copy of ``db``: after 200 new answers each run, and with the
     aggregate's watermark deleted before each run (a rebuild from the whole log)."""
-    from quizzer.backup import list_backups
+    from quizzer.store.backup import list_backups
     from quizzer.store.review_days import WATERMARK_KEY
 
     copy = db.with_name("aggregate-copy.db")

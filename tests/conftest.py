@@ -31,7 +31,7 @@ settings.register_profile("ci-slow", max_examples=100, deadline=None)
 settings.load_profile("dev")
 
 os.environ["QUIZ_LANG"] = "en"  # the tests' language, unless a test gives its run another
-from quizzer import i18n  # noqa: E402
+from quizzer.base import i18n  # noqa: E402
 
 from pg import backend, pg_server  # noqa: F401  (fixtures: a throw-away PostgreSQL server)
 
@@ -204,7 +204,7 @@ def fsrs_by_study_days(scheduler: Any, card: Any, rating: int, now: datetime) ->
     counts 0 whole days)."""
     import fsrs
 
-    from quizzer import clock
+    from quizzer.base import clock
 
     if card.last_review is not None:
         days = (clock.study_day(now) - clock.study_day(card.last_review)).days

@@ -16,7 +16,7 @@ import fsrs
 import pytest
 from typer.testing import CliRunner
 
-from quizzer import clock
+from quizzer.base import clock
 from quizzer.app import study, study_views
 from quizzer.app.collection import open_collection
 from quizzer.cli import app

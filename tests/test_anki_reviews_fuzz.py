@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from quizzer.cli import app
-from quizzer.errors import HistoryFileError
+from quizzer.base.errors import HistoryFileError
 from quizzer.transfer.anki_reviews import read_anki_reviews
 
 runner = CliRunner()

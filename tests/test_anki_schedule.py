@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from quizzer.cli import app
-from quizzer.clock import study_day
+from quizzer.base.clock import study_day
 from quizzer.scheduling.answer import answer
 from quizzer.store import open_store
 from quizzer.store.cards import card, reviews

@@ -46,7 +46,7 @@ from typer.testing import CliRunner
 from quizzer.app import study
 from quizzer.app.collection import open_collection
 from quizzer.cli import app
-from quizzer.clock import study_day
+from quizzer.base.clock import study_day
 from quizzer.settings import load
 from quizzer.store import open_store
 from quizzer.store.cards import card, reviews

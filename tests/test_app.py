@@ -365,7 +365,7 @@ def test_a_perfect_paper_puts_nothing_in_the_notebook_and_its_report_says_none(c
 
 def test_every_exam_question_asks_for_the_answer_in_the_interface_language(collection):
     """A qa or mistake question's prompt read 回答（your answer） in Chinese."""
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     clock = Clock()
     i18n.use("zh")

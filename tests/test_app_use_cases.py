@@ -22,7 +22,7 @@ from quizzer.app.config import due_change
 from quizzer.app.exam import ExamSession
 from quizzer.app.exam_report import history
 from quizzer.app.today import learner_today
-from quizzer.errors import BackupError, CardNotFound, NoDecks, NoUnfinishedExam, QuizError, UsageError
+from quizzer.base.errors import BackupError, CardNotFound, NoDecks, NoUnfinishedExam, QuizError, UsageError
 from quizzer.scheduling import answer
 from quizzer.settings import DEFAULTS
 from quizzer.settings import Settings

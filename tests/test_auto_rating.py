@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from quizzer.app import study, study_views
 from quizzer.app.collection import open_collection
 from quizzer.cli import app
-from quizzer.errors import UsageError
+from quizzer.base.errors import UsageError
 from quizzer.scheduling.queue import build_queue
 from quizzer.settings import DEFAULTS
 from quizzer.settings.keys import parse

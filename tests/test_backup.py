@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from quizzer import clock
-from quizzer.backup import backup_now, check, list_backups, maybe_backup, restore, thin
-from quizzer.errors import BackupError, DatabaseBusy, UntrustedBackup
+from quizzer.base import clock
+from quizzer.store.backup import backup_now, check, list_backups, maybe_backup, restore, thin
+from quizzer.base.errors import BackupError, DatabaseBusy, UntrustedBackup
 from quizzer.scheduling.answer import answer
 from quizzer.scheduling.summary import card_info
 from quizzer.store import CardRef, open_store, sync_cards
@@ -128,7 +128,7 @@ def test_check_reports_ok_and_damage(db, tmp_path):
     not_a_db = tmp_path / "garbage.db"
     not_a_db.write_bytes(b"this is not sqlite" * 500)
     assert check(not_a_db) == [f"{not_a_db} is not a SQLite database"]  # SQLite's "file is not a database"
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     i18n.use("zh")
     try:  # in the interface language, as every other reason a restore gives
@@ -202,7 +202,7 @@ def test_an_automatic_backup_that_fails_is_a_warning_not_a_stop(db, deck_folder)
 
 def failed_in_chinese(db) -> BackupError:
     """The error ``backup_now`` raises, said with the interface in Chinese."""
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     i18n.use("zh")
     try:
@@ -215,7 +215,7 @@ def failed_in_chinese(db) -> BackupError:
 
 def test_a_backup_errors_hints_are_joined_in_the_interface_language(db, monkeypatch):
     """"请让该文件夹可写后重试; 数据库本身没有改动": an ASCII semicolon in a Chinese hint."""
-    from quizzer import backup
+    from quizzer.store import backup
 
     monkeypatch.setattr(backup.os, "access", lambda *_: False)  # a folder this user cannot write (root can)
     hint = failed_in_chinese(db).hint
@@ -224,7 +224,7 @@ def test_a_backup_errors_hints_are_joined_in_the_interface_language(db, monkeypa
 
 def test_sqlite_refusing_to_write_a_backup_is_said_in_the_interface_language(db, monkeypatch):
     """'没有写入权限：attempt to write a readonly database': SQLite's English stood in the Chinese line."""
-    from quizzer import backup
+    from quizzer.store import backup
 
     def refused(source, dest):
         raise sqlite3.OperationalError("attempt to write a readonly database")

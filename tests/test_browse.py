@@ -17,7 +17,7 @@ from quizzer import kinds
 from quizzer.app import browse
 from quizzer.cli import app
 from quizzer.cli.cards import Sort, State
-from quizzer.clock import next_day_start
+from quizzer.base.clock import next_day_start
 from quizzer.decks import load_decks
 from quizzer.scheduling.answer import answer, bury, suspend
 from quizzer.store import open_store
@@ -275,7 +275,7 @@ def test_the_listing_fits_the_terminal_with_every_recall_whole(language):
     until 140 columns)."""
     from rich.cells import cell_len
 
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     assert runner.invoke(app, [], env={"QUIZ_NOW": T0.isoformat()}).exit_code == 0  # the bundled decks' cards
     store = open_store()
@@ -310,7 +310,7 @@ def _by_column(line: str) -> list[str]:
 def test_a_question_takes_two_lines_at_most_cut_with_an_ellipsis(language):
     """A row of the browser is a row: a long question stops at the end of its column's second
     line with "…" (it ran on for three at 60 columns, the last line one character and "…")."""
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     i18n.use(language)
     try:
@@ -343,7 +343,7 @@ def test_a_question_takes_two_lines_at_most_cut_with_an_ellipsis(language):
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_narrow_listing_puts_a_card_s_states_one_a_line_never_splitting_one(studied, language):
     """At 60 columns `学习中、到期` wrapped as `学习中、到` / `期`."""
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     i18n.use(language)
     try:
@@ -364,7 +364,7 @@ def test_the_question_keeps_its_room_at_any_width_whatever_the_states(studied, l
     line (`relearning, due, leech`): at 103 columns it came in and left the question 8 columns
     (`BERT 随` / `机选…`, `paddin` / `g 掩…`). (A whole command per width: the slow suite tries
     every one.)"""
-    from quizzer import i18n
+    from quizzer.base import i18n
     from quizzer.terminal.tables import PREVIEW_AT_LEAST
 
     i18n.use(language)
@@ -632,7 +632,7 @@ def test_a_long_card_id_in_the_notebook_folds_and_leaves_the_question_its_room(l
 
     from rich.cells import cell_len
 
-    from quizzer import i18n
+    from quizzer.base import i18n
     from quizzer.terminal.tables import PREVIEW_AT_LEAST
 
     assert runner.invoke(app, [], env={"QUIZ_NOW": T0.isoformat()}).exit_code == 0  # the bundled decks' cards
@@ -664,7 +664,7 @@ def test_an_id_the_notebook_has_room_for_is_never_folded(language, columns):
     import os
     import sqlite3
 
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     assert runner.invoke(app, [], env={"QUIZ_NOW": T0.isoformat()}).exit_code == 0  # the bundled decks' cards
     with sqlite3.connect(os.environ["QUIZ_DB"]) as db:
@@ -861,7 +861,7 @@ def test_show_puts_the_tags_on_a_line_of_their_own(deck_dir):
 
 def test_show_names_the_kind_in_the_interface_language(deck_dir):
     """The Chinese header said `· qa ·` above a panel titled 问答题."""
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     i18n.use("zh")
     try:
@@ -890,7 +890,7 @@ def test_the_bundled_decks_longest_id_is_whole_from_120_columns_beside_a_due_tim
     id below)."""
     import hashlib
 
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     card_id = "d12-bert-bidirectional-not-two-unidirectional"
     assert runner.invoke(app, [], env={"QUIZ_NOW": T0.isoformat()}).exit_code == 0  # the bundled decks' cards
@@ -916,7 +916,7 @@ def test_the_tables_name_each_kind_as_study_and_exam_do(language, columns):
     Chinese interface. --json keeps the ids."""
     from rich.cells import cell_len
 
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     i18n.use(language)
     try:

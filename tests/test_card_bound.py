@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 
 from checkers import registry
 from checkers.configs import CONFIGS
-from quizzer import i18n, kinds
+from quizzer import kinds
+from quizzer.base import i18n
 from quizzer.cli import app
 from quizzer.decks import load_decks
 

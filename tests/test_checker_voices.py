@@ -12,7 +12,7 @@ import pytest
 
 from checkers import registry, said
 from checkers.grading import grade
-from quizzer import i18n
+from quizzer.base import i18n
 from quizzer.kinds import get as kind
 from quizzer.kinds.pydantic_models import validate
 

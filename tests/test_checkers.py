@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from checkers import registry
 from checkers.grading import grade, stepped
 from checkers.verify import check_example
-from quizzer import i18n
+from quizzer.base import i18n
 
 SEEDS = range(200)
 NAMES = registry.names()

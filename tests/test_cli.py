@@ -14,7 +14,7 @@ from importlib.metadata import version
 import pytest
 from typer.testing import CliRunner
 
-from quizzer import i18n
+from quizzer.base import i18n
 from quizzer.cli import app, main
 
 runner = CliRunner()
@@ -335,7 +335,7 @@ def test_messages_and_errors_wrap_at_words_on_a_terminal(tmp_path):
     stay one line each (a script reads them)."""
     from conftest import run_in_terminal
 
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     env = {"COLUMNS": "60", "QUIZ_LANG": "zh", "QUIZ_NOW": "2026-01-05T10:00"}
     assert run_in_terminal(["stats"], env, [])[0] == 0  # a database with the bundled decks

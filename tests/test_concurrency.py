@@ -53,8 +53,8 @@ if __name__ == "__main__":
 import pytest  # noqa: E402  (the worker above needs none of the test machinery)
 from sqlalchemy import func, select  # noqa: E402
 
-from quizzer.backup import check  # noqa: E402
-from quizzer.clock import day_start  # noqa: E402
+from quizzer.store.backup import check  # noqa: E402
+from quizzer.base.clock import day_start  # noqa: E402
 from quizzer.scheduling.summary import card_info  # noqa: E402
 from quizzer.store import CardRef, default_learner, open_store, sync_cards  # noqa: E402
 from quizzer.store.models import cards, review_log  # noqa: E402

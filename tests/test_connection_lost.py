@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import func, insert, select
 
-from quizzer.errors import ConnectionLost, DatabaseError
+from quizzer.base.errors import ConnectionLost, DatabaseError
 from quizzer.scheduling.answer import answer
 from quizzer.store import cards as card_store
 from quizzer.store import open_store

@@ -68,7 +68,7 @@ def test_every_deck_file_starts_with_the_schema_comment():
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_quiz_decks_lists_the_decks_with_counts(columns, language):
     """At 60 columns in English the total column was cut: 105 read 10, 13 read 1."""
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     i18n.use(language)
     try:

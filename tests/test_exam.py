@@ -27,7 +27,7 @@ from quizzer.store import exams as exam_store
 from quizzer.store.filter import CardFilter
 from quizzer.store.records import PaperSpec
 from quizzer.cli import app
-from quizzer.errors import DatabaseError
+from quizzer.base.errors import DatabaseError
 from quizzer.decks import load_decks
 from quizzer.store import open_store
 
@@ -794,7 +794,7 @@ def test_a_report_of_an_exam_no_longer_stored_says_so(deck_dir):
     """It raised "no unfinished exam to resume", which is about --resume, not a report."""
     from quizzer.app.collection import open_collection
     from quizzer.app.exam_report import report
-    from quizzer.errors import DatabaseError
+    from quizzer.base.errors import DatabaseError
 
     collection = open_collection(deck_dir, None)
     with pytest.raises(DatabaseError, match=r"^exam 4242 is not in ") as raised:
@@ -820,7 +820,7 @@ def test_at_60_columns_the_answer_gives_way_to_a_long_id_and_a_title_keeps_its_s
     kept 23 columns, and the wrong answer's panel title lost its score (`… · 0.─╮` for 0.25)."""
     from rich.cells import cell_len
 
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     card_id = "d12-arch-pretraining-objectives-and-more"
     folder = deck_folder(DECK.replace("id: q-qa,", f"id: {card_id},"))

@@ -26,10 +26,10 @@ from checkers import registry, shapes, validating
 from quizzer import decks, kinds
 from quizzer.cli import app
 from quizzer.decks import load_decks
-from quizzer.errors import DeckProblems
+from quizzer.base.errors import DeckProblems
 from quizzer.terminal import mathtext, render
 from quizzer.terminal.linebreak import install
-from quizzer.widetext import join_wide_lines
+from quizzer.base.widetext import join_wide_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTION = "BERT 和 GPT 的核心区别？"

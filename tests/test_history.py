@@ -17,7 +17,7 @@ import pytest
 from conftest import fsrs_by_study_days
 from typer.testing import CliRunner
 
-from quizzer import i18n
+from quizzer.base import i18n
 from quizzer.cli import app
 from quizzer.scheduling.answer import answer
 from quizzer.store import RELEARNING, REVIEW, CardRef, open_store, sync_cards

@@ -487,7 +487,7 @@ def test_past_the_listed_problems_the_count_says_more_than(tmp_path, cards):
     else:
         assert err == ["more than 100 problems"] and out[-1].endswith("more problems in this file are not listed; fix these first")
     if cards == 500:  # the line says so last in Chinese too, which sorted its message before others at its place
-        from quizzer import i18n
+        from quizzer.base import i18n
 
         i18n.use("zh")
         try:
@@ -534,7 +534,7 @@ def test_an_edit_during_study_is_judged_by_the_file_edited_not_one_already_left_
     """Study's reload after `e`: a file left out from the start refused every edit of another
     (the session kept the old cards and blamed the edit); a file the edit breaks is still refused."""
     from quizzer.app.collection import open_collection
-    from quizzer.errors import DeckProblems
+    from quizzer.base.errors import DeckProblems
 
     folder = folder_with(tmp_path)
     (folder / "broken.yaml").write_text(DECK.replace("id: hostile", "id: broken").replace("qa-one", "qa-b")

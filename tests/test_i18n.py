@@ -16,7 +16,7 @@ import pytest
 
 from typer.testing import CliRunner
 
-from quizzer import i18n
+from quizzer.base import i18n
 from quizzer.cli import app
 from quizzer.cli.context import Locations, RunContext
 
@@ -196,7 +196,7 @@ def test_errors_and_ratings_follow_the_language():
     assert chinese.returncode == 1 and chinese.stderr.startswith("错误") and "no-such-card" in chinese.stderr
     english = quiz("show", "no-such-card", QUIZ_LANG="en")
     assert english.returncode == 1 and english.stderr.startswith("Error: no card 'no-such-card'")
-    from quizzer.defaults import Rating
+    from quizzer.base.defaults import Rating
 
     i18n.use("zh")
     try:

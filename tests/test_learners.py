@@ -221,7 +221,7 @@ def test_the_class_report_never_cuts_a_figure_or_date_however_narrow(language):
 
     from rich.console import Console
 
-    from quizzer import i18n
+    from quizzer.base import i18n
     from quizzer.app.classroom import ClassReport, Failed, LearnerFigures
     from quizzer.app.stats import Retention
     from quizzer.terminal.classroom import show
@@ -314,7 +314,7 @@ def test_the_learner_is_the_urls_user_unless_quiz_user_or_the_setting_names_one(
     setting, the URL's user name, the login name; `quiz config` says which gave it."""
     import psycopg
 
-    from quizzer.learners import login_name
+    from quizzer.base.learners import login_name
 
     db = pg_server.create("whose")
     with psycopg.connect(db, autocommit=True) as conn:

@@ -359,7 +359,7 @@ def test_cloze_syntax_problems(tmp_path, text, accept, message):
 def test_yaml_slips_are_described_in_the_interface_language(text):
     """`quiz lint` on a deck indented with a tab said `YAML 语法错误：found a tab character that
     violates indentation`: PyYAML's English, where the usual slips are translated."""
-    from quizzer import i18n
+    from quizzer.base import i18n
     from quizzer.decks.yamlsource import parse
 
     i18n.use("zh")
@@ -388,7 +388,7 @@ def test_yaml_slips_are_described_in_the_interface_language(text):
 ])
 def test_a_choice_of_values_and_a_stray_cloze_opening_are_in_the_interface_language(tmp_path, card, english, chinese):
     """Both were English in the Chinese interface (pydantic's `Input should be 'q', ... or 'output'`)."""
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     path = write(tmp_path, card)
     assert [message for _, _, message in problems(lint(path))] == [english]

@@ -14,7 +14,7 @@ from rich.console import Console, RenderableType
 from quizzer.terminal.linebreak import break_units, divide_line
 from quizzer.terminal.mathtext import math_to_unicode, to_text
 from quizzer.terminal.render import console, markdown
-from quizzer.widetext import join_wide_lines
+from quizzer.base.widetext import join_wide_lines
 
 
 def test_inline_math_becomes_unicode():

@@ -16,9 +16,9 @@ from conftest import fsrs_by_study_days, recall_now
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from quizzer import clock
-from quizzer.defaults import LEECH_LAPSES
-from quizzer.errors import CardNotFound
+from quizzer.base import clock
+from quizzer.base.defaults import LEECH_LAPSES
+from quizzer.base.errors import CardNotFound
 from quizzer.scheduling.answer import answer, bury, suspend, undo, unsuspend
 from quizzer.scheduling.queue import build_queue
 from quizzer.scheduling import queue as queues
@@ -75,7 +75,7 @@ def test_study_day_rolls_over_at_four_local():
 
 @pytest.mark.slow
 def test_importing_clock_is_cheap():
-    code = "import sys, quizzer.clock; print(sorted(m for m in ('sqlalchemy', 'fsrs', 'alembic') if m in sys.modules))"
+    code = "import sys, quizzer.base.clock; print(sorted(m for m in ('sqlalchemy', 'fsrs', 'alembic') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -14,7 +14,7 @@ import pytest
 from rich.cells import cell_len
 from typer.testing import CliRunner
 
-from quizzer import i18n
+from quizzer.base import i18n
 from quizzer.cli import app
 
 LONG_ID = "d12-bert-position-embedding-learnable-vs-sinusoidal"  # 52 characters: a marking title cut it at 60

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from quizzer.kinds import KINDS
-from quizzer.learners import login_name
+from quizzer.base.learners import login_name
 from quizzer.settings import KEYS
 
 pytestmark = [pytest.mark.slow,  # every test here starts a process

@@ -15,7 +15,7 @@ import test_web
 from sqlalchemy import func, insert, select
 
 from quizzer.app import busy
-from quizzer.errors import DatabaseError, ServerUnavailable
+from quizzer.base.errors import DatabaseError, ServerUnavailable
 
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
 make_client = test_web.make_client  # the fixture: a client of the web drill over a fresh collection

@@ -304,7 +304,7 @@ def test_a_hand_edited_bad_file_is_an_error_everywhere_until_fixed(decks, config
 
 def test_a_toml_error_is_in_the_interface_language_at_its_line_and_column(config):
     """tomllib's message was shown as it is: 不是有效的 TOML：Invalid value (at line 1, column 15)."""
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     config.write_text('new_per_day = = 3\nlanguage = "zh"\n', "utf-8")
     try:
@@ -753,7 +753,7 @@ def test_a_deck_s_key_stays_whole_at_60_columns_and_leaves_room_for_its_value(de
     """`quiz config` at 60 columns kept deck.ID.reviews_per_day whole, and the value and allowed
     columns of every row shrank to nothing; then it folded `deck.ch08-` / `bert.new_per_day`, the
     key a learner types back to `config unset`: the table's borders took the room."""
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     assert quiz("--decks", str(decks), "config", "set", "deck.mini.reviews_per_day", "30").exit_code == 0
     assert quiz("config", "set", "deck.ch08-bert.new_per_day", "30").exit_code == 0  # a bundled deck's

@@ -411,7 +411,7 @@ def test_a_card_due_at_a_days_start_counts_on_that_day(backend):
     a microsecond before it on the day before (``julianday`` arithmetic put it 10 µs early)."""
     from sqlalchemy import insert
 
-    from quizzer.clock import day_start
+    from quizzer.base.clock import day_start
     from quizzer.scheduling.summary import due_per_day
     from quizzer.store import open_store
     from quizzer.store.models import cards
@@ -586,7 +586,7 @@ def test_a_database_that_cannot_be_written_still_gets_its_figures(history, db, m
     same, nothing is stored, and a later run that can write stores it."""
     from sqlalchemy import func, select
 
-    from quizzer.errors import DatabaseError
+    from quizzer.base.errors import DatabaseError
     from quizzer.store import open_store, review_days
     from quizzer.store.models import review_days as table
 

@@ -21,13 +21,13 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import event, select, text
 
-from quizzer.backup import list_backups
+from quizzer.store.backup import list_backups
 from quizzer.scheduling.answer import answer
 from quizzer.scheduling.answer import undo as undo_answer
 from quizzer.scheduling.summary import card_info
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER, replay_decider
 from quizzer.store import SCHEMA_HEAD, CardRef, open_store, sync_cards
-from quizzer.errors import DatabaseBusy, DatabaseTooNew
+from quizzer.base.errors import DatabaseBusy, DatabaseTooNew
 from quizzer.store.models import cards, metadata
 from quizzer.store.engine import make_engine
 from quizzer.store.urls import resolve
@@ -290,7 +290,7 @@ def test_a_server_connection_lost_mid_read_is_one_error_and_then_recovers(pg_ser
     the next unit of work gets a fresh connection (the pool pings before use)."""
     import psycopg
 
-    from quizzer.errors import DatabaseError
+    from quizzer.base.errors import DatabaseError
 
     url = pg_server.create()
     st = open_store(url)
@@ -392,7 +392,7 @@ def test_db_copy_from_a_file_to_the_server_and_back_keeps_every_row(tmp_path, pg
 def test_a_copy_that_fails_its_check_leaves_the_target_unchanged(tmp_path, backend, monkeypatch):
     """A copy is one transaction: failing part-way (here: the check of the third table) keeps
     nothing, and the target can be filled afterwards."""
-    from quizzer.errors import DatabaseError
+    from quizzer.base.errors import DatabaseError
     from quizzer.store import copy
 
     source = str(tmp_path / "laptop.db")
@@ -419,7 +419,7 @@ def test_a_copy_that_fails_its_check_leaves_the_target_unchanged(tmp_path, backe
 def test_a_copy_into_a_new_file_that_fails_leaves_no_file_by_that_name(tmp_path, monkeypatch):
     """`quiz db copy --to k.db` killed half-way left k.db (and its -wal, -shm) behind, with the
     schema in it; the copy is made as k.db.partial and renamed once checked."""
-    from quizzer.errors import DatabaseError
+    from quizzer.base.errors import DatabaseError
     from quizzer.store import copy
 
     source = str(tmp_path / "laptop.db")
@@ -443,7 +443,7 @@ def test_a_copy_into_a_new_file_that_fails_leaves_no_file_by_that_name(tmp_path,
 def test_a_copy_whose_history_replays_differently_keeps_nothing(tmp_path, backend, monkeypatch):
     """The replay is a check of its own: a review changed on the way (the row check turned off
     here) gives its card another memory, and the copy is refused whole."""
-    from quizzer.errors import DatabaseError
+    from quizzer.base.errors import DatabaseError
     from quizzer.store import copy
     from quizzer.store.models import review_log
 

@@ -492,7 +492,7 @@ def server_gone_after_one(monkeypatch, error: Exception) -> list[str]:
 def test_an_answer_the_database_refuses_is_named_as_not_saved(deck_dir, monkeypatch):
     """The server went down with a card on screen: the answer was lost and the error said only
     "cannot connect", not that this answer (and no earlier one) needs giving again."""
-    from quizzer.errors import DatabaseError
+    from quizzer.base.errors import DatabaseError
 
     calls = server_gone_after_one(monkeypatch, DatabaseError("postgresql://db/quiz: cannot connect to the database server",
                                                              "is the server running?"))
@@ -505,7 +505,7 @@ def test_an_answer_the_database_refuses_is_named_as_not_saved(deck_dir, monkeypa
 
 def test_quitting_when_the_database_cannot_be_read_still_shows_what_was_done(deck_dir, monkeypatch):
     from quizzer.app import study_order
-    from quizzer.errors import DatabaseError
+    from quizzer.base.errors import DatabaseError
 
     def gone(*args, **kwargs):
         raise DatabaseError("postgresql://db/quiz: cannot connect to the database server")
@@ -593,7 +593,7 @@ def test_the_saved_line_scripts_read_is_never_wrapped(deck_folder):
 def test_a_server_out_of_reach_past_the_retries_shows_the_summary_and_names_the_answer(deck_dir, monkeypatch):
     """The session ended with one error line and no summary: what was done was not said."""
     from quizzer.app import busy
-    from quizzer.errors import ServerUnavailable
+    from quizzer.base.errors import ServerUnavailable
 
     calls = server_gone_after_one(monkeypatch, ServerUnavailable(
         "postgresql://db/quiz: cannot connect to the database server", "is it running?"))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from quizzer import i18n
+from quizzer.base import i18n
 from quizzer.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -113,8 +113,8 @@ def test_a_backup_the_disk_refuses_is_said_and_leaves_nothing(collection, monkey
 
 
 def test_a_file_that_reads_back_wrong_never_takes_the_name(tmp_path):
-    from quizzer.errors import QuizError
-    from quizzer.files import write_whole
+    from quizzer.base.errors import QuizError
+    from quizzer.base.files import write_whole
 
     target = tmp_path / "sheet.md"
     target.write_text("the earlier sheet\n", "utf-8")
@@ -130,7 +130,7 @@ def test_a_file_that_reads_back_wrong_never_takes_the_name(tmp_path):
 
 
 def test_a_copy_missing_rows_or_schema_is_caught_when_read_back(collection, tmp_path):
-    from quizzer.backup import Snapshot, settle
+    from quizzer.store.backup import Snapshot, settle
 
     _decks, db = collection
     copy = tmp_path / "copy.db"
@@ -171,7 +171,7 @@ def test_a_db_copy_onto_a_full_disk_fails_and_leaves_nothing(tmp_path):
 
 
 def test_a_killed_writers_old_partial_file_is_cleared_by_the_next_write(tmp_path):
-    from quizzer.files import write_whole
+    from quizzer.base.files import write_whole
 
     gone = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1  # no process can have it
     hour_ago = os.stat(tmp_path).st_mtime - 3600

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quizzer import decks
-from quizzer.errors import MAX_PROBLEMS, DeckProblems
+from quizzer.base.errors import MAX_PROBLEMS, DeckProblems
 from quizzer.decks.yamlsource import FORBIDDEN_IN_FILE, Position, parse
 
 ROOT = Path(__file__).resolve().parents[1]

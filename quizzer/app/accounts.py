@@ -1,7 +1,7 @@
 """The web drill's accounts (``quiz serve user add NAME``): a name and an argon2 hash of its
 password, kept in ``web-accounts.json`` beside the config file (readable by its owner only).
 Served on the loopback address, the drill needs none; on any other, at least one. A name is a
-learner name (``quizzer.learners``): on a shared server each account studies its own collection."""
+learner name (``quizzer.base.learners``): on a shared server each account studies its own collection."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import json
 import os
 from pathlib import Path
 
-from quizzer.errors import UsageError
-from quizzer.i18n import _
-from quizzer.learners import BadName, check
+from quizzer.base.errors import UsageError
+from quizzer.base.i18n import _
+from quizzer.base.learners import BadName, check
 from quizzer.settings import config_path
 
 MIN_PASSWORD = 8

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quizzer.defaults import Rating
+from quizzer.base.defaults import Rating
 
 
 def auto_rating(speed: tuple[float, float], right: bool, seconds: float, first_sight: bool) -> int:

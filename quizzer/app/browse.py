@@ -19,9 +19,9 @@ from typing import Any
 from quizzer import kinds
 from quizzer.app import notebook, short_ids
 from quizzer.app.collection import Collection
-from quizzer.clock import next_day_start, to_utc
-from quizzer.errors import CardNotFound
-from quizzer.i18n import IDEOGRAPHS
+from quizzer.base.clock import next_day_start, to_utc
+from quizzer.base.errors import CardNotFound
+from quizzer.base.i18n import IDEOGRAPHS
 from quizzer.kinds.base import Asked
 from quizzer.scheduling import answer as answering
 from quizzer.scheduling.learner import schedule_of

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from time import monotonic, sleep
 from typing import TypeVar
 
-from quizzer.defaults import SERVER_RETRY_SECONDS
-from quizzer.errors import DatabaseBusy, DatabaseError, ServerUnavailable
-from quizzer.i18n import _
+from quizzer.base.defaults import SERVER_RETRY_SECONDS
+from quizzer.base.errors import DatabaseBusy, DatabaseError, ServerUnavailable
+from quizzer.base.i18n import _
 
 T = TypeVar("T")
 FIRST_PAUSE, LONGEST_PAUSE = 0.5, 4.0  # seconds between tries to reach the server: doubling, then steady

@@ -16,8 +16,8 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from quizzer.app.stats import Retention, exam_trend, summed, true_retention
-from quizzer.clock import day_start, next_day_start, study_day, to_utc
-from quizzer.errors import OtherSchemaVersion, UnreadCollection
+from quizzer.base.clock import day_start, next_day_start, study_day, to_utc
+from quizzer.base.errors import OtherSchemaVersion, UnreadCollection
 from quizzer.store import classroom
 from quizzer.store import learner as learner_state
 from quizzer.store import stats as queries

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from quizzer import clock
+from quizzer.base import clock
 from quizzer.decks import LoadedDeck, Problem, deck_dirs, load_usable
-from quizzer.errors import BackupError, DeckProblems, UsageError
-from quizzer.i18n import _
+from quizzer.base.errors import BackupError, DeckProblems, UsageError
+from quizzer.base.i18n import _
 from quizzer.kinds import KINDS
 from quizzer.store import LEECH_TAG, CardRef, Store, open_store, sync_if_changed
 from quizzer.store.filter import CardFilter
@@ -138,7 +138,7 @@ def open_collection(decks_option: Path | None, db: Path | None, learner: str | N
     """The decks joined to ``learner``'s collection, backed up first if the last backup is half an
     hour old (thinned by the learner's study days). A backup that fails is kept for a warning: it
     stopped every command, even the export that would save the history elsewhere."""
-    from quizzer import backup
+    from quizzer.store import backup
 
     dirs = deck_dirs(decks_option)
     decks, left_out = load_usable(dirs)

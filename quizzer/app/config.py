@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from quizzer import clock
+from quizzer.base import clock
 from quizzer.scheduling.queue import DueCounts
 from quizzer.settings import Settings
 from quizzer.store.engine import Store

@@ -10,10 +10,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from quizzer import backup, clock
-from quizzer.backup import Backup, reviews_in
-from quizzer.errors import BackupError, QuizError, SchemaMismatch, UsageError
-from quizzer.i18n import _
+from quizzer.base import clock
+from quizzer.store import backup
+from quizzer.store.backup import Backup, reviews_in
+from quizzer.base.errors import BackupError, QuizError, SchemaMismatch, UsageError
+from quizzer.base.i18n import _
 from quizzer.settings import Settings
 
 if TYPE_CHECKING:

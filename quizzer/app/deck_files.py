@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from quizzer.decks import LoadedDeck, Problem
-from quizzer.errors import DeckProblems, NoDecks, UnknownName, UsageError, problems_counted
-from quizzer.i18n import _
+from quizzer.base.errors import DeckProblems, NoDecks, UnknownName, UsageError, problems_counted
+from quizzer.base.i18n import _
 from quizzer.kinds import KINDS
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def edit_card(collection: Collection, card_id: str, editor: Callable[[Path, int]
     ``e`` does). A file left with problems, or taken away, is put back as it was, byte for byte, and
     EditRefused lists the problems. Whether the file changed."""
     from quizzer.app.short_ids import resolve
-    from quizzer.files import write_whole
+    from quizzer.base.files import write_whole
 
     card_id = resolve(card_id, collection.cards)
     path, line = collection.location(card_id)

@@ -28,7 +28,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
-from quizzer import clock, kinds
+from quizzer import kinds
+from quizzer.base import clock
 from quizzer.app.busy import Waiting, patiently
 from quizzer.app.collection import Collection
 from quizzer.app.exam_report import cut_off, given, report
@@ -55,9 +56,9 @@ from quizzer.app.exam_views import (
 )
 from quizzer.app.paper import draw_paper, new_seed
 from quizzer.app.views import Retry
-from quizzer.defaults import Rating
-from quizzer.errors import NothingToExamine, NoUnfinishedExam
-from quizzer.i18n import _
+from quizzer.base.defaults import Rating
+from quizzer.base.errors import NothingToExamine, NoUnfinishedExam
+from quizzer.base.i18n import _
 from quizzer.kinds.base import Asked
 from quizzer.scheduling.answer import answer as record_answer
 from quizzer.scheduling.learner import schedule_of

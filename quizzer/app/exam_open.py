@@ -13,7 +13,7 @@ from typing import Any
 
 from quizzer.app.collection import Collection
 from quizzer.app.exam import ExamSession
-from quizzer.errors import NoDecks
+from quizzer.base.errors import NoDecks
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store.records import ExamRecord
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from quizzer import kinds
 from quizzer.app.collection import Collection
 from quizzer.app.exam_views import Report, ReportRow
-from quizzer.errors import DatabaseError
-from quizzer.i18n import _
+from quizzer.base.errors import DatabaseError
+from quizzer.base.i18n import _
 from quizzer.kinds.base import Asked
 from quizzer.store import cards as card_store
 from quizzer.store import exams as exam_store

@@ -67,8 +67,8 @@ def schedule_rules(collection: Collection, settings: Settings, now: datetime) ->
 
 def save_anki_package(target: Path, exported: AnkiPackage) -> None:
     """``exported`` written as ``target`` only once it reads back whole as a package Anki opens
-    (``quizzer.files.write_whole``): a failure leaves no file there and says why."""
-    from quizzer.files import write_whole
+    (``quizzer.base.files.write_whole``): a failure leaves no file there and says why."""
+    from quizzer.base.files import write_whole
     from quizzer.transfer.anki import read_back
 
     write_whole(target, exported.data, read_back)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from quizzer import clock
+from quizzer.base import clock
 from quizzer.app.collection import Collection
 from quizzer.scheduling import fit as fitting
 from quizzer.scheduling.fit import Fit, default_parameters

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
-from quizzer.clock import ROLLOVER_HOUR, study_day
-from quizzer.defaults import Rating
+from quizzer.base.clock import ROLLOVER_HOUR, study_day
+from quizzer.base.defaults import Rating
 from quizzer.store import cards, exams
 from quizzer.store.engine import Store
 from quizzer.store.records import ReviewSince

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from quizzer.errors import UsageError
-from quizzer.i18n import _
+from quizzer.base.errors import UsageError
+from quizzer.base.i18n import _
 
 
 def refuse_own_file(path: Path, db: str | Path | None, decks: Path | None, settings_file: Path, *,
@@ -17,9 +17,9 @@ def refuse_own_file(path: Path, db: str | Path | None, decks: Path | None, setti
     folder, ``settings_file``, a file in a deck folder in use (``decks``: --decks, else QUIZ_DECKS,
     else the bundled ones; each .yaml there is read as a deck). ``deck_file``: writing a deck
     there is the command's purpose (``import chapter --out`` adds to one)."""
-    from quizzer.backup import backup_dir
+    from quizzer.store.backup import backup_dir
     from quizzer.decks import DECK_SUFFIXES
-    from quizzer.locations import deck_dirs
+    from quizzer.base.locations import deck_dirs
     from quizzer.store.urls import resolve
 
     if not path.name or path.is_dir():

@@ -15,7 +15,7 @@ from typing import Any
 import fsrs
 
 from quizzer import kinds
-from quizzer.defaults import SEEDS
+from quizzer.base.defaults import SEEDS
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER, retrievability
 from quizzer.store import cards as card_store
 from quizzer.store import exams as exam_store

@@ -11,7 +11,7 @@ from quizzer.scheduling.forecast import REACHED, Forecast, Limits, forecast
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.plan import DEFAULT_RETENTION, Interview, Seen
 from quizzer.scheduling.queue import ALL, done_today, held_by_own_limits
-from quizzer.i18n import _
+from quizzer.base.i18n import _
 from quizzer.settings import Settings
 from quizzer.store import cards, learner
 from quizzer.store.filter import CardFilter

@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from quizzer import clock
+from quizzer.base import clock
 from quizzer.app.collection import Collection
 from quizzer.settings import Settings
 from quizzer.transfer.fsrs_csv import HistoryExport, HistoryImport, LoggedReview, export_history, import_history
@@ -33,7 +33,7 @@ def import_reviews(collection: Collection, reviews: Sequence[LoggedReview], sett
     learner's FSRS settings, parameters and interview, as study schedules. An import cannot be taken
     back (its archived cards stay): the database is backed up first, the backup kept only when
     something was imported. ``replayed`` is told the reviews replayed so far."""
-    from quizzer import backup
+    from quizzer.store import backup
     from quizzer.scheduling.learner import schedule_of
 
     store = collection.store

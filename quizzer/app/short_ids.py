@@ -13,8 +13,8 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-from quizzer.errors import CardNotFound, QuizError
-from quizzer.i18n import _, join
+from quizzer.base.errors import CardNotFound, QuizError
+from quizzer.base.i18n import _, join
 
 SHORTEST = 4  # digits: 65,536 values, so a deck of a few hundred cards rarely needs a fifth
 LISTED = 5  # candidates an ambiguous id's error names

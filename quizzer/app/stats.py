@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 from quizzer.app import notebook
 from quizzer.app.collection import Collection
-from quizzer.clock import study_day, to_utc
-from quizzer.defaults import Rating
+from quizzer.base.clock import study_day, to_utc
+from quizzer.base.defaults import Rating
 from quizzer.scheduling.curve import decay
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.summary import due_per_day

@@ -22,7 +22,8 @@ import threading
 from datetime import datetime, timedelta
 from typing import Any
 
-from quizzer import clock, kinds
+from quizzer import kinds
+from quizzer.base import clock
 from quizzer.app.auto_rating import Unrated, auto_rating
 from quizzer.app.busy import patiently
 from quizzer.app.study_order import Done, SetAside, StudyOrder
@@ -45,9 +46,9 @@ from quizzer.app.study_views import (
     View,
 )
 from quizzer.app.views import Retry
-from quizzer.defaults import Rating
-from quizzer.errors import DeckProblems
-from quizzer.i18n import _, join, translate_checker_message
+from quizzer.base.defaults import Rating
+from quizzer.base.errors import DeckProblems
+from quizzer.base.i18n import _, join, translate_checker_message
 from quizzer.scheduling import answer as answering
 from quizzer.store import cards as card_store
 from quizzer.store.cards import ReviewedSince

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from quizzer.clock import study_day
+from quizzer.base.clock import study_day
 from quizzer.scheduling.answer import day_load
 from quizzer.store.engine import Store
 from quizzer.store.records import NEW, Answered, MemoryState

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from quizzer import clock, kinds
+from quizzer import kinds
+from quizzer.base import clock
 from quizzer.app.auto_rating import Unrated
 from quizzer.app.busy import Waiting
 from quizzer.app.collection import Collection
 from quizzer.app.study_load import DayLoad
 from quizzer.app.study_views import BackView, CardView, Continue, NoticeKind, QueueEnd, Remaining, Summary, View
-from quizzer.errors import DatabaseError
+from quizzer.base.errors import DatabaseError
 from quizzer.kinds.base import Asked
 from quizzer.scheduling import queue as queues
 from quizzer.scheduling.learner import schedule_of

@@ -9,8 +9,8 @@ from datetime import datetime
 import fsrs
 
 from quizzer.app.collection import Collection
-from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, to_utc
-from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
+from quizzer.base.clock import ROLLOVER_HOUR, day_start, next_day_start, to_utc
+from quizzer.base.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER
 from quizzer.scheduling.plan import Interview, final_days

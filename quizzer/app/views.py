@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from quizzer.i18n import N_, _
+from quizzer.base.i18n import N_, _
 
 
 @dataclass(frozen=True)

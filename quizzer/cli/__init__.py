@@ -15,8 +15,8 @@ collect_rarely()
 
 from quizzer.cli.base import app  # noqa: E402  # after the threshold: the imports make most of the objects
 from quizzer.cli.boundary import report  # noqa: E402
-from quizzer.errors import UsageError  # noqa: E402
-from quizzer.i18n import _  # noqa: E402
+from quizzer.base.errors import UsageError  # noqa: E402
+from quizzer.base.i18n import _  # noqa: E402
 
 
 def main() -> None:

@@ -12,8 +12,8 @@ from quizzer.cli.base import app, group
 from quizzer.cli.boundary import counted_reviews, say
 from quizzer.cli.context import DbOption, learner, opened_store, locations as where
 from quizzer.cli.options import JsonOption
-from quizzer.errors import UsageError, printable
-from quizzer.i18n import N_, _, ngettext
+from quizzer.base.errors import UsageError, printable
+from quizzer.base.i18n import N_, _, ngettext
 
 backup_app = group(N_("Back up the database now, and list and restore the backups."))
 app.add_typer(backup_app, name="backup")
@@ -36,7 +36,7 @@ def backup_create(ctx: typer.Context, db: DbOption = None) -> None:
 @backup_app.command("list", help=N_("The backups, newest first."))
 def backup_list(ctx: typer.Context, as_json: JsonOption = False, db: DbOption = None) -> None:
     from quizzer.app.database import list_backups
-    from quizzer.clock import when
+    from quizzer.base.clock import when
 
     items = list_backups(_db_path(ctx, db))
     if as_json:
@@ -84,7 +84,7 @@ def backup_restore(
     before = database.reviews_in(path)
 
     def ask() -> None:
-        from quizzer.clock import when
+        from quizzer.base.clock import when
 
         held = database.reviews_in(chosen)
         about = " · ".join([*([_("taken {when}").format(when=when(taken))] if taken else []),  # not a list: "、"

@@ -20,8 +20,8 @@ from quizzer.cli.boundary import click_error, guarded
 from quizzer.cli.context import Locations, RunContext, interface_language
 from quizzer.cli.typer_compat import (ClickAbort, ClickCommand, ClickContext, ClickException, QuizClickContext,
                                       QuizTyper, UnknownCommand, adapt_typer, parsed_in_context)
-from quizzer import i18n
-from quizzer.i18n import N_
+from quizzer.base import i18n
+from quizzer.base.i18n import N_
 
 COMMANDS = {  # each command's module, in the order --help lists them: the daily ones first
     "study": "quizzer.cli.study",

@@ -15,8 +15,8 @@ from typer.exceptions import TyperException
 from quizzer.cli.typer_compat import (ClickAbort, ClickBadOptionUsage, ClickBadParameter, ClickContext,
                                       ClickException, ClickMissingParameter, ClickNoArgsIsHelp, ClickNoSuchOption,
                                       ClickUsageError, ExtraArguments, UnknownCommand, choices_of)
-from quizzer.errors import ExitCode, QuizError, UsageError, os_reason, printable
-from quizzer.i18n import N_, _, join, ngettext
+from quizzer.base.errors import ExitCode, QuizError, UsageError, os_reason, printable
+from quizzer.base.i18n import N_, _, join, ngettext
 
 if TYPE_CHECKING:
     from rich.console import Console

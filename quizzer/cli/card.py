@@ -11,7 +11,7 @@ from quizzer.cli.base import app
 from quizzer.cli.boundary import console
 from quizzer.cli.context import DbOption, DecksOption, collection, settings
 from quizzer.cli.options import JsonOption, NoPagerOption, seed_in_range
-from quizzer.i18n import N_, _, join
+from quizzer.base.i18n import N_, _, join
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -36,11 +36,11 @@ def show(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock
+    from quizzer.base import clock
     from quizzer.app import browse
     from quizzer.app.kind_names import title
     from quizzer.cli.output import emit_json
-    from quizzer.errors import UsageError
+    from quizzer.base.errors import UsageError
 
     opened = collection(ctx, decks_dir, db)
     shown = browse.show(opened, card_id, clock.now(), seed, settings())  # CardNotFound (exit 1) before any change
@@ -104,7 +104,7 @@ def _draw(shown: Shown, left_out: bool, pager: bool) -> None:
 
 def _draw_question(out: Console, shown: Shown, left_out: bool) -> None:
     from quizzer.app import kind_names
-    from quizzer.clock import when
+    from quizzer.base.clock import when
     from quizzer.terminal import render
     from rich.text import Text
 
@@ -133,8 +133,8 @@ def _draw_answer(out: Console, shown: Shown) -> None:
 
     from quizzer.app import kind_names
     from quizzer.app.records import NEW
-    from quizzer.clock import when
-    from quizzer.defaults import Rating
+    from quizzer.base.clock import when
+    from quizzer.base.defaults import Rating
     from quizzer.terminal.render import clean, markdown, safe
     from quizzer.terminal.tables import dropping
 

@@ -13,7 +13,7 @@ from quizzer.cli.boundary import console, counted_cards
 from quizzer.cli.help_text import help_with
 from quizzer.cli.context import NO_DECKS, DbOption, DecksOption, collection, settings
 from quizzer.cli.options import DeckFilter, JsonOption, KindFilter, NoPagerOption, TagFilter, kind_values
-from quizzer.i18n import N_, _, join
+from quizzer.base.i18n import N_, _, join
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -69,7 +69,7 @@ def cards_command(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock
+    from quizzer.base import clock
     from quizzer.app import browse
     from quizzer.cli.output import emit_json, paged
     from quizzer.terminal.mathtext import math_to_unicode
@@ -87,7 +87,7 @@ def cards_command(
     if not rows:
         out.print(_("No cards match.") if opened.decks else _(NO_DECKS), markup=False)
         return
-    from quizzer.clock import when
+    from quizzer.base.clock import when
 
     states = [[_(name) for name in [row.state, *row.flags]] for row in rows]  # joined on a line, or one a line
     dues = [when(row.due) if row.due else "-" for row in rows]

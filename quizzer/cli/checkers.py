@@ -11,8 +11,8 @@ from quizzer.cli.base import app
 from quizzer.cli.boundary import console
 from quizzer.cli.context import DecksOption, load
 from quizzer.cli.options import JsonOption, seed_in_range
-from quizzer.errors import UnknownName, UsageError
-from quizzer.i18n import N_, _, translate_checker_message
+from quizzer.base.errors import UnknownName, UsageError
+from quizzer.base.i18n import N_, _, translate_checker_message
 
 if TYPE_CHECKING:
     from checkers.base import Question

@@ -10,7 +10,7 @@ from quizzer.cli.base import app, group
 from quizzer.cli.boundary import console
 from quizzer.cli.context import DbOption, learner, settings, locations as where
 from quizzer.cli.options import JsonOption
-from quizzer.i18n import N_
+from quizzer.base.i18n import N_
 
 class_app = group(N_("A class sharing one database server."))
 app.add_typer(class_app, name="class")
@@ -27,7 +27,7 @@ def class_report(
     as_json: JsonOption = False,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock
+    from quizzer.base import clock
     from quizzer.app.classroom import class_report
 
     figures = class_report(where(ctx, None, db).db, learner(), clock.now(), settings().day_start_hour, days)

@@ -13,8 +13,8 @@ from quizzer.cli.boundary import console, say
 from quizzer.cli.context import DbOption, load, opened_store, settings, locations as where
 from quizzer.cli.help_text import help_with
 from quizzer.cli.options import JsonOption
-from quizzer.errors import UnknownName, printable
-from quizzer.i18n import N_, _
+from quizzer.base.errors import UnknownName, printable
+from quizzer.base.i18n import N_, _
 from quizzer.settings import KEYS
 
 if TYPE_CHECKING:
@@ -82,9 +82,9 @@ def config(ctx: typer.Context, json: JsonOption = False) -> None:
 def _new_per_day_in_force(ctx: typer.Context, shown: Settings) -> int | None:
     """Today's new-card limit where the interview plan raises it (None: the setting holds, or the
     database cannot be read: the settings are shown all the same)."""
-    from quizzer import clock
+    from quizzer.base import clock
     from quizzer.app.config import new_per_day_in_force
-    from quizzer.errors import QuizError
+    from quizzer.base.errors import QuizError
 
     try:
         return new_per_day_in_force(where(ctx, None, None).db, shown, clock.now())
@@ -143,7 +143,7 @@ def config_unset(ctx: typer.Context, key: KeyArgument, db: DbOption = None) -> N
 def _speak_as_set(key: str) -> None:
     """After the language changed, say so in the language now in use (`set language en` is
     confirmed in English)."""
-    from quizzer import i18n
+    from quizzer.base import i18n
 
     if key == "language":
         i18n.use()
@@ -153,7 +153,7 @@ def _state(key: str) -> tuple[Settings | None, str]:
     """The settings as ``_file_and_defaults`` gives them, and ``key``'s value shown: as they have
     it, else (another key of the file is bad) as the file holds it, a bad value as written."""
     from quizzer import settings as config_file
-    from quizzer.errors import QuizError
+    from quizzer.base.errors import QuizError
 
     chosen = _file_and_defaults(key)
     if chosen is not None:
@@ -172,7 +172,7 @@ def _file_and_defaults(key: str) -> Settings | None:
     aside: the report is about the file). None when the file holds a bad value (setting or
     unsetting a key may be what fixes it)."""
     from quizzer import settings as config_file
-    from quizzer.errors import UsageError
+    from quizzer.base.errors import UsageError
 
     try:
         return config_file.load({k: v for k, v in os.environ.items() if k not in _variables(key)})
@@ -220,7 +220,7 @@ def _due_change(ctx: typer.Context, after: Settings, db: Path | None) -> str | N
     the new retention would schedule them; None when there is no database yet."""
     from quizzer.app.config import due_change
     from quizzer.app.database import file_of
-    from quizzer.errors import QuizError
+    from quizzer.base.errors import QuizError
 
     target = where(ctx, None, db).db
     path = file_of(target)

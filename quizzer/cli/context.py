@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from quizzer import clock, i18n
+from quizzer.base import clock, i18n
 from quizzer.cli.boundary import error_line, wrapped
 from quizzer.cli.typer_compat import current_context
-from quizzer.errors import UsageError, printable
-from quizzer.i18n import N_, _
+from quizzer.base.errors import UsageError, printable
+from quizzer.base.i18n import N_, _
 
 if TYPE_CHECKING:
     from quizzer.app.collection import Collection, LoadedDeck, Problem, Store
@@ -61,7 +61,7 @@ class RunContext:
     @classmethod
     def build(cls, root: Locations, environ: Mapping[str, str] | None = None) -> RunContext:
         """The context of a run given ``root``'s options; switches the process to its language."""
-        from quizzer.locations import deck_dirs
+        from quizzer.base.locations import deck_dirs
         from quizzer.settings import read_config
 
         environ = os.environ if environ is None else environ
@@ -80,7 +80,7 @@ class RunContext:
         """The learner's settings (defaults, the config file, the environment), checked on first
         use: a bad value is a UsageError naming its key, for the commands that read them."""
         if self._settings is None:
-            from quizzer.locations import deck_dirs
+            from quizzer.base.locations import deck_dirs
             from quizzer.settings import load
 
             self._settings = load(self.environ, self.config, deck_dirs(self.root.decks, self.environ))
@@ -91,7 +91,7 @@ class RunContext:
         --decks chooses the language as the root's does (where neither the environment, the
         setting nor the locale chose it)."""
         if decks is not None and decks != self.root.decks:
-            from quizzer.locations import deck_dirs
+            from quizzer.base.locations import deck_dirs
 
             self.language = i18n.follow(i18n.choose(self.environ, self.config.language, deck_dirs(decks, self.environ)))
         return Locations(decks if decks is not None else self.root.decks, db if db is not None else self.root.db)
@@ -193,7 +193,7 @@ def _say_if_new(store: Store) -> None:
 def _warn_left_out(problems: list[Problem]) -> None:
     """Per deck file left out, on stderr: its first problem, then what that means. Every command
     says it, so the file is fixed; `quiz lint` lists the rest."""
-    from quizzer.errors import problems_counted
+    from quizzer.base.errors import problems_counted
 
     for file in dict.fromkeys(problem.file for problem in problems):
         own = [problem for problem in problems if problem.file == file]

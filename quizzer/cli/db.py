@@ -12,8 +12,8 @@ from quizzer.cli.boundary import say
 from quizzer.cli.context import DbOption, opened_store, settings, locations as where
 from quizzer.cli.files import output_file
 from quizzer.cli.options import JsonOption
-from quizzer.errors import UsageError, printable
-from quizzer.i18n import N_, _
+from quizzer.base.errors import UsageError, printable
+from quizzer.base.i18n import N_, _
 
 db_app = group(N_("The database as a whole."))
 app.add_typer(db_app, name="db")

@@ -10,7 +10,7 @@ from quizzer.cli.base import app
 from quizzer.cli.boundary import console
 from quizzer.cli.context import NO_DECKS, DecksOption, load
 from quizzer.cli.options import JsonOption
-from quizzer.i18n import N_, _
+from quizzer.base.i18n import N_, _
 
 
 @app.command("decks", help=N_("List the decks with how many cards of each kind they hold."))

@@ -8,7 +8,7 @@ import typer
 
 from quizzer.cli.base import app
 from quizzer.cli.context import DbOption, DecksOption, collection
-from quizzer.i18n import N_, _
+from quizzer.base.i18n import N_, _
 
 
 @app.command("edit", help=N_("Open a card in $EDITOR at its line; an edit that breaks its deck file is undone."))

@@ -10,9 +10,9 @@ from quizzer.cli.base import app
 from quizzer.cli.boundary import console
 from quizzer.cli.context import DbOption, DecksOption, collection, settings
 from quizzer.cli.options import DeckFilter, KindFilter, TagFilter, given, kind_values, seed_in_range
-from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXAM_MINUTES
-from quizzer.errors import UsageError
-from quizzer.i18n import N_, _, ngettext
+from quizzer.base.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXAM_MINUTES
+from quizzer.base.errors import UsageError
+from quizzer.base.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from quizzer.app.collection import Collection
@@ -73,7 +73,7 @@ def _check(ctx: typer.Context, minutes: float, resume: bool, show_history: bool,
 
 def _history(opened: Collection, as_json: bool) -> None:
     """The past exams: a table and the score's trend, or JSON."""
-    from quizzer import clock
+    from quizzer.base import clock
     from quizzer.app.exam_report import history
     from quizzer.app.exam_open import history_dicts
 

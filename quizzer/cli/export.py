@@ -13,8 +13,8 @@ from quizzer.cli.boundary import counted_cards, counted_reviews, say
 from quizzer.cli.context import DbOption, DecksOption, collection, load, settings
 from quizzer.cli.files import output_file
 from quizzer.cli.options import DeckFilter, STANDARD, path_or_standard
-from quizzer.errors import UsageError, printable
-from quizzer.i18n import N_, _, ngettext
+from quizzer.base.errors import UsageError, printable
+from quizzer.base.i18n import N_, _, ngettext
 
 export_app = group(N_("The decks as an Anki package or a printable review sheet."))
 app.add_typer(export_app, name="export")
@@ -33,7 +33,7 @@ def export_anki(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock
+    from quizzer.base import clock
     from quizzer.app.deck_files import chosen_decks
     from quizzer.app.exchange import anki_package, save_anki_package
 
@@ -74,7 +74,7 @@ def export_markdown(
     target = None if out is None or out is STANDARD else output_file(ctx, out, db, decks_dir)
     cards: list[Any]
     if weak:
-        from quizzer import clock
+        from quizzer.base import clock
         from quizzer.app.stats import weakest_cards
 
         opened = collection(ctx, decks_dir, db)
@@ -92,7 +92,7 @@ def export_markdown(
     if target is None:
         typer.echo(text, nl=False)
         return
-    from quizzer.files import write_whole
+    from quizzer.base.files import write_whole
 
     write_whole(target, text.encode("utf-8"))
     say(ngettext("wrote {count} card to {file}", "wrote {count} cards to {file}", len(cards))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quizzer.i18n import _, join
+from quizzer.base.i18n import _, join
 
 HelpField = str | int | Sequence[str]
 

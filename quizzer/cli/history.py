@@ -18,8 +18,8 @@ from quizzer.cli.boundary import counted_cards, counted_reviews, say
 from quizzer.cli.context import DbOption, DecksOption, collection, settings
 from quizzer.cli.files import output_file
 from quizzer.cli.options import DeckFilter, JsonOption, STANDARD, calendar_day, path_or_standard, standard_input
-from quizzer.errors import UsageError, printable
-from quizzer.i18n import N_, _, ngettext
+from quizzer.base.errors import UsageError, printable
+from quizzer.base.i18n import N_, _, ngettext
 
 history_app = group(N_("Review history in and out (the FSRS CSV form: card_id, review_rating, "
                       "review_time, review_duration)."))
@@ -51,7 +51,7 @@ def history_import(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock
+    from quizzer.base import clock
     from quizzer.app.exchange import read_review_log
     from quizzer.app.review_history import import_reviews
 
@@ -144,7 +144,7 @@ def history_export(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock
+    from quizzer.base import clock
     from quizzer.app.review_history import export_reviews
 
     to_stdout = file is STANDARD

@@ -11,8 +11,8 @@ import typer
 from quizzer.cli.base import app, group
 from quizzer.cli.files import output_file
 from quizzer.cli.options import JsonOption, path_or_standard, standard_input
-from quizzer.errors import UsageError, printable
-from quizzer.i18n import N_, _, join, ngettext
+from quizzer.base.errors import UsageError, printable
+from quizzer.base.i18n import N_, _, join, ngettext
 
 import_app = group(N_("Bring material in as decks (a course chapter)."))
 app.add_typer(import_app, name="import")

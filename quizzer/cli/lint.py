@@ -12,7 +12,7 @@ import typer
 from quizzer.cli.base import app
 from quizzer.cli.boundary import counted_cards
 from quizzer.cli.context import DecksOption, locations as where
-from quizzer.i18n import N_, _, ngettext
+from quizzer.base.i18n import N_, _, ngettext
 
 
 class LintFormat(str, enum.Enum):
@@ -30,8 +30,8 @@ def lint(
     decks_dir: DecksOption = None,
 ) -> None:
     from quizzer.app.deck_files import lint as checked
-    from quizzer.errors import problems_counted
-    from quizzer.locations import deck_dirs
+    from quizzer.base.errors import problems_counted
+    from quizzer.base.locations import deck_dirs
 
     found = checked(paths or deck_dirs(where(ctx, decks_dir).decks))
     for problem in found.problems:

@@ -10,8 +10,8 @@ from quizzer.cli.base import app
 from quizzer.cli.boundary import console
 from quizzer.cli.context import DbOption, DecksOption, collection, settings
 from quizzer.cli.options import JsonOption
-from quizzer.errors import UsageError
-from quizzer.i18n import N_, _, ngettext
+from quizzer.base.errors import UsageError
+from quizzer.base.i18n import N_, _, ngettext
 
 WIDE = 100  # columns from which the notebook shows every column with its full header
 NARROW = 80  # below it, the last wrong answer gives way too (the drill and --json have it): the question first
@@ -26,7 +26,7 @@ def mistakes(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock
+    from quizzer.base import clock
     from quizzer.app import browse
     from quizzer.cli.output import emit_json
     from quizzer.terminal.mathtext import math_to_unicode
@@ -55,7 +55,7 @@ def mistakes(
     from rich.cells import cell_len
 
     from quizzer.app.notebook import RIGHT_DAYS_TO_LEAVE
-    from quizzer.clock import when
+    from quizzer.base.clock import when
     from quizzer.terminal.render import safe
     from quizzer.terminal.tables import ident, listing, number, preview, room_beside, text
 

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from quizzer import clock
+from quizzer.base import clock
 from quizzer.cli.base import app
 from quizzer.cli.boundary import console, say
 from quizzer.cli.context import DbOption, DecksOption, collection, settings
 from quizzer.cli.options import JsonOption
-from quizzer.i18n import N_, _
+from quizzer.base.i18n import N_, _
 
 if TYPE_CHECKING:
     from quizzer.app.fitting import Fit

@@ -13,9 +13,9 @@ import typer
 
 from quizzer.cli.help_text import help_with
 from quizzer.cli.typer_compat import typed_options
-from quizzer.defaults import SEED_MAX
-from quizzer.errors import QuizError, UsageError
-from quizzer.i18n import N_, _
+from quizzer.base.defaults import SEED_MAX
+from quizzer.base.errors import QuizError, UsageError
+from quizzer.base.i18n import N_, _
 from quizzer.app.kind_names import KINDS
 
 _DAY = re.compile(r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?")

@@ -10,8 +10,8 @@ import typer
 from quizzer.cli.base import app
 from quizzer.cli.boundary import console
 from quizzer.cli.context import NO_DECKS, DbOption, DecksOption, check_clock, collection
-from quizzer.errors import UsageError
-from quizzer.i18n import N_, _, join, ngettext
+from quizzer.base.errors import UsageError
+from quizzer.base.i18n import N_, _, join, ngettext
 
 
 def _version(value: bool) -> None:
@@ -39,7 +39,7 @@ def overview(
             raise UsageError(_("--json goes after the command: quiz {command} --json").format(command=ctx.invoked_subcommand),
                              _("before a command, --json is plain quiz's, for today's numbers"))
         return
-    from quizzer import clock
+    from quizzer.base import clock
     from quizzer.app.today import learner_today
     from quizzer.cli.context import settings
 

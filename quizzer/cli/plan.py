@@ -14,8 +14,8 @@ from quizzer.cli.base import app
 from quizzer.cli.boundary import console, say
 from quizzer.cli.context import DbOption, DecksOption, collection, settings
 from quizzer.cli.options import DeckFilter, JsonOption, calendar_day
-from quizzer.errors import UsageError
-from quizzer.i18n import N_, _
+from quizzer.base.errors import UsageError
+from quizzer.base.i18n import N_, _
 
 
 @app.command(help=N_("Interview-date mode: aim every card at the interview's day (--date), show the plan, or "
@@ -34,7 +34,7 @@ def plan(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock
+    from quizzer.base import clock
     from quizzer.app import plan as plans
 
     if clear and (on is not None or retention is not None or deck):

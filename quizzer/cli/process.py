@@ -82,7 +82,7 @@ def exit_quickly(main: Callable[[], None]) -> NoReturn:
     shell gives SIGPIPE, as when it goes away mid-command."""
     from quizzer.cli.boundary import output_failed
     from quizzer.cli.typer_compat import pacified
-    from quizzer.errors import ExitCode
+    from quizzer.base.errors import ExitCode
 
     try:
         main()

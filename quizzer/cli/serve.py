@@ -12,8 +12,8 @@ import typer
 from quizzer.cli.base import app, group
 from quizzer.cli.boundary import say
 from quizzer.cli.context import DbOption, DecksOption, collection, current, locations, settings
-from quizzer.errors import QuizError, UsageError, os_reason
-from quizzer.i18n import N_, _
+from quizzer.base.errors import QuizError, UsageError, os_reason
+from quizzer.base.i18n import N_, _
 
 if TYPE_CHECKING:
     import socket

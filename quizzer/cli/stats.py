@@ -8,7 +8,7 @@ from quizzer.cli.base import app
 from quizzer.cli.boundary import console
 from quizzer.cli.context import DbOption, DecksOption, collection, settings
 from quizzer.cli.options import DeckFilter, JsonOption, NoPagerOption, TagFilter
-from quizzer.i18n import N_
+from quizzer.base.i18n import N_
 
 
 @app.command(help=N_("Statistics: cards by state, due forecast, reviews per day, true retention, ratings, streak, "
@@ -24,7 +24,7 @@ def stats(
 ) -> None:
     from dataclasses import asdict
 
-    from quizzer import clock
+    from quizzer.base import clock
     from quizzer.app.plan import plan_dict, status
     from quizzer.app.stats import of_collection
 

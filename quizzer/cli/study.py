@@ -10,7 +10,7 @@ from quizzer.cli.base import app
 from quizzer.cli.boundary import console
 from quizzer.cli.context import NO_DECKS, DbOption, DecksOption, collection, settings
 from quizzer.cli.options import DeckFilter, KindFilter, TagFilter, kind_values
-from quizzer.i18n import N_, _
+from quizzer.base.i18n import N_, _
 
 
 @app.command(help=N_("The daily drill: due cards, then a few new ones, scheduled with FSRS."))
@@ -31,7 +31,7 @@ def study(
     decks_dir: DecksOption = None,
     db: DbOption = None,
 ) -> None:
-    from quizzer import clock
+    from quizzer.base import clock
     from quizzer.app.queue import Planned, plan_session
     from quizzer.terminal.messages import pace_message
     from quizzer.terminal import study as screen

@@ -22,7 +22,7 @@ from typer._click import formatting as _click_formatting
 from typer.core import TyperCommand
 
 from quizzer.cli.help_text import drawn_help
-from quizzer.i18n import N_, _
+from quizzer.base.i18n import N_, _
 
 
 ClickContext = _click_core.Context  # click's types, for the groups' overrides (typer has loaded them)

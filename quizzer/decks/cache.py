@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from quizzer.clock import DAY_SECONDS
-from quizzer.locations import cache_dir
+from quizzer.base.clock import DAY_SECONDS
+from quizzer.base.locations import cache_dir
 
 
 def fingerprint(package: Path) -> str:

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import BinaryIO, Iterable
 
 from quizzer.decks.problems import Problem
-from quizzer.errors import os_reason
-from quizzer.files import special_kind
-from quizzer.i18n import _
+from quizzer.base.errors import os_reason
+from quizzer.base.files import special_kind
+from quizzer.base.i18n import _
 
 DECK_SUFFIXES = (".yaml", ".yml")
 MAX_DECK_BYTES = 8_000_000  # the shipped decks are 60, 74 and 9 kB; bench/bench_decks.py's 10,000 cards are 5.5 MB

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from quizzer.decks.files import DECK_SUFFIXES, deck_files, display, read_file
 from quizzer.decks.problems import Problem, in_order
 from quizzer.decks.validate import card_lines, deck_id, duplicate_ids, validate_text
-from quizzer.i18n import _, join
+from quizzer.base.i18n import _, join
 
 
 def _identity(path: Path) -> str:

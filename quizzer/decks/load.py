@@ -19,7 +19,7 @@ from quizzer.decks import cache
 from quizzer.decks.files import deck_files, decode, display, read_bytes
 from quizzer.decks.problems import Problem, in_order
 from quizzer.decks.validate import Checked, duplicate_ids, validate_text
-from quizzer.errors import DeckProblems
+from quizzer.base.errors import DeckProblems
 
 if TYPE_CHECKING:
     from quizzer.decks import model

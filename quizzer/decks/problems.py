@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quizzer.errors import UNLISTED, printable
-from quizzer.i18n import _
+from quizzer.base.errors import UNLISTED, printable
+from quizzer.base.i18n import _
 
 
 @dataclass(frozen=True, order=True)

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, cast
 from quizzer import kinds
 from quizzer.decks.files import display
 from quizzer.decks.problems import Problem
-from quizzer.defaults import ARCHIVE_DECK, ARCHIVE_TAKEN
-from quizzer.errors import MAX_PROBLEMS, UNLISTED
-from quizzer.i18n import _
+from quizzer.base.defaults import ARCHIVE_DECK, ARCHIVE_TAKEN
+from quizzer.base.errors import MAX_PROBLEMS, UNLISTED
+from quizzer.base.i18n import _
 
 if TYPE_CHECKING:
     from pydantic import ValidationError

@@ -23,8 +23,8 @@ from typing import Any, Iterator
 
 import yaml
 
-from quizzer.errors import MAX_PROBLEMS, UNLISTED
-from quizzer.i18n import N_, _
+from quizzer.base.errors import MAX_PROBLEMS, UNLISTED
+from quizzer.base.i18n import N_, _
 
 try:  # the C parser is several times faster; the pure one behaves the same
     from yaml import CSafeLoader as _Loader

@@ -13,7 +13,7 @@ import importlib
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from quizzer.i18n import _
+from quizzer.base.i18n import _
 
 if TYPE_CHECKING:
     from quizzer.kinds.base import Kind

@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
-from quizzer.i18n import N_, _
+from quizzer.base.i18n import N_, _
 from quizzer.kinds.fields import CardBase
 
 Outcome = Literal["correct", "imprecise", "wrong"]

@@ -6,7 +6,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from quizzer.i18n import N_, _, join
+from quizzer.base.i18n import N_, _, join
 from quizzer.kinds.base import Asked, Kind, Reading, Verdict
 from quizzer.kinds.fields import LETTERS, CardBase, Letter, OneOrMany, Text
 

@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from quizzer.i18n import N_, _, join
+from quizzer.base.i18n import N_, _, join
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Text
 

@@ -13,10 +13,11 @@ the names only tell a type checker what a field holds.
 from __future__ import annotations
 
 import dataclasses
-import re
 import string
 from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
+
+from quizzer.base.markup import MATH
 
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 ID_MAX, TAG_MAX = 200, 100  # characters: the database columns' lengths (a server refuses longer)
@@ -24,8 +25,6 @@ LETTERS = string.ascii_uppercase[:8]
 # Stated numbers stay text so that lint knows their precision ("0.478" means to 3 decimals).
 NUMBER_PATTERN = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"
 LETTER_PATTERN = f"^[{LETTERS}]$"
-# TeX in a card's text: ``$$display$$`` (group 1) or ``$inline$`` (group 2)
-MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
 MATH_DEPTH = 10  # braces one inside another in a formula (the decks' deepest: 2); deeper breaks the reader's recursion
 
 _T = TypeVar("_T")

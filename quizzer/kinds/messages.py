@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from quizzer.i18n import N_, _, join, ngettext, translate_checker_message
+from quizzer.base.i18n import N_, _, join, ngettext, translate_checker_message
 from quizzer.kinds import KINDS
 from quizzer.kinds.base import CardPath, Issue
 from quizzer.kinds.fields import LETTER_PATTERN

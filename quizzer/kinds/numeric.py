@@ -8,8 +8,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
-from quizzer.defaults import SEEDS
-from quizzer.i18n import N_, _, join, translate_checker_message
+from quizzer.base.defaults import SEEDS
+from quizzer.base.i18n import N_, _, join, translate_checker_message
 from quizzer.kinds.base import Asked, Issue, Kind, Reading, Verdict
 from quizzer.kinds.fields import CardBase, Number, OneOrMany, Shape, Text
 

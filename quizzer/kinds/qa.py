@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from quizzer.i18n import N_, _
+from quizzer.base.i18n import N_, _
 from quizzer.kinds.base import Asked, Kind
 from quizzer.kinds.fields import CardBase, Text
 

@@ -8,7 +8,7 @@ from functools import partial
 
 import fsrs
 
-from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, study_day, to_utc
+from quizzer.base.clock import ROLLOVER_HOUR, day_start, next_day_start, study_day, to_utc
 from quizzer.scheduling.memory import (
     DEFAULT_SCHEDULER,
     LOAD_BALANCE_DAYS,

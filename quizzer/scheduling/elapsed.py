@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 import fsrs
 
-from quizzer.clock import study_day
+from quizzer.base.clock import study_day
 
 
 def study_days_between(earlier: datetime, later: datetime, rollover_hour: int) -> int:

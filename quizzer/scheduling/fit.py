@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from quizzer.clock import ROLLOVER_HOUR, study_day
-from quizzer.errors import QuizError
-from quizzer.i18n import _, ngettext
+from quizzer.base.clock import ROLLOVER_HOUR, study_day
+from quizzer.base.errors import QuizError
+from quizzer.base.i18n import _, ngettext
 from quizzer.store.records import PRACTICE
 
 MIN_REVIEWS = 512  # long-term reviews to fit on: below one mini-batch the fitters return the defaults

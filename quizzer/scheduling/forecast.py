@@ -16,8 +16,8 @@ from datetime import date, datetime
 
 import fsrs
 
-from quizzer.clock import ROLLOVER_HOUR, day_start, study_day
-from quizzer.defaults import Rating
+from quizzer.base.clock import ROLLOVER_HOUR, day_start, study_day
+from quizzer.base.defaults import Rating
 from quizzer.scheduling.memory import Decision, Placement, decide, unfuzzed
 from quizzer.scheduling.plan import DAY, Gains, Interview, Seen, new_per_day, practised, recall
 from quizzer.scheduling.queue import DoneToday, in_recall_order, planned_order, take_within

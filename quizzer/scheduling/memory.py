@@ -44,8 +44,8 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 import fsrs
 
-from quizzer.clock import DAY_SECONDS, ROLLOVER_HOUR, day_start, study_day, to_utc
-from quizzer.defaults import LEECH_LAPSES, Rating
+from quizzer.base.clock import DAY_SECONDS, ROLLOVER_HOUR, day_start, study_day, to_utc
+from quizzer.base.defaults import LEECH_LAPSES, Rating
 from quizzer.scheduling.curve import curve_factor, decay, forgetting_curve
 from quizzer.scheduling.elapsed import fsrs_review
 from quizzer.scheduling.plan import Interview, capped_due

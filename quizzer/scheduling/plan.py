@@ -33,8 +33,8 @@ from datetime import date, datetime, timedelta
 
 import fsrs
 
-from quizzer.clock import ROLLOVER_HOUR, day_start, study_day
-from quizzer.defaults import Rating
+from quizzer.base.clock import ROLLOVER_HOUR, day_start, study_day
+from quizzer.base.defaults import Rating
 from quizzer.scheduling.curve import decay, forgetting_curve
 from quizzer.scheduling.elapsed import fsrs_review
 from quizzer.store.records import REVIEW, MemoryState

@@ -10,8 +10,8 @@ from datetime import datetime, timedelta
 
 import fsrs
 
-from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, study_day, to_utc
-from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
+from quizzer.base.clock import ROLLOVER_HOUR, day_start, next_day_start, study_day, to_utc
+from quizzer.base.defaults import NEW_PER_DAY, REVIEWS_PER_DAY
 from quizzer.scheduling import plan
 from quizzer.scheduling.memory import (
     DEFAULT_SCHEDULER,

@@ -9,8 +9,8 @@ from datetime import date, datetime, timedelta, timezone
 
 import fsrs
 
-from quizzer import clock
-from quizzer.clock import ROLLOVER_HOUR, day_start, next_day_start, study_day, to_utc
+from quizzer.base import clock
+from quizzer.base.clock import ROLLOVER_HOUR, day_start, next_day_start, study_day, to_utc
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER, retrievability
 from quizzer.store import cards
 from quizzer.store.engine import Store

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from quizzer.errors import QuizError, UsageError, os_reason, printable
-from quizzer.files import replacing
-from quizzer.i18n import _
+from quizzer.base.errors import QuizError, UsageError, os_reason, printable
+from quizzer.base.files import replacing
+from quizzer.base.i18n import _
 from quizzer.settings.keys import key_of, parse
 from quizzer.settings.loading import CONFIG_ENV, _elsewhere, _fix_hint, _is_devnull, _text, _values
 

@@ -9,10 +9,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from quizzer.clock import ROLLOVER_HOUR
-from quizzer.defaults import NEW_PER_DAY, REVIEWS_PER_DAY, SERVER_RETRY_SECONDS
-from quizzer.errors import UsageError
-from quizzer.i18n import N_, _, join
+from quizzer.base.clock import ROLLOVER_HOUR
+from quizzer.base.defaults import NEW_PER_DAY, REVIEWS_PER_DAY, SERVER_RETRY_SECONDS
+from quizzer.base.errors import UsageError
+from quizzer.base.i18n import N_, _, join
 from quizzer.kinds.fields import ID_PATTERN
 from quizzer.settings.values import (
     BadValue,

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from quizzer.errors import QuizError, UsageError, os_reason, printable
-from quizzer.i18n import N_, _, language_code, requested, unasked
+from quizzer.base.errors import QuizError, UsageError, os_reason, printable
+from quizzer.base.i18n import N_, _, language_code, requested, unasked
 from quizzer.settings.keys import KEYS, Settings, build, parse
 from quizzer.settings.values import BadValue, language
 

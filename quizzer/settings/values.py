@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from quizzer.i18n import LANGUAGES, _
+from quizzer.base.i18n import LANGUAGES, _
 
 
 class BadValue(ValueError):
@@ -124,7 +124,7 @@ def language(raw: Any) -> str:
 
 
 def learner_name(raw: Any) -> str:
-    from quizzer.learners import BadName, check
+    from quizzer.base.learners import BadName, check
 
     try:
         return check(raw if isinstance(raw, str) else _shown(raw))

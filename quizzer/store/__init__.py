@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import URL
 
-from quizzer.i18n import _
+from quizzer.base.i18n import _
 from quizzer.store.engine import Store, make_engine
 from quizzer.store.records import LEARNING, LEECH_TAG, NEW, RELEARNING, REVIEW
 from quizzer.store.schema import SCHEMA_HEAD, ensure_schema
@@ -48,7 +48,7 @@ def default_learner(url: URL) -> tuple[str, str]:
     came from. On a server it is whom libpq logs in as, as psql would: the URL's user name (``ann@``
     or ``?user=ann``: one learner on several devices whatever each one's login), else ``PGUSER``,
     else the login name; a SQLite file's is the login name."""
-    from quizzer.learners import login_name
+    from quizzer.base.learners import login_name
 
     if url.get_backend_name() != "sqlite":
         given = url.username or url.query.get("user")
@@ -61,8 +61,8 @@ def default_learner(url: URL) -> tuple[str, str]:
 
 def learner_name(learner: str | None, url: URL) -> str:
     """``learner`` (None: ``default_learner``), checked when it names a schema on a server."""
-    from quizzer.errors import UsageError
-    from quizzer.learners import BadName, check
+    from quizzer.base.errors import UsageError
+    from quizzer.base.learners import BadName, check
 
     name = learner or default_learner(url)[0]
     if url.get_backend_name() == "sqlite":

@@ -10,8 +10,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, case, delete, func, insert, or_, select, update
 
-from quizzer.errors import CardNotFound, ConnectionLost, DatabaseError, ServerUnavailable
-from quizzer.i18n import _
+from quizzer.base.errors import CardNotFound, ConnectionLost, DatabaseError, ServerUnavailable
+from quizzer.base.i18n import _
 from quizzer.store import review_days
 from quizzer.store.engine import Store
 from quizzer.store.filter import EVERYTHING, CardFilter

@@ -1,6 +1,6 @@
 """``quiz check`` beyond the database's own checks: the collection's invariants, in portable SQL.
 
-SQLite's ``integrity_check`` and ``foreign_key_check`` (quizzer.backup) look at the file; a
+SQLite's ``integrity_check`` and ``foreign_key_check`` (quizzer.store.backup) look at the file; a
 server keeps its pages and keys itself. What neither knows is what the rows mean: a card in
 the Review state has a memory (stability, difficulty, due, last review), a new card has none,
 a learning card is on a step, a review lasted no negative time, a finished exam has a score. On a
@@ -18,9 +18,9 @@ from pathlib import Path
 
 from sqlalchemy import ColumnElement, Connection, Table, and_, func, or_, select
 
-from quizzer.clock import FIRST_YEAR, LAST_YEAR
-from quizzer.defaults import EXAM_MAX_MINUTES, EXAM_MIN_MINUTES
-from quizzer.i18n import N_, _, join_some
+from quizzer.base.clock import FIRST_YEAR, LAST_YEAR
+from quizzer.base.defaults import EXAM_MAX_MINUTES, EXAM_MIN_MINUTES
+from quizzer.base.i18n import N_, _, join_some
 from quizzer.store.engine import Store
 from quizzer.store.models import card_tags, cards, exam_questions, exams, mistakes, review_log
 from quizzer.store.records import LEARNING, NEW, RELEARNING
@@ -109,7 +109,7 @@ SQLITE_RULES = (  # a server's typed columns refuse these values
 def problems(store: Store) -> list[str]:
     """One line per broken rule (see ``broken_rules``), then one per trigger or view, which
     quizzer never creates. On SQLite the rows of a missing card or exam are foreign_key_check's
-    to name (``quizzer.backup.examine``)."""
+    to name (``quizzer.store.backup.examine``)."""
     with store.read() as conn:
         return broken_rules(conn) + foreign_code(conn)
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from sqlalchemy import func, select, text
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.defaults import Rating
-from quizzer.errors import OtherSchemaVersion, UnreadCollection
-from quizzer.i18n import _
+from quizzer.base.defaults import Rating
+from quizzer.base.errors import OtherSchemaVersion, UnreadCollection
+from quizzer.base.i18n import _
 from quizzer.store.engine import Store, make_engine
 from quizzer.store.errors import first_line
 from quizzer.store.postgres import IS_TEACHER, LEARNER_SCHEMA_PREFIX, learner_schema

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from sqlalchemy import Connection, Table, delete, func, insert, select
 
-from quizzer.errors import DatabaseError, QuizError, UsageError
-from quizzer.i18n import _, join
+from quizzer.base.errors import DatabaseError, QuizError, UsageError
+from quizzer.base.i18n import _, join
 from quizzer.store.engine import Store
 from quizzer.store.postgres import continue_ids, learner_schema
 from quizzer.store.history import ReplayDecide, replayed_memories
@@ -80,10 +80,10 @@ def copy_to_file(source: Store, path: Path, open_target: Callable[[str], Store],
     """``copy_collection`` into the SQLite file ``path``, opened by ``open_target``: a new file is
     made under a temporary name and takes ``path`` only once checked; an empty one is filled in
     place. Either way the file is then closed, its write-ahead log folded in, and read back
-    (``quizzer.backup.settle``): the current schema, each table's rows as many as the source's.
+    (``quizzer.store.backup.settle``): the current schema, each table's rows as many as the source's.
     A failure names its cause (the disk is full, ...) and leaves no file at a new ``path``."""
-    from quizzer.backup import Snapshot, settle
-    from quizzer.files import not_written, replaced
+    from quizzer.store.backup import Snapshot, settle
+    from quizzer.base.files import not_written, replaced
     from quizzer.store.revisions import SCHEMA_HEAD, layout_at
 
     def copied(file: Path) -> CopyResult:

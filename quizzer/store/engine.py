@@ -6,7 +6,7 @@ in their connection hooks; the rest of the library only sees ``Store.read()`` an
 ``Store.write()``, which give the same guarantees on both: a read is one consistent
 snapshot, and writes are serialised (one writer at a time, readers never blocked), so a
 read-then-write transaction never acts on a stale read. Failures a user can cause surface as
-``quizzer.errors`` exceptions naming the file or server (``errors.database_error``).
+``quizzer.base.errors`` exceptions naming the file or server (``errors.database_error``).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from sqlalchemy import Connection, Engine, create_engine
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.errors import UsageError
-from quizzer.i18n import _
-from quizzer.locks import busy_timeout_ms
+from quizzer.base.errors import UsageError
+from quizzer.base.i18n import _
+from quizzer.store.locks import busy_timeout_ms
 from quizzer.store.errors import database_error
 from quizzer.store.sqlite import install_sqlite_hooks
 from quizzer.store.urls import shown_url

@@ -1,4 +1,4 @@
-"""Database errors a user can cause, as ``quizzer.errors`` exceptions naming the file or server.
+"""Database errors a user can cause, as ``quizzer.base.errors`` exceptions naming the file or server.
 
 SQLite's own errors (disk full, locked past the busy timeout, damaged, read-only) and a
 server's (down, login refused, connection lost, lock wait too long) are translated in one
@@ -13,9 +13,9 @@ import sys
 
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.errors import ConnectionLost, DatabaseError, ServerUnavailable, system_words
-from quizzer.i18n import N_, _
-from quizzer.locks import locked
+from quizzer.base.errors import ConnectionLost, DatabaseError, ServerUnavailable, system_words
+from quizzer.base.i18n import N_, _
+from quizzer.store.locks import locked
 
 # SQLite's primary result codes (sqlite3.h) that a user can cause, and the messages
 # SQLite gives for them (matched when the driver does not expose the code: Python < 3.11).

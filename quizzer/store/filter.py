@@ -9,7 +9,7 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, or_, select
 
-from quizzer.errors import UnknownName
+from quizzer.base.errors import UnknownName
 from quizzer.store.models import card_tags, cards
 from quizzer.store.records import PaperSpec
 

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from sqlalchemy import Connection, Engine, Table, create_engine, event, text
 from sqlalchemy.engine import URL
 
-from quizzer.errors import DatabaseError, UsageError
-from quizzer.i18n import _
+from quizzer.base.errors import DatabaseError, UsageError
+from quizzer.base.i18n import _
 from quizzer.store.errors import first_line
 from quizzer.store.urls import shown_url
 

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from quizzer.defaults import EXAM_MAX_MINUTES
+from quizzer.base.defaults import EXAM_MAX_MINUTES
 
 NEW, LEARNING, REVIEW, RELEARNING = 0, 1, 2, 3  # fsrs.State values, plus NEW for a card never reviewed
 STATE_NAMES = {NEW: "new", LEARNING: "learning", REVIEW: "review", RELEARNING: "relearning"}

@@ -43,7 +43,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.errors import DatabaseError
+from quizzer.base.errors import DatabaseError
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
 from quizzer.store.models import (

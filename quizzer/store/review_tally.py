@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
-from quizzer.clock import DAY_SECONDS, day_start, study_day
-from quizzer.defaults import Rating
+from quizzer.base.clock import DAY_SECONDS, day_start, study_day
+from quizzer.base.defaults import Rating
 from quizzer.store.models import review_days
 from quizzer.store.records import REVIEW
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from sqlalchemy import Connection, inspect, text
 
-from quizzer.errors import printable
-from quizzer.i18n import _
+from quizzer.base.errors import printable
+from quizzer.base.i18n import _
 
 SCHEMA_HEAD = "0005"  # keep equal to the newest revision in quizzer/migrations/versions
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"

@@ -17,8 +17,8 @@ import re
 from sqlalchemy import inspect
 from sqlalchemy.exc import DBAPIError
 
-from quizzer.errors import DatabaseError, DatabaseTooNew, SchemaMismatch, printable
-from quizzer.i18n import N_, _, join
+from quizzer.base.errors import DatabaseError, DatabaseTooNew, SchemaMismatch, printable
+from quizzer.base.i18n import N_, _, join
 from quizzer.store.engine import Store
 from quizzer.store.errors import database_error
 from quizzer.store.revisions import (  # noqa: F401  # SCHEMA_HEAD, VERSION_TABLE, MIGRATIONS_DIR: read here by other modules
@@ -99,7 +99,8 @@ def _too_new(store: Store, version: str) -> DatabaseTooNew:
 def _upgrade(store: Store) -> None:
     from alembic import command
 
-    from quizzer import backup, clock
+    from quizzer.base import clock
+    from quizzer.store import backup
 
     # The write transaction serialises processes opening a fresh database at
     # once: the second one re-reads the version after the first committed.

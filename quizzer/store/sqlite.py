@@ -11,8 +11,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine, event
 
-from quizzer.errors import DatabaseError, os_reason
-from quizzer.i18n import _
+from quizzer.base.errors import DatabaseError, os_reason
+from quizzer.base.i18n import _
 from quizzer.store.errors import NOT_SQLITE_HINT, READ_ONLY_HINT
 
 SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite 3 database file

@@ -26,7 +26,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
-from quizzer.clock import DAY_SECONDS
+from quizzer.base.clock import DAY_SECONDS
 from quizzer.store.engine import Store
 from quizzer.store.filter import CardFilter
 from quizzer.store.models import (

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, delete, insert, select, update
 
-from quizzer import clock
+from quizzer.base import clock
 from quizzer.store.engine import Store
 from quizzer.store.models import SYSTEM_TAGS, card_tags, cards, meta, update_by_id
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
 
-from quizzer.errors import UsageError
-from quizzer.i18n import N_, _
+from quizzer.base.errors import UsageError
+from quizzer.base.i18n import N_, _
 
 SERVER_SCHEMES = ("postgresql", "postgres")  # what a user types; the driver is added (``resolve``)
 # drivers a server URL may name: psycopg 3 serves both, libpq's URL and options being theirs alike

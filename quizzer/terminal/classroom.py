@@ -7,8 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from quizzer.app.classroom import ClassReport, Failed
-from quizzer.errors import printable
-from quizzer.i18n import _, join, join_some, ngettext
+from quizzer.base.errors import printable
+from quizzer.base.i18n import _, join, join_some, ngettext
 from quizzer.terminal.stats import percent
 from quizzer.terminal.tables import fit, listing, number
 

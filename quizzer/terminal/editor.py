@@ -7,8 +7,8 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from quizzer.errors import QuizError, os_reason
-from quizzer.i18n import _
+from quizzer.base.errors import QuizError, os_reason
+from quizzer.base.i18n import _
 
 
 class EditorFailed(QuizError):

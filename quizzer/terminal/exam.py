@@ -42,10 +42,10 @@ from quizzer.app.exam_views import (
     never_asked,
 )
 from quizzer.app.views import Retry
-from quizzer import clock
-from quizzer.clock import later_when, when
-from quizzer.errors import ConnectionLost, ServerUnavailable
-from quizzer.i18n import _, ngettext, translate_checker_message
+from quizzer.base import clock
+from quizzer.base.clock import later_when, when
+from quizzer.base.errors import ConnectionLost, ServerUnavailable
+from quizzer.base.i18n import _, ngettext, translate_checker_message
 from quizzer.app.exam_open import NewPaper, Offer
 from quizzer.app.records import ExamRecord
 from quizzer.terminal import render

@@ -27,8 +27,8 @@ from rich.cells import cell_len, chop_cells
 from rich.console import Console, ConsoleOptions
 from rich.measure import Measurement
 
-from quizzer.i18n import IDEOGRAPHS
-from quizzer.widetext import join_wide_lines
+from quizzer.base.i18n import IDEOGRAPHS
+from quizzer.base.widetext import join_wide_lines
 
 _RICH_DIVIDE: Callable[[str, int, bool], list[int]] = _wrap.divide_line
 
@@ -191,7 +191,7 @@ MEMO_LARGEST = 4 << 20  # bytes: a larger file is not this memo's (it is started
 def memo_path() -> Path:
     import uniseg
 
-    from quizzer.locations import cache_dir
+    from quizzer.base.locations import cache_dir
 
     return cache_dir() / f"linebreaks-uniseg-{uniseg.__version__}.json"
 

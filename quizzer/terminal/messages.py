@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from quizzer.clock import later_when
-from quizzer.i18n import _, join, ngettext
+from quizzer.base.clock import later_when
+from quizzer.base.i18n import _, join, ngettext
 
 if TYPE_CHECKING:
     from rich.console import Console

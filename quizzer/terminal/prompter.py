@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Callable, Container
 from typing import Any, Protocol, TextIO
 
-from quizzer.i18n import _
+from quizzer.base.i18n import _
 
 END = "!q"  # what a typed-answer prompt returns at the end of input (Ctrl-D on a terminal)
 TAKEN = "!taken"  # what a key prompt returns when ``taken`` says its screen's card went elsewhere

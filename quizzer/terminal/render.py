@@ -16,11 +16,11 @@ from rich.markup import escape
 from rich.segment import Segment
 from rich.text import Text
 
-from quizzer.errors import DatabaseBusy, DatabaseError
-from quizzer.i18n import _
+from quizzer.base.errors import DatabaseBusy, DatabaseError
+from quizzer.base.i18n import _
 from quizzer.terminal.linebreak import install as install_line_breaking
 from quizzer.terminal.mathtext import math_to_unicode
-from quizzer.widetext import join_wide_lines
+from quizzer.base.widetext import join_wide_lines
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown  # loaded only where a card needs it (markdown-it, pygments)

@@ -19,7 +19,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from quizzer.app.stats import DeckCards, Retention, Stats
-from quizzer.i18n import N_, _, join, ngettext
+from quizzer.base.i18n import N_, _, join, ngettext
 from quizzer.terminal.render import safe
 from quizzer.terminal.tables import ident, listing, number, text
 

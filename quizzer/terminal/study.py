@@ -18,7 +18,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from quizzer import clock
+from quizzer.base import clock
 from quizzer.app import kind_names
 from quizzer.app.busy import Waiting
 from quizzer.app.collection import Collection
@@ -46,15 +46,15 @@ from quizzer.app.study_views import (
     View,
 )
 from quizzer.app.views import Retry, interval
-from quizzer.defaults import LEECH_LAPSES, Rating
-from quizzer.errors import ConnectionLost, DatabaseError, ServerUnavailable
+from quizzer.base.defaults import LEECH_LAPSES, Rating
+from quizzer.base.errors import ConnectionLost, DatabaseError, ServerUnavailable
 from quizzer.settings import Settings
 from quizzer.app.records import EVERYTHING, CardFilter
 from quizzer.terminal import render
 from quizzer.terminal.editor import EditorFailed, open_in_editor
 from quizzer.terminal.page import Page
 from quizzer.terminal.prompter import TAKEN, Prompter, TerminalPrompter, command, for_stdin
-from quizzer.i18n import _, join, translate_checker_message
+from quizzer.base.i18n import _, join, translate_checker_message
 from quizzer.terminal.render import clean, console, markdown, safe
 
 LOOK_SECONDS = 1.0  # how often a screen waiting for a key asks whether its card went elsewhere

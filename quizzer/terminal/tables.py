@@ -20,7 +20,7 @@ from rich.segment import Segment
 from rich.table import Column, Table
 from rich.text import Text
 
-from quizzer.i18n import IDEOGRAPHS
+from quizzer.base.i18n import IDEOGRAPHS
 from quizzer.terminal.linebreak import break_units, divide_line, first_line
 from quizzer.terminal.render import clean
 

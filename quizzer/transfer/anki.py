@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from quizzer import kinds, markup
+from quizzer import kinds
+from quizzer.base import markup
 from quizzer.decks import LoadedDeck
-from quizzer.i18n import _
+from quizzer.base.i18n import _
 from quizzer.kinds.base import Asked, Kind
 
 VARIANT_SEEDS = (1, 2, 3)  # the questions a generated card is exported as; fixed, so exports repeat
@@ -58,7 +59,7 @@ _BLANK = re.compile(r"`［(\d+)(?:：(.*?))?］`")  # a cloze blank as the cloze
 
 
 def to_html(text: str) -> str:
-    """Card Markdown as simple HTML (``quizzer.markup``), math as MathJax."""
+    """Card Markdown as simple HTML (``quizzer.base.markup``), math as MathJax."""
     return markup.to_html(text, _mathjax)
 
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from quizzer.errors import HistoryFileError
-from quizzer.i18n import _
+from quizzer.base.errors import HistoryFileError
+from quizzer.base.i18n import _
 from quizzer.store.history import LoggedReview
 from quizzer.transfer.anki import NOTE_TYPES
 from quizzer.transfer.anki_schedule import FILTERED_KIND

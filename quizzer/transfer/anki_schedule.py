@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from quizzer.clock import day_start, next_day_start, study_day
+from quizzer.base.clock import day_start, next_day_start, study_day
 from quizzer.store.history import LoggedReview
 from quizzer.store.records import LEARNING, NEW, RELEARNING, REVIEW, MemoryState
 from quizzer.transfer.anki import AnkiPackage, deflated

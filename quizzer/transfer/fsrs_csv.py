@@ -25,11 +25,11 @@ from typing import IO, BinaryIO, TextIO
 
 import fsrs
 
-from quizzer.clock import ROLLOVER_HOUR
-from quizzer.defaults import ARCHIVE_DECK
-from quizzer.errors import HistoryFileError, os_reason
-from quizzer.files import special_kind, write_whole
-from quizzer.i18n import _, join
+from quizzer.base.clock import ROLLOVER_HOUR
+from quizzer.base.defaults import ARCHIVE_DECK
+from quizzer.base.errors import HistoryFileError, os_reason
+from quizzer.base.files import special_kind, write_whole
+from quizzer.base.i18n import _, join
 from quizzer.scheduling.answer import replaying
 from quizzer.scheduling.memory import DEFAULT_SCHEDULER
 from quizzer.scheduling.plan import Interview

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timezone
 
-from quizzer.clock import ROLLOVER_HOUR, study_day
+from quizzer.base.clock import ROLLOVER_HOUR, study_day
 from quizzer.store.history import LoggedReview
 from quizzer.store.records import NEW
 

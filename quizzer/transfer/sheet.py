@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from quizzer import kinds
-from quizzer.i18n import _
+from quizzer.base.i18n import _
 
 SEED = 1  # the question a generated card shows on the sheet
 

@@ -27,9 +27,9 @@ from quizzer.app.exam_views import (
     UndoMark,
     View,
 )
-from quizzer.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXAM_MINUTES
-from quizzer.errors import UsageError
-from quizzer.i18n import _
+from quizzer.base.defaults import EXAM_COUNT, EXAM_MAX_MINUTES, EXAM_MIN_MINUTES, EXAM_MINUTES
+from quizzer.base.errors import UsageError
+from quizzer.base.i18n import _
 from quizzer.settings import Settings
 from quizzer.web.kept import Kept
 from quizzer.web.pages import patience

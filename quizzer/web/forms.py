@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from quizzer.errors import UsageError
-from quizzer.i18n import _
+from quizzer.base.errors import UsageError
+from quizzer.base.i18n import _
 from quizzer.settings import BadValue, retention
 
 if TYPE_CHECKING:

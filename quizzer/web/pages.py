@@ -1,6 +1,6 @@
 """Drawing the pages: Jinja2 templates with autoescape on, in the language of the learner's
 setting (``QUIZ_LANG``, the config file), else the first of ours the browser accepts, else
-Chinese; card text as HTML through ``quizzer.markup`` with math as MathML."""
+Chinese; card text as HTML through ``quizzer.base.markup`` with math as MathML."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from quizzer import i18n, markup
+from quizzer.base import i18n, markup
 from quizzer.app.views import interval
-from quizzer.defaults import Rating
+from quizzer.base.defaults import Rating
 from quizzer.web.mathml import to_mathml
 
 TEMPLATES = Path(__file__).parent / "templates"

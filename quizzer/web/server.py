@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from quizzer import clock, i18n
+from quizzer.base import clock, i18n
 from quizzer.app.collection import Collection
 from quizzer.app.exam_views import LeftUnfinished
 from quizzer.app.exam_views import Report as ExamReport
@@ -20,8 +20,8 @@ from quizzer.app.queue import NothingDue
 from quizzer.app.study_views import CardView, Continue, Feedback, Notice, QueueEnd, Summary
 from quizzer.app.today import learner_today
 from quizzer.app.views import Retry
-from quizzer.defaults import EXAM_COUNT, EXAM_MINUTES
-from quizzer.errors import DatabaseBusy, QuizError, ServerUnavailable
+from quizzer.base.defaults import EXAM_COUNT, EXAM_MINUTES
+from quizzer.base.errors import DatabaseBusy, QuizError, ServerUnavailable
 from quizzer.settings import Settings
 from quizzer.web import exam, forms, guard
 from quizzer.web.drill import Drills, event_of

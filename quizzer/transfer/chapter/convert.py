@@ -16,8 +16,8 @@ from typing import Any, BinaryIO
 from quizzer import decks
 from quizzer.decks import yamlsource
 from quizzer.decks.files import read_file
-from quizzer.errors import QuizError
-from quizzer.i18n import _, join
+from quizzer.base.errors import QuizError
+from quizzer.base.i18n import _, join
 from quizzer.kinds.fields import LETTERS
 from quizzer.transfer.chapter import claims, known
 from quizzer.transfer.chapter.ids import Item, kind_of, with_ids

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from quizzer.decks import DECK_SUFFIXES, asked_elsewhere, display, yamlsource
-from quizzer.defaults import ARCHIVE_DECK, ARCHIVE_TAKEN
-from quizzer.errors import QuizError, UsageError
-from quizzer.i18n import _
+from quizzer.base.defaults import ARCHIVE_DECK, ARCHIVE_TAKEN
+from quizzer.base.errors import QuizError, UsageError
+from quizzer.base.i18n import _
 from quizzer.kinds.fields import ID_MAX, ID_PATTERN
 from quizzer.transfer.chapter.convert import Chapter, read_chapter, shown_name
 from quizzer.transfer.chapter.merge import Changed, existing_deck, merged

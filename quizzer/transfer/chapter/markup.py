@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from quizzer.errors import QuizError
-from quizzer.i18n import _
+from quizzer.base.errors import QuizError
+from quizzer.base.i18n import _
 
 # Blocks of the course markup (../shared/seeds/README.md): those turned into cards, and those
 # that hold only explanation, formulas, demos or code (left out without a word).

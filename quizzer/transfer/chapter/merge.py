@@ -10,8 +10,8 @@ from typing import Any
 from quizzer.decks import display, yamlsource
 from quizzer.decks.lint import question_key
 from quizzer.decks.files import read_file
-from quizzer.errors import DeckProblems, QuizError
-from quizzer.i18n import _
+from quizzer.base.errors import DeckProblems, QuizError
+from quizzer.base.i18n import _
 from quizzer.transfer.chapter.convert import Chapter
 from quizzer.transfer.chapter.write import validated
 from quizzer.transfer.chapter.yaml_out import cards_yaml, dump

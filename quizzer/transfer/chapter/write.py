@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from quizzer import decks
-from quizzer.errors import DeckProblems, QuizError, UsageError
-from quizzer.files import write_whole
-from quizzer.i18n import _
+from quizzer.base.errors import DeckProblems, QuizError, UsageError
+from quizzer.base.files import write_whole
+from quizzer.base.i18n import _
 
 
 def validated(text: str, target: Path) -> decks.Checked:

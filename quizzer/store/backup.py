@@ -14,7 +14,7 @@ Thinning (``thin``), by study day of the backup relative to the study day of
   * 8-30 days old: the newest backup of each ISO week;
   * older: the newest backup of each calendar month, kept indefinitely.
 
-Failures raise ``quizzer.errors.BackupError`` naming the files: a backup that
+Failures raise ``quizzer.base.errors.BackupError`` naming the files: a backup that
 cannot be written (disk full, no permission) leaves no ``.partial`` file behind,
 and a damaged backup is never restored.
 """
@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from quizzer import clock
-from quizzer.clock import ROLLOVER_HOUR, study_day
-from quizzer.errors import BackupError, UntrustedBackup
-from quizzer.files import JOURNALS, one_line, remove_database, replaced, write_failure
-from quizzer.locks import busy_timeout_ms, locked
-from quizzer.i18n import _, join_some
+from quizzer.base import clock
+from quizzer.base.clock import ROLLOVER_HOUR, study_day
+from quizzer.base.errors import BackupError, UntrustedBackup
+from quizzer.base.files import JOURNALS, one_line, remove_database, replaced, write_failure
+from quizzer.store.locks import busy_timeout_ms, locked
+from quizzer.base.i18n import _, join_some
 
 BACKUP_EVERY = timedelta(minutes=30)
 _STAMP = "%Y%m%dT%H%M%S%fZ"

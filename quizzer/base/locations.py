@@ -9,7 +9,7 @@ from pathlib import Path
 
 def bundled_decks() -> Path:
     """The decks shipped with quizzer: the checkout's ``decks/``, else the wheel's copy."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # quizzer/
     checkout = package.parent / "decks"
     return checkout if checkout.is_dir() else package / "bundled_decks"
 

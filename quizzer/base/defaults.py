@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from quizzer.i18n import N_, _
+from quizzer.base.i18n import N_, _
 
 
 class Rating(IntEnum):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 
-from quizzer.errors import DatabaseBusy, UsageError
-from quizzer.i18n import _
+from quizzer.base.errors import DatabaseBusy, UsageError
+from quizzer.base.i18n import _
 
 BUSY_TIMEOUT_MS = 10_000
 BUSY_TIMEOUT_ENV = "QUIZ_BUSY_TIMEOUT_MS"  # overrides BUSY_TIMEOUT_MS (the tests use a short one)

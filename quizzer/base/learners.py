@@ -12,7 +12,7 @@ from __future__ import annotations
 import getpass
 import re
 
-from quizzer.i18n import N_, _
+from quizzer.base.i18n import N_, _
 
 NAME = re.compile(r"[a-z0-9_][a-z0-9_.-]{0,39}")
 RULE = N_("a-z, 0-9, _ . - (1-40 characters)")  # said in errors

@@ -25,7 +25,7 @@ from pathlib import Path
 from checkers import said
 
 DOMAIN = "quizzer"
-LOCALE_DIR = Path(__file__).parent / "locale"
+LOCALE_DIR = Path(__file__).parents[1] / "locale"  # quizzer/locale
 LANGUAGES = ("zh", "en")
 FALLBACK = "zh"  # the decks' language when no deck says otherwise
 # the CJK ideographs (the unified ones, extension A, the compatibility ones), as a regex class body:
@@ -99,7 +99,7 @@ def unasked(environ: Mapping[str, str], deck_folders: Sequence[Path] | None = No
 
 
 def _default_decks(environ: Mapping[str, str]) -> list[Path]:
-    from quizzer.locations import deck_dirs
+    from quizzer.base.locations import deck_dirs
 
     return deck_dirs(None, environ)
 

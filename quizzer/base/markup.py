@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from quizzer.kinds.fields import MATH
-from quizzer.widetext import join_wide_lines
+from quizzer.base.widetext import join_wide_lines
+
+# TeX in a card's text: ``$$display$$`` (group 1) or ``$inline$`` (group 2)
+MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
 
 _HOLE = "\ue000{}\ue001"  # a private-use placeholder Markdown leaves alone
 _HOLES = re.compile("\ue000(\\d+)\ue001")

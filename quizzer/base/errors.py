@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from enum import IntEnum
 from typing import Any
 
-from quizzer.i18n import N_, _, join, ngettext
+from quizzer.base.i18n import N_, _, join, ngettext
 
 # What printable() escapes: the controls, the bidi overrides and isolates, lone surrogates, and the
 # invisible characters, so a quoted name that looks like a known one shows why it is not (zero-width

@@ -19,8 +19,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
-from quizzer.errors import QuizError, os_reason, printable
-from quizzer.i18n import N_, _
+from quizzer.base.errors import QuizError, os_reason, printable
+from quizzer.base.i18n import N_, _
 
 FileCheck = Callable[[Path], None]  # reads the closed temporary file; raises OSError when it is not as meant
 JOURNALS = ("-journal", "-wal", "-shm")  # what SQLite may put beside a database file
