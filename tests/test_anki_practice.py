@@ -48,10 +48,12 @@ def anki_card(col, card_id: str):
 
 def test_a_practice_review_goes_to_anki_as_cramming_its_fsrs_leaves_out_and_comes_back_as_practice(
         deck_folder, tmp_path, monkeypatch):
-    """p-0: Easy at first sight (due 8 days on), then Good and Again the next days: ahead of its
-    day, practice. In Anki the two are cramming, and Anki's FSRS, recomputing the card's memory
-    from its log, gets quizzer's memory (the Easy alone); read back they are practice again, and
-    an import finds all three already there."""
+    """p-0: Easy at first sight (due 8 days on), then Good and Again the next days, ahead of its
+    day. The Good is practice (memory and due kept); the Again lapses into relearning, as in
+    Anki's rescheduling filtered decks, so it is a review like any other. In Anki the Good is
+    cramming and the Again a review, and Anki's FSRS, recomputing the card's memory from its log,
+    gets quizzer's memory (the Easy and the Again); read back the Good is practice again, and an
+    import finds all three already there."""
     monkeypatch.setenv("QUIZ_FUZZ", "off")
     folder = deck_folder(DECK)
     db = Path(os.environ["QUIZ_DB"])
@@ -59,7 +61,7 @@ def test_a_practice_review_goes_to_anki_as_cramming_its_fsrs_leaves_out_and_come
     for rating, ago in ((4, 3), (3, 2), (1, 1)):
         answer_at(db, folder, "p-0", rating, now - timedelta(days=ago), monkeypatch)
     exported = quiz("history", "export", "-", "--decks", str(folder))
-    assert [row.split(",")[-1] for row in exported.stdout.splitlines()[1:]] == ["study", "practice", "practice"]
+    assert [row.split(",")[-1] for row in exported.stdout.splitlines()[1:]] == ["study", "practice", "study"]
     monkeypatch.delenv("QUIZ_NOW")
     package = tmp_path / "out.apkg"
     assert quiz("export", "anki", str(package), "--decks", str(folder)).exit_code == 0
@@ -74,7 +76,7 @@ def test_a_practice_review_goes_to_anki_as_cramming_its_fsrs_leaves_out_and_come
         logged = anki_card(col, "p-0")
         rows = col.db.all("SELECT ease, type, factor FROM revlog WHERE cid = ? ORDER BY id", logged.id)
         assert [(ease, kind, factor == 0) for ease, kind, factor in rows] == [
-            (4, 0, False), (3, CRAMMING, True), (1, CRAMMING, True)]
+            (4, 0, False), (3, CRAMMING, True), (1, 1, False)]
         recomputed = col.compute_memory_state(logged.id)  # from the log, as Anki's FSRS reads it
         assert recomputed.stability == pytest.approx(memory.stability, rel=1e-4)
         assert recomputed.difficulty == pytest.approx(memory.difficulty, abs=1e-3)
@@ -83,7 +85,7 @@ def test_a_practice_review_goes_to_anki_as_cramming_its_fsrs_leaves_out_and_come
         col.close()
     read = read_anki_reviews(back, GUIDS, datetime.now(timezone.utc))
     assert [(r.card_id, r.rating, r.mode) for r in read.reviews] == [
-        ("p-0", 4, "study"), ("p-0", 3, "practice"), ("p-0", 1, "practice")]
+        ("p-0", 4, "study"), ("p-0", 3, "practice"), ("p-0", 1, "study")]
     counts = json.loads(quiz("history", "import", str(back), "--decks", str(folder), "--json").stdout)
     assert (counts["imported"], counts["already_there"]) == (0, 3)
 

@@ -54,7 +54,7 @@ def test_generate_text_shows_the_answer_once_at_the_end_of_its_solution(name):
 @pytest.mark.slow
 def test_generate_unknown_checker_in_the_interface_language():
     result = runner.invoke(app, ["generate", "nope"])
-    assert result.exit_code == 2 and "no checker 'nope' (known: albert_embedding, attention_shapes, " in result.stderr
+    assert result.exit_code == 2 and "no checker 'nope' (known: activation_memory, albert_embedding, " in result.stderr
     chinese = subprocess.run([sys.executable, "-m", "quizzer", "generate", "nope"], capture_output=True, text=True,
                              env={**os.environ, "QUIZ_LANG": "zh"})  # it was English there
     assert chinese.returncode == 2 and "没有题目生成器 'nope'" in chinese.stderr and "attention_shapes、" in chinese.stderr

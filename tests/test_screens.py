@@ -48,11 +48,13 @@ ALLOWED = re.compile(
 
 
 def command_names() -> set[str]:
+    import click
     import typer.main
 
     from quizzer.cli import app
 
-    return set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+    group = typer.main.get_command(app)
+    return set(group.list_commands(click.Context(group)))  # type: ignore[attr-defined]  # loaded lazily: listed, not held
 
 
 COMMANDS = command_names()

@@ -89,13 +89,13 @@ def backup_restore(
         held = database.reviews_in(chosen)
         about = " · ".join([*([_("taken {when}").format(when=when(taken))] if taken else []),  # not a list: "、"
                             *([counted_reviews(held)] if held is not None else [])])
+        from quizzer.cli.process import echo_typing
+
+        echo_typing()  # before the question: what was typed before it is dropped, the answer typed after it is seen
         typer.echo(_("Restore {backup} ({about}) over the database {path} ({before})? It is backed up first. "
                      "[y/N] ").format(backup=printable(chosen.name if taken else chosen), about=about, path=printable(path),
                                       before=counted_reviews(before) if before is not None else _("reviews unknown")),
                    nl=False)
-        from quizzer.cli.process import echo_typing
-
-        echo_typing()  # the answer typed is seen
         try:  # Ctrl-C is an interruption as anywhere else
             answer = input()
         except EOFError:  # Ctrl-D: no
