@@ -738,7 +738,7 @@ def test_every_listing_has_json_with_its_documented_fields(studied):
                           "mistake", "seed", "front", "back", "solution", "reviews"}
     assert shown["front"] == "BERT 的预训练任务有哪些？" and shown["state"] == "review"
     mistakes = as_json(studied, "mistakes")
-    assert set(mistakes[0]) == {"id", "front", "times_wrong", "last_wrong_at", "last_wrong_answer", "seed",
+    assert set(mistakes[0]) == {"id", "short_id", "front", "times_wrong", "last_wrong_at", "last_wrong_answer", "seed",
                                 "right_days", "right_days_needed", "sources"}
     assert mistakes[0]["sources"] == ["exam"]
     [exam] = as_json(studied, "exam", "--history")

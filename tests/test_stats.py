@@ -204,7 +204,7 @@ def test_the_json_fields_are_the_documented_ones(history, db):
     assert list(got["forecast"][0]) == ["day", "due"] and list(got["time_per_day"][0]) == ["day", "reviews", "duration_ms"]
     assert list(got["true_retention"]) == ["young", "mature", "all"]
     assert list(got["true_retention"]["all"]) == ["passed", "failed", "rate"]
-    assert list(got["weakest_cards"][0]) == ["card_id", "deck", "lapses", "mistakes", "recall"]
+    assert list(got["weakest_cards"][0]) == ["card_id", "short_id", "deck", "lapses", "mistakes", "recall"]
     assert list(got["weakest_tags"][0]) == ["tag", "cards", "lapses", "mistakes", "recall"]
 
 

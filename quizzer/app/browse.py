@@ -350,6 +350,7 @@ class MistakeRow:
     """One card of ``quiz mistakes`` (also its --json object)."""
 
     id: str
+    short_id: str  # unique in the collection (short_ids), as ``Row.short_id``: what the table shows where ids do not fit
     front: str | None  # None: the card is in no deck now
     times_wrong: int
     last_wrong_at: datetime
@@ -364,10 +365,12 @@ def mistakes(collection: Collection, plain: Plain = _same, settings: Settings = 
     """The notebook, most recent mistake first, with each card's question: a numeric card's as it
     was got wrong."""
     rows = []
-    for entry in notebook.entries(collection.store, settings.day_start_hour):
+    entries = notebook.entries(collection.store, settings.day_start_hour)
+    shortened = short_ids.of_collection(collection.cards, [entry.card_id for entry in entries])
+    for entry in entries:
         card = collection.cards.get(entry.card_id)
         seed = entry.last_wrong_seed if card is not None and kinds.of(card).generated else None
-        rows.append(MistakeRow(entry.card_id, front_line(card, plain, seed) if card is not None else None,
+        rows.append(MistakeRow(entry.card_id, shortened[entry.card_id], front_line(card, plain, seed) if card is not None else None,
                                entry.times_wrong, entry.last_wrong_at, entry.last_wrong_answer, seed, entry.right_days,
                                notebook.RIGHT_DAYS_TO_LEAVE, entry.sources))
     return rows

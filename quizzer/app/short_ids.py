@@ -47,6 +47,13 @@ def short_ids(card_ids: Iterable[str]) -> dict[str, str]:
     return shortened
 
 
+def of_collection(card_ids: Iterable[str], shown: Iterable[str]) -> dict[str, str]:
+    """The short ids of ``shown``, cards of the collection ``card_ids`` and cards no longer in it (a
+    removed deck's, in the history): the collection's own as ``quiz cards`` shows them, whenever
+    every shown card is in it."""
+    return short_ids({*card_ids, *shown})
+
+
 class AmbiguousCard(QuizError):
     """A short id or an id's start that several cards have (exit 1, as an unknown card); the error
     lists them."""

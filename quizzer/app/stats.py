@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from quizzer.app import notebook
+from quizzer.app import notebook, short_ids
 from quizzer.app.collection import Collection
 from quizzer.base.clock import study_day, to_utc
 from quizzer.base.defaults import Rating
@@ -121,6 +122,7 @@ class ExamPoint:
 @dataclass(frozen=True)
 class WeakCard:
     card_id: str
+    short_id: str  # unique in the collection (short_ids), as ``quiz cards`` shows it where whole ids do not fit
     deck: str
     lapses: int
     mistakes: int  # times wrong, while the card is in the mistakes notebook
@@ -227,7 +229,8 @@ def true_retention(total: dict[str, int]) -> TrueRetention:
 
 
 def _weakest(store: Store, chosen: CardFilter, curve: queries.Curve, rollover_hour: int,
-             per_tag: list[queries.TagWeakness], target: float) -> tuple[list[WeakCard], list[WeakTag]]:
+             per_tag: list[queries.TagWeakness], target: float,
+             card_ids: Iterable[str]) -> tuple[list[WeakCard], list[WeakTag]]:
     """The weakest cards and tags: the store ranks by lapses and recall and hands back every
     card in the mistakes table too, which the notebook (a card right on two later days has
     left it) ranks here. Only what shows a weakness is listed: a lapse, a mistake, or recall now
@@ -236,7 +239,8 @@ def _weakest(store: Store, chosen: CardFilter, curve: queries.Curve, rollover_ho
     candidates = queries.weakest_cards(store, chosen, curve, WEAKEST)
     key = {c.id: (-c.lapses, -noted.get(c.id, 0), 1.0 if c.recall is None else c.recall, c.id) for c in candidates}
     ranked = sorted(candidates, key=lambda c: key[c.id])[:WEAKEST]
-    weakest = [WeakCard(c.id, c.deck, c.lapses, noted.get(c.id, 0), c.recall) for c in ranked
+    shortened = short_ids.of_collection(card_ids, [c.id for c in ranked])
+    weakest = [WeakCard(c.id, shortened[c.id], c.deck, c.lapses, noted.get(c.id, 0), c.recall) for c in ranked
                if _weak(c.lapses, noted.get(c.id, 0), c.recall, target)]
 
     seen_noted = sorted(c.id for c in candidates if c.id in noted)  # the filter's active reviewed cards
@@ -264,9 +268,10 @@ def exam_trend(store: Store, chosen: CardFilter) -> tuple[list[ExamPoint], float
 
 
 def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[str] | None = None,
-            settings: Settings = DEFAULTS) -> Stats:
+            settings: Settings = DEFAULTS, card_ids: Iterable[str] = ()) -> Stats:
     """Every figure of ``quiz stats`` for the cards ``chosen`` matches, at ``now``, with the
-    learner's day start and forgetting curve."""
+    learner's day start and forgetting curve; the weakest cards' short ids unique among
+    ``card_ids`` (the collection's) and theirs."""
     now = to_utc(now)
     rollover_hour = settings.day_start_hour
     curve = queries.Curve(seconds(now), decay(schedule_of(store, settings).scheduler))
@@ -279,7 +284,8 @@ def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[st
     reviews_total = sum(d.reviews for d in per_day)
 
     time_per_day, retention, ratings = _period(by_day, today)
-    weakest_cards, weakest_tags = _weakest(store, chosen, curve, rollover_hour, per_tag, settings.desired_retention)
+    weakest_cards, weakest_tags = _weakest(store, chosen, curve, rollover_hour, per_tag, settings.desired_retention,
+                                         card_ids)
     exams, trend = exam_trend(store, chosen)
     return Stats(
         now=now, today=today, decks=list(chosen.decks) if chosen.decks else None,
@@ -296,7 +302,8 @@ def compute(store: Store, chosen: CardFilter, now: datetime, deck_order: list[st
 def weakest_cards(collection: Collection, decks: list[str] | None, now: datetime,
                   settings: Settings = DEFAULTS) -> list[Any]:
     """The deck cards of ``decks`` (None: all) that ``quiz stats`` ranks weakest, weakest first."""
-    figures = compute(collection.store, collection.card_filter(decks=decks), now, settings=settings)
+    figures = compute(collection.store, collection.card_filter(decks=decks), now, settings=settings,
+                      card_ids=collection.cards)
     return [collection.cards[weak.card_id] for weak in figures.weakest_cards if weak.card_id in collection.cards]
 
 
@@ -305,4 +312,5 @@ def of_collection(collection: Collection, now: datetime, settings: Settings = DE
     """``compute`` for the collection's cards (``decks``: of those decks, a removed one too, as
     ``quiz history export`` takes it; ``tags``: with one of those tags), its decks in their order."""
     chosen = collection.card_filter(decks, tags, history=True)
-    return compute(collection.store, chosen, now, [loaded.id for loaded in collection.decks], settings)
+    return compute(collection.store, chosen, now, [loaded.id for loaded in collection.decks], settings,
+                   collection.cards)
