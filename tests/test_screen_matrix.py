@@ -48,15 +48,16 @@ WHOLE_OFF_TERMINAL = re.compile(r"^(Error: |错误：|points covered \(|答到�
 LETTERS_END, LETTERS_START = re.compile(r"([A-Za-z]+)$"), re.compile(r"^([A-Za-z]+)")
 
 
-def draw(folder: Path, language: str, columns: int) -> list[str]:
-    """Every screen of SCREENS, in order, as ``columns`` wide a terminal shows it."""
+def draw(folder: Path, language: str, columns: int,
+         screens: list[tuple[tuple[str, ...], str]] = SCREENS) -> list[str]:
+    """Every screen of ``screens``, in order, as ``columns`` wide a terminal shows it."""
     runner = CliRunner()
     env = {"QUIZ_LANG": language, "COLUMNS": str(columns), "QUIZ_DECKS": str(folder), "QUIZ_NOW": "2026-01-05T10:00",
            "TZ": "UTC"}
     i18n.use(language)
     try:
         # click's help takes its width from the context (the terminal's size, which a runner has not)
-        return [runner.invoke(app, list(args), input=typed, env=env, terminal_width=columns).output for args, typed in SCREENS]
+        return [runner.invoke(app, list(args), input=typed, env=env, terminal_width=columns).output for args, typed in screens]
     finally:
         i18n.use("en")
 
@@ -161,3 +162,65 @@ def test_a_verdict_keeps_its_arrow_and_rating_name_together():
         start = line.index("→")
         for width in range(30, 100):
             assert not [cut for cut in divide_line(line, width) if start < cut <= start + 4], (name, width)
+
+
+# a collection whose weak cards have long ids: lapses (a review failed), study's own mistakes
+# (failed twice within a week), so that the notebook and the stats' weakest cards list them
+LONG_IDS = ("d12-qa-why-gpt-not-native-for-cls-ner", "bert-causal-plus-padding-matrix", LONG_ID)
+LAPSED_DECK = "id: en-deck\ntitle: Attention\nlanguage: en\nsource: {file: c.txt, sections: '1'}\ncards:\n" + "".join(
+    f"  - {{id: {card}, kind: qa, source: '1.{n}', question: Why is number {n} so?, answer: Because it is., points: [it is]}}\n"
+    for n, card in enumerate(LONG_IDS, 1))
+WEAK_SCREENS: list[tuple[tuple[str, ...], str]] = [(("mistakes",), ""), (("stats",), "")]
+
+
+@pytest.fixture(scope="module")
+def weak_drawn(tmp_path_factory) -> dict[tuple[str, int], list[str]]:
+    from datetime import datetime, timedelta, timezone
+
+    import fsrs
+
+    from quizzer.scheduling.answer import answer
+    from quizzer.store import open_store
+
+    home = tmp_path_factory.mktemp("weak-screens")
+    folder = home / "decks"
+    folder.mkdir()
+    (folder / "deck.yaml").write_text(LAPSED_DECK, "utf-8")
+    shots = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("QUIZ_DB", str(home / "q.db"))
+        patch.setenv("QUIZ_CONFIG", str(home / "config.toml"))
+        draw(folder, "en", 120, [(("cards",), "")])  # the decks into the collection
+        store = open_store(home / "q.db")
+        now, day = datetime(2026, 1, 5, 10, tzinfo=timezone.utc), timedelta(days=1)
+        ratings = [(-20, 3), (-10, 3), (-2, 1), (-1, 1)]  # learnt, reviewed, lapsed, and failed again within a week
+        try:
+            for card in LONG_IDS:
+                for days, rating in ratings:
+                    answer(store, card, rating, now=now + days * day, duration_ms=5000,
+                           scheduler=fsrs.Scheduler(enable_fuzzing=False), ahead_rule=False)
+        finally:
+            store.close()
+        for language in ("en", "zh"):
+            for columns in (120, 80, 60):
+                shots[language, columns] = draw(folder, language, columns, WEAK_SCREENS)
+    return shots
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_notebook_and_the_weakest_cards_keep_each_id_on_one_line(weak_drawn, language, columns):
+    """The mistakes notebook and the stats' weakest cards folded long ids over lines at 60 and 80
+    columns: each card there shows its whole id or its short id (the start of the id's SHA-1, as
+    `quiz cards` shows it), on one line."""
+    digests = {card: hashlib.sha1(card.encode()).hexdigest() for card in LONG_IDS}
+    shots = weak_drawn[language, columns]
+
+    def on_one_line(card: str, shot: str) -> bool:
+        words = re.findall(r"[\w-]+", shot)
+        return card in words or any(len(word) >= 4 and digests[card].startswith(word) for word in words)
+
+    missing = [(args, card) for (args, _typed), shot in zip(WEAK_SCREENS, shots) for card in LONG_IDS
+               if not on_one_line(card, shot)]
+    assert not missing, (missing, *shots)
+    assert not [line for shot in shots for line in shot.splitlines() if cell_len(line) > columns], shots

@@ -57,27 +57,29 @@ def mistakes(
     from quizzer.app.notebook import RIGHT_DAYS_TO_LEAVE
     from quizzer.base.clock import when
     from quizzer.terminal.render import safe
-    from quizzer.terminal.tables import ident, listing, number, preview, room_beside, text
+    from quizzer.terminal.tables import ident, listing, number, preview, room_beside
 
-    longest = max(cell_len(row.id) for row in rows)
     dates = [when(row.last_wrong_at) for row in rows]
-    # the richest layout the width allows that leaves the ids whole (an id is what `quiz show` takes:
-    # folded, it cannot be copied); where none does, the narrowest, with the ids folded
-    layouts = [(wide, answer) for wide, answer in ((True, True), (False, True), (False, False))
+    # the richest layout the width allows that leaves the ids whole on one line (an id is what
+    # `quiz show` takes: folded, it cannot be copied), else the richest with the short ids `quiz
+    # cards` shows, which `quiz show` takes as well; where none fits, the narrowest with short ids
+    layouts = [(short, wide, answer) for short in (False, True)
+               for wide, answer in ((True, True), (False, True), (False, False))
                if (not wide or out.width >= WIDE) and (not answer or out.width >= NARROW)]
-    for wide, answer in layouts:
+    for short, wide, answer in layouts:
+        longest = max(cell_len(row.short_id if short else row.id) for row in rows)
         wrong, right, others, previews = _columns(wide, answer, out.width, longest, dates)
         if room_beside(out.width, others, previews) >= longest:
             break
-    ids = min(longest, max(12, room_beside(out.width, others, previews)))
     counts = [number(header, header_wraps=True) for header in (wrong, right)]
     for column, width in zip(counts, others):
         column.max_width = width
-    table = listing(text(_("card"), width=ids), _("question"), *([ident(_("from"))] if wide else []), counts[0],
+    table = listing(ident(_("card")), _("question"), *([ident(_("from"))] if wide else []), counts[0],
                     *([ident(_("last wrong"))] if wide else []),
                     *([_("last wrong answer") if wide else _("wrong answer")] if answer else []), counts[1])
     for row, last in zip(rows, dates):
-        table.add_row(safe(row.id), preview(row.front) if row.front is not None else _("(not in the decks)"),
+        question = preview(row.front) if row.front is not None else _("(not in the decks)")
+        table.add_row(safe(row.short_id if short else row.id), question,
                       *([_sources(row.sources)] if wide else []), str(row.times_wrong), *([last] if wide else []),
                       *([preview(row.last_wrong_answer or _("(no answer)"))] if answer else []),
                       f"{row.right_days}/{row.right_days_needed}")

@@ -252,21 +252,20 @@ def _weakest(stats: Stats, console: Console) -> list[Table]:
     def counts() -> tuple[Column, ...]:
         return number(_("lapses")), number(_("mistakes")), number(_("recall"))
 
-    def weakest_cards(with_deck: bool, folded: bool) -> Table:
+    def weakest_cards(with_deck: bool, short: bool) -> Table:
         decks = (ident(_("deck")),) if with_deck else ()
-        table = listing(text(_("card")) if folded else ident(_("card")), *decks, *counts(), title=_("Weakest cards"))
+        table = listing(ident(_("card")), *decks, *counts(), title=_("Weakest cards"))
         for card in stats.weakest_cards:
-            table.add_row(safe(card.card_id), *((safe(card.deck),) if with_deck else ()), str(card.lapses),
-                          str(card.mistakes), percent(card.recall))
+            table.add_row(safe(card.short_id if short else card.card_id), *((safe(card.deck),) if with_deck else ()),
+                          str(card.lapses), str(card.mistakes), percent(card.recall))
         return table
 
-    # ids are typed back (`quiz show ID`, --tag), so never cut: the card's stays on one line, the
-    # deck column going first (`quiz show` names the deck), and folds whole onto a second line
-    # only where it does not fit even alone
-    layouts = [weakest_cards(with_deck=True, folded=False), weakest_cards(with_deck=False, folded=False)]
+    # ids are typed back (`quiz show ID`, --tag), so never folded or cut: whole where they fit on
+    # one line, the deck column going first (`quiz show` names the deck), else the short ids
+    # `quiz cards` shows, which `quiz show` takes as well
+    layouts = [weakest_cards(with_deck, short) for short in (False, True) for with_deck in (True, False)]
     unbounded = console.options.update_width(1_000)
-    cards = next((t for t in layouts if console.measure(t, options=unbounded).maximum <= console.width),
-                 weakest_cards(with_deck=True, folded=True))
+    cards = next((t for t in layouts if console.measure(t, options=unbounded).maximum <= console.width), layouts[-1])
     tags = listing(text(_("tag")), number(_("cards")), *counts(), title=_("Weakest tags"))
     for tag in stats.weakest_tags:
         tags.add_row(safe(tag.tag), str(tag.cards), str(tag.lapses), str(tag.mistakes), percent(tag.recall))
