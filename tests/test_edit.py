@@ -13,16 +13,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from conftest import MINI_DECK
 from quizzer.cli import app
 from quizzer.terminal import editor
 
 runner = CliRunner()
-DECK = """\
-id: mini
-title: Mini
-language: en
-source: {file: course.txt, sections: "1"}
-cards:
+DECK = MINI_DECK + """\
   - {id: qa-bert, kind: qa, source: "1.1", question: What does BERT pretrain on?, answer: MLM and NSP., points: [MLM]}
   - {id: qa-ffn, kind: qa, source: "1.2", question: How wide is the FFN?, answer: 4d., points: [four times]}
 """
