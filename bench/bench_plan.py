@@ -54,8 +54,9 @@ import fsrs  # noqa: E402
 import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
-from quizzer.base.clock import day_start, study_day  # noqa: E402
+from quizzer.base.clock import ROLLOVER_HOUR, day_start, study_day  # noqa: E402
 from quizzer.scheduling import plan, queue  # noqa: E402
+from quizzer.scheduling.elapsed import fsrs_review  # noqa: E402
 from quizzer.scheduling.forecast import Limits, forecast  # noqa: E402
 from quizzer.scheduling.memory import Placement, decide  # noqa: E402
 from quizzer.store.records import NEW, REVIEW, DueRow, MemoryState, NewReview  # noqa: E402
@@ -147,7 +148,7 @@ def answer(card: Card, i: int, at: datetime, truth: fsrs.Scheduler, scheduler: f
         card.truth = fsrs.Card(card_id=0, state=fsrs.State.Learning, step=0, due=at)
     else:
         rating = 1 if u[0] >= true_recall(card, at, truth) else (2 if u[1] < 0.1 else 4 if u[1] >= 0.9 else 3)
-    card.truth, _ = truth.review_card(card.truth, fsrs.Rating(rating), at)
+    card.truth = fsrs_review(card.truth, rating, at, truth, ROLLOVER_HOUR)  # days elapsed as Anki counts them
     before = card.memory.due
     decision = decide(card.memory, NewReview(rating, at, None), scheduler=scheduler, ahead_after=end,
                       placement=Placement(str(i), card.reps, load=load), interview=interview)
