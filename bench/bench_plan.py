@@ -19,11 +19,13 @@ top, as ``quiz study`` counts them) and the same random draws per card and revie
   (``plan.practised``).
 
 Answers: the first sight is Again; after it a card is recalled with its true recall (then Good,
-or Hard / Easy one time in ten each), else Again. Learning and relearning steps (py-fsrs's 1 and
+or Hard / Easy one time in ten each), else Again. Days elapsed count as Anki counts them (study days: the scheduler's own
+``elapsed.fsrs_review``). Learning and relearning steps (py-fsrs's 1 and
 10 minutes) come back in the same session, as in study. Anki's load balancer is on in every arm,
 as ``quiz study`` runs by default; ``--no-load-balance`` turns it off. Prints a Markdown table
-with paired 95% intervals, what ``quiz plan`` says of each cell up front (its forecast: every
-review Good, the queue's limits), and each 60-a-day cell of 14 and 30 days against the targets
+with paired 95% intervals, what ``quiz plan`` says of each cell up front (its forecast: the
+recall on the day it predicts for FSRS's median learner, cards varying in strength, first sights
+forgotten, within the queue's limits, and whether that reaches the plan's 0.95), and each 60-a-day cell of 14 and 30 days against the targets
 (≥ +4 points over plain FSRS; ≥ 95% of cards at 0.9 or more, 90% for the weaker learner), met or
 the shortfall; ``--json`` prints the numbers; ``--quick`` runs 2 seeds instead of 20;
 ``--cell weaker/60/30`` (repeatable) runs only those cells; ``--days`` prints, per arm, the
@@ -163,14 +165,16 @@ def answer(card: Card, i: int, at: datetime, truth: fsrs.Scheduler, scheduler: f
 
 
 def said_up_front(n: int, horizon: int, cap: int, scheduler: fsrs.Scheduler) -> str:
-    """What ``quiz plan`` says of the cell before the first day: the target reached at ``cap``
-    reviews a day, or the reviews a day that would reach it (the forecast answers every review Good)."""
+    """What ``quiz plan`` says of the cell before the first day: the recall it predicts on the day,
+    and the target reached at ``cap`` reviews a day or the reviews a day that would reach it (its
+    forecast's learner is FSRS's median one: it cannot know a weaker learner before any review)."""
     interview = plan.interview_on(START + timedelta(days=horizon), RETENTION)
     shown = forecast([], [str(i) for i in range(n)], day_start(START) + timedelta(hours=SESSION_HOUR - 4), interview,
                      scheduler, Limits(cap, NEW_PER_DAY))
     if shown.reached:
-        return "reached"
-    return f"needs {shown.reviews_needed}/day" if shown.reviews_needed is not None else "out of reach"
+        return f"{shown.recalled:.3f}: reached"
+    return f"{shown.recalled:.3f}: " + (f"needs {shown.reviews_needed}/day" if shown.reviews_needed is not None
+                                        else "out of reach")
 
 
 def judged(r: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from quizzer.app.collection import Collection
-from quizzer.scheduling.forecast import REACHED, Forecast, Limits, forecast
+from quizzer.scheduling.forecast import Forecast, Limits, forecast
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.plan import DEFAULT_RETENTION, Interview, Seen
 from quizzer.scheduling.queue import ALL, done_today, held_by_own_limits
@@ -71,24 +71,23 @@ def _split(memories: dict[str, tuple[str, MemoryState]], planned: set[str], wait
 
 
 def out_of_reach(shown: PlanStatus) -> str | None:
-    """What the plan says first when it does not reach its target (fewer than ``REACHED`` of the
-    cards at it on the day): the reviews a day that would, or that none would and why (None: it
-    reaches it)."""
+    """What the plan says first when it does not reach its target (the cards' mean recall on the
+    day below it): the reviews a day that would, or that none would and why (None: it reaches it)."""
     forecast = shown.forecast
     if forecast is None or forecast.reached:
         return None
     if forecast.reviews_needed is not None:
-        return _("The target is out of reach at {limit} reviews a day: {share:.0%} of the cards at {target:.0%} on "
-                 "the day. {needed} reviews a day would bring {reached:.0%} of them there (`quiz config set "
-                 "reviews_per_day {needed}`).").format(
-            limit=f"{forecast.reviews_per_day_setting:,}", share=forecast.at_target, target=shown.interview.retention,
-            needed=forecast.reviews_needed, reached=REACHED)
+        return _("The target is out of reach at {limit} reviews a day: {recalled:.1%} of the cards recalled on the "
+                 "day, against {target:.0%}. {needed} reviews a day would reach it (`quiz config set reviews_per_day "
+                 "{needed}`).").format(
+            limit=f"{forecast.reviews_per_day_setting:,}", recalled=forecast.recalled,
+            target=shown.interview.retention, needed=forecast.reviews_needed)
     if shown.below_pace:
         return _("The target is out of reach however many reviews are done: the new cards a deck's own limit holds "
                  "back (below) come too late to reach {target:.0%}.").format(target=shown.interview.retention)
     return _("The target is out of reach however many reviews are done: the days left are too few to bring "
-             "{reached:.0%} of the cards to {target:.0%}. A lower target (`quiz plan --retention 0.9`) or a later "
-             "date is one the plan can meet.").format(reached=REACHED, target=shown.interview.retention)
+             "recall on the day to {target:.0%}. A lower target (`quiz plan --retention 0.9`) or a later date is one "
+             "the plan can meet.").format(target=shown.interview.retention)
 
 
 def clear_interview(collection: Collection) -> learner.InterviewRecord | None:

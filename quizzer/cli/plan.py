@@ -27,7 +27,7 @@ def plan(
         "--date", metavar="YYYY-MM-DD", show_default=False, help=N_("The interview's day."))] = None,
     retention: Annotated[Optional[float], typer.Option(
         "--retention", metavar="R", show_default=False,
-        help=N_("The recall every card should have on the day (0.70-0.99; default 0.95)."))] = None,
+        help=N_("The recall to reach on the day (0.70-0.99; default 0.95): every card is aimed at it."))] = None,
     deck: DeckFilter = None,
     clear: Annotated[bool, typer.Option("--clear", help=N_("Remove the interview: normal scheduling."))] = False,
     as_json: JsonOption = False,

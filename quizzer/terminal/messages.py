@@ -59,18 +59,20 @@ def show_status(out: Console, shown: PlanStatus) -> None:
                     "aims at the next one, `quiz plan --clear` removes this one.").format(day=interview.day))
         return
     decks = join(interview.decks) if interview.decks else _("every deck")
-    out.print(ngettext("Interview on {day} ({days} day left), {decks}: every card at {target:.0%} recall or more on "
-                       "the day.", "Interview on {day} ({days} days left), {decks}: every card at {target:.0%} recall "
-                       "or more on the day.", forecast.days_left).format(
+    out.print(ngettext("Interview on {day} ({days} day left), {decks}: {target:.0%} recall on the day.",
+                       "Interview on {day} ({days} days left), {decks}: {target:.0%} recall on the day.",
+                       forecast.days_left).format(
         day=interview.day, days=forecast.days_left, decks=decks, target=interview.retention))
     short = out_of_reach(shown)
     if short:  # said before the figures: they are what the limits allow, not the target
         out.print(short)
     reviews = round(forecast.reviews_per_day)
-    out.print(ngettext("Following the plan (every review answered Good): {recalled:.1%} of the {cards} cards recalled "
-                       "on the day, {share:.0%} of them at the target; {reviews} review a day.",
-                       "Following the plan (every review answered Good): {recalled:.1%} of the {cards} cards recalled "
-                       "on the day, {share:.0%} of them at the target; {reviews} reviews a day.", reviews).format(
+    out.print(ngettext("Following the plan (first sights and some reviews forgotten, as FSRS predicts): "
+                       "{recalled:.1%} of the {cards} cards recalled on the day, {share:.0%} of them at the target; "
+                       "{reviews} review a day.",
+                       "Following the plan (first sights and some reviews forgotten, as FSRS predicts): "
+                       "{recalled:.1%} of the {cards} cards recalled on the day, {share:.0%} of them at the target; "
+                       "{reviews} reviews a day.", reviews).format(
         recalled=forecast.recalled, cards=f"{forecast.cards:,}", share=forecast.at_target, reviews=f"{reviews:,}"))
     line = pace_message(shown.new_per_day_setting, forecast.new_per_day)
     if line:

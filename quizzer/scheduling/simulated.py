@@ -1,0 +1,87 @@
+"""The learner the plan's forecast answers as.
+
+FSRS's parameters describe a learner's median card; real cards vary around it, and a card
+weaker than the model lapses, relearns and costs reviews the model never planned. The forecast
+therefore replays the plan with a learner whose memory follows FSRS's rules but whose cards each
+have a strength: the card's true stability is the model's times ``strength ·
+exp(spread · z)``, z standard normal (``SPREAD``: the spread the plan benchmark's learners have).
+A card's first sight is answered Again (``first_sight_fails``: the forecast does not count on
+knowing a card before seeing it); after it a review is recalled (Good) with the card's true
+recall at that moment, else forgotten (Again).
+
+The draws are fixed by the card ids: a card's strength is the quantile of the distribution its
+id's SHA-1 picks, and its answers use a generator seeded by its id. Every replay of one forecast therefore meets
+the same learner, so a replay with more reviews a day differs only by what those reviews change,
+and ``quiz plan`` says the same thing every time it is asked.
+
+``MODEL`` is the model's own best case: every card as strong as FSRS says, every answer Good.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from statistics import NormalDist
+
+from quizzer.base.defaults import Rating
+
+SPREAD = 0.35  # the spread of the cards' log strengths (bench/bench_plan.py's learners have it)
+
+
+@dataclass(frozen=True)
+class Learner:
+    """How the forecast's learner answers: the median card's strength against the model's, the
+    spread of the cards' log strengths, whether first sights fail, whether reviews can lapse."""
+
+    strength: float = 1.0
+    spread: float = SPREAD
+    first_sight_fails: bool = True
+    lapses: bool = True
+
+
+MODEL = Learner(spread=0.0, first_sight_fails=False, lapses=False)
+
+
+@dataclass
+class Answers:
+    """A ``Learner``'s cards: each card's strength, and the draws its answers take in turn."""
+
+    learner: Learner
+    strengths: dict[str, float]
+    _draws: dict[str, list[float]] = field(default_factory=dict)
+    _streams: dict[str, random.Random] = field(default_factory=dict)
+
+    def strength(self, card_id: str) -> float:
+        return self.strengths.get(card_id, self.learner.strength)
+
+    def rating(self, card_id: str, nth: int, true_recall: float | None) -> Rating:
+        """The rating of ``card_id``'s ``nth`` answer (0: its first sight, when ``true_recall`` is
+        None), recalled with chance ``true_recall``."""
+        if true_recall is None:
+            return Rating.AGAIN if self.learner.first_sight_fails else Rating.GOOD
+        if not self.learner.lapses:
+            return Rating.GOOD
+        return Rating.GOOD if self._draw(card_id, nth) < true_recall else Rating.AGAIN
+
+    def _draw(self, card_id: str, nth: int) -> float:
+        draws = self._draws.setdefault(card_id, [])
+        while len(draws) <= nth:
+            stream = self._streams.setdefault(card_id, random.Random(card_id))
+            draws.append(stream.random())
+        return draws[nth]
+
+
+def answers_of(learner: Learner, card_ids: Iterable[str]) -> Answers:
+    """``learner``'s cards among ``card_ids``: each card's strength is the quantile of the
+    strength distribution that its id's SHA-1 picks (the same whatever cards are beside it)."""
+    normal = NormalDist()
+    return Answers(learner, {card_id: learner.strength * math.exp(learner.spread * normal.inv_cdf(_uniform(card_id)))
+                             for card_id in card_ids})
+
+
+def _uniform(card_id: str) -> float:
+    """A number in (0, 1) fixed by ``card_id``, spread evenly over ids."""
+    return (int.from_bytes(hashlib.sha1(card_id.encode()).digest()[:8], "big") + 0.5) / 2 ** 64
