@@ -360,7 +360,7 @@ class ExamSession:
             return record_answer(
                 self.store, question.card_id, rating_for(score), now=when, duration_ms=question.duration_ms,
                 mode="exam", answer_text=question.answer_text, correct=not wrong, seed=question.seed,
-                ahead_rule=not wrong, mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
+                mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
                 scheduler=scheduler, rollover_hour=rollover_hour, interview=self.schedule.interview, placement=placement)
 
         try:
