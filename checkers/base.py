@@ -66,6 +66,8 @@ class Tolerance:
     to `decimals` places ("about how many M, to 1 decimal place"); significant: an estimate to `decimals`
     significant digits (1 = the order of magnitude an interviewer asks for). ``measure``: what
     the question counts in (GB, GiB, bytes, FLOPs: an English id, shown translated), which a typed answer may say after its number.
+    ``vector``: the answer is several numbers, each held to this precision (exact: integers, typed
+    as the grammar reads a vector).
     """
 
     kind: Literal["exact", "decimals", "relative", "unit", "significant"]
@@ -73,6 +75,7 @@ class Tolerance:
     relative: float = 0.0
     unit: str = ""
     measure: str = ""
+    vector: bool = False
 
     def allowed(self, truth: float) -> float:
         """Largest accepted |answer - truth|; the tiny slack absorbs float rounding of the display."""
@@ -87,6 +90,8 @@ class Tolerance:
     def phrase(self) -> str:
         """The precision request as the prompt states it."""
         if self.kind == "exact":
+            if self.vector:
+                return _("give exact integers, separated by commas or spaces, with or without the brackets")
             return _("give the exact integer")
         if self.kind == "decimals":
             return (_("round to {count} decimal place") if self.decimals == 1 else
@@ -127,7 +132,7 @@ class Tolerance:
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind, "decimals": self.decimals, "relative": self.relative, "unit": self.unit,
-            "measure": self.measure, "text": self.phrase(),
+            "measure": self.measure, "vector": self.vector, "text": self.phrase(),
         }
 
 

@@ -326,7 +326,7 @@ def _rounds_to(number: Number, truth: float, tolerance: Tolerance) -> bool:
 def precision(tolerance: Tolerance) -> Said:
     """What ``tolerance`` asks for, as a verdict names it."""
     if tolerance.kind == "exact":
-        return Said("an exact integer")
+        return Said("exact integers") if tolerance.vector else Said("an exact integer")
     if tolerance.kind == "decimals":
         return Said("{count} decimal places", count=tolerance.decimals) if tolerance.decimals != 1 else \
             Said("{count} decimal place", count=1)

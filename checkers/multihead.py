@@ -96,7 +96,7 @@ class AttentionShapes(BaseChecker[AttentionShapesParams, AttentionShapesInputs, 
         return [float(n) for n in shapes[inputs.stage]]
 
     def tolerance(self, params: AttentionShapesParams, inputs: AttentionShapesInputs) -> Tolerance:
-        return Tolerance("exact")
+        return Tolerance("exact", vector=True)
 
     def explain(self, inputs: AttentionShapesInputs, answer: list[float], tolerance: Tolerance) -> str:
         from checkers import reference

@@ -142,3 +142,37 @@ def test_a_mistake_cards_frame_words_follow_the_interface(language, front, point
         assert "错误说法" in mistake.front(asked) and "In fact" not in mistake.back(asked)
         assert mistake.point_names(card) == ["指出错误并纠正", i18n._("Says why")] and not re.search(
             r"[A-Za-z]", "".join(mistake.point_names(card)))
+
+
+@pytest.mark.parametrize("language, asked, verdict", [
+    ("en", "(give exact integers, separated by commas or spaces, with or without the brackets)",
+     "the question asks for exact integers;"),
+    ("zh", "（给出精确整数，用逗号或空格隔开，方括号可加可不加）", "题目要求每个数都是精确整数，"),
+])
+def test_a_shape_is_asked_for_as_integers_typed_the_ways_the_grader_reads(language, asked, verdict):
+    """A tensor's shape is a vector: its precision line asks for integers (not "the exact integer")
+    written as the line says, each of which grades right; a dimension right to its tens only is
+    imprecise, and the verdict names integers too."""
+    checker = registry.get("attention_shapes")
+    with said.speaking(language):
+        for seed in SEEDS:
+            question = checker.generate(seed)
+            assert question.prompt.endswith(asked), question.prompt
+            dimensions = [str(int(n)) for n in question.answer]
+            for typed in (", ".join(dimensions), " ".join(dimensions), "[" + ", ".join(dimensions) + "]",
+                          "，".join(dimensions)):
+                assert grade(typed, question).outcome == "correct", typed
+            largest = max(range(len(dimensions)), key=lambda i: question.answer[i])
+            tens = [f"{round(question.answer[largest] / 10)}e1" if i == largest else n for i, n in enumerate(dimensions)]
+            rough = grade(" ".join(tens), question)
+            assert rough.outcome == "imprecise" and verdict in said.text(rough.message), (tens, said.text(rough.message))
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_no_question_with_a_vector_answer_asks_for_one_integer(name):
+    i18n.use("en")
+    checker = registry.get(name)
+    for seed in SEEDS[:2]:
+        question = checker.generate(seed)
+        if isinstance(question.answer, list):
+            assert "the exact integer" not in question.prompt, (name, seed)

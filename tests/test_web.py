@@ -5,6 +5,7 @@ are ``test_web_security.py``'s)."""
 from __future__ import annotations
 
 import re
+import threading
 from datetime import datetime, timezone
 
 import pytest
@@ -13,6 +14,7 @@ from conftest import MINI_DECK
 from test_app import DECK as APP_DECK
 
 from quizzer.app.collection import open_collection
+from quizzer.base import i18n
 from quizzer.app.queue import Planned, plan_session
 from quizzer.settings import DEFAULTS
 from quizzer.store.filter import EVERYTHING
@@ -87,6 +89,41 @@ def test_the_pages_speak_the_browsers_language_unless_the_learner_chose(make_cli
     assert "<h1>Today</h1>" in client.get("/", headers={"accept-language": "fr, en;q=0.5, zh;q=0.1"}).text
     monkeypatch.setenv("QUIZ_LANG", "zh")
     assert "<h1>今天</h1>" in client.get("/", headers={"accept-language": "en"}).text
+
+
+def test_two_requests_at_once_are_each_wholly_in_their_own_language(make_client, monkeypatch):
+    """An English and a Chinese request served at the same time (each in its own thread, both
+    past choosing their language before either draws: their bodies wait on one barrier) each get
+    a page in their own language only."""
+    monkeypatch.delenv("QUIZ_LANG")
+    app = make_client().app
+    clients = {code: TestClient(app, headers={"accept-language": code}) for code in ("en", "zh")}
+    tokens = {code: csrf(client.get("/exam").text) for code, client in clients.items()}
+    before = i18n.current()
+    for _ in range(5):
+        barrier = threading.Barrier(2, timeout=10)
+        pages: dict[str, str] = {}
+
+        def sent_slowly(code: str):
+            yield f"csrf={tokens[code]}&action=start".encode()
+            barrier.wait()  # the other request has chosen its language too
+            yield b"&minutes=nan"
+
+        def refused(code: str) -> None:
+            pages[code] = clients[code].post("/exam", content=sent_slowly(code), headers={
+                "content-type": "application/x-www-form-urlencoded"}).text
+
+        threads = [threading.Thread(target=refused, args=(code,)) for code in clients]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        english, chinese = pages["en"], pages["zh"]
+        assert '<html lang="en">' in english and "minutes must be from" in english, english
+        assert not re.search("[\u4e00-\u9fff]", english), english
+        assert '<html lang="zh">' in chinese and "分钟数 必须在" in chinese and ">今天<" in chinese, chinese
+        assert not re.search(r">(Today|Exam|Statistics)<|minutes must be", chinese), chinese
+    assert i18n.current() == before  # the process's language, which the terminal speaks, is as it was
 
 
 def test_a_qa_card_reveals_its_back_with_four_ratings_and_their_waits(make_client):

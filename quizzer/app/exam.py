@@ -55,12 +55,14 @@ from quizzer.app.exam_views import (
     never_asked,
 )
 from quizzer.app.paper import draw_paper, new_seed
+from quizzer.app.study_load import DayLoad
 from quizzer.app.views import Retry
 from quizzer.base.defaults import Rating
 from quizzer.base.errors import NothingToExamine, NoUnfinishedExam
 from quizzer.base.i18n import _
 from quizzer.kinds.base import Asked
 from quizzer.scheduling.answer import answer as record_answer
+from quizzer.scheduling.answer import placement_for
 from quizzer.scheduling.learner import schedule_of
 from quizzer.settings import DEFAULTS, Settings
 from quizzer.store import cards as card_store
@@ -96,6 +98,7 @@ class ExamSession:
         self.store = collection.store
         self.settings = settings
         self.schedule = schedule_of(collection.store, settings)  # the learner's, as study schedules
+        self.load = DayLoad(collection.store, settings.day_start_hour)  # where a review lands, kept as study keeps it
         self.exam = exam
         self.tick = tick
         self.phase: Literal["answering", "marking", "done"] = "answering"
@@ -318,6 +321,7 @@ class ExamSession:
             return [Retry(_("{card} was answered on another device since: its mark stands.").format(
                 card=question.card_id)), self._waiting()]
         self.marked.pop()
+        self.load.taken_back(answered)
         self.to_mark.insert(0, question)
         return [self._waiting()]
 
@@ -348,16 +352,24 @@ class ExamSession:
         last = card_store.card(self.store, question.card_id).memory.last_review
         answered_by = min(now, self.exam.deadline)
         when = answered_by if last is None or last <= answered_by else now
-        try:
-            return patiently(lambda: record_answer(
+        scheduler, rollover_hour = self.schedule.scheduler, self.settings.day_start_hour
+
+        def recorded() -> Answered:
+            placement = placement_for(self.store, question.card_id, when, scheduler, rollover_hour,
+                                      self.settings.load_balance, self.load)
+            return record_answer(
                 self.store, question.card_id, rating_for(score), now=when, duration_ms=question.duration_ms,
                 mode="exam", answer_text=question.answer_text, correct=not wrong, seed=question.seed,
-                ahead_rule=not wrong, mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
-                scheduler=self.schedule.scheduler, rollover_hour=self.settings.day_start_hour,
-                load_balance=self.settings.load_balance, interview=self.schedule.interview,
-            ), self.waiting, _("the exam's scores are not all saved; `quiz exam --resume` saves the rest"))
+                mark=ExamMark(self.exam.id, question.position, score, covered, wrong),
+                scheduler=scheduler, rollover_hour=rollover_hour, interview=self.schedule.interview, placement=placement)
+
+        try:
+            answered = patiently(recorded, self.waiting,
+                                 _("the exam's scores are not all saved; `quiz exam --resume` saves the rest"))
         except card_store.AlreadyMarked:  # the paper was handed in on another device meanwhile
             return None
+        self.load.answered(answered)
+        return answered
 
 
 def read_covered(text: str, count: int) -> list[int] | None:

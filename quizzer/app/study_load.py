@@ -1,4 +1,4 @@
-"""The cards due on each coming study day as a study session's load balancer reads them (where a
+"""The cards due on each coming study day as a study session's (or an exam's) load balancer reads them (where a
 review lands: ``scheduling.answer.placement_for``): read from the store once per study day and
 then kept by the session's own answers, as Anki builds its load balancer with the day's queues
 and tells it of each answer, rather than counting the whole collection again for every card.

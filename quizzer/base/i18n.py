@@ -1,4 +1,4 @@
-"""The interface language, one at a time, from a gettext message catalogue.
+"""The interface language, from a gettext message catalogue: the process's, or a context's own.
 
 Message ids are the English text; ``quizzer/locale/zh/LC_MESSAGES/quizzer.po`` translates them
 and is compiled to the ``.mo`` beside it (``pybabel compile``; a test keeps the two equal), so
@@ -7,6 +7,8 @@ per process, by the front end once it has read the config file: ``QUIZ_LANG`` (o
 ``QUIZ_LANGUAGE``, the setting's own variable), the ``language`` setting in the config file, the
 locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``), and with none of these the language the decks in
 use are written in. This module reads no settings itself (``choose`` is handed the setting).
+A block of code can speak a language of its own (``speaking``): the web answers each request in
+its browser's language while another request is served in another.
 
 Write ``_("Reviewed {count}").format(count=n)``, never an f-string inside ``_()``: the id must
 be a literal for extraction. The line protocol's machine lines are not translated.
@@ -19,7 +21,10 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import cache
 from pathlib import Path
 
 from checkers import said
@@ -32,8 +37,8 @@ FALLBACK = "zh"  # the decks' language when no deck says otherwise
 # Chinese words, which search and line breaking treat apart from Latin ones
 IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 
-_translation: gettext.NullTranslations | None = None
-_language: str | None = None
+_language: str | None = None  # the process's: what the front end chose, read where no context chose one
+_context_language: ContextVar[str | None] = ContextVar("quizzer_language", default=None)  # ``speaking``'s
 _pinned = False  # the language was set by ``use(language)``, not chosen
 _chooser: Callable[[], str] | None = None  # None: ``choose``; set by a front end that knows the config file (chosen_by)
 
@@ -136,9 +141,9 @@ def use(language: str | None = None) -> str:
     """Switch the process to ``language``, which then holds over the language a run chooses
     (``follow``): a program or a test that set it keeps it. None: choose as the module docstring
     says, and let each run choose its own."""
-    global _pinned, _translation
-    if _translation is None:  # while choosing (reading the config file), messages stay English
-        _translation = gettext.NullTranslations()
+    global _pinned, _language
+    if _language is None:  # while choosing (reading the config file), messages stay English
+        _language = "en"
     _pinned = language in LANGUAGES
     return _switch(language if language in LANGUAGES else (_chooser or choose)())
 
@@ -149,32 +154,41 @@ def follow(language: str) -> str:
 
 
 def _switch(language: str) -> str:
-    global _translation, _language
+    global _language
     _language = language
-    _translation = gettext.translation(DOMAIN, LOCALE_DIR, [language], fallback=True)
     said.speak(language)  # the checkers' words (their own catalogue) follow the interface's
     return language
 
 
+@contextmanager
+def speaking(language: str) -> Iterator[None]:
+    """Speak ``language`` (one of ``LANGUAGES``) inside the block only, the checkers too: in this
+    context and the tasks and threads that copy it; the process's language stays as it is."""
+    token = _context_language.set(language)
+    try:
+        with said.speaking(language):
+            yield
+    finally:
+        _context_language.reset(token)
+
+
 def current() -> str:
-    if _language is None:
-        use()
-    assert _language is not None
-    return _language
+    """The language in force here: this context's (``speaking``), else the process's."""
+    language = _context_language.get() or _language
+    return language if language is not None else use()
+
+
+@cache
+def _catalogue(language: str) -> gettext.NullTranslations:
+    return gettext.translation(DOMAIN, LOCALE_DIR, [language], fallback=True)
 
 
 def _(message: str) -> str:
-    if _translation is None:
-        use()
-    assert _translation is not None
-    return _translation.gettext(message)
+    return _catalogue(current()).gettext(message)
 
 
 def ngettext(singular: str, plural: str, count: int) -> str:
-    if _translation is None:
-        use()
-    assert _translation is not None
-    return _translation.ngettext(singular, plural, count)
+    return _catalogue(current()).ngettext(singular, plural, count)
 
 
 def join(items: Iterable[str]) -> str:
@@ -192,7 +206,7 @@ def join_some(items: Sequence[str], shown: int = 20) -> str:
 
 def translate_checker_message(message: str) -> str:
     """A message from ``checkers`` in the interface language (the checkers' catalogue, which
-    ``_switch`` keeps speaking it): a ``checkers.said.Said`` is translated from its template, any
+    ``_switch`` and ``speaking`` keep speaking it): a ``checkers.said.Said`` is translated from its template, any
     other text is shown as is."""
     return said.text(message)
 

@@ -75,7 +75,6 @@ def preview(
     now: datetime,
     scheduler: fsrs.Scheduler = DEFAULT_SCHEDULER,
     rollover_hour: int = ROLLOVER_HOUR,
-    ahead_rule: bool = True,
     load_balance: bool = True,
     interview: Interview | None = None,
     load_of: LoadOf | None = None,
@@ -85,7 +84,7 @@ def preview(
     Nothing is written. The practice rule applies as in ``answer``: a practice review shows the
     unchanged due date for Hard, Good and Easy, and Again's relearning step. ``load_of``: as for
     ``placement_for``."""
-    ahead_after = next_day_start(now, rollover_hour) if ahead_rule else None
+    ahead_after = next_day_start(now, rollover_hour)
     placement = placement_for(store, card_id, now, scheduler, rollover_hour, load_balance, load_of)
     card = cards.card(store, card_id)
     return outcomes(card.memory, now, scheduler=scheduler, ahead_after=ahead_after, placement=placement,

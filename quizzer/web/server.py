@@ -115,11 +115,17 @@ def create_app(collection: Collection, settings: Settings, *, login: bool = Fals
 
 
 async def _guarded(served: Served, request: Any, handler: Any) -> Any:
-    """``handler``'s response, after the checks every page shares: the language, the login
-    (where one is needed) and, for a POST, its CSRF token."""
+    """``handler``'s response in the request's language (its own: another request served at the
+    same time speaks its own), after the checks every page shares."""
+    with i18n.speaking(language(request.headers.get("accept-language", ""), served.configured_language)):
+        return await _checked(served, request, handler)
+
+
+async def _checked(served: Served, request: Any, handler: Any) -> Any:
+    """``handler``'s response, after the login (where one is needed) and, for a POST, its CSRF
+    token."""
     from starlette.responses import PlainTextResponse
 
-    i18n.use(language(request.headers.get("accept-language", ""), served.configured_language))
     form: Any = await request.form() if request.method == "POST" else {}
     if request.method == "POST" and not guard.csrf_valid(request.session, form.get("csrf")):
         return PlainTextResponse(i18n._("The form has expired: go back and reload the page."), status_code=403)
