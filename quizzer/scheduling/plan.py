@@ -43,7 +43,7 @@ DEFAULT_RETENTION = 0.95
 LEAD_DAYS = 3  # every new card seen by this many days before the interview
 NEW_SPREAD = 15  # new cards all come within 1/15 of the days left: all today for an interview 15 days off or less
 DAY = timedelta(days=1)
-MARGIN = 0.25  # how far a capped review moves from the earliest sufficient day toward the day before
+MARGIN = 0.5  # how far a capped review moves from the earliest sufficient day toward the day before
 
 
 @dataclass(frozen=True)
