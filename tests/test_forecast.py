@@ -95,3 +95,72 @@ def test_first_sights_fail_and_reviews_lapse_only_when_the_learner_says_so():
     assert learner.rating("a", 0, None) == Rating.AGAIN and best.rating("a", 0, None) == Rating.GOOD
     assert learner.rating("a", 1, 0.0) == Rating.AGAIN and learner.rating("a", 1, 1.0) == Rating.GOOD
     assert best.rating("a", 1, 0.0) == Rating.GOOD
+
+
+def test_the_strength_read_off_answers_is_the_learners_own():
+    """3,000 reviews of a learner whose memories last 60% of the model's, drawn from FSRS-6's curve
+    with those stabilities: the strength read off them is 0.6; no answers leave the model's 1,
+    and three recalls barely move it (the prior holds it until answers accumulate)."""
+    from quizzer.scheduling.curve import decay
+    from quizzer.scheduling.simulated import Observed, strength_from
+
+    rng = np.random.default_rng(7)
+    w = decay(SCHEDULER)
+    observed = []
+    for days, stability, draw in zip(rng.integers(1, 30, 3000), rng.uniform(0.5, 40, 3000), rng.random(3000)):
+        true = (1 + (0.9 ** (-1 / w) - 1) * days / (0.6 * stability)) ** -w  # FSRS-6's curve, written out
+        observed.append(Observed(float(days), float(stability), bool(draw < true)))
+    assert strength_from(observed, w) == pytest.approx(0.6, abs=0.07)  # the curve is flat: 3,000 answers tell ±0.04
+    assert strength_from([], w) == pytest.approx(1.0, abs=1e-3)
+    assert 1.0 < strength_from([Observed(5.0, 5.0, True)] * 3, w) < 1.4
+
+
+def test_observed_stabilities_are_fsrs_own_before_each_later_day_review():
+    """A card answered Good, then 3 days later Good, then 9 days later Again: the two later
+    reviews are observed with py-fsrs's stabilities before them (fsrs-rs computes them, float32)."""
+    from quizzer.scheduling.fit import items_of, observed
+    from quizzer.store.history import LoggedReview
+
+    start = datetime(2026, 1, 1, 10, tzinfo=timezone.utc)
+    times = [start, start + timedelta(days=3), start + timedelta(days=12)]
+    reviews = [LoggedReview("c", rating, at, None) for rating, at in zip((3, 3, 1), times)]
+    card = fsrs.Card()
+    expected = []
+    for rating, at in zip((3, 3), times):
+        card, _ = SCHEDULER.review_card(card, fsrs.Rating(rating), at)
+        expected.append(card.stability)
+    seen = observed(items_of(reviews), SCHEDULER.parameters)
+    assert [(o.days, o.recalled) for o in seen] == [(3, True), (9, False)]
+    assert [o.stability for o in seen] == pytest.approx(expected, rel=1e-4)
+
+
+def test_quiz_plan_reads_the_learners_strength_off_their_history(tmp_path):
+    """An imported history of 30 cards, each forgotten at every review on a later day: `quiz plan
+    --json` reads a strength well below the model's off those reviews and forecasts less recall
+    than for a learner who recalled them all."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+
+    def plan_after(ratings: tuple[int, ...], home: Path) -> dict:
+        days = (-40, -37, -30, -20, -8)
+        rows = ["card_id,review_rating,review_time,review_duration"]
+        for card in range(30):
+            for day, rating in zip(days, ratings):
+                at = datetime(2026, 1, 5, 10, tzinfo=timezone.utc) + timedelta(days=day, minutes=card)
+                rows.append(f"x{card},{rating},{at.isoformat()},5000")
+        log = home / "log.csv"
+        log.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        env = {"QUIZ_NOW": "2026-01-05T10:00", "QUIZ_DB": str(home / "q.db")}
+        runner = CliRunner()
+        assert runner.invoke(app, ["history", "import", str(log)], env=env).exit_code == 0
+        assert runner.invoke(app, ["plan", "--date", "2026-01-19"], env=env).exit_code == 0
+        return json.loads(runner.invoke(app, ["plan", "--json"], env=env).output)
+
+    (tmp_path / "weak").mkdir()
+    (tmp_path / "strong").mkdir()
+    weak, strong = plan_after((3, 1, 1, 1, 1), tmp_path / "weak"), plan_after((3, 3, 3, 3, 3), tmp_path / "strong")
+    assert weak["learner_reviews"] == strong["learner_reviews"] == 30 * 4  # each card's four later-day reviews
+    assert weak["learner_strength"] < 0.5 < 1 < strong["learner_strength"]

@@ -68,7 +68,8 @@ def test_plan_set_show_and_clear():
         "passed": False, "interview": "2026-01-19", "retention": 0.95, "decks": None, "days_left": 14, "cards": cards_in(),
         "seen": 0, "predicted_recall": None, "share_at_target": None, "reviews_per_day": None,
         "new_per_day": max(20, pace), "new_per_day_raised": pace > 20, "decks_below_pace": {},
-        "reviews_per_day_setting": 200, "target_reached": True, "reviews_per_day_needed": None}
+        "reviews_per_day_setting": 200, "target_reached": True, "reviews_per_day_needed": None,
+        "learner_strength": 1.0, "learner_reviews": 0}  # no review yet: the model's median learner
     assert 0 < shown["predicted_recall"] <= 1 and shown["reviews_per_day"] > 0
     again = quiz("plan")
     assert again.exit_code == 0 and "2026-01-19" in again.output and "14 days left" in again.output

@@ -4,20 +4,27 @@ following its plan gives from today's memory states (``scheduling.forecast``).""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
+
+import fsrs
 
 from quizzer.app.collection import Collection
+from quizzer.scheduling import fit
+from quizzer.scheduling.curve import decay
 from quizzer.scheduling.forecast import Forecast, Limits, forecast
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.plan import DEFAULT_RETENTION, Interview, Seen
 from quizzer.scheduling.queue import ALL, done_today, held_by_own_limits
+from quizzer.scheduling.simulated import Learner, strength_from
 from quizzer.base.i18n import _
 from quizzer.settings import Settings
-from quizzer.store import cards, learner
+from quizzer.store import cards, history, learner
 from quizzer.store.filter import CardFilter
 from quizzer.store.records import NEW, MemoryState
 
 YEARS_AHEAD = 10  # an interview further away is a slip (and the scheduler's dates end at the year 9999)
+RECENT = timedelta(days=60)  # the learner's strength is read off the cards reviewed in this time
+NEWEST = 2000  # and of their reviews on a later day than the one before, the newest this many
 
 
 @dataclass(frozen=True)
@@ -30,6 +37,8 @@ class PlanStatus:
     reviews_per_day_setting: int
     # the plan's decks whose own new_per_day, below the plan's pace, holds new cards back (the forecast counts it)
     below_pace: dict[str, int] = field(default_factory=dict)
+    strength: float = 1.0  # how long the learner's memories last against the model's, from their answers
+    answers_read: int = 0  # the reviews ``strength`` was read from
 
 
 def status(collection: Collection, settings: Settings, now: datetime) -> PlanStatus | None:
@@ -52,11 +61,24 @@ def status(collection: Collection, settings: Settings, now: datetime) -> PlanSta
                     settings.deck_new_per_day, {card_id: deck for deck in own
                                                 for card_id in cards.ids(store, CardFilter(decks=(deck,)))},
                     done_today(store, now, settings.day_start_hour, own))
+    strength, read = learner_strength(collection, interview, scheduler, settings.day_start_hour, now)
     replayed = forecast(seen, unseen, now, interview, scheduler, limits, settings.day_start_hour,
-                        cards.practice_since_last_review(store, mine, now), others, others_unseen)
+                        cards.practice_since_last_review(store, mine, now), others, others_unseen,
+                        Learner(strength=strength))
     below = held_by_own_limits(store, now, CardFilter(decks=interview.decks), settings.deck_new_per_day,
                                replayed.new_per_day)
-    return PlanStatus(interview, replayed, settings.new_per_day, settings.reviews_per_day, below)
+    return PlanStatus(interview, replayed, settings.new_per_day, settings.reviews_per_day, below, strength, read)
+
+
+def learner_strength(collection: Collection, interview: Interview, scheduler: fsrs.Scheduler, rollover_hour: int,
+                     now: datetime) -> tuple[float, int]:
+    """How long the learner's memories of the plan's cards last against what the scheduler's
+    parameters say (``simulated.strength_from``), read off the newest ``NEWEST`` reviews on a
+    later day than the card's one before, of the cards reviewed in the last ``RECENT``; and how
+    many reviews that is (1 and 0 with none)."""
+    reviews = history.review_log(collection.store, interview.decks, active_since=now - RECENT)
+    seen = fit.observed(fit.items_of(reviews, rollover_hour)[-NEWEST:], scheduler.parameters)
+    return strength_from(seen, decay(scheduler)), len(seen)
 
 
 def _split(memories: dict[str, tuple[str, MemoryState]], planned: set[str], waiting: dict[str, int]
@@ -126,4 +148,5 @@ def plan_dict(shown: PlanStatus) -> dict[str, object]:
                 share_at_target=round(forecast.at_target, 4), reviews_per_day=round(forecast.reviews_per_day, 1),
                 new_per_day=forecast.new_per_day, new_per_day_raised=forecast.new_per_day > shown.new_per_day_setting,
                 decks_below_pace=shown.below_pace, reviews_per_day_setting=forecast.reviews_per_day_setting,
-                target_reached=forecast.reached, reviews_per_day_needed=forecast.reviews_needed)
+                target_reached=forecast.reached, reviews_per_day_needed=forecast.reviews_needed,
+                learner_strength=round(shown.strength, 3), learner_reviews=shown.answers_read)

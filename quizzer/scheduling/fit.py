@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from quizzer.base.clock import ROLLOVER_HOUR, study_day
 from quizzer.base.errors import QuizError
 from quizzer.base.i18n import _, ngettext
+from quizzer.scheduling.simulated import Observed
 from quizzer.store.records import PRACTICE
 
 MIN_REVIEWS = 512  # long-term reviews to fit on: below one mini-batch the fitters return the defaults
@@ -113,6 +114,18 @@ def _fsrs_items(items: Sequence[Item]) -> list[Any]:
     from fsrs_rs_python import FSRSItem, FSRSReview
 
     return [FSRSItem([FSRSReview(r, d) for r, d in (*item.history, (item.rating, item.days))]) for item in items]
+
+
+def observed(items: Sequence[Item], parameters: Sequence[float]) -> list[Observed]:
+    """Each item's review as the model saw it coming: the days since the card's review before,
+    its stability then (fsrs-rs's memory of the history with ``parameters``), and the outcome."""
+    if not items:
+        return []
+    from fsrs_rs_python import FSRS, FSRSItem, FSRSReview
+
+    states = FSRS(list(parameters)).memory_state_batch([FSRSItem([FSRSReview(r, d) for r, d in item.history])
+                                                        for item in items])
+    return [Observed(item.days, float(state.stability), item.rating > 1) for item, state in zip(items, states)]
 
 
 def fit(items: Sequence[Item]) -> tuple[float, ...]:

@@ -15,6 +15,12 @@ the same learner, so a replay with more reviews a day differs only by what those
 and ``quiz plan`` says the same thing every time it is asked.
 
 ``MODEL`` is the model's own best case: every card as strong as FSRS says, every answer Good.
+
+``strength_from`` reads the median strength off the learner's own answers: the strength whose
+forgetting curve makes their recalls and lapses likeliest, with a prior that keeps it near the
+model's until the answers say otherwise. A learner whose memories last 40% less than the model
+says is then forecast as one, from their first days of reviews, long before ``quiz optimize``
+has the history to fit them.
 """
 
 from __future__ import annotations
@@ -22,13 +28,16 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
 from quizzer.base.defaults import Rating
+from quizzer.scheduling.curve import forgetting_curve
 
 SPREAD = 0.35  # the spread of the cards' log strengths (bench/bench_plan.py's learners have it)
+PRIOR = 0.5  # the spread of learners' log median strengths around the model's, before their answers
+BOUND = 2.5  # the median strength is searched between exp(-BOUND) and exp(BOUND) times the model's
 
 
 @dataclass(frozen=True)
@@ -85,3 +94,36 @@ def answers_of(learner: Learner, card_ids: Iterable[str]) -> Answers:
 def _uniform(card_id: str) -> float:
     """A number in (0, 1) fixed by ``card_id``, spread evenly over ids."""
     return (int.from_bytes(hashlib.sha1(card_id.encode()).digest()[:8], "big") + 0.5) / 2 ** 64
+
+
+@dataclass(frozen=True)
+class Observed:
+    """A review on a later day than the card's one before: the days since, the model's
+    stability then, and whether it was recalled (any rating but Again)."""
+
+    days: float
+    stability: float
+    recalled: bool
+
+
+def strength_from(observed: Sequence[Observed], decay: float) -> float:
+    """The median strength that makes ``observed`` likeliest (FSRS-6's curve with ``decay``,
+    each stability times the strength), its logarithm drawn from N(0, ``PRIOR``): 1 with no
+    answers, and near what the answers say once there are dozens."""
+
+    def cost(log_strength: float) -> float:
+        strength, total = math.exp(log_strength), log_strength ** 2 / (2 * PRIOR ** 2)
+        for seen in observed:
+            recall = min(max(forgetting_curve(seen.days, seen.stability * strength, decay), 1e-9), 1 - 1e-9)
+            total -= math.log(recall if seen.recalled else 1 - recall)
+        return total
+
+    low, high = -BOUND, BOUND  # the cost is convex in the log strength: a golden-section search
+    ratio = (math.sqrt(5) - 1) / 2
+    while high - low > 1e-4:
+        left, right = high - ratio * (high - low), low + ratio * (high - low)
+        if cost(left) <= cost(right):
+            high = right
+        else:
+            low = left
+    return math.exp((low + high) / 2)

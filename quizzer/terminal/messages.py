@@ -74,6 +74,12 @@ def show_status(out: Console, shown: PlanStatus) -> None:
                        "{recalled:.1%} of the {cards} cards recalled on the day, {share:.0%} of them at the target; "
                        "{reviews} reviews a day.", reviews).format(
         recalled=forecast.recalled, cards=f"{forecast.cards:,}", share=forecast.at_target, reviews=f"{reviews:,}"))
+    if shown.answers_read:
+        out.print(ngettext("Read off your {count} review on a later day than the card's one before: your memories last "
+                           "{strength:.0%} as long as the scheduler's parameters say, and the forecast counts it.",
+                           "Read off your {count} reviews on a later day than the card's one before: your memories "
+                           "last {strength:.0%} as long as the scheduler's parameters say, and the forecast counts it.",
+                           shown.answers_read).format(count=f"{shown.answers_read:,}", strength=shown.strength))
     line = pace_message(shown.new_per_day_setting, forecast.new_per_day)
     if line:
         out.print(line)
