@@ -57,11 +57,13 @@ import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 from quizzer.base.clock import ROLLOVER_HOUR, day_start, study_day  # noqa: E402
-from quizzer.scheduling import plan, queue  # noqa: E402
+from quizzer.scheduling import fit, plan, queue  # noqa: E402
 from quizzer.scheduling.elapsed import fsrs_review  # noqa: E402
-from quizzer.scheduling.forecast import Limits, forecast  # noqa: E402
+from quizzer.scheduling.forecast import Forecast, Limits, forecast  # noqa: E402
+from quizzer.scheduling.simulated import Learner  # noqa: E402
+from quizzer.store.history import LoggedReview  # noqa: E402
 from quizzer.scheduling.memory import Placement, decide  # noqa: E402
-from quizzer.store.records import NEW, REVIEW, DueRow, MemoryState, NewReview  # noqa: E402
+from quizzer.store.records import NEW, PRACTICE, REVIEW, DueRow, MemoryState, NewReview  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 START = date(2026, 1, 5)
@@ -76,6 +78,7 @@ LEARNERS = {"default": 1.0, "weaker": 0.6}  # the median card's strength: the we
 SPREAD = 0.35  # each card's true stability × exp(N(0, SPREAD)): some cards are harder than others
 BLANK = MemoryState(NEW, None, None, None, None, None, 0, False)
 SESSION_HOUR = 10
+LOOK = 3  # what quiz plan says is read again after this many study days, the learner's answers counted
 
 
 def deck_size() -> int:
@@ -89,6 +92,7 @@ class Card:
     truth: fsrs.Card | None = None  # the learner's true memory (stability before ``strength``)
     reps: int = 0
     practice: list[tuple[datetime, int]] = field(default_factory=list)  # practice reviews since the last scheduled one
+    logged: list[tuple[datetime, int, bool]] = field(default_factory=list)  # every answer: time, rating, scheduled
 
 
 def true_recall(card: Card, at: datetime, truth: fsrs.Scheduler) -> float:
@@ -100,9 +104,10 @@ def true_recall(card: Card, at: datetime, truth: fsrs.Scheduler) -> float:
 
 def run(arm: str, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.ndarray, strengths: np.ndarray,
         horizon: int, cap: int, load_balance: bool = False,
-        log: list[tuple[int, int]] | None = None) -> tuple[float, float]:
+        log: list[tuple[int, int]] | None = None, said: list[str] | None = None) -> tuple[float, float]:
     """One learner, one arm: (mean true recall on the day, share of cards at 0.9 or more); ``log``
-    gets each day's (reviews due, reviews the cap drops)."""
+    gets each day's (reviews due, reviews the cap drops); ``said`` what ``quiz plan`` says after
+    ``LOOK`` study days, before the next day's session (an interview further away than that)."""
     n = draws.shape[0]
     interview = plan.interview_on(START + timedelta(days=horizon), RETENTION)
     cards = [Card(BLANK, float(strength)) for strength in strengths]
@@ -111,6 +116,8 @@ def run(arm: str, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.nd
     for d in range(horizon):
         now = day_start(START + timedelta(days=d)) + timedelta(hours=SESSION_HOUR - 4)
         end = day_start(START + timedelta(days=d + 1))
+        if said is not None and d == LOOK:
+            said.append(said_later(cards, introduced, now, interview, cap, scheduler))
         due = queue.in_recall_order([DueRow(str(i), cards[i].memory.stability, cards[i].memory.last_review,
                                             cards[i].memory.due) for i in range(introduced)
                                      if cards[i].memory.due is not None and cards[i].memory.due < end], now, scheduler)
@@ -156,6 +163,7 @@ def answer(card: Card, i: int, at: datetime, truth: fsrs.Scheduler, scheduler: f
                       placement=Placement(str(i), card.reps, load=load), interview=interview)
     card.memory = decision.after
     card.practice = card.practice + [(at, rating)] if not decision.scheduled else []
+    card.logged.append((at, rating, decision.scheduled))
     if load is not None and before != card.memory.due:
         if before is not None:
             load[study_day(before)] -= 1
@@ -164,17 +172,36 @@ def answer(card: Card, i: int, at: datetime, truth: fsrs.Scheduler, scheduler: f
     card.reps += 1
 
 
+def verdict(shown: Forecast) -> str:
+    """The forecast's recall on the day, and the target reached or the reviews a day that would."""
+    if shown.reached:
+        return f"{shown.recalled:.3f}: reached"
+    return f"{shown.recalled:.3f}: " + (f"needs {shown.reviews_needed}/day" if shown.reviews_needed is not None
+                                        else "out of reach")
+
+
+def said_later(cards: list[Card], introduced: int, now: datetime, interview: plan.Interview, cap: int,
+               scheduler: fsrs.Scheduler) -> str:
+    """What ``quiz plan`` says at ``now``: its forecast from the cards' memories, for the
+    strength read off the learner's answers so far (``fit.strength_of``), which it names."""
+    reviews = sorted((LoggedReview(str(i), rating, at, None, "study" if scheduled else PRACTICE)
+                      for i, card in enumerate(cards[:introduced]) for at, rating, scheduled in card.logged),
+                     key=lambda review: review.reviewed_at)
+    strength, _ = fit.strength_of(reviews, scheduler, ROLLOVER_HOUR)
+    shown = forecast([plan.Seen(str(i), cards[i].memory) for i in range(introduced)],
+                     [str(i) for i in range(introduced, len(cards))], now, interview, scheduler, Limits(cap, NEW_PER_DAY),
+                     ROLLOVER_HOUR, {str(i): cards[i].practice for i in range(introduced)},
+                     learner=Learner(strength=strength))
+    return f"{verdict(shown)} (strength {strength:.2f})"
+
+
 def said_up_front(n: int, horizon: int, cap: int, scheduler: fsrs.Scheduler) -> str:
     """What ``quiz plan`` says of the cell before the first day: the recall it predicts on the day,
     and the target reached at ``cap`` reviews a day or the reviews a day that would reach it (its
     forecast's learner is FSRS's median one: it cannot know a weaker learner before any review)."""
     interview = plan.interview_on(START + timedelta(days=horizon), RETENTION)
-    shown = forecast([], [str(i) for i in range(n)], day_start(START) + timedelta(hours=SESSION_HOUR - 4), interview,
-                     scheduler, Limits(cap, NEW_PER_DAY))
-    if shown.reached:
-        return f"{shown.recalled:.3f}: reached"
-    return f"{shown.recalled:.3f}: " + (f"needs {shown.reviews_needed}/day" if shown.reviews_needed is not None
-                                        else "out of reach")
+    return verdict(forecast([], [str(i) for i in range(n)], day_start(START) + timedelta(hours=SESSION_HOUR - 4),
+                            interview, scheduler, Limits(cap, NEW_PER_DAY)))
 
 
 def judged(r: dict[str, Any]) -> str:
@@ -220,18 +247,19 @@ def main() -> None:
                 if cells and (name, str(cap), str(horizon)) not in cells:
                     continue
                 per_arm: dict[str, list[tuple[float, float]]] = {arm: [] for arm in ARMS}
+                later: list[str] = []
                 for seed in range(seeds):
                     draws = np.random.default_rng([seed, horizon]).random((n, 64, 2))
                     strengths = median * np.exp(np.random.default_rng([seed, horizon, 1]).normal(0.0, SPREAD, n))
                     for arm in ARMS:
                         log: list[tuple[int, int]] = []
                         per_arm[arm].append(run(arm, truth, scheduler, draws, strengths, horizon, cap,
-                                                      args.load_balance, log))
+                                                args.load_balance, log, later if arm == "plan" and seed == 0 else None))
                         if args.days and seed == 0:
                             print(f"{name}/{cap}/{horizon} {arm}: due/dropped a day",
                                   " ".join(f"{due}/{dropped}" for due, dropped in log), file=sys.stderr)
                 row = {"learner": name, "cap": cap, "days": horizon, "seeds": seeds,
-                       "forecast": said_up_front(n, horizon, cap, scheduler)}
+                       "forecast": said_up_front(n, horizon, cap, scheduler), "forecast_later": later[0] if later else None}
                 for arm in ARMS:
                     row[arm] = {"recall": statistics.fmean(r for r, _ in per_arm[arm]),
                                 "share_0.9": statistics.fmean(s for _, s in per_arm[arm])}
@@ -247,14 +275,15 @@ def main() -> None:
         return
     print(f"{n} cards, {seeds} seeds, load balancing {'on' if args.load_balance else 'off'}, {seconds:.0f} s\n")
     print("| true memory | reviews/day | days | FSRS recall | FSRS+pace recall | plan recall | plan − FSRS "
-          "| plan − FSRS+pace | share ≥0.9: FSRS / +pace / plan | quiz plan says |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+          f"| plan − FSRS+pace | share ≥0.9: FSRS / +pace / plan | quiz plan says | after {LOOK} days (seed 0) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
     for r in results:
         shares = " / ".join(f"{r[arm]['share_0.9']:.0%}" for arm in ARMS)
         print(f"| {r['learner']} | {r['cap']} | {r['days']} | {r['fsrs']['recall']:.3f} | "
               f"{r['fsrs+pace']['recall']:.3f} | {r['plan']['recall']:.3f} | "
               f"{r['plan-fsrs'][0]:+.3f} ± {r['plan-fsrs'][1]:.3f} | "
-              f"{r['plan-fsrs+pace'][0]:+.3f} ± {r['plan-fsrs+pace'][1]:.3f} | {shares} | {r['forecast']} |")
+              f"{r['plan-fsrs+pace'][0]:+.3f} ± {r['plan-fsrs+pace'][1]:.3f} | {shares} | {r['forecast']} "
+              f"| {r['forecast_later'] or '—'} |")
     print()
     for cell, verdict in targets.items():
         print(f"- {cell}: {verdict}")

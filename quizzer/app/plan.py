@@ -10,12 +10,11 @@ import fsrs
 
 from quizzer.app.collection import Collection
 from quizzer.scheduling import fit
-from quizzer.scheduling.curve import decay
 from quizzer.scheduling.forecast import Forecast, Limits, forecast
 from quizzer.scheduling.learner import schedule_of
 from quizzer.scheduling.plan import DEFAULT_RETENTION, Interview, Seen
 from quizzer.scheduling.queue import ALL, done_today, held_by_own_limits
-from quizzer.scheduling.simulated import Learner, strength_from
+from quizzer.scheduling.simulated import Learner
 from quizzer.base.i18n import _
 from quizzer.settings import Settings
 from quizzer.store import cards, history, learner
@@ -24,7 +23,6 @@ from quizzer.store.records import NEW, MemoryState
 
 YEARS_AHEAD = 10  # an interview further away is a slip (and the scheduler's dates end at the year 9999)
 RECENT = timedelta(days=60)  # the learner's strength is read off the cards reviewed in this time
-NEWEST = 2000  # and of their reviews on a later day than the one before, the newest this many
 
 
 @dataclass(frozen=True)
@@ -73,12 +71,10 @@ def status(collection: Collection, settings: Settings, now: datetime) -> PlanSta
 def learner_strength(collection: Collection, interview: Interview, scheduler: fsrs.Scheduler, rollover_hour: int,
                      now: datetime) -> tuple[float, int]:
     """How long the learner's memories of the plan's cards last against what the scheduler's
-    parameters say (``simulated.strength_from``), read off the newest ``NEWEST`` reviews on a
-    later day than the card's one before, of the cards reviewed in the last ``RECENT``; and how
-    many reviews that is (1 and 0 with none)."""
+    parameters say, read off the histories of the cards reviewed in the last ``RECENT``
+    (``fit.strength_of``); and how many reviews that is (1 and 0 with none)."""
     reviews = history.review_log(collection.store, interview.decks, active_since=now - RECENT)
-    seen = fit.observed(fit.items_of(reviews, rollover_hour)[-NEWEST:], scheduler.parameters)
-    return strength_from(seen, decay(scheduler)), len(seen)
+    return fit.strength_of(reviews, scheduler, rollover_hour)
 
 
 def _split(memories: dict[str, tuple[str, MemoryState]], planned: set[str], waiting: dict[str, int]

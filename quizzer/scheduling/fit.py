@@ -18,12 +18,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+import fsrs
+
 from quizzer.base.clock import ROLLOVER_HOUR, study_day
 from quizzer.base.errors import QuizError
 from quizzer.base.i18n import _, ngettext
-from quizzer.scheduling.simulated import Observed
+from quizzer.scheduling.curve import decay
+from quizzer.scheduling.simulated import Observed, strength_from
 from quizzer.store.records import PRACTICE
 
+NEWEST = 2000  # the learner's strength is read off this many of their newest long-term reviews
 MIN_REVIEWS = 512  # long-term reviews to fit on: below one mini-batch the fitters return the defaults
 TRAIN_SHARE = 0.75  # the earlier 3/4 of the long-term reviews fit, the later 1/4 score
 
@@ -126,6 +130,14 @@ def observed(items: Sequence[Item], parameters: Sequence[float]) -> list[Observe
     states = FSRS(list(parameters)).memory_state_batch([FSRSItem([FSRSReview(r, d) for r, d in item.history])
                                                         for item in items])
     return [Observed(item.days, float(state.stability), item.rating > 1) for item, state in zip(items, states)]
+
+
+def strength_of(reviews: Sequence[Answered], scheduler: fsrs.Scheduler, rollover_hour: int = ROLLOVER_HOUR) -> tuple[float, int]:
+    """How long the learner's memories last against what ``scheduler``'s parameters say
+    (``simulated.strength_from``), read off the newest ``NEWEST`` long-term reviews among
+    ``reviews``; and how many that is (1 and 0 with none)."""
+    seen = observed(items_of(reviews, rollover_hour)[-NEWEST:], scheduler.parameters)
+    return strength_from(seen, decay(scheduler)), len(seen)
 
 
 def fit(items: Sequence[Item]) -> tuple[float, ...]:
