@@ -404,6 +404,27 @@ def test_a_tight_day_ranks_by_gain_on_the_day_not_by_lowest_recall():
     assert plan.by_gain([plan.Seen(cid, m) for cid, m in cards.items()], now, interview, NO_FUZZ) == by_definition
 
 
+@pytest.mark.parametrize("days_away", [5, 7, 8, 20])
+def test_a_tight_day_ranks_by_gain_only_in_the_plans_last_week(days_away):
+    """Three weeks out, a tight day took its due cards by gain on the day, which cost 0.8 to 1.0
+    points of recall at 30 days against plain FSRS (bench_plan); now, further out than the last
+    seven study days, it takes them lowest recall first, as plain FSRS does."""
+    from quizzer.scheduling.queue import in_recall_order, planned_order
+    from quizzer.store.records import DueRow
+
+    now = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+    interview = plan.interview_on(date(2026, 1, 5) + timedelta(days=days_away))
+    memories = {"middle": (10, 1, 10), "faded": (1, 10, 120), "weak": (3, 8, 8), "hard": (2, 10, 6)}
+    seen = [plan.Seen(cid, MemoryState(REVIEW, None, s, d, now, now - timedelta(days=ago), 0, False))
+            for cid, (s, d, ago) in memories.items()]
+    due = in_recall_order([DueRow(c.id, c.memory.stability, c.memory.last_review, now) for c in seen], now, NO_FUZZ)
+    lowest_recall = [row.id for row in due]
+    gains = plan.by_gain(seen, now, interview, NO_FUZZ)
+    assert gains != lowest_recall  # the case tells the two orders apart
+    taken = planned_order(due, 2, 0, now, interview, NO_FUZZ, lambda: seen, lambda: [])
+    assert taken == (gains if days_away <= plan.GAIN_DAYS else lowest_recall)
+
+
 @pytest.mark.parametrize("days_away, expected", [(200, 20), (90, 36), (60, 54), (30, 107), (14, 214), (5, 214),
                                                   (3, 214), (1, 214)])
 def test_new_card_pace_sees_every_card_early(days_away, expected):

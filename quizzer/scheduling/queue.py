@@ -101,12 +101,15 @@ def planned_order(due: list[DueRow], reviews_left: int, practised: int, now: dat
                   scheduler: fsrs.Scheduler, due_cards: Callable[[], Iterable[plan.Seen]],
                   later_cards: Callable[[], Iterable[plan.Seen]], known: plan.Gains | None = None) -> list[str]:
     """The ids of a day's reviews in an active interview plan's order. When the ``due`` ones do not
-    fit in ``reviews_left``, the interview's among them (``due_cards``) by gain, then the others as
-    they were; else the due ones, topped up in the plan's last days with the cards not due yet
+    fit in ``reviews_left``, as they were, or in the plan's last week (``plan.ranks_by_gain``) the
+    interview's among them (``due_cards``) by gain, then the others as they were; else the due
+    ones, topped up in the plan's last days with the cards not due yet
     (``later_cards``, their practice counted) that gain most, in the room the due ones and the
     ``practised`` reviews already done today leave (``plan.top_up``); ``known``: gains already
     computed (``plan.by_gain``)."""
     if len(due) > reviews_left:
+        if not plan.ranks_by_gain(now, interview):
+            return [row.id for row in due]
         rank = {card_id: i for i, card_id in enumerate(plan.by_gain(due_cards(), now, interview, scheduler, known))}
         return [row.id for row in sorted(due, key=lambda row: rank.get(row.id, len(rank)))]
     room = reviews_left - len(due) - practised
