@@ -13,7 +13,7 @@ top, as ``quiz study`` counts them) and the same random draws per card and revie
 - ``fsrs``: plain FSRS (retention 0.9, 20 new cards a day, lowest recall first);
 - ``fsrs+pace``: plain FSRS given the plan's new-card pace;
 - ``plan``: interview-date mode at 0.95: ``memory.decide(interview=...)`` (interval cap),
-  ``queue.planned_order`` (a tight day by gain, the last days' spare budget topped up) and
+  ``queue.planned_order`` (a tight day by gain in its last week, the last days' spare budget topped up) and
   ``plan.new_per_day`` (pace), the functions ``quiz study`` uses; answers before a card's due
   day are practice reviews (the ahead rule), as in ``quiz study``, and the top-ups see them
   (``plan.practised``).
@@ -124,7 +124,7 @@ def run(arm: str, truth: fsrs.Scheduler, scheduler: fsrs.Scheduler, draws: np.nd
         if log is not None:
             log.append((len(due), max(0, len(due) - cap)))
         order = [row.id for row in due]
-        if arm == "plan":  # a tight day by gain; the last days' spare budget on the cards that gain most
+        if arm == "plan":  # a tight day by gain in its last week; the last days' spare budget on the cards that gain most
             due_ids = set(order)
             order = queue.planned_order(
                 due, cap, 0, now, interview, scheduler,
