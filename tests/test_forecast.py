@@ -164,3 +164,29 @@ def test_quiz_plan_reads_the_learners_strength_off_their_history(tmp_path):
     weak, strong = plan_after((3, 1, 1, 1, 1), tmp_path / "weak"), plan_after((3, 3, 3, 3, 3), tmp_path / "strong")
     assert weak["learner_reviews"] == strong["learner_reviews"] == 30 * 4  # each card's four later-day reviews
     assert weak["learner_strength"] < 0.5 < 1 < strong["learner_strength"]
+
+
+def test_the_strength_is_read_off_the_whole_histories_of_the_newest_reviews_cards(tmp_path):
+    """review_log(newest=N) gives every review of the cards that the newest N reviews name: with
+    one card reviewed a month ago and another this week, the newest review names the second card
+    alone; the newest three, both cards with all five of their reviews."""
+    from typer.testing import CliRunner
+
+    from quizzer.cli import app
+    from quizzer.store import open_store
+    from quizzer.store.history import review_log
+
+    start = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+    rows = ["card_id,review_rating,review_time,review_duration"]
+    rows += [f"old,3,{(start - timedelta(days=days)).isoformat()},4000" for days in (40, 35, 30)]
+    rows += [f"new,3,{(start - timedelta(days=days)).isoformat()},4000" for days in (5, 2)]
+    log = tmp_path / "log.csv"
+    log.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    database = tmp_path / "q.db"
+    result = CliRunner().invoke(app, ["history", "import", str(log)], env={"QUIZ_NOW": "2026-01-05T10:00",
+                                                                           "QUIZ_DB": str(database)})
+    assert result.exit_code == 0, result.output
+    store = open_store(database)
+    assert [r.card_id for r in review_log(store, newest=1)] == ["new", "new"]
+    assert sorted(r.card_id for r in review_log(store, newest=3)) == ["new", "new", "old", "old", "old"]
+    assert len(review_log(store)) == 5

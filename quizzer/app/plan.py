@@ -4,7 +4,7 @@ following its plan gives from today's memory states (``scheduling.forecast``).""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 import fsrs
 
@@ -22,7 +22,6 @@ from quizzer.store.filter import CardFilter
 from quizzer.store.records import NEW, MemoryState
 
 YEARS_AHEAD = 10  # an interview further away is a slip (and the scheduler's dates end at the year 9999)
-RECENT = timedelta(days=60)  # the learner's strength is read off the cards reviewed in this time
 
 
 @dataclass(frozen=True)
@@ -59,7 +58,7 @@ def status(collection: Collection, settings: Settings, now: datetime) -> PlanSta
                     settings.deck_new_per_day, {card_id: deck for deck in own
                                                 for card_id in cards.ids(store, CardFilter(decks=(deck,)))},
                     done_today(store, now, settings.day_start_hour, own))
-    strength, read = learner_strength(collection, interview, scheduler, settings.day_start_hour, now)
+    strength, read = learner_strength(collection, interview, scheduler, settings.day_start_hour)
     replayed = forecast(seen, unseen, now, interview, scheduler, limits, settings.day_start_hour,
                         cards.practice_since_last_review(store, mine, now), others, others_unseen,
                         Learner(strength=strength))
@@ -68,12 +67,12 @@ def status(collection: Collection, settings: Settings, now: datetime) -> PlanSta
     return PlanStatus(interview, replayed, settings.new_per_day, settings.reviews_per_day, below, strength, read)
 
 
-def learner_strength(collection: Collection, interview: Interview, scheduler: fsrs.Scheduler, rollover_hour: int,
-                     now: datetime) -> tuple[float, int]:
+def learner_strength(collection: Collection, interview: Interview, scheduler: fsrs.Scheduler,
+                     rollover_hour: int) -> tuple[float, int]:
     """How long the learner's memories of the plan's cards last against what the scheduler's
-    parameters say, read off the histories of the cards reviewed in the last ``RECENT``
+    parameters say, read off the histories of the cards of the newest ``fit.NEWEST`` reviews
     (``fit.strength_of``); and how many reviews that is (1 and 0 with none)."""
-    reviews = history.review_log(collection.store, interview.decks, active_since=now - RECENT)
+    reviews = history.review_log(collection.store, interview.decks, newest=fit.NEWEST)
     return fit.strength_of(reviews, scheduler, rollover_hour)
 
 

@@ -219,18 +219,21 @@ def decks(store: Store) -> list[str]:
 
 
 def review_log(store: Store, decks: Sequence[str] | None = None, since: datetime | None = None,
-               active_since: datetime | None = None) -> list[LoggedReview]:
+               newest: int | None = None) -> list[LoggedReview]:
     """Every logged review (of active and inactive cards alike), oldest first; only those of
-    cards in ``decks``, at or after ``since``, and of the cards reviewed at or after
-    ``active_since`` (their whole histories) when given."""
+    cards in ``decks``, at or after ``since``, and of the cards of the ``newest`` reviews (their
+    whole histories) when given."""
     query = (select(log.c.card_id, log.c.rating, log.c.reviewed_at, log.c.duration_ms, log.c.mode, log.c.scheduled,
                     log.c.state_before).order_by(log.c.reviewed_at, log.c.id))
-    if decks is not None:
-        query = query.where(log.c.card_id.in_(select(cards.c.id).where(cards.c.deck.in_(decks))))
+    in_decks = log.c.card_id.in_(select(cards.c.id).where(cards.c.deck.in_(decks))) if decks is not None else None
+    if in_decks is not None:
+        query = query.where(in_decks)
     if since is not None:
         query = query.where(log.c.reviewed_at >= since)
-    if active_since is not None:
-        query = query.where(log.c.card_id.in_(select(log.c.card_id).where(log.c.reviewed_at >= active_since)))
+    if newest is not None:
+        latest = select(log.c.card_id).order_by(log.c.reviewed_at.desc()).limit(newest)
+        latest = latest.where(in_decks) if in_decks is not None else latest
+        query = query.where(log.c.card_id.in_(latest.scalar_subquery()))
     # a negative duration (a hand edit, which `quiz check` names) goes out as unknown: an import refuses it
     with store.read() as conn:
         return [LoggedReview(card_id, rating, at, None if duration is not None and duration < 0 else duration,
