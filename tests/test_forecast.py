@@ -16,10 +16,11 @@ import pytest
 
 from quizzer.scheduling import plan
 from quizzer.scheduling.forecast import Limits, forecast
-from quizzer.scheduling.simulated import MODEL, SPREAD, Learner, answers_of
+from quizzer.scheduling.simulated import SPREAD, Learner, answers_of
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_plan.py"
 SCHEDULER = fsrs.Scheduler()
+MODEL = Learner(spread=0.0, first_sight_fails=False, lapses=False)  # the model's best case: every answer Good
 
 
 @pytest.fixture(scope="module")
@@ -190,3 +191,18 @@ def test_the_strength_is_read_off_the_whole_histories_of_the_newest_reviews_card
     assert [r.card_id for r in review_log(store, newest=1)] == ["new", "new"]
     assert sorted(r.card_id for r in review_log(store, newest=3)) == ["new", "new", "old", "old", "old"]
     assert len(review_log(store)) == 5
+
+
+def test_a_learning_step_due_on_a_later_day_waits_for_it_and_never_passes_the_interview():
+    """With learning steps of 10 minutes and 1 day and the interview tomorrow, the forecast
+    answered the 1-day step at the interview's start and counted every card fully recalled
+    (1.0, "reached"). Now each new card is answered twice today (its first sight forgotten, the
+    10-minute step) and its 1-day step waits for a day the plan does not have."""
+    from datetime import timedelta as minutes_and_days
+
+    steps = fsrs.Scheduler(learning_steps=(minutes_and_days(minutes=10), minutes_and_days(days=1)))
+    now = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
+    shown = forecast([], [f"c{i}" for i in range(50)], now, plan.interview_on(date(2026, 1, 6)), steps,
+                     Limits(200, 50), learner=Learner(spread=0.0, lapses=False))  # first sight forgotten, then Good
+    assert shown.reviews_per_day == 2 * 50
+    assert shown.recalled < 0.95 and not shown.reached

@@ -422,7 +422,7 @@ def test_a_tight_day_ranks_by_gain_only_in_the_plans_last_week(days_away):
     gains = plan.by_gain(seen, now, interview, NO_FUZZ)
     assert gains != lowest_recall  # the case tells the two orders apart
     taken = planned_order(due, 2, 0, now, interview, NO_FUZZ, lambda: seen, lambda: [])
-    assert taken == (gains if days_away <= plan.GAIN_DAYS else lowest_recall)
+    assert taken == (gains if days_away <= 7 else lowest_recall)
 
 
 @pytest.mark.parametrize("days_away, expected", [(200, 20), (90, 36), (60, 54), (30, 107), (14, 214), (5, 214),
@@ -659,7 +659,7 @@ def test_other_decks_due_reviews_take_the_last_days_practice_room_in_the_forecas
     them due and 20 reviews a day on the day before the interview, no practice review is left for
     the interview's cards (they end as with no review at all), where alone they get some."""
     from quizzer.scheduling.forecast import Limits, forecast
-    from quizzer.scheduling.simulated import MODEL
+    from quizzer.scheduling.simulated import Learner
 
     now = datetime(2026, 1, 5, 10, tzinfo=timezone.utc)
     tomorrow = plan.interview_on(date(2026, 1, 6), decks=("mine",))
@@ -668,7 +668,7 @@ def test_other_decks_due_reviews_take_the_last_days_practice_room_in_the_forecas
                                            0, False)) for i in range(10)]
     others = [plan.Seen(f"o{i}", MemoryState(REVIEW, None, 2.0, 5.0, start, start - timedelta(days=2), 0, False))
               for i in range(20)]
-    best = MODEL  # every answer Good: the practice reviews are the only answers
+    best = Learner(spread=0.0, first_sight_fails=False, lapses=False)  # every answer Good: practice alone
     shared = forecast(mine, [], now, tomorrow, NO_FUZZ, Limits(20, 20), others=others, learner=best)
     alone = forecast(mine, [], now, tomorrow, NO_FUZZ, Limits(20, 20), learner=best)
     untouched = forecast(mine, [], now, tomorrow, NO_FUZZ, Limits(0, 20), learner=best)

@@ -95,7 +95,7 @@ def out_of_reach(shown: PlanStatus) -> str | None:
         return None
     if forecast.reviews_needed is not None:
         return _("The target is out of reach at {limit} reviews a day: {recalled:.1%} of the cards recalled on the "
-                 "day, against {target:.0%}. {needed} reviews a day would reach it (`quiz config set reviews_per_day "
+                 "day, against {target:.1%}. {needed} reviews a day would reach it (`quiz config set reviews_per_day "
                  "{needed}`).").format(
             limit=f"{forecast.reviews_per_day_setting:,}", recalled=forecast.recalled,
             target=shown.interview.retention, needed=forecast.reviews_needed)

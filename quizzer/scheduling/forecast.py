@@ -177,8 +177,12 @@ def _replay(cards: list[_Card], unseen: list[str], others_unseen: list[str], tod
         return answers.rating(card.id, card.answered, _true_recall(card, at, answers, scheduler, rollover_hour))
 
     def through_steps(card: _Card, at: datetime, end: datetime) -> None:
-        while card.memory.state != REVIEW and interview.active(at):
+        """The learning steps due before ``end`` (the next study day's start), in the session: a
+        step due later waits for its day, as in study."""
+        while card.memory.state != REVIEW:
             at = max(at, card.memory.due or at)
+            if at >= end:
+                return
             answer(card, at, end)
 
     for d in range(days_left):

@@ -131,7 +131,7 @@ def capped_due(after: MemoryState, interview: Interview, scheduler: fsrs.Schedul
             high = middle
         else:
             low = middle + 1
-    return start(low + round(MARGIN * (last - low)))
+    return start(low + math.floor(MARGIN * (last - low) + 0.5))  # halves up, as intervals round
 
 
 @dataclass(frozen=True)

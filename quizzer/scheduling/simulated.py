@@ -14,8 +14,6 @@ id's SHA-1 picks, and its answers use a generator seeded by its id. Every replay
 the same learner, so a replay with more reviews a day differs only by what those reviews change,
 and ``quiz plan`` says the same thing every time it is asked.
 
-``MODEL`` is the model's own best case: every card as strong as FSRS says, every answer Good.
-
 ``strength_from`` reads the median strength off the learner's own answers: the strength whose
 forgetting curve makes their recalls and lapses likeliest, with a prior that keeps it near the
 model's until the answers say otherwise. A learner whose memories last 40% less than the model
@@ -49,9 +47,6 @@ class Learner:
     spread: float = SPREAD
     first_sight_fails: bool = True
     lapses: bool = True
-
-
-MODEL = Learner(spread=0.0, first_sight_fails=False, lapses=False)
 
 
 @dataclass
@@ -111,19 +106,29 @@ def strength_from(observed: Sequence[Observed], decay: float) -> float:
     each stability times the strength), its logarithm drawn from N(0, ``PRIOR``): 1 with no
     answers, and near what the answers say once there are dozens."""
 
+    usable = [seen for seen in observed if math.isfinite(seen.stability) and seen.stability > 0
+              and math.isfinite(seen.days)]
+    if not usable:
+        return 1.0
+
     def cost(log_strength: float) -> float:
         strength, total = math.exp(log_strength), log_strength ** 2 / (2 * PRIOR ** 2)
-        for seen in observed:
+        for seen in usable:
             recall = min(max(forgetting_curve(seen.days, seen.stability * strength, decay), 1e-9), 1 - 1e-9)
             total -= math.log(recall if seen.recalled else 1 - recall)
         return total
 
-    low, high = -BOUND, BOUND  # the cost is convex in the log strength: a golden-section search
-    ratio = (math.sqrt(5) - 1) / 2
+    ratio = (math.sqrt(5) - 1) / 2  # the cost is convex in the log strength: a golden-section search
+    low, high = -BOUND, BOUND
+    left, right = high - ratio * (high - low), low + ratio * (high - low)
+    at_left, at_right = cost(left), cost(right)
     while high - low > 1e-4:
-        left, right = high - ratio * (high - low), low + ratio * (high - low)
-        if cost(left) <= cost(right):
-            high = right
+        if at_left <= at_right:
+            high, right, at_right = right, left, at_left
+            left = high - ratio * (high - low)
+            at_left = cost(left)
         else:
-            low = left
+            low, left, at_left = left, right, at_right
+            right = low + ratio * (high - low)
+            at_right = cost(right)
     return math.exp((low + high) / 2)

@@ -231,7 +231,7 @@ def review_log(store: Store, decks: Sequence[str] | None = None, since: datetime
     if since is not None:
         query = query.where(log.c.reviewed_at >= since)
     if newest is not None:
-        latest = select(log.c.card_id).order_by(log.c.reviewed_at.desc()).limit(newest)
+        latest = select(log.c.card_id).order_by(log.c.reviewed_at.desc(), log.c.id.desc()).limit(newest)
         latest = latest.where(in_decks) if in_decks is not None else latest
         query = query.where(log.c.card_id.in_(latest.scalar_subquery()))
     # a negative duration (a hand edit, which `quiz check` names) goes out as unknown: an import refuses it

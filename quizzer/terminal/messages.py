@@ -59,26 +59,26 @@ def show_status(out: Console, shown: PlanStatus) -> None:
                     "aims at the next one, `quiz plan --clear` removes this one.").format(day=interview.day))
         return
     decks = join(interview.decks) if interview.decks else _("every deck")
-    out.print(ngettext("Interview on {day} ({days} day left), {decks}: {target:.0%} recall on the day.",
-                       "Interview on {day} ({days} days left), {decks}: {target:.0%} recall on the day.",
+    out.print(ngettext("Interview on {day} ({days} day left), {decks}: aiming at {target:.0%} recall on the day.",
+                       "Interview on {day} ({days} days left), {decks}: aiming at {target:.0%} recall on the day.",
                        forecast.days_left).format(
         day=interview.day, days=forecast.days_left, decks=decks, target=interview.retention))
     short = out_of_reach(shown)
     if short:  # said before the figures: they are what the limits allow, not the target
         out.print(short)
     reviews = round(forecast.reviews_per_day)
-    out.print(ngettext("Following the plan (first sights and some reviews forgotten, as FSRS predicts): "
-                       "{recalled:.1%} of the {cards} cards recalled on the day, {share:.0%} of them at the target; "
-                       "{reviews} review a day.",
-                       "Following the plan (first sights and some reviews forgotten, as FSRS predicts): "
-                       "{recalled:.1%} of the {cards} cards recalled on the day, {share:.0%} of them at the target; "
-                       "{reviews} reviews a day.", reviews).format(
+    out.print(ngettext("Following the plan (each card's first sight forgotten, later reviews as often as FSRS "
+                       "predicts for your memory): {recalled:.1%} of the {cards} cards recalled on the day, {share:.0%} "
+                       "of them at the target; {reviews} review a day.",
+                       "Following the plan (each card's first sight forgotten, later reviews as often as FSRS "
+                       "predicts for your memory): {recalled:.1%} of the {cards} cards recalled on the day, {share:.0%} "
+                       "of them at the target; {reviews} reviews a day.", reviews).format(
         recalled=forecast.recalled, cards=f"{forecast.cards:,}", share=forecast.at_target, reviews=f"{reviews:,}"))
     if shown.answers_read:
-        out.print(ngettext("Read off your {count} review on a later day than the card's one before: your memories last "
-                           "{strength:.0%} as long as the scheduler's parameters say, and the forecast counts it.",
-                           "Read off your {count} reviews on a later day than the card's one before: your memories "
-                           "last {strength:.0%} as long as the scheduler's parameters say, and the forecast counts it.",
+        out.print(ngettext("From your {count} review made on a later day than the card's previous one, your memories "
+                           "last {strength:.0%} as long as the scheduler's parameters predict; the forecast counts this.",
+                           "From your {count} reviews made on a later day than the card's previous one, your memories "
+                           "last {strength:.0%} as long as the scheduler's parameters predict; the forecast counts this.",
                            shown.answers_read).format(count=f"{shown.answers_read:,}", strength=shown.strength))
     line = pace_message(shown.new_per_day_setting, forecast.new_per_day)
     if line:
