@@ -147,10 +147,10 @@ def test_the_start_of_an_id_names_the_card_it_alone_starts(deck_dir):
 def test_short_ids_are_the_shortest_unique_starts_of_the_ids_sha1():
     import hashlib
 
-    from quizzer.app.short_ids import resolve, short_ids
+    from quizzer.app.short_ids import ShortIds, resolve
 
     ids = [f"card-{n}" for n in range(3000)] + ["beef", "beef-stew"]  # beef-stew's start is an id: a short id must not be one
-    shortened = short_ids(ids)
+    shortened = dict(ShortIds(ids))
     digests = {card_id: hashlib.sha1(card_id.encode()).hexdigest() for card_id in ids}
     assert len(set(shortened.values())) == len(ids)
     for card_id, short in shortened.items():

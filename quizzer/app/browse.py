@@ -238,7 +238,7 @@ def browse(collection: Collection, now: datetime, *, search: str | None = None, 
         found.append(_Found(order, record, status, retrievability(record.memory, now, scheduler) if seen else None))
     found.sort(key=_sort_key(sort))
     shown = found if limit is None else found[:limit]
-    shortened = short_ids.short_ids(collection.cards)
+    shortened = collection.cards.short_ids
     return Browsed([_row(f.record, collection.cards[f.record.id], f.recall, f.status, plain, shortened[f.record.id])
                     for f in shown], len(found))
 
@@ -366,7 +366,7 @@ def mistakes(collection: Collection, plain: Plain = _same, settings: Settings = 
     was got wrong."""
     rows = []
     entries = notebook.entries(collection.store, settings.day_start_hour)
-    shortened = short_ids.of_collection(collection.cards, [entry.card_id for entry in entries])
+    shortened = short_ids.of_collection(collection.cards.short_ids, [entry.card_id for entry in entries])
     for entry in entries:
         card = collection.cards.get(entry.card_id)
         seed = entry.last_wrong_seed if card is not None and kinds.of(card).generated else None
