@@ -242,6 +242,24 @@ def test_the_state_column_names_the_state_and_its_flags(studied):
 
 
 
+def test_the_rows_shown_say_whether_their_cards_are_in_the_notebook(studied, monkeypatch):
+    """The notebook is read for the rows shown alone (all of it read every review of every card that
+    lapsed twice: seconds at a million reviews), a statement's worth of cards at a time."""
+    from quizzer.app import notebook
+    from quizzer.store import exams
+
+    whole = {row["id"]: row["mistake"] for row in as_json(studied, "cards")}
+    assert {card for card, noted in whole.items() if noted} == {"ch-mask", "cz-mask"}
+    monkeypatch.setattr(exams, "CARDS_A_STATEMENT", 1)  # a statement per card: the parts join up
+    for sort in ("lapses", "id", "due"):
+        limited = as_json(studied, "cards", "--sort", sort, "--limit", "3")
+        assert {row["id"]: row["mistake"] for row in limited} == {row["id"]: whole[row["id"]] for row in limited}
+    everything = notebook.entries(open_store())
+    some = ["cz-mask", "qa-bert", "ch-mask"]
+    assert notebook.entries(open_store(), card_ids=some) == [entry for entry in everything if entry.card_id in some]
+    assert notebook.entries(open_store(), card_ids=[]) == []
+
+
 def test_limit_shows_the_first_cards_in_the_chosen_order_and_says_how_many_match(studied, monkeypatch):
     """The table shows TABLE_LIMIT cards unless --limit says otherwise (50,000 rows took 40 s to
     draw); the order is decided over every match first; --json lists them all by default."""
