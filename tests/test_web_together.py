@@ -207,6 +207,7 @@ def typing_terminal():
         enter.start()
         yield keys
         enter.cancel()
+        enter.join()
 
 
 def test_a_typed_answer_prompt_ends_when_its_card_is_taken_and_keeps_what_was_typed(typing_terminal):
