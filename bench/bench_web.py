@@ -1,7 +1,9 @@
 """``quiz serve`` on a large collection (``bench_stats.py``'s: 50,000 cards in 12 decks,
 1,000,000 reviews): the server's time to take an answer and draw the next card, in process
 (Starlette's TestClient: no network), the time of the first page (today's numbers), and the
-same answer in the study session alone, as the terminal drives it (nothing drawn).
+same answer in the study session alone, as the terminal drives it (nothing drawn). Then the
+card browser: its page, ``quiz cards --state due``'s app call, and the short ids of a table's
+rows (``LOOKS`` times each).
 
 Each answer is two requests, as the browser sends them: the POST of the rating and the GET of
 the page it redirects to (the next card); the figure is their sum, per answer. The reveal
@@ -39,7 +41,11 @@ from quizzer.store import open_store
 MEASURES = {"first": "first page (today), 50,000 cards", "answer": "answer + next card (POST and GET)",
             "served": "answer + next card, the server's own time (inside the application)",
             "reveal": "reveal (POST and GET: the back with each rating's wait)",
-            "session": "answer + next card in the study session alone (the terminal's path)"}
+            "session": "answer + next card in the study session alone (the terminal's path)",
+            "cards": "card browser page (GET /cards: the first 100 of 50,000 cards)",
+            "browse": "`quiz cards --state due`'s app call (browse, in process: the due cards)",
+            "short": "short ids of 100 cards among 50,000 (`quiz cards`' share, a fresh process's)"}
+LOOKS = 3  # card browser pages, browse calls and short-id tables timed per run
 
 
 def build(folder: Path) -> tuple[Path, Path]:
@@ -91,6 +97,30 @@ def measure(folder: Path, answers: int) -> dict[str, list[float]]:
         session.handle(Rate(3))
         session.prepare()
         samples["session"].append((time.perf_counter() - start) * 1000)
+    samples.update(browsing(client, collection))
+    return samples
+
+
+def browsing(client: Any, collection: Any) -> dict[str, list[float]]:
+    """The card browser's samples (ms): the web page, ``quiz cards``' app call, and the short ids
+    of a table's rows worked out from the collection's ids (what a fresh process pays)."""
+    from quizzer.app import short_ids
+    from quizzer.app.browse import browse
+
+    shown = list(collection.cards)[:100]
+
+    def table() -> list[str]:
+        shortened = short_ids.of_collection(collection.cards, shown)
+        return [shortened[card_id] for card_id in shown]
+
+    calls = {"cards": lambda: client.get("/cards"), "browse": lambda: browse(collection, NOW, state="due"),
+             "short": table}
+    samples: dict[str, list[float]] = {}
+    for name, call in calls.items():
+        for _ in range(LOOKS):
+            start = time.perf_counter()
+            call()
+            samples.setdefault(name, []).append((time.perf_counter() - start) * 1000)
     return samples
 
 
@@ -113,7 +143,8 @@ def report(samples: dict[str, list[float]], answers: int) -> None:
     print("| measure | median ms | p95 ms | worst ms |\n| --- | ---: | ---: | ---: |")
     for name, label in MEASURES.items():
         median, p95, worst = figures(samples[name])
-        print(f"| {label}{'' if name == 'first' else f', {answers} answers'} | {median:.1f} | {p95:.1f} | {worst:.1f} |")
+        runs = "" if name == "first" else f", {LOOKS} runs" if name in ("cards", "browse", "short") else f", {answers} answers"
+        print(f"| {label}{runs} | {median:.1f} | {p95:.1f} | {worst:.1f} |")
 
 
 def against(revision: str, answers: int, rounds: int, folder: Path) -> None:

@@ -15,6 +15,7 @@ import select
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -173,6 +174,21 @@ def utc_local_time(monkeypatch):
     yield
     monkeypatch.undo()
     time.tzset()
+
+
+BACKGROUND_WORK = ("solve-", "torch-prewarm")  # quizzer's own threads: a numeric card's solve, torch loading
+
+
+@pytest.fixture(autouse=True)
+def background_work_finished(isolated, utc_local_time):
+    """A test ends once the background work its commands set going has: a command run in process
+    (CliRunner) returns with a numeric card's solve and torch's loading still running, and they
+    went on through the next test, whose CliRunner swaps the standard streams and the environment."""
+    before = set(threading.enumerate())
+    yield
+    for thread in set(threading.enumerate()) - before:
+        if thread.name.startswith(BACKGROUND_WORK):
+            thread.join()
 
 
 @pytest.fixture

@@ -147,10 +147,10 @@ def test_the_start_of_an_id_names_the_card_it_alone_starts(deck_dir):
 def test_short_ids_are_the_shortest_unique_starts_of_the_ids_sha1():
     import hashlib
 
-    from quizzer.app.short_ids import resolve, short_ids
+    from quizzer.app.short_ids import ShortIds, resolve
 
     ids = [f"card-{n}" for n in range(3000)] + ["beef", "beef-stew"]  # beef-stew's start is an id: a short id must not be one
-    shortened = short_ids(ids)
+    shortened = dict(ShortIds(ids))
     digests = {card_id: hashlib.sha1(card_id.encode()).hexdigest() for card_id in ids}
     assert len(set(shortened.values())) == len(ids)
     for card_id, short in shortened.items():
@@ -240,6 +240,24 @@ def test_the_state_column_names_the_state_and_its_flags(studied):
     line = next(line for line in out.splitlines() if line.startswith("ch-mask"))
     assert "review, mistake" in line
 
+
+
+def test_the_rows_shown_say_whether_their_cards_are_in_the_notebook(studied, monkeypatch):
+    """The notebook is read for the rows shown alone (all of it read every review of every card that
+    lapsed twice: seconds at a million reviews), a statement's worth of cards at a time."""
+    from quizzer.app import notebook
+    from quizzer.store import exams
+
+    whole = {row["id"]: row["mistake"] for row in as_json(studied, "cards")}
+    assert {card for card, noted in whole.items() if noted} == {"ch-mask", "cz-mask"}
+    monkeypatch.setattr(exams, "CARDS_A_STATEMENT", 1)  # a statement per card: the parts join up
+    for sort in ("lapses", "id", "due"):
+        limited = as_json(studied, "cards", "--sort", sort, "--limit", "3")
+        assert {row["id"]: row["mistake"] for row in limited} == {row["id"]: whole[row["id"]] for row in limited}
+    everything = notebook.entries(open_store())
+    some = ["cz-mask", "qa-bert", "ch-mask"]
+    assert notebook.entries(open_store(), card_ids=some) == [entry for entry in everything if entry.card_id in some]
+    assert notebook.entries(open_store(), card_ids=[]) == []
 
 
 def test_limit_shows_the_first_cards_in_the_chosen_order_and_says_how_many_match(studied, monkeypatch):

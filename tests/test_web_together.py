@@ -5,6 +5,7 @@ same database, taking turns. Nothing is lost and neither shows a card the other 
 from __future__ import annotations
 
 import re
+import threading
 from datetime import timedelta
 from itertools import count
 
@@ -192,3 +193,74 @@ def test_a_card_the_browser_buries_leaves_the_terminal_too(make_client, monkeypa
     terminal.views = terminal.machine.handle(study_views.Look())
     assert [getattr(view, "kind", None) for view in terminal.views[:1]] == ["set_aside_elsewhere"]
     assert terminal.on_screen() == "q2" and terminal.machine.summary.reviewed == 0
+
+
+@pytest.fixture
+def typing_terminal():
+    """prompt_toolkit reading keys from a pipe the test types into (no terminal), drawing nowhere."""
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+        enter = threading.Timer(5.0, keys.send_text, ["\r"])  # a prompt nothing ends is answered: fails, not hangs
+        enter.start()
+        yield keys
+        enter.cancel()
+        enter.join()
+
+
+def test_a_typed_answer_prompt_ends_when_its_card_is_taken_and_keeps_what_was_typed(typing_terminal):
+    from io import StringIO
+
+    from rich.console import Console
+
+    from quizzer.terminal.prompter import Taken, TerminalPrompter
+
+    prompter = TerminalPrompter(Console(file=StringIO()))
+    looks = count(1)
+    prompter.taken = lambda: next(looks) >= 3  # gone at the third look, 0.2 s after the prompt opened
+    typing_terminal.send_text("编码")
+    with pytest.raises(Taken) as ended:
+        prompter.line("answer (the blank)")
+    assert ended.value.typed == "编码" and next(looks) == 4  # no look after it ended
+    prompter.taken = lambda: False
+    typing_terminal.send_text("编码器\r")
+    assert prompter.line("answer (the blank)") == "编码器"  # a card not taken: the answer as typed
+
+
+CLOZE_DECK = MINI_DECK + "".join(f'  - {{id: {card}, kind: cloze, source: "1.1", text: "{card} 的 {{{{c1::编码器}}}}"}}\n'
+                                 for card in ("q1", "q2"))
+
+
+def test_a_terminal_waiting_for_a_typed_answer_moves_on_when_the_browser_answers_its_card(
+        make_client, monkeypatch, tmp_path, typing_terminal):
+    from io import StringIO
+
+    from rich.console import Console
+
+    from quizzer.app.browse import show
+    from quizzer.terminal.prompter import TerminalPrompter
+    from quizzer.terminal.study import StudyScreen
+
+    client = make_client(CLOZE_DECK)
+    terminal = TerminalLearner(open_collection(client.opened.deck_dirs[0], tmp_path / "web.db"))
+    browser = Browser(client)
+    assert terminal.on_screen() == browser.on_screen() == "q1"
+    monkeypatch.setenv("QUIZ_NOW", (T0 + timedelta(minutes=1)).isoformat())
+    out = StringIO()
+    prompter = TerminalPrompter(Console(file=out))
+    prompter.discard_typed_ahead = lambda: None  # type: ignore[method-assign]  # flushes a terminal: there is none
+    screen = StudyScreen(terminal.machine, prompter, Console(file=out, width=80))
+    screen.page.show(terminal.views, True)
+    typing_terminal.send_text("编码")  # typed, not sent, while the browser answers the same card
+    browser.page = post(client, browser.page, action="answer", answer="编码器").text
+    event = screen.read(terminal.views[-1])
+    assert isinstance(event, study_views.Look)
+    views = terminal.machine.handle(event)
+    shown = [(type(view).__name__, view.card_id) for view in views if isinstance(view, (study.Notice, study_views.CardView))]
+    assert shown == [("Notice", "q1"), ("CardView", "q2")] and views[0].kind == "answered_elsewhere"
+    screen.page.show(views, True)
+    assert "q1 was answered on another device meanwhile" in out.getvalue()
+    reviews = show(client.opened, "q1", T0 + timedelta(hours=1), settings=DEFAULTS).info.reviews
+    assert [review.answer_text for review in reviews] == ["编码器"]  # the browser's answer alone

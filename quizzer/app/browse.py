@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -224,7 +224,8 @@ def browse(collection: Collection, now: datetime, *, search: str | None = None, 
     now = to_utc(now)
     end = next_day_start(now, settings.day_start_hour)
     terms = search_terms(search)
-    in_notebook = {entry.card_id for entry in notebook.entries(collection.store, settings.day_start_hour)}
+    # the notebook of the rows shown alone, unless it filters (its whole reads every twice-lapsed card's reviews)
+    in_notebook = _noted(collection, settings, None) if state == "mistake" else set()
     scheduler = schedule_of(collection.store, settings).scheduler
     found: list[_Found] = []
     narrowed = browse_store.in_state(state, now, end)  # the store narrows; Status.has decides
@@ -238,9 +239,17 @@ def browse(collection: Collection, now: datetime, *, search: str | None = None, 
         found.append(_Found(order, record, status, retrievability(record.memory, now, scheduler) if seen else None))
     found.sort(key=_sort_key(sort))
     shown = found if limit is None else found[:limit]
-    shortened = short_ids.short_ids(collection.cards)
+    if state != "mistake":
+        noted = _noted(collection, settings, [f.record.id for f in shown])
+        shown = [replace(f, status=replace(f.status, mistake=f.record.id in noted)) for f in shown]
+    shortened = collection.cards.short_ids
     return Browsed([_row(f.record, collection.cards[f.record.id], f.recall, f.status, plain, shortened[f.record.id])
                     for f in shown], len(found))
+
+
+def _noted(collection: Collection, settings: Settings, card_ids: list[str] | None) -> set[str]:
+    """The cards of ``card_ids`` (None: any) in the mistakes notebook."""
+    return {entry.card_id for entry in notebook.entries(collection.store, settings.day_start_hour, card_ids)}
 
 
 # ------------------------------------------------------------------ one card
@@ -313,8 +322,7 @@ def show(collection: Collection, card_id: str, now: datetime, seed: int | None =
     except CardNotFound:
         card_id = short_ids.resolve(card_id, collection.cards)  # a short id or an id's start, else the closest ids
         info = card_info(collection.store, card_id, now, scheduler)
-    noted = next((entry for entry in notebook.entries(collection.store, settings.day_start_hour)
-                  if entry.card_id == card_id), None)
+    noted = next(iter(notebook.entries(collection.store, settings.day_start_hour, [card_id])), None)
     buried = info.buried_until is not None and info.buried_until > now
     card = collection.cards.get(card_id)
     if card is None:
@@ -366,7 +374,7 @@ def mistakes(collection: Collection, plain: Plain = _same, settings: Settings = 
     was got wrong."""
     rows = []
     entries = notebook.entries(collection.store, settings.day_start_hour)
-    shortened = short_ids.of_collection(collection.cards, [entry.card_id for entry in entries])
+    shortened = short_ids.of_collection(collection.cards.short_ids, [entry.card_id for entry in entries])
     for entry in entries:
         card = collection.cards.get(entry.card_id)
         seed = entry.last_wrong_seed if card is not None and kinds.of(card).generated else None

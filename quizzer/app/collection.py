@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quizzer.base import clock
 from quizzer.decks import LoadedDeck, Problem, deck_dirs, load_usable
@@ -22,6 +23,9 @@ from quizzer.base.i18n import _
 from quizzer.kinds import KINDS
 from quizzer.store import LEECH_TAG, CardRef, Store, open_store, sync_if_changed
 from quizzer.store.filter import CardFilter
+
+if TYPE_CHECKING:
+    from quizzer.app.short_ids import ShortIds
 
 
 class CardIndex(Mapping[str, Any]):
@@ -42,6 +46,13 @@ class CardIndex(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self.deck_of)
+
+    @cached_property
+    def short_ids(self) -> ShortIds:
+        """The cards' short ids, kept as long as these decks are: a reload makes a new index."""
+        from quizzer.app.short_ids import ShortIds
+
+        return ShortIds(self.deck_of)
 
 
 @dataclass

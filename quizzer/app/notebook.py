@@ -11,7 +11,7 @@ so the drill clears an entry only by later successes. Each entry says where it c
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
@@ -41,10 +41,12 @@ def _right(review: ReviewSince) -> bool:
     return review.correct if review.correct is not None else review.rating >= Rating.HARD
 
 
-def entries(store: Store, rollover_hour: int = ROLLOVER_HOUR) -> list[Entry]:
+def entries(store: Store, rollover_hour: int = ROLLOVER_HOUR, card_ids: Sequence[str] | None = None) -> list[Entry]:
     """The notebook, most recent mistake first; cards right on two later days have left it. A
-    wrong answer after the exam's (in the drill, in study) is a mistake too: the days start again."""
-    mistakes, later = exams.mistakes(store)
+    wrong answer after the exam's (in the drill, in study) is a mistake too: the days start again.
+    ``card_ids``: the entries of those cards only (a table's rows; the whole notebook reads every
+    review of every card that lapsed twice)."""
+    mistakes, later = exams.mistakes(store, card_ids)
     noted = {m.card_id: Entry(m.card_id, m.times_wrong, m.last_wrong_at, m.last_wrong_answer, m.last_wrong_seed, 0)
              for m in mistakes}
     right_days: dict[str, set[date]] = {card_id: set() for card_id in noted}
@@ -58,7 +60,7 @@ def entries(store: Store, rollover_hour: int = ROLLOVER_HOUR) -> list[Entry]:
         elif day > study_day(entry.last_wrong_at, rollover_hour):
             right_days[review.card_id].add(day)
     found = {card_id: replace(entry, right_days=len(right_days[card_id])) for card_id, entry in noted.items()}
-    for card_id, lapsed in study_lapses(exams.reviews_of_study_lapsers(store), rollover_hour).items():
+    for card_id, lapsed in study_lapses(exams.reviews_of_study_lapsers(store, card_ids), rollover_hour).items():
         exam = found.get(card_id)
         found[card_id] = lapsed if exam is None or exam.right_days >= RIGHT_DAYS_TO_LEAVE else replace(
             exam, sources=(EXAM, STUDY))

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 
 from quizzer.base.errors import CardNotFound, QuizError
 from quizzer.base.i18n import _, join
@@ -19,6 +21,7 @@ from quizzer.base.i18n import _, join
 SHORTEST = 4  # digits: 65,536 values, so a deck of a few hundred cards rarely needs a fifth
 LISTED = 5  # candidates an ambiguous id's error names
 _HEX = re.compile("[0-9a-f]+")
+_HEX_START = re.compile(f"[0-9a-f]{{{SHORTEST}}}")  # an id a short id may be the start of
 
 
 def digest(card_id: str) -> str:
@@ -26,32 +29,77 @@ def digest(card_id: str) -> str:
     return hashlib.sha1(card_id.encode()).hexdigest()
 
 
-def short_ids(card_ids: Iterable[str]) -> dict[str, str]:
-    """Each id's short id: the shortest start of its digest (SHORTEST digits at least) that no
-    other id's digest starts with and no other id itself starts with (50,000 ids: 0.2 s, most of it SHA-1 and sorting)."""
-    digests = sorted((digest(card_id), card_id) for card_id in set(card_ids))
-    hexes = [hexed for hexed, _card in digests]
-    shared = [0, *map(_common, hexes, hexes[1:]), 0]  # digits each digest shares with the next (distinct: SHA-1)
-    starts: dict[str, set[str]] = {}  # the ids' hexadecimal starts: what another's short id must not be
-    for _hexed, card_id in digests:
-        length = SHORTEST
-        while length <= len(card_id) and _is_hex(card_id[:length]):
-            starts.setdefault(card_id[:length], set()).add(card_id)
+class ShortIds(Mapping[str, str]):
+    """Card id -> short id, over a set of card ids, each worked out when first asked for: the digests and
+    the ids that start with hexadecimal digits are sorted once (50,000 ids: about 0.06 s), and a
+    card's short id is read from its neighbours in them (a table of a hundred rows reads a hundred,
+    not 50,000). ``with_others`` adds a few ids without sorting the many again."""
+
+    def __init__(self, card_ids: Iterable[str], parts: tuple[_Sorted, ...] = ()) -> None:
+        own = _Sorted.of(set(card_ids) - set().union(*(part.ids for part in parts)))
+        self._parts = (*parts, own)
+
+    def __getitem__(self, card_id: str) -> str:
+        """``card_id``'s short id: the shortest start of its digest, SHORTEST digits at least,
+        that no other id's digest starts with and no other id itself starts with (at most the
+        whole digest); KeyError for an id not among them."""
+        if card_id not in self:
+            raise KeyError(card_id)
+        hexed = digest(card_id)
+        length = max(SHORTEST, *(part.shared(hexed) + 1 for part in self._parts))
+        while length < len(hexed) and any(part.starts_another(hexed[:length], card_id) for part in self._parts):
             length += 1
-    shortened = {}
-    for index, (hexed, card_id) in enumerate(digests):
-        length = max(SHORTEST, shared[index] + 1, shared[index + 1] + 1)
-        while starts and starts.get(hexed[:length], {card_id}) - {card_id}:
-            length += 1
-        shortened[card_id] = hexed[:length]
-    return shortened
+        return hexed[:length]
+
+    def __contains__(self, card_id: object) -> bool:
+        return any(card_id in part.ids for part in self._parts)
+
+    def __iter__(self) -> Iterator[str]:
+        return (card_id for part in self._parts for card_id in part.ids)
+
+    def __len__(self) -> int:
+        return sum(len(part.ids) for part in self._parts)
+
+    def with_others(self, card_ids: Iterable[str]) -> ShortIds:
+        """The short ids of these ids and ``card_ids`` (a removed deck's cards, in the history)."""
+        others = set(card_ids) - set().union(*(part.ids for part in self._parts))
+        return ShortIds(others, self._parts) if others else self
 
 
-def of_collection(card_ids: Iterable[str], shown: Iterable[str]) -> dict[str, str]:
-    """The short ids of ``shown``, cards of the collection ``card_ids`` and cards no longer in it (a
-    removed deck's, in the history): the collection's own as ``quiz cards`` shows them, whenever
-    every shown card is in it."""
-    return short_ids({*card_ids, *shown})
+@dataclass(frozen=True)
+class _Sorted:
+    """Ids with their digests sorted, and those ids that a short id could be the start of."""
+
+    ids: frozenset[str]
+    digests: list[str]
+    hex_ids: list[str]  # the ids that start with SHORTEST hexadecimal digits, sorted
+
+    @classmethod
+    def of(cls, card_ids: set[str]) -> _Sorted:
+        return cls(frozenset(card_ids), sorted(map(digest, card_ids)),
+                   sorted(filter(_HEX_START.match, card_ids)))
+
+    def shared(self, hexed: str) -> int:
+        """The most leading digits ``hexed`` shares with a digest here other than itself: with the
+        one just before it or just after it in sorted order."""
+        at = bisect_left(self.digests, hexed)
+        after = at + 1 if self.digests[at:at + 1] == [hexed] else at
+        return max((_common(hexed, other) for other in (*self.digests[max(0, at - 1):at], *self.digests[after:after + 1])),
+                   default=0)
+
+    def starts_another(self, start: str, card_id: str) -> bool:
+        """Whether an id here other than ``card_id`` starts with ``start`` (sorted: they follow
+        one another from where ``start`` would go)."""
+        at = bisect_left(self.hex_ids, start)
+        return any(other != card_id and other.startswith(start) for other in self.hex_ids[at:at + 2])
+
+
+def of_collection(card_ids: Iterable[str], shown: Iterable[str]) -> ShortIds:
+    """The short ids of ``shown``, cards of the collection ``card_ids`` (its kept ``ShortIds``, or
+    its ids) and cards no longer in it (a removed deck's, in the history): the collection's own as
+    ``quiz cards`` shows them, whenever every shown card is in it."""
+    known = card_ids if isinstance(card_ids, ShortIds) else ShortIds(card_ids)
+    return known.with_others(shown)
 
 
 class AmbiguousCard(QuizError):
@@ -89,8 +137,8 @@ def _is_hex(text: str) -> bool:
 
 
 def _common(one: str, other: str) -> int:
-    """How many leading characters two different digests share."""
+    """How many leading characters two digests share."""
     shared = 0
-    while one[shared] == other[shared]:
+    while shared < min(len(one), len(other)) and one[shared] == other[shared]:
         shared += 1
     return shared

@@ -303,7 +303,7 @@ def weakest_cards(collection: Collection, decks: list[str] | None, now: datetime
                   settings: Settings = DEFAULTS) -> list[Any]:
     """The deck cards of ``decks`` (None: all) that ``quiz stats`` ranks weakest, weakest first."""
     figures = compute(collection.store, collection.card_filter(decks=decks), now, settings=settings,
-                      card_ids=collection.cards)
+                      card_ids=collection.cards.short_ids)
     return [collection.cards[weak.card_id] for weak in figures.weakest_cards if weak.card_id in collection.cards]
 
 
@@ -313,4 +313,4 @@ def of_collection(collection: Collection, now: datetime, settings: Settings = DE
     ``quiz history export`` takes it; ``tags``: with one of those tags), its decks in their order."""
     chosen = collection.card_filter(decks, tags, history=True)
     return compute(collection.store, chosen, now, [loaded.id for loaded in collection.decks], settings,
-                   collection.cards)
+                   collection.cards.short_ids)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, Row, and_, func, insert, or_, select, true, update
 
 from quizzer.store.engine import Store
 from quizzer.store.models import exam_questions, exams, insert_id, review_log
@@ -125,37 +126,58 @@ def history(store: Store) -> list[tuple[ExamRecord, int, int]]:
         return [(_exam(row), *counts.get(row.id, (0, 0))) for row in rows]
 
 
-def mistakes(store: Store) -> tuple[list[MistakeRecord], list[ReviewSince]]:
+def mistakes(store: Store, card_ids: Sequence[str] | None = None) -> tuple[list[MistakeRecord], list[ReviewSince]]:
     """The notebook's rows (with the seed of the question got wrong: the review the mistake was
     noted with has it), and every review given after each card's last mistake: each noted card's
     reviews through the ``(card_id, id)`` index (``|| ''`` keeps SQLite from scanning the whole
-    log and looking each review up in the notebook instead)."""
+    log and looking each review up in the notebook instead). ``card_ids``: of those cards only."""
     wrong_seed = (select(review_log.c.seed)
                   .where(review_log.c.card_id == notebook.c.card_id, review_log.c.reviewed_at == notebook.c.last_wrong_at)
                   .order_by(review_log.c.id.desc()).limit(1).scalar_subquery())
+    rows, later = [], []
     with store.read() as conn:
-        rows = [MistakeRecord(*row) for row in conn.execute(
-            select(notebook.c.card_id, notebook.c.times_wrong, notebook.c.last_wrong_at, notebook.c.last_wrong_answer,
-                   wrong_seed))]
-        later = [ReviewSince(*row) for row in conn.execute(
-            select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating, review_log.c.correct,
-                   review_log.c.answer_text, review_log.c.seed)
-            .join(notebook, review_log.c.card_id == notebook.c.card_id.concat(""))
-            .where(review_log.c.reviewed_at > notebook.c.last_wrong_at))]
+        for chunk in _in_chunks(card_ids):
+            rows += [MistakeRecord(*row) for row in conn.execute(
+                select(notebook.c.card_id, notebook.c.times_wrong, notebook.c.last_wrong_at, notebook.c.last_wrong_answer,
+                       wrong_seed).where(_among(notebook.c.card_id, chunk)))]
+            later += [ReviewSince(*row) for row in conn.execute(
+                select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating, review_log.c.correct,
+                       review_log.c.answer_text, review_log.c.seed)
+                .join(notebook, review_log.c.card_id == notebook.c.card_id.concat(""))
+                .where(review_log.c.reviewed_at > notebook.c.last_wrong_at, _among(notebook.c.card_id, chunk)))]
     return rows, later
 
 
-def reviews_of_study_lapsers(store: Store) -> list[ReviewSince]:
-    """Every review, oldest first, of the cards failed at least twice in study (Again, or a typed
-    answer graded wrong): where the notebook finds study's own repeated lapses."""
+def reviews_of_study_lapsers(store: Store, card_ids: Sequence[str] | None = None) -> list[ReviewSince]:
+    """Every review, each card's oldest first, of the cards failed at least twice in study (Again,
+    or a typed answer graded wrong): where the notebook finds study's own repeated lapses.
+    ``card_ids``: of those cards only (a million reviews hold tens of thousands of such cards)."""
     failed = or_(review_log.c.correct.is_(False), and_(review_log.c.correct.is_(None), review_log.c.rating == 1))
-    lapsers = (select(review_log.c.card_id).where(review_log.c.mode == "study", failed)
-               .group_by(review_log.c.card_id).having(func.count() >= 2))
+    found = []
     with store.read() as conn:
-        return [ReviewSince(*row) for row in conn.execute(
-            select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating, review_log.c.correct,
-                   review_log.c.answer_text, review_log.c.seed)
-            .where(review_log.c.card_id.in_(lapsers)).order_by(review_log.c.reviewed_at, review_log.c.id))]
+        for chunk in _in_chunks(card_ids):
+            lapsers = (select(review_log.c.card_id).where(review_log.c.mode == "study", failed,
+                                                          _among(review_log.c.card_id, chunk))
+                       .group_by(review_log.c.card_id).having(func.count() >= 2))
+            found += [ReviewSince(*row) for row in conn.execute(
+                select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating, review_log.c.correct,
+                       review_log.c.answer_text, review_log.c.seed)
+                .where(review_log.c.card_id.in_(lapsers)).order_by(review_log.c.reviewed_at, review_log.c.id))]
+    return found
+
+
+CARDS_A_STATEMENT = 500  # card ids one statement names at most (SQLite takes 32,766 values, PostgreSQL 65,535)
+
+
+def _in_chunks(card_ids: Sequence[str] | None) -> list[Sequence[str] | None]:
+    """None (every card) alone, else ``card_ids`` a statement's worth at a time."""
+    if card_ids is None:
+        return [None]
+    return [card_ids[start:start + CARDS_A_STATEMENT] for start in range(0, len(card_ids), CARDS_A_STATEMENT)]
+
+
+def _among(column: ColumnElement[str], card_ids: Sequence[str] | None) -> ColumnElement[bool]:
+    return true() if card_ids is None else column.in_(card_ids)
 
 
 def times_wrong(store: Store) -> dict[str, int]:

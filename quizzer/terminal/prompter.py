@@ -22,6 +22,7 @@ from collections.abc import Callable, Container
 from typing import Any, Protocol, TextIO
 
 from quizzer.base.i18n import _
+from quizzer.terminal.keys import Cbreak, Resizes, read_char
 
 END = "!q"  # what a typed-answer prompt returns at the end of input (Ctrl-D on a terminal)
 TAKEN = "!taken"  # what a key prompt returns when ``taken`` says its screen's card went elsewhere
@@ -31,6 +32,15 @@ Status = Callable[[], str]  # a status line drawn below a typed-answer prompt, r
 
 class TimeUp(Exception):
     """The clock ran out while waiting for an answer; ``typed`` is the text typed so far."""
+
+    def __init__(self, typed: str = "") -> None:
+        super().__init__(typed)
+        self.typed = typed
+
+
+class Taken(Exception):
+    """The card on screen went elsewhere (``taken``) while its typed answer was awaited: the prompt
+    ended, ``typed`` (the text typed so far, left on screen) answers nothing."""
 
     def __init__(self, typed: str = "") -> None:
         super().__init__(typed)
@@ -57,7 +67,7 @@ class Prompter(Protocol):
     interactive: bool  # a person at a terminal (the editor can run), not a pipe
     redraw: Callable[[], None] | None  # draws the screen anew at the terminal's new size (its owner sets it)
     resumed: Callable[[], None] | None  # draws the screen again after Ctrl-Z and `fg` (its owner sets it)
-    taken: Callable[[], bool] | None  # a key prompt's screen is out of date (asked while it waits; its owner sets it)
+    taken: Callable[[], bool] | None  # a prompt's screen is out of date (asked while it waits; its owner sets it)
 
     def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
         """One keypress (terminal) or one line (pipe), lower-cased; '' for Enter/space; 'q' at end of
@@ -69,7 +79,8 @@ class Prompter(Protocol):
 
     def line(self, prompt: str, *, status: Status | None = None, seconds: float | None = None) -> str:
         """A typed answer; END at the end of input. ``status``: a line under the prompt on a
-        terminal (not on a pipe). ``seconds``: the time allowed, else :class:`TimeUp`."""
+        terminal (not on a pipe). ``seconds``: the time allowed, else :class:`TimeUp`. On a
+        terminal, :class:`Taken` when ``taken`` says the screen's card went elsewhere meanwhile."""
 
 
 def command(text: str) -> str | None:
@@ -194,7 +205,7 @@ class TerminalPrompter:
 
     def key(self, prompt: str, allowed: Container[str] | None = None) -> str:
         # a resize or an `fg` seen from the prompt on
-        with _cbreak() as terminal, _Resizes(self.redraw is not None) as resizes:
+        with Cbreak() as terminal, Resizes(self.redraw is not None) as resizes:
             self.console.print(prompt, end=" ", style="dim", markup=False, highlight=False)
             while True:
                 resized, continued = resizes.happened(), terminal.continued()
@@ -208,7 +219,7 @@ class TerminalPrompter:
                         key = TAKEN
                         break
                     continue
-                char = _read_char(terminal.fd, codecs.getincrementaldecoder("utf-8")(errors="replace"))  # GBK: no key
+                char = read_char(terminal.fd, codecs.getincrementaldecoder("utf-8")(errors="replace"))  # GBK: no key
                 if char == "\x1b":  # an arrow or function key: its sequence is one key, not several
                     while select.select([terminal.fd], [], [], 0.05)[0]:
                         os.read(terminal.fd, 64)
@@ -240,7 +251,8 @@ class TerminalPrompter:
             can be drawn anew, when the terminal changes size (the card above was drawn for the
             old width: the terminal's own reflow breaks its box into pieces) or the program is
             continued after Ctrl-Z (the shell's lines stood where the card was; the editor drew
-            only its own line again)."""
+            only its own line again); and when ``taken`` says the card went elsewhere (asked every
+            0.1 s, as the key prompt asks it), leaving what was typed on screen."""
             import asyncio
 
             async def ring() -> None:
@@ -252,6 +264,13 @@ class TerminalPrompter:
                 if app.future is not None and not app.future.done():  # a drag sends many resizes
                     app.erase_when_done = True  # the prompt is drawn again under the screen, not left above it
                     app.exit(exception=why(app.current_buffer.text))
+
+            async def looks(taken: Callable[[], bool]) -> None:
+                while not taken():
+                    await asyncio.sleep(0.1)
+                app = session.app
+                if app.future is not None and not app.future.done():  # not when Enter came first
+                    app.exit(exception=Taken(clean(app.current_buffer.text)))
 
             async def redraws() -> None:  # runs once the prompt has taken SIGWINCH for itself
                 loop = asyncio.get_running_loop()
@@ -265,6 +284,8 @@ class TerminalPrompter:
                 session.app.create_background_task(ring())
             if self.redraw is not None or self.resumed is not None:
                 session.app.create_background_task(redraws())
+            if self.taken is not None:
+                session.app.create_background_task(looks(self.taken))
 
         # set, not passed: a None argument would keep the last prompt's
         session.bottom_toolbar = None if status is None else lambda: fold_status(status(), session.app.output.get_size().columns)
@@ -304,91 +325,6 @@ def fold_status(status: str, width: int) -> str:
         joined = f"{lines[-1]} · {part}" if lines[-1] else part
         lines[-1:] = [lines[-1], part] if lines[-1] and cell_len(joined) > width else [joined]
     return "\n".join(lines)
-
-
-class _Resizes:
-    """Within the block, whether the terminal changed size since last asked (if ``wanted``): the
-    signal only marks it, so it never interrupts a read or a drawing half-way."""
-
-    def __init__(self, wanted: bool) -> None:
-        self.watched = wanted and hasattr(signal, "SIGWINCH")
-        self._seen = False
-
-    def __enter__(self) -> _Resizes:
-        if self.watched:
-            self.saved = signal.signal(signal.SIGWINCH, self._mark)
-        return self
-
-    def _mark(self, *_: object) -> None:
-        self._seen = True
-
-    def happened(self) -> bool:
-        seen, self._seen = self._seen, False
-        return seen
-
-    def __exit__(self, *exc: object) -> None:
-        if self.watched:
-            signal.signal(signal.SIGWINCH, self.saved)
-
-
-class _cbreak:
-    """The terminal in cbreak mode for the duration of a ``with`` block; across Ctrl-Z too: the
-    shell gets its own mode back while the program is stopped, and ``fg`` brings cbreak back (it
-    came back in line mode: keys echoed, and a Space and an Enter typed to get going revealed an
-    answer never drawn and rated it Good). :meth:`continued` says when ``fg`` came, for the screen
-    the shell wrote over to be drawn again."""
-
-    def __enter__(self) -> _cbreak:
-        import termios
-
-        self.fd = sys.stdin.fileno()
-        self.saved = termios.tcgetattr(self.fd)
-        self._continued = False
-        self._on()
-        self.before = {number: signal.signal(number, handler) for number, handler in
-                       ((getattr(signal, "SIGTSTP", None), self._stop), (getattr(signal, "SIGCONT", None), self._resume))
-                       if number is not None}
-        return self
-
-    def _on(self) -> None:
-        import termios
-        import tty
-
-        tty.setcbreak(self.fd, termios.TCSANOW)  # not the default TCSAFLUSH: a key typed ahead is kept
-
-    def _resume(self, *_: object) -> None:
-        """Single keys again, and the screen marked to be drawn again (as a resize marks it: the
-        signal never cuts a drawing half-way)."""
-        self._on()
-        self._continued = True
-
-    def continued(self) -> bool:
-        """Whether the program was continued since last asked."""
-        continued, self._continued = self._continued, False
-        return continued
-
-    def _stop(self, *_: object) -> None:
-        import termios
-
-        termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
-        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTSTP)  # stopped here until `fg` (SIGCONT sets cbreak again)
-        signal.signal(signal.SIGTSTP, self._stop)
-
-    def __exit__(self, *exc: object) -> None:
-        import termios
-
-        for number, handler in self.before.items():
-            signal.signal(number, handler)
-        termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
-
-
-def _read_char(fd: int, decoder: codecs.IncrementalDecoder) -> str:
-    """One whole character from the terminal (several bytes for 中文), '' at end of input."""
-    while byte := os.read(fd, 1):
-        if char := decoder.decode(byte):
-            return char
-    return ""
 
 
 def for_stdin(console: Any) -> Prompter:

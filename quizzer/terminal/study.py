@@ -53,11 +53,11 @@ from quizzer.app.records import EVERYTHING, CardFilter
 from quizzer.terminal import render
 from quizzer.terminal.editor import EditorFailed, open_in_editor
 from quizzer.terminal.page import Page
-from quizzer.terminal.prompter import TAKEN, Prompter, TerminalPrompter, command, for_stdin
+from quizzer.terminal.prompter import TAKEN, Prompter, Taken, TerminalPrompter, command, for_stdin
 from quizzer.base.i18n import _, join, translate_checker_message
 from quizzer.terminal.render import clean, console, markdown, safe
 
-LOOK_SECONDS = 1.0  # how often a screen waiting for a key asks whether its card went elsewhere
+LOOK_SECONDS = 1.0  # how often a screen waiting for a key or a typed answer asks whether its card went elsewhere
 COMMANDS: dict[str, Event] = {"u": Undo(), "b": Bury(), "s": Suspend(), "q": Quit()}  # and "e", which the terminal handles
 
 
@@ -148,9 +148,12 @@ class StudyScreen:
 
     def _read_once(self, view: View) -> Event | None:
         if isinstance(view, CardView) and view.graded:
-            text = self.prompter.line(_("answer ({hint})").format(hint=view.hint),
-                                      status=lambda: _("{commands} · Enter: show the answer").format(
-                                          commands=answer_commands(True))).strip()  # a status line: a terminal
+            try:
+                text = self.prompter.line(_("answer ({hint})").format(hint=view.hint),
+                                          status=lambda: _("{commands} · Enter: show the answer").format(
+                                              commands=answer_commands(True))).strip()  # a status line: a terminal
+            except Taken:  # the notice that follows says the card was answered or set aside elsewhere
+                return Look()
             word = command(text)
             if word is None:
                 return AnswerEvent(text)
@@ -208,7 +211,7 @@ class StudyScreen:
 
     def _card_taken(self) -> bool:
         """Whether another session (a browser) answered, buried or suspended the card on screen
-        since it was drawn: the session is asked about once a second while a key is awaited. A
+        since it was drawn: the session is asked about once a second while a key or a typed answer is awaited. A
         database that does not answer says no: the next key asks again before saving anything."""
         now = time.monotonic()
         if now < self.next_look:
