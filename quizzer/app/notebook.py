@@ -60,7 +60,7 @@ def entries(store: Store, rollover_hour: int = ROLLOVER_HOUR, card_ids: Sequence
         elif day > study_day(entry.last_wrong_at, rollover_hour):
             right_days[review.card_id].add(day)
     found = {card_id: replace(entry, right_days=len(right_days[card_id])) for card_id, entry in noted.items()}
-    for card_id, lapsed in study_lapses(exams.reviews_of_study_lapsers(store, card_ids), rollover_hour).items():
+    for card_id, lapsed in study_lapses(exams.reviews_of_study_lapsers(store, LAPSE_WINDOW, card_ids), rollover_hour).items():
         exam = found.get(card_id)
         found[card_id] = lapsed if exam is None or exam.right_days >= RIGHT_DAYS_TO_LEAVE else replace(
             exam, sources=(EXAM, STUDY))

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, func, insert, or_, select, true, update
+from sqlalchemy import ColumnElement, Row, and_, insert, or_, select, true, update
 
 from quizzer.store.engine import Store
 from quizzer.store.models import exam_questions, exams, insert_id, review_log
@@ -148,22 +148,46 @@ def mistakes(store: Store, card_ids: Sequence[str] | None = None) -> tuple[list[
     return rows, later
 
 
-def reviews_of_study_lapsers(store: Store, card_ids: Sequence[str] | None = None) -> list[ReviewSince]:
-    """Every review, each card's oldest first, of the cards failed at least twice in study (Again,
-    or a typed answer graded wrong): where the notebook finds study's own repeated lapses.
-    ``card_ids``: of those cards only (a million reviews hold tens of thousands of such cards)."""
+def reviews_of_study_lapsers(store: Store, window: timedelta,
+                             card_ids: Sequence[str] | None = None) -> list[ReviewSince]:
+    """The reviews, oldest first, where the notebook finds study's own repeated lapses: of the
+    cards failed at least twice in study (Again, or a typed answer graded wrong), those from the
+    first failure (of any mode) that another follows within ``window`` on; before it no two
+    failures are that close, so none noted the card. ``card_ids``: of those cards only (a million
+    reviews hold tens of thousands of cards failed twice, a few thousand of them that close)."""
     failed = or_(review_log.c.correct.is_(False), and_(review_log.c.correct.is_(None), review_log.c.rating == 1))
-    found = []
+    starts: dict[str, datetime] = {}
     with store.read() as conn:
         for chunk in _in_chunks(card_ids):
-            lapsers = (select(review_log.c.card_id).where(review_log.c.mode == "study", failed,
-                                                          _among(review_log.c.card_id, chunk))
-                       .group_by(review_log.c.card_id).having(func.count() >= 2))
+            starts |= _close_failures(conn.execute(
+                select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.mode)
+                .where(failed, _among(review_log.c.card_id, chunk))
+                .order_by(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.id)), window)
+        found = []
+        for chunk in _in_chunks(sorted(starts)):
+            assert chunk is not None, "a list of card ids comes in chunks"
             found += [ReviewSince(*row) for row in conn.execute(
                 select(review_log.c.card_id, review_log.c.reviewed_at, review_log.c.rating, review_log.c.correct,
                        review_log.c.answer_text, review_log.c.seed)
-                .where(review_log.c.card_id.in_(lapsers)).order_by(review_log.c.reviewed_at, review_log.c.id))]
-    return found
+                .where(review_log.c.card_id.in_(chunk), review_log.c.reviewed_at >= min(starts[c] for c in chunk))
+                .order_by(review_log.c.reviewed_at, review_log.c.id))
+                      if row.reviewed_at >= starts[row.card_id]]
+    return sorted(found, key=lambda review: review.reviewed_at)  # stable: a card's ties stay in log order
+
+
+def _close_failures(failures: Any, window: timedelta) -> dict[str, datetime]:
+    """Of ``failures`` (card id, time, mode; by card, oldest first), the time of each card's first
+    failure that another follows within ``window``, for the cards with two in study."""
+    starts: dict[str, datetime] = {}
+    study: dict[str, int] = {}
+    last: dict[str, datetime] = {}
+    for card_id, at, mode in failures:
+        study[card_id] = study.get(card_id, 0) + (mode == "study")
+        before = last.get(card_id)
+        if before is not None and at - before <= window and card_id not in starts:
+            starts[card_id] = before
+        last[card_id] = at
+    return {card_id: at for card_id, at in starts.items() if study[card_id] >= 2}
 
 
 CARDS_A_STATEMENT = 500  # card ids one statement names at most (SQLite takes 32,766 values, PostgreSQL 65,535)
