@@ -100,3 +100,24 @@ def test_the_plan_page_says_first_when_the_target_is_out_of_reach(make_client):
     assert said and "however many reviews are done" in said
     assert page.index("The target is out of reach however many reviews") < page.index("Recalled on the day")
     assert "out of reach" not in plan_post(client, action="set", day="2026-03-01", retention="0.9").text
+
+
+def test_the_plan_page_names_the_strength_read_off_the_learners_reviews(make_client):
+    """With 1,200 reviews on later days, all forgotten, the plan page says how long the learner's
+    memories last against the model's (a strength well under it) and from how many reviews, the
+    count grouped; with no review it says nothing of it."""
+    from datetime import timedelta
+
+    from quizzer.app.review_history import import_reviews
+    from quizzer.store.history import LoggedReview
+
+    client = make_client()
+    plan_post(client, action="set", day="2026-01-15")
+    assert "Your memories last" not in client.get("/plan").text
+    reviews = [LoggedReview(f"old-{card}", 3 if day == 0 else 1, T0 - timedelta(days=60 - 3 * day, minutes=card), 4000)
+               for card in range(300) for day in range(5)]
+    import_reviews(client.opened, reviews, DEFAULTS)
+    page = client.get("/plan").text
+    found = re.search(r"Your memories last</th><td>(\d+)% of the model&#39;s, from ([\d,]+) reviews", page)
+    assert found is not None, page
+    assert int(found.group(1)) < 50 and found.group(2) == "1,200"  # each card's four later-day reviews
