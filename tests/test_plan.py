@@ -69,6 +69,7 @@ def test_plan_set_show_and_clear():
         "seen": 0, "predicted_recall": None, "share_at_target": None, "reviews_per_day": None,
         "new_per_day": max(20, pace), "new_per_day_raised": pace > 20, "decks_below_pace": {},
         "reviews_per_day_setting": 200, "target_reached": True, "reviews_per_day_needed": None,
+        "recall_at_most": None,
         "learner_strength": 1.0, "learner_reviews": 0}  # no review yet: the model's median learner
     assert 0 < shown["predicted_recall"] <= 1 and shown["reviews_per_day"] > 0
     again = quiz("plan")
@@ -167,7 +168,7 @@ def test_counts_in_the_thousands_are_grouped_as_quiz_groups_them(deck_folder):
     result = runner.invoke(app, ["plan", "--date", "2026-01-06", "--decks", str(folder)], env={"QUIZ_NOW": NOW})
     assert result.exit_code == 0, result.output
     said = " ".join(result.output.split())
-    assert "of the 1,200 cards" in said and "raised from 20 to 1,200" in said and re.search(r"\d,\d{3} reviews a day", said)
+    assert "of the 1,200 cards" in said and "raised from 20 to 1,200" in said and re.search(r"\d,\d{3} answers a day", said)
 
 
 def test_a_target_out_of_reach_is_said_so():
@@ -176,7 +177,10 @@ def test_a_target_out_of_reach_is_said_so():
     near = quiz("plan", "--date", "2026-01-06", "--retention", "0.99")
     shown = json.loads(quiz("plan", "--json").output)
     assert shown["share_at_target"] < 0.95 and shown["reviews_per_day_needed"] is None
-    assert "The target is out of reach however many reviews are done" in " ".join(near.output.split())
+    assert shown["predicted_recall"] <= shown["recall_at_most"] < 0.99
+    said = " ".join(near.output.split())
+    assert "The target is out of reach however many reviews are done" in said
+    assert f"at most {shown['recall_at_most']:.1%} of the cards recalled on the day, against 99.0%" in said
     far = quiz("plan", "--date", "2026-03-06", "--retention", "0.9")
     assert json.loads(quiz("plan", "--json").output)["target_reached"] and "out of reach" not in far.output
 
@@ -241,14 +245,14 @@ def test_buried_new_cards_leave_the_days_pace_and_the_plan_names_it_as_the_overv
     assert len(left) >= 2 and left[0] == left[1], session.stdout  # the bury made room: as many new left
 
 
-def test_one_review_a_day_is_said_in_the_singular(deck_folder):
-    """One review a day is said in the singular, "1 review a day" (twelve cards eight months away
+def test_one_answer_a_day_is_said_in_the_singular(deck_folder):
+    """One answer a day is said in the singular, "1 answer a day" (twelve cards eight months away
     give one)."""
     cards = "".join(f'  - {{id: q-{i}, kind: qa, source: "1.1", question: 问题 {i}？, answer: 答, points: [点]}}\n'
                     for i in range(12))
     folder = deck_folder("id: few\ntitle: Few\nlanguage: zh\nsource: {file: c.txt, sections: \"1\"}\ncards:\n" + cards)
     shown = runner.invoke(app, ["plan", "--date", "2026-09-01", "--decks", str(folder)], env={"QUIZ_NOW": NOW}).output
-    assert "; 1 review a day." in " ".join(shown.split()), shown
+    assert "; 1 answer a day, new cards and learning steps included." in " ".join(shown.split()), shown
 
 
 def test_the_overview_offers_the_new_cards_study_will_at_the_plans_pace():

@@ -102,9 +102,9 @@ def out_of_reach(shown: PlanStatus) -> str | None:
     if shown.below_pace:
         return _("The target is out of reach however many reviews are done: the new cards a deck's own limit holds "
                  "back (below) come too late to reach {target:.0%}.").format(target=shown.interview.retention)
-    return _("The target is out of reach however many reviews are done: the days left are too few to bring "
-             "recall on the day to {target:.0%}. A lower target (`quiz plan --retention 0.9`) or a later date is one "
-             "the plan can meet.").format(target=shown.interview.retention)
+    return _("The target is out of reach however many reviews are done: at most {best:.1%} of the cards recalled "
+             "on the day, against {target:.1%}. A lower target (`quiz plan --retention R`) or a later date may be one "
+             "the plan can meet.").format(best=forecast.best_recalled or 0.0, target=shown.interview.retention)
 
 
 def clear_interview(collection: Collection) -> learner.InterviewRecord | None:
@@ -144,4 +144,5 @@ def plan_dict(shown: PlanStatus) -> dict[str, object]:
                 new_per_day=forecast.new_per_day, new_per_day_raised=forecast.new_per_day > shown.new_per_day_setting,
                 decks_below_pace=shown.below_pace, reviews_per_day_setting=forecast.reviews_per_day_setting,
                 target_reached=forecast.reached, reviews_per_day_needed=forecast.reviews_needed,
+                recall_at_most=None if forecast.best_recalled is None else round(forecast.best_recalled, 4),
                 learner_strength=round(shown.strength, 3), learner_reviews=shown.answers_read)

@@ -64,6 +64,7 @@ class Forecast:
     reviews_per_day_setting: int
     target: float
     reviews_needed: int | None = None
+    best_recalled: float | None = None  # when no reviews a day reach the target: the recall the most give
 
     @property
     def reached(self) -> bool:
@@ -115,24 +116,25 @@ def forecast(seen: Sequence[Seen], unseen: Sequence[str], now: datetime, intervi
                        replace(limits, reviews_per_day=reviews_per_day), rollover_hour, decided, known, answers)
 
     shown = run(limits.reviews_per_day)
-    needed = None
+    needed, best = None, None
     if shown.recalled < interview.retention and days_left:
-        needed = _reviews_needed(run, limits.reviews_per_day, max(total, 1), interview.retention)
+        needed, most = _reviews_needed(run, limits.reviews_per_day, max(total, 1), interview.retention)
+        best = most if needed is None else None
     return Forecast(total, len(seen), days_left, shown.recalled, shown.at_target,
                     shown.answers / days_left if days_left else 0.0, shown.pace if days_left else 0,
-                    limits.reviews_per_day, interview.retention, needed)
+                    limits.reviews_per_day, interview.retention, needed, best)
 
 
-def _reviews_needed(run: Callable[[int], _Replay], low: int, most: int, target: float) -> int | None:
+def _reviews_needed(run: Callable[[int], _Replay], low: int, most: int, target: float) -> tuple[int | None, float]:
     """Reviews a day above ``low`` whose replay brings the mean recall on the day to ``target``,
     within 5% of the fewest (None: not even ``most``, the number of cards, at which every card can
-    be reviewed every day). Doubling from ``low`` finds a number that reaches it, bisection
-    narrows it; more reviews a day bring more recall on the day, all but a little that a tight
-    day's order moves."""
+    be reviewed every day), and the recall on the day at the most reviews a day tried. Doubling
+    from ``low`` finds a number that reaches it, bisection narrows it; more reviews a day bring
+    more recall on the day, all but a little that a tight day's order moves."""
     high = max(2 * low, low + 1)
-    while run(min(high, most)).recalled < target:
+    while (tried := run(min(high, most)).recalled) < target:
         if high >= most:
-            return None
+            return None, tried
         low, high = high, 2 * high
     high = min(high, most)  # ``low`` does not reach the target, ``high`` does
     while high - low > max(1, low // 20):
@@ -141,7 +143,7 @@ def _reviews_needed(run: Callable[[int], _Replay], low: int, most: int, target: 
             high = middle
         else:
             low = middle
-    return high
+    return high, tried
 
 
 def _replay(cards: list[_Card], unseen: list[str], others_unseen: list[str], today: date, days_left: int,

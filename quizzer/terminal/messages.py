@@ -67,18 +67,19 @@ def show_status(out: Console, shown: PlanStatus) -> None:
     if short:  # said before the figures: they are what the limits allow, not the target
         out.print(short)
     reviews = round(forecast.reviews_per_day)
-    out.print(ngettext("Following the plan (each card's first sight forgotten, later reviews as often as FSRS "
+    out.print(ngettext("Following the plan (assuming each card is forgotten at first sight, then as often as FSRS "
                        "predicts for your memory): {recalled:.1%} of the {cards} cards recalled on the day, {share:.0%} "
-                       "of them at the target; {reviews} review a day.",
-                       "Following the plan (each card's first sight forgotten, later reviews as often as FSRS "
+                       "of the cards at the target; {reviews} answer a day, new cards and learning steps included.",
+                       "Following the plan (assuming each card is forgotten at first sight, then as often as FSRS "
                        "predicts for your memory): {recalled:.1%} of the {cards} cards recalled on the day, {share:.0%} "
-                       "of them at the target; {reviews} reviews a day.", reviews).format(
+                       "of the cards at the target; {reviews} answers a day, new cards and learning steps included.",
+                       reviews).format(
         recalled=forecast.recalled, cards=f"{forecast.cards:,}", share=forecast.at_target, reviews=f"{reviews:,}"))
     if shown.answers_read:
-        out.print(ngettext("From your {count} review made on a later day than the card's previous one, your memories "
-                           "last {strength:.0%} as long as the scheduler's parameters predict; the forecast counts this.",
-                           "From your {count} reviews made on a later day than the card's previous one, your memories "
-                           "last {strength:.0%} as long as the scheduler's parameters predict; the forecast counts this.",
+        out.print(ngettext("Your {count} review of a card last seen on an earlier day shows memories lasting "
+                           "{strength:.0%} as long as FSRS's parameters predict; the forecast counts this.",
+                           "Your {count} reviews of cards last seen on an earlier day show memories lasting "
+                           "{strength:.0%} as long as FSRS's parameters predict; the forecast counts this.",
                            shown.answers_read).format(count=f"{shown.answers_read:,}", strength=shown.strength))
     line = pace_message(shown.new_per_day_setting, forecast.new_per_day)
     if line:
