@@ -23,8 +23,8 @@ def pace_message(setting: int, pace: int) -> str | None:
     than the setting gives (None: it does not)."""
     if pace <= setting:
         return None
-    return _("New cards a day raised from {setting} to {pace}, so every card is seen early enough to become "
-             "stable before the interview.").format(setting=f"{setting:,}", pace=f"{pace:,}")
+    return _("New cards a day raised from {setting} to {pace}, so every card is seen early, with the most days left "
+             "to become stable before the interview.").format(setting=f"{setting:,}", pace=f"{pace:,}")
 
 
 def clock_text(seconds: float) -> str:
