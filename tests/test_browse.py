@@ -246,11 +246,11 @@ def test_the_rows_shown_say_whether_their_cards_are_in_the_notebook(studied, mon
     """The notebook is read for the rows shown alone (all of it read every review of every card that
     lapsed twice: seconds at a million reviews), a statement's worth of cards at a time."""
     from quizzer.app import notebook
-    from quizzer.store import exams
+    from quizzer.store import models
 
     whole = {row["id"]: row["mistake"] for row in as_json(studied, "cards")}
     assert {card for card, noted in whole.items() if noted} == {"ch-mask", "cz-mask"}
-    monkeypatch.setattr(exams, "CARDS_A_STATEMENT", 1)  # a statement per card: the parts join up
+    monkeypatch.setattr(models, "IDS_A_STATEMENT", 1)  # a statement per card: the parts join up
     for sort in ("lapses", "id", "due"):
         limited = as_json(studied, "cards", "--sort", sort, "--limit", "3")
         assert {row["id"]: row["mistake"] for row in limited} == {row["id"]: whole[row["id"]] for row in limited}

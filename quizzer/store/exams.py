@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Row, and_, insert, or_, select, true, update
 
 from quizzer.store.engine import Store
-from quizzer.store.models import exam_questions, exams, insert_id, review_log
+from quizzer.store.models import exam_questions, exams, in_chunks, insert_id, review_log
 from quizzer.store.models import mistakes as notebook  # the name ``mistakes`` is this module's function
 from quizzer.store.records import (
     ExamRecord,
@@ -190,14 +190,9 @@ def _close_failures(failures: Any, window: timedelta) -> dict[str, datetime]:
     return {card_id: at for card_id, at in starts.items() if study[card_id] >= 2}
 
 
-CARDS_A_STATEMENT = 500  # card ids one statement names at most (SQLite takes 32,766 values, PostgreSQL 65,535)
-
-
 def _in_chunks(card_ids: Sequence[str] | None) -> list[Sequence[str] | None]:
-    """None (every card) alone, else ``card_ids`` a statement's worth at a time."""
-    if card_ids is None:
-        return [None]
-    return [card_ids[start:start + CARDS_A_STATEMENT] for start in range(0, len(card_ids), CARDS_A_STATEMENT)]
+    """None (every card) alone, else ``card_ids`` a statement's worth at a time (``models.in_chunks``)."""
+    return [None] if card_ids is None else list(in_chunks(card_ids))
 
 
 def _among(column: ColumnElement[str], card_ids: Sequence[str] | None) -> ColumnElement[bool]:

@@ -21,7 +21,7 @@ from sqlalchemy import Connection, insert, select
 
 from quizzer.store.cards import memory_columns
 from quizzer.store.engine import Store
-from quizzer.store.models import card_tags, cards, update_by_id
+from quizzer.store.models import card_tags, cards, in_chunks, update_by_id
 from quizzer.store.models import review_log as log  # the name ``review_log`` is this module's function
 from quizzer.store.records import LEECH_TAG, NEW, PRACTICE, Decision, MemoryState, NewReview
 
@@ -203,13 +203,13 @@ def recompute_memories(store: Store, decide: ReplayDecide) -> int:
     return len(memories)
 
 
-def _in_chunks(conn: Connection, query: Any, column: Any, values: Sequence[str], size: int = 500) -> Iterable[Any]:
-    """The rows of ``query`` where ``column`` is one of ``values``, asked in chunks that keep
-    IN lists under database bound-parameter limits (scalars for a one-column query)."""
+def _in_chunks(conn: Connection, query: Any, column: Any, values: Sequence[str]) -> Iterable[Any]:
+    """The rows of ``query`` where ``column`` is one of ``values``, asked a statement's worth of
+    values at a time (``models.in_chunks``; scalars for a one-column query)."""
     single = len(query.selected_columns) == 1
-    for start in range(0, len(values), size):
-        chunk = query.where(column.in_(values[start:start + size]))
-        yield from (conn.scalars(chunk) if single else conn.execute(chunk))
+    for chunk in in_chunks(values):
+        statement = query.where(column.in_(chunk))
+        yield from (conn.scalars(statement) if single else conn.execute(statement))
 
 
 def decks(store: Store) -> list[str]:

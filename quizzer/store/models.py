@@ -9,6 +9,7 @@ card never reviewed, which fsrs itself has no state for.
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -210,6 +211,15 @@ learner = Table(
     Column("interview_retention", Float),
     Column("interview_decks", Text),  # JSON list, None for every deck
 )
+
+
+IDS_A_STATEMENT = 500  # ids one IN list names at most, under every database's bound-parameter limit
+
+
+def in_chunks(ids: Sequence[str]) -> list[Sequence[str]]:
+    """``ids`` a statement's worth (``IDS_A_STATEMENT``) at a time: IN lists under the limits of
+    bound parameters (SQLite 32,766, PostgreSQL 65,535)."""
+    return [ids[start:start + IDS_A_STATEMENT] for start in range(0, len(ids), IDS_A_STATEMENT)]
 
 
 def update_by_id(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:

@@ -49,6 +49,7 @@ from quizzer.store.filter import CardFilter
 from quizzer.store.models import (
     cards,
     epoch,
+    in_chunks,
     meta,
     review_days,
     review_days_cards,
@@ -67,7 +68,6 @@ from quizzer.store.review_tally import (
 from quizzer.store.sync import FINGERPRINT_KEY
 
 WATERMARK_KEY = "review_days"
-CHUNK = 500  # card ids per IN list, under every database's bound-parameter limit
 
 _ROW = (review_log.c.id, review_log.c.card_id, epoch(review_log.c.reviewed_at), review_log.c.rating,
         review_log.c.duration_ms, review_log.c.state_before)
@@ -196,7 +196,7 @@ def _extend(conn: Connection, mark: _Watermark, fresh: list[Review], rollover_ho
     ids = sorted({row[1] for row in fresh})
     known: dict[str, CardTally] = {}
     deck_of: dict[str, str] = {}
-    for part in (ids[i:i + CHUNK] for i in range(0, len(ids), CHUNK)):
+    for part in in_chunks(ids):
         known.update((r.card_id, CardTally(r.deck, r.reviews, r.checksum, r.last_at)) for r in conn.execute(
             select(review_days_cards).where(review_days_cards.c.card_id.in_(part))))
         logged = {r[0]: (r[1], r[2]) for r in conn.execute(_logged(mark.last_id).where(review_log.c.card_id.in_(part)))}
@@ -306,7 +306,7 @@ def _write(conn: Connection, first: bool, change: _Change) -> None:
         conn.execute(delete(review_days).where(review_days.c.day == bindparam("d"), review_days.c.deck == bindparam("k")),
                      [{"d": day, "k": deck} for day, deck in tally])
         ids = sorted(change.cards)
-        for part in (ids[i:i + CHUNK] for i in range(0, len(ids), CHUNK)):
+        for part in in_chunks(ids):
             conn.execute(delete(review_days_cards).where(review_days_cards.c.card_id.in_(part)))
     if tally:
         conn.execute(insert(review_days), [{"day": day, "deck": deck, **dict(zip(COUNTS, counts))}

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, delete, insert, select, update
 
 from quizzer.base import clock
 from quizzer.store.engine import Store
-from quizzer.store.models import SYSTEM_TAGS, card_tags, cards, meta, update_by_id
+from quizzer.store.models import SYSTEM_TAGS, card_tags, cards, in_chunks, meta, update_by_id
 
 FINGERPRINT_KEY = "sync_fingerprint"
 
@@ -106,20 +106,16 @@ def _apply(conn: Connection, refs: dict[str, CardRef], now: datetime) -> SyncRes
     _replace_tags(conn, refs, tags, set(result.added) | set(result.updated))
 
     result.deactivated = [cid for cid, card in existing.items() if card.active and cid not in refs]
-    for card_ids in _chunks(result.deactivated):
+    for card_ids in in_chunks(result.deactivated):
         conn.execute(update(cards).where(cards.c.id.in_(card_ids)).values(active=False))
     return result
 
 
 def _replace_tags(conn: Connection, refs: dict[str, CardRef], current: dict[str, set[str]],
                   changed: set[str]) -> None:
-    for stale in _chunks([cid for cid in changed if current.get(cid)]):
+    for stale in in_chunks([cid for cid in changed if current.get(cid)]):
         conn.execute(delete(card_tags).where(card_tags.c.card_id.in_(stale), card_tags.c.tag.not_in(SYSTEM_TAGS)))
     rows = [dict(card_id=cid, tag=tag) for cid in changed for tag in sorted(set(refs[cid].tags) - SYSTEM_TAGS)]
     if rows:
         conn.execute(insert(card_tags), rows)
 
-
-def _chunks(items: list[str], size: int = 500) -> list[list[str]]:
-    """Keeps IN lists under database bound-parameter limits."""
-    return [items[i:i + size] for i in range(0, len(items), size)]
