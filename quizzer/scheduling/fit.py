@@ -115,9 +115,15 @@ def items_of(reviews: Sequence[Answered], rollover_hour: int = ROLLOVER_HOUR) ->
 
 
 def _fsrs_items(items: Sequence[Item]) -> list[Any]:
+    """Each item whole, its long-term review last, as fsrs-rs reads it."""
+    return [_fsrs_item((*item.history, (item.rating, item.days))) for item in items]
+
+
+def _fsrs_item(reviews: Sequence[tuple[int, int]]) -> Any:
+    """(rating, days since the review before) pairs as one fsrs-rs item."""
     from fsrs_rs_python import FSRSItem, FSRSReview
 
-    return [FSRSItem([FSRSReview(r, d) for r, d in (*item.history, (item.rating, item.days))]) for item in items]
+    return FSRSItem([FSRSReview(rating, days) for rating, days in reviews])
 
 
 def observed(items: Sequence[Item], parameters: Sequence[float]) -> list[Observed]:
@@ -125,10 +131,9 @@ def observed(items: Sequence[Item], parameters: Sequence[float]) -> list[Observe
     its stability then (fsrs-rs's memory of the history with ``parameters``), and the outcome."""
     if not items:
         return []
-    from fsrs_rs_python import FSRS, FSRSItem, FSRSReview
+    from fsrs_rs_python import FSRS
 
-    states = FSRS(list(parameters)).memory_state_batch([FSRSItem([FSRSReview(r, d) for r, d in item.history])
-                                                        for item in items])
+    states = FSRS(list(parameters)).memory_state_batch([_fsrs_item(item.history) for item in items])
     return [Observed(item.days, float(state.stability), item.rating > 1) for item, state in zip(items, states)]
 
 
