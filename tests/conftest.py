@@ -191,6 +191,22 @@ def background_work_finished(isolated, utc_local_time):
             thread.join()
 
 
+@pytest.fixture(scope="session")
+def bench_plan():
+    """bench/bench_plan.py as a module, for tests that run its simulated learner."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_plan", Path(__file__).resolve().parents[1] / "bench" / "bench_plan.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_plan"] = module  # its dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.modules.pop("bench_plan", None)
+
+
 @pytest.fixture
 def deck_folder(tmp_path):
     """Write one deck's YAML into a fresh folder, for commands that take ``--decks``."""

@@ -7,7 +7,6 @@ import json
 import math
 import os
 import re
-import sys
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -603,19 +602,13 @@ def test_the_last_days_practice_is_capped_per_study_day_across_sessions(tmp_path
         store.close()
 
 
-def test_the_plan_benchmark_at_a_reduced_size_beats_plain_fsrs(monkeypatch):
+def test_the_plan_benchmark_at_a_reduced_size_beats_plain_fsrs(bench_plan):
     """bench/bench_plan.py's learner (cards of varied strength, the first sight failed), 40 cards
     and 14 days at 60 reviews a day: the plan ends with more recalled on the day than plain FSRS,
     and the forecast says up front what the cell's budget allows."""
-    import importlib.util
-
     import numpy as np
 
-    spec = importlib.util.spec_from_file_location("bench_plan", DECKS.parent / "bench" / "bench_plan.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "bench_plan", bench)  # its dataclasses look their module up
-    spec.loader.exec_module(bench)
+    bench = bench_plan
     truth, scheduler = fsrs.Scheduler(), fsrs.Scheduler()
     draws = np.random.default_rng([0, 14]).random((40, 64, 2))
     strengths = 0.6 * np.exp(np.random.default_rng([0, 14, 1]).normal(0.0, bench.SPREAD, 40))
